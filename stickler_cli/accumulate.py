@@ -1,0 +1,110 @@
+"""Mergeable run state: what survives of each DocResult once it has been scored.
+
+``get_state()`` is JSON-serialisable and ``merge_state()`` adds another state
+in, so one process, N workers or N machines reach the same totals (counts
+exactly; float sums up to rounding). States carry the schema hash: merging
+states of different schemas is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine.result import DocResult
+from .errors import SticklerError
+from .plan import Plan
+from .reader import DataError
+
+STATE_VERSION = 1
+
+
+class Accumulator:
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.size = len(plan.fields)
+        self.top_level = [f.index for f in plan.root.fields]
+        self.document_count = 0
+        self.score_sum = 0.0
+        self.counts = [[0, 0, 0, 0, 0] for _ in range(self.size)]
+        self.overall = [0, 0, 0, 0, 0]
+        self.field_score_sum = [0.0] * self.size
+        self.field_score_n = [0] * self.size
+        # Confidence pairs, stored column-wise: they are the only state that grows.
+        self.conf_field: list[int] = []
+        self.conf_match: list[bool] = []
+        self.conf_value: list[float] = []
+        self.conf_similarity: list[float] = []
+        self.errors: list[dict[str, Any]] = []
+        self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
+                      "missing_predictions": 0, "invalid_predictions": 0}
+
+    def add(self, doc: DocResult) -> None:
+        self.document_count += 1
+        self.score_sum += doc.score
+        for i in range(self.size):
+            c = doc.counts[i]
+            if any(c):
+                mine = self.counts[i]
+                for k in range(5):
+                    mine[k] += c[k]
+            if doc.score_n[i]:
+                self.field_score_sum[i] += doc.score_sum[i]
+                self.field_score_n[i] += doc.score_n[i]
+        for i in self.top_level:
+            c = doc.counts[i]
+            for k in range(5):
+                self.overall[k] += c[k]
+        for pair in doc.confidences:
+            self.conf_field.append(pair.field_index)
+            self.conf_match.append(pair.is_match)
+            self.conf_value.append(pair.confidence)
+            self.conf_similarity.append(pair.similarity)
+
+    def add_error(self, error: DataError) -> None:
+        self.errors.append(error.as_dict())
+
+    # -- state ------------------------------------------------------------------
+
+    def get_state(self) -> dict[str, Any]:
+        return {
+            "state_version": STATE_VERSION,
+            "schema_sha256": self.plan.sha256,
+            "fields": [f.path for f in self.plan.fields],
+            "document_count": self.document_count,
+            "score_sum": self.score_sum,
+            "overall": list(self.overall),
+            "counts": [list(c) for c in self.counts],
+            "field_score_sum": list(self.field_score_sum),
+            "field_score_n": list(self.field_score_n),
+            "confidence": {
+                "field": list(self.conf_field),
+                "match": list(self.conf_match),
+                "value": list(self.conf_value),
+                "similarity": list(self.conf_similarity),
+            },
+            "errors": list(self.errors),
+            "stats": dict(self.stats),
+        }
+
+    def merge_state(self, state: dict[str, Any]) -> None:
+        if state.get("state_version") != STATE_VERSION:
+            raise SticklerError(f"unsupported state version {state.get('state_version')!r}")
+        if state.get("schema_sha256") != self.plan.sha256:
+            raise SticklerError("cannot merge states made with different schemas (schema hashes differ)")
+        self.document_count += state["document_count"]
+        self.score_sum += state["score_sum"]
+        for k in range(5):
+            self.overall[k] += state["overall"][k]
+        for i in range(self.size):
+            for k in range(5):
+                self.counts[i][k] += state["counts"][i][k]
+            self.field_score_sum[i] += state["field_score_sum"][i]
+            self.field_score_n[i] += state["field_score_n"][i]
+        conf = state["confidence"]
+        self.conf_field.extend(conf["field"])
+        self.conf_match.extend(conf["match"])
+        self.conf_value.extend(conf["value"])
+        self.conf_similarity.extend(conf["similarity"])
+        self.errors.extend(state["errors"])
+        for key, value in state["stats"].items():
+            self.stats[key] = self.stats.get(key, 0) + value

@@ -1,0 +1,207 @@
+"""The ``stickler`` command: wires readers, the engine and reporters together.
+
+Exit codes (README, "Exit codes"): 0 success; 1 a quality gate failed
+(reserved); 2 usage or input error; 3 internal error. Errors are one line on
+stderr; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import orjson
+import typer
+from rich.console import Console
+
+from .engine import Engine
+from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
+from .evaluate import evaluate_files
+from .reader import check_readable
+from .report import build_report
+from .reporters import json_report, terminal
+from .schema import load_schema
+from .version import __version__
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Evaluate structured AI outputs field by field against ground truth, driven by a JSON Schema.",
+    pretty_exceptions_enable=False,
+)
+schema_app = typer.Typer(help="Inspect and validate schemas.", no_args_is_help=True)
+app.add_typer(schema_app, name="schema")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"stickler {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    """Evaluate structured AI outputs field by field."""
+
+
+@app.command("eval")
+def eval_command(
+    schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
+    ground_truth: str = typer.Argument(..., help="Ground-truth JSONL, one JSON object per line."),
+    predictions: str = typer.Argument(..., help="Predictions JSONL, paired with the ground truth."),
+    id_field: Optional[str] = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order."),
+    output_format: str = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
+    strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Evaluate predictions against ground truth; print tables or a JSON report."""
+    if output_format not in ("table", "json"):
+        raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+    check_readable(schema, ground_truth, predictions)
+    if output:
+        json_report.check_writable(output, [schema, ground_truth, predictions])
+    plan = load_schema(schema)
+    evaluation = evaluate_files(plan, ground_truth, predictions, id_field=id_field, strict=strict)
+    report = build_report(evaluation)
+    data = json_report.dumps(report)
+    if output:
+        json_report.write(output, data)
+    if output_format == "json":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        console = Console()
+        terminal.render_report(report, console)
+        if output:
+            console.print(f"\nJSON report written to {output}", style="dim", markup=False, highlight=False)
+
+
+@app.command("compare")
+def compare_command(
+    schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
+    ground_truth: str = typer.Argument(..., help="Ground truth: JSON text, or a path to a .json file."),
+    prediction: str = typer.Argument(..., help="Prediction: JSON text, or a path to a .json file."),
+    output_format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Compare one pair and explain every field's score and classification."""
+    plan = load_schema(schema)
+    gt = _json_argument(ground_truth, "ground truth")
+    pred = _json_argument(prediction, "prediction")
+    result = Engine(plan).compare(gt, pred, explain=True)
+    if output_format == "json":
+        rows = [
+            {"path": r.path, "result": r.label, "gt": r.gt, "pred": r.pred, "similarity": r.similarity,
+             "score": r.score, "threshold": r.threshold, "comparator": r.comparator}
+            for r in result.trace or []
+        ]
+        payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows}
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n")
+        return
+    terminal.render_trace(result.score, result.field_scores, result.trace or [], Console())
+
+
+@schema_app.command("check")
+def schema_check(
+    schema: str = typer.Argument(..., help="Schema file to validate."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Validate a schema and every x-aws-stickler-* value; list the compiled fields."""
+    plan = load_schema(schema)
+    _check_json_schema(plan.schema, schema)
+    console = Console()
+    console.print(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", markup=False, highlight=False)
+    for f in plan.fields:
+        what = f.comparator_name or f.kind.value
+        console.print(
+            f"  {f.path:<32} {f.kind.value:<15} {what:<22} threshold {f.threshold:g}  weight {f.weight:g}"
+            + ("  clip" if f.clip else ""),
+            markup=False, highlight=False,
+        )
+
+
+def _check_json_schema(schema: dict, source: str) -> None:
+    """The schema must itself be a valid JSON Schema (its declared draft, else 2020-12)."""
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    errors = sorted(cls(cls.META_SCHEMA).iter_errors(schema), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        pointer = "/" + "/".join(str(p) for p in error.absolute_path)
+        raise SchemaError(f"not a valid JSON Schema: {error.message}", pointer, source)
+
+
+def _json_argument(text: str, what: str) -> dict:
+    raw: bytes
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        raw = text.encode()
+        source = f"<{what} argument>"
+    else:
+        path = Path(text)
+        if not path.is_file():
+            raise InputError(f"{what} is neither JSON text nor an existing file", text)
+        raw = path.read_bytes()
+        source = text
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{what} is not valid JSON ({exc})", source) from None
+    if not isinstance(value, dict):
+        raise InputError(f"{what} must be a JSON object", source)
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: run the app and map errors to exit codes."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        app(args=args, prog_name="stickler", standalone_mode=False)
+    except SticklerError as exc:
+        if debug:
+            raise
+        _error(str(exc))
+        return int(exc.exit_code)
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except typer.Abort:
+        _error("aborted")
+        return int(ExitCode.USAGE_ERROR)
+    except _click_exception() as exc:  # usage errors found by click itself
+        exc.show()
+        return int(ExitCode.USAGE_ERROR)
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: say so plainly, keep the traceback for --debug
+        if debug:
+            raise
+        _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
+        return int(ExitCode.INTERNAL_ERROR)
+    return 0
+
+
+def _click_exception() -> type[BaseException]:
+    import click
+
+    return click.ClickException
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"stickler: error: {message}\n")
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

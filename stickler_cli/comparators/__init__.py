@@ -1,0 +1,6 @@
+"""Comparators: similarity functions selected per field by the schema."""
+
+from .base import Comparator, Param
+from .registry import ComparatorConfigError, build, lookup, register, registered
+
+__all__ = ["Comparator", "Param", "ComparatorConfigError", "build", "lookup", "register", "registered"]

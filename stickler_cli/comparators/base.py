@@ -1,0 +1,85 @@
+"""The comparator contract: two present values in, a similarity in [0, 1] out.
+
+Comparators declare their constructor parameters as ``Param`` records so the
+schema compiler can validate ``x-aws-stickler-comparator-config`` up front and
+``stickler comparators`` can list them. The missing-value policy (both absent
+-> 1.0, one absent -> 0.0) lives in the engine, which knows what "absent"
+means; ``similarity`` only ever sees two present values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+
+@dataclass(frozen=True)
+class Param:
+    """One constructor parameter a comparator accepts from comparator-config."""
+
+    name: str
+    kind: type  # bool, int, float or str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+    nullable: bool = False
+    minimum: float | None = None
+
+    def check(self, value: Any) -> str | None:
+        """Return why ``value`` is not acceptable, or None when it is."""
+        if value is None:
+            return None if self.nullable else "must not be null"
+        if self.kind is bool:
+            ok = isinstance(value, bool)
+        elif self.kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = ok and math.isfinite(value)
+        elif self.kind is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, self.kind)
+        if not ok:
+            return f"must be {_kind_name(self.kind)}, got {value!r}"
+        if self.choices is not None and value not in self.choices:
+            return f"must be one of {', '.join(map(repr, self.choices))}, got {value!r}"
+        if self.minimum is not None and value < self.minimum:
+            return f"must be >= {self.minimum}, got {value!r}"
+        return None
+
+
+def _kind_name(kind: type) -> str:
+    return {bool: "a boolean", float: "a number", int: "an integer", str: "a string"}.get(
+        kind, kind.__name__
+    )
+
+
+class Comparator:
+    """Base class: subclasses set ``name``, ``params`` and implement ``similarity``.
+
+    ``default_threshold`` is the comparator's own notion of a match; the field's
+    threshold (from the schema or the type default) is what classifies.
+    """
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    params: ClassVar[tuple[Param, ...]] = ()
+    default_threshold: ClassVar[float] = 0.7
+    summary: ClassVar[str] = ""
+
+    def __init__(self, **config: Any) -> None:
+        for param in self.params:
+            setattr(self, param.name, config.get(param.name, param.default))
+        self.config = {p.name: getattr(self, p.name) for p in self.params}
+
+    def similarity(self, gt: Any, pred: Any) -> float:
+        """Similarity of two present (non-None) values, in [0, 1]."""
+        raise NotImplementedError
+
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+        """All pairwise similarities; comparators with a vectorised form override it."""
+        return [[self.similarity(g, p) for p in preds] for g in gts]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())
+        return f"{type(self).__name__}({args})"

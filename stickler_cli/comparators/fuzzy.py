@@ -1,0 +1,53 @@
+"""rapidfuzz ratios (ratio, partial_ratio, token_sort_ratio, token_set_ratio) / 100."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rapidfuzz import fuzz
+from rapidfuzz.process import cdist
+
+from .base import Comparator, Param
+
+METHODS = {
+    "ratio": fuzz.ratio,
+    "partial_ratio": fuzz.partial_ratio,
+    "token_sort_ratio": fuzz.token_sort_ratio,
+    "token_set_ratio": fuzz.token_set_ratio,
+}
+
+
+class FuzzyComparator(Comparator):
+    name = "FuzzyComparator"
+    aliases = ("fuzzy", "Fuzzy", "Fuzz")
+    default_threshold = 0.7
+    summary = "rapidfuzz string ratio; token methods ignore word order"
+    params = (
+        Param("method", str, "ratio", "which rapidfuzz scorer", choices=tuple(METHODS)),
+        Param("normalize", bool, True, "strip and lower-case first"),
+    )
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self._scorer = METHODS[self.method]
+
+    def _text(self, value: Any) -> str:
+        text = str(value)
+        return text.strip().lower() if self.normalize else text
+
+    def similarity(self, gt: Any, pred: Any) -> float:
+        a, b = self._text(gt), self._text(pred)
+        if not a and not b:
+            return 1.0
+        return self._scorer(a, b) / 100.0
+
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+        a = [self._text(v) for v in gts]
+        b = [self._text(v) for v in preds]
+        matrix = (cdist(a, b, scorer=self._scorer, workers=1) / 100.0).tolist()
+        for i, ga in enumerate(a):
+            if not ga:
+                for j, pb in enumerate(b):
+                    if not pb:
+                        matrix[i][j] = 1.0
+        return matrix

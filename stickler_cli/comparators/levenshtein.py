@@ -1,0 +1,48 @@
+"""Normalised Levenshtein similarity: 1 - distance / max(len)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
+
+from .base import Comparator, Param
+
+
+def _text(value: Any, normalize: bool) -> str:
+    text = str(value)
+    if normalize:
+        text = " ".join(text.lower().split())
+    return text
+
+
+class LevenshteinComparator(Comparator):
+    name = "LevenshteinComparator"
+    aliases = ("levenshtein", "Levenshtein")
+    default_threshold = 0.7
+    summary = "edit-distance similarity, 1 - edits / longer length"
+    params = (
+        Param("normalize", bool, True, "lower-case and collapse whitespace first"),
+    )
+
+    def similarity(self, gt: Any, pred: Any) -> float:
+        if isinstance(gt, dict) or isinstance(pred, dict):
+            return 0.0
+        a, b = _text(gt, self.normalize), _text(pred, self.normalize)
+        if not a and not b:
+            return 1.0
+        return Levenshtein.normalized_similarity(a, b)
+
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+        if any(isinstance(v, dict) for v in (*gts, *preds)):
+            return super().similarity_matrix(gts, preds)
+        a = [_text(v, self.normalize) for v in gts]
+        b = [_text(v, self.normalize) for v in preds]
+        matrix = cdist(a, b, scorer=Levenshtein.normalized_similarity, workers=1).tolist()
+        for i, ga in enumerate(a):
+            if not ga:
+                for j, pb in enumerate(b):
+                    if not pb:
+                        matrix[i][j] = 1.0
+        return matrix

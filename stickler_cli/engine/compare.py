@@ -1,0 +1,301 @@
+"""The pure comparison engine: a Plan and two JSON values in, a DocResult out.
+
+Semantics (docs/semantics.md has the worked examples):
+- A primitive field is null when it is None, missing or ""; a list when None or
+  []; an object when None or missing. Both null -> TN (score 1.0); gt null ->
+  FA; pred null -> FN (score 0.0); else the comparator's similarity s: s >=
+  threshold -> TP, below -> FD (score 0.0 when clip-under-threshold is on).
+- An object's similarity is the weighted mean of its fields' *raw*
+  similarities, leaving out fields null on both sides; the object itself is
+  TP/FD against its threshold and its fields are always counted.
+- Lists are paired by the Hungarian algorithm. Primitive lists pair on the
+  comparator; object lists pair on the object similarity, a pair at or above
+  the item model's match threshold is TP and only TP pairs are descended into.
+  A list scores sum(pair scores) / max(len(gt), len(pred)); for object lists a
+  pair's score is the item's document score (below 0.01 counts as 0).
+- The document score is sum(score * weight) / sum(weight) over the top-level
+  fields, where a field null on both sides scores 1.0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..plan import FieldPlan, Kind, ModelPlan, Plan
+from .matching import assign
+from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
+
+LABELS = ("TP", "FA", "FD", "FN", "TN")
+
+PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
+
+_MISSING = object()
+
+
+def unwrap(value: Any) -> tuple[Any, Any]:
+    """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``."""
+    if type(value) is dict and "_value" in value:
+        return value["_value"], value.get("_confidence")
+    return value, None
+
+
+def _null(value: Any) -> bool:
+    return value is None or value == "" and type(value) is str or (type(value) is dict and not value)
+
+
+def _null_list(value: Any) -> bool:
+    return value is None or (type(value) is list and not value)
+
+
+def _as_list(value: Any) -> list:
+    """A list field's items; a lone value where a list belongs is a one-item list."""
+    return value if type(value) is list else [value]
+
+
+class Engine:
+    """Compares documents against one compiled plan. Stateless between calls."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.fields = plan.fields
+        self.size = len(self.fields)
+
+    def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
+        """Compare one pair of documents (plain dicts; rich values allowed anywhere).
+
+        With ``explain`` the result's ``trace`` lists every comparison made.
+        """
+        res = DocResult(
+            score=0.0,
+            field_scores={},
+            counts=[[0, 0, 0, 0, 0] for _ in range(self.size)],
+            score_sum=[0.0] * self.size,
+            score_n=[0] * self.size,
+            trace=[] if explain else None,
+        )
+        score, _ = self._model(self.plan.root, gt, pred, res, top=True, where="")
+        res.score = score
+        return res
+
+    # -- one object -------------------------------------------------------------
+
+    def _model(self, model: ModelPlan, gt: Any, pred: Any, res: DocResult | None, top: bool = False,
+               where: str = ""):
+        """(document-style score, raw similarity) of two objects of ``model``."""
+        gt = gt if type(gt) is dict else {}
+        pred = pred if type(pred) is dict else {}
+        doc_num = doc_den = sim_num = sim_den = 0.0
+        for f in model.fields:
+            g = gt.get(f.key, _MISSING)
+            p = pred.get(f.key, _MISSING)
+            g = f.default if g is _MISSING else unwrap(g)[0]
+            if p is _MISSING:
+                p, conf = f.default, None
+            else:
+                p, conf = unwrap(p)
+            score, raw, both_null = self._field(f, g, p, conf, res, where)
+            if res is not None:
+                res.score_sum[f.index] += score
+                res.score_n[f.index] += 1
+                if top:
+                    res.field_scores[f.key] = score
+            doc_num += score * f.weight
+            doc_den += f.weight
+            if not both_null:
+                sim_num += raw * f.weight
+                sim_den += f.weight
+        doc = doc_num / doc_den if doc_den else 1.0
+        sim = sim_num / sim_den if sim_den else 1.0
+        return doc, sim
+
+    def _field(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str = ""):
+        """(score, raw similarity, null on both sides) of one field; records counts into ``res``.
+
+        ``where`` is the display path of the enclosing object, used only when explaining.
+        """
+        kind = f.kind
+        where = where + f.key
+        if kind is Kind.PRIMITIVE:
+            return self._primitive(f, g, p, conf, res, where)
+        if kind is Kind.OBJECT:
+            return self._object(f, g, p, res, where)
+        if kind is Kind.PRIMITIVE_LIST:
+            return self._primitive_list(f, g, p, res, where)
+        return self._object_list(f, g, p, res, where)
+
+    def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str):
+        g_null, p_null = _null(g), _null(p)
+        if g_null or p_null:
+            both = g_null and p_null
+            if res is not None:
+                label = TN if both else FA if g_null else FN
+                res.counts[f.index][label] += 1
+                if conf is not None:
+                    _confidence(res, f, both, conf, 1.0 if both else 0.0)
+                if res.trace is not None:
+                    _trace(res, f, label, g, p, float(both), float(both), path=where)
+            return (1.0, 1.0, True) if both else (0.0, 0.0, False)
+        raw = f.comparator.similarity(g, p)
+        matched = raw >= f.threshold
+        score = raw if matched or not f.clip else 0.0
+        if res is not None:
+            res.counts[f.index][TP if matched else FD] += 1
+            if conf is not None:
+                _confidence(res, f, matched, conf, raw)
+            if res.trace is not None:
+                _trace(res, f, TP if matched else FD, g, p, raw, score, path=where)
+        return score, raw, False
+
+    def _object(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
+        g_null, p_null = g is None, p is None
+        if g_null or p_null:
+            if res is not None:
+                label = TN if g_null and p_null else FA if g_null else FN
+                res.counts[f.index][label] += 1
+                if res.trace is not None:
+                    _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
+            if g_null and p_null:
+                return 1.0, 1.0, True
+            # {} against null is null on both sides for the parent's similarity.
+            return 0.0, 0.0, _null(g) and _null(p)
+        if res is not None and res.trace is not None:
+            row = len(res.trace)
+        _, raw = self._model(f.model, g, p, res, where=where + ".")
+        matched = raw >= f.threshold
+        score = raw if matched or not f.clip else 0.0
+        if res is not None:
+            res.counts[f.index][TP if matched else FD] += 1
+            if res.trace is not None:
+                _trace(res, f, TP if matched else FD, g, p, raw, score, path=where, at=row)
+        return score, raw, _null(g) and _null(p)
+
+    def _list_null(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str):
+        """Result when either list is null, else None."""
+        g_null, p_null = _null_list(g), _null_list(p)
+        if not (g_null or p_null):
+            return None
+        if res is not None:
+            counts = res.counts[f.index]
+            if g_null and p_null:
+                counts[TN] += 1
+            elif g_null:
+                counts[FA] += len(_as_list(p))
+            else:
+                counts[FN] += len(_as_list(g))
+            if res.trace is not None:
+                label = TN if g_null and p_null else FA if g_null else FN
+                _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
+        return (1.0, 1.0, True) if g_null and p_null else (0.0, 0.0, False)
+
+    def _primitive_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
+        early = self._list_null(f, g, p, res, where)
+        if early is not None:
+            return early
+        gs = [unwrap(v) for v in _as_list(g)]
+        ps = [unwrap(v) for v in _as_list(p)]
+        gv = [v for v, _ in gs]
+        pv = [v for v, _ in ps]
+        matrix = f.comparator.similarity_matrix(gv, pv)
+        pairs = assign(matrix)
+        longest = max(len(gv), len(pv))
+        score_sum = raw_sum = 0.0
+        tp = 0
+        for i, j in pairs:
+            s = matrix[i][j]
+            raw_sum += s
+            if s >= f.threshold:
+                tp += 1
+                score_sum += s
+            elif not f.clip:
+                score_sum += s
+            if res is not None and ps[j][1] is not None:
+                _confidence(res, f, s >= f.threshold, ps[j][1], s)
+            if res is not None and res.trace is not None:
+                label = TP if s >= f.threshold else FD
+                _trace(res, f, label, gv[i], pv[j], s, s if label == TP or not f.clip else 0.0,
+                       path=f"{where}[{i}↔{j}]")
+        if res is not None:
+            counts = res.counts[f.index]
+            counts[TP] += tp
+            counts[FD] += len(pairs) - tp
+            counts[FN] += len(gv) - len(pairs)
+            counts[FA] += len(pv) - len(pairs)
+            if res.trace is not None:
+                _trace_unpaired(res, f, gv, pv, pairs, where)
+        return score_sum / longest, raw_sum / longest, False
+
+    def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
+        early = self._list_null(f, g, p, res, where)
+        if early is not None:
+            return early
+        model = f.model
+        gv = [unwrap(v)[0] for v in _as_list(g)]
+        pv = [unwrap(v)[0] for v in _as_list(p)]
+        sims: list[list[float]] = []
+        docs: list[list[float]] = []
+        for a in gv:
+            sim_row, doc_row = [], []
+            for b in pv:
+                doc, sim = self._model(model, a, b, None)
+                sim_row.append(sim)
+                doc_row.append(doc)
+            sims.append(sim_row)
+            docs.append(doc_row)
+        pairs = assign(sims)
+        first_row = len(res.trace) if res is not None and res.trace is not None else 0
+        total = 0.0
+        tp = 0
+        for i, j in pairs:
+            pair_score = docs[i][j]
+            if pair_score >= PAIR_FLOOR:
+                total += pair_score
+            matched = sims[i][j] >= model.match_threshold
+            if res is not None and res.trace is not None:
+                _trace(res, f, TP if matched else FD, gv[i], pv[j], sims[i][j], pair_score,
+                       path=f"{where}[{i}↔{j}]", threshold=model.match_threshold)
+            if matched:
+                tp += 1
+                if res is not None:
+                    self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].")
+        if res is not None:
+            counts = res.counts[f.index]
+            counts[TP] += tp
+            counts[FD] += len(pairs) - tp
+            counts[FN] += len(gv) - len(pairs)
+            counts[FA] += len(pv) - len(pairs)
+            if res.trace is not None:
+                _trace_unpaired(res, f, gv, pv, pairs, where)
+        score = total / max(len(gv), len(pv))
+        if res is not None and res.trace is not None:
+            _trace(res, f, TP if tp == len(pairs) == len(gv) == len(pv) else FD, g, p, score, score,
+                   path=where, at=first_row)
+        return score, score, False
+
+
+def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:
+    """Record a confidence pair; malformed confidences are the confidence module's concern."""
+    if isinstance(conf, (int, float)) and not isinstance(conf, bool) and 0.0 <= conf <= 1.0:
+        res.confidences.append(ConfidencePair(f.index, matched, float(conf), similarity))
+    else:
+        res.errors.append(f"{f.path}: _confidence must be a number from 0 to 1, got {conf!r}")
+
+
+def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float, score: float,
+           path: str | None = None, threshold: float | None = None, at: int | None = None) -> None:
+    row = TraceRow(path or f.path, LABELS[label], g, p, sim, score,
+                   f.threshold if threshold is None else threshold, f.comparator_name or "object")
+    if at is None:
+        res.trace.append(row)
+    else:
+        res.trace.insert(at, row)
+
+
+def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str) -> None:
+    paired_g = {i for i, _ in pairs}
+    paired_p = {j for _, j in pairs}
+    for i, value in enumerate(gv):
+        if i not in paired_g:
+            _trace(res, f, FN, value, None, 0.0, 0.0, path=f"{where}[{i}↔-]")
+    for j, value in enumerate(pv):
+        if j not in paired_p:
+            _trace(res, f, FA, None, value, 0.0, 0.0, path=f"{where}[-↔{j}]")

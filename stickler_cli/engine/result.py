@@ -1,0 +1,72 @@
+"""What comparing one document produces: plain data, no behaviour beyond small accessors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Order of the per-field confusion counts in DocResult.counts.
+TP, FA, FD, FN, TN = range(5)
+COUNT_NAMES = ("tp", "fa", "fd", "fn", "tn")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfidencePair:
+    """A scored leaf whose prediction carried ``_confidence``."""
+
+    field_index: int
+    is_match: bool
+    confidence: float
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class NonMatch:
+    path: str
+    kind: str  # "FD", "FA" or "FN"
+    gt: object
+    pred: object
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRow:
+    """One comparison made while explaining a pair (``stickler compare``)."""
+
+    path: str
+    label: str  # TP, FA, FD, FN or TN
+    gt: object
+    pred: object
+    similarity: float
+    score: float
+    threshold: float
+    comparator: str
+
+
+@dataclass(slots=True)
+class DocResult:
+    """Scores and confusion counts of one ground-truth/prediction pair.
+
+    ``counts[i]`` is the ``[tp, fa, fd, fn, tn]`` of field index ``i`` (see
+    ``Plan.fields``); ``score_sum[i] / score_n[i]`` is that field's mean score
+    within this document (list children are scored once per matched pair).
+    """
+
+    score: float
+    field_scores: dict[str, float]
+    counts: list[list[int]]
+    score_sum: list[float]
+    score_n: list[int]
+    confidences: list[ConfidencePair] = field(default_factory=list)
+    non_matches: list[NonMatch] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    trace: list["TraceRow"] | None = None  # filled only when explaining one pair
+
+
+    def totals(self, top_level: list[int]) -> list[int]:
+        """Document-level [tp, fa, fd, fn, tn]: the sum over the top-level fields."""
+        out = [0, 0, 0, 0, 0]
+        for i in top_level:
+            c = self.counts[i]
+            for k in range(5):
+                out[k] += c[k]
+        return out

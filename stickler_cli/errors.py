@@ -1,0 +1,60 @@
+"""Exceptions that carry a location, and the exit codes the CLI maps them to.
+
+Every user-facing failure is one of these: the CLI prints ``str(error)`` as one
+line and exits with ``error.exit_code``. Anything else is a bug and only then
+does a traceback appear (or with ``--debug``).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Stable process exit codes, documented in the README."""
+
+    OK = 0
+    GATE_FAILED = 1  # reserved for quality gates
+    USAGE_ERROR = 2  # bad arguments, unreadable files, invalid schema or ground truth
+    INTERNAL_ERROR = 3  # a bug in stickler itself
+
+
+class SticklerError(Exception):
+    """Base class: a problem the user can fix, reported as one line."""
+
+    exit_code: ExitCode = ExitCode.USAGE_ERROR
+
+
+class SchemaError(SticklerError):
+    """The schema, or one of its x-aws-stickler-* values, is invalid.
+
+    ``pointer`` is the JSON pointer of the offending node (``/properties/total``).
+    """
+
+    def __init__(self, message: str, pointer: str = "", source: str | None = None) -> None:
+        self.message = message
+        self.pointer = pointer or "/"
+        self.source = source
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"{self.source}: " if self.source else ""
+        return f"{where}{self.pointer}: {self.message}"
+
+    def with_source(self, source: str) -> "SchemaError":
+        return SchemaError(self.message, self.pointer, source)
+
+
+class InputError(SticklerError):
+    """A data file problem, located as ``file:line``."""
+
+    def __init__(self, message: str, source: str, line: int | None = None) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        where = f"{source}:{line}" if line is not None else source
+        super().__init__(f"{where}: {message}")
+
+
+class UsageError(SticklerError):
+    """Bad command-line usage that typer itself cannot catch."""

@@ -1,0 +1,80 @@
+"""The compiled comparison plan: everything that depends only on the schema.
+
+Built once by ``schema.compile_schema``; the engine walks it for every document
+without looking anything up. Frozen so that a plan can be shared by threads and
+pickled to worker processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .comparators import Comparator
+
+
+class Kind(Enum):
+    PRIMITIVE = "primitive"  # string, number, integer, boolean (or untyped)
+    PRIMITIVE_LIST = "primitive_list"  # array whose items are primitives
+    OBJECT = "object"  # nested object, compared field by field
+    OBJECT_LIST = "object_list"  # array of objects, Hungarian-matched
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPlan:
+    key: str  # property name in the JSON document
+    index: int  # position in Plan.fields; DocResult arrays are indexed by it
+    path: str  # dotted path used in reports: line_items.unit_price
+    kind: Kind
+    json_type: str  # the (non-null) JSON type, or the item type for lists
+    pointer: str  # JSON pointer of the property in the schema, for messages
+    threshold: float
+    weight: float
+    clip: bool
+    aggregate: bool
+    comparator: Comparator | None = None  # primitives and primitive lists
+    comparator_name: str = ""
+    model: "ModelPlan | None" = None  # objects and lists of objects
+    required: bool = False
+    nullable: bool = False
+    default: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPlan:
+    name: str
+    fields: tuple[FieldPlan, ...]
+    match_threshold: float
+    pointer: str
+    total_weight: float = field(default=0.0)
+
+    def field(self, key: str) -> FieldPlan | None:
+        for f in self.fields:
+            if f.key == key:
+                return f
+        return None
+
+    def walk(self):
+        """Every FieldPlan below this model, depth first, parents before children."""
+        for f in self.fields:
+            yield f
+            if f.model is not None:
+                yield from f.model.walk()
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    root: ModelPlan
+    schema: dict  # the schema as loaded, refs unresolved (for validation/reporting)
+    source: str  # file path or "<memory>"
+    sha256: str  # hash of the schema file's bytes, carried into reports and states
+
+    @property
+    def model_name(self) -> str:
+        return self.root.name
+
+    @property
+    def fields(self) -> tuple[FieldPlan, ...]:
+        """Every field of the plan, ordered by ``FieldPlan.index``."""
+        return tuple(sorted(self.root.walk(), key=lambda f: f.index))

@@ -1,0 +1,221 @@
+"""Streaming JSONL input and ground-truth/prediction pairing.
+
+Lines are parsed one at a time with orjson, so memory does not grow with the
+number of documents. Pairing by ``--id-field`` indexes only the prediction
+file's ids and byte offsets, then seeks to each prediction when its ground
+truth arrives.
+
+Policy (README, "What counts as an error"):
+- ground truth that is not a JSON object: InputError (exit 2) naming file:line;
+- prediction that is not a JSON object: a recorded ``DataError``, scored as an
+  empty prediction (``--strict`` turns it into an InputError);
+- a ground truth without prediction: scored against an empty prediction;
+- a prediction without ground truth: recorded, never scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import zip_longest
+from pathlib import Path
+from typing import Any, BinaryIO, Iterator
+
+import orjson
+
+from .errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class DataError:
+    """A problem with one record that did not stop the run."""
+
+    source: str
+    line: int | None
+    doc_id: str | None
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "doc_id": self.doc_id, "message": self.message}
+
+
+@dataclass(slots=True)
+class Pair:
+    """One document to score; ``pred`` is ``{}`` when the prediction is missing or broken."""
+
+    doc_id: str
+    gt: dict | None  # None: an unscored prediction, carried only for its error
+    pred: dict | None
+    gt_line: int
+    pred_line: int | None
+    errors: list[DataError]
+    pred_invalid: bool = False  # the prediction line was unusable and is scored as {}
+
+
+@dataclass(slots=True)
+class PairingStats:
+    gt_lines: int = 0
+    pred_lines: int = 0
+    paired: int = 0
+    unpaired_predictions: int = 0
+    missing_predictions: int = 0
+    blank_lines: int = 0
+
+
+def _open(path: str) -> BinaryIO:
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError("file not found", path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a JSONL file", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path) from None
+
+
+def _lines(path: str, stats: PairingStats) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, content) for each non-blank line."""
+    with _open(path) as handle:
+        offset = 0
+        for number, raw in enumerate(handle, start=1):
+            start = offset
+            offset += len(raw)
+            content = raw.strip()
+            if number == 1 and content.startswith(b"\xef\xbb\xbf"):
+                content = content[3:].strip()
+            if not content:
+                stats.blank_lines += 1
+                continue
+            yield number, start, content
+
+
+def _parse(content: bytes) -> tuple[Any, str | None]:
+    """(value, None) or (None, reason) for one line."""
+    try:
+        value = orjson.loads(content)
+    except orjson.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.args[0] if exc.args else exc})"
+    if not isinstance(value, dict):
+        return None, f"expected a JSON object, got {type(value).__name__ if value is not None else 'null'}"
+    return value, None
+
+
+def _gt_record(path: str, number: int, content: bytes) -> dict:
+    value, problem = _parse(content)
+    if problem:
+        raise InputError(f"ground truth {problem}", path, number)
+    return value
+
+
+def _id_of(record: dict, id_field: str) -> str | None:
+    value = record.get(id_field)
+    if isinstance(value, dict) and "_value" in value:
+        value = value["_value"]
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    return str(value)
+
+
+def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, strict: bool = False) -> Iterator[Pair]:
+    """Pair the n-th ground truth record with the n-th prediction record."""
+    gt_lines = _lines(gt_path, stats)
+    pred_lines = _lines(pred_path, stats)
+    for gt_item, pred_item in zip_longest(gt_lines, pred_lines):
+        if gt_item is None:
+            number = pred_item[0]
+            stats.pred_lines += 1
+            stats.unpaired_predictions += 1
+            # A prediction past the end of the ground truth is reported, not scored.
+            yield _orphan(pred_path, number, "prediction has no ground truth (more prediction lines than ground-truth lines); not scored")
+            continue
+        gt_number, _, gt_content = gt_item
+        stats.gt_lines += 1
+        gt = _gt_record(gt_path, gt_number, gt_content)
+        doc_id = f"line {gt_number}"
+        errors: list[DataError] = []
+        if pred_item is None:
+            stats.missing_predictions += 1
+            errors.append(DataError(pred_path, None, doc_id, "no prediction for this ground truth (fewer prediction lines); scored as empty"))
+            yield Pair(doc_id, gt, {}, gt_number, None, errors)
+            continue
+        pred_number, _, pred_content = pred_item
+        stats.pred_lines += 1
+        stats.paired += 1
+        pred, problem = _parse(pred_content)
+        if problem:
+            if strict:
+                raise InputError(f"prediction {problem}", pred_path, pred_number)
+            errors.append(DataError(pred_path, pred_number, doc_id, f"prediction {problem}; scored as empty"))
+            yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True)
+            continue
+        yield Pair(doc_id, gt, pred, gt_number, pred_number, errors)
+
+
+def pair_by_id(
+    gt_path: str, pred_path: str, id_field: str, stats: PairingStats, strict: bool = False
+) -> Iterator[Pair]:
+    """Pair records whose ``id_field`` values are equal; duplicates are input errors."""
+    index: dict[str, tuple[int, int]] = {}
+    early: list[Pair] = []
+    for number, offset, content in _lines(pred_path, stats):
+        stats.pred_lines += 1
+        pred, problem = _parse(content)
+        if problem:
+            if strict:
+                raise InputError(f"prediction {problem}", pred_path, number)
+            stats.unpaired_predictions += 1
+            early.append(_orphan(pred_path, number, f"prediction {problem}; its id cannot be read, so it is not scored"))
+            continue
+        key = _id_of(pred, id_field)
+        if key is None:
+            stats.unpaired_predictions += 1
+            early.append(_orphan(pred_path, number, f"prediction has no {id_field!r}; not scored"))
+            continue
+        if key in index:
+            raise InputError(f"duplicate {id_field} {key!r} (first on line {index[key][0]})", pred_path, number)
+        index[key] = (number, offset)
+    yield from early
+
+    seen: dict[str, int] = {}
+    with _open(pred_path) as handle:
+        for gt_number, _, gt_content in _lines(gt_path, stats):
+            stats.gt_lines += 1
+            gt = _gt_record(gt_path, gt_number, gt_content)
+            key = _id_of(gt, id_field)
+            if key is None:
+                raise InputError(f"ground truth has no {id_field!r}", gt_path, gt_number)
+            if key in seen:
+                raise InputError(f"duplicate {id_field} {key!r} (first on line {seen[key]})", gt_path, gt_number)
+            seen[key] = gt_number
+            errors: list[DataError] = []
+            location = index.pop(key, None)
+            if location is None:
+                stats.missing_predictions += 1
+                errors.append(DataError(pred_path, None, key, "no prediction with this id; scored as empty"))
+                yield Pair(key, gt, {}, gt_number, None, errors)
+                continue
+            pred_number, offset = location
+            handle.seek(offset)
+            pred, _ = _parse(handle.readline().strip().removeprefix(b"\xef\xbb\xbf"))
+            stats.paired += 1
+            yield Pair(key, gt, pred, gt_number, pred_number, errors)
+    for key, (number, _) in sorted(index.items(), key=lambda item: item[1][0]):
+        stats.unpaired_predictions += 1
+        yield _orphan(pred_path, number, f"prediction {id_field} {key!r} has no ground truth; not scored", key)
+
+
+def _orphan(source: str, line: int, message: str, doc_id: str | None = None) -> Pair:
+    """A prediction that cannot be scored: carried only to report its error."""
+    return Pair(doc_id or "", None, None, 0, line, [DataError(source, line, doc_id, message)])
+
+
+def check_readable(*paths: str) -> None:
+    """Fail before any work when an input file is missing or unreadable."""
+    for path in paths:
+        if path == "-":
+            continue
+        p = Path(path)
+        if not p.exists():
+            raise InputError("file not found", path)
+        if p.is_dir():
+            raise InputError("is a directory, expected a JSONL file", path)
+        _open(path).close()

@@ -1,0 +1,54 @@
+"""Build the machine-readable report (a plain dict) from an Evaluation.
+
+Key names mirror stickler-eval's bulk result (``metrics``, ``field_metrics``,
+``cm_precision`` …) so users can map one to one; schemas/report.schema.json
+describes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .accumulate import Accumulator
+from .evaluate import Evaluation
+from .metrics import count_block
+from .version import __version__
+
+REPORT_VERSION = "1.0"
+
+
+def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for f in acc.plan.fields:
+        block: dict[str, Any] = count_block(acc.counts[f.index])
+        n = acc.field_score_n[f.index]
+        if n:
+            block["mean_score"] = acc.field_score_sum[f.index] / n
+        block["weight"] = f.weight
+        block["threshold"] = f.threshold
+        block["comparator"] = f.comparator_name or f.kind.value
+        out[f.path] = block
+    return out
+
+
+def overall_metrics(acc: Accumulator) -> dict[str, Any]:
+    block: dict[str, Any] = count_block(acc.overall)
+    block["weighted_overall_score"] = acc.score_sum / acc.document_count if acc.document_count else 0.0
+    return block
+
+
+def build_report(evaluation: Evaluation) -> dict[str, Any]:
+    acc = evaluation.accumulator
+    plan = evaluation.plan
+    return {
+        "report_version": REPORT_VERSION,
+        "tool": {"name": "stickler", "version": __version__},
+        "schema": {"path": plan.source, "model_name": plan.model_name, "sha256": plan.sha256},
+        "inputs": {**evaluation.inputs, "records": dict(acc.stats)},
+        "document_count": acc.document_count,
+        "metrics": overall_metrics(acc),
+        "field_metrics": field_metrics(acc),
+        "confidence_metrics": None,
+        "errors": list(acc.errors),
+        "elapsed_seconds": evaluation.elapsed_seconds,
+    }

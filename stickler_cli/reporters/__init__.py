@@ -1,0 +1,1 @@
+"""Reporters: turn a report dict into bytes or terminal output. Nothing else."""

@@ -1,0 +1,44 @@
+"""The JSON report, written atomically so a crash never leaves half a file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import UsageError
+
+
+def dumps(report: dict[str, Any]) -> bytes:
+    return orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+
+
+def check_writable(path: str, inputs: list[str]) -> None:
+    """Fail before any work when the report could not be written, or would clobber an input."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{path}: is a directory; give a file name for the report")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"{path}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise UsageError(f"{path}: not writable")
+    resolved = target.resolve()
+    for given in inputs:
+        if given != "-" and Path(given).exists() and Path(given).resolve() == resolved:
+            raise UsageError(f"{path}: refusing to overwrite an input file with the report")
+
+
+def write(path: str, data: bytes) -> None:
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=str(target.parent or "."))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

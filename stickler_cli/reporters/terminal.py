@@ -1,0 +1,127 @@
+"""Rich tables for people: the overall figures, then one row per field path.
+
+Every string that comes from the data is passed through ``safe`` so that a
+prediction cannot inject terminal control sequences or Rich markup.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..engine.result import TraceRow
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(value: Any, limit: int = 60) -> Text:
+    """Printable, markup-free, length-limited text of a data value."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (dict, list)):
+        text = orjson.dumps(value, default=str).decode()
+    else:
+        text = "null" if value is None else orjson.dumps(value, default=str).decode()
+    text = _CONTROL.sub("�", text)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return Text(text)
+
+
+def _rate(value: float | None) -> Text:
+    if value is None:
+        return Text("–", style="dim")
+    style = "red" if value < 0.5 else "yellow" if value < 0.8 else "green"
+    return Text(f"{value:.3f}", style=style)
+
+
+def render_report(report: dict[str, Any], console: Console) -> None:
+    m = report["metrics"]
+    title = f"stickler · {report['schema']['model_name']} · {report['document_count']} documents"
+    summary = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column()
+    summary.add_row("Weighted score", _rate(m["weighted_overall_score"]))
+    summary.add_row("Precision", _rate(m["cm_precision"]))
+    summary.add_row("Recall", _rate(m["cm_recall"]))
+    summary.add_row("F1", _rate(m["cm_f1"]))
+    summary.add_row("Accuracy", _rate(m["cm_accuracy"]))
+    summary.add_row(
+        "Counts",
+        Text(f"TP {m['tp']}  FA {m['fa']}  FD {m['fd']}  FN {m['fn']}  TN {m['tn']}"),
+    )
+    records = report["inputs"].get("records", {})
+    if records:
+        summary.add_row(
+            "Records",
+            Text(
+                f"{records.get('gt_lines', 0)} ground truth, {records.get('pred_lines', 0)} predictions, "
+                f"{records.get('invalid_predictions', 0)} invalid, "
+                f"{records.get('missing_predictions', 0)} missing, "
+                f"{records.get('unpaired_predictions', 0)} unpaired"
+            ),
+        )
+    console.print(summary)
+    console.print()
+    console.print(field_table(report["field_metrics"]))
+    errors = report["errors"]
+    if errors:
+        console.print()
+        console.print(Text(f"{len(errors)} record problem(s):", style="bold yellow"))
+        for error in errors[:10]:
+            where = f"{error['source']}:{error['line']}" if error.get("line") else error["source"]
+            console.print(Text("  ") + safe(where, 80) + Text(": ") + safe(error["message"], 200))
+        if len(errors) > 10:
+            console.print(Text(f"  … and {len(errors) - 10} more (see the JSON report)", style="dim"))
+
+
+def field_table(fields: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title="Fields (worst F1 in red)", title_justify="left")
+    table.add_column("Field")
+    for name in ("Weight", "Mean score", "TP", "FA", "FD", "FN", "TN", "Precision", "Recall", "F1"):
+        table.add_column(name, justify="right")
+    worst = _worst(fields)
+    for path, f in fields.items():
+        depth = path.count(".")
+        label = Text("  " * depth + path.rsplit(".", 1)[-1], style="bold red" if path in worst else "")
+        table.add_row(
+            label,
+            f"{f['weight']:g}",
+            _rate(f.get("mean_score")),
+            str(f["tp"]), str(f["fa"]), str(f["fd"]), str(f["fn"]), str(f["tn"]),
+            _rate(f["cm_precision"] if f["tp"] + f["fp"] else None),
+            _rate(f["cm_recall"] if f["tp"] + f["fn"] else None),
+            _rate(f["cm_f1"] if f["tp"] + f["fp"] + f["fn"] else None),
+        )
+    return table
+
+
+def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
+    """The n field paths with the lowest F1 below 0.8, among those with any positives."""
+    scored = [(f["cm_f1"], p) for p, f in fields.items() if f["tp"] + f["fp"] + f["fn"] and f["cm_f1"] < 0.8]
+    return {p for _, p in sorted(scored)[:n]}
+
+
+def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
+    """``stickler compare``: every comparison made for one pair."""
+    table = Table(title=f"Document score {score:.3f}", title_justify="left")
+    for name in ("Field", "Result", "Ground truth", "Prediction", "Similarity", "Score", "Threshold", "Comparator"):
+        table.add_column(name, justify="right" if name in ("Similarity", "Score", "Threshold") else "left")
+    styles = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
+    for row in rows:
+        table.add_row(
+            safe(row.path),
+            Text(row.label, style=styles[row.label]),
+            safe(row.gt, 40),
+            safe(row.pred, 40),
+            f"{row.similarity:.3f}",
+            f"{row.score:.3f}",
+            f"{row.threshold:g}",
+            row.comparator,
+        )
+    console.print(table)

@@ -1,0 +1,265 @@
+"""Compile an annotated JSON Schema into an immutable comparison ``Plan``.
+
+All schema interpretation happens here, once: type resolution (nullable types,
+``anyOf`` with null, ``$ref``), the defaults by JSON type, and validation of
+every ``x-aws-stickler-*`` value with the JSON pointer of the offending node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .. import comparators
+from ..errors import SchemaError
+from ..plan import FieldPlan, Kind, ModelPlan, Plan
+from . import extensions as ext
+from .refs import resolve
+
+PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
+
+# JSON type -> (default comparator, default threshold), as the seeds' table gives.
+TYPE_DEFAULTS: dict[str, tuple[str, float]] = {
+    "string": ("LevenshteinComparator", 0.5),
+    "number": ("NumericComparator", 0.5),
+    "integer": ("NumericComparator", 0.5),
+    "boolean": ("ExactComparator", 1.0),
+}
+EXACT_DEFAULT = ("ExactComparator", 1.0)  # enum, const, mixed types, null
+OBJECT_THRESHOLD = 0.7
+DEFAULT_MATCH_THRESHOLD = 0.7
+DEFAULT_MODEL_NAME = "DynamicModel"
+
+
+def load_schema(path: str | Path) -> Plan:
+    """Read a schema file and compile it; every failure is a SchemaError naming the file."""
+    source = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SchemaError("schema file not found", "/", source) from None
+    except OSError as exc:
+        raise SchemaError(f"cannot read schema: {exc.strerror}", "/", source) from None
+    try:
+        schema = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise SchemaError(f"not valid JSON: {exc}", "/", source) from None
+    try:
+        return compile_schema(schema, source=source, sha256=hashlib.sha256(data).hexdigest())
+    except SchemaError as exc:
+        raise exc.with_source(source) from None
+
+
+def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = None) -> Plan:
+    """Compile an already parsed schema."""
+    if not isinstance(schema, dict):
+        raise SchemaError("a schema must be a JSON object")
+    if sha256 is None:
+        sha256 = hashlib.sha256(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    compiler = _Compiler(schema)
+    node, pointer = resolve(schema, schema, "")
+    for key in ext.FIELD_KEYS:
+        if ext.PREFIX + key in node:
+            raise SchemaError(
+                f"'{ext.PREFIX}{key}' belongs on a property, not on the root object", "/"
+            )
+    root = compiler.model(node, pointer or "", prefix="", refs=())
+    return Plan(root=root, schema=schema, source=source, sha256=sha256)
+
+
+class _Compiler:
+    def __init__(self, root: dict) -> None:
+        self.root = root
+        self.next_index = 0
+
+    def model(self, node: dict, pointer: str, prefix: str, refs: tuple[str, ...]) -> ModelPlan:
+        ext.check_keys(node, pointer or "/")
+        properties = node.get("properties")
+        if not isinstance(properties, dict) or not properties:
+            raise SchemaError("an object schema needs a non-empty 'properties' object", pointer or "/")
+        required = node.get("required", [])
+        if not isinstance(required, list):
+            raise SchemaError("'required' must be an array of property names", f"{pointer}/required")
+        name = ext.get(node, "model-name", pointer) or DEFAULT_MODEL_NAME
+        match = ext.get(node, "match-threshold", pointer)
+        fields = []
+        for key, sub in properties.items():
+            sub_pointer = f"{pointer}/properties/{_escape(key)}"
+            if not isinstance(sub, dict):
+                raise SchemaError("a property schema must be an object", sub_pointer)
+            path = f"{prefix}{key}"
+            fields.append(self.field(key, sub, sub_pointer, path, key in required, refs))
+        return ModelPlan(
+            name=name,
+            fields=tuple(fields),
+            match_threshold=DEFAULT_MATCH_THRESHOLD if match is None else match,
+            pointer=pointer or "/",
+            total_weight=sum(f.weight for f in fields),
+        )
+
+    def field(
+        self, key: str, raw: dict, pointer: str, path: str, required: bool, refs: tuple[str, ...]
+    ) -> FieldPlan:
+        refs = self._enter(raw, pointer, refs)
+        index = self.next_index
+        self.next_index += 1
+        node, _ = resolve(self.root, raw, pointer)
+        ext.check_keys(raw, pointer)
+        ext.check_keys(node, pointer)
+        json_type, nullable, node, refs = self._type(node, pointer, refs)
+        for key_name in ext.MODEL_KEYS:
+            if json_type != "object" and ext.PREFIX + key_name in raw:
+                raise SchemaError(
+                    f"'{ext.PREFIX}{key_name}' belongs on an object schema, not on a {json_type}",
+                    pointer,
+                )
+        weight = ext.get(node, "weight", pointer)
+        common = dict(
+            key=key,
+            index=index,
+            path=path,
+            pointer=pointer,
+            weight=1.0 if weight is None else weight,
+            clip=bool(ext.get(node, "clip-under-threshold", pointer)),
+            aggregate=bool(ext.get(node, "aggregate", pointer)),
+            required=required,
+            nullable=nullable,
+            default=node.get("default"),
+        )
+        threshold = ext.get(node, "threshold", pointer)
+
+        if json_type == "object":
+            self._no_comparator(node, pointer, "an object is compared field by field")
+            model = self.model(node, pointer, prefix=f"{path}.", refs=refs)
+            return FieldPlan(
+                kind=Kind.OBJECT, json_type="object", model=model,
+                threshold=OBJECT_THRESHOLD if threshold is None else threshold, **common,
+            )
+
+        if json_type == "array":
+            items = node.get("items", {})
+            if not isinstance(items, dict):
+                raise SchemaError("'items' must be a single schema object", f"{pointer}/items")
+            item_pointer = f"{pointer}/items"
+            refs = self._enter(items, item_pointer, refs)
+            item_node, _ = resolve(self.root, items, item_pointer)
+            item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
+            if item_type == "object":
+                self._no_comparator(node, pointer, "list items are matched object by object")
+                model = self.model(item_node, item_pointer, prefix=f"{path}.", refs=refs)
+                return FieldPlan(
+                    kind=Kind.OBJECT_LIST, json_type="object", model=model,
+                    threshold=DEFAULT_MATCH_THRESHOLD if threshold is None else threshold,
+                    **common,
+                )
+            if item_type == "array":
+                raise SchemaError("arrays of arrays are not supported", item_pointer)
+            name, default_threshold = self._default_comparator(item_type, item_node)
+            comparator, name = self._comparator(node, pointer, name)
+            return FieldPlan(
+                kind=Kind.PRIMITIVE_LIST, json_type=item_type, comparator=comparator,
+                comparator_name=name,
+                threshold=default_threshold if threshold is None else threshold, **common,
+            )
+
+        name, default_threshold = self._default_comparator(json_type, node)
+        comparator, name = self._comparator(node, pointer, name)
+        return FieldPlan(
+            kind=Kind.PRIMITIVE, json_type=json_type, comparator=comparator, comparator_name=name,
+            threshold=default_threshold if threshold is None else threshold, **common,
+        )
+
+    # -- pieces -----------------------------------------------------------------
+
+    def _enter(self, node: dict, pointer: str, refs: tuple[str, ...]) -> tuple[str, ...]:
+        """Track the $refs open above this node so recursion is an error, not a hang."""
+        ref = node.get("$ref")
+        if ref is None:
+            return refs
+        if ref in refs:
+            chain = " -> ".join((*refs, ref))
+            raise SchemaError(f"recursive reference {chain}: recursive schemas cannot be compared", pointer)
+        return (*refs, ref)
+
+    def _type(self, node: dict, pointer: str, refs: tuple[str, ...]):
+        """(json type, nullable, effective node, refs) of a property schema."""
+        nullable = False
+        for combinator in ("anyOf", "oneOf"):
+            options = node.get(combinator)
+            if not isinstance(options, list):
+                continue
+            resolved = []
+            for i, option in enumerate(options):
+                if not isinstance(option, dict):
+                    raise SchemaError("each alternative must be a schema object", f"{pointer}/{combinator}/{i}")
+                opt_refs = self._enter(option, f"{pointer}/{combinator}/{i}", refs)
+                opt, _ = resolve(self.root, option, f"{pointer}/{combinator}/{i}")
+                resolved.append((opt, opt_refs))
+            non_null = [(o, r) for o, r in resolved if o.get("type") != "null"]
+            nullable = len(non_null) < len(resolved)
+            if len(non_null) == 1:
+                inner, refs = non_null[0]
+                merged = {**inner, **{k: v for k, v in node.items() if k != combinator}}
+                json_type, inner_nullable, merged, refs = self._type(merged, pointer, refs)
+                return json_type, nullable or inner_nullable, merged, refs
+            types = {o.get("type") for o, _ in non_null}
+            return ("mixed" if len(types) != 1 else types.pop() or "mixed"), nullable, node, refs
+
+        declared = node.get("type")
+        if isinstance(declared, list):
+            kinds = [t for t in declared if t != "null"]
+            nullable = len(kinds) < len(declared)
+            if len(kinds) == 1:
+                declared = kinds[0]
+            elif set(kinds) <= {"number", "integer"} and kinds:
+                declared = "number"
+            else:
+                declared = "mixed" if kinds else "null"
+        if declared is None:
+            if "properties" in node:
+                declared = "object"
+            elif "items" in node:
+                declared = "array"
+            elif "enum" in node or "const" in node:
+                declared = "mixed"
+            else:
+                raise SchemaError(
+                    "property has no 'type' (give one, or 'properties'/'items'/'enum')", pointer
+                )
+        if declared not in (*PRIMITIVE_TYPES, "object", "array", "mixed", "null"):
+            raise SchemaError(f"unknown JSON type {declared!r}", f"{pointer}/type")
+        return declared, nullable, node, refs
+
+    @staticmethod
+    def _default_comparator(json_type: str, node: dict) -> tuple[str, float]:
+        if "enum" in node or "const" in node or json_type in ("mixed", "null"):
+            return EXACT_DEFAULT
+        return TYPE_DEFAULTS[json_type]
+
+    @staticmethod
+    def _comparator(node: dict, pointer: str, default_name: str):
+        name = ext.get(node, "comparator", pointer) or default_name
+        config = ext.get(node, "comparator-config", pointer) or {}
+        try:
+            return comparators.build(name, config), comparators.lookup(name).name
+        except comparators.ComparatorConfigError as exc:
+            if exc.key is not None:
+                where = f"{pointer}/{ext.PREFIX}comparator-config/{_escape(exc.key)}"
+            elif ext.PREFIX + "comparator" in node:
+                where = f"{pointer}/{ext.PREFIX}comparator"
+            else:
+                where = f"{pointer}/{ext.PREFIX}comparator-config"
+            raise SchemaError(str(exc), where) from None
+
+    @staticmethod
+    def _no_comparator(node: dict, pointer: str, why: str) -> None:
+        for key in ("comparator", "comparator-config"):
+            if ext.PREFIX + key in node:
+                raise SchemaError(f"'{ext.PREFIX}{key}' has no effect here: {why}", pointer)
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

@@ -1,0 +1,68 @@
+"""The x-aws-stickler-* vocabulary: names, where they belong, how their values are checked."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from typing import Any
+
+from ..errors import SchemaError
+
+PREFIX = "x-aws-stickler-"
+
+FIELD_KEYS = {
+    "comparator",
+    "comparator-config",
+    "threshold",
+    "weight",
+    "clip-under-threshold",
+    "aggregate",
+}
+MODEL_KEYS = {"model-name", "match-threshold"}
+ALL_KEYS = {PREFIX + k for k in FIELD_KEYS | MODEL_KEYS}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_keys(node: dict, pointer: str) -> None:
+    """Reject misspelled extension keys, naming the likely intended one."""
+    for key in node:
+        if not isinstance(key, str) or not key.startswith("x-") or key in ALL_KEYS:
+            continue
+        close = difflib.get_close_matches(key, sorted(ALL_KEYS), n=1, cutoff=0.8)
+        if key.startswith(PREFIX) or close:
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            known = ", ".join(sorted(ALL_KEYS))
+            raise SchemaError(f"unknown extension {key!r}{hint}; known: {known}", pointer)
+
+
+def get(node: dict, name: str, pointer: str) -> Any:
+    """The checked value of extension ``name`` in ``node``, or None when absent."""
+    key = PREFIX + name
+    if key not in node:
+        return None
+    value = node[key]
+    where = f"{pointer.rstrip('/')}/{key}"
+    if name in ("threshold", "match-threshold"):
+        if not _is_number(value) or not 0.0 <= value <= 1.0:
+            raise SchemaError(f"must be a number from 0.0 to 1.0, got {value!r}", where)
+        return float(value)
+    if name == "weight":
+        if not _is_number(value) or value <= 0:
+            raise SchemaError(f"must be a number greater than 0, got {value!r}", where)
+        return float(value)
+    if name in ("clip-under-threshold", "aggregate"):
+        if not isinstance(value, bool):
+            raise SchemaError(f"must be true or false, got {value!r}", where)
+        return value
+    if name in ("comparator", "model-name"):
+        if not isinstance(value, str) or not value.strip():
+            raise SchemaError(f"must be a non-empty string, got {value!r}", where)
+        return value
+    if name == "comparator-config":
+        if not isinstance(value, dict):
+            raise SchemaError(f"must be an object of comparator options, got {value!r}", where)
+        return value
+    raise AssertionError(name)
