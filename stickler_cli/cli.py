@@ -14,6 +14,8 @@ from typing import Any, Optional
 import orjson
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
@@ -115,13 +117,16 @@ def schema_check(
     _check_json_schema(plan.schema, schema)
     console = Console()
     console.print(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", markup=False, highlight=False)
+    table = Table(box=None, padding=(0, 1))
+    for name in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip"):
+        table.add_column(name)
     for f in plan.fields:
-        what = f.comparator_name or f.kind.value
-        console.print(
-            f"  {f.path:<32} {f.kind.value:<15} {what:<22} threshold {f.threshold:g}  weight {f.weight:g}"
-            + ("  clip" if f.clip else ""),
-            markup=False, highlight=False,
+        threshold = f.model.match_threshold if f.kind.value == "object_list" else f.threshold
+        table.add_row(
+            Text("  " * f.path.count(".") + f.key), f.kind.value, f.comparator_name or "fields",
+            f"{threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
         )
+    console.print(table)
 
 
 def _check_json_schema(schema: dict, source: str) -> None:
@@ -173,26 +178,22 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Abort:
         _error("aborted")
         return int(ExitCode.USAGE_ERROR)
-    except _click_exception() as exc:  # usage errors found by click itself
-        exc.show()
-        return int(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug: say so plainly, keep the traceback for --debug
+    except SystemExit as exc:  # Rich exits this way when stdout is a closed pipe
+        return exc.code if isinstance(exc.code, int) else 0
+    except Exception as exc:
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a usage error found by click
+            exc.show()
+            return int(ExitCode.USAGE_ERROR)
         if debug:
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
         return int(ExitCode.INTERNAL_ERROR)
     return 0
-
-
-def _click_exception() -> type[BaseException]:
-    import click
-
-    return click.ClickException
 
 
 def _error(message: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from rapidfuzz import fuzz
+import numpy as np
 from rapidfuzz.process import cdist
 
 from .base import Comparator, Param
@@ -44,7 +45,7 @@ class FuzzyComparator(Comparator):
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
         a = [self._text(v) for v in gts]
         b = [self._text(v) for v in preds]
-        matrix = (cdist(a, b, scorer=self._scorer, workers=1) / 100.0).tolist()
+        matrix = (cdist(a, b, scorer=self._scorer, dtype=np.float64, workers=1) / 100.0).tolist()
         for i, ga in enumerate(a):
             if not ga:
                 for j, pb in enumerate(b):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from rapidfuzz.distance import Levenshtein
+import numpy as np
 from rapidfuzz.process import cdist
 
 from .base import Comparator, Param
@@ -39,7 +40,7 @@ class LevenshteinComparator(Comparator):
             return super().similarity_matrix(gts, preds)
         a = [_text(v, self.normalize) for v in gts]
         b = [_text(v, self.normalize) for v in preds]
-        matrix = cdist(a, b, scorer=Levenshtein.normalized_similarity, workers=1).tolist()
+        matrix = cdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1).tolist()
         for i, ga in enumerate(a):
             if not ga:
                 for j, pb in enumerate(b):

@@ -58,6 +58,9 @@ class NumericComparator(Comparator):
                 raise ValueError("give either 'tolerance' or 'absolute_tolerance', not both")
             self.absolute_tolerance = self.tolerance
         self._exact = not self.relative_tolerance and not self.absolute_tolerance
+        # Tolerances as written: 0.3 means 0.3, not the binary float just below it.
+        self._relative = Decimal(str(self.relative_tolerance))
+        self._absolute = Decimal(str(self.absolute_tolerance))
 
     def similarity(self, gt: Any, pred: Any) -> float:
         if self._exact and type(gt) in (int, float) and type(pred) in (int, float):
@@ -75,10 +78,10 @@ class NumericComparator(Comparator):
         if a == b:
             return True
         diff = abs(a - b)
-        if self.relative_tolerance > 0:
+        if self._relative > 0:
             if a == 0:
-                if abs(b) <= self.relative_tolerance:
+                if abs(b) <= self._relative:
                     return True
-            elif diff / abs(a) <= self.relative_tolerance:
+            elif diff / abs(a) <= self._relative:
                 return True
-        return self.absolute_tolerance > 0 and diff <= self.absolute_tolerance
+        return self._absolute > 0 and diff <= self._absolute

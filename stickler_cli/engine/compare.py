@@ -5,9 +5,10 @@ Semantics (docs/semantics.md has the worked examples):
   []; an object when None or missing. Both null -> TN (score 1.0); gt null ->
   FA; pred null -> FN (score 0.0); else the comparator's similarity s: s >=
   threshold -> TP, below -> FD (score 0.0 when clip-under-threshold is on).
-- An object's similarity is the weighted mean of its fields' *raw*
-  similarities, leaving out fields null on both sides; the object itself is
-  TP/FD against its threshold and its fields are always counted.
+- An object's similarity is the weighted mean of its fields' raw
+  similarities, leaving out fields null on both sides (a nested object field
+  contributes its document-style score); the object itself is TP/FD against
+  its threshold and its fields are always counted.
 - Lists are paired by the Hungarian algorithm. Primitive lists pair on the
   comparator; object lists pair on the object similarity, a pair at or above
   the item model's match threshold is TP and only TP pairs are descended into.
@@ -156,18 +157,19 @@ class Engine:
                     _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
             if g_null and p_null:
                 return 1.0, 1.0, True
-            # {} against null is null on both sides for the parent's similarity.
-            return 0.0, 0.0, _null(g) and _null(p)
+            return 0.0, 0.0, False
         if res is not None and res.trace is not None:
             row = len(res.trace)
-        _, raw = self._model(f.model, g, p, res, where=where + ".")
+        doc, raw = self._model(f.model, g, p, res, where=where + ".")
         matched = raw >= f.threshold
         score = raw if matched or not f.clip else 0.0
         if res is not None:
             res.counts[f.index][TP if matched else FD] += 1
             if res.trace is not None:
                 _trace(res, f, TP if matched else FD, g, p, raw, score, path=where, at=row)
-        return score, raw, _null(g) and _null(p)
+        # The object is classified on its similarity, but what it contributes to its
+        # parent's similarity is its document-style score (both-null fields count 1.0).
+        return score, doc, False
 
     def _list_null(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str):
         """Result when either list is null, else None."""

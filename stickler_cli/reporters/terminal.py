@@ -81,10 +81,11 @@ def render_report(report: dict[str, Any], console: Console) -> None:
 
 
 def field_table(fields: dict[str, dict[str, Any]]) -> Table:
-    table = Table(title="Fields (worst F1 in red)", title_justify="left")
-    table.add_column("Field")
-    for name in ("Weight", "Mean score", "TP", "FA", "FD", "FN", "TN", "Precision", "Recall", "F1"):
-        table.add_column(name, justify="right")
+    table = Table(title="Fields (worst F1 in bold red)", title_justify="left")
+    widest = max((len(p.rsplit(".", 1)[-1]) + 2 * p.count(".") for p in fields), default=5)
+    table.add_column("Field", no_wrap=True, min_width=min(widest, 40))
+    for name in ("W", "Score", "TP", "FA", "FD", "FN", "TN", "Prec", "Rec", "F1"):
+        table.add_column(name, justify="right", no_wrap=True)
     worst = _worst(fields)
     for path, f in fields.items():
         depth = path.count(".")

@@ -1,0 +1,44 @@
+# Fresh machine: only Python 3.11+ is needed. Each target creates .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+ORACLE_VENV := .venv-oracle
+
+.PHONY: demo test parity install dev clean
+
+$(BIN)/stickler: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.dev: $(BIN)/stickler
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(BIN)/stickler
+
+dev: $(VENV)/.dev
+
+## demo: evaluate the bundled fixtures (tables on the terminal, a JSON report in out/)
+demo: $(BIN)/stickler
+	@mkdir -p out
+	$(BIN)/stickler eval schemas/invoice.json fixtures/invoice/gt.jsonl fixtures/invoice/pred.jsonl -o out/invoice-report.json
+	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
+	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
+
+## test: the whole suite
+test: $(VENV)/.dev
+	$(BIN)/python -m pytest
+
+## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)
+$(ORACLE_VENV)/.installed:
+	$(PYTHON) -m venv $(ORACLE_VENV)
+	$(ORACLE_VENV)/bin/pip install --quiet stickler-eval==1.0.0
+	@touch $@
+
+parity: $(VENV)/.dev $(ORACLE_VENV)/.installed
+	$(BIN)/python -m tests.parity.run_parity --oracle-python $(ORACLE_VENV)/bin/python
+
+clean:
+	rm -rf $(VENV) $(ORACLE_VENV) out .pytest_cache build *.egg-info

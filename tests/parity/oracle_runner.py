@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Oracle runner: evaluates JSONL ground truth vs predictions with stickler-eval.
+
+Usage (with the oracle venv's python):
+    oracle_runner.py SCHEMA.json GT.jsonl PRED.jsonl [--id-field NAME] [--per-document]
+
+Prints one JSON object to stdout (keys sorted, floats unrounded):
+    {"document_count", "metrics", "field_metrics", "confidence_metrics",
+     "errors", "invalid_predictions", ["per_document"]}
+
+Runner conventions (not library behaviour, see NOTES_BULK.md):
+  * blank lines in either JSONL file are skipped;
+  * pairing is by (non-blank) line order, or by the value of --id-field;
+    a ground-truth doc with no prediction is evaluated against {};
+    predictions with no ground-truth partner are ignored;
+  * the --id-field key is removed from both sides before model construction
+    unless it is a property of the schema (stickler counts every key that
+    is not a schema property as a hallucinated field: +1 fa, +1 fp);
+  * a prediction line that is not valid JSON, is not a JSON object, or that
+    StructuredModel.from_json rejects is replaced by {} and listed in
+    "invalid_predictions";
+  * a ground-truth line that is invalid is a fatal error (exit status 2).
+"""
+
+import argparse
+import json
+import sys
+import warnings
+
+from stickler import StructuredModel
+from stickler.structured_object_evaluator.bulk_structured_model_evaluator import (
+    BulkStructuredModelEvaluator,
+)
+from stickler.structured_object_evaluator.models.confidence import (
+    AUROCMetric,
+    BrierScoreMetric,
+    ECEMetric,
+    ErrorCaptureAtBudgetMetric,
+)
+
+CM_KEYS = ("tp", "fa", "fd", "fp", "tn", "fn")
+DERIVED_KEYS = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy")
+
+
+def read_jsonl(path):
+    """Return list of raw (non-blank) lines."""
+    with open(path, "r", encoding="utf-8") as f:
+        return [line for line in f if line.strip()]
+
+
+def parse_obj(line):
+    """Parse a JSON line; return dict or None if invalid / not an object."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, TypeError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("schema")
+    ap.add_argument("gt")
+    ap.add_argument("pred")
+    ap.add_argument("--id-field", default=None)
+    ap.add_argument("--per-document", action="store_true")
+    args = ap.parse_args(argv)
+
+    with open(args.schema, "r", encoding="utf-8") as f:
+        schema = json.load(f)
+    Model = StructuredModel.from_json_schema(schema)
+    schema_props = set((schema.get("properties") or {}).keys())
+    strip_id = args.id_field is not None and args.id_field not in schema_props
+
+    # ---- ground truth -------------------------------------------------
+    gt_docs = []  # list of (doc_id, dict)
+    for i, line in enumerate(read_jsonl(args.gt)):
+        obj = parse_obj(line)
+        if obj is None:
+            sys.stderr.write(f"ground truth line {i} is not a JSON object\n")
+            return 2
+        if args.id_field is not None:
+            if args.id_field not in obj:
+                sys.stderr.write(f"ground truth line {i} lacks id field\n")
+                return 2
+            doc_id = str(obj[args.id_field])
+        else:
+            doc_id = str(i)
+        gt_docs.append((doc_id, obj))
+
+    # ---- predictions --------------------------------------------------
+    pred_lines = read_jsonl(args.pred)
+    pred_parsed = [parse_obj(line) for line in pred_lines]
+    invalid = []
+    if args.id_field is not None:
+        by_id = {}
+        for obj in pred_parsed:
+            if obj is not None and args.id_field in obj:
+                by_id.setdefault(str(obj[args.id_field]), obj)  # first wins
+        preds = [by_id.get(doc_id) for doc_id, _ in gt_docs]
+        for (doc_id, _), p in zip(gt_docs, preds):
+            if p is None:
+                invalid.append(doc_id)  # missing or unparseable
+    else:
+        preds = []
+        for i, (doc_id, _) in enumerate(gt_docs):
+            p = pred_parsed[i] if i < len(pred_parsed) else None
+            if p is None:
+                invalid.append(doc_id)
+            preds.append(p)
+
+    def strip(d):
+        if strip_id and args.id_field in d:
+            d = dict(d)
+            del d[args.id_field]
+        return d
+
+    # ---- evaluation ---------------------------------------------------
+    evaluator = BulkStructuredModelEvaluator(
+        target_schema=Model,
+        confidence_metrics=[
+            AUROCMetric(),
+            BrierScoreMetric(),
+            ECEMetric(),  # n_bins=10
+            ErrorCaptureAtBudgetMetric(),  # budgets 0.10/0.30/0.50
+        ],
+    )
+    per_document = []
+    for (doc_id, gt_obj), pred_obj in zip(gt_docs, preds):
+        try:
+            gt_model = Model.from_json(strip(gt_obj))
+        except Exception as e:  # noqa: BLE001
+            sys.stderr.write(f"ground truth {doc_id} rejected: {e}\n")
+            return 2
+        pred_model = None
+        if pred_obj is not None:
+            try:
+                pred_model = Model.from_json(strip(pred_obj))
+            except Exception:  # noqa: BLE001
+                if doc_id not in invalid:
+                    invalid.append(doc_id)
+        if pred_model is None:
+            pred_model = Model.from_json({})
+        evaluator.update(gt_model, pred_model, doc_id=doc_id)
+        if args.per_document:
+            r = gt_model.compare_with(pred_model)
+            per_document.append(
+                {
+                    "doc_id": doc_id,
+                    "overall_score": r["overall_score"],
+                    "field_scores": r["field_scores"],
+                }
+            )
+
+    result = evaluator.compute()
+
+    metrics = {}
+    for k in CM_KEYS + DERIVED_KEYS + ("weighted_overall_score",):
+        if k in result.metrics:
+            metrics[k] = result.metrics[k]
+    field_metrics = {}
+    for path, fm in (result.field_metrics or {}).items():
+        # keep every key the oracle provides (tp..fn, cm_*, mean_score if any)
+        field_metrics[path] = dict(fm)
+
+    out = {
+        "document_count": result.document_count,
+        "metrics": metrics,
+        "field_metrics": field_metrics,
+        "confidence_metrics": result.confidence_metrics,
+        "errors": result.errors,
+        "invalid_predictions": invalid,
+    }
+    if args.per_document:
+        out["per_document"] = per_document
+    sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sys.exit(main())

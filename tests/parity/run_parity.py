@@ -1,0 +1,160 @@
+"""Compare stickler with stickler-eval 1.0.0 on the fixtures and on generated data.
+
+    python -m tests.parity.run_parity --oracle-python .venv-oracle/bin/python [--docs N]
+
+Counts must be equal and scores within 1e-9. The only differences skipped are
+the ones docs/parity.md lists, each applied here by name:
+- schema defaults written out for one side (transform.py);
+- ``mean_score`` of fields inside lists of objects (parity.md: "mean_score inside lists");
+- field paths the oracle never reports because they were never compared: ours
+  must then be all zeros (parity.md: "Fields never compared");
+- generated documents whose list pairing is tied (parity.md: "Tied pairings"),
+  found by ties.py, are left out of the generated sets and counted.
+Exit status 1 on any other difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import orjson
+
+from stickler_cli.evaluate import evaluate_files
+from stickler_cli.plan import Kind
+from stickler_cli.report import build_report
+from stickler_cli.schema import compile_schema
+
+from ..support.datagen import Generator, write_jsonl
+from .ties import ambiguous_documents
+from .transform import for_oracle, for_us
+
+ROOT = Path(__file__).resolve().parents[2]
+TOLERANCE = 1e-9
+COUNTS = ("tp", "fa", "fd", "fp", "tn", "fn")
+FIGURES = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy")
+
+FIXTURES = [
+    ("invoice", "schemas/invoice.json", "fixtures/invoice"),
+    ("shipment", "schemas/shipment.json", "fixtures/shipment"),
+    ("employee", "schemas/employee.json", "fixtures/employee"),
+    ("transactions", "schemas/transactions.json", "fixtures/transactions"),
+]
+GENERATED = ["schemas/invoice.json", "schemas/shipment.json", "schemas/employee.json", "schemas/parity_mix.json"]
+
+
+def ours(schema: dict, gt: Path, pred: Path) -> dict:
+    plan = compile_schema(for_us(schema))
+    return build_report(evaluate_files(plan, str(gt), str(pred)))
+
+
+def oracle(python: str, schema: dict, gt: Path, pred: Path, workdir: Path) -> dict:
+    schema_path = workdir / "oracle-schema.json"
+    schema_path.write_bytes(orjson.dumps(for_oracle(schema)))
+    runner = Path(__file__).with_name("oracle_runner.py")
+    done = subprocess.run(
+        [python, str(runner), str(schema_path), str(gt), str(pred)],
+        capture_output=True, check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"oracle failed: {done.stderr.decode()[-2000:]}")
+    return orjson.loads(done.stdout)
+
+
+def inside_object_list(schema: dict) -> set[str]:
+    plan = compile_schema(for_us(schema))
+    inside: set[str] = set()
+    for f in plan.fields:
+        if f.kind is Kind.OBJECT_LIST:
+            inside.update(g.path for g in f.model.walk())
+    return inside
+
+
+def differences(name: str, mine: dict, theirs: dict, in_lists: set[str]) -> list[str]:
+    out: list[str] = []
+
+    def close(a: float, b: float) -> bool:
+        return abs(a - b) <= TOLERANCE
+
+    if mine["document_count"] != theirs["document_count"]:
+        out.append(f"{name}: document_count {mine['document_count']} != {theirs['document_count']}")
+    for key in COUNTS:
+        if key in theirs["metrics"] and mine["metrics"][key] != theirs["metrics"][key]:
+            out.append(f"{name}: metrics.{key} {mine['metrics'][key]} != {theirs['metrics'][key]}")
+    for key in (*FIGURES, "weighted_overall_score"):
+        if not close(mine["metrics"][key], theirs["metrics"][key]):
+            out.append(f"{name}: metrics.{key} {mine['metrics'][key]!r} != {theirs['metrics'][key]!r}")
+    for path, block in mine["field_metrics"].items():
+        other = theirs["field_metrics"].get(path)
+        if other is None:
+            if any(block[k] for k in COUNTS):
+                out.append(f"{name}: {path} has counts but the oracle never compared it")
+            continue
+        for key in COUNTS:
+            if block[key] != other[key]:
+                out.append(f"{name}: {path}.{key} {block[key]} != {other[key]}")
+        for key in FIGURES:
+            if not close(block[key], other[key]):
+                out.append(f"{name}: {path}.{key} {block[key]!r} != {other[key]!r}")
+        if path not in in_lists and "mean_score" in other:
+            if "mean_score" not in block or not close(block["mean_score"], other["mean_score"]):
+                out.append(f"{name}: {path}.mean_score {block.get('mean_score')!r} != {other['mean_score']!r}")
+    for path in theirs["field_metrics"]:
+        if path not in mine["field_metrics"]:
+            out.append(f"{name}: oracle reports {path}, we do not")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--oracle-python", required=True)
+    parser.add_argument("--docs", type=int, default=400, help="generated pairs per schema")
+    parser.add_argument("--seed", type=int, default=20261122)
+    args = parser.parse_args(argv)
+
+    problems: list[str] = []
+    compared = 0
+    excluded = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        cases: list[tuple[str, dict, Path, Path]] = []
+        for name, schema_path, folder in FIXTURES:
+            schema = orjson.loads((ROOT / schema_path).read_bytes())
+            cases.append((f"fixture:{name}", schema, ROOT / folder / "gt.jsonl", ROOT / folder / "pred.jsonl"))
+        for k, schema_path in enumerate(GENERATED):
+            schema = orjson.loads((ROOT / schema_path).read_bytes())
+            plan = compile_schema(schema)
+            gen = Generator(args.seed + k, confidence=True)
+            gts = [gen.document(plan.root) for _ in range(args.docs)]
+            preds = [gen.predict(plan.root, gt) for gt in gts]
+            tied = ambiguous_documents(compile_schema(for_us(schema)), gts, preds)
+            excluded += len(tied)
+            gts = [d for i, d in enumerate(gts) if i not in tied]
+            preds = [d for i, d in enumerate(preds) if i not in tied]
+            gt_path, pred_path = work / f"gen{k}-gt.jsonl", work / f"gen{k}-pred.jsonl"
+            write_jsonl(gt_path, gts)
+            write_jsonl(pred_path, preds)
+            cases.append((f"generated:{Path(schema_path).stem}", schema, gt_path, pred_path))
+        for name, schema, gt, pred in cases:
+            mine = ours(schema, gt, pred)
+            theirs = oracle(args.oracle_python, schema, gt, pred, work)
+            found = differences(name, mine, theirs, inside_object_list(schema))
+            problems.extend(found)
+            compared += mine["document_count"]
+            status = "ok" if not found else f"{len(found)} difference(s)"
+            print(f"{name:<28} {mine['document_count']:>5} documents  "
+                  f"weighted score {mine['metrics']['weighted_overall_score']:.6f}  {status}")
+    for line in problems[:60]:
+        print("  " + line)
+    if len(problems) > 60:
+        print(f"  … {len(problems) - 60} more")
+    print(f"parity: {compared} documents compared, {len(problems)} difference(s); "
+          f"{excluded} generated documents with tied pairings left out")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
