@@ -198,7 +198,8 @@ class Engine:
         gv = [v for v, _ in gs]
         pv = [v for v, _ in ps]
         matrix = f.comparator.similarity_matrix(gv, pv)
-        pairs = assign(matrix)
+        # Ties are broken toward pairs that clear the threshold (then keep their score).
+        pairs = assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
         longest = max(len(gv), len(pv))
         score_sum = raw_sum = 0.0
         tp = 0
@@ -243,7 +244,9 @@ class Engine:
                 doc_row.append(doc)
             sims.append(sim_row)
             docs.append(doc_row)
-        pairs = assign(sims)
+        # Ties are broken toward matched pairs, then toward higher pair scores.
+        pairs = assign(sims, [[(1.0 if sims[i][j] >= model.match_threshold else 0.0) + docs[i][j]
+                               for j in range(len(pv))] for i in range(len(gv))])
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
         tp = 0

@@ -53,11 +53,11 @@ def probe() -> Iterator[list[bool]]:
     seen: list[bool] = []
     original = engine_compare.assign
 
-    def checked(matrix):
+    def checked(matrix, tie_break=None):
         caller = sys._getframe(1).f_code.co_name  # which list kind is being paired
         if is_ambiguous(matrix, primitive=caller == "_primitive_list"):
             seen.append(True)
-        return original(matrix)
+        return original(matrix, tie_break)
 
     engine_compare.assign = checked
     try:
