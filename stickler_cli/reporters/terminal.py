@@ -111,8 +111,14 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
 def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
     """``stickler compare``: every comparison made for one pair."""
     table = Table(title=f"Document score {score:.3f}", title_justify="left")
-    for name in ("Field", "Result", "Ground truth", "Prediction", "Similarity", "Score", "Threshold", "Comparator"):
-        table.add_column(name, justify="right" if name in ("Similarity", "Score", "Threshold") else "left")
+    widest = max((len(r.path) for r in rows), default=5)
+    table.add_column("Field", no_wrap=True, min_width=min(widest, 40))
+    table.add_column("", no_wrap=True)
+    table.add_column("Ground truth", overflow="ellipsis", no_wrap=True)
+    table.add_column("Prediction", overflow="ellipsis", no_wrap=True)
+    for name in ("Sim", "Score", "Thr"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("Comparator", overflow="ellipsis", no_wrap=True)
     styles = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
     for row in rows:
         table.add_row(
@@ -123,6 +129,6 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
             f"{row.similarity:.3f}",
             f"{row.score:.3f}",
             f"{row.threshold:g}",
-            row.comparator,
+            row.comparator.removesuffix("Comparator"),
         )
     console.print(table)
