@@ -17,7 +17,7 @@ from .errors import ExitCode, InputError, SchemaError, SticklerError
 from .evaluate import Evaluation, evaluate_files, evaluate_pairs
 from .plan import Plan
 from .report import build_report
-from .schema import compile_schema, load_schema
+from .schema import compile_schema, load_schema, pydantic_model
 from .version import __version__
 
 
@@ -32,6 +32,6 @@ def evaluate(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> dict:
 
 
 __all__ = [
-    "__version__", "load_schema", "compile_schema", "compare", "evaluate", "evaluate_files",
+    "__version__", "load_schema", "compile_schema", "pydantic_model", "compare", "evaluate", "evaluate_files",
     "Plan", "DocResult", "Engine", "SticklerError", "SchemaError", "InputError", "ExitCode",
 ]

@@ -109,3 +109,20 @@ def test_schema_errors_name_the_pointer(schema, pointer, message):
         st.compile_schema(schema)
     assert info.value.pointer == pointer
     assert message in info.value.message
+
+
+def test_pydantic_models_are_named_and_validate(root):
+    import pydantic
+
+    plan = st.load_schema(root / "schemas/invoice.json")
+    Invoice = st.pydantic_model(plan)
+    assert Invoice.__name__ == "Invoice"
+    record = Invoice(invoice_id="INV-1", customer_name="Acme", total_amount=10.5,
+                     line_items=[{"description": "Bolt", "quantity": 2, "unit_price": 1.5}])
+    assert type(record.line_items[0]).__name__ == "LineItem"
+    assert Invoice(invoice_id={"_value": "INV-1", "_confidence": 0.9}, customer_name="A",
+                   total_amount=1, line_items=[]).invoice_id.confidence == 0.9
+    with pytest.raises(pydantic.ValidationError):
+        Invoice(invoice_id="INV-1", customer_name="Acme", total_amount="not a number", line_items=[])
+    with pytest.raises(pydantic.ValidationError):
+        Invoice(customer_name="Acme", total_amount=1, line_items=[])  # invoice_id is required
