@@ -20,6 +20,7 @@ from rich.text import Text
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
 from .evaluate import evaluate_files
+from .plan import Kind
 from .reader import check_readable
 from .report import build_report
 from .reporters import json_report, terminal
@@ -121,7 +122,7 @@ def schema_check(
     for name in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip"):
         table.add_column(name)
     for f in plan.fields:
-        threshold = f.model.match_threshold if f.kind.value == "object_list" else f.threshold
+        threshold = f.model.match_threshold if f.kind is Kind.OBJECT_LIST else f.threshold
         table.add_row(
             Text("  " * f.path.count(".") + f.key), f.kind.value, f.comparator_name or "fields",
             f"{threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",

@@ -48,6 +48,17 @@ class Param:
         return None
 
 
+def empty_strings_match(matrix: list[list[float]], a: Sequence[str], b: Sequence[str]) -> list[list[float]]:
+    """Set similarity 1.0 where both texts are empty (scorers say 0.0 there), in place."""
+    empty_b = [j for j, text in enumerate(b) if not text]
+    if empty_b:
+        for i, text in enumerate(a):
+            if not text:
+                for j in empty_b:
+                    matrix[i][j] = 1.0
+    return matrix
+
+
 def _kind_name(kind: type) -> str:
     return {bool: "a boolean", float: "a number", int: "an integer", str: "a string"}.get(
         kind, kind.__name__

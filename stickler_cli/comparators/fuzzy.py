@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from rapidfuzz import fuzz
 import numpy as np
+from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from .base import Comparator, Param
+from .base import Comparator, Param, empty_strings_match
 
 METHODS = {
     "ratio": fuzz.ratio,
@@ -46,9 +46,4 @@ class FuzzyComparator(Comparator):
         a = [self._text(v) for v in gts]
         b = [self._text(v) for v in preds]
         matrix = (cdist(a, b, scorer=self._scorer, dtype=np.float64, workers=1) / 100.0).tolist()
-        for i, ga in enumerate(a):
-            if not ga:
-                for j, pb in enumerate(b):
-                    if not pb:
-                        matrix[i][j] = 1.0
-        return matrix
+        return empty_strings_match(matrix, a, b)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from rapidfuzz.distance import Levenshtein
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from .base import Comparator, Param
+from .base import Comparator, Param, empty_strings_match
 
 
 def _text(value: Any, normalize: bool) -> str:
@@ -41,9 +41,4 @@ class LevenshteinComparator(Comparator):
         a = [_text(v, self.normalize) for v in gts]
         b = [_text(v, self.normalize) for v in preds]
         matrix = cdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1).tolist()
-        for i, ga in enumerate(a):
-            if not ga:
-                for j, pb in enumerate(b):
-                    if not pb:
-                        matrix[i][j] = 1.0
-        return matrix
+        return empty_strings_match(matrix, a, b)

@@ -1,6 +1,6 @@
 """The pure comparison engine: a Plan and two JSON values in, a DocResult out.
 
-Semantics (docs/semantics.md has the worked examples):
+Semantics (README "What the numbers mean"; worked examples in tests/test_engine.py):
 - A primitive field is null when it is None, missing or ""; a list when None or
   []; an object when None or missing. Both null -> TN (score 1.0); gt null ->
   FA; pred null -> FN (score 0.0); else the comparator's similarity s: s >=
@@ -236,17 +236,18 @@ class Engine:
         pv = [unwrap(v)[0] for v in _as_list(p)]
         sims: list[list[float]] = []
         docs: list[list[float]] = []
+        ties: list[list[float]] = []  # ties are broken toward matched pairs, then higher pair scores
         for a in gv:
-            sim_row, doc_row = [], []
+            sim_row, doc_row, tie_row = [], [], []
             for b in pv:
                 doc, sim = self._model(model, a, b, None)
                 sim_row.append(sim)
                 doc_row.append(doc)
+                tie_row.append((1.0 if sim >= model.match_threshold else 0.0) + doc)
             sims.append(sim_row)
             docs.append(doc_row)
-        # Ties are broken toward matched pairs, then toward higher pair scores.
-        pairs = assign(sims, [[(1.0 if sims[i][j] >= model.match_threshold else 0.0) + docs[i][j]
-                               for j in range(len(pv))] for i in range(len(gv))])
+            ties.append(tie_row)
+        pairs = assign(sims, ties)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
         tp = 0

@@ -8,7 +8,6 @@ is, because predictions may carry confidence.
 
 from __future__ import annotations
 
-
 from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, create_model
@@ -52,7 +51,6 @@ def _model(model: ModelPlan) -> type[BaseModel]:
         default = ... if f.required else f.default
         fields[f.key] = (_annotation(f), default)
     return create_model(model.name, __config__=ConfigDict(extra="allow"), **fields)
-
 
 
 def pydantic_model(plan: Plan) -> type[BaseModel]:

@@ -21,20 +21,21 @@ CONFIG = "x-aws-stickler-comparator-config"
 
 
 def _properties(node: Any, visit: Callable[[dict], None]) -> None:
-    """Call ``visit`` on every property schema, at any depth, including $defs."""
-    if isinstance(node, dict):
-        for sub in (node.get("properties") or {}).values():
-            if isinstance(sub, dict):
-                visit(sub)
-        for key, value in node.items():
-            if key in ("properties",):
-                for sub in value.values():
-                    _properties(sub, visit)
-            elif isinstance(value, (dict, list)):
-                _properties(value, visit)
-    elif isinstance(node, list):
+    """Call ``visit`` once on every property schema, at any depth, including $defs."""
+    if isinstance(node, list):
         for item in node:
             _properties(item, visit)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            for sub in value.values():
+                if isinstance(sub, dict):
+                    visit(sub)
+                _properties(sub, visit)
+        else:
+            _properties(value, visit)
 
 
 def _is_object_list(prop: dict) -> bool:
@@ -66,14 +67,15 @@ def for_oracle(schema: dict) -> dict:
         if not _is_object_list(prop):
             prop.setdefault(CLIP, False)
         config = prop.get(CONFIG)
-        if isinstance(config, dict):
-            config.pop("normalize", None) if prop.get(COMPARATOR) == "ExactComparator" else None
+        if isinstance(config, dict) and prop.get(COMPARATOR) == "ExactComparator":
+            config.pop("normalize", None)
 
     _properties(out, visit)
 
     def drop_required(node: Any) -> None:
         if isinstance(node, dict):
-            node.pop("required", None) if isinstance(node.get("required"), list) else None
+            if isinstance(node.get("required"), list):
+                del node["required"]
             for value in node.values():
                 drop_required(value)
         elif isinstance(node, list):
