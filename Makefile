@@ -12,8 +12,13 @@ $(BIN)/stickler: pyproject.toml
 	$(BIN)/pip install --quiet -e .
 	@touch $@
 
+# The test suite covers the optional extras too. torch is pinned to the CPU build
+# first: left to itself, pip would pull gigabytes of CUDA packages.
+TORCH := torch==2.13.0
+
 $(VENV)/.dev: $(BIN)/stickler
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet $(TORCH)
+	$(BIN)/pip install --quiet -e '.[dev,phone,semantic]'
 	@touch $@
 
 install: $(BIN)/stickler
@@ -38,6 +43,7 @@ $(ORACLE_VENV)/.installed:
 	@touch $@
 
 parity: $(VENV)/.dev $(ORACLE_VENV)/.installed
+	STICKLER_ORACLE_PYTHON=$(ORACLE_VENV)/bin/python $(BIN)/python -m pytest -m oracle tests/parity
 	$(BIN)/python -m tests.parity.run_parity --oracle-python $(ORACLE_VENV)/bin/python
 
 clean:

@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from . import comparators
+from .comparators.plugins import PluginError, load_module
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
 from .evaluate import evaluate_files
@@ -35,6 +37,17 @@ app = typer.Typer(
 )
 schema_app = typer.Typer(help="Inspect and validate schemas.", no_args_is_help=True)
 app.add_typer(schema_app, name="schema")
+
+
+PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
+
+
+def _load_plugins(specs: list[str] | None) -> None:
+    for spec in specs or []:
+        try:
+            load_module(spec)
+        except PluginError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _version(value: bool) -> None:
@@ -59,11 +72,13 @@ def eval_command(
     output_format: str = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Evaluate predictions against ground truth; print tables or a JSON report."""
     if output_format not in ("table", "json"):
         raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+    _load_plugins(plugin)
     check_readable(schema, ground_truth, predictions)
     if output:
         json_report.check_writable(output, [schema, ground_truth, predictions])
@@ -89,9 +104,11 @@ def compare_command(
     ground_truth: str = typer.Argument(..., help="Ground truth: JSON text, or a path to a .json file."),
     prediction: str = typer.Argument(..., help="Prediction: JSON text, or a path to a .json file."),
     output_format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Compare one pair and explain every field's score and classification."""
+    _load_plugins(plugin)
     plan = load_schema(schema)
     gt = _json_argument(ground_truth, "ground truth")
     pred = _json_argument(prediction, "prediction")
@@ -111,9 +128,11 @@ def compare_command(
 @schema_app.command("check")
 def schema_check(
     schema: str = typer.Argument(..., help="Schema file to validate."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Validate a schema and every x-aws-stickler-* value; list the compiled fields."""
+    _load_plugins(plugin)
     plan = load_schema(schema)
     _check_json_schema(plan.schema, schema)
     console = Console()
@@ -128,6 +147,23 @@ def schema_check(
             f"{threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
         )
     console.print(table)
+
+
+@app.command("comparators")
+def comparators_command(
+    output_format: str = typer.Option("table", "--format", "-f", help="table or json."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """List every comparator (built-in and plugin) with its options and defaults."""
+    if output_format not in ("table", "json"):
+        raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+    _load_plugins(plugin)
+    catalogue = comparators.catalogue()
+    if output_format == "json":
+        sys.stdout.buffer.write(orjson.dumps(catalogue, option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    terminal.render_comparators(catalogue, Console())
 
 
 def _check_json_schema(schema: dict, source: str) -> None:

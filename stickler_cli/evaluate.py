@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from .accumulate import Accumulator
 from .engine import Engine
@@ -22,12 +22,39 @@ class Evaluation:
     elapsed_seconds: float = 0.0
 
 
+PREFETCH_BATCH = 256  # documents read ahead when model-backed comparators batch their calls
+
+
+def _batched(items: Iterable[Any], engine: Engine, docs_of) -> Iterator[Any]:
+    """Yield ``items`` unchanged; with model-backed comparators, a batch at a time after prefetching.
+
+    ``docs_of(batch)`` gives the (gt, pred) dicts of a batch. Without such
+    comparators the stream is passed straight through (no read-ahead).
+    """
+    if not engine.prefetches:
+        yield from items
+        return
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == PREFETCH_BATCH:
+            engine.prefetch(docs_of(batch))
+            yield from batch
+            batch = []
+    if batch:
+        engine.prefetch(docs_of(batch))
+        yield from batch
+
+
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulator:
     """Score an iterable of (ground truth, prediction) dicts: the Python API's bulk entry."""
     engine = Engine(plan)
     acc = Accumulator(plan)
-    for gt, pred in pairs:
-        acc.add(engine.compare(gt, pred))
+    for gt, pred in _batched(pairs, engine, list):
+        doc = engine.compare(gt, pred)
+        for message in doc.errors:
+            acc.add_error(DataError("<predictions>", None, None, message))
+        acc.add(doc)
     return acc
 
 
@@ -48,7 +75,7 @@ def evaluate_files(
     else:
         pairs = pair_by_line(gt_path, pred_path, stats, strict)
     invalid = 0
-    for pair in pairs:
+    for pair in _batched(pairs, engine, lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]):
         for error in pair.errors:
             acc.add_error(error)
         if pair.gt is None:

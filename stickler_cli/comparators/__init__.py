@@ -1,6 +1,8 @@
 """Comparators: similarity functions selected per field by the schema."""
 
 from .base import Comparator, Param
-from .registry import ComparatorConfigError, build, lookup, register, registered
+from .registry import ComparatorConfigError, build, catalogue, lookup, register, registered
 
-__all__ = ["Comparator", "Param", "ComparatorConfigError", "build", "lookup", "register", "registered"]
+__all__ = [
+    "Comparator", "Param", "ComparatorConfigError", "build", "catalogue", "lookup", "register", "registered",
+]

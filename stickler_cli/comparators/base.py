@@ -48,6 +48,16 @@ class Param:
         return None
 
 
+class MissingExtraError(ImportError):
+    """A comparator needs an optional extra that is not installed."""
+
+    def __init__(self, comparator: str, extra: str, missing: str | None = None) -> None:
+        self.comparator = comparator
+        self.extra = extra
+        detail = f" ({missing} is not installed)" if missing else ""
+        super().__init__(f"{comparator} needs the optional extra{detail}: pip install 'stickler-cli[{extra}]'")
+
+
 def empty_strings_match(matrix: list[list[float]], a: Sequence[str], b: Sequence[str]) -> list[list[float]]:
     """Set similarity 1.0 where both texts are empty (scorers say 0.0 there), in place."""
     empty_b = [j for j, text in enumerate(b) if not text]
@@ -77,6 +87,21 @@ class Comparator:
     params: ClassVar[tuple[Param, ...]] = ()
     default_threshold: ClassVar[float] = 0.7
     summary: ClassVar[str] = ""
+    # True for comparators that take a whole array or object as one value (a
+    # bounding box, an ANLS* tree): the compiler then treats such a property as
+    # a single value instead of matching its items.
+    whole_value: ClassVar[bool] = False
+    # The optional extra (pip install 'stickler-cli[extra]') the comparator needs,
+    # and the modules that extra provides (checked without importing them).
+    extra: ClassVar[str | None] = None
+    requires: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def available(cls) -> bool:
+        """Whether the modules this comparator needs are installed."""
+        import importlib.util
+
+        return all(importlib.util.find_spec(module) is not None for module in cls.requires)
 
     def __init__(self, **config: Any) -> None:
         for param in self.params:
@@ -90,6 +115,19 @@ class Comparator:
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
         """All pairwise similarities; comparators with a vectorised form override it."""
         return [[self.similarity(g, p) for p in preds] for g in gts]
+
+    # Engine hooks for comparators that call models. ``prefetch`` receives every
+    # (gt, pred) pair of a batch of documents before they are scored, so work can
+    # be batched or run concurrently; ``drain_failures`` hands over (and forgets)
+    # messages about comparisons that could not be made, reported per field.
+    prefetches: ClassVar[bool] = False
+    reports_failures: ClassVar[bool] = False
+
+    def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
+        """Prepare for scoring ``pairs`` (present values only); the default does nothing."""
+
+    def drain_failures(self) -> list[str]:
+        return []
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())

@@ -1,7 +1,8 @@
 """The pure comparison engine: a Plan and two JSON values in, a DocResult out.
 
 Semantics (README "What the numbers mean"; worked examples in tests/test_engine.py):
-- A primitive field is null when it is None, missing or ""; a list when None or
+- A primitive field is null when it is None, missing, "", {} or [] (a bounding
+  box is one value whose JSON type is an array); a list when None or
   []; an object when None or missing. Both null -> TN (score 1.0); gt null ->
   FA; pred null -> FN (score 0.0); else the comparator's similarity s: s >=
   threshold -> TP, below -> FD (score 0.0 when clip-under-threshold is on).
@@ -24,6 +25,8 @@ from typing import Any
 
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from .matching import assign
+from .prefetch import collect, prefetching_fields
+from .values import as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
 
 LABELS = ("TP", "FA", "FD", "FN", "TN")
@@ -33,26 +36,6 @@ PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 _MISSING = object()
 
 
-def unwrap(value: Any) -> tuple[Any, Any]:
-    """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``."""
-    if type(value) is dict and "_value" in value:
-        return value["_value"], value.get("_confidence")
-    return value, None
-
-
-def _null(value: Any) -> bool:
-    return value is None or value == "" and type(value) is str or (type(value) is dict and not value)
-
-
-def _null_list(value: Any) -> bool:
-    return value is None or (type(value) is list and not value)
-
-
-def _as_list(value: Any) -> list:
-    """A list field's items; a lone value where a list belongs is a one-item list."""
-    return value if type(value) is list else [value]
-
-
 class Engine:
     """Compares documents against one compiled plan. Stateless between calls."""
 
@@ -60,6 +43,23 @@ class Engine:
         self.plan = plan
         self.fields = plan.fields
         self.size = len(self.fields)
+        self._prefetching = prefetching_fields(plan.root)
+        self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
+
+    @property
+    def prefetches(self) -> bool:
+        """Whether ``prefetch`` does anything for this plan (model-backed comparators)."""
+        return bool(self._prefetching)
+
+    def prefetch(self, docs: list[tuple[Any, Any]]) -> None:
+        """Let model-backed comparators batch the work a batch of documents will need."""
+        if not self._prefetching:
+            return
+        wanted = {f.index for f in self._prefetching}
+        pairs = collect(self.plan.root, docs, wanted)
+        for f in self._prefetching:
+            if pairs[f.index]:
+                f.comparator.prefetch(pairs[f.index])
 
     def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
@@ -76,6 +76,9 @@ class Engine:
         )
         score, _ = self._model(self.plan.root, gt, pred, res, top=True, where="")
         res.score = score
+        for f in self._failing:
+            for message in f.comparator.drain_failures():
+                res.errors.append(f"{f.path}: {message}")
         return res
 
     # -- one object -------------------------------------------------------------

@@ -132,3 +132,42 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
             row.comparator.removesuffix("Comparator"),
         )
     console.print(table)
+
+
+def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> None:
+    """One block per comparator: name and aliases, what it does, then its options."""
+    for n, entry in enumerate(catalogue):
+        if n:
+            console.print()
+        head = Text(entry["name"], style="bold cyan")
+        if entry["aliases"]:
+            head.append(f"  also: {', '.join(entry['aliases'])}", style="dim")
+        if not entry["builtin"]:
+            head.append(f"  plugin from {entry['module']}", style="magenta")
+        console.print(head)
+        if entry["summary"]:
+            console.print(Text("  " + entry["summary"]))
+        if entry["whole_value"]:
+            console.print(Text("  scores a whole array or object as one value", style="dim"))
+        if entry["extra"]:
+            state = "installed" if entry["available"] else "not installed"
+            console.print(Text(f"  needs: pip install 'stickler-cli[{entry['extra']}]' ({state})",
+                               style="green" if entry["available"] else "yellow"))
+        if not entry["options"]:
+            console.print(Text("  no options", style="dim"))
+            continue
+        table = Table(box=None, padding=(0, 1), show_header=True, header_style="dim")
+        table.add_column("  option", no_wrap=True)
+        table.add_column("type", no_wrap=True)
+        table.add_column("default", overflow="fold")
+        table.add_column("meaning")
+        for option in entry["options"]:
+            kind = option["type"] + ("|null" if option["nullable"] else "")
+            meaning = option["help"] or ""
+            if option["choices"]:
+                meaning += f" (one of: {', '.join(map(str, option['choices']))})"
+            table.add_row(
+                Text("  " + option["name"], style="bold"), kind,
+                Text(orjson.dumps(option["default"]).decode()), Text(meaning),
+            )
+        console.print(table)

@@ -29,7 +29,18 @@ TYPE_DEFAULTS: dict[str, tuple[str, float]] = {
     "boolean": ("ExactComparator", 1.0),
 }
 EXACT_DEFAULT = ("ExactComparator", 1.0)  # enum, const, mixed types, null
+# String formats that say how to compare (as stickler-eval reads them).
+FORMAT_DEFAULTS: dict[str, tuple[str, float]] = {
+    "date": ("DateComparator", 1.0),
+    "date-time": ("DateComparator", 1.0),
+    "uri": EXACT_DEFAULT,
+    "uuid": EXACT_DEFAULT,
+    "time": EXACT_DEFAULT,
+}
 OBJECT_THRESHOLD = 0.7
+STRUCTURED = "StructuredModelComparator"
+WHOLE_VALUE_THRESHOLD = 0.5  # an array/object scored as one value (e.g. a bounding box)
+NAMED_COMPARATOR_THRESHOLD = 0.5  # a comparator named without a threshold
 DEFAULT_MATCH_THRESHOLD = 0.7
 DEFAULT_MODEL_NAME = "DynamicModel"
 
@@ -131,6 +142,13 @@ class _Compiler:
         )
         threshold = ext.get(node, "threshold", pointer)
 
+        if json_type in ("object", "array") and self._names_whole_value_comparator(node, pointer):
+            comparator, name = self._comparator(node, pointer, "")
+            return FieldPlan(
+                kind=Kind.PRIMITIVE, json_type=json_type, comparator=comparator, comparator_name=name,
+                threshold=WHOLE_VALUE_THRESHOLD if threshold is None else threshold, **common,
+            )
+
         if json_type == "object":
             self._no_comparator(node, pointer, "an object is compared field by field")
             model = self.model(node, pointer, prefix=f"{path}.", refs=refs)
@@ -157,7 +175,7 @@ class _Compiler:
                 )
             if item_type == "array":
                 raise SchemaError("arrays of arrays are not supported", item_pointer)
-            name, default_threshold = self._default_comparator(item_type, item_node)
+            name, default_threshold = self._default_comparator(item_type, item_node, node)
             comparator, name = self._comparator(node, pointer, name)
             return FieldPlan(
                 kind=Kind.PRIMITIVE_LIST, json_type=item_type, comparator=comparator,
@@ -234,17 +252,30 @@ class _Compiler:
         return declared, nullable, node, refs
 
     @staticmethod
-    def _default_comparator(json_type: str, node: dict) -> tuple[str, float]:
+    def _default_comparator(json_type: str, node: dict, prop: dict | None = None) -> tuple[str, float]:
+        """(comparator, threshold) when the schema is silent. ``prop`` is the property node
+        (for list items it differs from ``node``): naming a comparator there without a
+        threshold gives 0.5, as in stickler-eval; a comparator's own default is not adopted."""
+        if ext.get(node if prop is None else prop, "comparator", "") and json_type != "boolean":
+            return "", NAMED_COMPARATOR_THRESHOLD
         if "enum" in node or "const" in node or json_type in ("mixed", "null"):
             return EXACT_DEFAULT
+        if json_type == "string" and node.get("format") in FORMAT_DEFAULTS:
+            return FORMAT_DEFAULTS[node["format"]]
         return TYPE_DEFAULTS[json_type]
 
     @staticmethod
-    def _comparator(node: dict, pointer: str, default_name: str):
+    def _comparator(node: dict, pointer: str, default_name: str, on_object: bool = False):
         name = ext.get(node, "comparator", pointer) or default_name
         config = ext.get(node, "comparator-config", pointer) or {}
         try:
-            return comparators.build(name, config), comparators.lookup(name).name
+            comparator = comparators.build(name, config)
+            if not on_object and getattr(comparator, "strict_types", False) and comparator.name == STRUCTURED:
+                raise SchemaError(
+                    f"{STRUCTURED} with strict_types compares only objects; this property is not one",
+                    f"{pointer}/{ext.PREFIX}comparator-config/strict_types",
+                )
+            return comparator, comparator.name
         except comparators.ComparatorConfigError as exc:
             if exc.key is not None:
                 where = f"{pointer}/{ext.PREFIX}comparator-config/{_escape(exc.key)}"
@@ -255,10 +286,33 @@ class _Compiler:
             raise SchemaError(str(exc), where) from None
 
     @staticmethod
-    def _no_comparator(node: dict, pointer: str, why: str) -> None:
+    def _names_whole_value_comparator(node: dict, pointer: str) -> bool:
+        """True when the property names a comparator that scores the whole array/object."""
+        name = ext.get(node, "comparator", pointer)
+        if not name:
+            return False
+        try:
+            return comparators.lookup(name).whole_value
+        except comparators.ComparatorConfigError as exc:
+            raise SchemaError(str(exc), f"{pointer}/{ext.PREFIX}comparator") from None
+
+    @classmethod
+    def _no_comparator(cls, node: dict, pointer: str, why: str) -> None:
+        """Objects are compared field by field; naming StructuredModelComparator says just that."""
+        name = ext.get(node, "comparator", pointer)
+        if name and cls._is_structured(name):
+            cls._comparator(node, pointer, name, on_object=True)  # still validates its config
+            return
         for key in ("comparator", "comparator-config"):
             if ext.PREFIX + key in node:
                 raise SchemaError(f"'{ext.PREFIX}{key}' has no effect here: {why}", pointer)
+
+    @staticmethod
+    def _is_structured(name: str) -> bool:
+        try:
+            return comparators.lookup(name).name == STRUCTURED
+        except comparators.ComparatorConfigError:
+            return False
 
 
 def _escape(key: str) -> str:

@@ -43,7 +43,10 @@ FIXTURES = [
     ("employee", "schemas/employee.json", "fixtures/employee"),
     ("transactions", "schemas/transactions.json", "fixtures/transactions"),
 ]
-GENERATED = ["schemas/invoice.json", "schemas/shipment.json", "schemas/employee.json", "schemas/parity_mix.json"]
+GENERATED = [
+    "schemas/invoice.json", "schemas/shipment.json", "schemas/employee.json", "schemas/parity_mix.json",
+    "schemas/parity_comparators.json",
+]
 
 
 def ours(schema: dict, gt: Path, pred: Path) -> dict:

@@ -4,7 +4,8 @@ Each rewrite corresponds to one entry of docs/parity.md, and nothing else is
 changed, so that every remaining count and score must agree with the oracle.
 
 - for_us: ExactComparator without explicit options gets stickler-eval's strict
-  options (parity.md: "ExactComparator default").
+  options (parity.md: "ExactComparator default"), also where it is the default
+  (enum, const, format uri/uuid/time).
 - for_oracle: our defaults written out (parity.md: "clip-under-threshold
   default"), ``required`` dropped (parity.md: "Records missing a required
   property"), our own config keys removed.
@@ -51,6 +52,7 @@ def for_us(schema: dict) -> dict:
     def visit(prop: dict) -> None:
         items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
         enum_like = any(k in node for node in (prop, items) for k in ("enum", "const"))
+        enum_like = enum_like or prop.get("format") in ("uri", "uuid", "time")  # Exact by default too
         if prop.get(COMPARATOR) == "ExactComparator" or (enum_like and COMPARATOR not in prop):
             config = prop.setdefault(CONFIG, {})
             config.setdefault("case_sensitive", True)

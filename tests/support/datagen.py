@@ -10,6 +10,7 @@ Used for the committed fixtures, the parity harness and the benchmark.
 
 from __future__ import annotations
 
+import datetime
 import random
 import string
 import sys
@@ -27,6 +28,16 @@ WORDS = (
     "acme globex initech umbrella stark wayne tyrell cyberdyne soylent hooli vandelay "
     "north south east west main oak pine maple cedar elm lake hill river park"
 ).split()
+
+# How people and models write a date (the ground truth uses ISO 8601).
+DATE_STYLES = (
+    lambda d: d.isoformat(),
+    lambda d: f"{d.month:02d}/{d.day:02d}/{d.year}",
+    lambda d: f"{d.day:02d}.{d.month:02d}.{d.year}",
+    lambda d: d.strftime("%B %-d, %Y"),
+    lambda d: d.strftime("%d %b %Y"),
+    lambda d: d.strftime("%b %Y"),
+)
 
 
 class Generator:
@@ -65,11 +76,51 @@ class Generator:
             return rng.randint(0, 50)
         if t == "number":
             return round(rng.uniform(0, 2000), 2)
+        special = self.special_scalar(f)
+        if special is not None:
+            return special
         if "id" in f.key.split(".")[-1] or f.comparator_name == "ExactComparator":
             return f"{rng.choice(('INV', 'PO', 'SHP', 'TX'))}-{rng.randint(2019, 2026)}-{rng.randint(1, 9999):04d}"
         if "date" in f.key:
             return f"{rng.randint(2019, 2026)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
         return " ".join(rng.choice(WORDS).capitalize() for _ in range(rng.randint(1, 3)))
+
+    def special_scalar(self, f: FieldPlan) -> Any:
+        """Values shaped for comparators that parse them (dates, phone numbers), else None."""
+        rng = self.rng
+        if f.comparator_name == "DateComparator":
+            return datetime.date(rng.randint(2019, 2026), rng.randint(1, 12), rng.randint(1, 28)).isoformat()
+        if f.comparator_name == "PhoneComparator":
+            return f"({rng.randint(201, 989)}) {rng.randint(201, 989)}-{rng.randint(0, 9999):04d}"
+        return None
+
+    def date_text(self, day: datetime.date) -> str:
+        style = self.rng.choice(DATE_STYLES)
+        return style(day)
+
+    def special_mutation(self, f: FieldPlan, value: Any, roll: float) -> Any:
+        """A plausible extraction error for dates and phone numbers, else None."""
+        rng = self.rng
+        if f.comparator_name == "DateComparator" and isinstance(value, str):
+            try:
+                day = datetime.datetime.strptime(value, "%Y-%m-%d").date()
+            except ValueError:
+                return value[::-1] if roll > 0.9 else value.upper()
+            if roll < 0.75:
+                return self.date_text(day)  # same date, another spelling
+            if roll < 0.9:
+                return self.date_text(day + datetime.timedelta(days=rng.choice((-3, -1, 1, 2, 40))))
+            return rng.choice(("n/a", "2024", f"{day.year}-{day.month:02d}", "31/31/2031"))
+        if f.comparator_name == "PhoneComparator" and isinstance(value, str):
+            digits = "".join(c for c in value if c.isdigit())
+            if roll < 0.75:
+                return rng.choice((f"+1 {digits[:3]} {digits[3:6]} {digits[6:]}", f"{digits[:3]}.{digits[3:6]}.{digits[6:]}",
+                                   f"1-{digits[:3]}-{digits[3:6]}-{digits[6:]}"))
+            if roll < 0.9:
+                i = rng.randrange(3, len(digits))
+                return f"({digits[:3]}) {digits[3:6]}-{digits[6:i]}{(int(digits[i]) + 1) % 10}{digits[i + 1:]}"[:14]
+            return rng.choice(("555-0100", "n/a", digits[:7]))
+        return None
 
     # -- prediction -----------------------------------------------------------
 
@@ -126,6 +177,9 @@ class Generator:
         roll = rng.random()
         if roll < 0.55:
             return value
+        special = self.special_mutation(f, value, roll)
+        if special is not None:
+            return special
         t = f.json_type
         if t == "boolean":
             return not value

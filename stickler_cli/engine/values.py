@@ -1,0 +1,25 @@
+"""What a JSON value means to the engine: rich values unwrapped, what counts as null."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def unwrap(value: Any) -> tuple[Any, Any]:
+    """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``."""
+    if type(value) is dict and "_value" in value:
+        return value["_value"], value.get("_confidence")
+    return value, None
+
+
+def is_null(value: Any) -> bool:
+    return value is None or value == "" and type(value) is str or (type(value) in (dict, list) and not value)
+
+
+def is_null_list(value: Any) -> bool:
+    return value is None or (type(value) is list and not value)
+
+
+def as_list(value: Any) -> list:
+    """A list field's items; a lone value where a list belongs is a one-item list."""
+    return value if type(value) is list else [value]

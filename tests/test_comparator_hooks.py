@@ -1,0 +1,156 @@
+"""How the engine uses comparators beyond similarity: whole values, prefetching, failures, listing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from stickler_cli import compile_schema
+from stickler_cli.cli import main
+from stickler_cli.comparators import Comparator, catalogue, register, registered, registry
+from stickler_cli.engine import Engine
+from stickler_cli.evaluate import evaluate_pairs
+from stickler_cli.plan import Kind
+
+
+class WholeLength(Comparator):
+    """Scores two arrays as single values: equal lengths -> 1.0, else 0.25."""
+
+    name = "TestWholeLength"
+    whole_value = True
+
+    def similarity(self, gt: Any, pred: Any) -> float:
+        return 1.0 if len(gt) == len(pred) else 0.25
+
+
+class Recording(Comparator):
+    """Equality, remembering every prefetch call; fails on the value 'boom'."""
+
+    name = "TestRecording"
+    prefetches = True
+    reports_failures = True
+    seen: list[list[tuple[Any, Any]]] = []
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self._failures: list[str] = []
+
+    def prefetch(self, pairs):
+        Recording.seen.append(list(pairs))
+
+    def similarity(self, gt: Any, pred: Any) -> float:
+        if pred == "boom":
+            self._failures.append("model call failed for 'boom'")
+            return 0.0
+        return 1.0 if gt == pred else 0.0
+
+    def drain_failures(self) -> list[str]:
+        out, self._failures = self._failures, []
+        return out
+
+
+@pytest.fixture
+def test_comparators():
+    register(WholeLength)
+    register(Recording)
+    Recording.seen = []
+    yield
+    for key in ("TestWholeLength", "TestRecording"):
+        registry._BY_NAME.pop(key, None)
+
+
+def test_whole_value_comparator_takes_an_array_as_one_value(test_comparators):
+    plan = compile_schema({"type": "object", "properties": {
+        "box": {"type": "array", "items": {"type": "number"}, "x-aws-stickler-comparator": "TestWholeLength"}}})
+    box = plan.fields[0]
+    assert (box.kind, box.json_type, box.threshold) == (Kind.PRIMITIVE, "array", 0.5)
+    engine = Engine(plan)
+    assert engine.compare({"box": [1, 2, 3, 4]}, {"box": [5, 6, 7, 8]}).counts[0] == [1, 0, 0, 0, 0]
+    result = engine.compare({"box": [1, 2, 3, 4]}, {"box": [1, 2]})
+    assert result.counts[0] == [0, 0, 1, 0, 0] and result.score == 0.25  # one FD, clip off
+    assert engine.compare({"box": []}, {"box": None}).counts[0] == [0, 0, 0, 0, 1]  # both null: TN
+    assert engine.compare({"box": [1]}, {}).counts[0] == [0, 0, 0, 1, 0]  # FN
+
+
+def test_ordinary_comparators_still_match_array_items(test_comparators):
+    plan = compile_schema({"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "ExactComparator"}}})
+    assert plan.fields[0].kind is Kind.PRIMITIVE_LIST
+
+
+SCHEMA = {"type": "object", "properties": {
+    "name": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
+    "other": {"type": "string"},
+    "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestRecording"},
+    "items": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
+        "qty": {"type": "integer"}}}},
+}}
+
+
+def test_prefetch_sees_every_pair_the_batch_will_score(test_comparators):
+    plan = compile_schema(SCHEMA)
+    docs = [
+        ({"name": "a", "other": "x", "tags": ["t1", "t2"], "items": [{"sku": "s1"}, {"sku": "s2"}]},
+         {"name": {"_value": "b", "_confidence": 0.5}, "tags": ["t3"], "items": [{"sku": "s9"}]}),
+        ({"name": None, "tags": [], "items": []}, {"name": "c", "tags": ["t4"], "items": [{"sku": ""}]}),
+    ]
+    evaluate_pairs(plan, docs)
+    fields = {f.path: f.index for f in plan.fields}
+    # One prefetch batch: each comparator instance (one per field) got its own pairs.
+    by_field = {frozenset(pairs) for pairs in Recording.seen}
+    assert by_field == {
+        frozenset({("a", "b")}),  # name: rich value unwrapped; null gt skipped
+        frozenset({("t1", "t3"), ("t2", "t3")}),  # tags: every item pair; [] vs ["t4"] has none
+        frozenset({("s1", "s9"), ("s2", "s9")}),  # items.sku: every item pair; "" is null
+    }
+    assert len(Recording.seen) == 3 and "other" in fields
+
+
+def test_failures_are_reported_per_field_and_the_record_is_still_scored(test_comparators):
+    plan = compile_schema(SCHEMA)
+    acc = evaluate_pairs(plan, [({"name": "a", "items": [{"sku": "s1"}]}, {"name": "boom", "items": [{"sku": "boom"}]})])
+    messages = sorted(e["message"] for e in acc.errors)
+    assert messages == ["items.sku: model call failed for 'boom'", "name: model call failed for 'boom'"]
+    assert acc.get_state()["document_count"] == 1
+
+
+def test_catalogue_lists_every_builtin_with_valid_defaults():
+    entries = {e["name"]: e for e in catalogue()}
+    expected = {"ExactComparator", "LevenshteinComparator", "NumericComparator", "FuzzyComparator",
+                "DateComparator", "SemanticComparator", "BERTComparator", "LLMComparator"}
+    assert expected <= set(entries)
+    for cls in registered():
+        for param in cls.params:
+            assert param.check(param.default) is None, (cls.name, param.name)
+    assert entries["BERTComparator"]["extra"] == "semantic"
+    assert "BertComparator" in entries["BERTComparator"]["aliases"]
+
+
+def test_comparators_command(capsys):
+    assert main(["comparators", "--format", "json"]) == 0
+    listed = orjson.loads(capsys.readouterr().out)
+    assert [e["name"] for e in listed] == sorted(e["name"] for e in listed)
+    numeric = next(e for e in listed if e["name"] == "NumericComparator")
+    assert {o["name"]: o["default"] for o in numeric["options"]} == {
+        "relative_tolerance": 0.0, "absolute_tolerance": 0.0, "tolerance": None}
+    assert main(["comparators"]) == 0
+    text = capsys.readouterr().out
+    for name in ("ExactComparator", "relative_tolerance", "SemanticComparator", "stickler-cli[semantic]"):
+        assert name in text
+    assert main(["comparators", "--format", "yaml"]) == 2
+
+
+@pytest.mark.parametrize("fmt, comparator, threshold", [
+    ("date", "DateComparator", 1.0), ("date-time", "DateComparator", 1.0),
+    ("uri", "ExactComparator", 1.0), ("uuid", "ExactComparator", 1.0), ("time", "ExactComparator", 1.0),
+    ("email", "LevenshteinComparator", 0.5),
+])
+def test_string_formats_choose_the_default_comparator(fmt, comparator, threshold):
+    plan = compile_schema({"type": "object", "properties": {"f": {"type": "string", "format": fmt}}})
+    assert (plan.fields[0].comparator_name, plan.fields[0].threshold) == (comparator, threshold)
+    explicit = compile_schema({"type": "object", "properties": {"f": {
+        "type": "string", "format": fmt, "x-aws-stickler-comparator": "FuzzyComparator"}}})
+    assert explicit.fields[0].comparator_name == "FuzzyComparator"

@@ -1,0 +1,194 @@
+"""Custom comparators without forking: an installed entry-point package and --plugin modules."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from stickler_cli import compile_schema
+from stickler_cli.cli import main
+from stickler_cli.comparators import lookup, plugins, registry
+from stickler_cli.errors import SchemaError
+
+SUPPORT = Path(__file__).parent / "support"
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory) -> Path:
+    """Install tests/support/plugin_package with pip into a directory of its own."""
+    work = tmp_path_factory.mktemp("plugin")
+    source = work / "src"
+    shutil.copytree(SUPPORT / "plugin_package", source)
+    site = work / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--target", str(site), str(source)],
+        check=True, capture_output=True, timeout=300,
+    )
+    assert (site / "stickler_plugin_demo-0.1.0.dist-info" / "entry_points.txt").is_file()
+    return site
+
+
+@pytest.fixture
+def installed(plugin_site, monkeypatch):
+    """The plugin package importable and discoverable in this process, as if pip-installed here."""
+    monkeypatch.syspath_prepend(str(plugin_site))
+    plugins.reset_entry_points()
+    yield plugin_site
+    plugins.reset_entry_points()
+    for key in [k for k, v in registry._BY_NAME.items() if v.__module__ == "stickler_plugin_demo"]:
+        del registry._BY_NAME[key]
+
+
+def _schema(tmp_path: Path, comparator: str, config: dict | None = None) -> Path:
+    node = {"type": "string", "x-aws-stickler-comparator": comparator, "x-aws-stickler-threshold": 1.0}
+    if config is not None:
+        node["x-aws-stickler-comparator-config"] = config
+    path = tmp_path / "schema.json"
+    path.write_bytes(orjson.dumps({"type": "object", "properties": {"code": node}}))
+    return path
+
+
+def _data(tmp_path: Path, pairs: list[tuple[str, str]]) -> tuple[Path, Path]:
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text("".join(orjson.dumps({"code": a}).decode() + "\n" for a, _ in pairs))
+    pred.write_text("".join(orjson.dumps({"code": b}).decode() + "\n" for _, b in pairs))
+    return gt, pred
+
+
+def _cli(args: list[str], env_path: Path | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if env_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(env_path), env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-m", "stickler_cli", *args], capture_output=True, env=env,
+                          cwd=cwd, timeout=120)
+
+
+def test_entry_point_comparator_is_found_by_name_in_a_schema(installed):
+    plan = compile_schema({"type": "object", "properties": {"code": {
+        "type": "string", "x-aws-stickler-comparator": "PrefixComparator",
+        "x-aws-stickler-comparator-config": {"length": 2}}}})
+    comparator = plan.fields[0].comparator
+    assert comparator.similarity("INV-1", "in-2") == 1.0
+    assert comparator.similarity("INV-1", "IX") == 0.0
+    assert lookup("prefix") is type(comparator)
+
+
+def test_entry_point_comparator_config_is_validated(installed):
+    with pytest.raises(SchemaError) as err:
+        compile_schema({"type": "object", "properties": {"code": {
+            "type": "string", "x-aws-stickler-comparator": "PrefixComparator",
+            "x-aws-stickler-comparator-config": {"lenght": 2}}}})
+    assert "did you mean 'length'" in str(err.value)
+    assert err.value.pointer == "/properties/code/x-aws-stickler-comparator-config/lenght"
+
+
+def test_installed_plugin_in_the_cli(plugin_site, tmp_path):
+    schema = _schema(tmp_path, "PrefixComparator", {"length": 3})
+    gt, pred = _data(tmp_path, [("INV-001", "inv-999"), ("PO-1", "INV-1")])
+    done = _cli(["eval", str(schema), str(gt), str(pred), "--format", "json"], env_path=plugin_site)
+    assert done.returncode == 0, done.stderr.decode()
+    code = orjson.loads(done.stdout)["field_metrics"]["code"]
+    assert (code["tp"], code["fd"]) == (1, 1)
+    listing = _cli(["comparators", "--format", "json"], env_path=plugin_site)
+    entry = next(e for e in orjson.loads(listing.stdout) if e["name"] == "PrefixComparator")
+    assert entry["builtin"] is False and entry["module"] == "stickler_plugin_demo"
+    assert entry["options"] == [{"name": "length", "type": "int", "default": 3, "nullable": False,
+                                 "choices": None, "help": "how many leading characters must agree"}]
+
+
+def test_without_the_package_the_name_is_unknown(tmp_path):
+    schema = _schema(tmp_path, "PrefixComparator")
+    gt, pred = _data(tmp_path, [("a", "a")])
+    done = _cli(["eval", str(schema), str(gt), str(pred)])
+    assert done.returncode == 2
+    assert done.stderr.decode().count("\n") == 1
+    assert "unknown comparator 'PrefixComparator'" in done.stderr.decode()
+
+
+@pytest.mark.parametrize("spec", ["tests.support.shout_plugin", "tests/support/shout_plugin.py"])
+def test_plugin_option_by_module_or_file(spec, tmp_path):
+    root = Path(__file__).parents[1]
+    schema = _schema(tmp_path, "ShoutComparator")
+    gt, pred = _data(tmp_path, [("abc", "ABC"), ("abc", "xyz"), ("abc", "toolong")])
+    done = _cli(["eval", str(schema), str(gt), str(pred), "--plugin", spec, "--format", "json"], cwd=root)
+    assert done.returncode == 0, done.stderr.decode()
+    report = orjson.loads(done.stdout)
+    code = report["field_metrics"]["code"]
+    # 1.0 (tp), 0.5 (fd, below 1.0), 0.0 (fd)
+    assert (code["tp"], code["fd"]) == (1, 2)
+    assert code["mean_score"] == pytest.approx(0.5)  # clip is off: (1.0 + 0.5 + 0.0) / 3
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("no_such_plugin_module", "cannot import plugin 'no_such_plugin_module': ModuleNotFoundError"),
+    ("missing/file.py", "plugin file not found: missing/file.py"),
+    ("json", "plugin 'json' defines no Comparator subclass with a 'name'"),
+])
+def test_bad_plugins_are_usage_errors(spec, message, tmp_path, capsys):
+    schema = _schema(tmp_path, "ExactComparator")
+    gt, pred = _data(tmp_path, [("a", "a")])
+    assert main(["eval", str(schema), str(gt), str(pred), "--plugin", spec]) == 2
+    err = capsys.readouterr().err
+    assert err == f"stickler: error: {message}\n" or (message in err and err.count("\n") == 1)
+
+
+def test_a_plugin_cannot_take_a_builtin_name(tmp_path, capsys):
+    module = tmp_path / "impostor.py"
+    module.write_text(
+        "from stickler_cli.comparators import Comparator\n"
+        "class Impostor(Comparator):\n"
+        "    name = 'ExactComparator'\n"
+        "    def similarity(self, gt, pred):\n"
+        "        return 1.0\n"
+    )
+    schema = _schema(tmp_path, "ExactComparator")
+    gt, pred = _data(tmp_path, [("a", "b")])
+    assert main(["eval", str(schema), str(gt), str(pred), "--plugin", str(module)]) == 2
+    err = capsys.readouterr().err
+    assert "comparator name 'ExactComparator'" in err and "already taken by stickler_cli.comparators.exact" in err
+    assert lookup("ExactComparator").__module__ == "stickler_cli.comparators.exact"
+
+
+def test_a_broken_entry_point_does_not_stop_other_runs(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    dist = site / "broken_plugin-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[stickler.comparators]\nbroken = no_such_module_here\n")
+    monkeypatch.syspath_prepend(str(site))
+    plugins.reset_entry_points()
+    try:
+        assert lookup("ExactComparator")  # built-ins need no plugin loading
+        with pytest.raises(Exception) as err:
+            lookup("SomethingElse")
+        assert "entry point 'broken' (no_such_module_here) failed to load: ModuleNotFoundError" in str(err.value)
+    finally:
+        plugins.reset_entry_points()
+
+
+def test_the_readme_example_plugin_works(tmp_path):
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    start = readme.index("# my_comparators/__init__.py")
+    code = readme[start:readme.index("```", start)]
+    package = tmp_path / "my_comparators"
+    package.mkdir()
+    (package / "__init__.py").write_text(code)
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(orjson.dumps({"type": "object", "properties": {"sku": {
+        "type": "string", "x-aws-stickler-comparator": "SkuComparator",
+        "x-aws-stickler-comparator-config": {"prefix": "ACME-"}, "x-aws-stickler-threshold": 1.0}}}))
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text('{"sku": "ACME-AB-12"}\n{"sku": "ACME-AB-12"}\n')
+    pred.write_text('{"sku": "ab12"}\n{"sku": "AB-13"}\n')
+    done = _cli(["eval", "schema.json", "gt.jsonl", "pred.jsonl", "--plugin", "my_comparators", "--format", "json"],
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    sku = orjson.loads(done.stdout)["field_metrics"]["sku"]
+    assert (sku["tp"], sku["fd"]) == (1, 1)
