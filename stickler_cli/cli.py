@@ -42,6 +42,11 @@ app.add_typer(schema_app, name="schema")
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
 
 
+def _check_format(output_format: str) -> None:
+    if output_format not in ("table", "json"):
+        raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+
+
 def _load_plugins(specs: list[str] | None) -> None:
     for spec in specs or []:
         try:
@@ -76,8 +81,7 @@ def eval_command(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Evaluate predictions against ground truth; print tables or a JSON report."""
-    if output_format not in ("table", "json"):
-        raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+    _check_format(output_format)
     _load_plugins(plugin)
     check_readable(schema, ground_truth, predictions)
     if output:
@@ -108,6 +112,7 @@ def compare_command(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Compare one pair and explain every field's score and classification."""
+    _check_format(output_format)
     _load_plugins(plugin)
     plan = load_schema(schema)
     gt = _json_argument(ground_truth, "ground truth")
@@ -156,8 +161,7 @@ def comparators_command(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """List every comparator (built-in and plugin) with its options and defaults."""
-    if output_format not in ("table", "json"):
-        raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+    _check_format(output_format)
     _load_plugins(plugin)
     catalogue = comparators.catalogue()
     if output_format == "json":

