@@ -124,10 +124,14 @@ def compare_command(
              "score": r.score, "threshold": r.threshold, "comparator": r.comparator}
             for r in result.trace or []
         ]
-        payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows}
+        payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows,
+                   "errors": result.errors}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n")
         return
-    terminal.render_trace(result.score, result.field_scores, result.trace or [], Console())
+    console = Console()
+    terminal.render_trace(result.score, result.field_scores, result.trace or [], console)
+    for message in result.errors:
+        console.print(terminal.safe(f"error: {message}", limit=400), style="yellow")
 
 
 @schema_app.command("check")
@@ -165,7 +169,7 @@ def comparators_command(
     _load_plugins(plugin)
     catalogue = comparators.catalogue()
     if output_format == "json":
-        sys.stdout.buffer.write(orjson.dumps(catalogue, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(orjson.dumps(catalogue, option=orjson.OPT_INDENT_2, default=repr) + b"\n")
         return
     terminal.render_comparators(catalogue, Console())
 

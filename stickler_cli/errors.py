@@ -56,5 +56,10 @@ class InputError(SticklerError):
         super().__init__(f"{where}: {message}")
 
 
+class ComparatorSetupError(SticklerError):
+    """A comparator cannot work at all (its model does not load): stop, rather than
+    scoring every remaining record 0.0 with the same complaint."""
+
+
 class UsageError(SticklerError):
     """Bad command-line usage that typer itself cannot catch."""

@@ -32,6 +32,7 @@ class Recording(Comparator):
     prefetches = True
     reports_failures = True
     seen: list[list[tuple[Any, Any]]] = []
+    scored: list[tuple[Any, Any]] = []
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
@@ -41,6 +42,7 @@ class Recording(Comparator):
         Recording.seen.append(list(pairs))
 
     def similarity(self, gt: Any, pred: Any) -> float:
+        Recording.scored.append((gt, pred))
         if pred == "boom":
             self._failures.append("model call failed for 'boom'")
             return 0.0
@@ -56,6 +58,7 @@ def test_comparators():
     register(WholeLength)
     register(Recording)
     Recording.seen = []
+    Recording.scored = []
     yield
     for key in ("TestWholeLength", "TestRecording"):
         registry._BY_NAME.pop(key, None)
@@ -154,3 +157,42 @@ def test_string_formats_choose_the_default_comparator(fmt, comparator, threshold
     explicit = compile_schema({"type": "object", "properties": {"f": {
         "type": "string", "format": fmt, "x-aws-stickler-comparator": "FuzzyComparator"}}})
     assert explicit.fields[0].comparator_name == "FuzzyComparator"
+
+
+EDGES = {"type": "object", "properties": {
+    "name": {"type": "string", "default": "unknown", "x-aws-stickler-comparator": "TestRecording"},
+    "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestRecording"},
+    "vendor": {"type": "object", "properties": {"city": {"type": "string", "x-aws-stickler-comparator": "TestRecording"}}},
+    "items": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string", "default": "none", "x-aws-stickler-comparator": "TestRecording"},
+        "parts": {"type": "array", "items": {"type": "object", "properties": {
+            "code": {"type": "string", "x-aws-stickler-comparator": "TestRecording"}}}}}}},
+}}
+
+
+def test_every_pair_the_engine_scores_was_prefetched(test_comparators):
+    """Defaults for missing keys, non-objects read as {}, lone values as lists, rich values, nesting."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    plan = compile_schema(EDGES)
+    leaf = st.one_of(st.none(), st.sampled_from(["a", "b", "", "boom", "none", "unknown"]), st.integers(0, 2),
+                     st.builds(lambda v: {"_value": v, "_confidence": 0.5}, st.sampled_from(["a", "b"])))
+    part = st.one_of(st.dictionaries(st.just("code"), leaf, max_size=1), leaf)
+    item = st.one_of(st.fixed_dictionaries({}, optional={"sku": leaf, "parts": st.one_of(st.lists(part, max_size=3), part)}), leaf)
+    doc = st.fixed_dictionaries({}, optional={
+        "name": leaf, "tags": st.one_of(st.lists(leaf, max_size=3), leaf),
+        "vendor": st.one_of(st.fixed_dictionaries({}, optional={"city": leaf}), leaf),
+        "items": st.one_of(st.lists(item, max_size=3), item)})
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.tuples(doc, doc), min_size=1, max_size=4))
+    def check(docs):
+        Recording.seen = []
+        Recording.scored = []
+        evaluate_pairs(plan, docs)
+        prefetched = {pair for batch in Recording.seen for pair in batch}
+        missing = [pair for pair in Recording.scored if pair not in prefetched]
+        assert not missing, f"scored without prefetch: {missing[:5]}"
+
+    check()

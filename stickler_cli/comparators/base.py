@@ -58,12 +58,24 @@ class MissingExtraError(ImportError):
         super().__init__(f"{comparator} needs the optional extra{detail}: pip install 'stickler-cli[{extra}]'")
 
 
-def empty_strings_match(matrix: list[list[float]], a: Sequence[str], b: Sequence[str]) -> list[list[float]]:
+def value_text(value: Any) -> str | None:
+    """``str(value)``, or None for a value that has no text form Python will produce
+    (an integer of more than 4,300 digits, nesting deeper than the recursion limit).
+    Comparators score such a value 0.0 against anything."""
+    if type(value) is str:
+        return value
+    try:
+        return str(value)
+    except (ValueError, RecursionError, OverflowError, TypeError, MemoryError):
+        return None
+
+
+def empty_strings_match(matrix: list[list[float]], a: Sequence[str | None], b: Sequence[str | None]) -> list[list[float]]:
     """Set similarity 1.0 where both texts are empty (scorers say 0.0 there), in place."""
-    empty_b = [j for j, text in enumerate(b) if not text]
+    empty_b = [j for j, text in enumerate(b) if text == ""]
     if empty_b:
         for i, text in enumerate(a):
-            if not text:
+            if text == "":
                 for j in empty_b:
                     matrix[i][j] = 1.0
     return matrix

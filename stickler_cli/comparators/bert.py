@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..errors import ComparatorSetupError
 from .embedding import EmbeddingCache, EmbeddingComparator, load_model, require_extra, text_of, unit_rows
 
 _caches: dict[str, EmbeddingCache] = {}
@@ -61,16 +62,23 @@ class BERTComparator(EmbeddingComparator):
 
     def _fill(self, values: Sequence[Any]) -> None:
         try:
-            self._cache.fill([text_of(v).strip() for v in values], self.batch_size)
+            self._cache.fill([t.strip() for v in values if (t := text_of(v)) is not None], self.batch_size)
+        except ComparatorSetupError:
+            raise
         except Exception as exc:
             self._failed("token embedding failed", exc)
 
     def similarity(self, gt: Any, pred: Any) -> float:
-        a, b = text_of(gt).strip(), text_of(pred).strip()
+        a, b = text_of(gt), text_of(pred)
+        if a is None or b is None:
+            return 0.0
+        a, b = a.strip(), b.strip()
         if a == b:
             return 1.0
         try:
             left, right = self._cache.get([a, b], self.batch_size)
+        except ComparatorSetupError:
+            raise
         except Exception as exc:
             self._failed("token embedding failed, scored 0.0", exc)
             return 0.0

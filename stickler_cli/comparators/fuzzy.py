@@ -8,7 +8,7 @@ import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from .base import Comparator, Param, empty_strings_match
+from .base import Comparator, Param, empty_strings_match, value_text
 
 METHODS = {
     "ratio": fuzz.ratio,
@@ -32,12 +32,14 @@ class FuzzyComparator(Comparator):
         super().__init__(**config)
         self._scorer = METHODS[self.method]
 
-    def _text(self, value: Any) -> str:
-        text = str(value)
-        return text.strip().lower() if self.normalize else text
+    def _text(self, value: Any) -> str | None:
+        text = value_text(value)
+        return text.strip().lower() if self.normalize and text is not None else text
 
     def similarity(self, gt: Any, pred: Any) -> float:
         a, b = self._text(gt), self._text(pred)
+        if a is None or b is None:
+            return 0.0
         if not a and not b:
             return 1.0
         return self._scorer(a, b) / 100.0

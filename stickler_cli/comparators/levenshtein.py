@@ -8,12 +8,12 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from .base import Comparator, Param, empty_strings_match
+from .base import Comparator, Param, empty_strings_match, value_text
 
 
-def _text(value: Any, normalize: bool) -> str:
-    text = str(value)
-    if normalize:
+def _text(value: Any, normalize: bool) -> str | None:
+    text = value_text(value)
+    if text is not None and normalize:
         text = " ".join(text.lower().split())
     return text
 
@@ -31,6 +31,8 @@ class LevenshteinComparator(Comparator):
         if isinstance(gt, dict) or isinstance(pred, dict):
             return 0.0
         a, b = _text(gt, self.normalize), _text(pred, self.normalize)
+        if a is None or b is None:
+            return 0.0
         if not a and not b:
             return 1.0
         return Levenshtein.normalized_similarity(a, b)

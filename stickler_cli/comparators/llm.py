@@ -83,7 +83,28 @@ class _FinalError(Exception):
 # ---------------------------------------------------------------------------
 # Reading the model's answer
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+MAX_REPLY_CHARS = 100_000  # longer replies are not read (nor searched) at all
+_NEGATIONS = {"not", "isn", "aren", "never"}
+
+
+def _strip_thinking(text: str) -> str | None:
+    """The reply without <think>…</think> blocks, in one pass; None when one is left open."""
+    lowered = text.lower()
+    if "<think>" not in lowered:
+        return text
+    out: list[str] = []
+    position = 0
+    while True:
+        start = lowered.find("<think>", position)
+        if start < 0:
+            out.append(text[position:])
+            return "".join(out)
+        end = lowered.find("</think>", start)
+        if end < 0:
+            return None
+        out.append(text[position:start])
+        position = end + len("</think>")
+
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -108,9 +129,12 @@ def parse_answer(text: Any) -> float | None:
     "No, they differ"). Anything ambiguous is None: a guess would be a score
     nobody can audit.
     """
-    if not isinstance(text, str):
+    if not isinstance(text, str) or len(text) > MAX_REPLY_CHARS:
         return None
-    text = _FENCE.sub("", _THINK.sub("", text).strip()).strip()
+    text = _strip_thinking(text)
+    if text is None:
+        return None
+    text = _FENCE.sub("", text.strip()).strip()
     if not text or len(text) > 4000:
         return None
     if text[0] in "{[":
@@ -124,11 +148,17 @@ def parse_answer(text: Any) -> float | None:
     words = _WORD.findall(lowered)
     if not words:
         return None
-    if words[0] in _OPENING:
-        return _OPENING[words[0]]
+    first = _OPENING.get(words[0])
     last = words[-1]
-    if last in _PLAIN:
-        return _PLAIN[last]
+    final = _PLAIN.get(last)
+    if final is not None and len(words) >= 2 and words[-2] in _NEGATIONS:
+        final = 1.0 - final  # "that is not true"
+    if first is not None and final is not None and len(words) > 1:
+        return first if first == final else None  # "Yes and no", "Equivalent? No."
+    if first is not None:
+        return first
+    if final is not None:
+        return final
     if _NUMBER.fullmatch(last):
         number = float(last)
         return number if 0.0 <= number <= 1.0 else None
@@ -214,8 +244,12 @@ class AnswerCache:
                 for start in range(0, len(keys), 500):
                     chunk = list(keys[start:start + 500])
                     marks = ",".join("?" * len(chunk))
-                    rows = conn.execute(f"SELECT key, score FROM answers WHERE key IN ({marks})", chunk)
-                    found.update(rows)
+                    rows = conn.execute(f"SELECT key, score, answer FROM answers WHERE key IN ({marks})", chunk)
+                    for key, score, answer in rows:
+                        # Read the stored reply again: a better parser corrects old verdicts.
+                        verdict = parse_answer(answer) if answer is not None else score
+                        if verdict is not None:
+                            found[key] = verdict
             except (sqlite3.Error, OSError) as exc:
                 self._disable(exc)
         return found

@@ -12,7 +12,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from .base import Comparator, Param
+from .base import Comparator, Param, value_text
 
 _NOT_NUMERIC = re.compile(r"[^0-9.\-]")
 
@@ -24,9 +24,11 @@ def parse_number(value: Any) -> Decimal | None:
     if isinstance(value, (int, float)):
         try:
             return Decimal(str(value))
-        except InvalidOperation:
+        except (InvalidOperation, ValueError):  # ValueError: an integer beyond 4,300 digits
             return None
-    text = value if isinstance(value, str) else str(value)
+    text = value_text(value)
+    if text is None:
+        return None
     negative = len(text) >= 2 and text[0] == "(" and text[-1] == ")"
     if negative:
         text = text[1:-1]

@@ -133,6 +133,8 @@ def build(name: str, config: dict[str, Any] | None = None) -> Comparator:
         raise ComparatorConfigError(str(exc)) from None
     except (TypeError, ValueError) as exc:
         raise ComparatorConfigError(f"{cls.name}: {exc}") from None
+    except Exception as exc:  # a plugin's constructor failing is still a configuration problem
+        raise ComparatorConfigError(f"{cls.name} could not be set up: {type(exc).__name__}: {exc}") from None
 
 
 def _register_builtins() -> None:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .base import Param
+from ..errors import ComparatorSetupError
 from .embedding import (
     BUNDLED_MODEL, EmbeddingCache, EmbeddingComparator, load_model, require_extra, resolve_callable, text_of,
     unit_rows,
@@ -66,9 +67,11 @@ class SemanticComparator(EmbeddingComparator):
         self._cache = cache
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
-        texts = [text_of(v) for pair in pairs for v in pair]
+        texts = [t for pair in pairs for v in pair if (t := text_of(v)) is not None]
         try:
             self._cache.fill(texts, self.batch_size)
+        except ComparatorSetupError:
+            raise
         except Exception as exc:  # reported per value when scoring falls back
             self._failed("embedding failed", exc)
 
@@ -79,10 +82,19 @@ class SemanticComparator(EmbeddingComparator):
         a = [text_of(v) for v in gts]
         b = [text_of(v) for v in preds]
         try:
-            left = unit_rows(self._cache.get(a, self.batch_size))
-            right = unit_rows(self._cache.get(b, self.batch_size))
+            left = unit_rows(self._cache.get([t or "" for t in a], self.batch_size))
+            right = unit_rows(self._cache.get([t or "" for t in b], self.batch_size))
+        except ComparatorSetupError:
+            raise
         except Exception as exc:
             # Like stickler-eval: fall back to plain equality, but say so.
             self._failed("embedding failed, compared by equality", exc)
-            return [[1.0 if x == y else 0.0 for y in b] for x in a]
-        return np.clip(left @ right.T, 0.0, 1.0).tolist()
+            return [[1.0 if x is not None and x == y else 0.0 for y in b] for x in a]
+        matrix = np.clip(left @ right.T, 0.0, 1.0)
+        for i, x in enumerate(a):  # the same text is the same meaning, exactly (not 0.9999999)
+            for j, y in enumerate(b):
+                if x is None or y is None:
+                    matrix[i, j] = 0.0
+                elif x == y:
+                    matrix[i, j] = 1.0
+        return matrix.tolist()

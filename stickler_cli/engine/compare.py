@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from .matching import assign
 from .prefetch import collect, prefetching_fields
@@ -45,6 +46,7 @@ class Engine:
         self.size = len(self.fields)
         self._prefetching = prefetching_fields(plan.root)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
+        self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
 
     @property
     def prefetches(self) -> bool:
@@ -59,7 +61,12 @@ class Engine:
         pairs = collect(self.plan.root, docs, wanted)
         for f in self._prefetching:
             if pairs[f.index]:
-                f.comparator.prefetch(pairs[f.index])
+                try:
+                    f.comparator.prefetch(pairs[f.index])
+                except SticklerError:
+                    raise
+                except Exception as exc:  # scoring will ask again, value by value
+                    self._pending.append(f"{f.path}: {f.comparator_name} could not prefetch: {_describe(exc)}")
 
     def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
@@ -78,8 +85,31 @@ class Engine:
         res.score = score
         for f in self._failing:
             for message in f.comparator.drain_failures():
-                res.errors.append(f"{f.path}: {message}")
+                self._pending.append(f"{f.path}: {message}")
+        if self._pending:
+            # A list pair is scored twice (matching, then counting): report each failure once.
+            res.errors.extend(dict.fromkeys(self._pending))
+            self._pending.clear()
         return res
+
+    def _similarity(self, f: FieldPlan, g: Any, p: Any) -> float:
+        """The comparator's score; a comparator that raises scores 0.0 and is reported, never fatal."""
+        try:
+            return f.comparator.similarity(g, p)
+        except SticklerError:
+            raise
+        except Exception as exc:
+            self._pending.append(f"{f.path}: {f.comparator_name} failed, scored 0.0: {_describe(exc)}")
+            return 0.0
+
+    def _similarity_matrix(self, f: FieldPlan, gv: list, pv: list) -> list[list[float]]:
+        try:
+            return f.comparator.similarity_matrix(gv, pv)
+        except SticklerError:
+            raise
+        except Exception as exc:
+            self._pending.append(f"{f.path}: {f.comparator_name} failed, scored 0.0: {_describe(exc)}")
+            return [[0.0] * len(pv) for _ in gv]
 
     # -- one object -------------------------------------------------------------
 
@@ -139,7 +169,7 @@ class Engine:
                 if res.trace is not None:
                     _trace(res, f, label, g, p, float(both), float(both), path=where)
             return (1.0, 1.0, True) if both else (0.0, 0.0, False)
-        raw = f.comparator.similarity(g, p)
+        raw = self._similarity(f, g, p)
         matched = raw >= f.threshold
         score = raw if matched or not f.clip else 0.0
         if res is not None:
@@ -200,7 +230,7 @@ class Engine:
         ps = [unwrap(v) for v in _as_list(p)]
         gv = [v for v, _ in gs]
         pv = [v for v, _ in ps]
-        matrix = f.comparator.similarity_matrix(gv, pv)
+        matrix = self._similarity_matrix(f, gv, pv)
         # Ties are broken toward pairs that clear the threshold (then keep their score).
         pairs = assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
         longest = max(len(gv), len(pv))
@@ -279,6 +309,11 @@ class Engine:
             _trace(res, f, TP if tp == len(pairs) == len(gv) == len(pv) else FD, g, p, score, score,
                    path=where, at=first_row)
         return score, score, False
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
 
 
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:

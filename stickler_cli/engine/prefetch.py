@@ -12,10 +12,13 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from ..plan import FieldPlan, Kind, ModelPlan
-from .values import is_null, unwrap
+from .values import as_list, is_null, is_null_list, unwrap
+
+_MISSING = object()
 
 
 def prefetching_fields(model: ModelPlan) -> list[FieldPlan]:
+    """The fields, at any depth, whose comparator wants to see a batch's pairs first."""
     return [f for f in model.walk() if f.comparator is not None and f.comparator.prefetches]
 
 
@@ -47,38 +50,52 @@ def _models_needed(model: ModelPlan, wanted: set[int]) -> set[int]:
     return needed
 
 
-def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out, wanted, needed) -> None:
-    gs = [g for g in gs if type(g) is dict]
-    ps = [p for p in ps if type(p) is dict]
+def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out: dict[int, list[tuple[Any, Any]]],
+          wanted: set[int], needed: set[int]) -> None:
+    """Add to ``out`` every pair the engine may score for ``model``'s objects ``gs`` x ``ps``.
+
+    Mirrors the engine: a non-object where an object belongs is ``{}``, a missing
+    key takes the field's default, a lone value where a list belongs is one item.
+    """
+    gs = [g if type(g) is dict else {} for g in gs]
+    ps = [p if type(p) is dict else {} for p in ps]
     if not gs or not ps:
         return
     for f in model.fields:
-        g_values = [unwrap(g.get(f.key))[0] for g in gs]
-        p_values = [unwrap(p.get(f.key))[0] for p in ps]
-        if f.kind in (Kind.OBJECT, Kind.OBJECT_LIST):
+        g_values = [_value(g, f) for g in gs]
+        p_values = [_value(p, f) for p in ps]
+        if f.kind is Kind.OBJECT:
             if id(f.model) in needed:
-                if f.kind is Kind.OBJECT_LIST:
-                    g_values = [unwrap(v)[0] for v in _items(g_values)]
-                    p_values = [unwrap(v)[0] for v in _items(p_values)]
-                _walk(f.model, g_values, p_values, out, wanted, needed)
+                _walk(f.model, [v for v in g_values if v is not None], [v for v in p_values if v is not None],
+                      out, wanted, needed)
+            continue
+        if f.kind is Kind.OBJECT_LIST:
+            if id(f.model) in needed:
+                _walk(f.model, _items(g_values), _items(p_values), out, wanted, needed)
             continue
         if f.index not in wanted:
             continue
-        if f.kind is Kind.PRIMITIVE_LIST:
-            g_values = [unwrap(v)[0] for v in _items(g_values)]
-            p_values = [unwrap(v)[0] for v in _items(p_values)]
         pairs = out[f.index]
+        if f.kind is Kind.PRIMITIVE_LIST:
+            g_items, p_items = _items(g_values), _items(p_values)
+            for g in g_items:
+                pairs.extend((g, p) for p in p_items)
+            continue
         present_p = [p for p in p_values if not is_null(p)]
         for g in g_values:
             if not is_null(g):
                 pairs.extend((g, p) for p in present_p)
 
 
+def _value(obj: dict, f: FieldPlan) -> Any:
+    value = obj.get(f.key, _MISSING)
+    return f.default if value is _MISSING else unwrap(value)[0]
+
+
 def _items(values: Sequence[Any]) -> list[Any]:
+    """The unwrapped items of every non-null list among ``values``."""
     items: list[Any] = []
     for value in values:
-        if type(value) is list:
-            items.extend(value)
-        elif value is not None:
-            items.append(value)
+        if not is_null_list(value):
+            items.extend(unwrap(v)[0] for v in as_list(value))
     return items

@@ -168,6 +168,6 @@ def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> Non
                 meaning += f" (one of: {', '.join(map(str, option['choices']))})"
             table.add_row(
                 Text("  " + option["name"], style="bold"), kind,
-                Text(orjson.dumps(option["default"]).decode()), Text(meaning),
+                Text(orjson.dumps(option["default"], default=repr).decode()), Text(meaning),
             )
         console.print(table)

@@ -256,7 +256,8 @@ class _Compiler:
         """(comparator, threshold) when the schema is silent. ``prop`` is the property node
         (for list items it differs from ``node``): naming a comparator there without a
         threshold gives 0.5, as in stickler-eval; a comparator's own default is not adopted."""
-        if ext.get(node if prop is None else prop, "comparator", "") and json_type != "boolean":
+        named = prop if prop is not None else node
+        if named.get(ext.PREFIX + "comparator") is not None and json_type != "boolean":
             return "", NAMED_COMPARATOR_THRESHOLD
         if "enum" in node or "const" in node or json_type in ("mixed", "null"):
             return EXACT_DEFAULT
