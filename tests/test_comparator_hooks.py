@@ -12,6 +12,7 @@ from stickler_cli.cli import main
 from stickler_cli.comparators import Comparator, catalogue, register, registered, registry
 from stickler_cli.engine import Engine
 from stickler_cli.evaluate import evaluate_pairs
+from stickler_cli.errors import SchemaError
 from stickler_cli.plan import Kind
 
 
@@ -196,3 +197,35 @@ def test_every_pair_the_engine_scores_was_prefetched(test_comparators):
         assert not missing, f"scored without prefetch: {missing[:5]}"
 
     check()
+
+
+def test_compare_command_shows_comparator_failures(test_comparators, tmp_path, capsys):
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(orjson.dumps(SCHEMA))
+    assert main(["compare", str(schema), '{"name": "a"}', '{"name": "boom"}', "--format", "json"]) == 0
+    payload = orjson.loads(capsys.readouterr().out)
+    assert payload["errors"] == ["name: model call failed for 'boom'"]
+    assert main(["compare", str(schema), '{"name": "a"}', '{"name": "boom"}']) == 0
+    assert "error: name: model call failed for 'boom'" in capsys.readouterr().out
+
+
+def test_a_constructor_failing_in_any_way_is_a_schema_error(test_comparators):
+    class Fragile(Comparator):
+        name = "TestFragile"
+
+        def __init__(self, **config: Any) -> None:
+            raise KeyError("missing resource")
+
+    register(Fragile)
+    try:
+        with pytest.raises(SchemaError) as err:
+            compile_schema({"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-comparator": "TestFragile"}}})
+        assert "TestFragile could not be set up: KeyError" in str(err.value)
+    finally:
+        registry._BY_NAME.pop("TestFragile", None)
+
+
+def test_a_bad_comparator_value_points_at_the_property():
+    with pytest.raises(SchemaError) as err:
+        compile_schema({"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-comparator": 5}}})
+    assert err.value.pointer == "/properties/a/x-aws-stickler-comparator"

@@ -227,12 +227,28 @@ def test_model_reply_formats(make, server):
     ("[true]", 1.0), ("<think>maybe true</think>\nfalse", 0.0),
     ("The values are not equivalent.", 0.0), ("They are equivalent.", 1.0),
     ("banana", None), ("", None), ("7", None), ('{"score": 3}', None), (None, None), ("x" * 5000, None),
+    ("That is not true.", 0.0), ("Equivalent? No.", None), ("Yes and no", None), ("<think>unfinished", None),
+    ("<think>" * 50_000, None), ("<think>a</think><think>b</think> yes", 1.0),
 ])
 def test_parse_answer(reply, expected):
     assert parse_answer(reply) == expected
 
 
 # -- cache --------------------------------------------------------------------------
+
+
+def test_cached_replies_are_read_again(make, server, tmp_path):
+    """A stored reply is parsed again on reading, so a parser fix corrects old verdicts."""
+    import sqlite3
+
+    first = make()
+    assert first.similarity("apple", "orange") == 0.0
+    first.close()
+    with sqlite3.connect(tmp_path / "cache" / "llm.sqlite") as conn:
+        conn.execute("UPDATE answers SET answer = 'That is not false.', score = 0.0")
+    second = make()
+    assert second.similarity("apple", "orange") == 1.0  # read from the stored reply, not its old score
+    assert server.count == 1
 
 
 def test_answers_persist_across_instances(make, server, tmp_path):

@@ -189,3 +189,20 @@ def test_cli_runs_offline_with_the_semantic_comparator(tmp_path):
     name = report["field_metrics"]["name"]
     assert (name["tp"], name["fd"]) == (1, 1)
     assert not report["errors"]
+
+
+def test_a_model_that_does_not_load_stops_the_run_with_one_line(tmp_path):
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(orjson.dumps({"type": "object", "properties": {
+        "name": {"type": "string", "x-aws-stickler-comparator": "SemanticComparator",
+                 "x-aws-stickler-comparator-config": {"model": str(tmp_path / "no-model-here")}}}}))
+    gt = tmp_path / "gt.jsonl"
+    pred = tmp_path / "pred.jsonl"
+    gt.write_text('{"name": "Acme Corp"}\n' * 3)
+    pred.write_text('{"name": "ACME"}\n' * 3)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred)],
+                          capture_output=True, env=env, timeout=300)
+    assert done.returncode == 2
+    err = done.stderr.decode()
+    assert err.startswith("stickler: error: cannot load embedding model") and err.count("\n") == 1, err
