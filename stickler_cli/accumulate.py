@@ -34,6 +34,7 @@ class Accumulator:
         self.conf_match: list[bool] = []
         self.conf_value: list[float] = []
         self.conf_similarity: list[float] = []
+        self.predicted_leaves = 0
         self.errors: list[dict[str, Any]] = []
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
                       "missing_predictions": 0, "invalid_predictions": 0}
@@ -54,6 +55,7 @@ class Accumulator:
             c = doc.counts[i]
             for k in range(5):
                 self.overall[k] += c[k]
+        self.predicted_leaves += doc.predicted_leaves
         for pair in doc.confidences:
             self.conf_field.append(pair.field_index)
             self.conf_match.append(pair.is_match)
@@ -81,6 +83,7 @@ class Accumulator:
                 "match": list(self.conf_match),
                 "value": list(self.conf_value),
                 "similarity": list(self.conf_similarity),
+                "predicted_leaves": self.predicted_leaves,
             },
             "errors": list(self.errors),
             "stats": dict(self.stats),
@@ -105,6 +108,7 @@ class Accumulator:
         self.conf_match.extend(conf["match"])
         self.conf_value.extend(conf["value"])
         self.conf_similarity.extend(conf["similarity"])
+        self.predicted_leaves += conf.get("predicted_leaves", 0)
         self.errors.extend(state["errors"])
         for key, value in state["stats"].items():
             self.stats[key] = self.stats.get(key, 0) + value

@@ -19,6 +19,8 @@ from rich.text import Text
 
 from . import comparators
 from .comparators.plugins import PluginError, load_module
+from .comparators.registry import suggest
+from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
 from .evaluate import evaluate_files
@@ -45,6 +47,26 @@ PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable.
 def _check_format(output_format: str) -> None:
     if output_format not in ("table", "json"):
         raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+
+
+def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[ConfidenceMetric]:
+    """The metric objects the options ask for; a wrong name or value is a usage error."""
+    try:
+        budget_values = [float(b) for b in budgets.split(",") if b.strip()]
+        chosen: list[ConfidenceMetric] = []
+        for name in [n.strip() for n in names.split(",") if n.strip()]:
+            if name not in METRICS:
+                known = ", ".join(METRICS)
+                raise UsageError(f"--confidence-metrics: unknown metric {name!r}{suggest(name, METRICS)}; known: {known}")
+            if name == "ece":
+                chosen.append(ECE(ece_bins))
+            elif name == "error_capture_at_budget":
+                chosen.append(ErrorCaptureAtBudget(budget_values))
+            else:
+                chosen.append(METRICS[name]())
+    except ValueError as exc:
+        raise UsageError(f"confidence options: {exc}") from None
+    return chosen
 
 
 def _load_plugins(specs: list[str] | None) -> None:
@@ -78,16 +100,23 @@ def eval_command(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
     plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+    confidence_metric_names: str = typer.Option(
+        "auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics",
+        help="Comma-separated confidence metrics, computed when predictions carry _confidence."),
+    ece_bins: int = typer.Option(10, "--ece-bins", help="Equal-width bins for ECE and the reliability diagram."),
+    budgets: str = typer.Option("0.1,0.3,0.5", "--budgets", help="Review budgets for error capture, fractions in (0, 1]."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Evaluate predictions against ground truth; print tables or a JSON report."""
     _check_format(output_format)
+    metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
     check_readable(schema, ground_truth, predictions)
     if output:
         json_report.check_writable(output, [schema, ground_truth, predictions])
     plan = load_schema(schema)
     evaluation = evaluate_files(plan, ground_truth, predictions, id_field=id_field, strict=strict)
+    evaluation.confidence_metrics = metrics
     report = build_report(evaluation)
     data = json_report.dumps(report)
     if output:

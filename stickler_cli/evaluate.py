@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from .accumulate import Accumulator
+from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
 from .reader import DataError, PairingStats, pair_by_id, pair_by_line
@@ -20,6 +21,7 @@ class Evaluation:
     accumulator: Accumulator
     inputs: dict[str, Any] = field(default_factory=dict)
     elapsed_seconds: float = 0.0
+    confidence_metrics: list[ConfidenceMetric] | None = None  # None: all four built-ins
 
 
 PREFETCH_BATCH = 256  # documents read ahead when model-backed comparators batch their calls

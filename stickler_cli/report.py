@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .accumulate import Accumulator
+from .confidence.report import confidence_metrics
 from .evaluate import Evaluation
 from .metrics import count_block
 from .version import __version__
@@ -48,7 +49,10 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         "document_count": acc.document_count,
         "metrics": overall_metrics(acc),
         "field_metrics": field_metrics(acc),
-        "confidence_metrics": None,
+        "confidence_metrics": confidence_metrics(
+            [f.path for f in plan.fields], acc.conf_field, acc.conf_match, acc.conf_value, acc.conf_similarity,
+            acc.predicted_leaves, evaluation.confidence_metrics,
+        ),
         "errors": list(acc.errors),
         "elapsed_seconds": evaluation.elapsed_seconds,
     }

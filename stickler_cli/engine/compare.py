@@ -159,6 +159,8 @@ class Engine:
 
     def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str):
         g_null, p_null = _null(g), _null(p)
+        if res is not None and (not p_null or conf is not None):
+            res.predicted_leaves += 1
         if g_null or p_null:
             both = g_null and p_null
             if res is not None:
@@ -251,6 +253,7 @@ class Engine:
                 _trace(res, f, label, gv[i], pv[j], s, s if label == TP or not f.clip else 0.0,
                        path=f"{where}[{i}↔{j}]")
         if res is not None:
+            res.predicted_leaves += len(pv)
             counts = res.counts[f.index]
             counts[TP] += tp
             counts[FD] += len(pairs) - tp

@@ -60,6 +60,9 @@ class DocResult:
     non_matches: list[NonMatch] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     trace: list["TraceRow"] | None = None  # filled only when explaining one pair
+    # Scored leaf values the prediction gave (or gave a confidence for): the
+    # denominator of confidence coverage.
+    predicted_leaves: int = 0
 
 
     def totals(self, top_level: list[int]) -> list[int]:

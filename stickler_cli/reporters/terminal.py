@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..engine.result import TraceRow
+from .calibration import render_calibration
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -69,6 +70,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     console.print(summary)
     console.print()
     console.print(field_table(report["field_metrics"]))
+    render_calibration(report.get("confidence_metrics"), console)
     errors = report["errors"]
     if errors:
         console.print()

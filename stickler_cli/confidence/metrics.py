@@ -1,0 +1,170 @@
+"""Confidence metrics: each a small class with a ``name`` and ``compute(pairs) -> dict``.
+
+A pair is one scored leaf whose prediction carried ``_confidence``: whether it
+matched (similarity at or above the field's threshold), the confidence, and
+the similarity. Pairs arrive column-wise as numpy arrays, because a run of a
+million documents holds millions of them. Every result has a ``value``
+(None when the metric is undefined) and may carry more (ECE bins, budgets),
+in the shape stickler-eval reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+from scipy.stats import rankdata
+
+
+@dataclass(frozen=True)
+class ConfidencePairs:
+    """Parallel columns: ``is_match`` (bool), ``confidence`` and ``similarity`` (float64)."""
+
+    is_match: np.ndarray
+    confidence: np.ndarray
+    similarity: np.ndarray
+
+    @classmethod
+    def from_columns(cls, is_match: Sequence[bool], confidence: Sequence[float],
+                     similarity: Sequence[float] | None = None) -> "ConfidencePairs":
+        match = np.asarray(is_match, dtype=bool)
+        conf = np.asarray(confidence, dtype=np.float64)
+        sim = np.asarray(similarity if similarity is not None else match, dtype=np.float64)
+        if not (match.shape == conf.shape == sim.shape) or match.ndim != 1:
+            raise ValueError("is_match, confidence and similarity must be 1-D and of equal length")
+        return cls(match, conf, sim)
+
+    def __len__(self) -> int:
+        return int(self.is_match.shape[0])
+
+    def select(self, mask: np.ndarray) -> "ConfidencePairs":
+        return ConfidencePairs(self.is_match[mask], self.confidence[mask], self.similarity[mask])
+
+
+class ConfidenceMetric:
+    """Subclass with a ``name`` and ``compute``; pass instances to the evaluation to add a metric."""
+
+    name: ClassVar[str] = ""
+
+    def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class AUROC(ConfidenceMetric):
+    """Area under the ROC curve of confidence as a predictor of a match (ties get average ranks).
+
+    None with fewer than two classes: a ranking of all-correct (or all-wrong)
+    fields says nothing about discrimination.
+    """
+
+    name = "auroc"
+
+    def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
+        positives = int(pairs.is_match.sum())
+        negatives = len(pairs) - positives
+        if not positives or not negatives:
+            return {"value": None}
+        ranks = rankdata(pairs.confidence, method="average")
+        u = float(ranks[pairs.is_match].sum()) - positives * (positives + 1) / 2
+        return {"value": u / (positives * negatives)}
+
+
+class BrierScore(ConfidenceMetric):
+    """Mean squared gap between confidence and the 0/1 outcome: 0 is perfect, 0.25 a coin."""
+
+    name = "brier_score"
+
+    def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
+        if not len(pairs):
+            return {"value": None}
+        gap = pairs.confidence - pairs.is_match.astype(np.float64)
+        return {"value": float(np.mean(gap * gap))}
+
+
+class ECE(ConfidenceMetric):
+    """Expected calibration error over ``n_bins`` equal-width bins, with the per-bin table.
+
+    Bin i holds confidences in [i/n, (i+1)/n); the last bin also holds 1.0. ECE
+    is the count-weighted mean of |accuracy - mean confidence| over the bins.
+    """
+
+    name = "ece"
+
+    def __init__(self, n_bins: int = 10) -> None:
+        if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+            raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+        self.n_bins = n_bins
+
+    def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
+        if not len(pairs):
+            return {"value": None, "bins": []}
+        n = self.n_bins
+        upper = np.array([(i + 1) / n for i in range(n)], dtype=np.float64)
+        index = np.minimum(np.searchsorted(upper, pairs.confidence, side="right"), n - 1)
+        counts = np.bincount(index, minlength=n)
+        matches = np.bincount(index, weights=pairs.is_match.astype(np.float64), minlength=n)
+        conf_sums = np.bincount(index, weights=pairs.confidence, minlength=n)
+        total = len(pairs)
+        ece = 0.0
+        bins = []
+        for i in range(n):
+            count = int(counts[i])
+            accuracy = float(matches[i]) / count if count else 0.0
+            mean_conf = float(conf_sums[i]) / count if count else 0.0
+            if count:
+                ece += (count / total) * abs(accuracy - mean_conf)
+            bins.append({"range": [i / n, float(upper[i])], "count": count,
+                         "accuracy": accuracy, "mean_confidence": mean_conf})
+        return {"value": ece, "bins": bins}
+
+
+class ErrorCaptureAtBudget(ConfidenceMetric):
+    """Review the lowest-confidence share of fields: what share of all errors does that catch?
+
+    For each budget b the ``k = max(1, floor(n * b))`` least confident pairs
+    are reviewed (ties keep their order of arrival); ``gain`` is the share of
+    errors caught over ``k / n``, the share a random review of k would catch.
+    ``value`` is the gain at the middle budget. None when there are no errors.
+    """
+
+    name = "error_capture_at_budget"
+
+    def __init__(self, budgets: Sequence[float] = (0.1, 0.3, 0.5)) -> None:
+        budgets = list(budgets)
+        if not budgets:
+            raise ValueError("budgets must not be empty")
+        for b in budgets:
+            if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0.0 < b <= 1.0:
+                raise ValueError(f"each budget must be in (0, 1], got {b!r}")
+        self.budgets = sorted(float(b) for b in budgets)
+
+    def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
+        n = len(pairs)
+        errors = ~pairs.is_match
+        total_errors = int(errors.sum())
+        if not n or not total_errors:
+            return {"value": None, "budgets": {}}
+        order = np.argsort(pairs.confidence, kind="stable")
+        caught_by_k = np.cumsum(errors[order])
+        table: dict[str, dict[str, Any]] = {}
+        for budget in self.budgets:
+            k = min(n, max(1, int(n * budget)))
+            found = int(caught_by_k[k - 1])
+            reviewed = k / n
+            caught = found / total_errors
+            table[f"{budget:.2f}"] = {"fields_reviewed": k, "errors_found": found,
+                                     "pct_errors_caught": caught, "pct_errors_random": reviewed,
+                                     "gain": caught / reviewed}
+        middle = f"{self.budgets[len(self.budgets) // 2]:.2f}"
+        return {"value": table[middle]["gain"], "budgets": table}
+
+
+METRICS: dict[str, type[ConfidenceMetric]] = {
+    cls.name: cls for cls in (AUROC, BrierScore, ECE, ErrorCaptureAtBudget)
+}
+
+
+def default_metrics(n_bins: int = 10, budgets: Sequence[float] = (0.1, 0.3, 0.5)) -> list[ConfidenceMetric]:
+    """All four built-in metrics (stickler-eval's own default is AUROC alone)."""
+    return [AUROC(), BrierScore(), ECE(n_bins), ErrorCaptureAtBudget(budgets)]

@@ -1,0 +1,45 @@
+"""The report's ``confidence_metrics`` block from the accumulated pairs."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .metrics import ConfidenceMetric, ConfidencePairs, default_metrics
+
+
+def confidence_metrics(
+    field_paths: Sequence[str],
+    field_index: Sequence[int],
+    is_match: Sequence[bool],
+    confidence: Sequence[float],
+    similarity: Sequence[float],
+    fields_total: int,
+    metrics: Sequence[ConfidenceMetric] | None = None,
+) -> dict[str, Any] | None:
+    """``{"overall", "fields", "coverage"}``, or None when no prediction carried a confidence.
+
+    ``fields`` is keyed by the schema's dotted field path (``line_items.quantity``):
+    every item of a list feeds the same entry.
+    """
+    if not len(field_index):
+        return None
+    metrics = list(metrics) if metrics is not None else default_metrics()
+    pairs = ConfidencePairs.from_columns(is_match, confidence, similarity)
+    index = np.asarray(field_index, dtype=np.int64)
+    overall = {m.name: m.compute(pairs) for m in metrics}
+    fields: dict[str, dict[str, Any]] = {}
+    for i in sorted(set(index.tolist())):
+        subset = pairs.select(index == i)
+        fields[field_paths[i]] = {m.name: m.compute(subset) for m in metrics}
+    with_confidence = len(pairs)
+    return {
+        "overall": overall,
+        "fields": fields,
+        "coverage": {
+            "fields_with_confidence": with_confidence,
+            "fields_total": fields_total,
+            "ratio": with_confidence / fields_total if fields_total else 0.0,
+        },
+    }
