@@ -1,0 +1,86 @@
+"""confidence_metrics in reports: shape, per-field keys, coverage, custom metrics, merged states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stickler_cli as st
+from stickler_cli.accumulate import Accumulator
+from stickler_cli.evaluate import Evaluation, evaluate_pairs
+from stickler_cli.report import build_report
+
+SCHEMA = {"type": "object", "properties": {
+    "name": {"type": "string"},
+    "amount": {"type": "number"},
+    "items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+}}
+
+
+def c(value, confidence):
+    return {"_value": value, "_confidence": confidence}
+
+
+DOCS = [
+    ({"name": "Acme", "amount": 10, "items": [{"sku": "A1"}]},
+     {"name": c("Acme", 0.9), "amount": c(12, 0.2), "items": [{"sku": c("A1", 0.8)}]}),
+    ({"name": "Beta", "amount": 5, "items": [{"sku": "B2"}, {"sku": "C3"}]},
+     {"name": c("Zeta Corp", 0.6), "amount": 5, "items": [{"sku": c("C3", 0.7)}, {"sku": c("B2", 0.95)}]}),
+]
+
+
+def test_report_block_by_hand():
+    report = st.evaluate(st.compile_schema(SCHEMA), DOCS)
+    conf = report["confidence_metrics"]
+    # pairs: name (match .9), amount (miss .2), items.sku (match .8), name (miss .6), sku (.7, .95 matches)
+    overall = conf["overall"]
+    assert overall["brier_score"]["value"] == pytest.approx(
+        ((0.9 - 1) ** 2 + 0.2 ** 2 + (0.8 - 1) ** 2 + 0.6 ** 2 + (0.7 - 1) ** 2 + (0.95 - 1) ** 2) / 6)
+    # AUROC: misses at .2 and .6; matches .7 .8 .9 .95 all above both -> 1.0
+    assert overall["auroc"]["value"] == 1.0
+    assert set(conf["fields"]) == {"name", "amount", "items.sku"}
+    assert conf["fields"]["items.sku"]["brier_score"]["value"] == pytest.approx((0.04 + 0.09 + 0.0025) / 3)
+    assert conf["fields"]["name"]["auroc"]["value"] == 1.0
+    assert conf["fields"]["amount"]["auroc"]["value"] is None  # one class
+    # 9 predicted leaves (2 names, 2 amounts, 3 skus... and the 2 item objects are not leaves) -> 7
+    assert conf["coverage"] == {"fields_with_confidence": 6, "fields_total": 7, "ratio": 6 / 7}
+
+
+def test_no_confidence_means_no_block():
+    plain = [({"name": "a"}, {"name": "a"})]
+    assert st.evaluate(st.compile_schema(SCHEMA), plain)["confidence_metrics"] is None
+
+
+def test_a_custom_metric():
+    class MeanConfidence(st.ConfidenceMetric):
+        name = "mean_confidence"
+
+        def compute(self, pairs: st.ConfidencePairs) -> dict:
+            return {"value": float(np.mean(pairs.confidence)) if len(pairs) else None}
+
+    report = st.evaluate(st.compile_schema(SCHEMA), DOCS, confidence_metrics=[MeanConfidence()])
+    assert list(report["confidence_metrics"]["overall"]) == ["mean_confidence"]
+    assert report["confidence_metrics"]["overall"]["mean_confidence"]["value"] == pytest.approx(
+        (0.9 + 0.2 + 0.8 + 0.6 + 0.7 + 0.95) / 6)
+
+
+def test_split_runs_merged_give_the_same_metrics():
+    plan = st.compile_schema(SCHEMA)
+    whole = st.evaluate(plan, DOCS)["confidence_metrics"]
+    merged = Accumulator(plan)
+    for part in ([DOCS[1]], [DOCS[0]]):  # any order
+        merged.merge_state(evaluate_pairs(plan, part).get_state())
+    report = build_report(Evaluation(plan, merged, {}))
+    assert report["confidence_metrics"]["coverage"] == whole["coverage"]
+    for name in ("auroc", "brier_score", "ece"):
+        assert report["confidence_metrics"]["overall"][name]["value"] == pytest.approx(whole["overall"][name]["value"], abs=1e-12)
+
+
+def test_a_bad_confidence_is_a_record_error_and_the_record_is_still_scored():
+    bad = [({"name": "Acme"}, {"name": c("Acme", 1.5)}), ({"name": "Beta"}, {"name": c("Beta", "high")})]
+    acc = evaluate_pairs(st.compile_schema(SCHEMA), bad)
+    assert [e["message"] for e in acc.errors] == [
+        "name: _confidence must be a number from 0 to 1, got 1.5",
+        "name: _confidence must be a number from 0 to 1, got 'high'",
+    ]
+    assert acc.get_state()["counts"][0][0] == 2  # both names still TP
