@@ -84,3 +84,15 @@ def test_a_bad_confidence_is_a_record_error_and_the_record_is_still_scored():
         "name: _confidence must be a number from 0 to 1, got 'high'",
     ]
     assert acc.get_state()["counts"][0][0] == 2  # both names still TP
+
+
+def test_the_readme_custom_metric_example_runs():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    start = readme.index("import numpy as np\nimport stickler_cli as st\n\nclass MeanConfidence")
+    code = readme[start:readme.index("```", start)]
+    namespace = {"plan": st.compile_schema(SCHEMA), "pairs": DOCS}
+    exec(compile(code, "README.md", "exec"), namespace)
+    overall = namespace["report"]["confidence_metrics"]["overall"]
+    assert list(overall) == ["mean_confidence", "auroc"] and overall["auroc"]["value"] == 1.0
