@@ -96,3 +96,30 @@ def test_the_readme_custom_metric_example_runs():
     exec(compile(code, "README.md", "exec"), namespace)
     overall = namespace["report"]["confidence_metrics"]["overall"]
     assert list(overall) == ["mean_confidence", "auroc"] and overall["auroc"]["value"] == 1.0
+
+
+def test_rich_values_keep_their_other_metadata():
+    plan = st.compile_schema(SCHEMA)
+    pred = {"name": {"_value": "Acme", "_confidence": 0.9, "_bbox": [1, 2, 3, 4]},
+            "amount": {"_value": 10, "_source": "p.2"},
+            "items": [{"sku": {"_value": "A1", "_bbox": [0, 0, 1, 1]}}]}
+    result = st.compare(plan, {"name": "Acme", "amount": 10, "items": [{"sku": "A1"}]}, pred)
+    assert result.metadata == [(0, "name", {"_bbox": [1, 2, 3, 4]}), (1, "amount", {"_source": "p.2"}),
+                               (3, "items[0↔0].sku", {"_bbox": [0, 0, 1, 1]})]
+    assert result.counts[0][0] == result.counts[1][0] == 1  # still compared by _value
+
+
+def test_terminal_shows_the_calibration_tables(root):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", str(root / "schemas/invoice.json"),
+         str(root / "fixtures/invoice/gt.jsonl"), str(root / "fixtures/invoice/pred.jsonl"), "--budgets", "0.1,0.5"],
+        capture_output=True, env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"}, timeout=120)
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    for text in ("Confidence: 97 of 141 predicted values carry one (69%)", "AUROC", "Brier", "ECE",
+                 "Reliability", "Review the least confident first", "10%", "50%", "× "):
+        assert text in out, text
+    assert out.count("█") > 20  # the bars of the reliability diagram

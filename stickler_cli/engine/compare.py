@@ -126,6 +126,8 @@ class Engine:
             if p is _MISSING:
                 p, conf = f.default, None
             else:
+                if res is not None and type(p) is dict and len(p) > 1 and "_value" in p:
+                    _keep_metadata(res, f, p, where)
                 p, conf = unwrap(p)
             score, raw, both_null = self._field(f, g, p, conf, res, where)
             if res is not None:
@@ -312,6 +314,13 @@ class Engine:
             _trace(res, f, TP if tp == len(pairs) == len(gv) == len(pv) else FD, g, p, score, score,
                    path=where, at=first_row)
         return score, score, False
+
+
+def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None:
+    """Keep a rich value's other keys (``_bbox``, source spans…) for accumulators and reports."""
+    extra = {k: v for k, v in rich.items() if k not in ("_value", "_confidence")}
+    if extra:
+        res.metadata.append((f.index, where + f.key, extra))
 
 
 def _describe(exc: BaseException) -> str:

@@ -63,6 +63,9 @@ class DocResult:
     # Scored leaf values the prediction gave (or gave a confidence for): the
     # denominator of confidence coverage.
     predicted_leaves: int = 0
+    # (field index, path, metadata) of rich prediction values with keys beyond
+    # _value and _confidence, e.g. {"_bbox": [...]}: kept for accumulators.
+    metadata: list[tuple[int, str, dict]] = field(default_factory=list)
 
 
     def totals(self, top_level: list[int]) -> list[int]:
