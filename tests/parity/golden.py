@@ -32,6 +32,7 @@ def main() -> None:
                 "document_count": result["document_count"],
                 "metrics": result["metrics"],
                 "field_metrics": result["field_metrics"],
+                "confidence_metrics": result["confidence_metrics"],
             }
             (ROOT / folder / "expected.json").write_bytes(
                 orjson.dumps(expected, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
