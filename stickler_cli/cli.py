@@ -66,6 +66,8 @@ def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[Confide
                 chosen.append(METRICS[name]())
     except ValueError as exc:
         raise UsageError(f"confidence options: {exc}") from None
+    if not chosen:
+        raise UsageError("--confidence-metrics names no metric; known: " + ", ".join(METRICS))
     return chosen
 
 

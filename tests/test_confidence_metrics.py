@@ -79,3 +79,38 @@ def test_error_capture_by_hand():
         ErrorCaptureAtBudget([0.0])
     with pytest.raises(ValueError):
         ErrorCaptureAtBudget([])
+
+
+def test_error_capture_does_not_depend_on_arrival_order_of_ties():
+    # 5 right and 5 wrong, all at 0.5: among ties, right values are reviewed first
+    match = [True] * 5 + [False] * 5
+    forward = ErrorCaptureAtBudget([0.1, 0.6]).compute(_pairs(match, [0.5] * 10))
+    backward = ErrorCaptureAtBudget([0.1, 0.6]).compute(_pairs(match[::-1], [0.5] * 10))
+    assert forward == backward
+    assert forward["budgets"]["0.10"]["errors_found"] == 0  # the first reviewed is a right one
+    assert forward["budgets"]["0.60"]["errors_found"] == 1  # 5 right, then 1 wrong
+
+
+def test_budgets_that_print_alike_are_refused():
+    with pytest.raises(ValueError, match="both reported as 0.12"):
+        ErrorCaptureAtBudget([0.125, 0.12])
+    with pytest.raises(ValueError, match="reported as 0.00"):
+        ErrorCaptureAtBudget([0.001])
+    with pytest.raises(ValueError, match="from 1 to 100"):
+        ECE(101)
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 7, 10, 15])
+def test_ece_matches_a_plain_loop_at_any_bin_count(n_bins):
+    rng = np.random.default_rng(n_bins)
+    conf = np.concatenate([rng.random(300), [0.0, 1.0, 0.8999999999999999, 1 / 3, 2 / 3]])
+    match = rng.random(conf.size) < conf
+    edges = [(i + 1) / n_bins for i in range(n_bins)]
+    groups: dict[int, list[int]] = {}
+    for k, c in enumerate(conf):
+        b = sum(1 for e in edges if e <= c)  # how many upper edges lie at or below it
+        groups.setdefault(min(b, n_bins - 1), []).append(k)
+    expected = sum(len(ix) / conf.size * abs(np.mean(match[ix]) - np.mean(conf[ix])) for ix in groups.values())
+    result = ECE(n_bins).compute(_pairs(match, conf))
+    assert result["value"] == pytest.approx(expected, abs=1e-12)
+    assert [b["count"] for b in result["bins"]] == [len(groups.get(i, [])) for i in range(n_bins)]

@@ -42,7 +42,7 @@ def test_report_block_by_hand():
     assert conf["fields"]["items.sku"]["brier_score"]["value"] == pytest.approx((0.04 + 0.09 + 0.0025) / 3)
     assert conf["fields"]["name"]["auroc"]["value"] == 1.0
     assert conf["fields"]["amount"]["auroc"]["value"] is None  # one class
-    # 9 predicted leaves (2 names, 2 amounts, 3 skus... and the 2 item objects are not leaves) -> 7
+    # 7 predicted leaf values: 2 names, 2 amounts, 3 skus; 6 carry a confidence
     assert conf["coverage"] == {"fields_with_confidence": 6, "fields_total": 7, "ratio": 6 / 7}
 
 
@@ -72,8 +72,12 @@ def test_split_runs_merged_give_the_same_metrics():
         merged.merge_state(evaluate_pairs(plan, part).get_state())
     report = build_report(Evaluation(plan, merged, {}))
     assert report["confidence_metrics"]["coverage"] == whole["coverage"]
-    for name in ("auroc", "brier_score", "ece"):
-        assert report["confidence_metrics"]["overall"][name]["value"] == pytest.approx(whole["overall"][name]["value"], abs=1e-12)
+    merged_conf = report["confidence_metrics"]
+    for block, whole_block in [(merged_conf["overall"], whole["overall"]),
+                               *[(merged_conf["fields"][p], whole["fields"][p]) for p in whole["fields"]]]:
+        for name in ("auroc", "brier_score", "ece", "error_capture_at_budget"):
+            a, b = block[name]["value"], whole_block[name]["value"]
+            assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), name
 
 
 def test_a_bad_confidence_is_a_record_error_and_the_record_is_still_scored():
@@ -123,3 +127,14 @@ def test_terminal_shows_the_calibration_tables(root):
                  "Reliability", "Review the least confident first", "10%", "50%", "× "):
         assert text in out, text
     assert out.count("█") > 20  # the bars of the reliability diagram
+
+
+def test_empty_metric_list_is_a_usage_error(root, capsys):
+    from stickler_cli.cli import main
+
+    args = ["eval", str(root / "schemas/invoice.json"), str(root / "fixtures/invoice/gt.jsonl"),
+            str(root / "fixtures/invoice/pred.jsonl")]
+    assert main([*args, "--confidence-metrics", ""]) == 2
+    assert "names no metric" in capsys.readouterr().err
+    assert main([*args, "--ece-bins", "1000"]) == 2
+    assert main([*args, "--budgets", "0.125,0.12"]) == 2

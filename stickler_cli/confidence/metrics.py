@@ -17,6 +17,9 @@ import numpy as np
 from scipy.stats import rankdata
 
 
+MAX_BINS = 100  # every field repeats the bin table; more bins than this is noise, not resolution
+
+
 @dataclass(frozen=True)
 class ConfidencePairs:
     """Parallel columns: ``is_match`` (bool), ``confidence`` and ``similarity`` (float64)."""
@@ -92,8 +95,8 @@ class ECE(ConfidenceMetric):
     name = "ece"
 
     def __init__(self, n_bins: int = 10) -> None:
-        if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
-            raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+        if isinstance(n_bins, bool) or not isinstance(n_bins, int) or not 1 <= n_bins <= MAX_BINS:
+            raise ValueError(f"n_bins must be an integer from 1 to {MAX_BINS}, got {n_bins!r}")
         self.n_bins = n_bins
 
     def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
@@ -123,7 +126,7 @@ class ErrorCaptureAtBudget(ConfidenceMetric):
     """Review the lowest-confidence share of fields: what share of all errors does that catch?
 
     For each budget b the ``k = max(1, floor(n * b))`` least confident pairs
-    are reviewed (ties keep their order of arrival); ``gain`` is the share of
+    are reviewed (among equal confidences, correct values first); ``gain`` is the share of
     errors caught over ``k / n``, the share a random review of k would catch.
     ``value`` is the gain at the middle budget. None when there are no errors.
     """
@@ -138,6 +141,12 @@ class ErrorCaptureAtBudget(ConfidenceMetric):
             if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0.0 < b <= 1.0:
                 raise ValueError(f"each budget must be in (0, 1], got {b!r}")
         self.budgets = sorted(float(b) for b in budgets)
+        keys = [f"{b:.2f}" for b in self.budgets]
+        for a, b, key in zip(self.budgets, self.budgets[1:], keys[1:]):
+            if f"{a:.2f}" == key:
+                raise ValueError(f"budgets {a:g} and {b:g} are both reported as {key}; give budgets 0.01 apart")
+        if keys[0] == "0.00":
+            raise ValueError(f"budget {self.budgets[0]:g} is reported as 0.00; give at least 0.01")
 
     def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
         n = len(pairs)
@@ -145,7 +154,10 @@ class ErrorCaptureAtBudget(ConfidenceMetric):
         total_errors = int(errors.sum())
         if not n or not total_errors:
             return {"value": None, "budgets": {}}
-        order = np.argsort(pairs.confidence, kind="stable")
+        # Ties in confidence: correct values first, so the figure never depends on
+        # the order pairs arrived (split runs merge to the same answer) and never
+        # flatters the confidence.
+        order = np.lexsort((errors, pairs.confidence))
         caught_by_k = np.cumsum(errors[order])
         table: dict[str, dict[str, Any]] = {}
         for budget in self.budgets:

@@ -33,6 +33,10 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
     table.add_column("Field", no_wrap=True)
     names = [n for n in confidence["overall"]]
     headers = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain"}
+    budgets = (confidence["overall"].get("error_capture_at_budget") or {}).get("budgets") or {}
+    if budgets:
+        keys = list(budgets)
+        headers["error_capture_at_budget"] = f"Gain@{float(keys[len(keys) // 2]):.0%}"
     for name in names:
         table.add_column(headers.get(name, name), justify="right")
     table.add_row(Text("overall", style="bold"), *[_number(_value(confidence["overall"], n)) for n in names])
