@@ -26,7 +26,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from .base import Comparator, Param
+from .base import Comparator, Param, value_text
 
 LEAF, NONE, LIST, DICT = "leaf", "none", "list", "dict"
 
@@ -83,11 +83,8 @@ _ABSENT = _Node(NONE, None, None, 1, None)  # stands in for a key one side lacks
 
 def leaf_text(value: Any) -> str | None:
     """Lower-cased text with runs of whitespace collapsed; None if the value has no text form."""
-    try:
-        text = str(value)
-    except ValueError:  # ints beyond Python's digit limit
-        return None
-    return " ".join(text.lower().split())
+    text = value_text(value)
+    return None if text is None else " ".join(text.lower().split())
 
 
 def build_tree(value: Any) -> _Node:

@@ -66,7 +66,7 @@ def value_text(value: Any) -> str | None:
         return value
     try:
         return str(value)
-    except (ValueError, RecursionError, OverflowError, TypeError, MemoryError):
+    except Exception:  # ValueError, RecursionError, or an odd object's __str__ (Python API)
         return None
 
 
@@ -109,11 +109,19 @@ class Comparator:
     requires: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
-    def available(cls) -> bool:
-        """Whether the modules this comparator needs are installed."""
+    def missing_module(cls, modules: Sequence[str] | None = None) -> str | None:
+        """The first of ``modules`` (default: ``requires``) that is not installed, found without importing."""
         import importlib.util
 
-        return all(importlib.util.find_spec(module) is not None for module in cls.requires)
+        for module in cls.requires if modules is None else modules:
+            if importlib.util.find_spec(module) is None:
+                return module
+        return None
+
+    @classmethod
+    def available(cls) -> bool:
+        """Whether the modules this comparator needs are installed."""
+        return cls.missing_module() is None
 
     def __init__(self, **config: Any) -> None:
         for param in self.params:

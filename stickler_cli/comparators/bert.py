@@ -15,10 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ComparatorSetupError
-from .embedding import EmbeddingCache, EmbeddingComparator, load_model, require_extra, text_of, unit_rows
-
-_caches: dict[str, EmbeddingCache] = {}
-
+from .embedding import EmbeddingComparator, load_model, require_extra, shared_cache, text_of, unit_rows
 
 def _token_encoder(model: str):
     def encode(texts: list[str]) -> list[np.ndarray]:
@@ -51,22 +48,15 @@ class BERTComparator(EmbeddingComparator):
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        require_extra(self.name, self.model)
-        cache = _caches.get(self.model)
-        if cache is None:
-            cache = _caches[self.model] = EmbeddingCache(_token_encoder(self.model))
-        self._cache = cache
+        require_extra(type(self), self.model)
+        self._cache = shared_cache(("tokens", self.model), lambda: _token_encoder(self.model))
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
-        self._fill([v for pair in pairs for v in pair])
+        self._embed([v for pair in pairs for v in pair])
 
-    def _fill(self, values: Sequence[Any]) -> None:
-        try:
-            self._cache.fill([t.strip() for v in values if (t := text_of(v)) is not None], self.batch_size)
-        except ComparatorSetupError:
-            raise
-        except Exception as exc:
-            self._failed("token embedding failed", exc)
+    def _embed(self, values: Sequence[Any]) -> None:
+        texts = [t.strip() for v in values if (t := text_of(v)) is not None]
+        self._fill(self._cache, texts, "token embedding failed")
 
     def similarity(self, gt: Any, pred: Any) -> float:
         a, b = text_of(gt), text_of(pred)
@@ -87,5 +77,5 @@ class BERTComparator(EmbeddingComparator):
         return bertscore_f1(left, right)
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
-        self._fill([*gts, *preds])
+        self._embed([*gts, *preds])
         return [[self.similarity(g, p) for p in preds] for g in gts]

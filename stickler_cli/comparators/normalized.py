@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any, Sequence
 
-from .base import Comparator, Param
+from .base import Comparator, Param, value_text
 
 
 class NormalizedComparator(Comparator):
@@ -28,10 +28,10 @@ class NormalizedComparator(Comparator):
 
     def key(self, value: Any) -> str | None:
         """The normalised text two values must share to be equal; None if there is no text."""
-        try:
-            text = unicodedata.normalize("NFC", str(value))
-        except ValueError:  # ints beyond Python's digit limit
+        text = value_text(value)
+        if text is None:
             return None
+        text = unicodedata.normalize("NFC", text)
         if not self.case_sensitive:
             text = text.casefold()
         if self.ignore_whitespace or self.ignore_punctuation:

@@ -14,16 +14,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from .base import Comparator, MissingExtraError, Param
+from .base import Comparator, MissingExtraError, Param, value_text
 
 EXTRA = "phone"
-
-
-def _text(value: Any) -> str | None:
-    try:
-        return str(value)
-    except ValueError:  # ints beyond Python's digit limit
-        return None
 
 
 def _phonenumbers(comparator: str) -> ModuleType:
@@ -57,7 +50,7 @@ class PhoneComparator(Comparator):
     def canonical(self, value: Any) -> tuple[str, str | None] | None:
         """``(E.164, extension)`` of a valid number, or None when ``value`` is not one."""
         lib = self._lib
-        text = _text(value)
+        text = value_text(value)
         if text is None:
             return None
         try:
@@ -73,6 +66,6 @@ class PhoneComparator(Comparator):
         if a is None and b is None:
             # Neither is a usable number ("N/A", a 555 area code, a national
             # number from another region): identical text still matches.
-            text = _text(gt)
-            return 1.0 if text is not None and text == _text(pred) else 0.0
+            text = value_text(gt)
+            return 1.0 if text is not None and text == value_text(pred) else 0.0
         return 1.0 if a == b else 0.0

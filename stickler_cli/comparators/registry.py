@@ -7,9 +7,8 @@ Built-ins register here; plugins (entry-point group ``stickler.comparators`` or
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable
-
 import importlib
+from typing import Any, Iterable
 
 from .base import Comparator, MissingExtraError
 

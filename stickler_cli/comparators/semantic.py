@@ -13,15 +13,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .base import Param
 from ..errors import ComparatorSetupError
+from .base import Param
 from .embedding import (
-    BUNDLED_MODEL, EmbeddingCache, EmbeddingComparator, load_model, require_extra, resolve_callable, text_of,
+    BUNDLED_MODEL, EmbeddingComparator, load_model, require_extra, resolve_callable, shared_cache, text_of,
     unit_rows,
 )
-
-_caches: dict[Any, EmbeddingCache] = {}
-
 
 def _model_encoder(model: str) -> Callable[[list[str]], Sequence[Any]]:
     def encode(texts: list[str]) -> Sequence[Any]:
@@ -56,24 +53,14 @@ class SemanticComparator(EmbeddingComparator):
         self.config["embedding_function"] = function if function is None or isinstance(function, str) else repr(function)
         if function is not None:
             encode = resolve_callable(function)
-            key: Any = ("function", encode)
+            self._cache = shared_cache(("function", encode), lambda: encode)
         else:
-            require_extra(self.name, self.model)
-            encode = _model_encoder(self.model)
-            key = ("model", self.model)
-        cache = _caches.get(key)
-        if cache is None:
-            cache = _caches[key] = EmbeddingCache(encode)
-        self._cache = cache
+            require_extra(type(self), self.model)
+            self._cache = shared_cache(("sentence", self.model), lambda: _model_encoder(self.model))
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
         texts = [t for pair in pairs for v in pair if (t := text_of(v)) is not None]
-        try:
-            self._cache.fill(texts, self.batch_size)
-        except ComparatorSetupError:
-            raise
-        except Exception as exc:  # reported per value when scoring falls back
-            self._failed("embedding failed", exc)
+        self._fill(self._cache, texts, "embedding failed")
 
     def similarity(self, gt: Any, pred: Any) -> float:
         return self.similarity_matrix([gt], [pred])[0][0]
@@ -91,10 +78,16 @@ class SemanticComparator(EmbeddingComparator):
             self._failed("embedding failed, compared by equality", exc)
             return [[1.0 if x is not None and x == y else 0.0 for y in b] for x in a]
         matrix = np.clip(left @ right.T, 0.0, 1.0)
-        for i, x in enumerate(a):  # the same text is the same meaning, exactly (not 0.9999999)
-            for j, y in enumerate(b):
-                if x is None or y is None:
-                    matrix[i, j] = 0.0
-                elif x == y:
-                    matrix[i, j] = 1.0
+        # The same text is the same meaning, exactly (not 0.9999999); no text, no similarity.
+        columns: dict[str, list[int]] = {}
+        for j, y in enumerate(b):
+            if y is None:
+                matrix[:, j] = 0.0
+            else:
+                columns.setdefault(y, []).append(j)
+        for i, x in enumerate(a):
+            if x is None:
+                matrix[i, :] = 0.0
+            else:
+                matrix[i, columns.get(x, [])] = 1.0
         return matrix.tolist()

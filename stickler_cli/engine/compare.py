@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from .matching import assign
-from .prefetch import collect, prefetching_fields
+from .prefetch import collect, models_needed, prefetching_fields
 from .values import as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
 
@@ -45,6 +45,8 @@ class Engine:
         self.fields = plan.fields
         self.size = len(self.fields)
         self._prefetching = prefetching_fields(plan.root)
+        self._wanted = {f.index for f in self._prefetching}
+        self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
 
@@ -57,8 +59,7 @@ class Engine:
         """Let model-backed comparators batch the work a batch of documents will need."""
         if not self._prefetching:
             return
-        wanted = {f.index for f in self._prefetching}
-        pairs = collect(self.plan.root, docs, wanted)
+        pairs = collect(self.plan.root, docs, self._wanted, self._needed)
         for f in self._prefetching:
             if pairs[f.index]:
                 try:
@@ -66,7 +67,7 @@ class Engine:
                 except SticklerError:
                     raise
                 except Exception as exc:  # scoring will ask again, value by value
-                    self._pending.append(f"{f.path}: {f.comparator_name} could not prefetch: {_describe(exc)}")
+                    self._report(f, "could not prefetch", exc)
 
     def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
@@ -99,7 +100,7 @@ class Engine:
         except SticklerError:
             raise
         except Exception as exc:
-            self._pending.append(f"{f.path}: {f.comparator_name} failed, scored 0.0: {_describe(exc)}")
+            self._report(f, "failed, scored 0.0", exc)
             return 0.0
 
     def _similarity_matrix(self, f: FieldPlan, gv: list, pv: list) -> list[list[float]]:
@@ -108,8 +109,14 @@ class Engine:
         except SticklerError:
             raise
         except Exception as exc:
-            self._pending.append(f"{f.path}: {f.comparator_name} failed, scored 0.0: {_describe(exc)}")
+            self._report(f, "failed, scored 0.0", exc)
             return [[0.0] * len(pv) for _ in gv]
+
+    def _report(self, f: FieldPlan, what: str, exc: Exception) -> None:
+        """Keep a comparator's failure for the current document's errors."""
+        text = str(exc)
+        detail = f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+        self._pending.append(f"{f.path}: {f.comparator_name} {what}: {detail}")
 
     # -- one object -------------------------------------------------------------
 
@@ -321,11 +328,6 @@ def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None
     extra = {k: v for k, v in rich.items() if k not in ("_value", "_confidence")}
     if extra:
         res.metadata.append((f.index, where + f.key, extra))
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
 
 
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:

@@ -22,16 +22,17 @@ def prefetching_fields(model: ModelPlan) -> list[FieldPlan]:
     return [f for f in model.walk() if f.comparator is not None and f.comparator.prefetches]
 
 
-def collect(model: ModelPlan, docs: Iterable[tuple[Any, Any]], wanted: set[int]) -> dict[int, list[tuple[Any, Any]]]:
-    """Field index -> value pairs, for the fields in ``wanted`` (indices)."""
+def collect(model: ModelPlan, docs: Iterable[tuple[Any, Any]], wanted: set[int],
+            needed: set[int]) -> dict[int, list[tuple[Any, Any]]]:
+    """Field index -> value pairs, for the fields in ``wanted`` (indices); ``needed`` is
+    ``models_needed(model, wanted)``, worked out once per plan."""
     out: dict[int, list[tuple[Any, Any]]] = {i: [] for i in wanted}
-    needed = _models_needed(model, wanted)
     for gt, pred in docs:
         _walk(model, [gt], [pred], out, wanted, needed)
     return out
 
 
-def _models_needed(model: ModelPlan, wanted: set[int]) -> set[int]:
+def models_needed(model: ModelPlan, wanted: set[int]) -> set[int]:
     """ids of the models whose subtree holds a wanted field."""
     needed: set[int] = set()
 

@@ -142,7 +142,8 @@ class _Compiler:
         )
         threshold = ext.get(node, "threshold", pointer)
 
-        if json_type in ("object", "array") and self._names_whole_value_comparator(node, pointer):
+        named = self._named_class(node, pointer) if json_type in ("object", "array") else None
+        if named is not None and named.whole_value:
             comparator, name = self._comparator(node, pointer, "")
             return FieldPlan(
                 kind=Kind.PRIMITIVE, json_type=json_type, comparator=comparator, comparator_name=name,
@@ -150,7 +151,7 @@ class _Compiler:
             )
 
         if json_type == "object":
-            self._no_comparator(node, pointer, "an object is compared field by field")
+            self._no_comparator(node, pointer, named, "an object is compared field by field")
             model = self.model(node, pointer, prefix=f"{path}.", refs=refs)
             return FieldPlan(
                 kind=Kind.OBJECT, json_type="object", model=model,
@@ -166,7 +167,7 @@ class _Compiler:
             item_node, _ = resolve(self.root, items, item_pointer)
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
             if item_type == "object":
-                self._no_comparator(node, pointer, "list items are matched object by object")
+                self._no_comparator(node, pointer, named, "list items are matched object by object")
                 model = self.model(item_node, item_pointer, prefix=f"{path}.", refs=refs)
                 return FieldPlan(
                     kind=Kind.OBJECT_LIST, json_type="object", model=model,
@@ -287,33 +288,25 @@ class _Compiler:
             raise SchemaError(str(exc), where) from None
 
     @staticmethod
-    def _names_whole_value_comparator(node: dict, pointer: str) -> bool:
-        """True when the property names a comparator that scores the whole array/object."""
+    def _named_class(node: dict, pointer: str) -> type[comparators.Comparator] | None:
+        """The comparator class the property names, or None when it names none."""
         name = ext.get(node, "comparator", pointer)
         if not name:
-            return False
+            return None
         try:
-            return comparators.lookup(name).whole_value
+            return comparators.lookup(name)
         except comparators.ComparatorConfigError as exc:
             raise SchemaError(str(exc), f"{pointer}/{ext.PREFIX}comparator") from None
 
     @classmethod
-    def _no_comparator(cls, node: dict, pointer: str, why: str) -> None:
+    def _no_comparator(cls, node: dict, pointer: str, named: type | None, why: str) -> None:
         """Objects are compared field by field; naming StructuredModelComparator says just that."""
-        name = ext.get(node, "comparator", pointer)
-        if name and cls._is_structured(name):
-            cls._comparator(node, pointer, name, on_object=True)  # still validates its config
+        if named is not None and named.name == STRUCTURED:
+            cls._comparator(node, pointer, named.name, on_object=True)  # still validates its config
             return
         for key in ("comparator", "comparator-config"):
             if ext.PREFIX + key in node:
                 raise SchemaError(f"'{ext.PREFIX}{key}' has no effect here: {why}", pointer)
-
-    @staticmethod
-    def _is_structured(name: str) -> bool:
-        try:
-            return comparators.lookup(name).name == STRUCTURED
-        except comparators.ComparatorConfigError:
-            return False
 
 
 def _escape(key: str) -> str:
