@@ -8,6 +8,7 @@ states of different schemas is refused.
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from .engine.result import DocResult
@@ -16,6 +17,7 @@ from .plan import Plan
 from .reader import DataError
 
 STATE_VERSION = 1
+_ZERO = [0, 0, 0, 0, 0]
 
 
 class Accumulator:
@@ -29,11 +31,12 @@ class Accumulator:
         self.overall = [0, 0, 0, 0, 0]
         self.field_score_sum = [0.0] * self.size
         self.field_score_n = [0] * self.size
-        # Confidence pairs, stored column-wise: they are the only state that grows.
-        self.conf_field: list[int] = []
-        self.conf_match: list[bool] = []
-        self.conf_value: list[float] = []
-        self.conf_similarity: list[float] = []
+        # Confidence pairs, stored column-wise in typed arrays (21 bytes a pair):
+        # they are the only state that grows with the number of documents.
+        self.conf_field = array("i")
+        self.conf_match = array("b")
+        self.conf_value = array("d")
+        self.conf_similarity = array("d")
         self.predicted_leaves = 0
         self.errors: list[dict[str, Any]] = []
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
@@ -42,19 +45,25 @@ class Accumulator:
     def add(self, doc: DocResult) -> None:
         self.document_count += 1
         self.score_sum += doc.score
-        for i in range(self.size):
-            c = doc.counts[i]
-            if any(c):
-                mine = self.counts[i]
-                for k in range(5):
-                    mine[k] += c[k]
-            if doc.score_n[i]:
+        counts = self.counts
+        for i, c in enumerate(doc.counts):
+            if c != _ZERO:
+                mine = counts[i]
+                mine[0] += c[0]
+                mine[1] += c[1]
+                mine[2] += c[2]
+                mine[3] += c[3]
+                mine[4] += c[4]
+        score_n = doc.score_n
+        for i, n in enumerate(score_n):
+            if n:
                 self.field_score_sum[i] += doc.score_sum[i]
-                self.field_score_n[i] += doc.score_n[i]
+                self.field_score_n[i] += n
+        overall = self.overall
         for i in self.top_level:
             c = doc.counts[i]
             for k in range(5):
-                self.overall[k] += c[k]
+                overall[k] += c[k]
         self.predicted_leaves += doc.predicted_leaves
         for pair in doc.confidences:
             self.conf_field.append(pair.field_index)
@@ -67,8 +76,10 @@ class Accumulator:
 
     # -- state ------------------------------------------------------------------
 
-    def get_state(self) -> dict[str, Any]:
-        return {
+    def get_state(self, with_schema: bool = True) -> dict[str, Any]:
+        """Everything needed to merge this run into another; ``with_schema`` embeds
+        the schema itself, so ``stickler merge`` can report without the file."""
+        state: dict[str, Any] = {
             "state_version": STATE_VERSION,
             "schema_sha256": self.plan.sha256,
             "fields": [f.path for f in self.plan.fields],
@@ -79,15 +90,19 @@ class Accumulator:
             "field_score_sum": list(self.field_score_sum),
             "field_score_n": list(self.field_score_n),
             "confidence": {
-                "field": list(self.conf_field),
-                "match": list(self.conf_match),
-                "value": list(self.conf_value),
-                "similarity": list(self.conf_similarity),
+                "field": self.conf_field.tolist(),
+                "match": [bool(m) for m in self.conf_match],
+                "value": self.conf_value.tolist(),
+                "similarity": self.conf_similarity.tolist(),
                 "predicted_leaves": self.predicted_leaves,
             },
             "errors": list(self.errors),
             "stats": dict(self.stats),
         }
+        if with_schema:
+            state["schema"] = self.plan.schema
+            state["schema_source"] = self.plan.source
+        return state
 
     def merge_state(self, state: dict[str, Any]) -> None:
         if state.get("state_version") != STATE_VERSION:

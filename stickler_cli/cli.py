@@ -7,6 +7,7 @@ stderr; ``--debug`` shows the traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -23,9 +24,12 @@ from .comparators.registry import suggest
 from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
-from .evaluate import evaluate_files
-from .plan import Kind
-from .reader import check_readable
+from . import state_file
+from .evaluate import Evaluation, evaluate_files
+from .plan import Kind, Plan
+from .reader import check_readable, file_size
+from .reporters.progress import progress_bar
+from .shards import resolve_shards
 from .report import build_report
 from .reporters import json_report, terminal
 from .schema import load_schema
@@ -39,6 +43,9 @@ app = typer.Typer(
 )
 schema_app = typer.Typer(help="Inspect and validate schemas.", no_args_is_help=True)
 app.add_typer(schema_app, name="schema")
+
+
+AUTO_WORKERS_BYTES = 8 * 2**20  # below this much ground truth, starting processes costs more than it saves
 
 
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
@@ -95,8 +102,8 @@ def _root(
 @app.command("eval")
 def eval_command(
     schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
-    ground_truth: str = typer.Argument(..., help="Ground-truth JSONL, one JSON object per line."),
-    predictions: str = typer.Argument(..., help="Predictions JSONL, paired with the ground truth."),
+    ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
+    predictions: str = typer.Argument(..., help="Predictions JSONL, paired with the ground truth; a pattern with a pattern."),
     id_field: Optional[str] = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order."),
     output_format: str = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
@@ -107,19 +114,97 @@ def eval_command(
         help="Comma-separated confidence metrics, computed when predictions carry _confidence."),
     ece_bins: int = typer.Option(10, "--ece-bins", help="Equal-width bins for ECE and the reliability diagram."),
     budgets: str = typer.Option("0.1,0.3,0.5", "--budgets", help="Review budgets for error capture, fractions in (0, 1]."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", "-w", min=1,
+        help=f"Processes to score on. Default: every core when the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB, else 1."),
+    save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the run's mergeable state here (see `stickler merge`)."),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Score the shards on a Dask cluster: tcp://host:8786, or 'local'."),
+    show_progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (only on a terminal)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Evaluate predictions against ground truth; print tables or a JSON report."""
     _check_format(output_format)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
-    check_readable(schema, ground_truth, predictions)
-    if output:
-        json_report.check_writable(output, [schema, ground_truth, predictions])
+    shards = resolve_shards(ground_truth, predictions)
+    inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
+    check_readable(schema, *inputs)
+    for target in (output, save_state):
+        if target:
+            json_report.check_writable(target, [schema, *inputs])
+    if output and save_state and Path(output).resolve() == Path(save_state).resolve():
+        raise UsageError("--output and --save-state name the same file")
     plan = load_schema(schema)
-    evaluation = evaluate_files(plan, ground_truth, predictions, id_field=id_field, strict=strict)
+    total_bytes = sum(file_size(s.ground_truth) for s in shards)
+    if dask:
+        evaluation = _evaluate_on_dask(plan, shards, dask, id_field, strict, plugin or [], workers)
+    else:
+        processes = workers if workers is not None else _auto_workers(plan, total_bytes)
+        with progress_bar(total_bytes, show_progress) as progress:
+            evaluation = evaluate_files(plan, shards, id_field=id_field, strict=strict, workers=processes,
+                                        plugins=plugin or [], progress=progress)
     evaluation.confidence_metrics = metrics
-    report = build_report(evaluation)
+    if save_state:
+        state_file.save(save_state, evaluation.accumulator)
+    _emit(build_report(evaluation), output_format, output)
+
+
+@app.command("merge")
+def merge_command(
+    states: list[str] = typer.Argument(..., help="State files written by `stickler eval --save-state`."),
+    output_format: str = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
+    save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the merged state here."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+    confidence_metric_names: str = typer.Option(
+        "auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics", help="As for eval."),
+    ece_bins: int = typer.Option(10, "--ece-bins", help="As for eval."),
+    budgets: str = typer.Option("0.1,0.3,0.5", "--budgets", help="As for eval."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Merge the states of sharded runs into one report, as if it had been one run."""
+    _check_format(output_format)
+    metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
+    _load_plugins(plugin)
+    for target in (output, save_state):
+        if target:
+            json_report.check_writable(target, list(states))
+    evaluation = state_file.merge(states, plugin or [])
+    evaluation.confidence_metrics = metrics
+    if save_state:
+        state_file.save(save_state, evaluation.accumulator)
+    _emit(build_report(evaluation), output_format, output)
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _auto_workers(plan: Plan, total_bytes: int) -> int:
+    """All cores for large inputs; one for small ones, and for model-backed comparators
+    (each process would load its own model)."""
+    if total_bytes < AUTO_WORKERS_BYTES or Engine(plan).prefetches:
+        return 1
+    return _cores()
+
+
+def _evaluate_on_dask(plan: Plan, shards: list, address: str, id_field: str | None, strict: bool,
+                      plugins: list[str], workers: int | None) -> Evaluation:
+    import time
+
+    from .accumulate import Accumulator
+    from .distributed import score_on_dask
+
+    started = time.perf_counter()
+    acc = Accumulator(plan)
+    score_on_dask(plan, shards, address, acc, id_field, strict, plugins, workers)
+    inputs = {"ground_truth": [s.ground_truth for s in shards], "predictions": [s.predictions for s in shards],
+              "id_field": id_field, "dask": address}
+    return Evaluation(plan, acc, inputs, time.perf_counter() - started)
+
+
+def _emit(report: dict[str, Any], output_format: str, output: str | None) -> None:
+    """Write the JSON report (if asked) and print tables or JSON."""
     data = json_report.dumps(report)
     if output:
         json_report.write(output, data)

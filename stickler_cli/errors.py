@@ -41,6 +41,9 @@ class SchemaError(SticklerError):
         where = f"{self.source}: " if self.source else ""
         return f"{where}{self.pointer}: {self.message}"
 
+    def __reduce__(self):  # rebuilt from its parts when it crosses a process boundary
+        return (SchemaError, (self.message, self.pointer, self.source))
+
     def with_source(self, source: str) -> "SchemaError":
         return SchemaError(self.message, self.pointer, source)
 
@@ -54,6 +57,9 @@ class InputError(SticklerError):
         self.line = line
         where = f"{source}:{line}" if line is not None else source
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):
+        return (InputError, (self.message, self.source, self.line))
 
 
 class ComparatorSetupError(SticklerError):

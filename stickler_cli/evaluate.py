@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .accumulate import Accumulator
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import DataError, PairingStats, pair_by_id, pair_by_line
+from .reader import DataError, Pair, PairingStats, pair_by_id, pair_by_line
+from .shards import Shard
 
 
 @dataclass
@@ -60,42 +61,88 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
     return acc
 
 
-def evaluate_files(
-    plan: Plan,
-    gt_path: str,
-    pred_path: str,
-    id_field: str | None = None,
-    strict: bool = False,
-) -> Evaluation:
-    """Stream two JSONL files through the engine."""
-    started = time.perf_counter()
-    engine = Engine(plan)
-    acc = Accumulator(plan)
-    stats = PairingStats()
-    if id_field:
-        pairs = pair_by_id(gt_path, pred_path, id_field, stats, strict)
-    else:
-        pairs = pair_by_line(gt_path, pred_path, stats, strict)
-    invalid = 0
-    for pair in _batched(pairs, engine, lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]):
+def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_path: str) -> None:
+    """Score paired records into ``acc``: the loop every process runs, serial or not."""
+    docs_of = lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]  # noqa: E731
+    stats = acc.stats
+    for pair in _batched(pairs, engine, docs_of):
         for error in pair.errors:
             acc.add_error(error)
         if pair.gt is None:
             continue
-        invalid += pair.pred_invalid
+        stats["invalid_predictions"] += pair.pred_invalid
         doc = engine.compare(pair.gt, pair.pred)
         for message in doc.errors:
             acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
         acc.add(doc)
-    acc.stats.update(
-        gt_lines=stats.gt_lines,
-        pred_lines=stats.pred_lines,
-        paired=stats.paired,
-        unpaired_predictions=stats.unpaired_predictions,
-        missing_predictions=stats.missing_predictions,
-        invalid_predictions=invalid,
-    )
-    inputs = {"ground_truth": gt_path, "predictions": pred_path, "id_field": id_field}
+
+
+def read_pairs(shard: Shard, stats: PairingStats, id_field: str | None, strict: bool) -> Iterator[Pair]:
+    if id_field:
+        return pair_by_id(shard.ground_truth, shard.predictions, id_field, stats, strict)
+    return pair_by_line(shard.ground_truth, shard.predictions, stats, strict)
+
+
+def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:
+    for key in ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions"):
+        acc.stats[key] += getattr(stats, key)
+
+
+def score_shard(engine: Engine, acc: Accumulator, shard: Shard, id_field: str | None = None,
+                strict: bool = False) -> None:
+    """Read one shard pair and score all of it into ``acc`` (one process)."""
+    stats = PairingStats()
+    score_pairs(engine, acc, read_pairs(shard, stats, id_field, strict), shard.predictions)
+    add_pairing_stats(acc, stats)
+
+
+Progress = Callable[[int, int], None]  # (documents done, ground-truth bytes read)
+
+
+def evaluate_files(
+    plan: Plan,
+    gt_path: str | Sequence[Shard],
+    pred_path: str | None = None,
+    id_field: str | None = None,
+    strict: bool = False,
+    workers: int = 1,
+    plugins: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> Evaluation:
+    """Stream JSONL files (one pair, or a list of shards) through the engine.
+
+    With ``workers`` > 1 the pairs are scored by a pool of processes, each
+    rebuilding the plan from the schema (and ``plugins``, imported by name),
+    and their states are merged in input order.
+    """
+    started = time.perf_counter()
+    shards = [Shard(gt_path, pred_path or "")] if isinstance(gt_path, str) else list(gt_path)
+    acc = Accumulator(plan)
+    if workers > 1:
+        from .parallel import PlanSource, score_in_pool
+
+        score_in_pool(PlanSource.of(plan, plugins), shards, acc, workers, id_field, strict, progress)
+    else:
+        engine = Engine(plan)
+        stats = PairingStats()  # shared: byte counts run on across shards
+        for shard in shards:
+            pairs = read_pairs(shard, stats, id_field, strict)
+            if progress is not None:
+                pairs = _reporting(pairs, stats, acc, progress)
+            score_pairs(engine, acc, pairs, shard.predictions)
+        add_pairing_stats(acc, stats)
+    if len(shards) == 1:
+        inputs = {"ground_truth": shards[0].ground_truth, "predictions": shards[0].predictions, "id_field": id_field}
+    else:
+        inputs = {"ground_truth": [s.ground_truth for s in shards], "predictions": [s.predictions for s in shards],
+                  "id_field": id_field}
     return Evaluation(plan, acc, inputs, time.perf_counter() - started)
 
 
+def _reporting(pairs: Iterator[Pair], stats: PairingStats, acc: Accumulator, progress: Progress) -> Iterator[Pair]:
+    """Pass pairs through, telling ``progress`` every 256 documents."""
+    for k, pair in enumerate(pairs, start=1):
+        yield pair
+        if k % 256 == 0:
+            progress(acc.document_count, stats.gt_bytes_read)
+    progress(acc.document_count, stats.gt_bytes_read)

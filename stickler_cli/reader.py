@@ -15,6 +15,8 @@ Policy (README, "What counts as an error"):
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
@@ -59,10 +61,14 @@ class PairingStats:
     unpaired_predictions: int = 0
     missing_predictions: int = 0
     blank_lines: int = 0
+    gt_bytes_read: int = 0  # of the ground-truth files, as stored on disk (for progress)
 
 
 def _open(path: str) -> BinaryIO:
+    """The file as bytes; ``.gz`` files are decompressed as they are read."""
     try:
+        if path.endswith(".gz"):
+            return gzip.open(path, "rb")  # type: ignore[return-value]
         return open(path, "rb")
     except FileNotFoundError:
         raise InputError("file not found", path) from None
@@ -72,20 +78,41 @@ def _open(path: str) -> BinaryIO:
         raise InputError(f"cannot read: {exc.strerror}", path) from None
 
 
-def _lines(path: str, stats: PairingStats) -> Iterator[tuple[int, int, bytes]]:
-    """(line number, byte offset, content) for each non-blank line."""
+def _lines(path: str, stats: PairingStats, progress: bool = False) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, content) for each non-blank line.
+
+    With ``progress`` the bytes read so far (of the file as stored, compressed
+    or not) are kept in ``stats.gt_bytes_read``, for a progress bar.
+    """
     with _open(path) as handle:
-        offset = 0
-        for number, raw in enumerate(handle, start=1):
-            start = offset
-            offset += len(raw)
-            content = raw.strip()
-            if number == 1 and content.startswith(b"\xef\xbb\xbf"):
-                content = content[3:].strip()
-            if not content:
-                stats.blank_lines += 1
-                continue
-            yield number, start, content
+        raw_file = getattr(handle, "fileobj", None) or handle  # the compressed stream of a .gz
+        done = stats.gt_bytes_read
+        offset = number = 0
+        try:
+            for number, raw in enumerate(handle, start=1):
+                start = offset
+                offset += len(raw)
+                if progress and number % 256 == 0:
+                    stats.gt_bytes_read = done + raw_file.tell()
+                content = raw.strip()
+                if number == 1 and content.startswith(b"\xef\xbb\xbf"):
+                    content = content[3:].strip()
+                if not content:
+                    stats.blank_lines += 1
+                    continue
+                yield number, start, content
+        except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
+            raise InputError(f"cannot read compressed data after line {number}: {exc}", path) from None
+        if progress:
+            stats.gt_bytes_read = done + file_size(path)
+
+
+def file_size(path: str) -> int:
+    """Size on disk (compressed size for a .gz); 0 when unknown."""
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
 
 
 def _parse(content: bytes) -> tuple[Any, str | None]:
@@ -117,7 +144,7 @@ def _id_of(record: dict, id_field: str) -> str | None:
 
 def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, strict: bool = False) -> Iterator[Pair]:
     """Pair the n-th ground truth record with the n-th prediction record."""
-    gt_lines = _lines(gt_path, stats)
+    gt_lines = _lines(gt_path, stats, progress=True)
     pred_lines = _lines(pred_path, stats)
     for gt_item, pred_item in zip_longest(gt_lines, pred_lines):
         if gt_item is None:
@@ -154,7 +181,10 @@ def pair_by_id(
     gt_path: str, pred_path: str, id_field: str, stats: PairingStats, strict: bool = False
 ) -> Iterator[Pair]:
     """Pair records whose ``id_field`` values are equal; duplicates are input errors."""
-    index: dict[str, tuple[int, int]] = {}
+    # Predictions are indexed by id as (line, byte offset) and read back with a
+    # seek; a compressed file cannot seek cheaply, so its lines are kept instead.
+    keep_lines = pred_path.endswith(".gz")
+    index: dict[str, tuple[int, int | bytes]] = {}
     early: list[Pair] = []
     for number, offset, content in _lines(pred_path, stats):
         stats.pred_lines += 1
@@ -172,12 +202,12 @@ def pair_by_id(
             continue
         if key in index:
             raise InputError(f"duplicate {id_field} {key!r} (first on line {index[key][0]})", pred_path, number)
-        index[key] = (number, offset)
+        index[key] = (number, content if keep_lines else offset)
     yield from early
 
     seen: dict[str, int] = {}
     with _open(pred_path) as handle:
-        for gt_number, _, gt_content in _lines(gt_path, stats):
+        for gt_number, _, gt_content in _lines(gt_path, stats, progress=True):
             stats.gt_lines += 1
             gt = _gt_record(gt_path, gt_number, gt_content)
             key = _id_of(gt, id_field)
@@ -193,9 +223,13 @@ def pair_by_id(
                 errors.append(DataError(pred_path, None, key, "no prediction with this id; scored as empty"))
                 yield Pair(key, gt, {}, gt_number, None, errors)
                 continue
-            pred_number, offset = location
-            handle.seek(offset)
-            pred, _ = _parse(handle.readline().strip().removeprefix(b"\xef\xbb\xbf"))
+            pred_number, where = location
+            if isinstance(where, bytes):
+                content = where
+            else:
+                handle.seek(where)
+                content = handle.readline().strip().removeprefix(b"\xef\xbb\xbf")
+            pred, _ = _parse(content)
             stats.paired += 1
             yield Pair(key, gt, pred, gt_number, pred_number, errors)
     for key, (number, _) in sorted(index.items(), key=lambda item: item[1][0]):

@@ -8,7 +8,7 @@ strict comparison of stickler-eval 1.0.0 (see docs/parity.md).
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, Sequence
 
 import orjson
 
@@ -55,3 +55,8 @@ class ExactComparator(Comparator):
     def similarity(self, gt: Any, pred: Any) -> float:
         a = self.key(gt)
         return 1.0 if a is not None and a == self.key(pred) else 0.0
+
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+        """Each value normalised once, then compared by key."""
+        pred_keys = [self.key(p) for p in preds]
+        return [[1.0 if a is not None and a == b else 0.0 for b in pred_keys] for a in map(self.key, gts)]

@@ -8,9 +8,12 @@ as a person would expect (binary floats would put it a hair outside).
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Sequence
+
+import numpy as np
 
 from .base import Comparator, Param, value_text
 
@@ -63,14 +66,56 @@ class NumericComparator(Comparator):
         # Tolerances as written: 0.3 means 0.3, not the binary float just below it.
         self._relative = Decimal(str(self.relative_tolerance))
         self._absolute = Decimal(str(self.absolute_tolerance))
+        self._rel_float = float(self.relative_tolerance)
+        self._abs_float = float(self.absolute_tolerance)
 
     def similarity(self, gt: Any, pred: Any) -> float:
-        if self._exact and type(gt) in (int, float) and type(pred) in (int, float):
-            return 1.0 if gt == pred else 0.0  # same verdict as Decimal(str(x)), far cheaper
+        if _plain(gt) and _plain(pred):
+            # Plain numbers: float arithmetic gives the Decimal verdict unless the
+            # distance sits within 1e-9 (relative) of the tolerance.
+            if gt == pred:
+                return 1.0
+            if self._exact:
+                return 0.0
+            diff = abs(gt - pred)
+            limit = max(self._rel_float * abs(gt) if gt else self._rel_float, self._abs_float)
+            if abs(diff - limit) > 1e-9 * (abs(gt) + abs(pred) + 1.0):
+                return 1.0 if diff <= limit else 0.0
         a, b = parse_number(gt), parse_number(pred)
         if a is None or b is None:
             return 0.0
         return 1.0 if self._agree(a, b) else 0.0
+
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray | list[list[float]]:
+        """Pairs decided in float64, and by ``similarity`` itself wherever that could differ.
+
+        Plain numbers go straight into arrays; anything else (strings, huge or
+        non-finite values) is parsed. Pairs that are float-equal, or whose
+        distance sits within 1e-9 (relative) of the tolerance, are re-decided
+        by the exact Decimal rule. Up to 64 pairs, pair by pair is cheaper.
+        """
+        if len(gts) * len(preds) <= 64:
+            return [[self.similarity(a, b) for b in preds] for a in gts]
+        fa, plain_a = _floats(gts)
+        fb, plain_b = _floats(preds)
+        diff = np.abs(np.subtract.outer(fa, fb))
+        agree = diff == 0.0
+        if self._exact and plain_a.all() and plain_b.all():
+            return agree.astype(float)  # plain numbers: float equality is the exact verdict
+        # Equal plain numbers are equal decimals (a float's repr is unique); other
+        # equal pairs, and anything non-finite, are decided exactly.
+        unsure = (agree & ~np.logical_and.outer(plain_a, plain_b)) | np.isnan(diff)
+        if not self._exact:
+            # One limit per gt row: the larger of the two tolerances in force decides.
+            absa = np.abs(fa)
+            limit = np.maximum(np.where(fa == 0.0, self._rel_float, self._rel_float * absa), self._abs_float)[:, None]
+            agree |= diff <= limit
+            unsure |= np.abs(diff - limit) <= 1e-9 * (np.add.outer(absa, np.abs(fb)) + 1.0)
+        out = agree.astype(float)
+        rows, cols = np.nonzero(unsure)
+        for i, j in zip(rows.tolist(), cols.tolist()):
+            out[i, j] = self.similarity(gts[i], preds[j])
+        return out
 
     def _agree(self, a: Decimal, b: Decimal) -> bool:
         if a.is_nan() or b.is_nan():
@@ -87,3 +132,32 @@ class NumericComparator(Comparator):
             elif diff / abs(a) <= self._relative:
                 return True
         return self._absolute > 0 and diff <= self._absolute
+
+
+def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 of each value, which values are plain numbers that float64 holds exactly).
+
+    A value that is not a plain finite number, or an integer beyond 2**53, is
+    parsed (NaN when it has no finite float) and decided by Decimal.
+    """
+    out = np.empty(len(values))
+    plain = np.ones(len(values), dtype=bool)
+    for k, v in enumerate(values):
+        t = type(v)
+        if (t is float and math.isfinite(v)) or (t is int and -_EXACT_INT <= v <= _EXACT_INT):
+            out[k] = v
+            continue
+        plain[k] = False
+        number = parse_number(v)
+        out[k] = float(number) if number is not None and number.is_finite() and abs(number) < _FLOAT_MAX else math.nan
+    return out, plain
+
+
+_EXACT_INT = 2 ** 53
+
+
+def _plain(value: Any) -> bool:
+    """A finite float, or an int that float64 holds exactly: safe for the float fast path."""
+    t = type(value)
+    return (t is float and math.isfinite(value)) or (t is int and -_EXACT_INT <= value <= _EXACT_INT)
+_FLOAT_MAX = Decimal("1e300")

@@ -14,7 +14,18 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
-from scipy.stats import rankdata
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties sharing their mean rank (scipy's ``rankdata``, without importing scipy.stats)."""
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(values)]
+    mean_rank = (starts + ends + 1) / 2.0  # mean of the 1-based positions starts+1 .. ends
+    ranks = np.empty(len(values), dtype=float)
+    ranks[order] = np.repeat(mean_rank, ends - starts)
+    return ranks
 
 
 MAX_BINS = 100  # every field repeats the bin table; more bins than this is noise, not resolution
@@ -68,7 +79,7 @@ class AUROC(ConfidenceMetric):
         negatives = len(pairs) - positives
         if not positives or not negatives:
             return {"value": None}
-        ranks = rankdata(pairs.confidence, method="average")
+        ranks = average_ranks(pairs.confidence)
         u = float(ranks[pairs.is_match].sum()) - positives * (positives + 1) / 2
         return {"value": u / (positives * negatives)}
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from .matching import assign
@@ -33,6 +35,10 @@ from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
 LABELS = ("TP", "FA", "FD", "FN", "TN")
 
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
+
+# Below this many item pairs, scoring pair by pair beats the per-call cost of
+# array operations (benchmarked in docs/performance.md); both give equal numbers.
+SMALL_MATRIX = 16
 
 _MISSING = object()
 
@@ -103,14 +109,17 @@ class Engine:
             self._report(f, "failed, scored 0.0", exc)
             return 0.0
 
-    def _similarity_matrix(self, f: FieldPlan, gv: list, pv: list) -> list[list[float]]:
+    def _similarity_matrix(self, f: FieldPlan, gv: list, pv: list, as_array: bool = False):
+        """The comparator's matrix: plain floats in lists, or a float array with ``as_array``."""
         try:
-            return f.comparator.similarity_matrix(gv, pv)
+            matrix = f.comparator.similarity_matrix(gv, pv)
         except SticklerError:
             raise
-        except Exception as exc:
-            self._report(f, "failed, scored 0.0", exc)
-            return [[0.0] * len(pv) for _ in gv]
+        except Exception:  # find the failing pairs: each scores 0.0 and is reported
+            matrix = [[self._similarity(f, a, b) for b in pv] for a in gv]
+        if as_array:
+            return np.asarray(matrix, dtype=float).reshape(len(gv), len(pv))
+        return matrix.tolist() if isinstance(matrix, np.ndarray) else matrix  # plain floats for reports
 
     def _report(self, f: FieldPlan, what: str, exc: Exception) -> None:
         """Keep a comparator's failure for the current document's errors."""
@@ -121,22 +130,35 @@ class Engine:
     # -- one object -------------------------------------------------------------
 
     def _model(self, model: ModelPlan, gt: Any, pred: Any, res: DocResult | None, top: bool = False,
-               where: str = ""):
-        """(document-style score, raw similarity) of two objects of ``model``."""
+               where: str = "", known: dict[int, np.ndarray] | None = None, cell: tuple[int, int] = (0, 0)):
+        """(document-style score, raw similarity) of two objects of ``model``.
+
+        ``known[f.index][cell]`` is the already computed similarity of a
+        primitive field (a matched list pair scored again for counting).
+        """
         gt = gt if type(gt) is dict else {}
         pred = pred if type(pred) is dict else {}
         doc_num = doc_den = sim_num = sim_den = 0.0
         for f in model.fields:
             g = gt.get(f.key, _MISSING)
             p = pred.get(f.key, _MISSING)
-            g = f.default if g is _MISSING else unwrap(g)[0]
+            if g is _MISSING:
+                g = f.default
+            elif type(g) is dict and "_value" in g:
+                g = g["_value"]
+            conf = None
             if p is _MISSING:
-                p, conf = f.default, None
-            else:
-                if res is not None and type(p) is dict and len(p) > 1 and "_value" in p:
+                p = f.default
+            elif type(p) is dict and "_value" in p:
+                conf = p.get("_confidence")
+                if res is not None and len(p) > (2 if "_confidence" in p else 1):
                     _keep_metadata(res, f, p, where)
-                p, conf = unwrap(p)
-            score, raw, both_null = self._field(f, g, p, conf, res, where)
+                p = p["_value"]
+            if f.kind is Kind.PRIMITIVE:
+                similarity = known[f.index][cell] if known is not None and f.index in known else None
+                score, raw, both_null = self._primitive(f, g, p, conf, res, where + f.key, similarity)
+            else:
+                score, raw, both_null = self._field(f, g, p, conf, res, where)
             if res is not None:
                 res.score_sum[f.index] += score
                 res.score_n[f.index] += 1
@@ -166,7 +188,8 @@ class Engine:
             return self._primitive_list(f, g, p, res, where)
         return self._object_list(f, g, p, res, where)
 
-    def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str):
+    def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str,
+                   similarity: float | None = None):
         g_null, p_null = _null(g), _null(p)
         if res is not None and (not p_null or conf is not None):
             res.predicted_leaves += 1
@@ -180,7 +203,7 @@ class Engine:
                 if res.trace is not None:
                     _trace(res, f, label, g, p, float(both), float(both), path=where)
             return (1.0, 1.0, True) if both else (0.0, 0.0, False)
-        raw = self._similarity(f, g, p)
+        raw = self._similarity(f, g, p) if similarity is None else float(similarity)
         matched = raw >= f.threshold
         score = raw if matched or not f.clip else 0.0
         if res is not None:
@@ -279,35 +302,25 @@ class Engine:
         model = f.model
         gv = [unwrap(v)[0] for v in _as_list(g)]
         pv = [unwrap(v)[0] for v in _as_list(p)]
-        sims: list[list[float]] = []
-        docs: list[list[float]] = []
-        ties: list[list[float]] = []  # ties are broken toward matched pairs, then higher pair scores
-        for a in gv:
-            sim_row, doc_row, tie_row = [], [], []
-            for b in pv:
-                doc, sim = self._model(model, a, b, None)
-                sim_row.append(sim)
-                doc_row.append(doc)
-                tie_row.append((1.0 if sim >= model.match_threshold else 0.0) + doc)
-            sims.append(sim_row)
-            docs.append(doc_row)
-            ties.append(tie_row)
+        docs, sims, known = self._item_matrices(model, gv, pv)
+        # Ties are broken toward matched pairs, then higher pair scores.
+        ties = (sims >= model.match_threshold) + docs
         pairs = assign(sims, ties)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
         tp = 0
         for i, j in pairs:
-            pair_score = docs[i][j]
+            pair_score = float(docs[i, j])
             if pair_score >= PAIR_FLOOR:
                 total += pair_score
-            matched = sims[i][j] >= model.match_threshold
+            matched = sims[i, j] >= model.match_threshold
             if res is not None and res.trace is not None:
-                _trace(res, f, TP if matched else FD, gv[i], pv[j], sims[i][j], pair_score,
+                _trace(res, f, TP if matched else FD, gv[i], pv[j], float(sims[i, j]), pair_score,
                        path=f"{where}[{i}↔{j}]", threshold=model.match_threshold)
             if matched:
                 tp += 1
                 if res is not None:
-                    self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].")
+                    self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known, cell=(i, j))
         if res is not None:
             counts = res.counts[f.index]
             counts[TP] += tp
@@ -321,6 +334,77 @@ class Engine:
             _trace(res, f, TP if tp == len(pairs) == len(gv) == len(pv) else FD, g, p, score, score,
                    path=where, at=first_row)
         return score, score, False
+
+    # -- every item against every item ------------------------------------------
+
+    def _item_matrices(self, model: ModelPlan, gv: list, pv: list):
+        """(document-style scores, raw similarities, known) of every gt item against every pred item.
+
+        ``known`` maps a primitive field's index to its similarity matrix, so
+        that matched pairs, scored again for counting, need no comparator call.
+
+        The same numbers as ``_model`` on each pair, computed a field at a time:
+        one batched comparator call per primitive field instead of one call per
+        pair and field. The arithmetic is the scalar path's, operation for
+        operation, so the results are equal to the last bit.
+        """
+        n, m = len(gv), len(pv)
+        if n * m < SMALL_MATRIX:
+            cells = [[self._model(model, a, b, None) for b in pv] for a in gv]
+            docs = np.array([[c[0] for c in row] for row in cells], dtype=float).reshape(n, m)
+            sims = np.array([[c[1] for c in row] for row in cells], dtype=float).reshape(n, m)
+            return docs, sims, None
+        gds = [a if type(a) is dict else {} for a in gv]
+        pds = [b if type(b) is dict else {} for b in pv]
+        doc_num = np.zeros((n, m))
+        sim_num = np.zeros((n, m))
+        sim_den = np.zeros((n, m))
+        doc_den = 0.0
+        known: dict[int, np.ndarray] = {}
+        for f in model.fields:
+            gvals = [_plain(f, d) for d in gds]
+            pvals = [_plain(f, d) for d in pds]
+            if f.kind is Kind.PRIMITIVE:
+                score, raw, both = self._primitive_matrix(f, gvals, pvals)
+                known[f.index] = raw
+            else:
+                cells = [[self._field(f, a, b, None, None) for b in pvals] for a in gvals]
+                score = np.array([[c[0] for c in row] for row in cells], dtype=float).reshape(n, m)
+                raw = np.array([[c[1] for c in row] for row in cells], dtype=float).reshape(n, m)
+                both = np.array([[c[2] for c in row] for row in cells], dtype=bool).reshape(n, m)
+            doc_num += score * f.weight
+            doc_den += f.weight
+            sim_num += np.where(both, 0.0, raw * f.weight)
+            sim_den += np.where(both, 0.0, f.weight)
+        docs = doc_num / doc_den if doc_den else np.ones((n, m))
+        sims = np.divide(sim_num, sim_den, out=np.ones((n, m)), where=sim_den != 0)
+        return docs, sims, known
+
+    def _primitive_matrix(self, f: FieldPlan, gvals: list, pvals: list):
+        """(score, raw, both null) matrices of one primitive field: ``_primitive`` for every pair."""
+        g_null = [_null(v) for v in gvals]
+        p_null = [_null(v) for v in pvals]
+        n, m = len(gvals), len(pvals)
+        if not any(g_null) and not any(p_null):
+            raw = self._similarity_matrix(f, gvals, pvals, as_array=True)
+            both = np.zeros((n, m), dtype=bool)
+        else:
+            raw = np.zeros((n, m))
+            rows = [i for i, null in enumerate(g_null) if not null]
+            cols = [j for j, null in enumerate(p_null) if not null]
+            if rows and cols:
+                raw[np.ix_(rows, cols)] = self._similarity_matrix(
+                    f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
+            both = np.outer(g_null, p_null)
+            raw[both] = 1.0
+        score = np.where(raw >= f.threshold, raw, 0.0) if f.clip else raw.copy()
+        score[both] = 1.0
+        return score, raw, both
+
+def _plain(f: FieldPlan, item: dict) -> Any:
+    """An item's value for ``f`` as ``_model`` reads it: the default when missing, rich values unwrapped."""
+    value = item.get(f.key, _MISSING)
+    return f.default if value is _MISSING else unwrap(value)[0]
 
 
 def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 # Weight of the tie-breaking objective: far below any real difference in summed
 # similarity, so it only chooses among pairings whose similarity totals are equal.
@@ -24,6 +23,8 @@ def assign(
     """
     if len(matrix) == 1 and len(matrix[0]) == 1:
         return [(0, 0)]
+    from scipy.optimize import linear_sum_assignment  # imported on first use: 0.4 s of start-up
+
     m = np.asarray(matrix, dtype=float)
     if tie_break is not None:
         m = m + TIE_BREAK * np.asarray(tie_break, dtype=float)

@@ -13,7 +13,11 @@ def unwrap(value: Any) -> tuple[Any, Any]:
 
 
 def is_null(value: Any) -> bool:
-    return value is None or value == "" and type(value) is str or (type(value) in (dict, list) and not value)
+    """None, "", {} and [] are null (a whitespace string is a value)."""
+    if value is None:
+        return True
+    t = type(value)
+    return (t is str or t is list or t is dict) and not value
 
 
 def is_null_list(value: Any) -> bool:

@@ -1,0 +1,1 @@
+"""Benchmark workload for `make bench`: an invoice schema, a data generator, the reference timing."""

@@ -1,0 +1,60 @@
+"""Shards as Dask tasks: each task scores one shard pair and returns its state.
+
+Workers need stickler-cli installed and the data files at the same paths
+(a shared file system or object-store mount); the schema travels with the
+task. The states come back to the client and are merged in shard order.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+from .accumulate import Accumulator
+from .errors import UsageError
+from .evaluate import score_shard
+from .parallel import PlanSource, built
+from .plan import Plan
+from .shards import Shard
+
+
+def score_shard_task(shard: Shard, source: PlanSource, id_field: str | None, strict: bool) -> dict[str, Any]:
+    """Runs on a Dask worker: the state of one shard pair."""
+    engine, plan = built(source)
+    acc = Accumulator(plan)
+    score_shard(engine, acc, shard, id_field, strict)
+    return acc.get_state(with_schema=False)
+
+
+def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumulator,
+                  id_field: str | None = None, strict: bool = False, plugins: Sequence[str] = (),
+                  workers: int | None = None) -> None:
+    """Score ``shards`` on the cluster at ``address`` (or a ``local`` one) into ``acc``."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError("--dask needs the optional extra: pip install 'stickler-cli[dask]'") from None
+    source = PlanSource.of(plan, plugins)
+    cluster = None
+    try:
+        if address == "local":
+            cluster = LocalCluster(n_workers=workers or _cores(), threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address=None)
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(address, timeout="15s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise UsageError(f"--dask: cannot reach the scheduler at {address}: {exc}") from None
+        with client:
+            futures = client.map(score_shard_task, list(shards), source=source, id_field=id_field,
+                                 strict=strict, pure=False)
+            for state in client.gather(futures):
+                acc.merge_state(state)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

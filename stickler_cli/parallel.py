@@ -1,0 +1,129 @@
+"""Scoring on several processes: chunks of pairs out, accumulator states back.
+
+The parent reads and pairs the records (cheap) and sends chunks of pairs to a
+pool of processes, which score them (costly) and answer with the mergeable
+state of each chunk. States are merged in input order, so counts equal a
+single process's and float sums agree to rounding. Workers are started with
+``spawn`` and rebuild the plan from the schema: comparators holding models,
+locks or sockets are never pickled, and no thread state is forked.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from .accumulate import Accumulator
+from .engine import Engine
+from .plan import Plan
+from .reader import Pair, PairingStats
+from .shards import Shard
+
+CHUNK_SIZE = 200  # pairs per task: large enough to amortise pickling, small enough to balance
+
+
+@dataclass(frozen=True)
+class PlanSource:
+    """What another process needs to rebuild a plan: the schema, its hash and the plugins to import."""
+
+    schema: dict
+    source: str
+    sha256: str
+    plugins: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, plan: Plan, plugins: Sequence[str] = ()) -> "PlanSource":
+        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins))
+
+    def build(self) -> Plan:
+        from .comparators.plugins import load_module
+        from .schema import compile_schema
+
+        for spec in self.plugins:
+            load_module(spec)
+        return compile_schema(self.schema, source=self.source, sha256=self.sha256)
+
+
+_worker: tuple[Engine, Plan] | None = None
+_built: dict[str, tuple[Engine, Plan]] = {}
+
+
+def built(source: PlanSource) -> tuple[Engine, Plan]:
+    """This process's engine for ``source``, built on first use (workers score many chunks)."""
+    key = source.sha256 + "\0" + "\0".join(source.plugins)
+    if key not in _built:
+        plan = source.build()
+        _built[key] = (Engine(plan), plan)
+    return _built[key]
+
+
+def _init_worker(source: PlanSource) -> None:
+    global _worker
+    _worker = built(source)
+
+
+def _score_chunk(pairs: list[Pair], pred_path: str) -> dict[str, Any]:
+    from .evaluate import score_pairs
+
+    assert _worker is not None, "worker not initialised"
+    engine, plan = _worker
+    acc = Accumulator(plan)
+    score_pairs(engine, acc, pairs, pred_path)
+    return acc.get_state(with_schema=False)
+
+
+def _chunks(shards: Sequence[Shard], stats: PairingStats, id_field: str | None,
+            strict: bool) -> Iterator[tuple[list[Pair], str]]:
+    from .evaluate import read_pairs
+
+    for shard in shards:
+        chunk: list[Pair] = []
+        for pair in read_pairs(shard, stats, id_field, strict):
+            chunk.append(pair)
+            if len(chunk) == CHUNK_SIZE:
+                yield chunk, shard.predictions
+                chunk = []
+        if chunk:
+            yield chunk, shard.predictions
+
+
+def score_in_pool(
+    source: PlanSource,
+    shards: Sequence[Shard],
+    acc: Accumulator,
+    workers: int,
+    id_field: str | None = None,
+    strict: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Score every shard's pairs into ``acc`` on ``workers`` processes.
+
+    At most ``4 * workers`` chunks are in flight, so memory stays flat however
+    long the input. An error in the reader (bad ground truth) or in a worker
+    (a comparator that cannot start) stops the run and is raised here.
+    """
+    from .evaluate import add_pairing_stats
+
+    stats = PairingStats()
+    context = multiprocessing.get_context("spawn")
+    pending: deque[Future] = deque()
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(source,)) as pool:
+        try:
+            for chunk, pred_path in _chunks(shards, stats, id_field, strict):
+                pending.append(pool.submit(_score_chunk, chunk, pred_path))
+                while len(pending) >= 4 * workers or (pending and pending[0].done()):
+                    acc.merge_state(pending.popleft().result())
+                    if progress is not None:
+                        progress(acc.document_count, stats.gt_bytes_read)
+            while pending:
+                acc.merge_state(pending.popleft().result())
+                if progress is not None:
+                    progress(acc.document_count, stats.gt_bytes_read)
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+    add_pairing_stats(acc, stats)
