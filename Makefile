@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ORACLE_VENV := .venv-oracle
 
-.PHONY: demo test parity install dev clean
+.PHONY: demo test parity bench install dev clean
 
 $(BIN)/stickler: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ $(ORACLE_VENV)/.installed:
 parity: $(VENV)/.dev $(ORACLE_VENV)/.installed
 	STICKLER_ORACLE_PYTHON=$(ORACLE_VENV)/bin/python $(BIN)/python -m pytest -m oracle tests/parity
 	$(BIN)/python -m tests.parity.run_parity --oracle-python $(ORACLE_VENV)/bin/python
+
+## bench: stickler against stickler-eval 1.0.0 on the same generated files (docs/performance.md)
+bench: $(VENV)/.dev $(ORACLE_VENV)/.installed
+	@mkdir -p out
+	$(BIN)/python -m bench.run --oracle-python $(ORACLE_VENV)/bin/python --markdown out/bench.md
 
 clean:
 	rm -rf $(VENV) $(ORACLE_VENV) out .pytest_cache build *.egg-info

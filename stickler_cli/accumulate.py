@@ -8,16 +8,17 @@ states of different schemas is refused.
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
-from .engine.result import DocResult
+from operator import add
+
+from .confidence.store import ConfidenceStore
+from .engine.result import DocResult, counts_by_field, totals
 from .errors import SticklerError
 from .plan import Plan
 from .reader import DataError
 
-STATE_VERSION = 1
-_ZERO = [0, 0, 0, 0, 0]
+STATE_VERSION = 2  # 2: confidence pairs grouped, with counts
 
 
 class Accumulator:
@@ -27,49 +28,37 @@ class Accumulator:
         self.top_level = [f.index for f in plan.root.fields]
         self.document_count = 0
         self.score_sum = 0.0
-        self.counts = [[0, 0, 0, 0, 0] for _ in range(self.size)]
-        self.overall = [0, 0, 0, 0, 0]
+        self.tally = [0] * (5 * self.size)  # flat per-field counts, as in DocResult
         self.field_score_sum = [0.0] * self.size
         self.field_score_n = [0] * self.size
-        # Confidence pairs, stored column-wise in typed arrays (21 bytes a pair):
-        # they are the only state that grows with the number of documents.
-        self.conf_field = array("i")
-        self.conf_match = array("b")
-        self.conf_value = array("d")
-        self.conf_similarity = array("d")
+        # Confidence pairs: the only state that could grow with the number of
+        # documents; grouped so that it does not (confidence/store.py).
+        self.confidences = ConfidenceStore()
         self.predicted_leaves = 0
         self.errors: list[dict[str, Any]] = []
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
                       "missing_predictions": 0, "invalid_predictions": 0}
 
+    @property
+    def counts(self) -> list[list[int]]:
+        """Per field ``[tp, fa, fd, fn, tn]``."""
+        return counts_by_field(self.tally)
+
+    @property
+    def overall(self) -> list[int]:
+        """Document-level counts: the top-level fields' counts added up."""
+        return totals(self.tally, self.top_level)
+
     def add(self, doc: DocResult) -> None:
         self.document_count += 1
         self.score_sum += doc.score
-        counts = self.counts
-        for i, c in enumerate(doc.counts):
-            if c != _ZERO:
-                mine = counts[i]
-                mine[0] += c[0]
-                mine[1] += c[1]
-                mine[2] += c[2]
-                mine[3] += c[3]
-                mine[4] += c[4]
-        score_n = doc.score_n
-        for i, n in enumerate(score_n):
-            if n:
-                self.field_score_sum[i] += doc.score_sum[i]
-                self.field_score_n[i] += n
-        overall = self.overall
-        for i in self.top_level:
-            c = doc.counts[i]
-            for k in range(5):
-                overall[k] += c[k]
+        self.tally = list(map(add, self.tally, doc.tally))
+        self.field_score_sum = list(map(add, self.field_score_sum, doc.score_sum))
+        self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
+        store = self.confidences
         for pair in doc.confidences:
-            self.conf_field.append(pair.field_index)
-            self.conf_match.append(pair.is_match)
-            self.conf_value.append(pair.confidence)
-            self.conf_similarity.append(pair.similarity)
+            store.add(pair.field_index, pair.is_match, pair.confidence, pair.similarity)
 
     def add_error(self, error: DataError) -> None:
         self.errors.append(error.as_dict())
@@ -86,16 +75,10 @@ class Accumulator:
             "document_count": self.document_count,
             "score_sum": self.score_sum,
             "overall": list(self.overall),
-            "counts": [list(c) for c in self.counts],
+            "counts": self.counts,
             "field_score_sum": list(self.field_score_sum),
             "field_score_n": list(self.field_score_n),
-            "confidence": {
-                "field": self.conf_field.tolist(),
-                "match": [bool(m) for m in self.conf_match],
-                "value": self.conf_value.tolist(),
-                "similarity": self.conf_similarity.tolist(),
-                "predicted_leaves": self.predicted_leaves,
-            },
+            "confidence": {**self.confidences.state(), "predicted_leaves": self.predicted_leaves},
             "errors": list(self.errors),
             "stats": dict(self.stats),
         }
@@ -111,18 +94,11 @@ class Accumulator:
             raise SticklerError("cannot merge states made with different schemas (schema hashes differ)")
         self.document_count += state["document_count"]
         self.score_sum += state["score_sum"]
-        for k in range(5):
-            self.overall[k] += state["overall"][k]
-        for i in range(self.size):
-            for k in range(5):
-                self.counts[i][k] += state["counts"][i][k]
-            self.field_score_sum[i] += state["field_score_sum"][i]
-            self.field_score_n[i] += state["field_score_n"][i]
+        self.tally = list(map(add, self.tally, (c for field in state["counts"] for c in field)))
+        self.field_score_sum = list(map(add, self.field_score_sum, state["field_score_sum"]))
+        self.field_score_n = list(map(add, self.field_score_n, state["field_score_n"]))
         conf = state["confidence"]
-        self.conf_field.extend(conf["field"])
-        self.conf_match.extend(conf["match"])
-        self.conf_value.extend(conf["value"])
-        self.conf_similarity.extend(conf["similarity"])
+        self.confidences.merge(conf)
         self.predicted_leaves += conf.get("predicted_leaves", 0)
         self.errors.extend(state["errors"])
         for key, value in state["stats"].items():

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .accumulate import Accumulator
 from .engine import Engine
 from .plan import Plan
-from .reader import Pair, PairingStats
+from .reader import PairingStats, line_pairs, pair_lines
 from .shards import Shard
 
 CHUNK_SIZE = 200  # pairs per task: large enough to amortise pickling, small enough to balance
@@ -65,29 +65,44 @@ def _init_worker(source: PlanSource) -> None:
     _worker = built(source)
 
 
-def _score_chunk(pairs: list[Pair], pred_path: str) -> dict[str, Any]:
-    from .evaluate import score_pairs
+def _score_chunk(chunk: list, shard: Shard, id_field: str | None, strict: bool) -> dict[str, Any]:
+    """Score one chunk: raw line pairs (parsed and paired here) or, with ``id_field``, ready pairs."""
+    from .evaluate import add_pairing_stats, score_pairs
 
     assert _worker is not None, "worker not initialised"
     engine, plan = _worker
     acc = Accumulator(plan)
-    score_pairs(engine, acc, pairs, pred_path)
+    if id_field:
+        score_pairs(engine, acc, chunk, shard.predictions)
+    else:
+        stats = PairingStats()
+        pairs = pair_lines(chunk, shard.ground_truth, shard.predictions, stats, strict)
+        score_pairs(engine, acc, pairs, shard.predictions)
+        add_pairing_stats(acc, stats)
     return acc.get_state(with_schema=False)
 
 
 def _chunks(shards: Sequence[Shard], stats: PairingStats, id_field: str | None,
-            strict: bool) -> Iterator[tuple[list[Pair], str]]:
+            strict: bool) -> Iterator[tuple[list, Shard]]:
+    """Chunks of work in input order. Pairing by line sends raw lines, so the parent
+    only splits lines and the workers do all the parsing; pairing by id needs the
+    parent to parse (to find each prediction), so it sends paired records."""
     from .evaluate import read_pairs
 
     for shard in shards:
-        chunk: list[Pair] = []
-        for pair in read_pairs(shard, stats, id_field, strict):
-            chunk.append(pair)
+        items: Iterator[Any]
+        if id_field:
+            items = read_pairs(shard, stats, id_field, strict)
+        else:
+            items = line_pairs(shard.ground_truth, shard.predictions, stats)
+        chunk: list = []
+        for item in items:
+            chunk.append(item)
             if len(chunk) == CHUNK_SIZE:
-                yield chunk, shard.predictions
+                yield chunk, shard
                 chunk = []
         if chunk:
-            yield chunk, shard.predictions
+            yield chunk, shard
 
 
 def score_in_pool(
@@ -107,13 +122,13 @@ def score_in_pool(
     """
     from .evaluate import add_pairing_stats
 
-    stats = PairingStats()
+    stats = PairingStats()  # pairing by id counts here; by line, the workers count
     context = multiprocessing.get_context("spawn")
     pending: deque[Future] = deque()
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(source,)) as pool:
         try:
-            for chunk, pred_path in _chunks(shards, stats, id_field, strict):
-                pending.append(pool.submit(_score_chunk, chunk, pred_path))
+            for chunk, shard in _chunks(shards, stats, id_field, strict):
+                pending.append(pool.submit(_score_chunk, chunk, shard, id_field, strict))
                 while len(pending) >= 4 * workers or (pending and pending[0].done()):
                     acc.merge_state(pending.popleft().result())
                     if progress is not None:

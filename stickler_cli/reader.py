@@ -20,7 +20,7 @@ import zlib
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator
 
 import orjson
 
@@ -142,11 +142,23 @@ def _id_of(record: dict, id_field: str) -> str | None:
     return str(value)
 
 
+Line = tuple[int, int, bytes]  # (line number, byte offset, content) of a non-blank line
+
+
 def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, strict: bool = False) -> Iterator[Pair]:
     """Pair the n-th ground truth record with the n-th prediction record."""
-    gt_lines = _lines(gt_path, stats, progress=True)
-    pred_lines = _lines(pred_path, stats)
-    for gt_item, pred_item in zip_longest(gt_lines, pred_lines):
+    return pair_lines(line_pairs(gt_path, pred_path, stats), gt_path, pred_path, stats, strict)
+
+
+def line_pairs(gt_path: str, pred_path: str, stats: PairingStats) -> Iterator[tuple[Line | None, Line | None]]:
+    """The raw line pairs ``pair_lines`` takes: read without parsing (cheap), for worker processes."""
+    return zip_longest(_lines(gt_path, stats, progress=True), _lines(pred_path, stats))
+
+
+def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, pred_path: str,
+               stats: PairingStats, strict: bool = False) -> Iterator[Pair]:
+    """Parse and pair raw (ground truth, prediction) lines; either side is None past its file's end."""
+    for gt_item, pred_item in lines:
         if gt_item is None:
             number = pred_item[0]
             stats.pred_lines += 1

@@ -38,6 +38,13 @@ def overall_metrics(acc: Accumulator) -> dict[str, Any]:
     return block
 
 
+def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
+    acc = evaluation.accumulator
+    field, match, value, similarity, count = acc.confidences.columns()
+    return confidence_metrics([f.path for f in evaluation.plan.fields], field, match, value, similarity,
+                              acc.predicted_leaves, evaluation.confidence_metrics, count)
+
+
 def build_report(evaluation: Evaluation) -> dict[str, Any]:
     acc = evaluation.accumulator
     plan = evaluation.plan
@@ -49,10 +56,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         "document_count": acc.document_count,
         "metrics": overall_metrics(acc),
         "field_metrics": field_metrics(acc),
-        "confidence_metrics": confidence_metrics(
-            [f.path for f in plan.fields], acc.conf_field, acc.conf_match, acc.conf_value, acc.conf_similarity,
-            acc.predicted_leaves, evaluation.confidence_metrics,
-        ),
+        "confidence_metrics": _confidence_block(evaluation),
         "errors": list(acc.errors),
         "elapsed_seconds": evaluation.elapsed_seconds,
     }

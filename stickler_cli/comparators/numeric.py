@@ -95,7 +95,7 @@ class NumericComparator(Comparator):
         by the exact Decimal rule. Up to 64 pairs, pair by pair is cheaper.
         """
         if len(gts) * len(preds) <= 64:
-            return [[self.similarity(a, b) for b in preds] for a in gts]
+            return self._small_matrix(gts, preds)
         fa, plain_a = _floats(gts)
         fb, plain_b = _floats(preds)
         diff = np.abs(np.subtract.outer(fa, fb))
@@ -116,6 +116,33 @@ class NumericComparator(Comparator):
         for i, j in zip(rows.tolist(), cols.tolist()):
             out[i, j] = self.similarity(gts[i], preds[j])
         return out
+
+    def _small_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+        """``similarity`` for every pair, its float fast path inlined (a few pairs: no arrays)."""
+        plain = [_plain(b) for b in preds]
+        rows = []
+        for a in gts:
+            if not _plain(a):
+                rows.append([self.similarity(a, b) for b in preds])
+                continue
+            limit = max(self._rel_float * abs(a) if a else self._rel_float, self._abs_float)
+            slack = abs(a) + 1.0
+            row = []
+            for b, b_plain in zip(preds, plain):
+                if b_plain:
+                    if a == b:
+                        row.append(1.0)
+                        continue
+                    if self._exact:
+                        row.append(0.0)
+                        continue
+                    diff = abs(a - b)
+                    if abs(diff - limit) > 1e-9 * (slack + abs(b)):
+                        row.append(1.0 if diff <= limit else 0.0)
+                        continue
+                row.append(self.similarity(a, b))
+            rows.append(row)
+        return rows
 
     def _agree(self, a: Decimal, b: Decimal) -> bool:
         if a.is_nan() or b.is_nan():

@@ -28,41 +28,81 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def weighted_average_ranks(values: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The mean 1-based rank each row's pairs would have if every row were ``count`` equal pairs."""
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    group = np.cumsum(np.r_[True, ordered[1:] != ordered[:-1]]) - 1  # tie group of each sorted row
+    group_size = np.bincount(group, weights=count[order]).astype(np.int64)
+    group_end = np.cumsum(group_size)  # pairs up to and including the group
+    mean_rank = (group_end - group_size + 1 + group_end) / 2.0
+    ranks = np.empty(len(values), dtype=float)
+    ranks[order] = mean_rank[group]
+    return ranks
+
+
 MAX_BINS = 100  # every field repeats the bin table; more bins than this is noise, not resolution
 
 
 @dataclass(frozen=True)
 class ConfidencePairs:
-    """Parallel columns: ``is_match`` (bool), ``confidence`` and ``similarity`` (float64)."""
+    """Parallel columns: ``is_match`` (bool), ``confidence`` and ``similarity`` (float64),
+    and ``count`` (int64): how many pairs a row stands for.
+
+    A long run keeps its pairs grouped by (field, confidence, outcome), so a
+    row may stand for many pairs; its ``similarity`` is then their mean. Every
+    length and sum here counts pairs, not rows. Metrics that declare
+    ``grouped = True`` receive rows as they are; others receive ``expanded()``
+    pairs, one row each.
+    """
 
     is_match: np.ndarray
     confidence: np.ndarray
     similarity: np.ndarray
+    count: np.ndarray
 
     @classmethod
     def from_columns(cls, is_match: Sequence[bool], confidence: Sequence[float],
-                     similarity: Sequence[float] | None = None) -> "ConfidencePairs":
+                     similarity: Sequence[float] | None = None,
+                     count: Sequence[int] | None = None) -> "ConfidencePairs":
         match = np.asarray(is_match, dtype=bool)
         conf = np.asarray(confidence, dtype=np.float64)
         sim = np.asarray(similarity if similarity is not None else match, dtype=np.float64)
-        if not (match.shape == conf.shape == sim.shape) or match.ndim != 1:
-            raise ValueError("is_match, confidence and similarity must be 1-D and of equal length")
-        return cls(match, conf, sim)
+        counts = np.ones(len(match), dtype=np.int64) if count is None else np.asarray(count, dtype=np.int64)
+        if not (match.shape == conf.shape == sim.shape == counts.shape) or match.ndim != 1:
+            raise ValueError("is_match, confidence, similarity and count must be 1-D and of equal length")
+        return cls(match, conf, sim, counts)
 
     def __len__(self) -> int:
-        return int(self.is_match.shape[0])
+        """The number of pairs (rows weighted by their counts)."""
+        return int(self.count.sum())
 
     def select(self, mask: np.ndarray) -> "ConfidencePairs":
-        return ConfidencePairs(self.is_match[mask], self.confidence[mask], self.similarity[mask])
+        return ConfidencePairs(self.is_match[mask], self.confidence[mask], self.similarity[mask], self.count[mask])
+
+    def expanded(self) -> "ConfidencePairs":
+        """One row per pair (a grouped row repeated ``count`` times)."""
+        if bool((self.count == 1).all()):
+            return self
+        c = self.count
+        return ConfidencePairs(np.repeat(self.is_match, c), np.repeat(self.confidence, c),
+                               np.repeat(self.similarity, c), np.ones(int(c.sum()), dtype=np.int64))
 
 
 class ConfidenceMetric:
     """Subclass with a ``name`` and ``compute``; pass instances to the evaluation to add a metric."""
 
     name: ClassVar[str] = ""
+    # True: ``compute`` honours ``pairs.count`` and may receive grouped rows (the
+    # built-ins do, so memory stays flat); False: it receives one row per pair.
+    grouped: ClassVar[bool] = False
 
     def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
         raise NotImplementedError
+
+    def compute_on(self, pairs: ConfidencePairs) -> dict[str, Any]:
+        """``compute`` on the pairs in the form this metric takes."""
+        return self.compute(pairs if self.grouped else pairs.expanded())
 
 
 class AUROC(ConfidenceMetric):
@@ -74,13 +114,15 @@ class AUROC(ConfidenceMetric):
 
     name = "auroc"
 
+    grouped = True
+
     def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
-        positives = int(pairs.is_match.sum())
+        positives = int(pairs.count[pairs.is_match].sum())
         negatives = len(pairs) - positives
         if not positives or not negatives:
             return {"value": None}
-        ranks = average_ranks(pairs.confidence)
-        u = float(ranks[pairs.is_match].sum()) - positives * (positives + 1) / 2
+        ranks = weighted_average_ranks(pairs.confidence, pairs.count)
+        u = float((ranks * pairs.count)[pairs.is_match].sum()) - positives * (positives + 1) / 2
         return {"value": u / (positives * negatives)}
 
 
@@ -89,11 +131,14 @@ class BrierScore(ConfidenceMetric):
 
     name = "brier_score"
 
+    grouped = True
+
     def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
-        if not len(pairs):
+        n = len(pairs)
+        if not n:
             return {"value": None}
         gap = pairs.confidence - pairs.is_match.astype(np.float64)
-        return {"value": float(np.mean(gap * gap))}
+        return {"value": float((gap * gap * pairs.count).sum() / n)}
 
 
 class ECE(ConfidenceMetric):
@@ -104,6 +149,7 @@ class ECE(ConfidenceMetric):
     """
 
     name = "ece"
+    grouped = True
 
     def __init__(self, n_bins: int = 10) -> None:
         if isinstance(n_bins, bool) or not isinstance(n_bins, int) or not 1 <= n_bins <= MAX_BINS:
@@ -116,9 +162,10 @@ class ECE(ConfidenceMetric):
         n = self.n_bins
         upper = np.array([(i + 1) / n for i in range(n)], dtype=np.float64)
         index = np.minimum(np.searchsorted(upper, pairs.confidence, side="right"), n - 1)
-        counts = np.bincount(index, minlength=n)
-        matches = np.bincount(index, weights=pairs.is_match.astype(np.float64), minlength=n)
-        conf_sums = np.bincount(index, weights=pairs.confidence, minlength=n)
+        weight = pairs.count.astype(np.float64)
+        counts = np.rint(np.bincount(index, weights=weight, minlength=n)).astype(np.int64)
+        matches = np.bincount(index, weights=pairs.is_match * weight, minlength=n)
+        conf_sums = np.bincount(index, weights=pairs.confidence * weight, minlength=n)
         total = len(pairs)
         ece = 0.0
         bins = []
@@ -143,6 +190,7 @@ class ErrorCaptureAtBudget(ConfidenceMetric):
     """
 
     name = "error_capture_at_budget"
+    grouped = True
 
     def __init__(self, budgets: Sequence[float] = (0.1, 0.3, 0.5)) -> None:
         budgets = list(budgets)
@@ -162,18 +210,23 @@ class ErrorCaptureAtBudget(ConfidenceMetric):
     def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
         n = len(pairs)
         errors = ~pairs.is_match
-        total_errors = int(errors.sum())
+        total_errors = int(pairs.count[errors].sum())
         if not n or not total_errors:
             return {"value": None, "budgets": {}}
         # Ties in confidence: correct values first, so the figure never depends on
         # the order pairs arrived (split runs merge to the same answer) and never
         # flatters the confidence.
         order = np.lexsort((errors, pairs.confidence))
-        caught_by_k = np.cumsum(errors[order])
+        sizes = pairs.count[order]
+        is_error = errors[order]
+        reviewed_by_row = np.cumsum(sizes)  # pairs reviewed once a row is done
+        errors_by_row = np.cumsum(sizes * is_error)
         table: dict[str, dict[str, Any]] = {}
         for budget in self.budgets:
             k = min(n, max(1, int(n * budget)))
-            found = int(caught_by_k[k - 1])
+            row = int(np.searchsorted(reviewed_by_row, k))  # the row the k-th pair falls in
+            before = int(reviewed_by_row[row] - sizes[row])
+            found = int(errors_by_row[row] - sizes[row] * is_error[row]) + (k - before if is_error[row] else 0)
             reviewed = k / n
             caught = found / total_errors
             table[f"{budget:.2f}"] = {"fields_reviewed": k, "errors_found": found,

@@ -17,22 +17,24 @@ def confidence_metrics(
     similarity: Sequence[float],
     fields_total: int,
     metrics: Sequence[ConfidenceMetric] | None = None,
+    count: Sequence[int] | None = None,
 ) -> dict[str, Any] | None:
     """``{"overall", "fields", "coverage"}``, or None when no prediction carried a confidence.
 
     ``fields`` is keyed by the schema's dotted field path (``line_items.quantity``):
-    every item of a list feeds the same entry.
+    every item of a list feeds the same entry. Rows may be grouped pairs with a
+    ``count`` each (see ConfidencePairs).
     """
     if not len(field_index):
         return None
     metrics = list(metrics) if metrics is not None else default_metrics()
-    pairs = ConfidencePairs.from_columns(is_match, confidence, similarity)
+    pairs = ConfidencePairs.from_columns(is_match, confidence, similarity, count)
     index = np.asarray(field_index, dtype=np.int64)
-    overall = {m.name: m.compute(pairs) for m in metrics}
+    overall = {m.name: m.compute_on(pairs) for m in metrics}
     fields: dict[str, dict[str, Any]] = {}
     for i in sorted(set(index.tolist())):
         subset = pairs.select(index == i)
-        fields[field_paths[i]] = {m.name: m.compute(subset) for m in metrics}
+        fields[field_paths[i]] = {m.name: m.compute_on(subset) for m in metrics}
     with_confidence = len(pairs)
     return {
         "overall": overall,

@@ -55,6 +55,7 @@ class Engine:
         self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
+        self._arrays: dict[int, tuple] = {}  # per item model: weights, thresholds, clips (see _model_arrays)
 
     @property
     def prefetches(self) -> bool:
@@ -83,7 +84,7 @@ class Engine:
         res = DocResult(
             score=0.0,
             field_scores={},
-            counts=[[0, 0, 0, 0, 0] for _ in range(self.size)],
+            tally=[0] * (5 * self.size),
             score_sum=[0.0] * self.size,
             score_n=[0] * self.size,
             trace=[] if explain else None,
@@ -156,7 +157,7 @@ class Engine:
                 p = p["_value"]
             if f.kind is Kind.PRIMITIVE:
                 similarity = known[f.index][cell] if known is not None and f.index in known else None
-                score, raw, both_null = self._primitive(f, g, p, conf, res, where + f.key, similarity)
+                score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
             else:
                 score, raw, both_null = self._field(f, g, p, conf, res, where)
             if res is not None:
@@ -179,9 +180,9 @@ class Engine:
         ``where`` is the display path of the enclosing object, used only when explaining.
         """
         kind = f.kind
-        where = where + f.key
         if kind is Kind.PRIMITIVE:
             return self._primitive(f, g, p, conf, res, where)
+        where = where + f.key
         if kind is Kind.OBJECT:
             return self._object(f, g, p, res, where)
         if kind is Kind.PRIMITIVE_LIST:
@@ -190,6 +191,7 @@ class Engine:
 
     def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str,
                    similarity: float | None = None):
+        """One leaf; ``where`` is the enclosing object's display path (for explaining only)."""
         g_null, p_null = _null(g), _null(p)
         if res is not None and (not p_null or conf is not None):
             res.predicted_leaves += 1
@@ -197,21 +199,21 @@ class Engine:
             both = g_null and p_null
             if res is not None:
                 label = TN if both else FA if g_null else FN
-                res.counts[f.index][label] += 1
+                res.tally[5 * f.index + label] += 1
                 if conf is not None:
                     _confidence(res, f, both, conf, 1.0 if both else 0.0)
                 if res.trace is not None:
-                    _trace(res, f, label, g, p, float(both), float(both), path=where)
+                    _trace(res, f, label, g, p, float(both), float(both), path=where + f.key)
             return (1.0, 1.0, True) if both else (0.0, 0.0, False)
         raw = self._similarity(f, g, p) if similarity is None else float(similarity)
         matched = raw >= f.threshold
         score = raw if matched or not f.clip else 0.0
         if res is not None:
-            res.counts[f.index][TP if matched else FD] += 1
+            res.tally[5 * f.index + (TP if matched else FD)] += 1
             if conf is not None:
                 _confidence(res, f, matched, conf, raw)
             if res.trace is not None:
-                _trace(res, f, TP if matched else FD, g, p, raw, score, path=where)
+                _trace(res, f, TP if matched else FD, g, p, raw, score, path=where + f.key)
         return score, raw, False
 
     def _object(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
@@ -219,7 +221,7 @@ class Engine:
         if g_null or p_null:
             if res is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
-                res.counts[f.index][label] += 1
+                res.tally[5 * f.index + label] += 1
                 if res.trace is not None:
                     _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
             if g_null and p_null:
@@ -231,7 +233,7 @@ class Engine:
         matched = raw >= f.threshold
         score = raw if matched or not f.clip else 0.0
         if res is not None:
-            res.counts[f.index][TP if matched else FD] += 1
+            res.tally[5 * f.index + (TP if matched else FD)] += 1
             if res.trace is not None:
                 _trace(res, f, TP if matched else FD, g, p, raw, score, path=where, at=row)
         # The object is classified on its similarity, but what it contributes to its
@@ -244,13 +246,13 @@ class Engine:
         if not (g_null or p_null):
             return None
         if res is not None:
-            counts = res.counts[f.index]
+            at = 5 * f.index
             if g_null and p_null:
-                counts[TN] += 1
+                res.tally[at + TN] += 1
             elif g_null:
-                counts[FA] += len(_as_list(p))
+                res.tally[at + FA] += len(_as_list(p))
             else:
-                counts[FN] += len(_as_list(g))
+                res.tally[at + FN] += len(_as_list(g))
             if res.trace is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
                 _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
@@ -286,11 +288,7 @@ class Engine:
                        path=f"{where}[{i}↔{j}]")
         if res is not None:
             res.predicted_leaves += len(pv)
-            counts = res.counts[f.index]
-            counts[TP] += tp
-            counts[FD] += len(pairs) - tp
-            counts[FN] += len(gv) - len(pairs)
-            counts[FA] += len(pv) - len(pairs)
+            _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
         return score_sum / longest, raw_sum / longest, False
@@ -322,11 +320,7 @@ class Engine:
                 if res is not None:
                     self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known, cell=(i, j))
         if res is not None:
-            counts = res.counts[f.index]
-            counts[TP] += tp
-            counts[FD] += len(pairs) - tp
-            counts[FN] += len(gv) - len(pairs)
-            counts[FA] += len(pv) - len(pairs)
+            _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
         score = total / max(len(gv), len(pv))
@@ -356,55 +350,85 @@ class Engine:
             return docs, sims, None
         gds = [a if type(a) is dict else {} for a in gv]
         pds = [b if type(b) is dict else {} for b in pv]
-        doc_num = np.zeros((n, m))
-        sim_num = np.zeros((n, m))
-        sim_den = np.zeros((n, m))
-        doc_den = 0.0
+        weights, thresholds, clips, doc_den = self._model_arrays(model)
+        raw = np.empty((len(model.fields), n, m))
+        score = np.empty((len(model.fields), n, m))
+        both = np.zeros((len(model.fields), n, m), dtype=bool)
         known: dict[int, np.ndarray] = {}
-        for f in model.fields:
-            gvals = [_plain(f, d) for d in gds]
-            pvals = [_plain(f, d) for d in pds]
+        for k, f in enumerate(model.fields):
+            gvals = _plain_values(f, gds)
+            pvals = _plain_values(f, pds)
             if f.kind is Kind.PRIMITIVE:
-                score, raw, both = self._primitive_matrix(f, gvals, pvals)
-                known[f.index] = raw
+                self._primitive_matrix(f, gvals, pvals, raw[k], both[k])
+                known[f.index] = raw[k]
             else:
                 cells = [[self._field(f, a, b, None, None) for b in pvals] for a in gvals]
-                score = np.array([[c[0] for c in row] for row in cells], dtype=float).reshape(n, m)
-                raw = np.array([[c[1] for c in row] for row in cells], dtype=float).reshape(n, m)
-                both = np.array([[c[2] for c in row] for row in cells], dtype=bool).reshape(n, m)
-            doc_num += score * f.weight
-            doc_den += f.weight
-            sim_num += np.where(both, 0.0, raw * f.weight)
-            sim_den += np.where(both, 0.0, f.weight)
+                raw[k] = [[c[1] for c in row] for row in cells]
+                both[k] = [[c[2] for c in row] for row in cells]
+                # A nested field's own score is not gated here: mark it by a threshold of -inf.
+                score[k] = [[c[0] for c in row] for row in cells]
+        # Primitive fields: a clipped field below its threshold scores 0.0; null on
+        # both sides scores (and is similar) 1.0; null on one side was left at 0.0.
+        primitive = thresholds > -np.inf
+        raw[both] = 1.0
+        gated = np.where(clips[:, None, None] & (raw < thresholds[:, None, None]), 0.0, raw)
+        score[primitive] = gated[primitive]
+        score[both] = 1.0
+        # Sums over the field axis add field after field, as the scalar path does.
+        doc_num = (score * weights[:, None, None]).sum(axis=0)
+        sim_num = np.where(both, 0.0, raw * weights[:, None, None]).sum(axis=0)
+        sim_den = np.where(both, 0.0, weights[:, None, None]).sum(axis=0)
         docs = doc_num / doc_den if doc_den else np.ones((n, m))
         sims = np.divide(sim_num, sim_den, out=np.ones((n, m)), where=sim_den != 0)
         return docs, sims, known
 
-    def _primitive_matrix(self, f: FieldPlan, gvals: list, pvals: list):
-        """(score, raw, both null) matrices of one primitive field: ``_primitive`` for every pair."""
-        g_null = [_null(v) for v in gvals]
-        p_null = [_null(v) for v in pvals]
-        n, m = len(gvals), len(pvals)
-        if not any(g_null) and not any(p_null):
-            raw = self._similarity_matrix(f, gvals, pvals, as_array=True)
-            both = np.zeros((n, m), dtype=bool)
-        else:
-            raw = np.zeros((n, m))
-            rows = [i for i, null in enumerate(g_null) if not null]
-            cols = [j for j, null in enumerate(p_null) if not null]
-            if rows and cols:
-                raw[np.ix_(rows, cols)] = self._similarity_matrix(
-                    f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
-            both = np.outer(g_null, p_null)
-            raw[both] = 1.0
-        score = np.where(raw >= f.threshold, raw, 0.0) if f.clip else raw.copy()
-        score[both] = 1.0
-        return score, raw, both
+    def _model_arrays(self, model: ModelPlan):
+        """(weights, thresholds, clip flags, total weight) of a model's fields, built once.
 
-def _plain(f: FieldPlan, item: dict) -> Any:
-    """An item's value for ``f`` as ``_model`` reads it: the default when missing, rich values unwrapped."""
-    value = item.get(f.key, _MISSING)
-    return f.default if value is _MISSING else unwrap(value)[0]
+        Non-primitive fields get a threshold of -inf: their score comes from
+        their own comparison, never from the primitive gate.
+        """
+        cached = self._arrays.get(id(model))
+        if cached is None:
+            weights = np.array([f.weight for f in model.fields], dtype=float)
+            thresholds = np.array([f.threshold if f.kind is Kind.PRIMITIVE else -np.inf for f in model.fields])
+            clips = np.array([f.clip and f.kind is Kind.PRIMITIVE for f in model.fields], dtype=bool)
+            total = 0.0
+            for f in model.fields:
+                total += f.weight
+            cached = self._arrays[id(model)] = (weights, thresholds, clips, total)
+        return cached
+
+    def _primitive_matrix(self, f: FieldPlan, gvals: list, pvals: list, raw: np.ndarray, both: np.ndarray) -> None:
+        """Fill one primitive field's raw similarities (0.0 where a side is null) and both-null mask."""
+        g_null = list(map(_null, gvals))
+        p_null = list(map(_null, pvals))
+        if not any(g_null) and not any(p_null):
+            raw[:] = self._similarity_matrix(f, gvals, pvals, as_array=True)
+            return
+        raw[:] = 0.0
+        rows = [i for i, null in enumerate(g_null) if not null]
+        cols = [j for j, null in enumerate(p_null) if not null]
+        if rows and cols:
+            raw[np.ix_(rows, cols)] = self._similarity_matrix(
+                f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
+        both[:] = np.outer(g_null, p_null)
+
+
+def _plain_values(f: FieldPlan, items: list[dict]) -> list:
+    """Each item's value for ``f`` as ``_model`` reads it: the default when missing, rich values unwrapped."""
+    key, default = f.key, f.default
+    return [default if (v := d.get(key, _MISSING)) is _MISSING
+            else v["_value"] if type(v) is dict and "_value" in v else v for d in items]
+
+
+def _count_pairs(res: DocResult, f: FieldPlan, tp: int, paired: int, gts: int, preds: int) -> None:
+    """A list's counts: matched pairs TP, other pairs FD, unpaired gt items FN, unpaired predictions FA."""
+    at = 5 * f.index
+    res.tally[at + TP] += tp
+    res.tally[at + FD] += paired - tp
+    res.tally[at + FN] += gts - paired
+    res.tally[at + FA] += preds - paired
 
 
 def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None:
@@ -416,7 +440,8 @@ def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None
 
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:
     """Record a confidence pair; malformed confidences are the confidence module's concern."""
-    if isinstance(conf, (int, float)) and not isinstance(conf, bool) and 0.0 <= conf <= 1.0:
+    kind = type(conf)
+    if (kind is float or kind is int or (isinstance(conf, (int, float)) and kind is not bool)) and 0.0 <= conf <= 1.0:
         res.confidences.append(ConfidencePair(f.index, matched, float(conf), similarity))
     else:
         res.errors.append(f"{f.path}: _confidence must be a number from 0 to 1, got {conf!r}")

@@ -47,13 +47,15 @@ class DocResult:
     """Scores and confusion counts of one ground-truth/prediction pair.
 
     ``counts[i]`` is the ``[tp, fa, fd, fn, tn]`` of field index ``i`` (see
-    ``Plan.fields``); ``score_sum[i] / score_n[i]`` is that field's mean score
-    within this document (list children are scored once per matched pair).
+    ``Plan.fields``), kept flat in ``tally`` (``tally[5 * i + TP]``…) so that
+    adding a document up is one pass; ``score_sum[i] / score_n[i]`` is that
+    field's mean score within this document (list children are scored once
+    per matched pair).
     """
 
     score: float
     field_scores: dict[str, float]
-    counts: list[list[int]]
+    tally: list[int]
     score_sum: list[float]
     score_n: list[int]
     confidences: list[ConfidencePair] = field(default_factory=list)
@@ -68,11 +70,24 @@ class DocResult:
     metadata: list[tuple[int, str, dict]] = field(default_factory=list)
 
 
+    @property
+    def counts(self) -> list[list[int]]:
+        """Per field ``[tp, fa, fd, fn, tn]`` (a copy of ``tally``, shaped)."""
+        return counts_by_field(self.tally)
+
     def totals(self, top_level: list[int]) -> list[int]:
         """Document-level [tp, fa, fd, fn, tn]: the sum over the top-level fields."""
-        out = [0, 0, 0, 0, 0]
-        for i in top_level:
-            c = self.counts[i]
-            for k in range(5):
-                out[k] += c[k]
-        return out
+        return totals(self.tally, top_level)
+
+
+def counts_by_field(tally: list[int]) -> list[list[int]]:
+    return [tally[i:i + 5] for i in range(0, len(tally), 5)]
+
+
+def totals(tally: list[int], fields: list[int]) -> list[int]:
+    """[tp, fa, fd, fn, tn] summed over ``fields``."""
+    out = [0, 0, 0, 0, 0]
+    for i in fields:
+        for k in range(5):
+            out[k] += tally[5 * i + k]
+    return out

@@ -136,9 +136,10 @@ def blocks_with_tied_cuts(schema: dict, gt: Path, pred: Path, budgets=(0.1, 0.3,
     """
     plan = compile_schema(for_us(schema))
     acc = evaluate_files(plan, str(gt), str(pred)).accumulator
-    conf = np.asarray(acc.conf_value, dtype=np.float64)
-    match = np.asarray(acc.conf_match, dtype=bool)
-    index = np.asarray(acc.conf_field, dtype=np.int64)
+    field, is_match, value, _, count = acc.confidences.columns()  # grouped: one row per distinct pair
+    conf = np.repeat(value, count)
+    match = np.repeat(is_match, count)
+    index = np.repeat(field.astype(np.int64), count)
     out: set[str] = set()
     groups = [("overall", np.ones(conf.size, dtype=bool))]
     groups += [(plan.fields[i].path, index == i) for i in set(index.tolist())]

@@ -1,0 +1,168 @@
+"""`make bench`: stickler against stickler-eval 1.0.0 on the same generated files, in one run.
+
+    python -m bench.run --oracle-python .venv-oracle/bin/python [--quick] [--markdown FILE]
+
+Cases (each measurement in a fresh process; see bench/measure.py and
+bench/oracle_bench.py for what is timed):
+1. invoice workload (5±2 line items): both tools on the same file, their
+   docs/s, the ratio, peak RSS, and whether the metrics are identical;
+2. all cores: stickler with 1 and with 2 worker processes on a larger file;
+3. flat memory: stickler's peak RSS on 10,000 and on 100,000 documents;
+4. long lists: documents with 50 and with 200 line items, both tools.
+Ratios are only ever taken between numbers measured in this same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.generate import write
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = str(ROOT / "bench" / "invoice.schema.json")
+ORACLE_SCRIPT = str(ROOT / "bench" / "oracle_bench.py")
+
+
+def _run(cmd: list[str]) -> dict:
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(cmd[:3])} … failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def ours(gt: Path, pred: Path, workers: int = 1, repeat: int = 1) -> dict:
+    return _run([sys.executable, "-m", "bench.measure", SCHEMA, str(gt), str(pred),
+                 "--workers", str(workers), "--repeat", str(repeat)])
+
+
+def oracle(python: str, gt: Path, pred: Path) -> dict:
+    return _run([python, ORACLE_SCRIPT, SCHEMA, str(gt), str(pred)])
+
+
+def same_metrics(a: dict, b: dict) -> bool:
+    ma, mb = a["metrics"], b["metrics"]
+    counts = all(ma[k] == mb[k] for k in ("tp", "fa", "fd", "fn", "tn"))
+    return counts and abs(ma["weighted_overall_score"] - mb["weighted_overall_score"]) <= 1e-9
+
+
+def data(base: Path, name: str, n: int, seed: int, items: int | None = None) -> tuple[Path, Path]:
+    out = base / name
+    if not (out / "pred.jsonl").exists():
+        write(out, n, seed=seed, items=items)
+    return out / "gt.jsonl", out / "pred.jsonl"
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    import numpy
+    import rapidfuzz
+    import scipy
+
+    return (f"{cpu}, {cores} cores, {platform.system()} {platform.release()}; Python {platform.python_version()}, "
+            f"numpy {numpy.__version__}, scipy {scipy.__version__}, rapidfuzz {rapidfuzz.__version__}")
+
+
+def mb(kb: int) -> str:
+    return f"{kb / 1024:.0f} MB"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oracle-python", required=True, help="python of a venv with stickler-eval==1.0.0")
+    ap.add_argument("--quick", action="store_true", help="smaller files (a smoke run, not for the record)")
+    ap.add_argument("--markdown", help="also write the tables here")
+    ap.add_argument("--data", help="keep generated files in this folder (default: a temporary one)")
+    args = ap.parse_args(argv)
+    q = args.quick
+    sizes = {"oracle": 100 if q else 1000, "cores": 4000 if q else 40000, "small": 2000 if q else 10000,
+             "large": 20000 if q else 100000, "list50": 4 if q else 20, "list200": 1 if q else 3}
+    base = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="stickler-bench-"))
+    base.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    lines: list[str] = [f"Machine: {machine()}", ""]
+
+    def emit(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    emit(lines[0])
+    emit()
+    # 1. single core, same file
+    gt, pred = data(base, "invoice", sizes["oracle"], seed=1)
+    o = oracle(args.oracle_python, gt, pred)
+    s = ours(gt, pred, repeat=5)
+    emit(f"## 1. Invoice workload, one core ({sizes['oracle']:,} documents, 5±2 line items)")
+    emit()
+    emit("| tool | docs/s | peak RSS | metrics |")
+    emit("|---|---:|---:|---|")
+    emit(f"| stickler-eval 1.0.0 | {o['docs_per_second']:,.1f} | {mb(o['max_rss_kb'])} | |")
+    emit(f"| stickler | {s['docs_per_second']:,.0f} | {mb(s['max_rss_kb'])} | "
+         f"{'identical' if same_metrics(o, s) else 'DIFFERENT'} |")
+    emit(f"| **ratio** | **{s['docs_per_second'] / o['docs_per_second']:,.1f}×** | | |")
+    emit()
+    # 2. all cores
+    gt, pred = data(base, "cores", sizes["cores"], seed=2)
+    one = ours(gt, pred, workers=1)
+    two = ours(gt, pred, workers=2)
+    emit(f"## 2. All cores ({sizes['cores']:,} documents; worker start-up included)")
+    emit()
+    emit("| workers | docs/s | speed-up | metrics |")
+    emit("|---:|---:|---:|---|")
+    emit(f"| 1 | {one['docs_per_second']:,.0f} | 1.00× | |")
+    emit(f"| 2 | {two['docs_per_second']:,.0f} | {two['docs_per_second'] / one['docs_per_second']:.2f}× | "
+         f"{'identical' if same_metrics(one, two) else 'DIFFERENT'} |")
+    emit()
+    # 3. flat memory
+    small = ours(*data(base, "small", sizes["small"], seed=3))
+    large = ours(*data(base, "large", sizes["large"], seed=4))
+    emit("## 3. Memory (one process)")
+    emit()
+    emit("| documents | peak RSS | docs/s |")
+    emit("|---:|---:|---:|")
+    emit(f"| {sizes['small']:,} | {mb(small['max_rss_kb'])} | {small['docs_per_second']:,.0f} |")
+    emit(f"| {sizes['large']:,} | {mb(large['max_rss_kb'])} | {large['docs_per_second']:,.0f} |")
+    emit(f"| **ratio** | **{large['max_rss_kb'] / small['max_rss_kb']:.2f}×** | |")
+    emit()
+    # 4. long lists
+    emit("## 4. Long lists (line items per document)")
+    emit()
+    emit("| items | stickler-eval docs/s | stickler docs/s | ratio | metrics |")
+    emit("|---:|---:|---:|---:|---|")
+    for items, key in ((5, None), (50, "list50"), (200, "list200")):
+        if key is None:
+            gt, pred = data(base, "invoice", sizes["oracle"], seed=1)
+            o_row, s_row = o, s
+            label = "5±2"
+        else:
+            gt, pred = data(base, key, sizes[key], seed=5, items=items)
+            o_row, s_row = oracle(args.oracle_python, gt, pred), ours(gt, pred, repeat=3)
+            label = str(items)
+        emit(f"| {label} | {o_row['docs_per_second']:,.3g} | {s_row['docs_per_second']:,.0f} | "
+             f"{s_row['docs_per_second'] / o_row['docs_per_second']:,.0f}× | "
+             f"{'identical' if same_metrics(o_row, s_row) else 'DIFFERENT'} |")
+    emit()
+    emit(f"(bench took {time.perf_counter() - started:.0f} s; data in {base})")
+    if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.markdown).write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,111 @@
+"""Shards scored on a Dask cluster equal the single-process run."""
+
+import math
+import subprocess
+import sys
+
+import orjson
+import pytest
+
+pytest.importorskip("distributed")
+
+from tests.support.datagen import generate  # noqa: E402
+
+STICKLER = [sys.executable, "-m", "stickler_cli"]
+N_DOCS = 240
+
+
+def run(*args, timeout=120):
+    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def assert_same(a, b, ignore=("elapsed_seconds",), path="$"):
+    """Equal structure; ints, bools and strings exactly, floats within 1e-12."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict), f"{path}: dict vs {type(b).__name__}"
+        keys_a = {k for k in a if k not in ignore}
+        keys_b = {k for k in b if k not in ignore}
+        assert keys_a == keys_b, f"{path}: keys differ: {sorted(keys_a ^ keys_b)}"
+        for key in keys_a:
+            assert_same(a[key], b[key], ignore, f"{path}.{key}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), f"{path}: lists differ in length"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, ignore, f"{path}[{i}]")
+    elif isinstance(a, bool) or isinstance(b, bool):
+        assert a is b, f"{path}: {a!r} != {b!r}"
+    elif isinstance(a, int) and isinstance(b, int):
+        assert a == b, f"{path}: {a} != {b}"
+    elif isinstance(a, float) or isinstance(b, float):
+        assert isinstance(a, float) and isinstance(b, float), f"{path}: {a!r} vs {b!r} (types differ)"
+        if math.isnan(a) or math.isnan(b):
+            assert math.isnan(a) and math.isnan(b), f"{path}: {a!r} != {b!r}"
+        else:
+            assert abs(a - b) <= 1e-12, f"{path}: {a!r} != {b!r}"
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def ds(tmp_path_factory):
+    """Four shard pairs (one with a broken prediction line) under gt/ and pred/."""
+    from tests.conftest import ROOT
+
+    d = tmp_path_factory.mktemp("dask")
+    gts, preds = generate(str(ROOT / "schemas/invoice.json"), N_DOCS, 41, confidence=True)
+    gt_lines = [orjson.dumps(r).decode() for r in gts]
+    pred_lines = [orjson.dumps(r).decode() for r in preds]
+    pred_lines[100] = pred_lines[100][:-5]
+    (d / "gt").mkdir()
+    (d / "pred").mkdir()
+    step = N_DOCS // 4
+    for n in range(4):
+        lo, hi = n * step, (n + 1) * step
+        (d / "gt" / f"part-{n}.jsonl").write_text("".join(x + "\n" for x in gt_lines[lo:hi]))
+        (d / "pred" / f"part-{n}.jsonl").write_text("".join(x + "\n" for x in pred_lines[lo:hi]))
+    return {"schema": ROOT / "schemas/invoice.json", "gt": f"{d}/gt/*", "pred": f"{d}/pred/*"}
+
+
+@pytest.fixture(scope="module")
+def single(ds):
+    done = run("eval", ds["schema"], ds["gt"], ds["pred"], "--workers", "1", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return orjson.loads(done.stdout)
+
+
+def assert_equals_single(report, single, address):
+    assert report["document_count"] == single["document_count"] == N_DOCS
+    assert report["confidence_metrics"] is not None
+    assert report["inputs"].pop("dask") == address
+    assert report["inputs"] == single["inputs"]  # same shards, same records
+    assert len(report["errors"]) == 1
+    assert_same(report, single)
+
+
+def test_dask_cluster_equals_single_process(cluster, ds, single):
+    address = cluster.scheduler_address
+    done = run("eval", ds["schema"], ds["gt"], ds["pred"], "--dask", address, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert_equals_single(orjson.loads(done.stdout), single, address)
+
+
+def test_dask_local_equals_single_process(ds, single):
+    done = run("eval", ds["schema"], ds["gt"], ds["pred"], "--dask", "local", "--workers", "2", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert_equals_single(orjson.loads(done.stdout), single, "local")
+
+
+def test_unreachable_scheduler_is_one_line_exit_2(ds):
+    done = run("eval", ds["schema"], ds["gt"], ds["pred"], "--dask", "tcp://127.0.0.1:1", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "tcp://127.0.0.1:1" in done.stderr

@@ -1,0 +1,289 @@
+"""Scoring on several processes equals scoring on one; states merge in any order; progress."""
+
+import itertools
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+import stickler_cli as st
+from stickler_cli import parallel
+from stickler_cli.accumulate import Accumulator
+from stickler_cli.errors import InputError
+from stickler_cli.evaluate import Evaluation, evaluate_files, evaluate_pairs
+from stickler_cli.report import build_report
+from tests.support.datagen import generate
+
+STICKLER = [sys.executable, "-m", "stickler_cli"]
+N_DOCS = 600  # several chunks of parallel.CHUNK_SIZE
+BROKEN_PRED_LINES = (17, 233, 401)  # 0-based record positions whose prediction line is broken
+
+
+def run(*args, cwd=None, timeout=120):
+    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+def assert_same(a, b, ignore=("elapsed_seconds",), path="$"):
+    """Equal structure; ints, bools and strings exactly, floats within 1e-12."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict), f"{path}: dict vs {type(b).__name__}"
+        keys_a = {k for k in a if k not in ignore}
+        keys_b = {k for k in b if k not in ignore}
+        assert keys_a == keys_b, f"{path}: keys differ: {sorted(keys_a ^ keys_b)}"
+        for key in keys_a:
+            assert_same(a[key], b[key], ignore, f"{path}.{key}")
+    elif isinstance(a, (list, tuple)):
+        assert isinstance(b, (list, tuple)), f"{path}: list vs {type(b).__name__}"
+        assert len(a) == len(b), f"{path}: lengths {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, ignore, f"{path}[{i}]")
+    elif isinstance(a, bool) or isinstance(b, bool):
+        assert a is b, f"{path}: {a!r} != {b!r}"
+    elif isinstance(a, int) and isinstance(b, int):
+        assert a == b, f"{path}: {a} != {b}"
+    elif isinstance(a, float) or isinstance(b, float):
+        assert isinstance(a, float) and isinstance(b, float), f"{path}: {a!r} vs {b!r} (types differ)"
+        if math.isnan(a) or math.isnan(b):
+            assert math.isnan(a) and math.isnan(b), f"{path}: {a!r} != {b!r}"
+        else:
+            assert abs(a - b) <= 1e-12, f"{path}: {a!r} != {b!r} (diff {abs(a - b):.3g})"
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+def dataset(root, n=N_DOCS, seed=11):
+    """Ground truth and predictions (with _confidence) plus a unique doc_id on both sides."""
+    gts, preds = generate(str(root / "schemas/invoice.json"), n, seed, confidence=True)
+    for i, (gt, pred) in enumerate(zip(gts, preds)):
+        gt["doc_id"] = pred["doc_id"] = f"doc-{i:05d}"
+    return gts, preds
+
+
+def jsonl(rows):
+    return [orjson.dumps(r).decode() for r in rows]
+
+
+def write_lines(path, lines):
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def messy_predictions(preds, shuffle_seed=None):
+    """Prediction lines with broken lines, a blank line and one extra prediction."""
+    lines = jsonl(preds)
+    for k in BROKEN_PRED_LINES:
+        lines[k] = lines[k][: len(lines[k]) // 2]  # truncated: not JSON
+    if shuffle_seed is not None:
+        random.Random(shuffle_seed).shuffle(lines)
+    lines.insert(300, "")  # a blank line is skipped, not paired
+    lines.append(orjson.dumps({"doc_id": "doc-extra", "invoice_id": "INV-0"}).decode())
+    return lines
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    from tests.conftest import ROOT
+
+    d = tmp_path_factory.mktemp("parallel")
+    gts, preds = dataset(ROOT)
+    gt = write_lines(d / "gt.jsonl", jsonl(gts))
+    pred = write_lines(d / "pred.jsonl", messy_predictions(preds))
+    shuffled = write_lines(d / "pred_shuffled.jsonl", messy_predictions(preds, shuffle_seed=5))
+    clean = write_lines(d / "pred_clean.jsonl", jsonl(preds))
+    return {"dir": d, "schema": ROOT / "schemas/invoice.json", "gt": gt, "pred": pred, "shuffled": shuffled,
+            "clean": clean, "gts": gts, "preds": preds}
+
+
+@pytest.fixture(scope="module")
+def plan(files):
+    return st.load_schema(files["schema"])
+
+
+def test_dataset_spans_several_chunks(files):
+    assert N_DOCS > 2 * parallel.CHUNK_SIZE
+
+
+@pytest.mark.parametrize("id_field, pred_key", [(None, "pred"), ("doc_id", "shuffled")])
+def test_two_workers_equal_one(plan, files, id_field, pred_key):
+    gt, pred = str(files["gt"]), str(files[pred_key])
+    one = build_report(evaluate_files(plan, gt, pred, id_field=id_field, workers=1))
+    two = build_report(evaluate_files(plan, gt, pred, id_field=id_field, workers=2))
+    assert one["document_count"] == N_DOCS
+    assert one["confidence_metrics"] is not None  # the floats compared include the confidence block
+    assert one["errors"], "the data should produce recorded errors"
+    assert len(one["errors"]) >= len(BROKEN_PRED_LINES) + 1  # broken lines + the extra prediction
+    records = one["inputs"]["records"]
+    assert records["unpaired_predictions"] >= 1
+    if id_field is None:
+        assert records["invalid_predictions"] == len(BROKEN_PRED_LINES)
+    assert two["errors"] == one["errors"]
+    assert two["inputs"]["records"] == records
+    assert_same(one, two)
+
+
+def test_bad_ground_truth_line_in_the_middle_names_file_and_line(plan, files, tmp_path):
+    lines = files["gt"].read_text().splitlines()
+    lines[349] = '{"invoice_id": "INV-1", not json'
+    gt = write_lines(tmp_path / "gt.jsonl", lines)
+    messages = []
+    for workers in (1, 2):
+        with pytest.raises(InputError) as caught:
+            evaluate_files(plan, str(gt), str(files["clean"]), workers=workers)
+        messages.append(str(caught.value))
+    assert messages[0].startswith(f"{gt}:350: ground truth not valid JSON")
+    assert messages[1] == messages[0]
+
+
+def roundtrip(state):
+    return orjson.loads(orjson.dumps(state))  # as on disk
+
+
+def test_merge_order_does_not_matter_evaluate_pairs(plan, files):
+    pairs = list(zip(files["gts"], files["preds"]))
+    whole = build_report(Evaluation(plan, evaluate_pairs(plan, pairs)))
+    assert whole["confidence_metrics"] is not None
+    cuts = [pairs[:150], pairs[150:410], pairs[410:]]
+    states = [roundtrip(evaluate_pairs(plan, part).get_state()) for part in cuts]
+    for order in itertools.permutations(range(3)):
+        acc = Accumulator(plan)
+        for k in order:
+            acc.merge_state(states[k])
+        assert_same(build_report(Evaluation(plan, acc)), whole)
+
+
+def test_merge_order_does_not_matter_evaluate_files(plan, files, tmp_path):
+    """Parts with broken, blank and extra prediction lines: everything but error locations is equal."""
+    gt_lines = files["gt"].read_text().splitlines()
+    pred_lines = messy_predictions(files["preds"])
+    pred_lines.remove("")  # keep the parts aligned line by line
+    bounds = [(0, 200), (200, 450), (450, len(gt_lines))]
+    states = []
+    for k, (lo, hi) in enumerate(bounds):
+        gt = write_lines(tmp_path / f"gt{k}.jsonl", gt_lines[lo:hi])
+        pred = write_lines(tmp_path / f"pred{k}.jsonl", pred_lines[lo:hi] + (pred_lines[hi:] if k == 2 else []))
+        states.append(roundtrip(evaluate_files(plan, str(gt), str(pred)).accumulator.get_state()))
+    whole_gt = write_lines(tmp_path / "gt.jsonl", gt_lines)
+    whole_pred = write_lines(tmp_path / "pred.jsonl", pred_lines)
+    whole = build_report(evaluate_files(plan, str(whole_gt), str(whole_pred)))
+    for order in itertools.permutations(range(3)):
+        acc = Accumulator(plan)
+        for k in order:
+            acc.merge_state(states[k])
+        merged = build_report(Evaluation(plan, acc))
+        assert merged["inputs"]["records"] == whole["inputs"]["records"]
+        assert sorted(e["message"] for e in merged["errors"]) == sorted(e["message"] for e in whole["errors"])
+        assert_same(merged, whole, ignore=("elapsed_seconds", "inputs", "errors"))
+
+
+def test_cli_two_workers_equal_one(files):
+    reports = []
+    for workers in ("1", "2"):
+        done = run("eval", files["schema"], files["gt"], files["pred"], "--workers", workers, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        reports.append(orjson.loads(done.stdout))
+    assert reports[0]["document_count"] == N_DOCS
+    assert_same(reports[0], reports[1])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_callback(plan, files, workers):
+    calls = []
+    evaluation = evaluate_files(plan, str(files["gt"]), str(files["pred"]), workers=workers,
+                                progress=lambda docs, nbytes: calls.append((docs, nbytes)))
+    assert len(calls) >= 2
+    docs = [c[0] for c in calls]
+    nbytes = [c[1] for c in calls]
+    assert docs == sorted(docs) and nbytes == sorted(nbytes)
+    assert docs[-1] == evaluation.accumulator.document_count == N_DOCS
+    assert nbytes[-1] == files["gt"].stat().st_size
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_no_stderr_output_when_not_a_terminal(files, workers):
+    done = run("eval", files["schema"], files["gt"], files["clean"], "--workers", workers, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert orjson.loads(done.stdout)["document_count"] == N_DOCS
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_over_shards_with_gz(plan, files, tmp_path, workers):
+    """Bytes read run on across shards and count a .gz file by its size on disk."""
+    import gzip
+
+    from stickler_cli.shards import Shard
+
+    gt_lines = files["gt"].read_text().splitlines()
+    pred_lines = files["clean"].read_text().splitlines()
+    shards = []
+    for k, (lo, hi) in enumerate(((0, 250), (250, 420), (420, N_DOCS))):
+        gt, pred = tmp_path / f"gt{k}.jsonl", tmp_path / f"pred{k}.jsonl"
+        gt_bytes = "".join(x + "\n" for x in gt_lines[lo:hi]).encode()
+        if k == 1:
+            gt = tmp_path / f"gt{k}.jsonl.gz"
+            gt_bytes = gzip.compress(gt_bytes)
+        gt.write_bytes(gt_bytes)
+        write_lines(pred, pred_lines[lo:hi])
+        shards.append(Shard(str(gt), str(pred)))
+    calls = []
+    evaluation = evaluate_files(plan, shards, workers=workers, progress=lambda d, b: calls.append((d, b)))
+    docs, nbytes = [c[0] for c in calls], [c[1] for c in calls]
+    assert docs == sorted(docs) and nbytes == sorted(nbytes)
+    assert docs[-1] == evaluation.accumulator.document_count == N_DOCS
+    assert nbytes[-1] == sum(Path(s.ground_truth).stat().st_size for s in shards)
+    whole = build_report(evaluate_files(plan, str(files["gt"]), str(files["clean"])))
+    assert_same(build_report(evaluation), whole, ignore=("elapsed_seconds", "inputs"))
+
+
+def test_progress_with_id_field(plan, files):
+    calls = []
+    evaluation = evaluate_files(plan, str(files["gt"]), str(files["shuffled"]), id_field="doc_id",
+                                progress=lambda d, b: calls.append((d, b)))
+    assert [c[0] for c in calls] == sorted(c[0] for c in calls)
+    assert calls[-1] == (evaluation.accumulator.document_count, files["gt"].stat().st_size)
+
+
+def test_strict_stops_the_same_with_two_workers(plan, files):
+    messages = []
+    for workers in (1, 2):
+        with pytest.raises(InputError) as caught:
+            evaluate_files(plan, str(files["gt"]), str(files["pred"]), strict=True, workers=workers)
+        messages.append(str(caught.value))
+    assert messages[0].startswith(f"{files['pred']}:{BROKEN_PRED_LINES[0] + 1}: prediction not valid JSON")
+    assert messages[1] == messages[0]
+
+
+def test_plugin_comparator_in_worker_processes(root, tmp_path):
+    """Workers rebuild the plan from the schema and import --plugin files themselves."""
+    plugin = root / "tests/support/shout_plugin.py"
+    schema = tmp_path / "s.json"
+    node = {"type": "string", "x-aws-stickler-comparator": "ShoutComparator", "x-aws-stickler-threshold": 1.0}
+    schema.write_bytes(orjson.dumps({"type": "object", "properties": {"code": node, "n": {"type": "integer"}}}))
+    rng = random.Random(9)
+    words = ["ab", "AB", "cd", "xyz", "XYz", "q"]
+    gt = write_lines(tmp_path / "gt.jsonl", [orjson.dumps({"code": rng.choice(words), "n": i % 7}).decode()
+                                             for i in range(500)])
+    pred = write_lines(tmp_path / "pred.jsonl", [orjson.dumps({"code": rng.choice(words), "n": i % 5}).decode()
+                                                 for i in range(500)])
+    reports = []
+    for workers in ("1", "2"):
+        done = run("eval", schema, gt, pred, "--plugin", plugin, "--workers", workers, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        reports.append(orjson.loads(done.stdout))
+    assert reports[0]["field_metrics"]["code"]["comparator"] == "ShoutComparator"
+    assert reports[0]["field_metrics"]["code"]["tp"] > 0
+    assert_same(reports[0], reports[1])
+
+
+def test_the_comparer_itself():
+    base = {"a": 1, "b": [0.5, {"c": True}], "elapsed_seconds": 1.0}
+    assert_same(base, {"a": 1, "b": [0.5 + 1e-13, {"c": True}], "elapsed_seconds": 9.0})
+    for other in ({"a": 2, "b": [0.5, {"c": True}]}, {"a": 1, "b": [0.5 + 1e-9, {"c": True}]},
+                  {"a": 1, "b": [0.5, {"c": False}]}, {"a": 1.0, "b": [0.5, {"c": True}]},
+                  {"a": 1, "b": [0.5]}, {"a": 1, "b": [0.5, {"c": True}], "d": None}):
+        with pytest.raises(AssertionError):
+            assert_same(base, other)
