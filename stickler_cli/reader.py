@@ -102,7 +102,8 @@ def _lines(path: str, stats: PairingStats, progress: bool = False) -> Iterator[t
                     continue
                 yield number, start, content
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
-            raise InputError(f"cannot read compressed data after line {number}: {exc}", path) from None
+            where = f" after line {number}" if number else ""
+            raise InputError(f"cannot read compressed data{where}: {exc}", path) from None
         if progress:
             stats.gt_bytes_read = done + file_size(path)
 

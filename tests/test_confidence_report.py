@@ -138,3 +138,16 @@ def test_empty_metric_list_is_a_usage_error(root, capsys):
     assert "names no metric" in capsys.readouterr().err
     assert main([*args, "--ece-bins", "1000"]) == 2
     assert main([*args, "--budgets", "0.125,0.12"]) == 2
+
+
+def test_unmatched_list_item_confidence():
+    """An unpaired predicted tag is an FA in the counts and gives no confidence pair,
+    whether the truth's list is empty or null (parity.md row 27)."""
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}
+    plan = st.compile_schema(schema)
+    for truth in ([], None, ["paid"]):
+        pred = {"tags": ["paid", c("extra", 0.9)]} if truth == ["paid"] else {"tags": [c("extra", 0.9)]}
+        result = st.compare(plan, {"tags": truth}, pred)
+        pairs = [(p.confidence, p.is_match) for p in result.confidences]
+        assert pairs == [], (truth, pairs)
+        assert result.counts[0][1] == 1  # one FA: the extra tag
