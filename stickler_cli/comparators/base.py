@@ -70,8 +70,8 @@ def value_text(value: Any) -> str | None:
         return None
 
 
-def empty_strings_match(matrix: list[list[float]], a: Sequence[str | None], b: Sequence[str | None]) -> list[list[float]]:
-    """Set similarity 1.0 where both texts are empty (scorers say 0.0 there), in place."""
+def empty_strings_match(matrix, a: Sequence[str | None], b: Sequence[str | None]):
+    """Set similarity 1.0 where both texts are empty (scorers say 0.0 there), in place (lists or arrays)."""
     empty_b = [j for j, text in enumerate(b) if text == ""]
     if empty_b:
         for i, text in enumerate(a):
@@ -132,8 +132,8 @@ class Comparator:
         """Similarity of two present (non-None) values, in [0, 1]."""
         raise NotImplementedError
 
-    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
-        """All pairwise similarities; comparators with a vectorised form override it."""
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> "list[list[float]] | np.ndarray":
+        """All pairwise similarities (lists, or a float array); comparators with a vectorised form override it."""
         return [[self.similarity(g, p) for p in preds] for g in gts]
 
     # Engine hooks for comparators that call models. ``prefetch`` receives every

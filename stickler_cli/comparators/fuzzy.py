@@ -44,8 +44,8 @@ class FuzzyComparator(Comparator):
             return 1.0
         return self._scorer(a, b) / 100.0
 
-    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         a = [self._text(v) for v in gts]
         b = [self._text(v) for v in preds]
-        matrix = (cdist(a, b, scorer=self._scorer, dtype=np.float64, workers=1) / 100.0).tolist()
+        matrix = cdist(a, b, scorer=self._scorer, dtype=np.float64, workers=1) / 100.0
         return empty_strings_match(matrix, a, b)

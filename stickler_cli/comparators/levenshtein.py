@@ -37,10 +37,10 @@ class LevenshteinComparator(Comparator):
             return 1.0
         return Levenshtein.normalized_similarity(a, b)
 
-    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         if any(isinstance(v, dict) for v in (*gts, *preds)):
             return super().similarity_matrix(gts, preds)
         a = [_text(v, self.normalize) for v in gts]
         b = [_text(v, self.normalize) for v in preds]
-        matrix = cdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1).tolist()
+        matrix = cdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1)
         return empty_strings_match(matrix, a, b)

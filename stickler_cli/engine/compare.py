@@ -41,6 +41,7 @@ PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 SMALL_MATRIX = 16
 
 _MISSING = object()
+_EMPTIABLE = (str, list, dict)  # types whose empty value is null
 
 
 class Engine:
@@ -131,7 +132,7 @@ class Engine:
     # -- one object -------------------------------------------------------------
 
     def _model(self, model: ModelPlan, gt: Any, pred: Any, res: DocResult | None, top: bool = False,
-               where: str = "", known: dict[int, np.ndarray] | None = None, cell: tuple[int, int] = (0, 0)):
+               where: str = "", known: dict[int, list[list[float]]] | None = None, cell: tuple[int, int] = (0, 0)):
         """(document-style score, raw similarity) of two objects of ``model``.
 
         ``known[f.index][cell]`` is the already computed similarity of a
@@ -156,7 +157,7 @@ class Engine:
                     _keep_metadata(res, f, p, where)
                 p = p["_value"]
             if f.kind is Kind.PRIMITIVE:
-                similarity = known[f.index][cell] if known is not None and f.index in known else None
+                similarity = known[f.index][cell[0]][cell[1]] if known is not None and f.index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
             else:
                 score, raw, both_null = self._field(f, g, p, conf, res, where)
@@ -192,7 +193,8 @@ class Engine:
     def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str,
                    similarity: float | None = None):
         """One leaf; ``where`` is the enclosing object's display path (for explaining only)."""
-        g_null, p_null = _null(g), _null(p)
+        g_null = g is None or (type(g) in _EMPTIABLE and not g)  # values.is_null, inlined: the hottest line
+        p_null = p is None or (type(p) in _EMPTIABLE and not p)
         if res is not None and (not p_null or conf is not None):
             res.predicted_leaves += 1
         if g_null or p_null:
@@ -205,7 +207,7 @@ class Engine:
                 if res.trace is not None:
                     _trace(res, f, label, g, p, float(both), float(both), path=where + f.key)
             return (1.0, 1.0, True) if both else (0.0, 0.0, False)
-        raw = self._similarity(f, g, p) if similarity is None else float(similarity)
+        raw = self._similarity(f, g, p) if similarity is None else similarity
         matched = raw >= f.threshold
         score = raw if matched or not f.clip else 0.0
         if res is not None:
@@ -300,10 +302,12 @@ class Engine:
         model = f.model
         gv = [unwrap(v)[0] for v in _as_list(g)]
         pv = [unwrap(v)[0] for v in _as_list(p)]
-        docs, sims, known = self._item_matrices(model, gv, pv)
+        docs, sims, known_arrays = self._item_matrices(model, gv, pv)
         # Ties are broken toward matched pairs, then higher pair scores.
         ties = (sims >= model.match_threshold) + docs
         pairs = assign(sims, ties)
+        # Matched pairs are scored again for counting: from plain lists, indexing is cheap.
+        known = {k: v.tolist() for k, v in known_arrays.items()} if known_arrays and res is not None else None
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
         tp = 0

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Order of the per-field confusion counts in DocResult.counts.
 TP, FA, FD, FN, TN = range(5)
 COUNT_NAMES = ("tp", "fa", "fd", "fn", "tn")
 
 
-@dataclass(frozen=True, slots=True)
-class ConfidencePair:
-    """A scored leaf whose prediction carried ``_confidence``."""
+class ConfidencePair(NamedTuple):
+    """A scored leaf whose prediction carried ``_confidence`` (a tuple: cheap to make by the million)."""
 
     field_index: int
     is_match: bool
