@@ -22,7 +22,7 @@ from .plan import Plan
 from .reader import PairingStats, line_pairs, pair_lines
 from .shards import Shard
 
-CHUNK_SIZE = 200  # pairs per task: large enough to amortise pickling, small enough to balance
+CHUNK_SIZE = 500  # pairs per task: large enough to amortise pickling and merging, small enough to balance
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,12 @@ def plan(files):
     return st.load_schema(files["schema"])
 
 
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch):
+    """In-process runs split the 600 documents into four chunks (the CLI's 500 still gives two)."""
+    monkeypatch.setattr(parallel, "CHUNK_SIZE", 150)
+
+
 def test_dataset_spans_several_chunks(files):
     assert N_DOCS > 2 * parallel.CHUNK_SIZE
 

@@ -120,24 +120,27 @@ class NumericComparator(Comparator):
     def _small_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
         """``similarity`` for every pair, its float fast path inlined (a few pairs: no arrays)."""
         plain = [_plain(b) for b in preds]
+        if self._exact:
+            return [[(1.0 if a == b else 0.0) if b_plain else self.similarity(a, b) for b, b_plain in zip(preds, plain)]
+                    if _plain(a) else [self.similarity(a, b) for b in preds] for a in gts]
+        sizes = [(b if b >= 0 else -b) if b_plain else 0.0 for b, b_plain in zip(preds, plain)]
         rows = []
         for a in gts:
             if not _plain(a):
                 rows.append([self.similarity(a, b) for b in preds])
                 continue
-            limit = max(self._rel_float * abs(a) if a else self._rel_float, self._abs_float)
-            slack = abs(a) + 1.0
+            size = a if a >= 0 else -a
+            limit = max(self._rel_float * size if a else self._rel_float, self._abs_float)
+            slack = size + 1.0
             row = []
-            for b, b_plain in zip(preds, plain):
+            for b, b_plain, b_size in zip(preds, plain, sizes):
                 if b_plain:
                     if a == b:
                         row.append(1.0)
                         continue
-                    if self._exact:
-                        row.append(0.0)
-                        continue
-                    diff = abs(a - b)
-                    if abs(diff - limit) > 1e-9 * (slack + abs(b)):
+                    diff = a - b if a >= b else b - a
+                    margin = diff - limit if diff >= limit else limit - diff
+                    if margin > 1e-9 * (slack + b_size):
                         row.append(1.0 if diff <= limit else 0.0)
                         continue
                 row.append(self.similarity(a, b))

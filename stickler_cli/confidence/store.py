@@ -31,6 +31,8 @@ class ConfidenceStore:
         self.value = np.empty(0, dtype=np.float64)
         self.count = np.empty(0, dtype=np.int64)
         self.similarity_sum = np.empty(0, dtype=np.float64)
+        self._blocks: list[tuple[np.ndarray, ...]] = []  # merged-in groups not yet folded
+        self._block_rows = 0
 
     def add(self, field: int, match: bool, value: float, similarity: float) -> None:
         self._field.append(field)
@@ -42,28 +44,24 @@ class ConfidenceStore:
 
     def __len__(self) -> int:
         """Pairs held (grouped or not)."""
-        return int(self.count.sum()) + len(self._field)
+        return int(self.count.sum()) + len(self._field) + sum(int(b[3].sum()) for b in self._blocks)
 
     def fold(self) -> None:
-        """Group the buffered pairs with the groups already held."""
-        if not len(self._field):
+        """Group the buffered pairs and merged-in groups with the groups already held."""
+        blocks = self._blocks
+        if len(self._field):
+            blocks.append((np.asarray(self._field, dtype=np.int32),
+                           np.frombuffer(self._match, dtype=np.int8).astype(bool),
+                           np.frombuffer(self._value, dtype=np.float64).copy(),
+                           np.ones(len(self._field), dtype=np.int64),
+                           np.frombuffer(self._similarity, dtype=np.float64).copy()))
+            self._field, self._match = array("i"), array("b")
+            self._value, self._similarity = array("d"), array("d")
+        if not blocks:
             return
-        n = len(self._field)
-        self._absorb(np.frombuffer(self._field, dtype=np.int32) if self._field.itemsize == 4
-                     else np.asarray(self._field, dtype=np.int32),
-                     np.frombuffer(self._match, dtype=np.int8).astype(bool),
-                     np.frombuffer(self._value, dtype=np.float64),
-                     np.ones(n, dtype=np.int64),
-                     np.frombuffer(self._similarity, dtype=np.float64))
-        self._field, self._match = array("i"), array("b")
-        self._value, self._similarity = array("d"), array("d")
-
-    def _absorb(self, field, match, value, count, similarity_sum) -> None:
-        field = np.concatenate([self.field, field])
-        match = np.concatenate([self.match, match])
-        value = np.concatenate([self.value, value])
-        count = np.concatenate([self.count, count])
-        similarity_sum = np.concatenate([self.similarity_sum, similarity_sum])
+        self._blocks, self._block_rows = [], 0
+        held = (self.field, self.match, self.value, self.count, self.similarity_sum)
+        field, match, value, count, similarity_sum = (np.concatenate(column) for column in zip(held, *blocks))
         order = np.lexsort((match, value, field))
         field, match, value = field[order], match[order], value[order]
         new_group = np.r_[True, (field[1:] != field[:-1]) | (value[1:] != value[:-1]) | (match[1:] != match[:-1])]
@@ -80,12 +78,15 @@ class ConfidenceStore:
                 "count": self.count.tolist(), "similarity_sum": self.similarity_sum.tolist()}
 
     def merge(self, block: dict[str, Any]) -> None:
-        self.fold()
+        """Take in another store's ``state()``; folded later, when enough has come in."""
         if not block["field"]:
             return
-        self._absorb(np.asarray(block["field"], dtype=np.int32), np.asarray(block["match"], dtype=bool),
-                     np.asarray(block["value"], dtype=np.float64), np.asarray(block["count"], dtype=np.int64),
-                     np.asarray(block["similarity_sum"], dtype=np.float64))
+        self._blocks.append((np.asarray(block["field"], dtype=np.int32), np.asarray(block["match"], dtype=bool),
+                             np.asarray(block["value"], dtype=np.float64), np.asarray(block["count"], dtype=np.int64),
+                             np.asarray(block["similarity_sum"], dtype=np.float64)))
+        self._block_rows += len(block["field"])
+        if self._block_rows >= FOLD_AT and self._block_rows >= len(self.field):
+            self.fold()
 
     def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(field, is_match, confidence, mean similarity, count) of every group."""
