@@ -56,9 +56,7 @@ class Accumulator:
         self.field_score_sum = list(map(add, self.field_score_sum, doc.score_sum))
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
-        store = self.confidences
-        for pair in doc.confidences:
-            store.add(pair.field_index, pair.is_match, pair.confidence, pair.similarity)
+        self.confidences.extend(doc.confidences)
 
     def add_error(self, error: DataError) -> None:
         self.errors.append(error.as_dict())

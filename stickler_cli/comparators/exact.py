@@ -40,6 +40,7 @@ class ExactComparator(Comparator):
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         self._fold = not self.case_sensitive
+        self._strict = not self._fold and not self.normalize
 
     def key(self, value: Any) -> str | None:
         """The normalised text two values must share to be equal (None: equal to nothing)."""
@@ -53,6 +54,8 @@ class ExactComparator(Comparator):
         return text
 
     def similarity(self, gt: Any, pred: Any) -> float:
+        if self._strict and type(gt) is str and type(pred) is str:
+            return 1.0 if gt == pred else 0.0  # nothing to normalise: the key is the text
         a = self.key(gt)
         return 1.0 if a is not None and a == self.key(pred) else 0.0
 

@@ -13,7 +13,7 @@ O(n log n) and about 30 bytes a pair.
 from __future__ import annotations
 
 from array import array
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -39,6 +39,18 @@ class ConfidenceStore:
         self._match.append(match)
         self._value.append(value)
         self._similarity.append(similarity)
+        if len(self._field) >= FOLD_AT and len(self._field) >= len(self.field):
+            self.fold()
+
+    def extend(self, pairs: Sequence[tuple[int, bool, float, float]]) -> None:
+        """Add (field, is_match, confidence, similarity) tuples: a document's pairs at once."""
+        if not pairs:
+            return
+        field, match, value, similarity = zip(*pairs)
+        self._field.extend(field)
+        self._match.extend(match)
+        self._value.extend(value)
+        self._similarity.extend(similarity)
         if len(self._field) >= FOLD_AT and len(self._field) >= len(self.field):
             self.fold()
 

@@ -36,12 +36,13 @@ LABELS = ("TP", "FA", "FD", "FN", "TN")
 
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 
-# Below this many item pairs, scoring pair by pair beats the per-call cost of
+# Below this many item pairs (a lone pair), scoring pair by pair beats the per-call cost of
 # array operations (benchmarked in docs/performance.md); both give equal numbers.
-SMALL_MATRIX = 16
+SMALL_MATRIX = 2
 
 _MISSING = object()
 _EMPTIABLE = (str, list, dict)  # types whose empty value is null
+_PRIMITIVE = Kind.PRIMITIVE  # a module constant: looked up once per field in the hottest loop
 
 
 class Engine:
@@ -141,9 +142,13 @@ class Engine:
         gt = gt if type(gt) is dict else {}
         pred = pred if type(pred) is dict else {}
         doc_num = doc_den = sim_num = sim_den = 0.0
+        recording = res is not None
+        if recording:
+            score_sums, score_ns, field_scores = res.score_sum, res.score_n, res.field_scores
         for f in model.fields:
-            g = gt.get(f.key, _MISSING)
-            p = pred.get(f.key, _MISSING)
+            key = f.key
+            g = gt.get(key, _MISSING)
+            p = pred.get(key, _MISSING)
             if g is _MISSING:
                 g = f.default
             elif type(g) is dict and "_value" in g:
@@ -153,24 +158,26 @@ class Engine:
                 p = f.default
             elif type(p) is dict and "_value" in p:
                 conf = p.get("_confidence")
-                if res is not None and len(p) > (2 if "_confidence" in p else 1):
+                if recording and len(p) > (2 if "_confidence" in p else 1):
                     _keep_metadata(res, f, p, where)
                 p = p["_value"]
-            if f.kind is Kind.PRIMITIVE:
-                similarity = known[f.index][cell[0]][cell[1]] if known is not None and f.index in known else None
+            index = f.index
+            if f.kind is _PRIMITIVE:
+                similarity = known[index][cell[0]][cell[1]] if known is not None and index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
             else:
                 score, raw, both_null = self._field(f, g, p, conf, res, where)
-            if res is not None:
-                res.score_sum[f.index] += score
-                res.score_n[f.index] += 1
+            if recording:
+                score_sums[index] += score
+                score_ns[index] += 1
                 if top:
-                    res.field_scores[f.key] = score
-            doc_num += score * f.weight
-            doc_den += f.weight
+                    field_scores[key] = score
+            weight = f.weight
+            doc_num += score * weight
+            doc_den += weight
             if not both_null:
-                sim_num += raw * f.weight
-                sim_den += f.weight
+                sim_num += raw * weight
+                sim_den += weight
         doc = doc_num / doc_den if doc_den else 1.0
         sim = sim_num / sim_den if sim_den else 1.0
         return doc, sim
@@ -354,7 +361,7 @@ class Engine:
             return docs, sims, None
         gds = [a if type(a) is dict else {} for a in gv]
         pds = [b if type(b) is dict else {} for b in pv]
-        weights, thresholds, clips, doc_den = self._model_arrays(model)
+        weights, thresholds, clips, doc_den, all_primitive, any_clip = self._model_arrays(model)
         raw = np.empty((len(model.fields), n, m))
         score = np.empty((len(model.fields), n, m))
         both = np.zeros((len(model.fields), n, m), dtype=bool)
@@ -373,10 +380,13 @@ class Engine:
                 score[k] = [[c[0] for c in row] for row in cells]
         # Primitive fields: a clipped field below its threshold scores 0.0; null on
         # both sides scores (and is similar) 1.0; null on one side was left at 0.0.
-        primitive = thresholds > -np.inf
         raw[both] = 1.0
-        gated = np.where(clips[:, None, None] & (raw < thresholds[:, None, None]), 0.0, raw)
-        score[primitive] = gated[primitive]
+        gated = np.where(clips[:, None, None] & (raw < thresholds[:, None, None]), 0.0, raw) if any_clip else raw
+        if all_primitive:
+            score = gated  # raw itself when nothing clips: setting both-null cells to 1.0 changes nothing
+        else:
+            primitive = thresholds > -np.inf
+            score[primitive] = gated[primitive]
         score[both] = 1.0
         # Sums over the field axis add field after field, as the scalar path does.
         doc_num = (score * weights[:, None, None]).sum(axis=0)
@@ -387,7 +397,7 @@ class Engine:
         return docs, sims, known
 
     def _model_arrays(self, model: ModelPlan):
-        """(weights, thresholds, clip flags, total weight) of a model's fields, built once.
+        """(weights, thresholds, clip flags, total weight, all fields primitive, any field clips), built once.
 
         Non-primitive fields get a threshold of -inf: their score comes from
         their own comparison, never from the primitive gate.
@@ -400,7 +410,8 @@ class Engine:
             total = 0.0
             for f in model.fields:
                 total += f.weight
-            cached = self._arrays[id(model)] = (weights, thresholds, clips, total)
+            all_primitive = all(f.kind is Kind.PRIMITIVE for f in model.fields)
+            cached = self._arrays[id(model)] = (weights, thresholds, clips, total, all_primitive, bool(clips.any()))
         return cached
 
     def _primitive_matrix(self, f: FieldPlan, gvals: list, pvals: list, raw: np.ndarray, both: np.ndarray) -> None:
@@ -445,7 +456,9 @@ def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:
     """Record a confidence pair; malformed confidences are the confidence module's concern."""
     kind = type(conf)
-    if (kind is float or kind is int or (isinstance(conf, (int, float)) and kind is not bool)) and 0.0 <= conf <= 1.0:
+    if kind is float and 0.0 <= conf <= 1.0:
+        res.confidences.append(ConfidencePair(f.index, matched, conf, similarity))
+    elif (kind is int or (isinstance(conf, (int, float)) and kind is not bool)) and 0.0 <= conf <= 1.0:
         res.confidences.append(ConfidencePair(f.index, matched, float(conf), similarity))
     else:
         res.errors.append(f"{f.path}: _confidence must be a number from 0 to 1, got {conf!r}")
