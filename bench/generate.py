@@ -279,21 +279,25 @@ def _recase(rng: random.Random, s: str) -> str:
     return s.title()
 
 
-def _mutate_string(rng: random.Random, s: str, rate: float) -> str:
+def _mistake(rng: random.Random, rate: float) -> float | None:
+    """None with probability 1 - rate (no mistake), else a uniform draw in [0, 1) choosing which."""
     r = rng.random()
-    if r >= rate:
+    return None if r >= rate else r / rate
+
+
+def _mutate_string(rng: random.Random, s: str, rate: float) -> str:
+    r = _mistake(rng, rate)
+    if r is None:
         return s
-    r /= rate
     if r < 0.65:
         return _typo(rng, s)
     return _recase(rng, s)
 
 
 def _mutate_number(rng: random.Random, x: float, rate: float) -> float:
-    r = rng.random()
-    if r >= rate:
+    r = _mistake(rng, rate)
+    if r is None:
         return x
-    r /= rate
     if r < 0.4:
         return round(x + _pick(rng, (-0.01, 0.01)), 2)
     if r < 0.7:
@@ -304,10 +308,9 @@ def _mutate_number(rng: random.Random, x: float, rate: float) -> float:
 
 
 def _mutate_quantity(rng: random.Random, q: int, rate: float) -> int:
-    r = rng.random()
-    if r >= rate:
+    r = _mistake(rng, rate)
+    if r is None:
         return q
-    r /= rate
     if r < 0.6:
         return max(0, q + _pick(rng, (-1, 1)))
     if r < 0.8:
@@ -316,10 +319,9 @@ def _mutate_quantity(rng: random.Random, q: int, rate: float) -> int:
 
 
 def _mutate_date(rng: random.Random, d: str, rate: float) -> str:
-    r = rng.random()
-    if r >= rate:
+    r = _mistake(rng, rate)
+    if r is None:
         return d
-    r /= rate
     y, m, day = d.split("-")
     if r < 0.4:
         return f"{y}-{m}-{int(day) % 28 + 1:02d}"  # off by one day
@@ -331,10 +333,9 @@ def _mutate_date(rng: random.Random, d: str, rate: float) -> str:
 
 
 def _mutate_currency(rng: random.Random, c: str, rate: float) -> str:
-    r = rng.random()
-    if r >= rate:
+    r = _mistake(rng, rate)
+    if r is None:
         return c
-    r /= rate
     if r < 0.5:
         return c.lower()
     if r < 0.8:
@@ -343,10 +344,9 @@ def _mutate_currency(rng: random.Random, c: str, rate: float) -> str:
 
 
 def _mutate_terms(rng: random.Random, t: str, rate: float) -> str:
-    r = rng.random()
-    if r >= rate:
+    r = _mistake(rng, rate)
+    if r is None:
         return t
-    r /= rate
     if r < 0.5:
         return _typo(rng, t)
     if r < 0.7:
@@ -355,10 +355,9 @@ def _mutate_terms(rng: random.Random, t: str, rate: float) -> str:
 
 
 def _mutate_notes(rng: random.Random, t: str, rate: float) -> str:
-    r = rng.random()
-    if r >= rate:
+    r = _mistake(rng, rate)
+    if r is None:
         return t
-    r /= rate
     if r < 0.5:
         return _typo(rng, t)
     if r < 0.75:

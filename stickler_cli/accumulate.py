@@ -63,9 +63,11 @@ class Accumulator:
 
     # -- state ------------------------------------------------------------------
 
-    def get_state(self, with_schema: bool = True) -> dict[str, Any]:
+    def get_state(self, with_schema: bool = True, as_arrays: bool = False) -> dict[str, Any]:
         """Everything needed to merge this run into another; ``with_schema`` embeds
-        the schema itself, so ``stickler merge`` can report without the file."""
+        the schema itself, so ``stickler merge`` can report without the file;
+        ``as_arrays`` keeps the confidence groups as numpy arrays (cheaper to pickle
+        to another process; not JSON)."""
         state: dict[str, Any] = {
             "state_version": STATE_VERSION,
             "schema_sha256": self.plan.sha256,
@@ -76,7 +78,7 @@ class Accumulator:
             "counts": self.counts,
             "field_score_sum": list(self.field_score_sum),
             "field_score_n": list(self.field_score_n),
-            "confidence": {**self.confidences.state(), "predicted_leaves": self.predicted_leaves},
+            "confidence": {**self.confidences.state(as_arrays), "predicted_leaves": self.predicted_leaves},
             "errors": list(self.errors),
             "stats": dict(self.stats),
         }

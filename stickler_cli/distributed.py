@@ -23,7 +23,7 @@ def score_shard_task(shard: Shard, source: PlanSource, id_field: str | None, str
     engine, plan = built(source)
     acc = Accumulator(plan)
     score_shard(engine, acc, shard, id_field, strict)
-    return acc.get_state(with_schema=False)
+    return acc.get_state(with_schema=False, as_arrays=True)
 
 
 def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumulator,

@@ -3,9 +3,10 @@
 The parent reads and pairs the records (cheap) and sends chunks of pairs to a
 pool of processes, which score them (costly) and answer with the mergeable
 state of each chunk. States are merged in input order, so counts equal a
-single process's and float sums agree to rounding. Workers are started with
-``spawn`` and rebuild the plan from the schema: comparators holding models,
-locks or sockets are never pickled, and no thread state is forked.
+single process's and float sums agree to rounding. Workers rebuild the plan
+from the schema, so comparators holding models, locks or sockets are never
+pickled; they are forked (fast to start) unless the plan has model-backed
+comparators, whose threads must not be forked: then they are spawned.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def _score_chunk(chunk: list, shard: Shard, id_field: str | None, strict: bool) 
         pairs = pair_lines(chunk, shard.ground_truth, shard.predictions, stats, strict)
         score_pairs(engine, acc, pairs, shard.predictions)
         add_pairing_stats(acc, stats)
-    return acc.get_state(with_schema=False)
+    return acc.get_state(with_schema=False, as_arrays=True)
 
 
 def _chunks(shards: Sequence[Shard], stats: PairingStats, id_field: str | None,
@@ -105,6 +106,17 @@ def _chunks(shards: Sequence[Shard], stats: PairingStats, id_field: str | None,
             yield chunk, shard
 
 
+def _start_method(source: PlanSource) -> str:
+    """``fork`` where it is safe and available (workers start at once, with this process's
+    imports and registered comparators); ``spawn`` when a comparator may hold model
+    threads or sockets, which must not be forked."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return "spawn"
+    engine, _ = built(source)
+    return "spawn" if engine.prefetches or any(f.comparator is not None and f.comparator.reports_failures
+                                                for f in engine.fields) else "fork"
+
+
 def score_in_pool(
     source: PlanSource,
     shards: Sequence[Shard],
@@ -123,7 +135,7 @@ def score_in_pool(
     from .evaluate import add_pairing_stats
 
     stats = PairingStats()  # pairing by id counts here; by line, the workers count
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(_start_method(source))
     pending: deque[Future] = deque()
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(source,)) as pool:
         try:

@@ -17,42 +17,13 @@ from stickler_cli.errors import InputError
 from stickler_cli.evaluate import Evaluation, evaluate_files, evaluate_pairs
 from stickler_cli.report import build_report
 from tests.support.datagen import generate
+from tests.support.reports import STICKLER, assert_same, run  # noqa: F401
 
-STICKLER = [sys.executable, "-m", "stickler_cli"]
 N_DOCS = 600  # several chunks of parallel.CHUNK_SIZE
 BROKEN_PRED_LINES = (17, 233, 401)  # 0-based record positions whose prediction line is broken
 
 
-def run(*args, cwd=None, timeout=120):
-    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
-
-def assert_same(a, b, ignore=("elapsed_seconds",), path="$"):
-    """Equal structure; ints, bools and strings exactly, floats within 1e-12."""
-    if isinstance(a, dict):
-        assert isinstance(b, dict), f"{path}: dict vs {type(b).__name__}"
-        keys_a = {k for k in a if k not in ignore}
-        keys_b = {k for k in b if k not in ignore}
-        assert keys_a == keys_b, f"{path}: keys differ: {sorted(keys_a ^ keys_b)}"
-        for key in keys_a:
-            assert_same(a[key], b[key], ignore, f"{path}.{key}")
-    elif isinstance(a, (list, tuple)):
-        assert isinstance(b, (list, tuple)), f"{path}: list vs {type(b).__name__}"
-        assert len(a) == len(b), f"{path}: lengths {len(a)} != {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, ignore, f"{path}[{i}]")
-    elif isinstance(a, bool) or isinstance(b, bool):
-        assert a is b, f"{path}: {a!r} != {b!r}"
-    elif isinstance(a, int) and isinstance(b, int):
-        assert a == b, f"{path}: {a} != {b}"
-    elif isinstance(a, float) or isinstance(b, float):
-        assert isinstance(a, float) and isinstance(b, float), f"{path}: {a!r} vs {b!r} (types differ)"
-        if math.isnan(a) or math.isnan(b):
-            assert math.isnan(a) and math.isnan(b), f"{path}: {a!r} != {b!r}"
-        else:
-            assert abs(a - b) <= 1e-12, f"{path}: {a!r} != {b!r} (diff {abs(a - b):.3g})"
-    else:
-        assert a == b, f"{path}: {a!r} != {b!r}"
 
 
 def dataset(root, n=N_DOCS, seed=11):

@@ -12,42 +12,14 @@ import pytest
 from stickler_cli.shards import resolve_shards
 from stickler_cli.errors import InputError
 from tests.support.datagen import generate
+from tests.support.reports import STICKLER, assert_same, run  # noqa: F401
 
-STICKLER = [sys.executable, "-m", "stickler_cli"]
 N_DOCS = 450
 CUTS = ((0, 140), (140, 330), (330, N_DOCS))  # shard 1, 2 (gzip-compressed) and 3
 BROKEN = (25, 180, 400)  # one broken prediction line in each shard
 
 
-def run(*args, cwd=None, timeout=120):
-    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
-
-def assert_same(a, b, ignore=("elapsed_seconds",), path="$"):
-    """Equal structure; ints, bools and strings exactly, floats within 1e-12."""
-    if isinstance(a, dict):
-        assert isinstance(b, dict), f"{path}: dict vs {type(b).__name__}"
-        keys_a = {k for k in a if k not in ignore}
-        keys_b = {k for k in b if k not in ignore}
-        assert keys_a == keys_b, f"{path}: keys differ: {sorted(keys_a ^ keys_b)}"
-        for key in keys_a:
-            assert_same(a[key], b[key], ignore, f"{path}.{key}")
-    elif isinstance(a, list):
-        assert isinstance(b, list) and len(a) == len(b), f"{path}: lists differ in length"
-        for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, ignore, f"{path}[{i}]")
-    elif isinstance(a, bool) or isinstance(b, bool):
-        assert a is b, f"{path}: {a!r} != {b!r}"
-    elif isinstance(a, int) and isinstance(b, int):
-        assert a == b, f"{path}: {a} != {b}"
-    elif isinstance(a, float) or isinstance(b, float):
-        assert isinstance(a, float) and isinstance(b, float), f"{path}: {a!r} vs {b!r} (types differ)"
-        if math.isnan(a) or math.isnan(b):
-            assert math.isnan(a) and math.isnan(b), f"{path}: {a!r} != {b!r}"
-        else:
-            assert abs(a - b) <= 1e-12, f"{path}: {a!r} != {b!r}"
-    else:
-        assert a == b, f"{path}: {a!r} != {b!r}"
 
 
 def put(path, lines, compress=False):

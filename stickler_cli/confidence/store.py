@@ -35,12 +35,7 @@ class ConfidenceStore:
         self._block_rows = 0
 
     def add(self, field: int, match: bool, value: float, similarity: float) -> None:
-        self._field.append(field)
-        self._match.append(match)
-        self._value.append(value)
-        self._similarity.append(similarity)
-        if len(self._field) >= FOLD_AT and len(self._field) >= len(self.field):
-            self.fold()
+        self.extend(((field, match, value, similarity),))
 
     def extend(self, pairs: Sequence[tuple[int, bool, float, float]]) -> None:
         """Add (field, is_match, confidence, similarity) tuples: a document's pairs at once."""
@@ -84,14 +79,16 @@ class ConfidenceStore:
 
     # -- state ------------------------------------------------------------------
 
-    def state(self) -> dict[str, Any]:
+    def state(self, as_arrays: bool = False) -> dict[str, Any]:
+        """The groups as JSON lists, or (``as_arrays``, for another process) as numpy arrays."""
         self.fold()
-        return {"field": self.field.tolist(), "match": self.match.tolist(), "value": self.value.tolist(),
-                "count": self.count.tolist(), "similarity_sum": self.similarity_sum.tolist()}
+        columns = {"field": self.field, "match": self.match, "value": self.value, "count": self.count,
+                   "similarity_sum": self.similarity_sum}
+        return columns if as_arrays else {key: column.tolist() for key, column in columns.items()}
 
     def merge(self, block: dict[str, Any]) -> None:
         """Take in another store's ``state()``; folded later, when enough has come in."""
-        if not block["field"]:
+        if not len(block["field"]):
             return
         self._blocks.append((np.asarray(block["field"], dtype=np.int32), np.asarray(block["match"], dtype=bool),
                              np.asarray(block["value"], dtype=np.float64), np.asarray(block["count"], dtype=np.int64),

@@ -1,0 +1,52 @@
+"""The benchmark's own parts: a deterministic generator and a measurement that runs.
+
+(The benchmark itself is `make bench`, never a timed unit test.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.generate import generate, write
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _digest(folder: Path) -> str:
+    return hashlib.sha256((folder / "gt.jsonl").read_bytes() + (folder / "pred.jsonl").read_bytes()).hexdigest()
+
+
+def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
+    write(tmp_path / "a", 60, seed=4)
+    write(tmp_path / "b", 60, seed=4)
+    write(tmp_path / "c", 60, seed=5)
+    assert _digest(tmp_path / "a") == _digest(tmp_path / "b") != _digest(tmp_path / "c")
+
+
+def test_the_workload_has_what_the_issue_lists():
+    pairs = list(generate(300, seed=1))
+    item_counts = [len(gt["line_items"]) for gt, _ in pairs if isinstance(gt.get("line_items"), list)]
+    assert min(item_counts) >= 3 and max(item_counts) <= 7  # 5 ± 2
+    assert any(isinstance(gt.get("vendor"), dict) and isinstance(gt["vendor"].get("address"), dict) for gt, _ in pairs)
+    assert any(isinstance(gt.get("tags"), list) and gt["tags"] for gt, _ in pairs)
+    text = json.dumps([p for _, p in pairs])
+    assert '"_confidence"' in text and "null" in text
+    reordered = sum(1 for gt, p in pairs if isinstance(p.get("line_items"), list) and isinstance(gt.get("line_items"), list)
+                    and len(p["line_items"]) == len(gt["line_items"]) and p["line_items"] != gt["line_items"])
+    assert reordered > 30
+    forced = [len(gt["line_items"]) for gt, _ in generate(5, seed=2, items=50) if isinstance(gt.get("line_items"), list)]
+    assert forced and set(forced) == {50}
+
+
+def test_measure_runs_and_reports(tmp_path):
+    gt, pred = write(tmp_path, 40, seed=3)
+    done = subprocess.run([sys.executable, "-m", "bench.measure", str(ROOT / "bench" / "invoice.schema.json"),
+                           str(gt), str(pred)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["documents"] == 40 and result["docs_per_second"] > 0 and result["max_rss_kb"] > 0
+    assert result["metrics"]["tp"] > 0
