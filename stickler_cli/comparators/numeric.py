@@ -18,6 +18,7 @@ import numpy as np
 from .base import Comparator, Param, value_text
 
 _NOT_NUMERIC = re.compile(r"[^0-9.\-]")
+SMALL_PAIRS = 64  # up to this many pairs, a Python loop beats array set-up
 
 
 def parse_number(value: Any) -> Decimal | None:
@@ -94,8 +95,11 @@ class NumericComparator(Comparator):
         distance sits within 1e-9 (relative) of the tolerance, are re-decided
         by the exact Decimal rule. Up to 64 pairs, pair by pair is cheaper.
         """
-        if len(gts) * len(preds) <= 64:
+        if len(gts) * len(preds) <= SMALL_PAIRS:
             return self._small_matrix(gts, preds)
+        return self._array_matrix(gts, preds)
+
+    def _array_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         fa, plain_a = _floats(gts)
         fb, plain_b = _floats(preds)
         diff = np.abs(np.subtract.outer(fa, fb))
