@@ -65,4 +65,4 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = ()) -> Evaluation:
             acc.merge_state(state)
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise InputError(f"state file is damaged ({type(exc).__name__}: {exc})", path) from None
-    return Evaluation(plan, acc, {"states": list(paths)})
+    return Evaluation(plan, acc, {"ground_truth": None, "predictions": None, "id_field": None, "states": list(paths)})

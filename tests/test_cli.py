@@ -155,3 +155,26 @@ def test_schema_check_and_version(root, capsys):
     assert "line_items" in capsys.readouterr().out
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("stickler ")
+
+
+def test_shard_and_merge_reports_validate(root, report_schema, tmp_path):
+    """Reports of glob shards and of `stickler merge` follow the report schema too."""
+    gt_lines = (root / "fixtures/invoice/gt.jsonl").read_text().splitlines(keepends=True)
+    pred_lines = (root / "fixtures/invoice/pred.jsonl").read_text().splitlines(keepends=True)
+    for side, lines in (("gt", gt_lines), ("pred", pred_lines)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "part-1.jsonl").write_text("".join(lines[:10]))
+        (tmp_path / side / "part-2.jsonl").write_text("".join(lines[10:]))
+    schema = root / "schemas/invoice.json"
+    sharded = run("eval", schema, f"{tmp_path}/gt/*.jsonl", f"{tmp_path}/pred/*.jsonl", "--format", "json",
+                  "--save-state", tmp_path / "all.state.json")
+    assert sharded.returncode == 0, sharded.stderr
+    report = orjson.loads(sharded.stdout)
+    assert report["inputs"]["ground_truth"] == [f"{tmp_path}/gt/part-1.jsonl", f"{tmp_path}/gt/part-2.jsonl"]
+    jsonschema.validate(report, report_schema)
+    merged = run("merge", tmp_path / "all.state.json", "--format", "json")
+    assert merged.returncode == 0, merged.stderr
+    merged_report = orjson.loads(merged.stdout)
+    assert merged_report["inputs"]["states"] == [str(tmp_path / "all.state.json")]
+    assert merged_report["metrics"] == report["metrics"]
+    jsonschema.validate(merged_report, report_schema)
