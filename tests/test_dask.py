@@ -1,8 +1,5 @@
 """Shards scored on a Dask cluster equal the single-process run."""
 
-import math
-import subprocess
-import sys
 
 import orjson
 import pytest
@@ -10,7 +7,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from tests.support.datagen import generate  # noqa: E402
-from tests.support.reports import STICKLER, assert_same, run  # noqa: F401
+from tests.support.reports import assert_same, run
 
 N_DOCS = 240
 

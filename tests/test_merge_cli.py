@@ -1,15 +1,12 @@
 """`stickler eval --save-state` on parts, then `stickler merge`, equals one `stickler eval`."""
 
-import math
 import shutil
-import subprocess
-import sys
 
 import orjson
 import pytest
 
 from tests.support.datagen import generate
-from tests.support.reports import STICKLER, assert_same, run  # noqa: F401
+from tests.support.reports import assert_same, run
 
 N_DOCS = 300
 

@@ -1,10 +1,7 @@
 """Scoring on several processes equals scoring on one; states merge in any order; progress."""
 
 import itertools
-import math
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -17,7 +14,7 @@ from stickler_cli.errors import InputError
 from stickler_cli.evaluate import Evaluation, evaluate_files, evaluate_pairs
 from stickler_cli.report import build_report
 from tests.support.datagen import generate
-from tests.support.reports import STICKLER, assert_same, run  # noqa: F401
+from tests.support.reports import assert_same, run
 
 N_DOCS = 600  # several chunks of parallel.CHUNK_SIZE
 BROKEN_PRED_LINES = (17, 233, 401)  # 0-based record positions whose prediction line is broken

@@ -1,10 +1,7 @@
 """Glob-pattern shards and .gz files: the same report as one plain file, and clear errors."""
 
 import gzip
-import math
 import random
-import subprocess
-import sys
 
 import orjson
 import pytest
@@ -12,7 +9,7 @@ import pytest
 from stickler_cli.shards import resolve_shards
 from stickler_cli.errors import InputError
 from tests.support.datagen import generate
-from tests.support.reports import STICKLER, assert_same, run  # noqa: F401
+from tests.support.reports import assert_same, run
 
 N_DOCS = 450
 CUTS = ((0, 140), (140, 330), (330, N_DOCS))  # shard 1, 2 (gzip-compressed) and 3
