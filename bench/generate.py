@@ -19,7 +19,7 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
@@ -285,86 +285,75 @@ def _mistake(rng: random.Random, rate: float) -> float | None:
     return None if r >= rate else r / rate
 
 
-def _mutate_string(rng: random.Random, s: str, rate: float) -> str:
+Mistakes = tuple[tuple[float, Callable[[random.Random, Any], Any]], ...]
+
+
+def _mutate(rng: random.Random, value: Any, rate: float, mistakes: Mistakes) -> Any:
+    """``value`` unchanged with probability 1 - rate, else the first mistake whose cut the roll is under."""
     r = _mistake(rng, rate)
     if r is None:
-        return s
-    if r < 0.65:
-        return _typo(rng, s)
-    return _recase(rng, s)
+        return value
+    for cut, change in mistakes:
+        if r < cut:
+            return change(rng, value)
+    return mistakes[-1][1](rng, value)
 
 
-def _mutate_number(rng: random.Random, x: float, rate: float) -> float:
-    r = _mistake(rng, rate)
-    if r is None:
-        return x
-    if r < 0.4:
-        return round(x + _pick(rng, (-0.01, 0.01)), 2)
-    if r < 0.7:
-        return round(x + _pick(rng, (-0.5, 0.5)), 2)
-    if r < 0.85:
-        return round(x * _pick(rng, (10, 0.1)), 2)
-    return round(x * rng.uniform(0.5, 1.5), 2)
+def _shuffled_words(rng: random.Random, text: str) -> str:
+    words = text.split()
+    rng.shuffle(words)
+    return " ".join(words)
 
 
-def _mutate_quantity(rng: random.Random, q: int, rate: float) -> int:
-    r = _mistake(rng, rate)
-    if r is None:
-        return q
-    if r < 0.6:
-        return max(0, q + _pick(rng, (-1, 1)))
-    if r < 0.8:
-        return q * 10
-    return _int(rng, 1, 50)
-
-
-def _mutate_date(rng: random.Random, d: str, rate: float) -> str:
-    r = _mistake(rng, rate)
-    if r is None:
-        return d
-    y, m, day = d.split("-")
-    if r < 0.4:
-        return f"{y}-{m}-{int(day) % 28 + 1:02d}"  # off by one day
-    if r < 0.6:
-        return f"{y}-{day}-{m}"  # day and month swapped
-    if r < 0.8:
+def _date_mistake(kind: str) -> Callable[[random.Random, str], str]:
+    def change(rng: random.Random, d: str) -> str:
+        y, m, day = d.split("-")
+        if kind == "day":
+            return f"{y}-{m}-{int(day) % 28 + 1:02d}"  # off by one day
+        if kind == "swap":
+            return f"{y}-{day}-{m}"  # day and month swapped
         return f"{day}/{m}/{y}"  # reformatted
-    return _typo(rng, d)
+    return change
 
 
-def _mutate_currency(rng: random.Random, c: str, rate: float) -> str:
-    r = _mistake(rng, rate)
-    if r is None:
-        return c
-    if r < 0.5:
-        return c.lower()
-    if r < 0.8:
-        return _pick(rng, _CURRENCY_WRONG)
-    return _pick(rng, _CURRENCIES)
+STRING_MISTAKES: Mistakes = ((0.65, _typo), (1.0, _recase))
+NUMBER_MISTAKES: Mistakes = (
+    (0.4, lambda rng, x: round(x + _pick(rng, (-0.01, 0.01)), 2)),
+    (0.7, lambda rng, x: round(x + _pick(rng, (-0.5, 0.5)), 2)),
+    (0.85, lambda rng, x: round(x * _pick(rng, (10, 0.1)), 2)),
+    (1.0, lambda rng, x: round(x * rng.uniform(0.5, 1.5), 2)),
+)
+QUANTITY_MISTAKES: Mistakes = (
+    (0.6, lambda rng, q: max(0, q + _pick(rng, (-1, 1)))),
+    (0.8, lambda rng, q: q * 10),
+    (1.0, lambda rng, q: _int(rng, 1, 50)),
+)
+DATE_MISTAKES: Mistakes = ((0.4, _date_mistake("day")), (0.6, _date_mistake("swap")), (0.8, _date_mistake("format")),
+                           (1.0, _typo))
+CURRENCY_MISTAKES: Mistakes = (
+    (0.5, lambda rng, c: c.lower()),
+    (0.8, lambda rng, c: _pick(rng, _CURRENCY_WRONG)),
+    (1.0, lambda rng, c: _pick(rng, _CURRENCIES)),
+)
+TERMS_MISTAKES: Mistakes = ((0.5, _typo), (0.7, lambda rng, t: t.upper()), (1.0, lambda rng, t: _pick(rng, _TERMS)))
+NOTES_MISTAKES: Mistakes = (
+    (0.5, _typo),
+    (0.75, _shuffled_words),
+    (1.0, lambda rng, t: t.split(".")[0]),  # trailing punctuation dropped
+)
 
 
-def _mutate_terms(rng: random.Random, t: str, rate: float) -> str:
-    r = _mistake(rng, rate)
-    if r is None:
-        return t
-    if r < 0.5:
-        return _typo(rng, t)
-    if r < 0.7:
-        return t.upper()
-    return _pick(rng, _TERMS)
+def _mutator(mistakes: Mistakes) -> Callable[[random.Random, Any, float], Any]:
+    return lambda rng, value, rate: _mutate(rng, value, rate, mistakes)
 
 
-def _mutate_notes(rng: random.Random, t: str, rate: float) -> str:
-    r = _mistake(rng, rate)
-    if r is None:
-        return t
-    if r < 0.5:
-        return _typo(rng, t)
-    if r < 0.75:
-        words = t.split()
-        rng.shuffle(words)
-        return " ".join(words)
-    return t.split(".")[0]  # trailing punctuation dropped
+_mutate_string = _mutator(STRING_MISTAKES)
+_mutate_number = _mutator(NUMBER_MISTAKES)
+_mutate_quantity = _mutator(QUANTITY_MISTAKES)
+_mutate_date = _mutator(DATE_MISTAKES)
+_mutate_currency = _mutator(CURRENCY_MISTAKES)
+_mutate_terms = _mutator(TERMS_MISTAKES)
+_mutate_notes = _mutator(NOTES_MISTAKES)
 
 
 # --------------------------------------------------------------------------- prediction
