@@ -7,7 +7,6 @@ stderr; ``--debug`` shows the traceback.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -25,7 +24,8 @@ from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
 from . import state_file
-from .evaluate import Evaluation, evaluate_files
+from .evaluate import evaluate_files
+from .parallel import available_cores
 from .plan import Kind, Plan
 from .reader import check_readable, file_size
 from .reporters.progress import progress_bar
@@ -49,6 +49,17 @@ AUTO_WORKERS_BYTES = 8 * 2**20  # below this much ground truth, starting process
 
 
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
+
+# Options that several commands take, declared once.
+FORMAT_OPTION = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout).")
+TABLE_OR_JSON_OPTION = typer.Option("table", "--format", "-f", help="table or json.")
+OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file.")
+PLUGIN_OPTION = typer.Option(None, "--plugin", help=PLUGIN_HELP)
+DEBUG_OPTION = typer.Option(False, "--debug", help="Show tracebacks.")
+METRICS_OPTION = typer.Option("auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics",
+                              help="Comma-separated confidence metrics, computed when predictions carry _confidence.")
+ECE_BINS_OPTION = typer.Option(10, "--ece-bins", help="Equal-width bins for ECE and the reliability diagram.")
+BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", help="Review budgets for error capture, fractions in (0, 1].")
 
 
 def _check_format(output_format: str) -> None:
@@ -105,22 +116,20 @@ def eval_command(
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
     predictions: str = typer.Argument(..., help="Predictions JSONL, paired with the ground truth; a pattern with a pattern."),
     id_field: Optional[str] = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order."),
-    output_format: str = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
+    output_format: str = FORMAT_OPTION,
+    output: Optional[str] = OUTPUT_OPTION,
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
-    confidence_metric_names: str = typer.Option(
-        "auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics",
-        help="Comma-separated confidence metrics, computed when predictions carry _confidence."),
-    ece_bins: int = typer.Option(10, "--ece-bins", help="Equal-width bins for ECE and the reliability diagram."),
-    budgets: str = typer.Option("0.1,0.3,0.5", "--budgets", help="Review budgets for error capture, fractions in (0, 1]."),
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    confidence_metric_names: str = METRICS_OPTION,
+    ece_bins: int = ECE_BINS_OPTION,
+    budgets: str = BUDGETS_OPTION,
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1,
         help=f"Processes to score on. Default: every core when the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB, else 1."),
     save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the run's mergeable state here (see `stickler merge`)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Score the shards on a Dask cluster: tcp://host:8786, or 'local'."),
     show_progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (only on a terminal)."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables or a JSON report."""
     _check_format(output_format)
@@ -129,20 +138,14 @@ def eval_command(
     shards = resolve_shards(ground_truth, predictions)
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
     check_readable(schema, *inputs)
-    for target in (output, save_state):
-        if target:
-            json_report.check_writable(target, [schema, *inputs])
-    if output and save_state and Path(output).resolve() == Path(save_state).resolve():
-        raise UsageError("--output and --save-state name the same file")
+    _check_targets(output, save_state, [schema, *inputs])
     plan = load_schema(schema)
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    if dask:
-        evaluation = _evaluate_on_dask(plan, shards, dask, id_field, strict, plugin or [], workers)
-    else:
-        processes = workers if workers is not None else _auto_workers(plan, total_bytes)
-        with progress_bar(total_bytes, show_progress) as progress:
-            evaluation = evaluate_files(plan, shards, id_field=id_field, strict=strict, workers=processes,
-                                        plugins=plugin or [], progress=progress)
+    if workers is None:
+        workers = available_cores() if dask else _auto_workers(plan, total_bytes)
+    with progress_bar(total_bytes, show_progress and not dask) as progress:
+        evaluation = evaluate_files(plan, shards, id_field=id_field, strict=strict, workers=workers,
+                                    plugins=plugin or [], progress=progress, dask=dask)
     evaluation.confidence_metrics = metrics
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
@@ -152,23 +155,20 @@ def eval_command(
 @app.command("merge")
 def merge_command(
     states: list[str] = typer.Argument(..., help="State files written by `stickler eval --save-state`."),
-    output_format: str = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
+    output_format: str = FORMAT_OPTION,
+    output: Optional[str] = OUTPUT_OPTION,
     save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the merged state here."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
-    confidence_metric_names: str = typer.Option(
-        "auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics", help="As for eval."),
-    ece_bins: int = typer.Option(10, "--ece-bins", help="As for eval."),
-    budgets: str = typer.Option("0.1,0.3,0.5", "--budgets", help="As for eval."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    confidence_metric_names: str = METRICS_OPTION,
+    ece_bins: int = ECE_BINS_OPTION,
+    budgets: str = BUDGETS_OPTION,
+    debug: bool = DEBUG_OPTION,
 ) -> None:
     """Merge the states of sharded runs into one report, as if it had been one run."""
     _check_format(output_format)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
-    for target in (output, save_state):
-        if target:
-            json_report.check_writable(target, list(states))
+    _check_targets(output, save_state, list(states))
     evaluation = state_file.merge(states, plugin or [])
     evaluation.confidence_metrics = metrics
     if save_state:
@@ -176,31 +176,21 @@ def merge_command(
     _emit(build_report(evaluation), output_format, output)
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+def _check_targets(output: str | None, save_state: str | None, inputs: list[str]) -> None:
+    """The report and state files can be written, clobber no input and are not one file."""
+    for target in (output, save_state):
+        if target:
+            json_report.check_writable(target, inputs)
+    if output and save_state and Path(output).resolve() == Path(save_state).resolve():
+        raise UsageError("--output and --save-state name the same file")
 
 
 def _auto_workers(plan: Plan, total_bytes: int) -> int:
     """All cores for large inputs; one for small ones, and for model-backed comparators
     (each process would load its own model)."""
-    if total_bytes < AUTO_WORKERS_BYTES or Engine(plan).prefetches:
+    if total_bytes < AUTO_WORKERS_BYTES or Engine(plan).model_backed:
         return 1
-    return _cores()
-
-
-def _evaluate_on_dask(plan: Plan, shards: list, address: str, id_field: str | None, strict: bool,
-                      plugins: list[str], workers: int | None) -> Evaluation:
-    import time
-
-    from .accumulate import Accumulator
-    from .distributed import score_on_dask
-
-    started = time.perf_counter()
-    acc = Accumulator(plan)
-    score_on_dask(plan, shards, address, acc, id_field, strict, plugins, workers)
-    inputs = {"ground_truth": [s.ground_truth for s in shards], "predictions": [s.predictions for s in shards],
-              "id_field": id_field, "dask": address}
-    return Evaluation(plan, acc, inputs, time.perf_counter() - started)
+    return available_cores()
 
 
 def _emit(report: dict[str, Any], output_format: str, output: str | None) -> None:
@@ -223,9 +213,9 @@ def compare_command(
     schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
     ground_truth: str = typer.Argument(..., help="Ground truth: JSON text, or a path to a .json file."),
     prediction: str = typer.Argument(..., help="Prediction: JSON text, or a path to a .json file."),
-    output_format: str = typer.Option("table", "--format", "-f", help="table or json."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    output_format: str = TABLE_OR_JSON_OPTION,
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare one pair and explain every field's score and classification."""
     _check_format(output_format)
@@ -253,8 +243,8 @@ def compare_command(
 @schema_app.command("check")
 def schema_check(
     schema: str = typer.Argument(..., help="Schema file to validate."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    debug: bool = DEBUG_OPTION,
 ) -> None:
     """Validate a schema and every x-aws-stickler-* value; list the compiled fields."""
     _load_plugins(plugin)
@@ -276,9 +266,9 @@ def schema_check(
 
 @app.command("comparators")
 def comparators_command(
-    output_format: str = typer.Option("table", "--format", "-f", help="table or json."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help=PLUGIN_HELP),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    output_format: str = TABLE_OR_JSON_OPTION,
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    debug: bool = DEBUG_OPTION,
 ) -> None:
     """List every comparator (built-in and plugin) with its options and defaults."""
     _check_format(output_format)

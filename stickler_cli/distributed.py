@@ -7,7 +7,6 @@ task. The states come back to the client and are merged in shard order.
 
 from __future__ import annotations
 
-import os
 from typing import Any, Sequence
 
 from .accumulate import Accumulator
@@ -28,8 +27,8 @@ def score_shard_task(shard: Shard, source: PlanSource, id_field: str | None, str
 
 def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumulator,
                   id_field: str | None = None, strict: bool = False, plugins: Sequence[str] = (),
-                  workers: int | None = None) -> None:
-    """Score ``shards`` on the cluster at ``address`` (or a ``local`` one) into ``acc``."""
+                  workers: int = 1) -> None:
+    """Score ``shards`` on the cluster at ``address`` (or a ``local`` one of ``workers`` processes) into ``acc``."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
@@ -38,7 +37,7 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
     cluster = None
     try:
         if address == "local":
-            cluster = LocalCluster(n_workers=workers or _cores(), threads_per_worker=1, processes=True,
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    host="127.0.0.1", dashboard_address=None)
             client = Client(cluster)
         else:
@@ -54,7 +53,3 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
     finally:
         if cluster is not None:
             cluster.close()
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -108,20 +108,32 @@ def evaluate_files(
     workers: int = 1,
     plugins: Sequence[str] = (),
     progress: Progress | None = None,
+    dask: str | None = None,
 ) -> Evaluation:
     """Stream JSONL files (one pair, or a list of shards) through the engine.
 
     With ``workers`` > 1 the pairs are scored by a pool of processes, each
     rebuilding the plan from the schema (and ``plugins``, imported by name),
-    and their states are merged in input order.
+    and their states are merged in input order. With ``dask`` (a scheduler
+    address, or "local" for a cluster of ``workers`` processes) each shard is
+    a Dask task.
     """
     started = time.perf_counter()
     shards = [Shard(gt_path, pred_path or "")] if isinstance(gt_path, str) else list(gt_path)
     acc = Accumulator(plan)
-    if workers > 1:
-        from .parallel import PlanSource, score_in_pool
+    inputs: dict[str, Any] = {"ground_truth": [s.ground_truth for s in shards],
+                              "predictions": [s.predictions for s in shards], "id_field": id_field}
+    if len(shards) == 1:
+        inputs.update(ground_truth=shards[0].ground_truth, predictions=shards[0].predictions)
+    if dask:
+        from .distributed import score_on_dask
 
-        score_in_pool(PlanSource.of(plan, plugins), shards, acc, workers, id_field, strict, progress)
+        score_on_dask(plan, shards, dask, acc, id_field, strict, plugins, workers)
+        inputs["dask"] = dask
+    elif workers > 1:
+        from .parallel import score_in_pool
+
+        score_in_pool(plan, plugins, shards, acc, workers, id_field, strict, progress)
     else:
         engine = Engine(plan)
         stats = PairingStats()  # shared: byte counts run on across shards
@@ -131,11 +143,6 @@ def evaluate_files(
                 pairs = _reporting(pairs, stats, acc, progress)
             score_pairs(engine, acc, pairs, shard.predictions)
         add_pairing_stats(acc, stats)
-    if len(shards) == 1:
-        inputs = {"ground_truth": shards[0].ground_truth, "predictions": shards[0].predictions, "id_field": id_field}
-    else:
-        inputs = {"ground_truth": [s.ground_truth for s in shards], "predictions": [s.predictions for s in shards],
-                  "id_field": id_field}
     return Evaluation(plan, acc, inputs, time.perf_counter() - started)
 
 

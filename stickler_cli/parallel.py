@@ -12,6 +12,7 @@ comparators, whose threads must not be forked: then they are spawned.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -52,9 +53,13 @@ _worker: tuple[Engine, Plan] | None = None
 _built: dict[str, tuple[Engine, Plan]] = {}
 
 
+def _key(source: PlanSource) -> str:
+    return source.sha256 + "\0" + "\0".join(source.plugins)
+
+
 def built(source: PlanSource) -> tuple[Engine, Plan]:
     """This process's engine for ``source``, built on first use (workers score many chunks)."""
-    key = source.sha256 + "\0" + "\0".join(source.plugins)
+    key = _key(source)
     if key not in _built:
         plan = source.build()
         _built[key] = (Engine(plan), plan)
@@ -106,19 +111,23 @@ def _chunks(shards: Sequence[Shard], stats: PairingStats, id_field: str | None,
             yield chunk, shard
 
 
-def _start_method(source: PlanSource) -> str:
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _start_method(engine: Engine) -> str:
     """``fork`` where it is safe and available (workers start at once, with this process's
-    imports and registered comparators); ``spawn`` when a comparator may hold model
+    imports, plan and registered comparators); ``spawn`` when a comparator may hold model
     threads or sockets, which must not be forked."""
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if engine.model_backed or "fork" not in multiprocessing.get_all_start_methods():
         return "spawn"
-    engine, _ = built(source)
-    return "spawn" if engine.prefetches or any(f.comparator is not None and f.comparator.reports_failures
-                                                for f in engine.fields) else "fork"
+    return "fork"
 
 
 def score_in_pool(
-    source: PlanSource,
+    plan: Plan,
+    plugins: Sequence[str],
     shards: Sequence[Shard],
     acc: Accumulator,
     workers: int,
@@ -134,8 +143,10 @@ def score_in_pool(
     """
     from .evaluate import add_pairing_stats
 
+    source = PlanSource.of(plan, plugins)
+    engine = _built.setdefault(_key(source), (Engine(plan), plan))[0]  # forked workers inherit it
     stats = PairingStats()  # pairing by id counts here; by line, the workers count
-    context = multiprocessing.get_context(_start_method(source))
+    context = multiprocessing.get_context(_start_method(engine))
     pending: deque[Future] = deque()
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(source,)) as pool:
         try:

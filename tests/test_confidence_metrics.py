@@ -114,3 +114,18 @@ def test_ece_matches_a_plain_loop_at_any_bin_count(n_bins):
     result = ECE(n_bins).compute(_pairs(match, conf))
     assert result["value"] == pytest.approx(expected, abs=1e-12)
     assert [b["count"] for b in result["bins"]] == [len(groups.get(i, [])) for i in range(n_bins)]
+
+
+def test_weighted_average_ranks_equal_scipy_on_the_expanded_pairs():
+    from scipy.stats import rankdata
+
+    from stickler_cli.confidence.metrics import weighted_average_ranks
+
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 7, 300):
+        values = rng.integers(0, 6, n) / 5
+        count = rng.integers(1, 4, n)
+        ranks = weighted_average_ranks(values, count)
+        expanded = rankdata(np.repeat(values, count), method="average")
+        assert np.array_equal(np.repeat(ranks, count), expanded)
+        assert np.array_equal(weighted_average_ranks(values, np.ones(n, dtype=np.int64)), rankdata(values))

@@ -181,6 +181,12 @@ def test_save_state_and_output_must_differ(data, tmp_path):
     assert done.returncode == 2 and "same file" in done.stderr
 
 
+def test_merge_save_state_and_output_must_differ(saved, tmp_path):
+    target = tmp_path / "both.json"
+    done = run("merge", saved["a"], saved["b"], "--save-state", target, "-o", target)
+    assert done.returncode == 2 and "same file" in done.stderr and not target.exists()
+
+
 def test_merge_table_format_prints_the_field_table(saved):
     done = run("merge", saved["a"], saved["b"])
     assert done.returncode == 0, done.stderr

@@ -19,6 +19,8 @@ from .base import Comparator, Param, value_text
 
 _NOT_NUMERIC = re.compile(r"[^0-9.\-]")
 SMALL_PAIRS = 64  # up to this many pairs, a Python loop beats array set-up
+_EXACT_INT = 2 ** 53  # integers up to this size are exact in float64
+_FLOAT_MAX = Decimal("1e300")  # parsed numbers beyond this are decided by Decimal alone
 
 
 def parse_number(value: Any) -> Decimal | None:
@@ -79,7 +81,7 @@ class NumericComparator(Comparator):
             if self._exact:
                 return 0.0
             diff = abs(gt - pred)
-            limit = max(self._rel_float * abs(gt) if gt else self._rel_float, self._abs_float)
+            limit = self._limit(gt)
             if abs(diff - limit) > 1e-9 * (abs(gt) + abs(pred) + 1.0):
                 return 1.0 if diff <= limit else 0.0
         a, b = parse_number(gt), parse_number(pred)
@@ -93,7 +95,7 @@ class NumericComparator(Comparator):
         Plain numbers go straight into arrays; anything else (strings, huge or
         non-finite values) is parsed. Pairs that are float-equal, or whose
         distance sits within 1e-9 (relative) of the tolerance, are re-decided
-        by the exact Decimal rule. Up to 64 pairs, pair by pair is cheaper.
+        by the exact Decimal rule. Up to SMALL_PAIRS pairs, pair by pair is cheaper.
         """
         if len(gts) * len(preds) <= SMALL_PAIRS:
             return self._small_matrix(gts, preds)
@@ -133,9 +135,8 @@ class NumericComparator(Comparator):
             if not _plain(a):
                 rows.append([self.similarity(a, b) for b in preds])
                 continue
-            size = a if a >= 0 else -a
-            limit = max(self._rel_float * size if a else self._rel_float, self._abs_float)
-            slack = size + 1.0
+            limit = self._limit(a)
+            slack = (a if a >= 0 else -a) + 1.0
             row = []
             for b, b_plain, b_size in zip(preds, plain, sizes):
                 if b_plain:
@@ -150,6 +151,10 @@ class NumericComparator(Comparator):
                 row.append(self.similarity(a, b))
             rows.append(row)
         return rows
+
+    def _limit(self, gt: float) -> float:
+        """The largest allowed |gt - pred| for a plain number: the larger tolerance in force decides."""
+        return max(self._rel_float * abs(gt) if gt else self._rel_float, self._abs_float)
 
     def _agree(self, a: Decimal, b: Decimal) -> bool:
         if a.is_nan() or b.is_nan():
@@ -177,8 +182,7 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     out = np.empty(len(values))
     plain = np.ones(len(values), dtype=bool)
     for k, v in enumerate(values):
-        t = type(v)
-        if (t is float and math.isfinite(v)) or (t is int and -_EXACT_INT <= v <= _EXACT_INT):
+        if _plain(v):
             out[k] = v
             continue
         plain[k] = False
@@ -187,11 +191,7 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     return out, plain
 
 
-_EXACT_INT = 2 ** 53
-
-
 def _plain(value: Any) -> bool:
     """A finite float, or an int that float64 holds exactly: safe for the float fast path."""
     t = type(value)
     return (t is float and math.isfinite(value)) or (t is int and -_EXACT_INT <= value <= _EXACT_INT)
-_FLOAT_MAX = Decimal("1e300")

@@ -16,20 +16,9 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 
-def average_ranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks, ties sharing their mean rank (scipy's ``rankdata``, without importing scipy.stats)."""
-    order = np.argsort(values, kind="mergesort")
-    ordered = values[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    ends = np.r_[starts[1:], len(values)]
-    mean_rank = (starts + ends + 1) / 2.0  # mean of the 1-based positions starts+1 .. ends
-    ranks = np.empty(len(values), dtype=float)
-    ranks[order] = np.repeat(mean_rank, ends - starts)
-    return ranks
-
-
 def weighted_average_ranks(values: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The mean 1-based rank each row's pairs would have if every row were ``count`` equal pairs."""
+    """The mean 1-based rank each row's pairs would have if every row were ``count`` equal pairs:
+    scipy's ``rankdata(method="average")`` of the expanded pairs, without importing scipy.stats."""
     order = np.argsort(values, kind="mergesort")
     ordered = values[order]
     group = np.cumsum(np.r_[True, ordered[1:] != ordered[:-1]]) - 1  # tie group of each sorted row

@@ -21,7 +21,7 @@ Semantics (README "What the numbers mean"; worked examples in tests/test_engine.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -36,8 +36,8 @@ LABELS = ("TP", "FA", "FD", "FN", "TN")
 
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 
-# Below this many item pairs (a lone pair), scoring pair by pair beats the per-call cost of
-# array operations (benchmarked in docs/performance.md); both give equal numbers.
+# A lone item pair is scored directly; from two pairs up the batched path costs fewer
+# instructions (docs/performance.md). Both give equal numbers (tests/test_item_matrices.py).
 SMALL_MATRIX = 2
 
 _MISSING = object()
@@ -57,12 +57,17 @@ class Engine:
         self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
-        self._arrays: dict[int, tuple] = {}  # per item model: weights, thresholds, clips (see _model_arrays)
+        self._arrays: dict[int, _ModelArrays] = {}  # per item model, see _model_arrays
 
     @property
     def prefetches(self) -> bool:
         """Whether ``prefetch`` does anything for this plan (model-backed comparators)."""
         return bool(self._prefetching)
+
+    @property
+    def model_backed(self) -> bool:
+        """Whether a comparator calls a model or a service (and may hold its threads or sockets)."""
+        return bool(self._prefetching or self._failing)
 
     def prefetch(self, docs: list[tuple[Any, Any]]) -> None:
         """Let model-backed comparators batch the work a batch of documents will need."""
@@ -136,8 +141,8 @@ class Engine:
                where: str = "", known: dict[int, list[list[float]]] | None = None, cell: tuple[int, int] = (0, 0)):
         """(document-style score, raw similarity) of two objects of ``model``.
 
-        ``known[f.index][cell]`` is the already computed similarity of a
-        primitive field (a matched list pair scored again for counting).
+        ``known[f.index][i][j]``, with ``cell = (i, j)``, is the already computed
+        similarity of a primitive field (a matched list pair scored again for counting).
         """
         gt = gt if type(gt) is dict else {}
         pred = pred if type(pred) is dict else {}
@@ -361,7 +366,7 @@ class Engine:
             return docs, sims, None
         gds = [a if type(a) is dict else {} for a in gv]
         pds = [b if type(b) is dict else {} for b in pv]
-        weights, thresholds, clips, doc_den, all_primitive, any_clip = self._model_arrays(model)
+        arrays = self._model_arrays(model)
         raw = np.empty((len(model.fields), n, m))
         score = np.empty((len(model.fields), n, m))
         both = np.zeros((len(model.fields), n, m), dtype=bool)
@@ -381,37 +386,38 @@ class Engine:
         # Primitive fields: a clipped field below its threshold scores 0.0; null on
         # both sides scores (and is similar) 1.0; null on one side was left at 0.0.
         raw[both] = 1.0
-        gated = np.where(clips[:, None, None] & (raw < thresholds[:, None, None]), 0.0, raw) if any_clip else raw
-        if all_primitive:
+        if arrays.any_clip:
+            gated = np.where(arrays.clips[:, None, None] & (raw < arrays.thresholds[:, None, None]), 0.0, raw)
+        else:
+            gated = raw
+        if arrays.all_primitive:
             score = gated  # raw itself when nothing clips: setting both-null cells to 1.0 changes nothing
         else:
-            primitive = thresholds > -np.inf
-            score[primitive] = gated[primitive]
+            score[arrays.primitive] = gated[arrays.primitive]
         score[both] = 1.0
         # Sums over the field axis add field after field, as the scalar path does.
-        doc_num = (score * weights[:, None, None]).sum(axis=0)
-        sim_num = np.where(both, 0.0, raw * weights[:, None, None]).sum(axis=0)
-        sim_den = np.where(both, 0.0, weights[:, None, None]).sum(axis=0)
-        docs = doc_num / doc_den if doc_den else np.ones((n, m))
+        weights = arrays.weights[:, None, None]
+        doc_num = (score * weights).sum(axis=0)
+        sim_num = np.where(both, 0.0, raw * weights).sum(axis=0)
+        sim_den = np.where(both, 0.0, weights).sum(axis=0)
+        docs = doc_num / arrays.total_weight if arrays.total_weight else np.ones((n, m))
         sims = np.divide(sim_num, sim_den, out=np.ones((n, m)), where=sim_den != 0)
         return docs, sims, known
 
-    def _model_arrays(self, model: ModelPlan):
-        """(weights, thresholds, clip flags, total weight, all fields primitive, any field clips), built once.
-
-        Non-primitive fields get a threshold of -inf: their score comes from
-        their own comparison, never from the primitive gate.
-        """
+    def _model_arrays(self, model: ModelPlan) -> "_ModelArrays":
+        """The per-field constants of an item model as arrays, built once per model."""
         cached = self._arrays.get(id(model))
         if cached is None:
-            weights = np.array([f.weight for f in model.fields], dtype=float)
-            thresholds = np.array([f.threshold if f.kind is Kind.PRIMITIVE else -np.inf for f in model.fields])
-            clips = np.array([f.clip and f.kind is Kind.PRIMITIVE for f in model.fields], dtype=bool)
+            primitive = np.array([f.kind is Kind.PRIMITIVE for f in model.fields], dtype=bool)
+            clips = np.array([f.clip for f in model.fields], dtype=bool) & primitive
             total = 0.0
-            for f in model.fields:
+            for f in model.fields:  # added in field order, as _model adds them
                 total += f.weight
-            all_primitive = all(f.kind is Kind.PRIMITIVE for f in model.fields)
-            cached = self._arrays[id(model)] = (weights, thresholds, clips, total, all_primitive, bool(clips.any()))
+            cached = self._arrays[id(model)] = _ModelArrays(
+                weights=np.array([f.weight for f in model.fields], dtype=float),
+                thresholds=np.array([f.threshold for f in model.fields], dtype=float),
+                clips=clips, primitive=primitive, total_weight=total,
+                all_primitive=bool(primitive.all()), any_clip=bool(clips.any()))
         return cached
 
     def _primitive_matrix(self, f: FieldPlan, gvals: list, pvals: list, raw: np.ndarray, both: np.ndarray) -> None:
@@ -428,6 +434,18 @@ class Engine:
             raw[np.ix_(rows, cols)] = self._similarity_matrix(
                 f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
         both[:] = np.outer(g_null, p_null)
+
+
+class _ModelArrays(NamedTuple):
+    """An item model's field constants, for scoring all item pairs at once."""
+
+    weights: np.ndarray
+    thresholds: np.ndarray
+    clips: np.ndarray  # clip-under-threshold, primitive fields only
+    primitive: np.ndarray  # which fields are primitive (others are scored by their own comparison)
+    total_weight: float
+    all_primitive: bool
+    any_clip: bool
 
 
 def _plain_values(f: FieldPlan, items: list[dict]) -> list:
