@@ -25,27 +25,27 @@ class Evaluation:
     confidence_metrics: list[ConfidenceMetric] | None = None  # None: all four built-ins
 
 
-PREFETCH_BATCH = 256  # documents read ahead when model-backed comparators batch their calls
+BATCH = 256  # documents read ahead, so that list items and model-backed comparators are scored a batch at a time
 
 
 def _batched(items: Iterable[Any], engine: Engine, docs_of) -> Iterator[Any]:
-    """Yield ``items`` unchanged; with model-backed comparators, a batch at a time after prefetching.
+    """Yield ``items`` unchanged, a batch at a time after ``engine.prepare``.
 
-    ``docs_of(batch)`` gives the (gt, pred) dicts of a batch. Without such
-    comparators the stream is passed straight through (no read-ahead).
+    ``docs_of(batch)`` gives the (gt, pred) dicts of a batch. When the plan
+    has nothing to prepare, the stream is passed straight through (no read-ahead).
     """
-    if not engine.prefetches:
+    if not engine.prepares:
         yield from items
         return
     batch: list[Any] = []
     for item in items:
         batch.append(item)
-        if len(batch) == PREFETCH_BATCH:
-            engine.prefetch(docs_of(batch))
+        if len(batch) == BATCH:
+            engine.prepare(docs_of(batch))
             yield from batch
             batch = []
     if batch:
-        engine.prefetch(docs_of(batch))
+        engine.prepare(docs_of(batch))
         yield from batch
 
 
@@ -142,6 +142,8 @@ def evaluate_files(
             if progress is not None:
                 pairs = _reporting(pairs, stats, acc, progress)
             score_pairs(engine, acc, pairs, shard.predictions)
+        if progress is not None:  # the last batch is scored after the last pair was read
+            progress(acc.document_count, stats.gt_bytes_read)
         add_pairing_stats(acc, stats)
     return Evaluation(plan, acc, inputs, time.perf_counter() - started)
 
@@ -152,4 +154,3 @@ def _reporting(pairs: Iterator[Pair], stats: PairingStats, acc: Accumulator, pro
         yield pair
         if k % 256 == 0:
             progress(acc.document_count, stats.gt_bytes_read)
-    progress(acc.document_count, stats.gt_bytes_read)

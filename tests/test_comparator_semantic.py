@@ -14,7 +14,7 @@ from stickler_cli import compile_schema
 from stickler_cli.comparators import build
 from stickler_cli.comparators.base import MissingExtraError
 from stickler_cli.errors import SchemaError
-from stickler_cli.evaluate import PREFETCH_BATCH, evaluate_pairs
+from stickler_cli.evaluate import BATCH, evaluate_pairs
 from tests.support import embeddings
 
 LETTERS = "tests.support.embeddings:letter_counts"
@@ -60,7 +60,7 @@ def test_each_distinct_string_is_embedded_once_in_batches():
     plan = compile_schema(_schema({"embedding_function": LETTERS, "batch_size": 16}))
     embeddings.CALLS.clear()
     docs = []
-    for i in range(PREFETCH_BATCH + 44):  # two prefetch batches
+    for i in range(BATCH + 44):  # two prefetch batches
         docs.append(({"name": f"vendor {i % 50}", "tags": ["red", "green"]},
                      {"name": f"vendor {i % 50}x", "tags": ["green", "blue", "red"]}))
     acc = evaluate_pairs(plan, docs)

@@ -1,10 +1,11 @@
 """The batched object-list matrices equal pair-by-pair scoring to the last bit.
 
-The engine scores every gt item against every pred item a field at a time
-(``Engine._item_matrices``); small lists go pair by pair through ``_model``.
-Both must give identical floats, or results would depend on list length.
-Numeric comparators decide pairs in float64 and fall back to Decimal near a
-tolerance: their matrix must equal their pair-by-pair similarity too.
+The engine scores every gt item against every pred item a field at a time:
+for one list (``Engine._item_matrices``) or for all the lists of a batch of
+documents (``Engine.prepare``); small lists go pair by pair through
+``_model``. All must give identical floats, or results would depend on list
+length or on which documents were read together. Comparators' vectorised
+forms (matrices, cells) must equal their pair-by-pair similarity too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ import numpy as np
 import pytest
 
 from stickler_cli import load_schema
+from stickler_cli.comparators import Comparator, register, registry
+from stickler_cli.comparators.exact import ExactComparator
+from stickler_cli.comparators.fuzzy import FuzzyComparator
+from stickler_cli.comparators.levenshtein import LevenshteinComparator
 from stickler_cli.comparators.numeric import NumericComparator
+from stickler_cli import compile_schema
 from stickler_cli.engine import Engine
 from stickler_cli.engine import compare as compare_module
 from stickler_cli.engine.values import unwrap
@@ -104,3 +110,111 @@ def test_numeric_edge_cases_by_hand():
     assert NumericComparator().similarity(2 ** 53 + 1, float(2 ** 53)) == 0.0  # beyond float precision
     big = [float(i) for i in range(12)]
     assert np.asarray(near.similarity_matrix(big, [x + 0.02 for x in big])).diagonal().tolist() == [1.0] * 12
+
+
+def _documents(plan, gen: Generator, count: int) -> list[tuple[dict, dict]]:
+    docs = []
+    for k in range(count):
+        gt = gen.document(plan.root)
+        pred = gen.predict(plan.root, gt)
+        if k % 17 == 5:  # stray values where lists and objects belong
+            for f in plan.root.fields:
+                if f.kind is Kind.OBJECT_LIST and f.key in pred:
+                    pred[f.key] = pred[f.key][0] if pred[f.key] else "not a list"
+                elif f.kind is Kind.OBJECT and f.key in gt:
+                    gt[f.key] = "not an object"
+        docs.append((gt, pred))
+    return docs
+
+
+def _outcome(doc):
+    return (doc.score, doc.field_scores, doc.tally, doc.score_sum, doc.score_n, doc.confidences, doc.errors,
+            doc.predicted_leaves)
+
+
+@pytest.mark.parametrize("batch_pairs", [compare_module.BATCH_PAIRS, 4])
+@pytest.mark.parametrize("schema", SCHEMAS)
+def test_a_prepared_batch_scores_exactly_as_document_by_document(schema, batch_pairs, monkeypatch):
+    """Lists scored a batch at a time (one comparator call per field for all documents) change nothing;
+    with a low BATCH_PAIRS longer lists are left to their own matrices within the same batch."""
+    monkeypatch.setattr(compare_module, "BATCH_PAIRS", batch_pairs)
+    plan = load_schema(ROOT / schema)
+    docs = _documents(plan, Generator(seed=23, confidence=True, null_rate=0.15), 120)
+    alone = Engine(plan)
+    expected = [_outcome(alone.compare(gt, pred)) for gt, pred in docs]
+    batched = Engine(plan)
+    batched.prepare(docs)
+    if batched._routes:
+        assert batched._prepared, "the batch path was not taken"
+    assert [_outcome(batched.compare(gt, pred)) for gt, pred in docs] == expected
+    batched.prepare(docs[::-1][:40])  # a new batch replaces the old one
+    assert [_outcome(batched.compare(gt, pred)) for gt, pred in docs] == expected
+
+
+def test_the_bench_schema_batches_its_line_items():
+    plan = load_schema(ROOT / "bench/invoice.schema.json")
+    assert [f.path for _, f in Engine(plan)._routes] == ["line_items"]
+
+
+def _text_value(rng: random.Random):
+    return rng.choice(["Blue Widget", "blue widget", "Blue  Widget!", "", " ", "widget blue", "Bolt", "BOLT-7",
+                       "Acme, Inc.", 12, 12.5, True, 10 ** 5000, {"a": 1}, [1, 2], "é", "Ünïcode"])
+
+
+@pytest.mark.parametrize("comparator", [
+    ExactComparator(), ExactComparator(case_sensitive=True, normalize=False), LevenshteinComparator(),
+    LevenshteinComparator(normalize=False), FuzzyComparator(), FuzzyComparator(method="token_sort_ratio"),
+    FuzzyComparator(method="partial_ratio", normalize=False), FuzzyComparator(method="token_set_ratio"),
+    NumericComparator(), NumericComparator(absolute_tolerance=0.01), NumericComparator(relative_tolerance=0.001)],
+    ids=repr)
+def test_cells_and_matrices_equal_pair_by_pair(comparator):
+    """Including values with no text form (a 5,000-digit integer), empty strings, objects and arrays."""
+    rng = random.Random(3)
+    draw = _number if isinstance(comparator, NumericComparator) else _text_value
+    for _ in range(150):
+        gts = [draw(rng) for _ in range(rng.randint(1, 6))]
+        preds = [draw(rng) for _ in range(rng.randint(1, 6))]
+        expected = [[comparator.similarity(g, p) for p in preds] for g in gts]
+        assert np.asarray(comparator.similarity_matrix(gts, preds)).tolist() == expected
+        rows = [rng.randrange(len(gts)) for _ in range(10)]
+        cols = [rng.randrange(len(preds)) for _ in range(10)]
+        cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
+        assert cells == [expected[i][j] for i, j in zip(rows, cols)]
+
+
+def test_a_value_with_no_text_scores_zero_in_a_matrix():
+    """rapidfuzz leaves a None row of a cdist matrix unset; the comparators must not read it."""
+    for comparator in (LevenshteinComparator(), FuzzyComparator()):
+        assert np.asarray(comparator.similarity_matrix([10 ** 5000, "ab"], ["ab", 10 ** 5000])).tolist() == [
+            [0.0, 0.0], [1.0, 0.0]]
+
+
+class Brittle(Comparator):
+    """Equality with a vectorised form; raises on the value 'boom', like a comparator with a bug."""
+
+    name = "TestBrittle"
+    scores_cells = True
+
+    def similarity(self, gt, pred):
+        if pred == "boom":
+            raise ValueError("cannot score boom")
+        return 1.0 if gt == pred else 0.0
+
+
+def test_a_failure_in_a_prepared_batch_is_reported_with_its_own_document():
+    register(Brittle)
+    try:
+        plan = compile_schema({"type": "object", "properties": {"items": {"type": "array", "items": {
+            "type": "object", "properties": {"sku": {"type": "string", "x-aws-stickler-comparator": "TestBrittle"},
+                                             "qty": {"type": "number"}}}}}})
+        docs = [({"items": [{"sku": f"s{k}", "qty": k}, {"sku": "x", "qty": 1}]},
+                 {"items": [{"sku": "boom" if k == 2 else f"s{k}", "qty": k}]}) for k in range(4)]
+        engine = Engine(plan)
+        engine.prepare(docs)
+        assert not engine._prepared  # the batch gave up: the per-document path reports
+        results = [engine.compare(gt, pred) for gt, pred in docs]
+        assert [r.errors for r in results] == [
+            [], [], ["items.sku: TestBrittle failed, scored 0.0: ValueError: cannot score boom"], []]
+        assert [r.tally[5 * plan.root.field("items").index] for r in results] == [1, 1, 0, 1]  # TP pairs
+    finally:
+        registry._BY_NAME.pop("TestBrittle", None)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+from rapidfuzz.process import cdist, cpdist
 
 
 @dataclass(frozen=True)
@@ -70,15 +73,37 @@ def value_text(value: Any) -> str | None:
         return None
 
 
-def empty_strings_match(matrix, a: Sequence[str | None], b: Sequence[str | None]):
-    """Set similarity 1.0 where both texts are empty (scorers say 0.0 there), in place (lists or arrays)."""
-    empty_b = [j for j, text in enumerate(b) if text == ""]
-    if empty_b:
-        for i, text in enumerate(a):
-            if text == "":
-                for j in empty_b:
-                    matrix[i][j] = 1.0
+def text_matrix(scorer: Callable[..., float], a: Sequence[str | None], b: Sequence[str | None],
+                scale: float = 1.0) -> np.ndarray:
+    """``scorer`` on every text of ``a`` against every text of ``b`` (rapidfuzz ``cdist``), over ``scale``.
+
+    As the comparators' ``similarity`` says: a value with no text (None) scores
+    0.0, two empty texts 1.0 (rapidfuzz's ratios say 0.0 there).
+    """
+    matrix = cdist(a, b, scorer=scorer, dtype=np.float64, workers=1)
+    if scale != 1.0:
+        matrix = matrix / scale
+    if None in a or None in b:  # cdist leaves such rows and columns unset
+        matrix[[i for i, t in enumerate(a) if t is None], :] = 0.0
+        matrix[:, [j for j, t in enumerate(b) if t is None]] = 0.0
+    if "" in a and "" in b:
+        matrix[np.ix_([t == "" for t in a], [t == "" for t in b])] = 1.0
     return matrix
+
+
+def text_cells(scorer: Callable[..., float], a: Sequence[str | None], b: Sequence[str | None],
+               rows: Sequence[int], cols: Sequence[int], scale: float = 1.0) -> np.ndarray:
+    """``scorer`` on the text pairs (a[rows[k]], b[cols[k]]) (rapidfuzz ``cpdist``), as ``text_matrix``."""
+    left = [a[i] for i in rows]
+    right = [b[j] for j in cols]
+    out = cpdist(left, right, scorer=scorer, dtype=np.float64, workers=1)
+    if scale != 1.0:
+        out = out / scale
+    if None in a or None in b:
+        out[[k for k, (x, y) in enumerate(zip(left, right)) if x is None or y is None]] = 0.0
+    if "" in a and "" in b:
+        out[[k for k, (x, y) in enumerate(zip(left, right)) if x == "" and y == ""]] = 1.0
+    return out
 
 
 def _kind_name(kind: type) -> str:
@@ -132,9 +157,18 @@ class Comparator:
         """Similarity of two present (non-None) values, in [0, 1]."""
         raise NotImplementedError
 
-    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> "list[list[float]] | np.ndarray":
+    def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]] | np.ndarray:
         """All pairwise similarities (lists, or a float array); comparators with a vectorised form override it."""
         return [[self.similarity(g, p) for p in preds] for g in gts]
+
+    # True when ``similarity_cells`` is vectorised: the engine then scores the item
+    # pairs of a whole batch of documents' lists in one call per field.
+    scores_cells: ClassVar[bool] = False
+
+    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
+                         cols: Sequence[int]) -> "list[float] | np.ndarray":
+        """The similarities of the pairs (gts[rows[k]], preds[cols[k]]), in order."""
+        return [self.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)]
 
     # Engine hooks for comparators that call models. ``prefetch`` receives every
     # (gt, pred) pair of a batch of documents before they are scored, so work can

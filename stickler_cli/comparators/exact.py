@@ -59,7 +59,15 @@ class ExactComparator(Comparator):
         a = self.key(gt)
         return 1.0 if a is not None and a == self.key(pred) else 0.0
 
+    scores_cells = True
+
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
         """Each value normalised once, then compared by key."""
         pred_keys = [self.key(p) for p in preds]
         return [[1.0 if a is not None and a == b else 0.0 for b in pred_keys] for a in map(self.key, gts)]
+
+    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
+                         cols: Sequence[int]) -> list[float]:
+        gt_keys = [self.key(g) for g in gts]
+        pred_keys = [self.key(p) for p in preds]
+        return [1.0 if (a := gt_keys[i]) is not None and a == pred_keys[j] else 0.0 for i, j in zip(rows, cols)]

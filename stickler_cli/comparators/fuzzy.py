@@ -6,9 +6,8 @@ from typing import Any, Sequence
 
 import numpy as np
 from rapidfuzz import fuzz
-from rapidfuzz.process import cdist
 
-from .base import Comparator, Param, empty_strings_match, value_text
+from .base import Comparator, Param, text_cells, text_matrix, value_text
 
 METHODS = {
     "ratio": fuzz.ratio,
@@ -44,8 +43,11 @@ class FuzzyComparator(Comparator):
             return 1.0
         return self._scorer(a, b) / 100.0
 
+    scores_cells = True
+
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
-        a = [self._text(v) for v in gts]
-        b = [self._text(v) for v in preds]
-        matrix = cdist(a, b, scorer=self._scorer, dtype=np.float64, workers=1) / 100.0
-        return empty_strings_match(matrix, a, b)
+        return text_matrix(self._scorer, [self._text(v) for v in gts], [self._text(v) for v in preds], 100.0)
+
+    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
+                         cols: Sequence[int]) -> np.ndarray:
+        return text_cells(self._scorer, [self._text(v) for v in gts], [self._text(v) for v in preds], rows, cols, 100.0)

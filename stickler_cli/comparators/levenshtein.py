@@ -6,9 +6,8 @@ from typing import Any, Sequence
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cdist
 
-from .base import Comparator, Param, empty_strings_match, value_text
+from .base import Comparator, Param, text_cells, text_matrix, value_text
 
 
 def _text(value: Any, normalize: bool) -> str | None:
@@ -37,10 +36,18 @@ class LevenshteinComparator(Comparator):
             return 1.0
         return Levenshtein.normalized_similarity(a, b)
 
+    scores_cells = True
+
+    def _texts(self, values: Sequence[Any]) -> list[str | None]:
+        return [_text(v, self.normalize) for v in values]
+
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         if any(isinstance(v, dict) for v in (*gts, *preds)):
-            return super().similarity_matrix(gts, preds)
-        a = [_text(v, self.normalize) for v in gts]
-        b = [_text(v, self.normalize) for v in preds]
-        matrix = cdist(a, b, scorer=Levenshtein.normalized_similarity, dtype=np.float64, workers=1)
-        return empty_strings_match(matrix, a, b)
+            return np.asarray(super().similarity_matrix(gts, preds), dtype=float).reshape(len(gts), len(preds))
+        return text_matrix(Levenshtein.normalized_similarity, self._texts(gts), self._texts(preds))
+
+    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
+                         cols: Sequence[int]) -> np.ndarray:
+        if any(isinstance(v, dict) for v in (*gts, *preds)):
+            return np.asarray(super().similarity_cells(gts, preds, rows, cols), dtype=float)
+        return text_cells(Levenshtein.normalized_similarity, self._texts(gts), self._texts(preds), rows, cols)

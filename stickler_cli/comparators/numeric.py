@@ -89,38 +89,50 @@ class NumericComparator(Comparator):
             return 0.0
         return 1.0 if self._agree(a, b) else 0.0
 
+    scores_cells = True
+
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray | list[list[float]]:
+        """Pairs decided in float64, and by ``similarity`` itself wherever that could differ.
+
+        Up to SMALL_PAIRS pairs, pair by pair is cheaper; above, the cells of
+        the whole grid (``similarity_cells``).
+        """
+        if len(gts) * len(preds) <= SMALL_PAIRS:
+            return self._small_matrix(gts, preds)
+        n, m = len(gts), len(preds)
+        rows = np.repeat(np.arange(n), m)
+        cols = np.tile(np.arange(m), n)
+        return self.similarity_cells(gts, preds, rows, cols).reshape(n, m)
+
+    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
+                         cols: Sequence[int]) -> np.ndarray:
         """Pairs decided in float64, and by ``similarity`` itself wherever that could differ.
 
         Plain numbers go straight into arrays; anything else (strings, huge or
         non-finite values) is parsed. Pairs that are float-equal, or whose
         distance sits within 1e-9 (relative) of the tolerance, are re-decided
-        by the exact Decimal rule. Up to SMALL_PAIRS pairs, pair by pair is cheaper.
+        by the exact Decimal rule.
         """
-        if len(gts) * len(preds) <= SMALL_PAIRS:
-            return self._small_matrix(gts, preds)
-        return self._array_matrix(gts, preds)
-
-    def _array_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
+        rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
         fa, plain_a = _floats(gts)
         fb, plain_b = _floats(preds)
-        diff = np.abs(np.subtract.outer(fa, fb))
+        fa, plain_a, fb, plain_b = fa[rows], plain_a[rows], fb[cols], plain_b[cols]
+        diff = np.abs(fa - fb)
         agree = diff == 0.0
         if self._exact and plain_a.all() and plain_b.all():
             return agree.astype(float)  # plain numbers: float equality is the exact verdict
         # Equal plain numbers are equal decimals (a float's repr is unique); other
         # equal pairs, and anything non-finite, are decided exactly.
-        unsure = (agree & ~np.logical_and.outer(plain_a, plain_b)) | np.isnan(diff)
+        unsure = (agree & ~(plain_a & plain_b)) | np.isnan(diff)
         if not self._exact:
-            # One limit per gt row: the larger of the two tolerances in force decides.
+            # The larger of the two tolerances in force decides, relative to the gt value.
             absa = np.abs(fa)
-            limit = np.maximum(np.where(fa == 0.0, self._rel_float, self._rel_float * absa), self._abs_float)[:, None]
+            limit = np.maximum(np.where(fa == 0.0, self._rel_float, self._rel_float * absa), self._abs_float)
             agree |= diff <= limit
-            unsure |= np.abs(diff - limit) <= 1e-9 * (np.add.outer(absa, np.abs(fb)) + 1.0)
+            unsure |= np.abs(diff - limit) <= 1e-9 * (absa + np.abs(fb) + 1.0)
         out = agree.astype(float)
-        rows, cols = np.nonzero(unsure)
-        for i, j in zip(rows.tolist(), cols.tolist()):
-            out[i, j] = self.similarity(gts[i], preds[j])
+        for k in np.flatnonzero(unsure).tolist():
+            out[k] = self.similarity(gts[rows[k]], preds[cols[k]])
         return out
 
     def _small_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:

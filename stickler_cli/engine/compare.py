@@ -21,12 +21,13 @@ Semantics (README "What the numbers mean"; worked examples in tests/test_engine.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
+from .items import ModelArrays, batch_routes, cell_grid, combine, find_lists, items, model_arrays, plain_values
 from .matching import assign
 from .prefetch import collect, models_needed, prefetching_fields
 from .values import as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
@@ -39,6 +40,9 @@ PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 # A lone item pair is scored directly; from two pairs up the batched path costs fewer
 # instructions (docs/performance.md). Both give equal numbers (tests/test_item_matrices.py).
 SMALL_MATRIX = 2
+# Lists of up to this many item pairs are scored with the rest of their batch (Engine.prepare);
+# a longer list costs more per pair laid end to end than in its own matrix.
+BATCH_PAIRS = 256
 
 _MISSING = object()
 _EMPTIABLE = (str, list, dict)  # types whose empty value is null
@@ -57,7 +61,11 @@ class Engine:
         self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
-        self._arrays: dict[int, _ModelArrays] = {}  # per item model, see _model_arrays
+        self._arrays: dict[int, ModelArrays] = {}  # per item model, see _model_arrays
+        self._routes = batch_routes(plan.root)
+        # (list field index, id(gt list), id(pred list)) -> the lists and their item pairs'
+        # scores, computed by ``prepare`` for the current batch of documents.
+        self._prepared: dict[tuple[int, int, int], tuple] = {}
 
     @property
     def prefetches(self) -> bool:
@@ -68,6 +76,24 @@ class Engine:
     def model_backed(self) -> bool:
         """Whether a comparator calls a model or a service (and may hold its threads or sockets)."""
         return bool(self._prefetching or self._failing)
+
+    @property
+    def prepares(self) -> bool:
+        """Whether ``prepare`` does anything for this plan (worth reading documents ahead)."""
+        return bool(self._prefetching or self._routes)
+
+    def prepare(self, docs: list[tuple[Any, Any]]) -> None:
+        """Get ready to score a batch of documents (in any order, any number of times).
+
+        Model-backed comparators prefetch; the item pairs of object lists are
+        scored for the whole batch at once, one comparator call per field.
+        """
+        self.prefetch(docs)
+        self._prepared.clear()
+        for route, f in self._routes:
+            found = find_lists(docs, route, f)
+            if found:
+                self._prepare_lists(f, found)
 
     def prefetch(self, docs: list[tuple[Any, Any]]) -> None:
         """Let model-backed comparators batch the work a batch of documents will need."""
@@ -138,11 +164,11 @@ class Engine:
     # -- one object -------------------------------------------------------------
 
     def _model(self, model: ModelPlan, gt: Any, pred: Any, res: DocResult | None, top: bool = False,
-               where: str = "", known: dict[int, list[list[float]]] | None = None, cell: tuple[int, int] = (0, 0)):
+               where: str = "", known: dict[int, list[float]] | None = None, cell: int = 0):
         """(document-style score, raw similarity) of two objects of ``model``.
 
-        ``known[f.index][i][j]``, with ``cell = (i, j)``, is the already computed
-        similarity of a primitive field (a matched list pair scored again for counting).
+        ``known[f.index][cell]`` is the already computed similarity of a
+        primitive field (a matched list pair scored again for counting).
         """
         gt = gt if type(gt) is dict else {}
         pred = pred if type(pred) is dict else {}
@@ -168,7 +194,7 @@ class Engine:
                 p = p["_value"]
             index = f.index
             if f.kind is _PRIMITIVE:
-                similarity = known[index][cell[0]][cell[1]] if known is not None and index in known else None
+                similarity = known[index][cell] if known is not None and index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
             else:
                 score, raw, both_null = self._field(f, g, p, conf, res, where)
@@ -312,14 +338,19 @@ class Engine:
         if early is not None:
             return early
         model = f.model
-        gv = [unwrap(v)[0] for v in _as_list(g)]
-        pv = [unwrap(v)[0] for v in _as_list(p)]
-        docs, sims, known_arrays = self._item_matrices(model, gv, pv)
+        entry = self._prepared.get((f.index, id(g), id(p))) if self._prepared else None
+        if entry is not None and entry[0] is g and entry[1] is p:
+            _, _, gv, pv, docs, sims, known, start = entry
+        else:
+            gv, pv = items(g), items(p)
+            docs, sims, known_arrays = self._item_matrices(model, gv, pv)
+            # Matched pairs are scored again for counting: from plain lists, indexing is cheap.
+            known = {k: v.ravel().tolist() for k, v in known_arrays.items()} if known_arrays and res is not None else None
+            start = 0
         # Ties are broken toward matched pairs, then higher pair scores.
         ties = (sims >= model.match_threshold) + docs
         pairs = assign(sims, ties)
-        # Matched pairs are scored again for counting: from plain lists, indexing is cheap.
-        known = {k: v.tolist() for k, v in known_arrays.items()} if known_arrays and res is not None else None
+        width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
         tp = 0
@@ -334,7 +365,8 @@ class Engine:
             if matched:
                 tp += 1
                 if res is not None:
-                    self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known, cell=(i, j))
+                    self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known,
+                                cell=start + i * width + j)
         if res is not None:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
@@ -367,57 +399,98 @@ class Engine:
         gds = [a if type(a) is dict else {} for a in gv]
         pds = [b if type(b) is dict else {} for b in pv]
         arrays = self._model_arrays(model)
-        raw = np.empty((len(model.fields), n, m))
-        score = np.empty((len(model.fields), n, m))
-        both = np.zeros((len(model.fields), n, m), dtype=bool)
+        count = len(model.fields)
+        raw = np.empty((count, n, m))
+        both = np.zeros((count, n, m), dtype=bool)
+        score = None if arrays.all_primitive else np.empty((count, n, m))
         known: dict[int, np.ndarray] = {}
         for k, f in enumerate(model.fields):
-            gvals = _plain_values(f, gds)
-            pvals = _plain_values(f, pds)
-            if f.kind is Kind.PRIMITIVE:
+            gvals = plain_values(f, gds)
+            pvals = plain_values(f, pds)
+            if f.kind is _PRIMITIVE:
                 self._primitive_matrix(f, gvals, pvals, raw[k], both[k])
                 known[f.index] = raw[k]
             else:
                 cells = [[self._field(f, a, b, None, None) for b in pvals] for a in gvals]
                 raw[k] = [[c[1] for c in row] for row in cells]
                 both[k] = [[c[2] for c in row] for row in cells]
-                # A nested field's own score is not gated here: mark it by a threshold of -inf.
+                # A nested field's own score is not gated: combine leaves it as it is.
                 score[k] = [[c[0] for c in row] for row in cells]
-        # Primitive fields: a clipped field below its threshold scores 0.0; null on
-        # both sides scores (and is similar) 1.0; null on one side was left at 0.0.
-        raw[both] = 1.0
-        if arrays.any_clip:
-            gated = np.where(arrays.clips[:, None, None] & (raw < arrays.thresholds[:, None, None]), 0.0, raw)
-        else:
-            gated = raw
-        if arrays.all_primitive:
-            score = gated  # raw itself when nothing clips: setting both-null cells to 1.0 changes nothing
-        else:
-            score[arrays.primitive] = gated[arrays.primitive]
-        score[both] = 1.0
-        # Sums over the field axis add field after field, as the scalar path does.
-        weights = arrays.weights[:, None, None]
-        doc_num = (score * weights).sum(axis=0)
-        sim_num = np.where(both, 0.0, raw * weights).sum(axis=0)
-        sim_den = np.where(both, 0.0, weights).sum(axis=0)
-        docs = doc_num / arrays.total_weight if arrays.total_weight else np.ones((n, m))
-        sims = np.divide(sim_num, sim_den, out=np.ones((n, m)), where=sim_den != 0)
+        docs, sims = combine(arrays, raw, both, score)
         return docs, sims, known
 
-    def _model_arrays(self, model: ModelPlan) -> "_ModelArrays":
+    def _prepare_lists(self, f: FieldPlan, found: list[tuple[Any, Any]]) -> None:
+        """Score every item pair of the object lists ``found`` (field ``f``, a batch of documents) at once.
+
+        A batch in which any comparison fails is left to the per-document path,
+        so that each failure is reported with the document it belongs to.
+        """
+        model = f.model
+        gvs, pvs, kept = [], [], []
+        for g, p in found:
+            gv, pv = items(g), items(p)
+            if len(gv) * len(pv) <= BATCH_PAIRS:
+                gvs.append(gv)
+                pvs.append(pv)
+                kept.append((g, p))
+        if not kept:
+            return
+        found = kept
+        rows, cols, starts = cell_grid([(len(a), len(b)) for a, b in zip(gvs, pvs)])
+        reported = len(self._pending)
+        try:
+            docs, sims, raw = self._item_cells(model, [a if type(a) is dict else {} for gv in gvs for a in gv],
+                                               [b if type(b) is dict else {} for pv in pvs for b in pv], rows, cols)
+        except Exception:
+            docs = None
+        if docs is None or len(self._pending) > reported:
+            del self._pending[reported:]
+            return
+        known = {field.index: raw[k].tolist() for k, field in enumerate(model.fields) if field.kind is _PRIMITIVE}
+        for (g, p), gv, pv, start in zip(found, gvs, pvs, starts):
+            end = start + len(gv) * len(pv)
+            shape = (len(gv), len(pv))
+            self._prepared[(f.index, id(g), id(p))] = (
+                g, p, gv, pv, docs[start:end].reshape(shape), sims[start:end].reshape(shape), known, start)
+
+    def _item_cells(self, model: ModelPlan, gds: list[dict], pds: list[dict], rows: np.ndarray,
+                    cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(document-style scores, raw similarities, per-field similarities) of the item pairs
+        (gds[rows[k]], pds[cols[k]]): ``_item_matrices`` for many lists laid end to end."""
+        arrays = self._model_arrays(model)
+        count = len(model.fields)
+        raw = np.empty((count, len(rows)))
+        both = np.zeros((count, len(rows)), dtype=bool)
+        score = None if arrays.all_primitive else np.empty((count, len(rows)))
+        row_list, col_list = rows.tolist(), cols.tolist()
+        for k, f in enumerate(model.fields):
+            gvals = plain_values(f, gds)
+            pvals = plain_values(f, pds)
+            if f.kind is _PRIMITIVE:
+                g_null = np.fromiter(map(_null, gvals), dtype=bool, count=len(gvals))[rows]
+                p_null = np.fromiter(map(_null, pvals), dtype=bool, count=len(pvals))[cols]
+                both[k] = g_null & p_null
+                present = np.flatnonzero(~(g_null | p_null))
+                if len(present) == len(rows):
+                    raw[k] = f.comparator.similarity_cells(gvals, pvals, row_list, col_list)
+                else:
+                    raw[k] = 0.0
+                    if len(present):
+                        raw[k, present] = f.comparator.similarity_cells(
+                            gvals, pvals, rows[present].tolist(), cols[present].tolist())
+            else:
+                cells = [self._field(f, gvals[i], pvals[j], None, None) for i, j in zip(row_list, col_list)]
+                raw[k] = [c[1] for c in cells]
+                both[k] = [c[2] for c in cells]
+                score[k] = [c[0] for c in cells]
+        docs, sims = combine(arrays, raw, both, score)
+        return docs, sims, raw
+
+    def _model_arrays(self, model: ModelPlan) -> ModelArrays:
         """The per-field constants of an item model as arrays, built once per model."""
         cached = self._arrays.get(id(model))
         if cached is None:
-            primitive = np.array([f.kind is Kind.PRIMITIVE for f in model.fields], dtype=bool)
-            clips = np.array([f.clip for f in model.fields], dtype=bool) & primitive
-            total = 0.0
-            for f in model.fields:  # added in field order, as _model adds them
-                total += f.weight
-            cached = self._arrays[id(model)] = _ModelArrays(
-                weights=np.array([f.weight for f in model.fields], dtype=float),
-                thresholds=np.array([f.threshold for f in model.fields], dtype=float),
-                clips=clips, primitive=primitive, total_weight=total,
-                all_primitive=bool(primitive.all()), any_clip=bool(clips.any()))
+            cached = self._arrays[id(model)] = model_arrays(model)
         return cached
 
     def _primitive_matrix(self, f: FieldPlan, gvals: list, pvals: list, raw: np.ndarray, both: np.ndarray) -> None:
@@ -434,25 +507,6 @@ class Engine:
             raw[np.ix_(rows, cols)] = self._similarity_matrix(
                 f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
         both[:] = np.outer(g_null, p_null)
-
-
-class _ModelArrays(NamedTuple):
-    """An item model's field constants, for scoring all item pairs at once."""
-
-    weights: np.ndarray
-    thresholds: np.ndarray
-    clips: np.ndarray  # clip-under-threshold, primitive fields only
-    primitive: np.ndarray  # which fields are primitive (others are scored by their own comparison)
-    total_weight: float
-    all_primitive: bool
-    any_clip: bool
-
-
-def _plain_values(f: FieldPlan, items: list[dict]) -> list:
-    """Each item's value for ``f`` as ``_model`` reads it: the default when missing, rich values unwrapped."""
-    key, default = f.key, f.default
-    return [default if (v := d.get(key, _MISSING)) is _MISSING
-            else v["_value"] if type(v) is dict and "_value" in v else v for d in items]
 
 
 def _count_pairs(res: DocResult, f: FieldPlan, tp: int, paired: int, gts: int, preds: int) -> None:

@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from ..plan import FieldPlan, Kind, ModelPlan
-from .values import as_list, is_null, is_null_list, unwrap
-
-_MISSING = object()
+from .items import field_value, items
+from .values import is_null, is_null_list
 
 
 def prefetching_fields(model: ModelPlan) -> list[FieldPlan]:
@@ -63,8 +62,8 @@ def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out: dict[int,
     if not gs or not ps:
         return
     for f in model.fields:
-        g_values = [_value(g, f) for g in gs]
-        p_values = [_value(p, f) for p in ps]
+        g_values = [field_value(g, f) for g in gs]
+        p_values = [field_value(p, f) for p in ps]
         if f.kind is Kind.OBJECT:
             if id(f.model) in needed:
                 _walk(f.model, [v for v in g_values if v is not None], [v for v in p_values if v is not None],
@@ -88,15 +87,6 @@ def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out: dict[int,
                 pairs.extend((g, p) for p in present_p)
 
 
-def _value(obj: dict, f: FieldPlan) -> Any:
-    value = obj.get(f.key, _MISSING)
-    return f.default if value is _MISSING else unwrap(value)[0]
-
-
 def _items(values: Sequence[Any]) -> list[Any]:
     """The unwrapped items of every non-null list among ``values``."""
-    items: list[Any] = []
-    for value in values:
-        if not is_null_list(value):
-            items.extend(unwrap(v)[0] for v in as_list(value))
-    return items
+    return [item for value in values if not is_null_list(value) for item in items(value)]

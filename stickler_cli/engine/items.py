@@ -1,0 +1,166 @@
+"""Every gt item against every pred item of object lists, a field at a time, in arrays.
+
+Matching an object list needs the similarity of every item pair. Scored pair
+by pair, that is one comparator call per pair and field; here it is one call
+per field, for the pairs of one list (``Engine._item_matrices``) or of all the
+lists of a batch of documents (``Engine.prepare``). The arithmetic that turns
+per-field similarities into an item pair's scores is ``combine``: the scalar
+path's (``Engine._model``) operation for operation, so that the results are
+equal to the last bit (tests/test_item_matrices.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from ..plan import FieldPlan, Kind, ModelPlan
+from .values import as_list, is_null_list, unwrap
+
+_MISSING = object()
+
+
+class ModelArrays(NamedTuple):
+    """An item model's field constants, for scoring many item pairs at once."""
+
+    weights: np.ndarray
+    thresholds: np.ndarray
+    clips: np.ndarray  # clip-under-threshold, primitive fields only
+    primitive: np.ndarray  # which fields are primitive (others are scored by their own comparison)
+    total_weight: float
+    all_primitive: bool
+    any_clip: bool
+
+
+def model_arrays(model: ModelPlan) -> ModelArrays:
+    primitive = np.array([f.kind is Kind.PRIMITIVE for f in model.fields], dtype=bool)
+    clips = np.array([f.clip for f in model.fields], dtype=bool) & primitive
+    total = 0.0
+    for f in model.fields:  # added in field order, as Engine._model adds them
+        total += f.weight
+    return ModelArrays(
+        weights=np.array([f.weight for f in model.fields], dtype=float),
+        thresholds=np.array([f.threshold for f in model.fields], dtype=float),
+        clips=clips, primitive=primitive, total_weight=total,
+        all_primitive=bool(primitive.all()), any_clip=bool(clips.any()))
+
+
+def plain_values(f: FieldPlan, items: list[dict]) -> list:
+    """Each item's value for ``f`` as ``Engine._model`` reads it: the default when missing, rich values unwrapped."""
+    key, default = f.key, f.default
+    return [default if (v := d.get(key, _MISSING)) is _MISSING
+            else v["_value"] if type(v) is dict and "_value" in v else v for d in items]
+
+
+def combine(arrays: ModelArrays, raw: np.ndarray, both: np.ndarray,
+            score: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(document-style scores, raw similarities) of item pairs from their fields' numbers.
+
+    Arrays are (fields, *pairs): ``raw`` holds primitive fields' similarities
+    (0.0 where one side is null) and nested fields' raw similarities, ``both``
+    marks fields null on both sides, ``score`` holds nested fields' own scores
+    (None when every field is primitive). ``raw`` is changed in place.
+    """
+    # Primitive fields: a clipped field below its threshold scores 0.0; null on
+    # both sides scores (and is similar) 1.0; null on one side was left at 0.0.
+    raw[both] = 1.0
+    along = (slice(None),) + (None,) * (raw.ndim - 1)  # a per-field constant against every pair
+    if arrays.any_clip:
+        gated = np.where(arrays.clips[along] & (raw < arrays.thresholds[along]), 0.0, raw)
+    else:
+        gated = raw
+    if score is None:
+        score = gated  # raw itself when nothing clips: setting both-null cells to 1.0 changes nothing
+    else:
+        score[arrays.primitive] = gated[arrays.primitive]
+    score[both] = 1.0
+    # Sums over the field axis add field after field, as the scalar path does.
+    weights = arrays.weights[along]
+    doc_num = (score * weights).sum(axis=0)
+    sim_num = np.where(both, 0.0, raw * weights).sum(axis=0)
+    sim_den = np.where(both, 0.0, weights).sum(axis=0)
+    shape = raw.shape[1:]
+    docs = doc_num / arrays.total_weight if arrays.total_weight else np.ones(shape)
+    sims = np.divide(sim_num, sim_den, out=np.ones(shape), where=sim_den != 0)
+    return docs, sims
+
+
+def cell_grid(sizes: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """(rows, cols, starts) of the item pairs of several lists laid end to end.
+
+    List d has ``sizes[d] = (n, m)`` items; its gt items are numbered from the
+    sum of the earlier n, its pred items likewise, and its n * m pairs, row by
+    row, start at ``starts[d]``.
+    """
+    ns = np.array([n for n, _ in sizes], dtype=np.intp)
+    ms = np.array([m for _, m in sizes], dtype=np.intp)
+    cells = ns * ms
+    starts = np.concatenate(([0], np.cumsum(cells)[:-1]))
+    owner = np.repeat(np.arange(len(sizes)), cells)
+    local = np.arange(int(cells.sum())) - starts[owner]
+    width = ms[owner]
+    rows = (np.cumsum(ns) - ns)[owner] + local // width
+    cols = (np.cumsum(ms) - ms)[owner] + local % width
+    return rows, cols, starts.tolist()
+
+
+def batch_routes(root: ModelPlan) -> list[tuple[tuple[FieldPlan, ...], FieldPlan]]:
+    """The object lists ``Engine.prepare`` scores a batch at a time: (objects leading to it, the list).
+
+    Lists reached through objects only (not inside other lists), whose item
+    model has vectorised comparators on all its primitive fields and no
+    model-backed comparator at any depth (their failures belong to one document).
+    """
+    found: list[tuple[tuple[FieldPlan, ...], FieldPlan]] = []
+
+    def visit(model: ModelPlan, route: tuple[FieldPlan, ...]) -> None:
+        for f in model.fields:
+            if f.kind is Kind.OBJECT:
+                visit(f.model, route + (f,))
+            elif f.kind is Kind.OBJECT_LIST and _batchable(f.model):
+                found.append((route, f))
+
+    visit(root, ())
+    return found
+
+
+def _batchable(model: ModelPlan) -> bool:
+    for f in model.fields:
+        if f.kind is Kind.PRIMITIVE and not f.comparator.scores_cells:
+            return False
+    return not any(f.comparator is not None and (f.comparator.prefetches or f.comparator.reports_failures)
+                   for f in model.walk())
+
+
+def find_lists(docs: Sequence[tuple[Any, Any]], route: Sequence[FieldPlan], f: FieldPlan) -> list[tuple[Any, Any]]:
+    """The (gt, pred) values of list field ``f`` in each document, where neither is null.
+
+    Read as the engine reads them: through ``route``'s objects (a null object
+    has no lists; a non-object where an object belongs has only defaults), a
+    missing key taking the default, rich values unwrapped.
+    """
+    found = []
+    for gt, pred in docs:
+        for step in route:
+            gt, pred = field_value(gt, step), field_value(pred, step)
+            if gt is None or pred is None:
+                break
+            gt = gt if type(gt) is dict else {}
+            pred = pred if type(pred) is dict else {}
+        else:
+            g, p = field_value(gt, f), field_value(pred, f)
+            if not (is_null_list(g) or is_null_list(p)):
+                found.append((g, p))
+    return found
+
+
+def items(value: Any) -> list:
+    """A list field's items, unwrapped (a lone value is one item)."""
+    return [unwrap(v)[0] for v in as_list(value)]
+
+
+def field_value(obj: Any, f: FieldPlan) -> Any:
+    """``f``'s value in ``obj`` as the engine reads it: the default when missing (or not an object), unwrapped."""
+    value = obj.get(f.key, _MISSING) if type(obj) is dict else _MISSING
+    return f.default if value is _MISSING else unwrap(value)[0]
