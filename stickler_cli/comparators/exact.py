@@ -61,13 +61,17 @@ class ExactComparator(Comparator):
 
     scores_cells = True
 
+    def _keys(self, values: Sequence[Any]) -> list[str | None]:
+        if self._strict:  # a string is its own key
+            return [v if type(v) is str else self.key(v) for v in values]
+        return [self.key(v) for v in values]
+
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
         """Each value normalised once, then compared by key."""
-        pred_keys = [self.key(p) for p in preds]
-        return [[1.0 if a is not None and a == b else 0.0 for b in pred_keys] for a in map(self.key, gts)]
+        pred_keys = self._keys(preds)
+        return [[1.0 if a is not None and a == b else 0.0 for b in pred_keys] for a in self._keys(gts)]
 
     def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
                          cols: Sequence[int]) -> list[float]:
-        gt_keys = [self.key(g) for g in gts]
-        pred_keys = [self.key(p) for p in preds]
+        gt_keys, pred_keys = self._keys(gts), self._keys(preds)
         return [1.0 if (a := gt_keys[i]) is not None and a == pred_keys[j] else 0.0 for i, j in zip(rows, cols)]

@@ -45,9 +45,14 @@ class FuzzyComparator(Comparator):
 
     scores_cells = True
 
+    def _texts(self, values: Sequence[Any]) -> list[str | None]:
+        if self.normalize:  # strings inline: this runs for every item of a batch
+            return [v.strip().lower() if type(v) is str else self._text(v) for v in values]
+        return [v if type(v) is str else self._text(v) for v in values]
+
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
-        return text_matrix(self._scorer, [self._text(v) for v in gts], [self._text(v) for v in preds], 100.0)
+        return text_matrix(self._scorer, self._texts(gts), self._texts(preds), 100.0)
 
     def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
                          cols: Sequence[int]) -> np.ndarray:
-        return text_cells(self._scorer, [self._text(v) for v in gts], [self._text(v) for v in preds], rows, cols, 100.0)
+        return text_cells(self._scorer, self._texts(gts), self._texts(preds), rows, cols, 100.0)

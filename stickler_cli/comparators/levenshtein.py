@@ -39,7 +39,9 @@ class LevenshteinComparator(Comparator):
     scores_cells = True
 
     def _texts(self, values: Sequence[Any]) -> list[str | None]:
-        return [_text(v, self.normalize) for v in values]
+        if self.normalize:
+            return [_text(v, True) for v in values]
+        return [v if type(v) is str else value_text(v) for v in values]
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         if any(isinstance(v, dict) for v in (*gts, *preds)):

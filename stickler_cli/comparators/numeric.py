@@ -21,6 +21,8 @@ _NOT_NUMERIC = re.compile(r"[^0-9.\-]")
 SMALL_PAIRS = 64  # up to this many pairs, a Python loop beats array set-up
 _EXACT_INT = 2 ** 53  # integers up to this size are exact in float64
 _FLOAT_MAX = Decimal("1e300")  # parsed numbers beyond this are decided by Decimal alone
+_FLOAT_CUT = 1e300
+_ARRAY_KINDS = {float, int, type(None)}
 
 
 def parse_number(value: Any) -> Decimal | None:
@@ -191,6 +193,19 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     A value that is not a plain finite number, or an integer beyond 2**53, is
     parsed (NaN when it has no finite float) and decided by Decimal.
     """
+    kinds = set(map(type, values))
+    if kinds <= _ARRAY_KINDS:
+        # Straight into an array (None becomes NaN). Conservatively, only finite values
+        # within 2**53 count as plain here; any other is decided by ``similarity``.
+        try:
+            out = np.array(values, dtype=float)
+        except OverflowError:  # an integer beyond float64
+            pass
+        else:
+            size = np.abs(out)
+            plain = size < _EXACT_INT  # False for NaN, infinities and integers that rounded to 2**53
+            out[~(size < _FLOAT_CUT)] = math.nan
+            return out, plain
     out = np.empty(len(values))
     plain = np.ones(len(values), dtype=bool)
     for k, v in enumerate(values):

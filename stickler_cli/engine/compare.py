@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
-from .items import ModelArrays, batch_routes, cell_grid, combine, find_lists, items, model_arrays, plain_values
+from .items import (ModelArrays, batch_routes, cell_grid, combine, find_lists, items, model_arrays, null_mask,
+                    plain_values)
 from .matching import assign
 from .prefetch import collect, models_needed, prefetching_fields
 from .values import as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
@@ -467,8 +468,8 @@ class Engine:
             gvals = plain_values(f, gds)
             pvals = plain_values(f, pds)
             if f.kind is _PRIMITIVE:
-                g_null = np.fromiter(map(_null, gvals), dtype=bool, count=len(gvals))[rows]
-                p_null = np.fromiter(map(_null, pvals), dtype=bool, count=len(pvals))[cols]
+                g_null = null_mask(gvals)[rows]
+                p_null = null_mask(pvals)[cols]
                 both[k] = g_null & p_null
                 present = np.flatnonzero(~(g_null | p_null))
                 if len(present) == len(rows):

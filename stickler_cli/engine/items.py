@@ -19,6 +19,7 @@ from ..plan import FieldPlan, Kind, ModelPlan
 from .values import as_list, is_null_list, unwrap
 
 _MISSING = object()
+_EMPTIABLE = (str, list, dict)  # types whose empty value is null
 
 
 class ModelArrays(NamedTuple):
@@ -49,8 +50,18 @@ def model_arrays(model: ModelPlan) -> ModelArrays:
 def plain_values(f: FieldPlan, items: list[dict]) -> list:
     """Each item's value for ``f`` as ``Engine._model`` reads it: the default when missing, rich values unwrapped."""
     key, default = f.key, f.default
-    return [default if (v := d.get(key, _MISSING)) is _MISSING
-            else v["_value"] if type(v) is dict and "_value" in v else v for d in items]
+    if type(default) is dict:  # a default is never unwrapped
+        return [default if (v := d.get(key, _MISSING)) is _MISSING
+                else v["_value"] if type(v) is dict and "_value" in v else v for d in items]
+    values = [d.get(key, default) for d in items]
+    if dict in set(map(type, values)):  # rich values (or objects) among them
+        values = [v["_value"] if type(v) is dict and "_value" in v else v for v in values]
+    return values
+
+
+def null_mask(values: list) -> np.ndarray:
+    """Which values are null (None, "", [] or {}), as ``values.is_null`` says."""
+    return np.array([v is None or (type(v) in _EMPTIABLE and not v) for v in values], dtype=bool)
 
 
 def combine(arrays: ModelArrays, raw: np.ndarray, both: np.ndarray,
