@@ -63,6 +63,15 @@ class Engine:
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
         self._arrays: dict[int, ModelArrays] = {}  # per item model, see _model_arrays
+        # Per model, what the field loop reads of each field, unpacked in one step, and the
+        # sum of the weights (added in field order, as the loop would add them).
+        self._rows: dict[int, tuple[tuple, float]] = {}
+        for model in _models(plan.root):
+            total = 0.0
+            for f in model.fields:
+                total += f.weight
+            self._rows[id(model)] = (tuple((f.key, f.default, f.index, f.kind is _PRIMITIVE, f.weight, f)
+                                           for f in model.fields), total)
         self._routes = batch_routes(plan.root)
         # (list field index, id(gt list), id(pred list)) -> the lists and their item pairs'
         # scores, computed by ``prepare`` for the current batch of documents.
@@ -173,28 +182,27 @@ class Engine:
         """
         gt = gt if type(gt) is dict else {}
         pred = pred if type(pred) is dict else {}
-        doc_num = doc_den = sim_num = sim_den = 0.0
+        doc_num = sim_num = sim_den = 0.0
         recording = res is not None
         if recording:
             score_sums, score_ns, field_scores = res.score_sum, res.score_n, res.field_scores
-        for f in model.fields:
-            key = f.key
+        rows, total_weight = self._rows[id(model)]
+        for key, default, index, primitive, weight, f in rows:
             g = gt.get(key, _MISSING)
             p = pred.get(key, _MISSING)
             if g is _MISSING:
-                g = f.default
+                g = default
             elif type(g) is dict and "_value" in g:
                 g = g["_value"]
             conf = None
             if p is _MISSING:
-                p = f.default
+                p = default
             elif type(p) is dict and "_value" in p:
                 conf = p.get("_confidence")
                 if recording and len(p) > (2 if "_confidence" in p else 1):
                     _keep_metadata(res, f, p, where)
                 p = p["_value"]
-            index = f.index
-            if f.kind is _PRIMITIVE:
+            if primitive:
                 similarity = known[index][cell] if known is not None and index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
             else:
@@ -204,13 +212,11 @@ class Engine:
                 score_ns[index] += 1
                 if top:
                     field_scores[key] = score
-            weight = f.weight
             doc_num += score * weight
-            doc_den += weight
             if not both_null:
                 sim_num += raw * weight
                 sim_den += weight
-        doc = doc_num / doc_den if doc_den else 1.0
+        doc = doc_num / total_weight if total_weight else 1.0
         sim = sim_num / sim_den if sim_den else 1.0
         return doc, sim
 
@@ -508,6 +514,14 @@ class Engine:
             raw[np.ix_(rows, cols)] = self._similarity_matrix(
                 f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
         both[:] = np.outer(g_null, p_null)
+
+
+def _models(model: ModelPlan):
+    """``model`` and every model below it."""
+    yield model
+    for f in model.fields:
+        if f.model is not None:
+            yield from _models(f.model)
 
 
 def _count_pairs(res: DocResult, f: FieldPlan, tp: int, paired: int, gts: int, preds: int) -> None:
