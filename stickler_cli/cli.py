@@ -137,6 +137,8 @@ def eval_command(
     _load_plugins(plugin)
     shards = resolve_shards(ground_truth, predictions)
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
+    if dask and "-" in inputs:
+        raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
     check_readable(schema, *inputs)
     _check_targets(output, save_state, [schema, *inputs])
     plan = load_schema(schema)

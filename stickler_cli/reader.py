@@ -5,8 +5,15 @@ number of documents. Pairing by ``--id-field`` indexes only the prediction
 file's ids and byte offsets, then seeks to each prediction when its ground
 truth arrives.
 
+Inputs: JSONL (``.gz`` too), ``-`` for standard input, or a ``.json`` file
+holding one array of records (read whole; its "line" numbers are the records'
+positions in the array). Lines may end in CRLF; a UTF-8 BOM and blank lines
+are skipped. NaN, Infinity and integers beyond 64 bits are read as Python's
+json module reads them (orjson refuses the first two and rounds the last).
+
 Policy (README, "What counts as an error"):
-- ground truth that is not a JSON object: InputError (exit 2) naming file:line;
+- ground truth that is not a JSON object (or not JSON, or not UTF-8, or
+  nested deeper than 1,024 levels): InputError (exit 2) naming file:line;
 - prediction that is not a JSON object: a recorded ``DataError``, scored as an
   empty prediction (``--strict`` turns it into an InputError);
 - a ground truth without prediction: scored against an empty prediction;
@@ -15,7 +22,11 @@ Policy (README, "What counts as an error"):
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import json
+import re
+import sys
 import zlib
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -64,8 +75,13 @@ class PairingStats:
     gt_bytes_read: int = 0  # of the ground-truth files, as stored on disk (for progress)
 
 
+STDIN = "-"
+
+
 def _open(path: str) -> BinaryIO:
-    """The file as bytes; ``.gz`` files are decompressed as they are read."""
+    """The file as bytes; ``.gz`` files are decompressed as they are read; ``-`` is standard input."""
+    if path == STDIN:
+        return open(sys.stdin.fileno(), "rb", closefd=False)
     try:
         if path.endswith(".gz"):
             return gzip.open(path, "rb")  # type: ignore[return-value]
@@ -84,6 +100,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False) -> Iterator[t
     With ``progress`` the bytes read so far (of the file as stored, compressed
     or not) are kept in ``stats.gt_bytes_read``, for a progress bar.
     """
+    if is_json_array(path):
+        yield from _array_records(path, stats)
+        return
     with _open(path) as handle:
         raw_file = getattr(handle, "fileobj", None) or handle  # the compressed stream of a .gz
         done = stats.gt_bytes_read
@@ -108,6 +127,96 @@ def _lines(path: str, stats: PairingStats, progress: bool = False) -> Iterator[t
             stats.gt_bytes_read = done + file_size(path)
 
 
+class Record:
+    """A record already parsed (an element of a ``.json`` array), where a raw line would be."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def is_json_array(path: str) -> bool:
+    return path.removesuffix(".gz").endswith(".json")
+
+
+def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, Record]]:
+    """The elements of a ``.json`` file holding one array, numbered from 1."""
+    with _open(path) as handle:
+        try:
+            data = handle.read()
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read compressed data: {exc}", path) from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        value = decode(data)
+    except ValueError as exc:
+        raise InputError(f"not valid JSON ({_reason(exc)})", path) from None
+    if not isinstance(value, list):
+        raise InputError("a .json input must hold an array of records (JSON Lines files end in .jsonl)", path)
+    for number, item in enumerate(value, start=1):
+        yield number, 0, Record(item)
+
+
+_LONG_NUMBER = re.compile(rb"\d{19}")  # an integer orjson may round (beyond 64 bits)
+_NON_FINITE = re.compile(rb"NaN|Infinity|\d[eE]\+?\d{3}")
+
+
+def decode(content: bytes) -> Any:
+    """A JSON value; raises ValueError (its message says why) when there is none.
+
+    orjson, except where it refuses or rounds what Python's json module reads
+    exactly: NaN, Infinity, numbers beyond float64 (read as infinity) and
+    integers beyond 64 bits. Those lines are read by the json module.
+    """
+    try:
+        value = orjson.loads(content)
+    except orjson.JSONDecodeError as exc:
+        if not _NON_FINITE.search(content):
+            raise
+        return _lenient(content, exc)
+    if _LONG_NUMBER.search(content):
+        return _lenient(content, None)
+    return value
+
+
+def _lenient(content: bytes, refused: ValueError | None) -> Any:
+    try:
+        value = json.loads(content)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except ValueError:
+        if refused is not None:
+            raise refused from None
+        raise
+    _check_text(value)
+    return value
+
+
+def _check_text(value: Any) -> None:
+    """json accepts escaped lone surrogates (orjson does not): no string may hold one."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            item.encode("utf-8")  # UnicodeEncodeError is a ValueError
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+
+
+def _reason(exc: ValueError) -> str:
+    text = str(exc.args[0] if exc.args else exc)
+    if "depth limit" in text or "nested too deeply" in text:
+        return "nested deeper than 1,024 levels"
+    if isinstance(exc, UnicodeError) or "UTF-8" in text:
+        return f"not valid UTF-8: {text}"
+    return text
+
+
 def file_size(path: str) -> int:
     """Size on disk (compressed size for a .gz); 0 when unknown."""
     try:
@@ -116,12 +225,15 @@ def file_size(path: str) -> int:
         return 0
 
 
-def _parse(content: bytes) -> tuple[Any, str | None]:
-    """(value, None) or (None, reason) for one line."""
-    try:
-        value = orjson.loads(content)
-    except orjson.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.args[0] if exc.args else exc})"
+def _parse(content: bytes | Record) -> tuple[Any, str | None]:
+    """(value, None) or (None, reason) for one line (or an already parsed record)."""
+    if type(content) is Record:
+        value = content.value
+    else:
+        try:
+            value = decode(content)
+        except ValueError as exc:
+            return None, f"not valid JSON ({_reason(exc)})"
     if not isinstance(value, dict):
         return None, f"expected a JSON object, got {type(value).__name__ if value is not None else 'null'}"
     return value, None
@@ -196,7 +308,7 @@ def pair_by_id(
     """Pair records whose ``id_field`` values are equal; duplicates are input errors."""
     # Predictions are indexed by id as (line, byte offset) and read back with a
     # seek; a compressed file cannot seek cheaply, so its lines are kept instead.
-    keep_lines = pred_path.endswith(".gz")
+    keep_lines = pred_path.endswith(".gz") or pred_path == STDIN or is_json_array(pred_path)
     index: dict[str, tuple[int, int | bytes]] = {}
     early: list[Pair] = []
     for number, offset, content in _lines(pred_path, stats):
@@ -219,7 +331,7 @@ def pair_by_id(
     yield from early
 
     seen: dict[str, int] = {}
-    with _open(pred_path) as handle:
+    with contextlib.nullcontext() if keep_lines else _open(pred_path) as handle:
         for gt_number, _, gt_content in _lines(gt_path, stats, progress=True):
             stats.gt_lines += 1
             gt = _gt_record(gt_path, gt_number, gt_content)
@@ -237,7 +349,7 @@ def pair_by_id(
                 yield Pair(key, gt, {}, gt_number, None, errors)
                 continue
             pred_number, where = location
-            if isinstance(where, bytes):
+            if not isinstance(where, int):
                 content = where
             else:
                 handle.seek(where)

@@ -36,6 +36,8 @@ def shard_name(path: str) -> str:
 
 def resolve_shards(ground_truth: str, predictions: str) -> list[Shard]:
     """The shard pairs two arguments name, in file-name order."""
+    if ground_truth == "-" and predictions == "-":
+        raise InputError("only one of ground truth and predictions can be read from standard input", "-")
     if not is_pattern(ground_truth) and not is_pattern(predictions):
         return [Shard(ground_truth, predictions)]
     if not (is_pattern(ground_truth) and is_pattern(predictions)):

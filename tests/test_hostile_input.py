@@ -1,0 +1,182 @@
+"""Messy and hostile input files: each case has a documented behaviour (README, "What counts as an error")."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+
+import orjson
+import pytest
+
+STICKLER = [sys.executable, "-m", "stickler_cli"]
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "total": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+        "account": {"type": "integer", "x-aws-stickler-comparator": "ExactComparator"},
+    },
+}
+GT = [{"id": "a", "total": 10.5, "account": 7}, {"id": "b", "total": 3, "account": 8}, {"id": "c", "total": 1, "account": 9}]
+PRED = [{"id": "a", "total": 10.5, "account": 7}, {"id": "B", "total": 3, "account": 8}, {"id": "c", "total": 2, "account": 9}]
+
+
+def run(*args, stdin: bytes | None = None):
+    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, input=stdin)
+
+
+@pytest.fixture
+def files(tmp_path):
+    schema = tmp_path / "s.json"
+    schema.write_bytes(orjson.dumps(SCHEMA))
+
+    def write(name: str, data: bytes):
+        path = tmp_path / name
+        path.write_bytes(data)
+        return path
+
+    return schema, write
+
+
+def jsonl(records) -> bytes:
+    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+
+
+def report(done) -> dict:
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"Traceback" not in done.stderr
+    return orjson.loads(done.stdout)
+
+
+def counts(rep: dict) -> tuple:
+    m = rep["metrics"]
+    return rep["document_count"], m["tp"], m["fd"], m["fa"], m["fn"], m["tn"], rep["metrics"]["weighted_overall_score"]
+
+
+def test_crlf_bom_and_blank_lines_change_nothing(files):
+    schema, write = files
+    plain = report(run("eval", schema, write("g.jsonl", jsonl(GT)), write("p.jsonl", jsonl(PRED)), "--format", "json"))
+    messy_pred = b"\xef\xbb\xbf" + b"\r\n\r\n".join(orjson.dumps(r) for r in PRED) + b"\r\n\r\n"
+    messy = report(run("eval", schema, write("g2.jsonl", b"\n" + jsonl(GT)), write("p2.jsonl", messy_pred),
+                       "--format", "json"))
+    # ExactComparator folds case by default: "B" matches "b"; only total 1 vs 2 is wrong.
+    assert counts(messy) == counts(plain) == (3, 8, 1, 0, 0, 0, counts(plain)[-1])
+    assert messy["errors"] == []
+
+
+def test_standard_input_for_either_side(files):
+    schema, write = files
+    gt, pred = write("g.jsonl", jsonl(GT)), write("p.jsonl", jsonl(PRED))
+    expected = counts(report(run("eval", schema, gt, pred, "--format", "json")))
+    assert counts(report(run("eval", schema, gt, "-", "--format", "json", stdin=jsonl(PRED)))) == expected
+    assert counts(report(run("eval", schema, "-", pred, "--format", "json", stdin=jsonl(GT)))) == expected
+    by_id = report(run("eval", schema, gt, "-", "--id-field", "id", "--format", "json", stdin=jsonl(PRED[::-1])))
+    assert by_id["document_count"] == 3 and by_id["inputs"]["records"]["paired"] == 2  # "B" is not "b"
+    both = run("eval", schema, "-", "-")
+    assert both.returncode == 2 and b"only one of ground truth and predictions" in both.stderr
+
+
+def test_a_json_file_holding_an_array(files):
+    schema, write = files
+    expected = counts(report(run("eval", schema, write("g.jsonl", jsonl(GT)), write("p.jsonl", jsonl(PRED)),
+                                 "--format", "json")))
+    gt, pred = write("g.json", orjson.dumps(GT, option=orjson.OPT_INDENT_2)), write("p.json", orjson.dumps(PRED))
+    assert counts(report(run("eval", schema, gt, pred, "--format", "json"))) == expected
+    packed = write("p.json.gz", gzip.compress(orjson.dumps(PRED)))
+    assert counts(report(run("eval", schema, gt, packed, "--format", "json"))) == expected
+    # A stray element is reported by its position in the array.
+    odd = report(run("eval", schema, gt, write("odd.json", orjson.dumps([PRED[0], "text", PRED[2]])), "--format", "json"))
+    assert [(e["line"], e["message"][:42]) for e in odd["errors"]] == [(2, "prediction expected a JSON object, got str")]
+    not_array = run("eval", schema, gt, write("obj.json", b'{"id": "a"}'))
+    assert not_array.returncode == 2
+    assert not_array.stderr.decode().startswith("stickler: error: ")
+    assert not_array.stderr.decode().endswith(
+        "obj.json: a .json input must hold an array of records (JSON Lines files end in .jsonl)\n")
+
+
+def test_invalid_utf8_names_the_line(files):
+    schema, write = files
+    gt = write("g.jsonl", jsonl(GT))
+    pred = write("p.jsonl", jsonl(PRED[:1]) + b'{"id": "\xff\xfe"}\n' + jsonl(PRED[2:]))
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    assert [e["line"] for e in rep["errors"]] == [2]
+    assert "not valid UTF-8" in rep["errors"][0]["message"]
+    assert rep["inputs"]["records"]["invalid_predictions"] == 1
+    bad_gt = run("eval", schema, write("g2.jsonl", jsonl(GT[:2]) + b'{"id": "\xc3"}\n'), pred)
+    assert bad_gt.returncode == 2 and b"g2.jsonl:3: ground truth not valid JSON (not valid UTF-8" in bad_gt.stderr
+
+
+def test_nan_infinity_and_huge_numbers_are_read_exactly(files):
+    schema, write = files
+    gt = write("g.jsonl", b'{"id": "a", "total": 1e400, "account": 123456789012345678901234567890}\n'
+                          b'{"id": "b", "total": 5, "account": 123456789012345678901234567890}\n'
+                          b'{"id": "c", "total": NaN, "account": 1}\n')
+    pred = write("p.jsonl", b'{"id": "a", "total": Infinity, "account": 123456789012345678901234567890}\n'
+                            b'{"id": "b", "total": -Infinity, "account": 123456789012345678901234567891}\n'
+                            b'{"id": "c", "total": NaN, "account": 1}\n')
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    assert rep["errors"] == []
+    fields = rep["field_metrics"]
+    # 1e400 is infinity, equal to Infinity; -Infinity is not 5; NaN equals nothing, not even NaN.
+    assert (fields["total"]["tp"], fields["total"]["fd"]) == (1, 2)
+    # 30-digit integers compared exactly (orjson alone would round both to the same float).
+    assert (fields["account"]["tp"], fields["account"]["fd"]) == (2, 1)
+
+
+def test_records_that_are_not_objects(files):
+    schema, write = files
+    gt = write("g.jsonl", jsonl(GT))
+    pred = write("p.jsonl", b'[1, 2]\n"text"\nnull\n')
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    assert [e["message"] for e in rep["errors"]] == [
+        "prediction expected a JSON object, got list; scored as empty",
+        "prediction expected a JSON object, got str; scored as empty",
+        "prediction expected a JSON object, got null; scored as empty"]
+    assert rep["document_count"] == 3 and rep["metrics"]["fn"] == 9
+    bad = run("eval", schema, write("g2.jsonl", b"42\n"), pred)
+    assert bad.returncode == 2 and bad.stderr.decode().endswith("g2.jsonl:1: ground truth expected a JSON object, got int\n")
+
+
+def test_nesting_ten_thousand_levels_deep_is_a_per_record_error(files):
+    schema, write = files
+    deep = b'{"id": "b", "total": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"
+    gt = write("g.jsonl", jsonl(GT))
+    pred = write("p.jsonl", jsonl(PRED[:1]) + deep + b"\n" + jsonl(PRED[2:]))
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    assert [(e["line"], e["message"]) for e in rep["errors"]] == [
+        (2, "prediction not valid JSON (nested deeper than 1,024 levels); scored as empty")]
+    assert rep["document_count"] == 3
+    deep_nan = write("p2.jsonl", b'{"total": NaN, "x": ' + b"[" * 10_000 + b"]" * 10_000 + b"}\n")
+    rep = report(run("eval", schema, gt, deep_nan, "--format", "json"))
+    assert "nested deeper than 1,024 levels" in rep["errors"][0]["message"]
+    bad = run("eval", schema, write("g2.jsonl", deep + b"\n"), pred)
+    assert bad.returncode == 2 and b"g2.jsonl:1: ground truth not valid JSON (nested deeper than 1,024 levels)" in bad.stderr
+
+
+def test_a_lone_surrogate_is_refused_even_beside_nan(files):
+    schema, write = files
+    gt = write("g.jsonl", jsonl(GT[:1]))
+    pred = write("p.jsonl", b'{"id": "\\ud800", "total": NaN}\n')
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    assert rep["inputs"]["records"]["invalid_predictions"] == 1
+
+
+def test_counts_reconcile_on_a_broken_fixture_set(files):
+    """Every line read is accounted for: scored, or reported."""
+    schema, write = files
+    gt = write("g.jsonl", jsonl(GT * 4) + b"\n\n")
+    lines = [orjson.dumps(r) for r in PRED * 4]
+    lines[1] = lines[1][:9]  # truncated model output
+    lines[4] = b"not json at all"
+    lines[6] = b"[]"
+    lines.append(orjson.dumps(PRED[0]))  # one prediction too many
+    lines.append(orjson.dumps(PRED[1]))
+    pred = write("p.jsonl", b"\n".join(lines) + b"\n")
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    records = rep["inputs"]["records"]
+    assert records["gt_lines"] == 12 == rep["document_count"]
+    assert records["pred_lines"] == 14 == records["paired"] + records["unpaired_predictions"]
+    assert records["invalid_predictions"] == 3
+    assert len(rep["errors"]) == records["invalid_predictions"] + records["unpaired_predictions"] == 5
