@@ -180,3 +180,77 @@ def test_counts_reconcile_on_a_broken_fixture_set(files):
     assert records["pred_lines"] == 14 == records["paired"] + records["unpaired_predictions"]
     assert records["invalid_predictions"] == 3
     assert len(rep["errors"]) == records["invalid_predictions"] + records["unpaired_predictions"] == 5
+
+
+def test_lists_of_twenty_thousand_items_are_matched_within_bounds(files, monkeypatch):
+    """Beyond MATCH_BOUND pairs: identical items first, then the Hungarian algorithm on what remains
+    when that is within the bound, else by position; the record says which."""
+    from stickler_cli import compile_schema
+    from stickler_cli.engine import Engine
+    from stickler_cli.engine import matching
+
+    plan = compile_schema({"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+            "qty": {"type": "number"}}}}}})
+    tags = [f"tag-{k}" for k in range(20_000)]
+    rows = [{"sku": f"s{k}", "qty": k} for k in range(20_000)]
+    pred_tags = tags[::-1]
+    pred_tags[5] = "tag-5x"  # one typo: its gt item is left for the remainder
+    pred_rows = rows[::-1] + [{"sku": "new", "qty": 1}]
+    doc = Engine(plan).compare({"tags": tags, "rows": rows}, {"tags": pred_tags, "rows": pred_rows})
+    tags_index, rows_index = plan.root.field("tags").index, plan.root.field("rows").index
+    assert doc.tally[5 * tags_index: 5 * tags_index + 5] == [19_999, 0, 1, 0, 0]  # tp, fa, fd, fn, tn
+    assert doc.tally[5 * rows_index: 5 * rows_index + 5] == [20_000, 1, 0, 0, 0]
+    assert doc.errors == [
+        "tags: 20,000 x 20,000 items, more pairs than the matching bound (1,000,000): "
+        "19,999 identical item pairs matched first, the other 1 by the Hungarian algorithm",
+        "rows: 20,000 x 20,001 items, more pairs than the matching bound (1,000,000): "
+        "20,000 identical item pairs matched first"]
+    # With a bound of 4 pairs, 3 x 3 different items are paired by position.
+    monkeypatch.setattr(matching, "MATCH_BOUND", 4)
+    from stickler_cli.engine import compare as compare_module
+    monkeypatch.setattr(compare_module, "MATCH_BOUND", 4)
+    small = Engine(plan).compare({"tags": ["a", "b", "c"]}, {"tags": ["x", "y", "z"]})
+    assert small.errors == ["tags: 3 x 3 items, more pairs than the matching bound (4): "
+                            "0 identical item pairs matched first, the other 3 paired by position"]
+    assert small.tally[5 * tags_index: 5 * tags_index + 5] == [0, 0, 3, 0, 0]
+
+
+def test_ten_megabyte_strings_are_compared_in_bounded_time(files):
+    """Edit-distance scorers see at most MAX_TEXT characters (MAX_PARTIAL_TEXT for partial_ratio)."""
+    from stickler_cli.comparators.base import MAX_PARTIAL_TEXT, MAX_TEXT
+    from stickler_cli.comparators.fuzzy import FuzzyComparator
+    from stickler_cli.comparators.levenshtein import LevenshteinComparator
+
+    big_a = "ab" * 5_000_000
+    big_b = "ba" * 5_000_000
+    lev = LevenshteinComparator()
+    assert lev.similarity(big_a, big_a) == 1.0
+    # Equal on the first MAX_TEXT characters: the difference beyond them is not seen (documented).
+    assert lev.similarity(big_a, big_a[:MAX_TEXT] + "z" * 100) == 1.0
+    assert lev.similarity(big_a, big_b) == LevenshteinComparator().similarity(big_a[:MAX_TEXT], big_b[:MAX_TEXT])
+    partial = FuzzyComparator(method="partial_ratio")
+    assert partial.similarity(big_a, big_b) == partial.similarity(big_a[:MAX_PARTIAL_TEXT], big_b[:MAX_PARTIAL_TEXT])
+    schema, write = files
+    gt = write("g.jsonl", orjson.dumps({"id": big_a, "total": 1}) + b"\n")
+    pred = write("p.jsonl", orjson.dumps({"id": big_b, "total": 1}) + b"\n")
+    done = subprocess.run([*STICKLER, "eval", str(schema), str(gt), str(pred), "--format", "json"],
+                          capture_output=True, timeout=120)  # a hang fails here; speed is make bench's
+    assert report(done)["document_count"] == 1
+
+
+@pytest.mark.parametrize("levels, message", [
+    (400, b"objects nested more than 64 levels deep; stickler compares at most 64"),
+    (5_000, b"not valid JSON: depth limit exceeded"),
+])
+def test_schemas_nested_too_deeply_are_refused(tmp_path, levels, message):
+    text = '{"type": "string"}'
+    for _ in range(levels):
+        text = '{"type": "object", "properties": {"a": ' + text + "}}"
+    schema = tmp_path / "deep.json"
+    schema.write_text(text)
+    done = run("schema", "check", schema)
+    assert done.returncode == 2 and message in done.stderr and b"Traceback" not in done.stderr
+    assert done.stderr.count(b"\n") == 1

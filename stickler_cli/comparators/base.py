@@ -73,6 +73,18 @@ def value_text(value: Any) -> str | None:
         return None
 
 
+# Edit-distance scorers cost about len(a) * len(b): texts are cut to this many characters before
+# scoring, so that one comparison stays under a few tens of milliseconds (README, "What counts
+# as an error"). partial_ratio aligns every window and grows faster still.
+MAX_TEXT = 20_000
+MAX_PARTIAL_TEXT = 2_000
+
+
+def bounded(text: str | None, limit: int = MAX_TEXT) -> str | None:
+    """``text`` cut to its first ``limit`` characters."""
+    return text[:limit] if text is not None and len(text) > limit else text
+
+
 def text_matrix(scorer: Callable[..., float], a: Sequence[str | None], b: Sequence[str | None],
                 scale: float = 1.0) -> np.ndarray:
     """``scorer`` on every text of ``a`` against every text of ``b`` (rapidfuzz ``cdist``), over ``scale``.

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 from rapidfuzz import fuzz
 
-from .base import Comparator, Param, text_cells, text_matrix, value_text
+from .base import MAX_PARTIAL_TEXT, MAX_TEXT, Comparator, Param, bounded, text_cells, text_matrix, value_text
 
 METHODS = {
     "ratio": fuzz.ratio,
@@ -30,10 +30,11 @@ class FuzzyComparator(Comparator):
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         self._scorer = METHODS[self.method]
+        self._limit = MAX_PARTIAL_TEXT if self.method == "partial_ratio" else MAX_TEXT
 
     def _text(self, value: Any) -> str | None:
         text = value_text(value)
-        return text.strip().lower() if self.normalize and text is not None else text
+        return bounded(text.strip().lower() if self.normalize and text is not None else text, self._limit)
 
     def similarity(self, gt: Any, pred: Any) -> float:
         a, b = self._text(gt), self._text(pred)
@@ -46,9 +47,10 @@ class FuzzyComparator(Comparator):
     scores_cells = True
 
     def _texts(self, values: Sequence[Any]) -> list[str | None]:
+        limit = self._limit
         if self.normalize:  # strings inline: this runs for every item of a batch
-            return [v.strip().lower() if type(v) is str else self._text(v) for v in values]
-        return [v if type(v) is str else self._text(v) for v in values]
+            return [v.strip().lower()[:limit] if type(v) is str else self._text(v) for v in values]
+        return [v[:limit] if type(v) is str else self._text(v) for v in values]
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         return text_matrix(self._scorer, self._texts(gts), self._texts(preds), 100.0)

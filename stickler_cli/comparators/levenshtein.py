@@ -7,14 +7,14 @@ from typing import Any, Sequence
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from .base import Comparator, Param, text_cells, text_matrix, value_text
+from .base import MAX_TEXT, Comparator, Param, bounded, text_cells, text_matrix, value_text
 
 
 def _text(value: Any, normalize: bool) -> str | None:
     text = value_text(value)
     if text is not None and normalize:
         text = " ".join(text.lower().split())
-    return text
+    return bounded(text)
 
 
 class LevenshteinComparator(Comparator):
@@ -41,7 +41,7 @@ class LevenshteinComparator(Comparator):
     def _texts(self, values: Sequence[Any]) -> list[str | None]:
         if self.normalize:
             return [_text(v, True) for v in values]
-        return [v if type(v) is str else value_text(v) for v in values]
+        return [v[:MAX_TEXT] if type(v) is str else _text(v, False) for v in values]
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         if any(isinstance(v, dict) for v in (*gts, *preds)):

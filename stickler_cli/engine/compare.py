@@ -29,7 +29,7 @@ from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from .items import (ModelArrays, batch_routes, cell_grid, combine, find_lists, items, model_arrays, null_mask,
                     plain_values)
-from .matching import assign
+from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
 from .prefetch import collect, models_needed, prefetching_fields
 from .values import as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
@@ -313,9 +313,11 @@ class Engine:
         ps = [unwrap(v) for v in _as_list(p)]
         gv = [v for v, _ in gs]
         pv = [v for v, _ in ps]
-        matrix = self._similarity_matrix(f, gv, pv)
-        # Ties are broken toward pairs that clear the threshold (then keep their score).
-        pairs = assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
+        if len(gv) * len(pv) > MATCH_BOUND:
+            matrix, pairs = self._long_primitive_list(f, gv, pv)
+        else:
+            matrix = self._similarity_matrix(f, gv, pv)
+            pairs = self._primitive_pairs(f, matrix)
         longest = max(len(gv), len(pv))
         score_sum = raw_sum = 0.0
         tp = 0
@@ -340,23 +342,70 @@ class Engine:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
         return score_sum / longest, raw_sum / longest, False
 
+    def _primitive_pairs(self, f: FieldPlan, matrix: list[list[float]]) -> list[tuple[int, int]]:
+        # Ties are broken toward pairs that clear the threshold (then keep their score).
+        return assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
+
+    def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
+        """(similarities of the chosen pairs as matrix[i][j], pairs) of lists beyond MATCH_BOUND pairs."""
+        def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
+            local = self._primitive_pairs(f, self._similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
+            return [(rows[a], cols[b]) for a, b in local]
+
+        pairs, how = bounded_pairs([item_key(v) for v in gv], [item_key(v) for v in pv], best)
+        matrix: dict[int, dict[int, float]] = {}
+        for i, j in pairs:
+            matrix.setdefault(i, {})[j] = self._similarity(f, gv[i], pv[j])
+        self._note_long_list(f, gv, pv, how)
+        return matrix, pairs
+
+    def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
+        """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs."""
+        def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
+            docs, sims, _ = self._item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
+            local = assign(sims, (sims >= model.match_threshold) + docs)
+            return [(rows[a], cols[b]) for a, b in local]
+
+        def key(item: Any) -> Any:
+            item = item if type(item) is dict else {}
+            return item_key([plain_values(field, [item])[0] for field in model.fields])
+
+        pairs, how = bounded_pairs([key(a) for a in gv], [key(b) for b in pv], best)
+        docs: dict[tuple[int, int], float] = {}
+        sims: dict[tuple[int, int], float] = {}
+        for i, j in pairs:
+            docs[i, j], sims[i, j] = self._model(model, gv[i], pv[j], None)
+        self._note_long_list(f, gv, pv, how)
+        return docs, sims, pairs
+
+    def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
+        self._pending.append(f"{f.path}: {len(gv):,} x {len(pv):,} items, more pairs than the matching bound "
+                             f"({MATCH_BOUND:,}): {how}")
+
     def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
         early = self._list_null(f, g, p, res, where)
         if early is not None:
             return early
         model = f.model
         entry = self._prepared.get((f.index, id(g), id(p))) if self._prepared else None
-        if entry is not None and entry[0] is g and entry[1] is p:
+        if entry is not None and not (entry[0] is g and entry[1] is p):
+            entry = None  # another list at a freed list's address
+        if entry is not None:
             _, _, gv, pv, docs, sims, known, start = entry
         else:
             gv, pv = items(g), items(p)
-            docs, sims, known_arrays = self._item_matrices(model, gv, pv)
-            # Matched pairs are scored again for counting: from plain lists, indexing is cheap.
-            known = {k: v.ravel().tolist() for k, v in known_arrays.items()} if known_arrays and res is not None else None
             start = 0
-        # Ties are broken toward matched pairs, then higher pair scores.
-        ties = (sims >= model.match_threshold) + docs
-        pairs = assign(sims, ties)
+        if entry is None and len(gv) * len(pv) > MATCH_BOUND:
+            docs, sims, pairs = self._long_object_list(model, f, gv, pv)
+            known = None
+        else:
+            if entry is None:
+                docs, sims, known_arrays = self._item_matrices(model, gv, pv)
+                # Matched pairs are scored again for counting: from plain lists, indexing is cheap.
+                known = ({k: v.ravel().tolist() for k, v in known_arrays.items()}
+                         if known_arrays and res is not None else None)
+            # Ties are broken toward matched pairs, then higher pair scores.
+            pairs = assign(sims, (sims >= model.match_threshold) + docs)
         width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0

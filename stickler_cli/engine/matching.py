@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections import deque
+from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
+import orjson
 
 # Weight of the tie-breaking objective: far below any real difference in summed
 # similarity, so it only chooses among pairings whose similarity totals are equal.
 TIE_BREAK = 1e-9
+
+# The most item pairs one list puts to the Hungarian algorithm (1,000 x 1,000 items: about a
+# second and 40 MB). Longer lists are paired by ``bounded_pairs``.
+MATCH_BOUND = 1_000_000
 
 
 def assign(
@@ -30,3 +36,47 @@ def assign(
         m = m + TIE_BREAK * np.asarray(tie_break, dtype=float)
     rows, cols = linear_sum_assignment(m, maximize=True)
     return list(zip(rows.tolist(), cols.tolist()))
+
+
+def item_key(value: Any) -> Hashable | None:
+    """What two items must share to be identical (None: never identical to anything)."""
+    if type(value) in (str, int, float, bool):
+        return type(value).__name__, value
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def bounded_pairs(g_keys: Sequence[Hashable | None], p_keys: Sequence[Hashable | None],
+                  best: Callable[[list[int], list[int]], list[tuple[int, int]]]) -> tuple[list[tuple[int, int]], str]:
+    """A pairing of two lists too long for one assignment (more than MATCH_BOUND pairs), and how it was made.
+
+    Identical items (equal keys) are paired first, in order; what remains is
+    paired by ``best(rows, cols)`` (the Hungarian algorithm on those items)
+    when it is within the bound, else by position. Time and memory grow with
+    the number of items, not with their product.
+    """
+    waiting: dict[Hashable, deque[int]] = {}
+    for j, key in enumerate(p_keys):
+        if key is not None:
+            waiting.setdefault(key, deque()).append(j)
+    pairs: list[tuple[int, int]] = []
+    rows: list[int] = []
+    for i, key in enumerate(g_keys):
+        queue = waiting.get(key) if key is not None else None
+        if queue:
+            pairs.append((i, queue.popleft()))
+        else:
+            rows.append(i)
+    used = {j for _, j in pairs}
+    cols = [j for j in range(len(p_keys)) if j not in used]
+    how = f"{len(pairs):,} identical item pairs matched first"
+    if rows and cols:
+        if len(rows) * len(cols) <= MATCH_BOUND:
+            pairs.extend(best(rows, cols))
+            how += f", the other {min(len(rows), len(cols)):,} by the Hungarian algorithm"
+        else:
+            pairs.extend(zip(rows, cols))
+            how += f", the other {min(len(rows), len(cols)):,} paired by position"
+    return pairs, how

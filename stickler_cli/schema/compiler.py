@@ -43,6 +43,7 @@ WHOLE_VALUE_THRESHOLD = 0.5  # an array/object scored as one value (e.g. a bound
 NAMED_COMPARATOR_THRESHOLD = 0.5  # a comparator named without a threshold
 DEFAULT_MATCH_THRESHOLD = 0.7
 DEFAULT_MODEL_NAME = "DynamicModel"
+MAX_DEPTH = 64  # nested objects (and lists of objects): deeper schemas are refused, not recursed into
 
 
 def load_schema(path: str | Path) -> Plan:
@@ -87,6 +88,9 @@ class _Compiler:
         self.next_index = 0
 
     def model(self, node: dict, pointer: str, prefix: str, refs: tuple[str, ...]) -> ModelPlan:
+        if pointer.count("/properties/") >= MAX_DEPTH:
+            raise SchemaError(f"objects nested more than {MAX_DEPTH} levels deep; stickler compares at most "
+                              f"{MAX_DEPTH}", pointer)
         ext.check_keys(node, pointer or "/")
         properties = node.get("properties")
         if not isinstance(properties, dict) or not properties:
