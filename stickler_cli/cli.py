@@ -27,7 +27,7 @@ from . import state_file
 from .evaluate import evaluate_files
 from .parallel import available_cores
 from .plan import Kind, Plan
-from .reader import check_readable, file_size
+from .reader import check_readable, decode, file_size
 from .reporters.progress import progress_bar
 from .shards import resolve_shards
 from .report import build_report
@@ -234,7 +234,7 @@ def compare_command(
         ]
         payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows,
                    "errors": result.errors}
-        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n")
+        sys.stdout.buffer.write(json_report.dumps(payload))
         return
     console = Console()
     terminal.render_trace(result.score, result.field_scores, result.trace or [], console)
@@ -253,14 +253,14 @@ def schema_check(
     plan = load_schema(schema)
     _check_json_schema(plan.schema, schema)
     console = Console()
-    console.print(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", markup=False, highlight=False)
+    console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
     table = Table(box=None, padding=(0, 1))
     for name in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip"):
         table.add_column(name)
     for f in plan.fields:
         threshold = f.model.match_threshold if f.kind is Kind.OBJECT_LIST else f.threshold
         table.add_row(
-            Text("  " * f.path.count(".") + f.key), f.kind.value, f.comparator_name or "fields",
+            Text("  " * f.path.count(".")) + terminal.safe(f.key, 40), f.kind.value, f.comparator_name or "fields",
             f"{threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
         )
     console.print(table)
@@ -307,8 +307,8 @@ def _json_argument(text: str, what: str) -> dict:
         raw = path.read_bytes()
         source = text
     try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        value = decode(raw)
+    except ValueError as exc:
         raise InputError(f"{what} is not valid JSON ({exc})", source) from None
     if not isinstance(value, dict):
         raise InputError(f"{what} must be a JSON object", source)

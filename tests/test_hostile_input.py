@@ -254,3 +254,33 @@ def test_schemas_nested_too_deeply_are_refused(tmp_path, levels, message):
     done = run("schema", "check", schema)
     assert done.returncode == 2 and message in done.stderr and b"Traceback" not in done.stderr
     assert done.stderr.count(b"\n") == 1
+
+
+HOSTILE = "\x1b[2J\x1b]0;pwned\x07[bold red]markup[/bold red]\u202eevil\ntwo"
+
+
+def test_terminal_output_cannot_be_rewritten_by_the_data_or_the_schema(tmp_path):
+    """Escape sequences, Rich markup, line breaks and bidi overrides from a prediction, a schema key
+    or a model name are shown as inert text."""
+    schema = tmp_path / "s.json"
+    schema.write_bytes(orjson.dumps({"type": "object", "x-aws-stickler-model-name": "M" + HOSTILE, "properties": {
+        "name" + HOSTILE: {"type": "string"}, "n": {"type": "integer"}}}))
+    gt = tmp_path / "g.jsonl"
+    gt.write_bytes(orjson.dumps({"name" + HOSTILE: "ok", "n": 5}) + b"\n")
+    pred = tmp_path / "p.jsonl"
+    pred.write_bytes(b'{"name' + orjson.dumps(HOSTILE)[1:-1] + b'": ' + orjson.dumps(HOSTILE) +
+                     b', "n": 123456789012345678901234567890}\n' + b'{"broken": "' + HOSTILE.encode()[:4] + b"\n")
+    for args in (("eval", schema, gt, pred), ("compare", schema, gt, tmp_path / "one.json"), ("schema", "check", schema)):
+        (tmp_path / "one.json").write_bytes(pred.read_bytes().splitlines()[0])
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        out = done.stdout.decode()
+        assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+        assert "[bold red]markup" in out  # shown, not interpreted
+        assert "pwned" not in out.split("\n")[0] or "�" in out
+    # A 30-digit integer is shown as read, not rounded to a float (the table cuts it at its width) …
+    assert "1234567890123456789012345" in run("compare", schema, gt, tmp_path / "one.json").stdout.decode()
+    # … and written exactly into JSON, which orjson alone cannot do.
+    done = run("compare", schema, gt, tmp_path / "one.json", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert b'"pred": 123456789012345678901234567890' in done.stdout

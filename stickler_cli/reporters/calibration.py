@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .sanitize import safe
+
 BAR_WIDTH = 30
 
 
@@ -41,7 +43,7 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
         table.add_column(headers.get(name, name), justify="right")
     table.add_row(Text("overall", style="bold"), *[_number(_value(confidence["overall"], n)) for n in names])
     for path, block in confidence["fields"].items():
-        table.add_row(Text(path), *[_number(_value(block, n)) for n in names])
+        table.add_row(safe(path), *[_number(_value(block, n)) for n in names])
     console.print(table)
     ece = confidence["overall"].get("ece")
     if isinstance(ece, dict) and ece.get("bins"):

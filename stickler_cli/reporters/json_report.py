@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -13,7 +15,23 @@ from ..errors import UsageError
 
 
 def dumps(report: dict[str, Any]) -> bytes:
-    return orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+    """Indented JSON. Values read from the data may hold integers beyond 64 bits, which orjson
+    cannot write: Python's json writes those (exactly); NaN and infinities become null either way."""
+    try:
+        return orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+    except TypeError:
+        return json.dumps(_finite(report), indent=2, ensure_ascii=False, default=str).encode() + b"\n"
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as None (as orjson writes them), at any depth."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def check_writable(path: str, inputs: list[str]) -> None:

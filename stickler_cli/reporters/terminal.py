@@ -1,38 +1,22 @@
 """Rich tables for people: the overall figures, then one row per field path.
 
-Every string that comes from the data is passed through ``safe`` so that a
-prediction cannot inject terminal control sequences or Rich markup.
+Every string that comes from the data or the schema (values, field names, the
+model name, error messages) is passed through ``safe``, so that neither can
+inject terminal control sequences, Rich markup, line breaks or bidirectional
+overrides that would make the terminal show something other than what was read.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-import orjson
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from ..engine.result import TraceRow
 from .calibration import render_calibration
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def safe(value: Any, limit: int = 60) -> Text:
-    """Printable, markup-free, length-limited text of a data value."""
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, (dict, list)):
-        text = orjson.dumps(value, default=str).decode()
-    else:
-        text = "null" if value is None else orjson.dumps(value, default=str).decode()
-    text = _CONTROL.sub("�", text)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return Text(text)
-
+from .sanitize import safe
 
 def _rate(value: float | None) -> Text:
     if value is None:
@@ -43,7 +27,7 @@ def _rate(value: float | None) -> Text:
 
 def render_report(report: dict[str, Any], console: Console) -> None:
     m = report["metrics"]
-    title = f"stickler · {report['schema']['model_name']} · {report['document_count']} documents"
+    title = Text("stickler · ") + safe(report["schema"]["model_name"]) + Text(f" · {report['document_count']} documents")
     summary = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
     summary.add_column(style="bold")
     summary.add_column()
@@ -91,7 +75,8 @@ def field_table(fields: dict[str, dict[str, Any]]) -> Table:
     worst = _worst(fields)
     for path, f in fields.items():
         depth = path.count(".")
-        label = Text("  " * depth + path.rsplit(".", 1)[-1], style="bold red" if path in worst else "")
+        label = Text("  " * depth) + safe(path.rsplit(".", 1)[-1], 40)
+        label.stylize("bold red" if path in worst else "")
         table.add_row(
             label,
             f"{f['weight']:g}",
