@@ -33,6 +33,7 @@ from .shards import resolve_shards
 from .report import build_report
 from .reporters import json_report, terminal
 from .schema import load_schema
+from .schema.keywords import unknown_keywords
 from .version import __version__
 
 app = typer.Typer(
@@ -248,10 +249,20 @@ def schema_check(
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Validate a schema and every x-aws-stickler-* value; list the compiled fields."""
+    """Validate a schema and every x-aws-stickler-* value; list the compiled fields.
+
+    An unknown keyword close to a JSON Schema keyword (a typo such as "requird") is an error
+    (exit 2); other unknown keywords are listed as warnings on stderr.
+    """
     _load_plugins(plugin)
     plan = load_schema(schema)
     _check_json_schema(plan.schema, schema)
+    for pointer, key, meant in sorted(unknown_keywords(plan.schema)):
+        if meant:
+            raise SchemaError(f"unknown keyword {key!r} (did you mean {meant!r}?)", pointer, schema)
+    for pointer, key, _ in sorted(unknown_keywords(plan.schema)):
+        sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: "
+                         f"unknown keyword {_printable(key)!r} is ignored\n")
     console = Console()
     console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
     table = Table(box=None, padding=(0, 1))
@@ -350,7 +361,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"stickler: error: {message}\n")
+    sys.stderr.write(f"stickler: error: {_printable(message)}\n")
+
+
+def _printable(text: str) -> str:
+    """One line of inert text: messages quote the schema and the data."""
+    return terminal.safe(text, 2000).plain
 
 
 def run() -> None:

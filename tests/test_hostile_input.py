@@ -284,3 +284,20 @@ def test_terminal_output_cannot_be_rewritten_by_the_data_or_the_schema(tmp_path)
     done = run("compare", schema, gt, tmp_path / "one.json", "--format", "json")
     assert done.returncode == 0, done.stderr
     assert b'"pred": 123456789012345678901234567890' in done.stdout
+
+
+def test_schema_check_names_keyword_typos_and_warns_about_unknown_keywords(tmp_path):
+    schema = tmp_path / "s.json"
+    schema.write_bytes(orjson.dumps({"type": "object", "$defs": {"Row": {"type": "object", "properties": {
+        "qty": {"type": "integer", "minimun": 0}}}}, "properties": {
+        "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
+        "weight": {"anyOf": [{"type": "number", "unit": "kg"}, {"type": "null"}]}}}))
+    done = run("schema", "check", schema)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (f"stickler: error: {schema}: /$defs/Row/properties/qty: unknown keyword "
+                                    "'minimun' (did you mean 'minimum'?)\n")
+    schema.write_bytes(schema.read_bytes().replace(b"minimun", b"minimum"))
+    done = run("schema", "check", schema)
+    assert done.returncode == 0
+    assert done.stderr.decode() == (f"stickler: warning: {schema}: /properties/weight/anyOf/0: "
+                                    "unknown keyword 'unit' is ignored\n")

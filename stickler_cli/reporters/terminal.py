@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text

@@ -1,0 +1,61 @@
+"""Unknown JSON Schema keywords: a likely typo of a real keyword is an error, anything else a warning.
+
+JSON Schema ignores keywords it does not know, so ``"requird": ["id"]`` or
+``"maxLenght": 10`` silently does nothing. ``stickler schema check`` walks
+every subschema and reports each unknown keyword, with the keyword it
+probably meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Iterator
+
+# Draft 7 and 2020-12, validation, applicators, annotations and core; plus OpenAPI's "example"
+# and "nullable", which schemas exported from OpenAPI carry.
+KNOWN = frozenset("""
+$schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $comment $defs definitions $recursiveRef
+$recursiveAnchor type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength
+minLength pattern maxItems minItems uniqueItems maxContains minContains maxProperties minProperties required
+dependentRequired dependencies properties patternProperties additionalProperties propertyNames items
+prefixItems additionalItems contains unevaluatedItems unevaluatedProperties allOf anyOf oneOf not if then
+else dependentSchemas format contentEncoding contentMediaType contentSchema title description default
+deprecated readOnly writeOnly examples example nullable
+""".split())
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_VALUES = ("items", "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
+                  "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
+
+
+def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
+    """(JSON pointer of the subschema, unknown keyword, the known keyword it is close to or None)."""
+    stack: list[tuple[Any, str]] = [(schema, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key in node:
+            if isinstance(key, str) and key not in KNOWN and not key.startswith("x-"):
+                close = difflib.get_close_matches(key, sorted(KNOWN), n=1, cutoff=0.8)
+                yield pointer or "/", key, close[0] if close else None
+        for name in _SCHEMA_MAPS:
+            children = node.get(name)
+            if isinstance(children, dict):
+                stack.extend((child, f"{pointer}/{name}/{_escape(key)}") for key, child in children.items())
+        for name in _SCHEMA_LISTS:
+            children = node.get(name)
+            if isinstance(children, list):
+                stack.extend((child, f"{pointer}/{name}/{k}") for k, child in enumerate(children))
+        for name in _SCHEMA_VALUES:
+            if name in node:
+                child = node[name]
+                if isinstance(child, list):  # draft 7 tuple items
+                    stack.extend((c, f"{pointer}/{name}/{k}") for k, c in enumerate(child))
+                else:
+                    stack.append((child, f"{pointer}/{name}"))
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
