@@ -301,3 +301,48 @@ def test_schema_check_names_keyword_typos_and_warns_about_unknown_keywords(tmp_p
     assert done.returncode == 0
     assert done.stderr.decode() == (f"stickler: warning: {schema}: /properties/weight/anyOf/0: "
                                     "unknown keyword 'unit' is ignored\n")
+
+
+def _write_json(path, value):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(orjson.dumps(value))
+    return path
+
+
+def test_file_references_stay_in_the_schema_directory_and_never_fetch(tmp_path):
+    from stickler_cli import load_schema
+
+    base = tmp_path / "schemas"
+    _write_json(base / "common.json", {"$defs": {
+        "Money": {"type": "number", "x-aws-stickler-comparator": "NumericComparator",
+                  "x-aws-stickler-comparator-config": {"absolute_tolerance": 0.01}}}})
+    _write_json(base / "defs" / "item.json", {"type": "object", "properties": {
+        "sku": {"$ref": "#/$defs/Sku"}, "price": {"$ref": "../common.json#/$defs/Money"}},
+        "$defs": {"Sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}})
+    main_schema = _write_json(base / "invoice.json", {"type": "object", "properties": {
+        "total": {"$ref": "common.json#/$defs/Money"},
+        "items": {"type": "array", "items": {"$ref": "defs/item.json"}}}})
+    plan = load_schema(main_schema)
+    assert [(f.path, f.comparator_name) for f in plan.fields] == [
+        ("total", "NumericComparator"), ("items", ""), ("items.sku", "ExactComparator"),
+        ("items.price", "NumericComparator")]
+    from stickler_cli.engine import Engine
+    doc = Engine(plan).compare({"total": 10, "items": [{"sku": "A", "price": 1.0}]},
+                               {"total": 10.005, "items": [{"sku": "A", "price": 1.02}]})
+    assert doc.field_scores == {"total": 1.0, "items": pytest.approx(0.5)}
+
+    def refused(ref, message, where=base):
+        schema = _write_json(where / "s.json", {"type": "object", "properties": {"a": {"$ref": ref}}})
+        done = run("schema", "check", schema)
+        assert done.returncode == 2 and message in done.stderr.decode(), done.stderr
+        assert b"Traceback" not in done.stderr
+
+    _write_json(tmp_path / "outside.json", {"type": "string"})
+    refused("../outside.json", "leaves the schema's directory")
+    (base / "link.json").symlink_to(tmp_path / "outside.json")
+    refused("link.json", "leaves the schema's directory")
+    refused("https://example.com/s.json", "references are never fetched")
+    refused("missing.json", "referenced file 'missing.json' not found")
+    _write_json(base / "a.json", {"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "b.json#/$defs/B"}}}}})
+    _write_json(base / "b.json", {"$defs": {"B": {"type": "object", "properties": {"a": {"$ref": "a.json#/$defs/A"}}}}})
+    refused("a.json#/$defs/A", "recursive")

@@ -17,7 +17,7 @@ from .. import comparators
 from ..errors import SchemaError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import extensions as ext
-from .refs import resolve
+from .refs import bundle, resolve
 
 PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
 
@@ -60,6 +60,10 @@ def load_schema(path: str | Path) -> Plan:
     except orjson.JSONDecodeError as exc:
         raise SchemaError(f"not valid JSON: {exc}", "/", source) from None
     try:
+        if isinstance(schema, dict):
+            schema, bundled = bundle(schema, Path(path).parent)
+            if bundled:  # the files referenced are part of what the hash stands for
+                data = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
         return compile_schema(schema, source=source, sha256=hashlib.sha256(data).hexdigest())
     except SchemaError as exc:
         raise exc.with_source(source) from None
