@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -58,8 +59,11 @@ def _key(source: PlanSource) -> str:
 
 
 def built(source: PlanSource) -> tuple[Engine, Plan]:
-    """This process's engine for ``source``, built on first use (workers score many chunks)."""
-    key = _key(source)
+    """This thread's engine for ``source``, built on first use (workers score many chunks).
+
+    Per thread: an engine keeps the batch it is scoring, and Dask may run tasks in threads.
+    """
+    key = f"{_key(source)}\0{threading.get_ident()}"
     if key not in _built:
         plan = source.build()
         _built[key] = (Engine(plan), plan)

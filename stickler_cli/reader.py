@@ -105,6 +105,7 @@ def _lines(path: str, stats: PairingStats, progress: bool = False) -> Iterator[t
         return
     with _open(path) as handle:
         raw_file = getattr(handle, "fileobj", None) or handle  # the compressed stream of a .gz
+        progress = progress and raw_file.seekable()  # a pipe has no position to report
         done = stats.gt_bytes_read
         offset = number = 0
         try:
@@ -173,7 +174,7 @@ def decode(content: bytes) -> Any:
     try:
         value = orjson.loads(content)
     except orjson.JSONDecodeError as exc:
-        if not _NON_FINITE.search(content):
+        if not (_NON_FINITE.search(content) or _LONG_NUMBER.search(content)):
             raise
         return _lenient(content, exc)
     if _LONG_NUMBER.search(content):

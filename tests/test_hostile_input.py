@@ -346,3 +346,30 @@ def test_file_references_stay_in_the_schema_directory_and_never_fetch(tmp_path):
     _write_json(base / "a.json", {"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "b.json#/$defs/B"}}}}})
     _write_json(base / "b.json", {"$defs": {"B": {"type": "object", "properties": {"a": {"$ref": "a.json#/$defs/A"}}}}})
     refused("a.json#/$defs/A", "recursive")
+
+
+def test_review_findings_pipes_overflow_keywords_deep_values(files, tmp_path):
+    schema, write = files
+    many = [dict(GT[k % 3], id=f"d{k}") for k in range(700)]
+    gt, pred = write("g.jsonl", jsonl(many)), write("p.jsonl", jsonl(many))
+    # Ground truth from a pipe past the 256th line (the progress position is not asked of a pipe).
+    piped = report(run("eval", schema, "-", pred, "--format", "json", stdin=jsonl(many)))
+    assert piped["document_count"] == 700 and piped["errors"] == []
+    # A number beyond float64 beside a plain one: no numpy warning reaches the user.
+    rows = write("rows.json", orjson.dumps({"type": "object", "properties": {"r": {"type": "array", "items": {
+        "type": "object", "properties": {"v": {"type": "number"}}}}}}))
+    big = write("big.jsonl", b'{"r": [{"v": 1.7e308}, {"v": "12"}]}\n')
+    done = run("eval", rows, big, big)
+    assert done.returncode == 0 and done.stderr == b""
+    # Draft 4's "id" is a keyword, not a typo of "$id".
+    legacy = write("legacy.json", orjson.dumps({"id": "http://x/s", "type": "object", "properties": {"a": {"type": "string"}}}))
+    assert run("schema", "check", legacy).returncode == 0
+    # A value nested 600 levels, written to JSON by stickler compare.
+    one = write("one.json", b'{"id": ' + b"[" * 600 + b"]" * 600 + b"}")
+    done = run("compare", schema, write("g1.json", b'{"id": "a"}'), one, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert b"nested deeper than 200 levels" in done.stdout
+    # 400 digits without an exponent: beyond float64, read as infinity as Python's json does.
+    one_gt = write("g400.jsonl", jsonl(GT[:1]))
+    assert report(run("eval", schema, one_gt, write("p400.jsonl", b'{"total": ' + b"9" * 400 + b"}\n"),
+                      "--format", "json"))["errors"] == []

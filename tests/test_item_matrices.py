@@ -218,3 +218,22 @@ def test_a_failure_in_a_prepared_batch_is_reported_with_its_own_document():
         assert [r.tally[5 * plan.root.field("items").index] for r in results] == [1, 1, 0, 1]  # TP pairs
     finally:
         registry._BY_NAME.pop("TestBrittle", None)
+
+
+def test_a_batch_of_one_item_pair_adds_fields_in_order():
+    """Nine fields and a single item pair: numpy's sum would add pairwise and change the last bit,
+    turning a similarity of exactly 0.5 minus one ulp into 0.5 (found in review)."""
+    weights = [1.1, 1.3, 0.45, 1.3, 0.45, 1.1, 1.1, 0.7, 0.1]
+    plan = compile_schema({"type": "object", "properties": {"items": {
+        "type": "array", "items": {"type": "object", "x-aws-stickler-match-threshold": 0.5, "properties": {
+            f"f{k}": {"type": "string", "x-aws-stickler-comparator": "ExactComparator", "x-aws-stickler-weight": w}
+            for k, w in enumerate(weights)}}}}})
+    gt = {"items": [{f"f{k}": "a" for k in range(9)}]}
+    pred = {"items": [{f"f{k}": "b" if k in (1, 3, 6, 8) else "a" for k in range(9)}]}
+    alone = Engine(plan).compare(gt, pred)
+    batched = Engine(plan)
+    batched.prepare([(gt, pred)])
+    assert batched._prepared
+    assert _outcome(batched.compare(gt, pred)) == _outcome(alone)
+    items = plan.root.field("items").index
+    assert alone.tally[5 * items: 5 * items + 2] == [0, 0] and alone.tally[5 * items + 2] == 1  # FD: below 0.5

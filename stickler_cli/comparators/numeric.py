@@ -115,7 +115,10 @@ class NumericComparator(Comparator):
         distance sits within 1e-9 (relative) of the tolerance, are re-decided
         by the exact Decimal rule.
         """
-        rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+        with np.errstate(over="ignore", invalid="ignore"):  # huge values overflow to inf: decided exactly below
+            return self._cells(gts, preds, np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp))
+
+    def _cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         fa, plain_a = _floats(gts)
         fb, plain_b = _floats(preds)
         fa, plain_a, fb, plain_b = fa[rows], plain_a[rows], fb[cols], plain_b[cols]

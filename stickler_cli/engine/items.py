@@ -86,15 +86,26 @@ def combine(arrays: ModelArrays, raw: np.ndarray, both: np.ndarray,
     else:
         score[arrays.primitive] = gated[arrays.primitive]
     score[both] = 1.0
-    # Sums over the field axis add field after field, as the scalar path does.
     weights = arrays.weights[along]
-    doc_num = (score * weights).sum(axis=0)
-    sim_num = np.where(both, 0.0, raw * weights).sum(axis=0)
-    sim_den = np.where(both, 0.0, weights).sum(axis=0)
+    doc_num = _field_sum(score * weights)
+    sim_num = _field_sum(np.where(both, 0.0, raw * weights))
+    sim_den = _field_sum(np.where(both, 0.0, weights))
     shape = raw.shape[1:]
     docs = doc_num / arrays.total_weight if arrays.total_weight else np.ones(shape)
     sims = np.divide(sim_num, sim_den, out=np.ones(shape), where=sim_den != 0)
     return docs, sims
+
+
+def _field_sum(values: np.ndarray) -> np.ndarray:
+    """The sum over the field axis, field after field, as the scalar path adds.
+
+    Not ``values.sum(axis=0)``: numpy may add pairwise (it does for 8 fields
+    or more when there is a single pair), which changes the last bit.
+    """
+    total = values[0].copy()
+    for row in values[1:]:
+        total += row
+    return total
 
 
 def cell_grid(sizes: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, list[int]]:

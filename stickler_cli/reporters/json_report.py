@@ -23,14 +23,20 @@ def dumps(report: dict[str, Any]) -> bytes:
         return json.dumps(_finite(report), indent=2, ensure_ascii=False, default=str).encode() + b"\n"
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and infinities as None (as orjson writes them), at any depth."""
+DEEPEST = 200  # levels written by the fallback; deeper values are replaced by a note
+
+
+def _finite(value: Any, depth: int = 0) -> Any:
+    """``value`` with NaN and infinities as None (as orjson writes them) and nothing nested
+    deeper than DEEPEST levels, which Python's json could not write."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, (dict, list, tuple)) and depth >= DEEPEST:
+        return f"<nested deeper than {DEEPEST} levels>"
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: _finite(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
+        return [_finite(v, depth + 1) for v in value]
     return value
 
 

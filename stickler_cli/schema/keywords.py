@@ -11,8 +11,8 @@ from __future__ import annotations
 import difflib
 from typing import Any, Iterator
 
-# Draft 7 and 2020-12, validation, applicators, annotations and core; plus OpenAPI's "example"
-# and "nullable", which schemas exported from OpenAPI carry.
+# Draft 7 and 2020-12, validation, applicators, annotations and core; draft 4's "id"; OpenAPI's
+# "example" and "nullable", which schemas exported from OpenAPI carry.
 KNOWN = frozenset("""
 $schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $comment $defs definitions $recursiveRef
 $recursiveAnchor type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength
@@ -20,7 +20,7 @@ minLength pattern maxItems minItems uniqueItems maxContains minContains maxPrope
 dependentRequired dependencies properties patternProperties additionalProperties propertyNames items
 prefixItems additionalItems contains unevaluatedItems unevaluatedProperties allOf anyOf oneOf not if then
 else dependentSchemas format contentEncoding contentMediaType contentSchema title description default
-deprecated readOnly writeOnly examples example nullable
+deprecated readOnly writeOnly examples example nullable id
 """.split())
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -38,7 +38,7 @@ def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
             continue
         for key in node:
             if isinstance(key, str) and key not in KNOWN and not key.startswith("x-"):
-                close = difflib.get_close_matches(key, sorted(KNOWN), n=1, cutoff=0.8)
+                close = difflib.get_close_matches(key, sorted(KNOWN), n=1, cutoff=0.85)
                 yield pointer or "/", key, close[0] if close else None
         for name in _SCHEMA_MAPS:
             children = node.get(name)
