@@ -31,7 +31,7 @@ from .items import (ModelArrays, batch_routes, cell_grid, combine, find_lists, i
                     plain_values)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
 from .prefetch import collect, models_needed, prefetching_fields
-from .values import as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
+from .values import EMPTIABLE, as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
 
 LABELS = ("TP", "FA", "FD", "FN", "TN")
@@ -46,7 +46,6 @@ SMALL_MATRIX = 2
 BATCH_PAIRS = 256
 
 _MISSING = object()
-_EMPTIABLE = (str, list, dict)  # types whose empty value is null
 _PRIMITIVE = Kind.PRIMITIVE  # a module constant: looked up once per field in the hottest loop
 
 
@@ -238,8 +237,8 @@ class Engine:
     def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str,
                    similarity: float | None = None):
         """One leaf; ``where`` is the enclosing object's display path (for explaining only)."""
-        g_null = g is None or (type(g) in _EMPTIABLE and not g)  # values.is_null, inlined: the hottest line
-        p_null = p is None or (type(p) in _EMPTIABLE and not p)
+        g_null = g is None or (type(g) in EMPTIABLE and not g)  # values.is_null, inlined: the hottest line
+        p_null = p is None or (type(p) in EMPTIABLE and not p)
         if res is not None and (not p_null or conf is not None):
             res.predicted_leaves += 1
         if g_null or p_null:

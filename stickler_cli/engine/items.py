@@ -16,10 +16,9 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..plan import FieldPlan, Kind, ModelPlan
-from .values import as_list, is_null_list, unwrap
+from .values import EMPTIABLE, as_list, is_null_list, unwrap
 
 _MISSING = object()
-_EMPTIABLE = (str, list, dict)  # types whose empty value is null
 
 
 class ModelArrays(NamedTuple):
@@ -61,7 +60,7 @@ def plain_values(f: FieldPlan, items: list[dict]) -> list:
 
 def null_mask(values: list) -> np.ndarray:
     """Which values are null (None, "", [] or {}), as ``values.is_null`` says."""
-    return np.array([v is None or (type(v) in _EMPTIABLE and not v) for v in values], dtype=bool)
+    return np.array([v is None or (type(v) in EMPTIABLE and not v) for v in values], dtype=bool)
 
 
 def combine(arrays: ModelArrays, raw: np.ndarray, both: np.ndarray,

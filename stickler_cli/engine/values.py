@@ -12,6 +12,9 @@ def unwrap(value: Any) -> tuple[Any, Any]:
     return value, None
 
 
+EMPTIABLE = (str, list, dict)  # the types whose empty value is null (the hot loops test it inline)
+
+
 def is_null(value: Any) -> bool:
     """None, "", {} and [] are null (a whitespace string is a value)."""
     if value is None:
