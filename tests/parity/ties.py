@@ -22,6 +22,8 @@ from stickler_cli.engine import Engine
 from stickler_cli.plan import Plan
 
 _TOL = 1e-12
+# The engine methods that pair primitive lists (the probe tells list kinds apart by the caller).
+PRIMITIVE_PAIRING = {"_primitive_list", "_primitive_pairs"}
 
 
 def is_ambiguous(matrix, primitive: bool = False) -> bool:
@@ -55,7 +57,7 @@ def probe() -> Iterator[list[bool]]:
 
     def checked(matrix, tie_break=None):
         caller = sys._getframe(1).f_code.co_name  # which list kind is being paired
-        if is_ambiguous(matrix, primitive=caller == "_primitive_list"):
+        if is_ambiguous(matrix, primitive=caller in PRIMITIVE_PAIRING):
             seen.append(True)
         return original(matrix, tie_break)
 
