@@ -27,7 +27,7 @@ from . import state_file
 from .evaluate import evaluate_files
 from .parallel import available_cores
 from .plan import Kind, Plan
-from .reader import check_readable, decode, file_size
+from .reader import STDIN, check_readable, decode, file_size
 from .reporters.progress import progress_bar
 from .shards import resolve_shards
 from .report import build_report
@@ -138,7 +138,7 @@ def eval_command(
     _load_plugins(plugin)
     shards = resolve_shards(ground_truth, predictions)
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
-    if dask and "-" in inputs:
+    if dask and STDIN in inputs:
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
     check_readable(schema, *inputs)
     _check_targets(output, save_state, [schema, *inputs])
@@ -257,10 +257,11 @@ def schema_check(
     _load_plugins(plugin)
     plan = load_schema(schema)
     _check_json_schema(plan.schema, schema)
-    for pointer, key, meant in sorted(unknown_keywords(plan.schema)):
+    unknown = sorted(unknown_keywords(plan.schema))
+    for pointer, key, meant in unknown:
         if meant:
             raise SchemaError(f"unknown keyword {key!r} (did you mean {meant!r}?)", pointer, schema)
-    for pointer, key, _ in sorted(unknown_keywords(plan.schema)):
+    for pointer, key, _ in unknown:
         sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: "
                          f"unknown keyword {_printable(key)!r} is ignored\n")
     console = Console()

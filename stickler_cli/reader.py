@@ -76,6 +76,7 @@ class PairingStats:
 
 
 STDIN = "-"
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
 
 
 def _open(path: str) -> BinaryIO:
@@ -115,8 +116,8 @@ def _lines(path: str, stats: PairingStats, progress: bool = False) -> Iterator[t
                 if progress and number % 256 == 0:
                     stats.gt_bytes_read = done + raw_file.tell()
                 content = raw.strip()
-                if number == 1 and content.startswith(b"\xef\xbb\xbf"):
-                    content = content[3:].strip()
+                if number == 1 and content.startswith(BOM):
+                    content = content.removeprefix(BOM).strip()
                 if not content:
                     stats.blank_lines += 1
                     continue
@@ -148,8 +149,7 @@ def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, R
             data = handle.read()
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"cannot read compressed data: {exc}", path) from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = data.removeprefix(BOM)
     try:
         value = decode(data)
     except ValueError as exc:
@@ -363,7 +363,7 @@ def pair_by_id(
                 content = where
             else:
                 handle.seek(where)
-                content = handle.readline().strip().removeprefix(b"\xef\xbb\xbf")
+                content = handle.readline().strip().removeprefix(BOM)
             pred, _ = _parse(content)
             stats.paired += 1
             yield Pair(key, gt, pred, gt_number, pred_number, errors)
@@ -380,7 +380,7 @@ def _orphan(source: str, line: int, message: str, doc_id: str | None = None) -> 
 def check_readable(*paths: str) -> None:
     """Fail before any work when an input file is missing or unreadable."""
     for path in paths:
-        if path == "-":
+        if path == STDIN:
             continue
         p = Path(path)
         if not p.exists():

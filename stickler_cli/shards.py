@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
+from .reader import STDIN
 
 GLOB_CHARS = frozenset("*?[")
 
@@ -36,8 +37,8 @@ def shard_name(path: str) -> str:
 
 def resolve_shards(ground_truth: str, predictions: str) -> list[Shard]:
     """The shard pairs two arguments name, in file-name order."""
-    if ground_truth == "-" and predictions == "-":
-        raise InputError("only one of ground truth and predictions can be read from standard input", "-")
+    if ground_truth == STDIN and predictions == STDIN:
+        raise InputError("only one of ground truth and predictions can be read from standard input", STDIN)
     if not is_pattern(ground_truth) and not is_pattern(predictions):
         return [Shard(ground_truth, predictions)]
     if not (is_pattern(ground_truth) and is_pattern(predictions)):

@@ -21,7 +21,7 @@ _NOT_NUMERIC = re.compile(r"[^0-9.\-]")
 SMALL_PAIRS = 64  # up to this many pairs, a Python loop beats array set-up
 _EXACT_INT = 2 ** 53  # integers up to this size are exact in float64
 _FLOAT_MAX = Decimal("1e300")  # parsed numbers beyond this are decided by Decimal alone
-_FLOAT_CUT = 1e300
+_FLOAT_CUT = float(_FLOAT_MAX)
 _ARRAY_KINDS = {float, int, type(None)}
 
 

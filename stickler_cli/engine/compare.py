@@ -27,8 +27,8 @@ import numpy as np
 
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
-from .items import (ModelArrays, batch_routes, cell_grid, combine, find_lists, items, model_arrays, null_mask,
-                    plain_values)
+from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, find_lists, items, model_arrays,
+                    null_mask, plain_values, weight_total)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
 from .prefetch import collect, models_needed, prefetching_fields
 from .values import EMPTIABLE, as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
@@ -66,11 +66,8 @@ class Engine:
         # sum of the weights (added in field order, as the loop would add them).
         self._rows: dict[int, tuple[tuple, float]] = {}
         for model in _models(plan.root):
-            total = 0.0
-            for f in model.fields:
-                total += f.weight
             self._rows[id(model)] = (tuple((f.key, f.default, f.index, f.kind is _PRIMITIVE, f.weight, f)
-                                           for f in model.fields), total)
+                                           for f in model.fields), weight_total(model))
         self._routes = batch_routes(plan.root)
         # (list field index, id(gt list), id(pred list)) -> the lists and their item pairs'
         # scores, computed by ``prepare`` for the current batch of documents.
@@ -366,8 +363,7 @@ class Engine:
             return [(rows[a], cols[b]) for a, b in local]
 
         def key(item: Any) -> Any:
-            item = item if type(item) is dict else {}
-            return item_key([plain_values(field, [item])[0] for field in model.fields])
+            return item_key([field_value(item, field) for field in model.fields])
 
         pairs, how = bounded_pairs([key(a) for a in gv], [key(b) for b in pv], best)
         docs: dict[tuple[int, int], float] = {}

@@ -36,14 +36,20 @@ class ModelArrays(NamedTuple):
 def model_arrays(model: ModelPlan) -> ModelArrays:
     primitive = np.array([f.kind is Kind.PRIMITIVE for f in model.fields], dtype=bool)
     clips = np.array([f.clip for f in model.fields], dtype=bool) & primitive
-    total = 0.0
-    for f in model.fields:  # added in field order, as Engine._model adds them
-        total += f.weight
     return ModelArrays(
         weights=np.array([f.weight for f in model.fields], dtype=float),
         thresholds=np.array([f.threshold for f in model.fields], dtype=float),
-        clips=clips, primitive=primitive, total_weight=total,
+        clips=clips, primitive=primitive, total_weight=weight_total(model),
         all_primitive=bool(primitive.all()), any_clip=bool(clips.any()))
+
+
+def weight_total(model: ModelPlan) -> float:
+    """The sum of the fields' weights, added in field order as ``Engine._model`` adds them
+    (not ``sum()``, which adds floats with compensation from Python 3.12)."""
+    total = 0.0
+    for f in model.fields:
+        total += f.weight
+    return total
 
 
 def plain_values(f: FieldPlan, items: list[dict]) -> list:
@@ -167,8 +173,6 @@ def find_lists(docs: Sequence[tuple[Any, Any]], route: Sequence[FieldPlan], f: F
             gt, pred = field_value(gt, step), field_value(pred, step)
             if gt is None or pred is None:
                 break
-            gt = gt if type(gt) is dict else {}
-            pred = pred if type(pred) is dict else {}
         else:
             g, p = field_value(gt, f), field_value(pred, f)
             if not (is_null_list(g) or is_null_list(p)):

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from ..errors import UsageError
+from ..reader import STDIN
 
 
 def dumps(report: dict[str, Any]) -> bytes:
@@ -52,7 +53,7 @@ def check_writable(path: str, inputs: list[str]) -> None:
         raise UsageError(f"{path}: not writable")
     resolved = target.resolve()
     for given in inputs:
-        if given != "-" and Path(given).exists() and Path(given).resolve() == resolved:
+        if given != STDIN and Path(given).exists() and Path(given).resolve() == resolved:
             raise UsageError(f"{path}: refusing to overwrite an input file with the report")
 
 

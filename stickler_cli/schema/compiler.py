@@ -17,7 +17,7 @@ from .. import comparators
 from ..errors import SchemaError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import extensions as ext
-from .refs import bundle, resolve
+from .refs import bundle, escape, resolve
 
 PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
 
@@ -106,7 +106,7 @@ class _Compiler:
         match = ext.get(node, "match-threshold", pointer)
         fields = []
         for key, sub in properties.items():
-            sub_pointer = f"{pointer}/properties/{_escape(key)}"
+            sub_pointer = f"{pointer}/properties/{escape(key)}"
             if not isinstance(sub, dict):
                 raise SchemaError("a property schema must be an object", sub_pointer)
             path = f"{prefix}{key}"
@@ -288,7 +288,7 @@ class _Compiler:
             return comparator, comparator.name
         except comparators.ComparatorConfigError as exc:
             if exc.key is not None:
-                where = f"{pointer}/{ext.PREFIX}comparator-config/{_escape(exc.key)}"
+                where = f"{pointer}/{ext.PREFIX}comparator-config/{escape(exc.key)}"
             elif ext.PREFIX + "comparator" in node:
                 where = f"{pointer}/{ext.PREFIX}comparator"
             else:
@@ -315,7 +315,3 @@ class _Compiler:
         for key in ("comparator", "comparator-config"):
             if ext.PREFIX + key in node:
                 raise SchemaError(f"'{ext.PREFIX}{key}' has no effect here: {why}", pointer)
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")

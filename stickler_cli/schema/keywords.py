@@ -11,6 +11,8 @@ from __future__ import annotations
 import difflib
 from typing import Any, Iterator
 
+from .refs import escape
+
 # Draft 7 and 2020-12, validation, applicators, annotations and core; draft 4's "id"; OpenAPI's
 # "example" and "nullable", which schemas exported from OpenAPI carry.
 KNOWN = frozenset("""
@@ -43,7 +45,7 @@ def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
         for name in _SCHEMA_MAPS:
             children = node.get(name)
             if isinstance(children, dict):
-                stack.extend((child, f"{pointer}/{name}/{_escape(key)}") for key, child in children.items())
+                stack.extend((child, f"{pointer}/{name}/{escape(key)}") for key, child in children.items())
         for name in _SCHEMA_LISTS:
             children = node.get(name)
             if isinstance(children, list):
@@ -55,7 +57,3 @@ def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
                     stack.extend((c, f"{pointer}/{name}/{k}") for k, c in enumerate(child))
                 else:
                     stack.append((child, f"{pointer}/{name}"))
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")

@@ -58,7 +58,7 @@ def bundle(schema: dict, directory: Path) -> tuple[dict, bool]:
                 ref = node.get("$ref")
                 if isinstance(ref, str):
                     node["$ref"] = local(ref, key, here, pointer)
-                stack.extend((value, f"{pointer}/{_escape(name)}") for name, value in node.items() if name != "$ref")
+                stack.extend((value, f"{pointer}/{escape(name)}") for name, value in node.items() if name != "$ref")
             elif isinstance(node, list):
                 stack.extend((value, f"{pointer}/{k}") for k, value in enumerate(node))
 
@@ -72,7 +72,7 @@ def bundle(schema: dict, directory: Path) -> tuple[dict, bool]:
             key = load(name, here, where)
         if key is None:
             return ref
-        return f"#/{FILES}/{_escape(key)}{fragment}"
+        return f"#/{FILES}/{escape(key)}{fragment}"
 
     rewrite(schema, None, top)
     if files:
@@ -81,7 +81,8 @@ def bundle(schema: dict, directory: Path) -> tuple[dict, bool]:
     return schema, bool(files)
 
 
-def _escape(token: str) -> str:
+def escape(token: str) -> str:
+    """A key as one JSON pointer token (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
     return token.replace("~", "~0").replace("/", "~1")
 
 
