@@ -18,7 +18,7 @@ from .errors import SticklerError
 from .plan import Plan
 from .reader import DataError
 
-STATE_VERSION = 2  # 2: confidence pairs grouped, with counts
+STATE_VERSION = 3  # 2: confidence pairs grouped, with counts; 3: schema conformance
 
 
 class Accumulator:
@@ -36,6 +36,11 @@ class Accumulator:
         self.confidences = ConfidenceStore()
         self.predicted_leaves = 0
         self.errors: list[dict[str, Any]] = []
+        # Schema conformance of the predictions read: how many were checked, how many
+        # conform, and the violations as {field path: {keyword: count}}.
+        self.schema_checked = 0
+        self.schema_valid = 0
+        self.violations: dict[str, dict[str, int]] = {}
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
                       "missing_predictions": 0, "invalid_predictions": 0}
 
@@ -57,6 +62,15 @@ class Accumulator:
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
         self.confidences.extend(doc.confidences)
+
+    def add_conformance(self, violations: list[tuple[str, str]]) -> None:
+        self.schema_checked += 1
+        if not violations:
+            self.schema_valid += 1
+            return
+        for path, keyword in violations:
+            counts = self.violations.setdefault(path, {})
+            counts[keyword] = counts.get(keyword, 0) + 1
 
     def add_error(self, error: DataError) -> None:
         self.errors.append(error.as_dict())
@@ -81,6 +95,8 @@ class Accumulator:
             "confidence": {**self.confidences.state(as_arrays), "predicted_leaves": self.predicted_leaves},
             "errors": list(self.errors),
             "stats": dict(self.stats),
+            "conformance": {"checked": self.schema_checked, "valid": self.schema_valid,
+                            "violations": {path: dict(counts) for path, counts in self.violations.items()}},
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -101,5 +117,12 @@ class Accumulator:
         self.confidences.merge(conf)
         self.predicted_leaves += conf.get("predicted_leaves", 0)
         self.errors.extend(state["errors"])
+        conformance = state["conformance"]
+        self.schema_checked += conformance["checked"]
+        self.schema_valid += conformance["valid"]
+        for path, counts in conformance["violations"].items():
+            mine = self.violations.setdefault(path, {})
+            for keyword, n in counts.items():
+                mine[keyword] = mine.get(keyword, 0) + n
         for key, value in state["stats"].items():
             self.stats[key] = self.stats.get(key, 0) + value

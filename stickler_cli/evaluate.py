@@ -54,6 +54,9 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
     engine = Engine(plan)
     acc = Accumulator(plan)
     for gt, pred in _batched(pairs, engine, list):
+        for key in ("gt_lines", "pred_lines", "paired"):
+            acc.stats[key] += 1
+        acc.add_conformance(engine.conformance.violations(pred))
         doc = engine.compare(gt, pred)
         for message in doc.errors:
             acc.add_error(DataError("<predictions>", None, None, message))
@@ -64,13 +67,14 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
 def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_path: str) -> None:
     """Score paired records into ``acc``: the loop every process runs, serial or not."""
     docs_of = lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]  # noqa: E731
-    stats = acc.stats
+    conformance = engine.conformance
     for pair in _batched(pairs, engine, docs_of):
         for error in pair.errors:
             acc.add_error(error)
+        if pair.pred_read:
+            acc.add_conformance(conformance.violations(pair.pred))
         if pair.gt is None:
             continue
-        stats["invalid_predictions"] += pair.pred_invalid
         doc = engine.compare(pair.gt, pair.pred)
         for message in doc.errors:
             acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
@@ -84,7 +88,8 @@ def read_pairs(shard: Shard, stats: PairingStats, id_field: str | None, strict: 
 
 
 def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:
-    for key in ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions"):
+    for key in ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions",
+                "invalid_predictions"):
         acc.stats[key] += getattr(stats, key)
 
 

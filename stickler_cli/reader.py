@@ -63,6 +63,11 @@ class Pair:
     errors: list[DataError]
     pred_invalid: bool = False  # the prediction line was unusable and is scored as {}
 
+    @property
+    def pred_read(self) -> bool:
+        """A prediction record was read and is a JSON object (so its conformance is checked)."""
+        return self.pred_line is not None and self.pred is not None and not self.pred_invalid
+
 
 @dataclass(slots=True)
 class PairingStats:
@@ -71,6 +76,7 @@ class PairingStats:
     paired: int = 0
     unpaired_predictions: int = 0
     missing_predictions: int = 0
+    invalid_predictions: int = 0  # prediction records that are not a JSON object, paired or not
     blank_lines: int = 0
     gt_bytes_read: int = 0  # of the ground-truth files, as stored on disk (for progress)
 
@@ -286,8 +292,12 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             number = pred_item[0]
             stats.pred_lines += 1
             stats.unpaired_predictions += 1
-            # A prediction past the end of the ground truth is reported, not scored.
-            yield _orphan(pred_path, number, "prediction has no ground truth (more prediction lines than ground-truth lines); not scored")
+            # A prediction past the end of the ground truth is reported, not scored (but its
+            # conformance to the schema is counted).
+            pred, problem = _parse(pred_item[2])
+            stats.invalid_predictions += problem is not None
+            yield _orphan(pred_path, number, "prediction has no ground truth (more prediction lines than ground-truth lines); not scored",
+                          pred=pred)
             continue
         gt_number, _, gt_content = gt_item
         stats.gt_lines += 1
@@ -306,6 +316,7 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
         if problem:
             if strict:
                 raise InputError(f"prediction {problem}", pred_path, pred_number)
+            stats.invalid_predictions += 1
             errors.append(DataError(pred_path, pred_number, doc_id, f"prediction {problem}; scored as empty"))
             yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True)
             continue
@@ -328,12 +339,13 @@ def pair_by_id(
             if strict:
                 raise InputError(f"prediction {problem}", pred_path, number)
             stats.unpaired_predictions += 1
+            stats.invalid_predictions += 1
             early.append(_orphan(pred_path, number, f"prediction {problem}; its id cannot be read, so it is not scored"))
             continue
         key = _id_of(pred, id_field)
         if key is None:
             stats.unpaired_predictions += 1
-            early.append(_orphan(pred_path, number, f"prediction has no {id_field!r}; not scored"))
+            early.append(_orphan(pred_path, number, f"prediction has no {id_field!r}; not scored", pred=pred))
             continue
         if key in index:
             raise InputError(f"duplicate {id_field} {key!r} (first on line {index[key][0]})", pred_path, number)
@@ -362,19 +374,25 @@ def pair_by_id(
             if not isinstance(where, int):
                 content = where
             else:
-                handle.seek(where)
-                content = handle.readline().strip().removeprefix(BOM)
+                content = _read_at(handle, where)
             pred, _ = _parse(content)
             stats.paired += 1
             yield Pair(key, gt, pred, gt_number, pred_number, errors)
-    for key, (number, _) in sorted(index.items(), key=lambda item: item[1][0]):
-        stats.unpaired_predictions += 1
-        yield _orphan(pred_path, number, f"prediction {id_field} {key!r} has no ground truth; not scored", key)
+        for key, (number, where) in sorted(index.items(), key=lambda item: item[1][0]):
+            stats.unpaired_predictions += 1
+            pred, _ = _parse(where if not isinstance(where, int) else _read_at(handle, where))
+            yield _orphan(pred_path, number, f"prediction {id_field} {key!r} has no ground truth; not scored", key, pred)
 
 
-def _orphan(source: str, line: int, message: str, doc_id: str | None = None) -> Pair:
-    """A prediction that cannot be scored: carried only to report its error."""
-    return Pair(doc_id or "", None, None, 0, line, [DataError(source, line, doc_id, message)])
+def _read_at(handle: BinaryIO, offset: int) -> bytes:
+    handle.seek(offset)
+    return handle.readline().strip().removeprefix(BOM)
+
+
+def _orphan(source: str, line: int, message: str, doc_id: str | None = None, pred: dict | None = None) -> Pair:
+    """A prediction that cannot be scored: carried to report its error (and, when it was read,
+    to count its conformance to the schema)."""
+    return Pair(doc_id or "", None, pred, 0, line, [DataError(source, line, doc_id, message)])
 
 
 def check_readable(*paths: str) -> None:

@@ -28,6 +28,7 @@ def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
         block["weight"] = f.weight
         block["threshold"] = f.threshold
         block["comparator"] = f.comparator_name or f.kind.value
+        block["schema_violations"] = sum(acc.violations.get(f.path, {}).values())
         out[f.path] = block
     return out
 
@@ -36,6 +37,21 @@ def overall_metrics(acc: Accumulator) -> dict[str, Any]:
     block: dict[str, Any] = count_block(acc.overall)
     block["weighted_overall_score"] = acc.score_sum / acc.document_count if acc.document_count else 0.0
     return block
+
+
+def schema_conformance(acc: Accumulator) -> dict[str, Any]:
+    """What an extraction team watches first: how many predictions parse, how many obey the schema."""
+    read = acc.stats["pred_lines"]
+    valid_json = read - acc.stats["invalid_predictions"]
+    return {
+        "predictions_read": read,
+        "valid_json": valid_json,
+        "valid_json_rate": valid_json / read if read else None,
+        "checked": acc.schema_checked,
+        "schema_valid": acc.schema_valid,
+        "schema_valid_rate": acc.schema_valid / read if read else None,
+        "violations": sum(n for counts in acc.violations.values() for n in counts.values()),
+    }
 
 
 def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
@@ -56,6 +72,8 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         "document_count": acc.document_count,
         "metrics": overall_metrics(acc),
         "field_metrics": field_metrics(acc),
+        "schema_conformance": schema_conformance(acc),
+        "schema_violations": {path: dict(sorted(acc.violations[path].items())) for path in sorted(acc.violations)},
         "confidence_metrics": _confidence_block(evaluation),
         "errors": list(acc.errors),
         "elapsed_seconds": evaluation.elapsed_seconds,

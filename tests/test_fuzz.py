@@ -95,6 +95,9 @@ def test_the_cli_never_crashes_and_never_loses_a_record(tmp_path_factory, capsys
     records = report["inputs"]["records"]
     assert records["gt_lines"] == report["document_count"]
     assert records["pred_lines"] == records["paired"] + records["unpaired_predictions"]
-    assert records["invalid_predictions"] <= records["paired"]
+    # Every prediction read is either not a JSON object or checked against the schema.
+    conformance = report["schema_conformance"]
+    assert records["invalid_predictions"] + conformance["checked"] == records["pred_lines"]
+    assert conformance["schema_valid"] <= conformance["checked"]
     non_blank = sum(1 for line in pred if line.strip() and line.strip() != b"\xef\xbb\xbf")
     assert records["pred_lines"] <= non_blank

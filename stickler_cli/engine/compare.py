@@ -21,12 +21,14 @@ Semantics (README "What the numbers mean"; worked examples in tests/test_engine.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
+from ..schema.conformance import Conformance
 from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, find_lists, items, model_arrays,
                     null_mask, plain_values, weight_total)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
@@ -72,6 +74,11 @@ class Engine:
         # (list field index, id(gt list), id(pred list)) -> the lists and their item pairs'
         # scores, computed by ``prepare`` for the current batch of documents.
         self._prepared: dict[tuple[int, int, int], tuple] = {}
+
+    @functools.cached_property
+    def conformance(self) -> Conformance:
+        """The plan's schema as a checker of predictions (built on first use)."""
+        return Conformance(self.plan.schema)
 
     @property
     def prefetches(self) -> bool:

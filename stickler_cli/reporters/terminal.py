@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -52,9 +53,15 @@ def render_report(report: dict[str, Any], console: Console) -> None:
                 f"{records.get('unpaired_predictions', 0)} unpaired"
             ),
         )
+    conformance = report.get("schema_conformance")
+    if conformance and conformance["predictions_read"]:
+        read = conformance["predictions_read"]
+        summary.add_row("Valid JSON", _share(conformance["valid_json"], read))
+        summary.add_row("Schema-valid", _share(conformance["schema_valid"], read))
     console.print(summary)
     console.print()
     console.print(field_table(report["field_metrics"]))
+    _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     errors = report["errors"]
     if errors:
@@ -67,11 +74,31 @@ def render_report(report: dict[str, Any], console: Console) -> None:
             console.print(Text(f"  … and {len(errors) - 10} more (see the JSON report)", style="dim"))
 
 
+def _share(part: int, whole: int) -> Text:
+    rate = part / whole
+    return _rate(rate) + Text(f"  ({part} of {whole})", style="dim")
+
+
+def _render_other_violations(violations: dict[str, dict[str, int]], fields: dict[str, Any], console: Console) -> None:
+    """Violations at paths the field table has no row for (the document, extra properties)."""
+    others = [(path, counts) for path, counts in violations.items() if path not in fields]
+    if not others:
+        return
+    console.print(Text("Schema violations outside the field table:", style="bold"))
+    for path, counts in others[:10]:
+        detail = ", ".join(f"{keyword} ×{n}" for keyword, n in counts.items())
+        console.print(Text("  ") + safe(path, 60) + Text(f": {detail}"))
+    if len(others) > 10:
+        console.print(Text(f"  … and {len(others) - 10} more paths (see the JSON report)", style="dim"))
+
+
 def field_table(fields: dict[str, dict[str, Any]]) -> Table:
-    table = Table(title="Fields (worst F1 in bold red)", title_justify="left")
+    # No vertical rules: eleven figures per row still fit an 80-column terminal.
+    table = Table(title="Fields (worst F1 in bold red)", title_justify="left", box=box.SIMPLE_HEAD,
+                  padding=(0, 1, 0, 0), pad_edge=False)
     widest = max((len(p.rsplit(".", 1)[-1]) + 2 * p.count(".") for p in fields), default=5)
     table.add_column("Field", no_wrap=True, min_width=min(widest, 40))
-    for name in ("W", "Score", "TP", "FA", "FD", "FN", "TN", "Prec", "Rec", "F1"):
+    for name in ("W", "Score", "TP", "FA", "FD", "FN", "TN", "Prec", "Rec", "F1", "Viol"):
         table.add_column(name, justify="right", no_wrap=True)
     worst = _worst(fields)
     for path, f in fields.items():
@@ -86,8 +113,13 @@ def field_table(fields: dict[str, dict[str, Any]]) -> Table:
             _rate(f["cm_precision"] if f["tp"] + f["fp"] else None),
             _rate(f["cm_recall"] if f["tp"] + f["fn"] else None),
             _rate(f["cm_f1"] if f["tp"] + f["fp"] + f["fn"] else None),
+            _violations(f.get("schema_violations", 0)),
         )
     return table
+
+
+def _violations(n: int) -> Text:
+    return Text(str(n), style="yellow") if n else Text("0", style="dim")
 
 
 def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:

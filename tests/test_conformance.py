@@ -1,0 +1,222 @@
+"""Schema conformance: the compiled checker against jsonschema, and the counts in the report."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from stickler_cli.cli import main
+from stickler_cli.schema.conformance import ROOT, Conformance, json_equal
+
+
+def jsonschema_violations(schema: dict, record) -> Counter:
+    """The reference: jsonschema's own validator, through the fallback's path mapping."""
+    checker = Conformance(schema)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    checker._check = None
+    checker._fallback = cls(schema)
+    return Counter(checker.violations(record))
+
+
+# -- generated schemas and records --------------------------------------------------------------
+
+KEYS = ("a", "b", "c")
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5, -1.5]),
+                    st.sampled_from(["", "x", "ab", "abc", "A1"]))
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=3),
+                            st.builds(lambda v, c: {"_value": v, "_confidence": c}, inner, st.floats(0, 1))),
+    max_leaves=8,
+)
+types = st.sampled_from(["string", "number", "integer", "boolean", "null", "array", "object"])
+
+
+def schemas(depth: int = 2):
+    leaf = st.fixed_dictionaries({}, optional={
+        "type": st.one_of(types, st.lists(types, min_size=1, max_size=3, unique=True)),
+        "enum": st.lists(scalars, min_size=1, max_size=3),
+        "const": scalars,
+        "minimum": st.integers(-2, 2), "maximum": st.integers(-2, 2),
+        "exclusiveMinimum": st.integers(-2, 2), "exclusiveMaximum": st.sampled_from([0, 1.5, 3]),
+        "minLength": st.integers(0, 3), "maxLength": st.integers(0, 3), "pattern": st.sampled_from(["^a", "[0-9]", "b$"]),
+        "minItems": st.integers(0, 2), "maxItems": st.integers(0, 2),
+        "required": st.lists(st.sampled_from(KEYS), max_size=3, unique=True),
+    })
+    if depth == 0:  # false subschemas: see test_false_subschema
+        return st.one_of(leaf, st.just(True))
+    child = schemas(depth - 1)
+    return st.one_of(leaf, st.builds(
+        lambda base, extra: {**base, **extra}, leaf,
+        st.fixed_dictionaries({}, optional={
+            "properties": st.dictionaries(st.sampled_from(KEYS), child, max_size=3),
+            "additionalProperties": child,
+            "items": child,
+            "anyOf": st.lists(child, min_size=1, max_size=3),
+            "oneOf": st.lists(child, min_size=1, max_size=3),
+            "allOf": st.lists(child, min_size=1, max_size=2),
+        })))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas(), values, st.sampled_from(["https://json-schema.org/draft/2020-12/schema",
+                                           "http://json-schema.org/draft-07/schema#"]))
+def test_compiled_checker_agrees_with_jsonschema(schema, record, draft):
+    schema = {"$schema": draft, **schema} if isinstance(schema, dict) else schema
+    if not isinstance(schema, dict):
+        return
+    checker = Conformance(schema)
+    assert checker.compiled
+    assert Counter(checker.violations(record)) == jsonschema_violations(schema, record)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_refs_follow_the_draft(record):
+    """Before 2019-09 a $ref's siblings are ignored; from 2019-09 on they apply too."""
+    body = {"$defs": {"n": {"type": "number"}}, "properties": {"a": {"$ref": "#/$defs/n", "minimum": 1}}}
+    for draft in ("http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"):
+        schema = {"$schema": draft, **body}
+        assert Counter(Conformance(schema).violations(record)) == jsonschema_violations(schema, record)
+
+
+def test_known_violations_by_hand():
+    schema = {"type": "object", "required": ["id", "total"], "additionalProperties": False,
+              "properties": {"id": {"type": "string"}, "total": {"type": "number", "minimum": 0},
+                             "items": {"type": "array", "items": {"type": "object", "required": ["sku"],
+                                                                   "properties": {"sku": {"type": "string", "pattern": "^S"}}}}}}
+    checker = Conformance(schema)
+    assert checker.compiled
+    assert checker.violations({"id": "A", "total": 1.5, "items": [{"sku": "S1"}]}) == []
+    assert sorted(checker.violations({"total": "12.50", "items": [{"sku": "X"}, {}], "note": 1})) == [
+        (ROOT, "additionalProperties"), ("id", "required"), ("items.sku", "pattern"), ("items.sku", "required"),
+        ("total", "type")]
+    # Rich values are checked as their _value; a negative total breaks the minimum.
+    assert checker.violations({"id": {"_value": "A", "_confidence": 0.9}, "total": {"_value": -1, "_confidence": 1}}) == [
+        ("total", "minimum")]
+    assert checker.violations([1]) == [(ROOT, "type")]
+
+
+def test_false_subschema():
+    """A property whose subschema is false must be absent; reported at the property's path
+    (jsonschema reports it at the parent object's)."""
+    checker = Conformance({"properties": {"a": False}, "items": False})
+    assert checker.violations({"a": None, "b": 1}) == [("a", "false")]
+    assert checker.violations([]) == [] and checker.violations([1]) == [(ROOT, "false")]
+
+
+def test_integer_rules_per_draft():
+    for draft, accepted in (("http://json-schema.org/draft-07/schema#", True),
+                            ("http://json-schema.org/draft-04/schema#", False)):
+        checker = Conformance({"$schema": draft, "properties": {"n": {"type": "integer"}}})
+        assert (checker.violations({"n": 2.0}) == []) is accepted
+        assert checker.violations({"n": True}) == [("n", "type")]
+    assert not Conformance({"$schema": "http://json-schema.org/draft-04/schema#"}).compiled
+
+
+def test_other_keywords_are_checked_by_jsonschema():
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "uniqueItems": True},
+                                               "qty": {"type": "number", "multipleOf": 5}},
+              "required": ["qty", "tags"]}
+    checker = Conformance(schema)
+    assert not checker.compiled
+    assert sorted(checker.violations({"tags": ["a", "a"], "qty": {"_value": 7, "_confidence": 0.5}})) == [
+        ("qty", "multipleOf"), ("tags", "uniqueItems")]
+    assert sorted(checker.violations({})) == [("qty", "required"), ("tags", "required")]
+
+
+def test_json_equal_matches_json_schema():
+    assert json_equal(1, 1.0) and not json_equal(True, 1) and not json_equal(0, False)
+    assert json_equal([1, {"a": 2.0}], [1.0, {"a": 2}]) and not json_equal([1], [True])
+    assert not json_equal("1", 1) and not json_equal(None, False)
+
+
+def test_invalid_pattern_is_a_schema_error():
+    from stickler_cli.errors import SchemaError
+
+    with pytest.raises(SchemaError, match="not a valid regular expression"):
+        Conformance({"properties": {"a": {"type": "string", "pattern": "("}}})
+
+
+# -- end to end: the report's rates and counts --------------------------------------------------
+
+SCHEMA = {
+    "type": "object", "required": ["id", "total"],
+    "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "total": {"type": "number", "minimum": 0, "x-aws-stickler-comparator": "NumericComparator"},
+        "lines": {"type": "array", "items": {"type": "object", "required": ["sku"], "properties": {
+            "sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}},
+    },
+}
+GT = [{"id": "A", "total": 1, "lines": [{"sku": "S"}]}] * 4
+PRED_LINES = [
+    '{"id": "A", "total": 1, "lines": [{"sku": "S"}]}',   # conforms
+    '{"id": "A", "total": "1", "lines": [{}]}',           # total: type; lines.sku: required
+    '{"id": 7, "total": -2}',                             # id: type; total: minimum
+    '{"id": "A", "total": 1',                             # not JSON
+    '{"total": 1}',                                       # no ground truth left; id: required
+]
+
+
+def _run(tmp_path: Path, extra: list[str], capsys) -> dict:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps(SCHEMA))
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text("".join(json.dumps(r) + "\n" for r in GT))
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("\n".join(PRED_LINES) + "\n")
+    assert main(["eval", str(schema), str(gt), str(pred), "-f", "json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("extra", [[], ["--workers", "2"]])
+def test_report_counts_conformance(tmp_path, capsys, extra):
+    report = _run(tmp_path, extra, capsys)
+    assert report["schema_conformance"] == {
+        "predictions_read": 5, "valid_json": 4, "valid_json_rate": 0.8, "checked": 4, "schema_valid": 1,
+        "schema_valid_rate": 0.2, "violations": 5}
+    assert report["schema_violations"] == {"id": {"required": 1, "type": 1}, "lines.sku": {"required": 1},
+                                           "total": {"minimum": 1, "type": 1}}
+    fields = report["field_metrics"]
+    assert [fields[p]["schema_violations"] for p in ("id", "total", "lines", "lines.sku")] == [2, 2, 0, 1]
+    # Scoring stays lenient: the string "1" still matches the number 1.
+    assert fields["total"]["tp"] == 2
+
+
+def test_terminal_shows_the_rates(tmp_path, capsys):
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({**SCHEMA, "additionalProperties": False}))
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text(json.dumps(GT[0]) + "\n")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"id": "A", "total": 1, "extra": true}\n')
+    assert main(["eval", str(schema), str(gt), str(pred)]) == 0
+    out = capsys.readouterr().out
+    assert "Valid JSON" in out and "1.000  (1 of 1)" in out
+    assert "Schema-valid" in out and "0.000  (0 of 1)" in out
+    assert "$: additionalProperties ×1" in out
+
+
+def test_pairing_by_id_checks_unpaired_predictions_too(tmp_path, capsys):
+    """By id, a line that is not JSON cannot be paired: still counted as invalid JSON; a
+    prediction without ground truth is still checked."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps(SCHEMA))
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text(json.dumps({"id": "A", "total": 1}) + "\n")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"id": "B", "total": "x"}\n{"id": "A"\n{"id": "A", "total": 1}\n')
+    assert main(["eval", str(schema), str(gt), str(pred), "--id-field", "id", "-f", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    conformance = report["schema_conformance"]
+    assert (conformance["predictions_read"], conformance["valid_json"], conformance["checked"],
+            conformance["schema_valid"]) == (3, 2, 2, 1)
+    assert report["schema_violations"] == {"total": {"type": 1}}
+    assert report["inputs"]["records"]["invalid_predictions"] == 1
