@@ -25,10 +25,14 @@ install: $(BIN)/stickler
 
 dev: $(VENV)/.dev
 
-## demo: evaluate the bundled fixtures (tables on the terminal, a JSON report in out/)
+## demo: evaluate the bundled fixtures (tables on the terminal; JSON, HTML and JUnit reports in out/).
+## The invoice run has a quality gate the fixtures fail on purpose: its exit code 1 is checked.
 demo: $(BIN)/stickler
 	@mkdir -p out
-	$(BIN)/stickler eval schemas/invoice.json fixtures/invoice/gt.jsonl fixtures/invoice/pred.jsonl -o out/invoice-report.json
+	$(BIN)/stickler eval schemas/invoice.json fixtures/invoice/gt.jsonl fixtures/invoice/pred.jsonl \
+	  --fail-under weighted_overall_score=0.9 --fail-under 'line_items.*.cm_recall=0.8' --show-errors 3 \
+	  -o out/invoice-report.json --html out/invoice-report.html --junit out/invoice-junit.xml; \
+	  test $$? -eq 1 && echo "(exit code 1: a quality gate failed, as this demo intends)"
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 

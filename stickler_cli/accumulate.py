@@ -8,9 +8,10 @@ states of different schemas is refused.
 
 from __future__ import annotations
 
-from typing import Any
-
+import heapq
+from dataclasses import dataclass
 from operator import add
+from typing import Any, Callable
 
 from .confidence.store import ConfidenceStore
 from .engine.result import DocResult, counts_by_field, totals
@@ -18,12 +19,22 @@ from .errors import SticklerError
 from .plan import Plan
 from .reader import DataError
 
-STATE_VERSION = 3  # 2: confidence pairs grouped, with counts; 3: schema conformance
+STATE_VERSION = 3  # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis
+HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a run keeps for error analysis beyond the counts (sent to worker processes as is)."""
+
+    worst: int = 10  # the documents with the lowest scores, kept whole for the report
+    non_matches: bool = False  # every FD/FA/FN comparison, for --non-matches
 
 
 class Accumulator:
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, analysis: Analysis = Analysis()) -> None:
         self.plan = plan
+        self.analysis = analysis
         self.size = len(plan.fields)
         self.top_level = [f.index for f in plan.root.fields]
         self.document_count = 0
@@ -41,6 +52,14 @@ class Accumulator:
         self.schema_checked = 0
         self.schema_valid = 0
         self.violations: dict[str, dict[str, int]] = {}
+        self.score_histogram = [0] * HISTOGRAM_BINS
+        # The ``analysis.worst`` documents with the lowest (score, position in the input):
+        # a heap of (-score, -position, sample), so that its top is the first to give way.
+        self._worst: list[tuple[float, int, dict[str, Any]]] = []
+        # Non-matching comparisons: handed to ``non_match_sink`` as they come (the CLI writes
+        # them out), else kept here (worker processes send them back in their state).
+        self.non_match_sink: Callable[[list[dict[str, Any]]], None] | None = None
+        self.non_matches: list[dict[str, Any]] = []
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
                       "missing_predictions": 0, "invalid_predictions": 0}
 
@@ -57,11 +76,37 @@ class Accumulator:
     def add(self, doc: DocResult) -> None:
         self.document_count += 1
         self.score_sum += doc.score
+        self.score_histogram[min(int(doc.score * HISTOGRAM_BINS), HISTOGRAM_BINS - 1)] += 1
         self.tally = list(map(add, self.tally, doc.tally))
         self.field_score_sum = list(map(add, self.field_score_sum, doc.score_sum))
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
         self.confidences.extend(doc.confidences)
+
+    def is_among_worst(self, score: float) -> bool:
+        """Whether a document of this score, the latest added, belongs among the worst kept."""
+        worst = self._worst
+        return len(worst) < self.analysis.worst or (bool(worst) and score < -worst[0][0])
+
+    def keep_worst(self, score: float, sample: dict[str, Any]) -> None:
+        """Keep the document just added (``sample``: its id, lines, ground truth and prediction)."""
+        entry = (-score, -(self.document_count - 1), sample)
+        if len(self._worst) < self.analysis.worst:
+            heapq.heappush(self._worst, entry)
+        elif self._worst:
+            heapq.heappushpop(self._worst, entry)
+
+    @property
+    def worst(self) -> list[dict[str, Any]]:
+        """The worst documents kept, worst first (ties: earlier in the input first)."""
+        return [{**sample, "score": -score, "position": -position}
+                for score, position, sample in sorted(self._worst, reverse=True)]
+
+    def add_non_matches(self, rows: list[dict[str, Any]]) -> None:
+        if self.non_match_sink is not None:
+            self.non_match_sink(rows)
+        else:
+            self.non_matches.extend(rows)
 
     def add_conformance(self, violations: list[tuple[str, str]]) -> None:
         self.schema_checked += 1
@@ -97,6 +142,9 @@ class Accumulator:
             "stats": dict(self.stats),
             "conformance": {"checked": self.schema_checked, "valid": self.schema_valid,
                             "violations": {path: dict(counts) for path, counts in self.violations.items()}},
+            "score_histogram": list(self.score_histogram),
+            "worst": self.worst,
+            "non_matches": list(self.non_matches),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -108,6 +156,7 @@ class Accumulator:
             raise SticklerError(f"unsupported state version {state.get('state_version')!r}")
         if state.get("schema_sha256") != self.plan.sha256:
             raise SticklerError("cannot merge states made with different schemas (schema hashes differ)")
+        offset = self.document_count  # the state's documents come after this one's
         self.document_count += state["document_count"]
         self.score_sum += state["score_sum"]
         self.tally = list(map(add, self.tally, (c for field in state["counts"] for c in field)))
@@ -117,6 +166,15 @@ class Accumulator:
         self.confidences.merge(conf)
         self.predicted_leaves += conf.get("predicted_leaves", 0)
         self.errors.extend(state["errors"])
+        self.score_histogram = list(map(add, self.score_histogram, state["score_histogram"]))
+        for entry in state["worst"]:
+            sample = {k: v for k, v in entry.items() if k not in ("score", "position")}
+            item = (-entry["score"], -(entry["position"] + offset), sample)
+            heapq.heappush(self._worst, item)
+        while len(self._worst) > self.analysis.worst:
+            heapq.heappop(self._worst)
+        if state["non_matches"]:
+            self.add_non_matches(state["non_matches"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]
         self.schema_valid += conformance["valid"]

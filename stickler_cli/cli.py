@@ -1,12 +1,14 @@
 """The ``stickler`` command: wires readers, the engine and reporters together.
 
-Exit codes (README, "Exit codes"): 0 success; 1 a quality gate failed
-(reserved); 2 usage or input error; 3 internal error. Errors are one line on
+Exit codes (README, "Exit codes"): 0 success; 1 a quality gate failed;
+2 usage or input error; 3 internal error. Errors are one line on
 stderr; ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -17,7 +19,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import comparators
+from . import comparators, gates as quality_gates
+from .accumulate import Analysis
 from .comparators.plugins import PluginError, load_module
 from .comparators.registry import suggest
 from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
@@ -31,7 +34,7 @@ from .reader import STDIN, check_readable, decode, file_size
 from .reporters.progress import progress_bar
 from .shards import resolve_shards
 from .report import build_report
-from .reporters import json_report, terminal
+from .reporters import json_report, junit, markdown, terminal
 from .schema import load_schema
 from .schema.keywords import unknown_keywords
 from .version import __version__
@@ -52,7 +55,8 @@ AUTO_WORKERS_BYTES = 8 * 2**20  # below this much ground truth, starting process
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
 
 # Options that several commands take, declared once.
-FORMAT_OPTION = typer.Option("table", "--format", "-f", help="table (Rich tables) or json (report on stdout).")
+FORMAT_OPTION = typer.Option("table", "--format", "-f",
+                             help="table (Rich tables), json (the report) or markdown, on stdout.")
 TABLE_OR_JSON_OPTION = typer.Option("table", "--format", "-f", help="table or json.")
 OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file.")
 PLUGIN_OPTION = typer.Option(None, "--plugin", help=PLUGIN_HELP)
@@ -61,11 +65,23 @@ METRICS_OPTION = typer.Option("auroc,brier_score,ece,error_capture_at_budget", "
                               help="Comma-separated confidence metrics, computed when predictions carry _confidence.")
 ECE_BINS_OPTION = typer.Option(10, "--ece-bins", help="Equal-width bins for ECE and the reliability diagram.")
 BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", help="Review budgets for error capture, fractions in (0, 1].")
+FAIL_UNDER_OPTION = typer.Option(
+    None, "--fail-under", metavar="METRIC=VALUE",
+    help="Exit 1 when a metric is below VALUE: weighted_overall_score=0.9, invoice_id.cm_f1=0.99, "
+         "'line_items.*.cm_recall=0.8'. Repeatable; also [tool.stickler.fail-under] in pyproject.toml.")
+GATES_OPTION = typer.Option(None, "--gates", help="TOML file whose [fail-under] table holds gates.")
+JUNIT_OPTION = typer.Option(None, "--junit", help="Also write JUnit XML here: a test case per gate and per field.")
+HTML_OPTION = typer.Option(None, "--html", help="Also write a self-contained HTML report here.")
+SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N",
+                                  help="Print the N worst documents with their failing fields.")
+
+FORMATS = ("table", "json", "markdown")
+TABLE_OR_JSON = ("table", "json")
 
 
-def _check_format(output_format: str) -> None:
-    if output_format not in ("table", "json"):
-        raise UsageError(f"--format must be 'table' or 'json', got {output_format!r}")
+def _check_format(output_format: str, allowed: tuple[str, ...] = FORMATS) -> None:
+    if output_format not in allowed:
+        raise UsageError(f"--format must be {', '.join(map(repr, allowed[:-1]))} or {allowed[-1]!r}, got {output_format!r}")
 
 
 def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[ConfidenceMetric]:
@@ -130,29 +146,43 @@ def eval_command(
     save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the run's mergeable state here (see `stickler merge`)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Score the shards on a Dask cluster: tcp://host:8786, or 'local'."),
     show_progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (only on a terminal)."),
+    fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
+    gates_file: Optional[str] = GATES_OPTION,
+    junit_path: Optional[str] = JUNIT_OPTION,
+    html_path: Optional[str] = HTML_OPTION,
+    show_errors: int = SHOW_ERRORS_OPTION,
+    non_matches: Optional[str] = typer.Option(
+        None, "--non-matches", help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Evaluate predictions against ground truth; print tables or a JSON report."""
+    """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
     _check_format(output_format)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
+    gates = quality_gates.collect(fail_under or [], gates_file)
     shards = resolve_shards(ground_truth, predictions)
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
     if dask and STDIN in inputs:
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
     check_readable(schema, *inputs)
-    _check_targets(output, save_state, [schema, *inputs])
+    _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
+                    "--non-matches": non_matches}, [schema, *inputs])
     plan = load_schema(schema)
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     if workers is None:
         workers = available_cores() if dask else _auto_workers(plan, total_bytes)
-    with progress_bar(total_bytes, show_progress and not dask) as progress:
+    analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches))
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(json_report.LineWriter(non_matches)) if non_matches else None
+        progress = stack.enter_context(progress_bar(total_bytes, show_progress and not dask))
         evaluation = evaluate_files(plan, shards, id_field=id_field, strict=strict, workers=workers,
-                                    plugins=plugin or [], progress=progress, dask=dask)
+                                    plugins=plugin or [], progress=progress, dask=dask, analysis=analysis,
+                                    non_match_sink=sink)
     evaluation.confidence_metrics = metrics
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
-    _emit(build_report(evaluation), output_format, output)
+    _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors,
+          non_matches and (non_matches, sink.count if sink else 0))
 
 
 @app.command("merge")
@@ -165,27 +195,37 @@ def merge_command(
     confidence_metric_names: str = METRICS_OPTION,
     ece_bins: int = ECE_BINS_OPTION,
     budgets: str = BUDGETS_OPTION,
+    fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
+    gates_file: Optional[str] = GATES_OPTION,
+    junit_path: Optional[str] = JUNIT_OPTION,
+    html_path: Optional[str] = HTML_OPTION,
+    show_errors: int = SHOW_ERRORS_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Merge the states of sharded runs into one report, as if it had been one run."""
     _check_format(output_format)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
-    _check_targets(output, save_state, list(states))
-    evaluation = state_file.merge(states, plugin or [])
+    gates = quality_gates.collect(fail_under or [], gates_file)
+    _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
+                   list(states))
+    evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors)))
     evaluation.confidence_metrics = metrics
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
-    _emit(build_report(evaluation), output_format, output)
+    _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors)
 
 
-def _check_targets(output: str | None, save_state: str | None, inputs: list[str]) -> None:
-    """The report and state files can be written, clobber no input and are not one file."""
-    for target in (output, save_state):
-        if target:
-            json_report.check_writable(target, inputs)
-    if output and save_state and Path(output).resolve() == Path(save_state).resolve():
-        raise UsageError("--output and --save-state name the same file")
+def _check_targets(targets: dict[str, str | None], inputs: list[str]) -> None:
+    """The files to write can be written, clobber no input and are not one file."""
+    given = {option: path for option, path in targets.items() if path}
+    seen: dict[Path, str] = {}
+    for option, path in given.items():
+        json_report.check_writable(path, inputs)
+        resolved = Path(path).resolve()
+        if resolved in seen:
+            raise UsageError(f"{seen[resolved]} and {option} name the same file")
+        seen[resolved] = option
 
 
 def _auto_workers(plan: Plan, total_bytes: int) -> int:
@@ -196,19 +236,57 @@ def _auto_workers(plan: Plan, total_bytes: int) -> int:
     return available_cores()
 
 
-def _emit(report: dict[str, Any], output_format: str, output: str | None) -> None:
-    """Write the JSON report (if asked) and print tables or JSON."""
+def _emit(report: dict[str, Any], output_format: str, output: str | None,
+          gates: list[quality_gates.Gate] | None = None, junit_path: str | None = None, html_path: str | None = None,
+          show_errors: int = 0, non_matches: Any = None) -> None:
+    """Check the gates, write every file asked for, print the report; exit 1 when a gate failed."""
+    report["gates"] = quality_gates.check(gates or [], report)
     data = json_report.dumps(report)
+    written: list[str] = []
     if output:
         json_report.write(output, data)
+        written.append(f"JSON report written to {output}")
+    if junit_path:
+        json_report.write(junit_path, junit.render_junit(report))
+        written.append(f"JUnit XML written to {junit_path}")
+    if html_path:
+        from .reporters.html import render_html
+
+        json_report.write(html_path, render_html(report).encode())
+        written.append(f"HTML report written to {html_path}")
+    if non_matches:
+        written.append(f"{non_matches[1]} non-matching comparisons written to {non_matches[0]}")
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        _append(summary_file, markdown.render_markdown(report))
     if output_format == "json":
         sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    elif output_format == "markdown":
+        sys.stdout.write(markdown.render_markdown(report))
         sys.stdout.flush()
     else:
         console = Console()
         terminal.render_report(report, console)
-        if output:
-            console.print(f"\nJSON report written to {output}", style="dim", markup=False, highlight=False)
+        if show_errors:
+            terminal.render_worst(report["worst_documents"][:show_errors], console)
+        terminal.render_gates(report["gates"], console)
+        for line in written:
+            console.print(Text(line, style="dim"))
+    failed = quality_gates.failed(report["gates"])
+    if failed:
+        if output_format != "table":
+            sys.stderr.write(f"stickler: {len(failed)} quality gate(s) failed\n")
+        raise typer.Exit(int(ExitCode.GATE_FAILED))
+
+
+def _append(path: str, text: str) -> None:
+    """Add to a file another tool owns (GitHub's step summary): never replace it."""
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"GITHUB_STEP_SUMMARY={path}: cannot append the Markdown summary: {exc.strerror or exc}") from None
 
 
 @app.command("compare")
@@ -221,7 +299,7 @@ def compare_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare one pair and explain every field's score and classification."""
-    _check_format(output_format)
+    _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
     plan = load_schema(schema)
     gt = _json_argument(ground_truth, "ground truth")
@@ -285,7 +363,7 @@ def comparators_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """List every comparator (built-in and plugin) with its options and defaults."""
-    _check_format(output_format)
+    _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
     catalogue = comparators.catalogue()
     if output_format == "json":
@@ -332,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        app(args=args, prog_name="stickler", standalone_mode=False)
+        code = app(args=args, prog_name="stickler", standalone_mode=False)  # typer.Exit(n) returns n here
     except SticklerError as exc:
         if debug:
             raise
@@ -358,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
         return int(ExitCode.INTERNAL_ERROR)
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 def _error(message: str) -> None:

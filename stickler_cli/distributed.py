@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .accumulate import Accumulator
+from .accumulate import Accumulator, Analysis
 from .errors import UsageError
 from .evaluate import score_shard
 from .parallel import PlanSource, built
@@ -17,10 +17,11 @@ from .plan import Plan
 from .shards import Shard
 
 
-def score_shard_task(shard: Shard, source: PlanSource, id_field: str | None, strict: bool) -> dict[str, Any]:
+def score_shard_task(shard: Shard, source: PlanSource, id_field: str | None, strict: bool,
+                     analysis: Analysis = Analysis()) -> dict[str, Any]:
     """Runs on a Dask worker: the state of one shard pair."""
     engine, plan = built(source)
-    acc = Accumulator(plan)
+    acc = Accumulator(plan, analysis)
     score_shard(engine, acc, shard, id_field, strict)
     return acc.get_state(with_schema=False, as_arrays=True)
 
@@ -47,7 +48,7 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
                 raise UsageError(f"--dask: cannot reach the scheduler at {address}: {exc}") from None
         with client:
             futures = client.map(score_shard_task, list(shards), source=source, id_field=id_field,
-                                 strict=strict, pure=False)
+                                 strict=strict, analysis=acc.analysis, pure=False)
             for state in client.gather(futures):
                 acc.merge_state(state)
     finally:

@@ -6,7 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .accumulate import Accumulator
+from .accumulate import Accumulator, Analysis
+from .analysis import has_misses, non_match_rows
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
@@ -53,15 +54,25 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
     """Score an iterable of (ground truth, prediction) dicts: the Python API's bulk entry."""
     engine = Engine(plan)
     acc = Accumulator(plan)
-    for gt, pred in _batched(pairs, engine, list):
+    for k, (gt, pred) in enumerate(_batched(pairs, engine, list), start=1):
         for key in ("gt_lines", "pred_lines", "paired"):
             acc.stats[key] += 1
         acc.add_conformance(engine.conformance.violations(pred))
         doc = engine.compare(gt, pred)
         for message in doc.errors:
             acc.add_error(DataError("<predictions>", None, None, message))
-        acc.add(doc)
+        _add(engine, acc, doc, f"pair {k}", gt, pred, k, k)
     return acc
+
+
+def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dict, gt_line: int,
+         pred_line: int | None) -> None:
+    """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked."""
+    acc.add(doc)
+    if acc.is_among_worst(doc.score):
+        acc.keep_worst(doc.score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred})
+    if acc.analysis.non_matches and has_misses(doc.tally):
+        acc.add_non_matches(non_match_rows(engine, doc_id, gt, pred))
 
 
 def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_path: str) -> None:
@@ -78,7 +89,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_pa
         doc = engine.compare(pair.gt, pair.pred)
         for message in doc.errors:
             acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        acc.add(doc)
+        _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
 
 
 def read_pairs(shard: Shard, stats: PairingStats, id_field: str | None, strict: bool) -> Iterator[Pair]:
@@ -114,6 +125,8 @@ def evaluate_files(
     plugins: Sequence[str] = (),
     progress: Progress | None = None,
     dask: str | None = None,
+    analysis: Analysis = Analysis(),
+    non_match_sink: Callable[[list[dict]], None] | None = None,
 ) -> Evaluation:
     """Stream JSONL files (one pair, or a list of shards) through the engine.
 
@@ -121,11 +134,13 @@ def evaluate_files(
     rebuilding the plan from the schema (and ``plugins``, imported by name),
     and their states are merged in input order. With ``dask`` (a scheduler
     address, or "local" for a cluster of ``workers`` processes) each shard is
-    a Dask task.
+    a Dask task. ``analysis`` says what to keep for error analysis; non-matching
+    comparisons go to ``non_match_sink`` as they are found (in input order).
     """
     started = time.perf_counter()
     shards = [Shard(gt_path, pred_path or "")] if isinstance(gt_path, str) else list(gt_path)
-    acc = Accumulator(plan)
+    acc = Accumulator(plan, analysis)
+    acc.non_match_sink = non_match_sink
     inputs: dict[str, Any] = {"ground_truth": [s.ground_truth for s in shards],
                               "predictions": [s.predictions for s in shards], "id_field": id_field}
     if len(shards) == 1:

@@ -19,7 +19,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from .accumulate import Accumulator
+from .accumulate import Accumulator, Analysis
 from .engine import Engine
 from .plan import Plan
 from .reader import PairingStats, line_pairs, pair_lines
@@ -75,13 +75,13 @@ def _init_worker(source: PlanSource) -> None:
     _worker = built(source)
 
 
-def _score_chunk(chunk: list, shard: Shard, id_field: str | None, strict: bool) -> dict[str, Any]:
+def _score_chunk(chunk: list, shard: Shard, id_field: str | None, strict: bool, analysis: Analysis) -> dict[str, Any]:
     """Score one chunk: raw line pairs (parsed and paired here) or, with ``id_field``, ready pairs."""
     from .evaluate import add_pairing_stats, score_pairs
 
     assert _worker is not None, "worker not initialised"
     engine, plan = _worker
-    acc = Accumulator(plan)
+    acc = Accumulator(plan, analysis)
     if id_field:
         score_pairs(engine, acc, chunk, shard.predictions)
     else:
@@ -155,7 +155,7 @@ def score_in_pool(
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(source,)) as pool:
         try:
             for chunk, shard in _chunks(shards, stats, id_field, strict):
-                pending.append(pool.submit(_score_chunk, chunk, shard, id_field, strict))
+                pending.append(pool.submit(_score_chunk, chunk, shard, id_field, strict, acc.analysis))
                 while len(pending) >= 4 * workers or (pending and pending[0].done()):
                     acc.merge_state(pending.popleft().result())
                     if progress is not None:

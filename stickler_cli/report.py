@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .accumulate import Accumulator
+from .accumulate import HISTOGRAM_BINS, Accumulator
+from .analysis import worst_documents
 from .confidence.report import confidence_metrics
+from .engine import Engine
 from .evaluate import Evaluation
 from .metrics import count_block
 from .version import __version__
@@ -75,6 +77,8 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         "schema_conformance": schema_conformance(acc),
         "schema_violations": {path: dict(sorted(acc.violations[path].items())) for path in sorted(acc.violations)},
         "confidence_metrics": _confidence_block(evaluation),
+        "score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
+        "worst_documents": worst_documents(Engine(plan), acc.worst),
         "errors": list(acc.errors),
         "elapsed_seconds": evaluation.elapsed_seconds,
     }

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import orjson
 
-from .accumulate import STATE_VERSION, Accumulator
+from .accumulate import STATE_VERSION, Accumulator, Analysis
 from .errors import InputError
 from .evaluate import Evaluation
 from .reporters import json_report
@@ -45,7 +45,7 @@ def load(path: str) -> dict[str, Any]:
     return state
 
 
-def merge(paths: Sequence[str], plugins: Sequence[str] = ()) -> Evaluation:
+def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis()) -> Evaluation:
     """One Evaluation from several state files; the schema is the first state's."""
     from .parallel import PlanSource
 
@@ -59,7 +59,7 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = ()) -> Evaluation:
     source = PlanSource(first["schema"], first.get("schema_source") or "<state>", first["schema_sha256"],
                         tuple(plugins))
     plan = source.build()
-    acc = Accumulator(plan)
+    acc = Accumulator(plan, analysis)
     for path, state in states:
         try:
             acc.merge_state(state)

@@ -9,7 +9,7 @@ import pytest
 from stickler_cli.shards import resolve_shards
 from stickler_cli.errors import InputError
 from tests.support.datagen import generate
-from tests.support.reports import assert_same, run
+from tests.support.reports import assert_same_reordered, run
 
 N_DOCS = 450
 CUTS = ((0, 140), (140, 330), (330, N_DOCS))  # shard 1, 2 (gzip-compressed) and 3
@@ -69,7 +69,7 @@ def assert_equals_single(sharded, single):
     assert single["inputs"]["records"]["invalid_predictions"] == len(BROKEN)
     # Errors name the shard and its own line numbers; their messages are the same, in order.
     assert [e["message"] for e in sharded["errors"]] == [e["message"] for e in single["errors"]]
-    assert_same(sharded, single, ignore=("elapsed_seconds", "inputs", "errors"))
+    assert_same_reordered(sharded, single, ignore=("elapsed_seconds", "inputs", "errors"))
 
 
 def test_shard_pairing_ignores_gz(ds):
@@ -168,7 +168,7 @@ def test_id_field_with_gz_predictions(ds, single):
     assert gz["inputs"]["records"] == plain["inputs"]["records"]
     # Same errors, apart from the prediction file's name.
     assert [dict(e, source=None) for e in gz["errors"]] == [dict(e, source=None) for e in plain["errors"]]
-    assert_same(gz, plain, ignore=("elapsed_seconds", "inputs", "errors"))
+    assert_same_reordered(gz, plain, ignore=("elapsed_seconds", "inputs", "errors"))
 
 
 def test_id_field_with_gz_shards_equals_plain(ds, tmp_path):
@@ -178,7 +178,7 @@ def test_id_field_with_gz_shards_equals_plain(ds, tmp_path):
     assert sharded["document_count"] == plain["document_count"]
     assert sharded["inputs"]["records"] == plain["inputs"]["records"]
     assert sorted(e["message"] for e in sharded["errors"]) == sorted(e["message"] for e in plain["errors"])
-    assert_same(sharded, plain, ignore=("elapsed_seconds", "inputs", "errors"))
+    assert_same_reordered(sharded, plain, ignore=("elapsed_seconds", "inputs", "errors"))
 
 
 def test_truncated_gz_predictions_with_id_field(ds, tmp_path):

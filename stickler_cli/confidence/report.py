@@ -6,7 +6,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .metrics import ConfidenceMetric, ConfidencePairs, default_metrics
+from .metrics import ConfidenceMetric, ConfidencePairs, ErrorCaptureAtBudget, default_metrics
+
+CURVE_BUDGETS = [k / 20 for k in range(1, 21)]  # the review-budget curve: every 5% of the values
 
 
 def confidence_metrics(
@@ -36,8 +38,13 @@ def confidence_metrics(
         subset = pairs.select(index == i)
         fields[field_paths[i]] = {m.name: m.compute_on(subset) for m in metrics}
     with_confidence = len(pairs)
+    curve = ErrorCaptureAtBudget(CURVE_BUDGETS).compute_on(pairs)["budgets"]
     return {
         "overall": overall,
+        # Share of all errors caught when the least confident values are reviewed first, by
+        # the share reviewed (empty when there are no errors): the HTML report draws it.
+        "review_curve": [{"budget": float(b), "pct_errors_caught": row["pct_errors_caught"]}
+                         for b, row in curve.items()],
         "fields": fields,
         "coverage": {
             "fields_with_confidence": with_confidence,

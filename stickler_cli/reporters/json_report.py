@@ -67,3 +67,32 @@ def write(path: str, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class LineWriter:
+    """JSON lines written as they come into a temporary file beside ``path``, which replaces
+    ``path`` only when the run completes (``--non-matches``): a failed run leaves nothing half written."""
+
+    def __init__(self, path: str) -> None:
+        self.target = Path(path)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", dir=str(self.target.parent or "."))
+        self.handle = os.fdopen(fd, "wb")
+        self.count = 0
+
+    def __call__(self, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            try:
+                self.handle.write(orjson.dumps(row) + b"\n")
+            except TypeError:  # integers beyond 64 bits
+                self.handle.write(json.dumps(_finite(row), ensure_ascii=False, default=str).encode() + b"\n")
+        self.count += len(rows)
+
+    def __enter__(self) -> "LineWriter":
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        self.handle.close()
+        if kind is None:
+            os.replace(self.tmp, self.target)
+        else:
+            Path(self.tmp).unlink(missing_ok=True)

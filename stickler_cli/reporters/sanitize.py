@@ -18,6 +18,11 @@ from rich.text import Text
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def plain(value: Any, limit: int = 60) -> str:
+    """``safe`` as a plain string (for the Markdown and JUnit reports)."""
+    return safe(value, limit).plain
+
+
 def safe(value: Any, limit: int = 60) -> Text:
     """Printable, markup-free, length-limited text of a data value."""
     if isinstance(value, str):

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..analysis import MISSES, imperfect
 from ..engine.result import TraceRow
 from .calibration import render_calibration
 from .sanitize import safe
@@ -191,3 +192,53 @@ def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> Non
                 Text(orjson.dumps(option["default"], default=repr).decode()), Text(meaning),
             )
         console.print(table)
+
+
+_LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
+
+
+def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
+    """``--show-errors N``: the worst documents, each with its failing comparisons."""
+    worst = imperfect(worst)
+    if not worst:
+        return
+    console.print()
+    console.print(Text(f"The {len(worst)} worst document(s)", style="bold"))
+    for doc in worst:
+        where = f"ground truth line {doc['gt_line']}" + (f", prediction line {doc['pred_line']}" if doc["pred_line"] else "")
+        misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
+        table = Table(title=Text("  ") + safe(doc["doc_id"], 60) + Text(f" · score {doc['score']:.3f} · {where}"),
+                      title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False, expand=True)
+        widest = max((len(c["path"]) for c in misses), default=5)
+        table.add_column("Field", no_wrap=True, overflow="ellipsis", width=min(widest, 30))
+        table.add_column("", no_wrap=True, width=2)
+        table.add_column("Ground truth", overflow="ellipsis", no_wrap=True, ratio=1)
+        table.add_column("Prediction", overflow="ellipsis", no_wrap=True, ratio=1)
+        table.add_column("Score", justify="right", no_wrap=True, width=5)
+        for c in misses:
+            table.add_row(safe(c["path"], 60), Text(c["type"], style=_LABEL_STYLES[c["type"]]), safe(c["gt"], 80),
+                          safe(c["pred"], 80), f"{c['score']:.3f}")
+        if not misses:
+            table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"), "", "", "", "")
+        console.print(table)
+
+
+def render_gates(results: list[dict[str, Any]], console: Console) -> None:
+    """The quality gates: every result, failed ones first and in red; a verdict line."""
+    if not results:
+        return
+    failed = [r for r in results if r["status"] == "failed"]
+    console.print()
+    table = Table(title="Quality gates", title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
+    for name, justify in (("Gate", "left"), ("Threshold", "right"), ("Actual", "right"), ("", "left")):
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    order = {"failed": 0, "no data": 1, "passed": 2}
+    for r in sorted(results, key=lambda r: order[r["status"]]):
+        style = {"failed": "bold red", "no data": "yellow", "passed": "green"}[r["status"]]
+        actual = "–" if r["actual"] is None else f"{r['actual']:.3f}"
+        table.add_row(safe(r["gate"], 80), f"{r['threshold']:g}", actual, Text(r["status"], style=style))
+    console.print(table)
+    if failed:
+        console.print(Text(f"{len(failed)} of {len(results)} gate(s) failed (exit code 1)", style="bold red"))
+    else:
+        console.print(Text(f"All {len(results)} gate(s) passed", style="bold green"))

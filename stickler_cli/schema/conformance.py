@@ -233,6 +233,7 @@ def _type(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if t in frozen or (lenient_integer and t is float and v.is_integer()):
             return None
         return list(error)
+    check.types = (frozen, lenient_integer)  # type: ignore[attr-defined]  # read by _properties
     return check
 
 
@@ -242,13 +243,25 @@ _JSON_TYPES = {"string": str, "boolean": bool, "null": type(None), "array": list
 def _properties(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     if not isinstance(value, dict):
         return _valid
-    children = [(key, c._compile(sub, f"{pointer}/{key}")) for key, sub in value.items()]
-    children = [(key, check) for key, check in children if check is not _valid]
+    compiled = [(key, c._compile(sub, f"{pointer}/{key}")) for key, sub in value.items()]
+    compiled = [(key, check) for key, check in compiled if check is not _valid]
+    # Most properties only have a type: checked here inline, a function call saved per value.
+    typed = [(key, *check.types) for key, check in compiled if hasattr(check, "types")]
+    children = [(key, check) for key, check in compiled if not hasattr(check, "types")]
 
     def check(v: Any) -> _Errors | None:
         if type(v) is not dict:
             return None
         errors = None
+        for key, allowed, lenient in typed:
+            if key in v:
+                item = v[key]
+                t = type(item)
+                if t is dict and "_value" in item:
+                    item = item["_value"]
+                    t = type(item)
+                if t not in allowed and not (lenient and t is float and item.is_integer()):
+                    errors = (errors or []) + [((key,), "type")]
         for key, sub in children:
             if key in v:
                 item = v[key]
@@ -258,7 +271,7 @@ def _properties(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
                 if found:
                     errors = (errors or []) + [((key, *path), kw) for path, kw in found]
         return errors
-    return check if children else _valid
+    return check if compiled else _valid
 
 
 def _required(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:

@@ -1,0 +1,47 @@
+"""Error analysis: which documents and which comparisons failed, and how.
+
+Scoring keeps only counts; a document is explained (every comparison with its
+ground truth, prediction, similarity and classification) only when it is among
+the worst kept, or when every non-match is asked for (``--non-matches``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine import Engine
+from .engine.result import FA, FD, FN, TraceRow
+
+MISSES = ("FD", "FA", "FN")
+
+
+def has_misses(tally: list[int]) -> bool:
+    """Whether a document's flat per-field counts hold any FD, FA or FN."""
+    return any(tally[i + FA] or tally[i + FD] or tally[i + FN] for i in range(0, len(tally), 5))
+
+
+def row(r: TraceRow) -> dict[str, Any]:
+    return {"path": r.path, "type": r.label, "gt": r.gt, "pred": r.pred, "similarity": r.similarity,
+            "score": r.score, "threshold": r.threshold, "comparator": r.comparator}
+
+
+def explain(engine: Engine, gt: dict, pred: dict) -> list[dict[str, Any]]:
+    """Every comparison made for one pair, as report rows."""
+    return [row(r) for r in engine.compare(gt, pred, explain=True).trace or []]
+
+
+def non_match_rows(engine: Engine, doc_id: str, gt: dict, pred: dict) -> list[dict[str, Any]]:
+    """The FD/FA/FN comparisons of one pair, each naming its document (``--non-matches`` lines)."""
+    return [{"doc_id": doc_id, **r} for r in explain(engine, gt, pred) if r["type"] in MISSES]
+
+
+def imperfect(worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The worst documents that have something to show (a perfect document can be among the
+    worst kept when there are few documents)."""
+    return [d for d in worst if d["score"] < 1.0 or any(c["type"] in MISSES for c in d["comparisons"])]
+
+
+def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The report's ``worst_documents``: each kept document with every comparison explained."""
+    return [{"doc_id": d["doc_id"], "gt_line": d["gt_line"], "pred_line": d["pred_line"], "score": d["score"],
+             "comparisons": explain(engine, d["gt"], d["pred"])} for d in worst]

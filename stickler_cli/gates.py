@@ -1,0 +1,154 @@
+"""Quality gates: ``--fail-under METRIC=VALUE`` makes a run fail (exit 1) below a bar.
+
+A gate names an overall metric (``weighted_overall_score=0.9``) or a field path
+and a metric (``invoice_id.cm_f1=0.99``); the path may be a glob
+(``line_items.*.cm_recall=0.8``: one gate per matching field). Gates come from
+the command line, a ``--gates`` TOML file and ``[tool.stickler]`` in the
+working directory's ``pyproject.toml``; a gate on the command line replaces a
+file's gate of the same name.
+
+A field whose metric has nothing to measure (recall of a field never present in
+the ground truth) is "no data": reported, not failed, like a skipped test.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from .comparators.registry import suggest
+from .errors import UsageError
+
+OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "cm_f1", "cm_accuracy",
+           "valid_json_rate", "schema_valid_rate")
+PER_FIELD = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy", "mean_score")
+TABLE = "fail-under"  # the TOML table: [fail-under] in a gates file, [tool.stickler.fail-under] in pyproject.toml
+
+PASSED, FAILED, NO_DATA = "passed", "failed", "no data"
+
+
+@dataclass(frozen=True)
+class Gate:
+    key: str  # as written: "line_items.*.cm_recall"
+    threshold: float
+    origin: str  # where it was written: "--fail-under", a file name
+
+    @property
+    def pattern(self) -> str | None:
+        """The field path (or glob) the gate is on; None for an overall metric."""
+        return None if self.key in OVERALL else self.key.rsplit(".", 1)[0]
+
+    @property
+    def metric(self) -> str:
+        return self.key if self.key in OVERALL else self.key.rsplit(".", 1)[1]
+
+
+def parse(text: str, origin: str = "--fail-under") -> Gate:
+    """``KEY=VALUE`` from the command line."""
+    key, sep, value = text.rpartition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"{origin} {text!r}: expected METRIC=VALUE or FIELD.METRIC=VALUE, "
+                         "e.g. weighted_overall_score=0.9 or invoice_id.cm_f1=0.99")
+    try:
+        threshold = float(value)
+    except ValueError:
+        raise UsageError(f"{origin} {text!r}: {value.strip()!r} is not a number") from None
+    return make(key.strip(), threshold, origin)
+
+
+def make(key: str, threshold: Any, origin: str) -> Gate:
+    """A checked gate: a known metric and a threshold in [0, 1]."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
+        raise UsageError(f"{origin}: gate {key!r}: the threshold must be a number in [0, 1], got {threshold!r}")
+    if key not in OVERALL:
+        path, dot, metric = key.rpartition(".")
+        if not dot or not path:
+            raise UsageError(f"{origin}: gate {key!r}: unknown metric{suggest(key, OVERALL)}; overall metrics: "
+                             f"{', '.join(OVERALL)}; per field: FIELD.METRIC with METRIC one of {', '.join(PER_FIELD)}")
+        if metric not in PER_FIELD:
+            raise UsageError(f"{origin}: gate {key!r}: unknown field metric {metric!r}{suggest(metric, PER_FIELD)}; "
+                             f"known: {', '.join(PER_FIELD)}")
+    return Gate(key, float(threshold), origin)
+
+
+def from_toml(path: str, under_tool: bool) -> list[Gate]:
+    """The gates of a TOML file: its ``[fail-under]`` table (``[tool.stickler.fail-under]`` in pyproject.toml)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: gates file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    table: Any = data.get("tool", {}).get("stickler", {}) if under_tool else data
+    if not isinstance(table, dict):
+        return []
+    gates = table.get(TABLE, {})
+    where = f"[tool.stickler.{TABLE}]" if under_tool else f"[{TABLE}]"
+    if not isinstance(gates, dict):
+        raise UsageError(f"{path}: {where} must be a table of METRIC = VALUE")
+    unknown = sorted(set(table) - {TABLE}) if under_tool else sorted(k for k in table if k != TABLE)
+    if unknown:
+        raise UsageError(f"{path}: unknown key {unknown[0]!r}{suggest(unknown[0], [TABLE])}; "
+                         f"gates go in {where}")
+    return [make(key, value, f"{path} {where}") for key, value in gates.items()]
+
+
+def collect(cli: Iterable[str], gates_file: str | None, pyproject: str = "pyproject.toml") -> list[Gate]:
+    """Every gate of a run: pyproject.toml's, then the gates file's, then the command line's (later wins)."""
+    chosen: dict[str, Gate] = {}
+    if Path(pyproject).is_file():
+        chosen.update((g.key, g) for g in from_toml(pyproject, under_tool=True))
+    if gates_file:
+        chosen.update((g.key, g) for g in from_toml(gates_file, under_tool=False))
+    chosen.update((g.key, g) for g in (parse(text) for text in cli))
+    return list(chosen.values())
+
+
+def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
+    """One result per gate and matching field: ``{gate, path, metric, threshold, actual, status}``."""
+    results: list[dict[str, Any]] = []
+    fields = report["field_metrics"]
+    for gate in gates:
+        if gate.pattern is None:
+            results.append(_result(gate, None, _overall(report, gate.metric)))
+            continue
+        paths = [p for p in fields if fnmatch.fnmatchcase(p, gate.pattern)]
+        if not paths:
+            raise UsageError(f"{gate.origin}: gate {gate.key!r} matches no field path"
+                             f"{suggest(gate.pattern, list(fields))}; fields: {', '.join(fields)}")
+        results.extend(_result(gate, p, _field(fields[p], gate.metric)) for p in paths)
+    return results
+
+
+def failed(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in results if r["status"] == FAILED]
+
+
+def _result(gate: Gate, path: str | None, actual: float | None) -> dict[str, Any]:
+    status = NO_DATA if actual is None else PASSED if actual >= gate.threshold else FAILED
+    name = gate.key if path is None or path == gate.pattern else f"{path}.{gate.metric}"
+    return {"gate": f"{name} >= {gate.threshold:g}", "pattern": gate.key, "path": path, "metric": gate.metric,
+            "threshold": gate.threshold, "actual": actual, "status": status}
+
+
+def _overall(report: dict[str, Any], metric: str) -> float | None:
+    if metric in ("valid_json_rate", "schema_valid_rate"):
+        return report["schema_conformance"][metric]
+    if not report["document_count"]:
+        return None
+    return report["metrics"][metric]
+
+
+def _field(block: dict[str, Any], metric: str) -> float | None:
+    """The field's figure, or None when its denominator is empty (nothing to measure)."""
+    tp, fp, fn = block["tp"], block["fp"], block["fn"]
+    support = {"cm_precision": tp + fp, "cm_recall": tp + fn, "cm_f1": tp + fp + fn,
+               "cm_accuracy": tp + fp + fn + block["tn"]}
+    if metric == "mean_score":
+        return block.get("mean_score")
+    return block[metric] if support[metric] else None

@@ -1,0 +1,359 @@
+"""The HTML report: one self-contained page (inline CSS, inline SVG, one small script).
+
+Everything in a report is untrusted: field names come from the schema, values from model
+output. Every piece of it is escaped (text and attributes alike), no data ever goes inside the
+script (it reads what it sorts from the DOM), and a Content-Security-Policy allows only that
+script, by hash, so that even an escaping bug could not run injected code.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import re
+from collections.abc import Callable, Iterable
+from html import escape
+from typing import Any
+
+import orjson
+
+VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
+ERROR_LIMIT = 50  # errors listed before "… and N more"
+OPEN_DOCUMENTS = 3  # worst documents shown unfolded
+
+# Characters HTML forbids (C0 but tab/LF/FF/CR, DEL, C1, lone surrogates, noncharacters), plus the
+# Unicode marks that make text read in another order than it is stored.
+_FORBIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\u202a-\u202e\u2066-\u2069"
+    + "".join(chr(plane * 0x10000 + 0xFFFE) + chr(plane * 0x10000 + 0xFFFF) for plane in range(17))
+    + "]"
+)
+
+_SCRIPT = """
+document.querySelectorAll("table.sortable th button").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var th = button.closest("th"), table = th.closest("table"), col = th.cellIndex;
+    var numeric = th.getAttribute("data-type") === "num";
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    table.querySelectorAll("th[aria-sort]").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+    function key(row) {
+      var cell = row.cells[col], v = cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent;
+      return numeric ? (v === "" ? NaN : Number(v)) : v.toLowerCase();
+    }
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows).map(function (r) { return [key(r), r]; });
+    rows.sort(function (a, b) {
+      var x = a[0], y = b[0];
+      if (numeric && isNaN(x) !== isNaN(y)) { return isNaN(x) ? 1 : -1; }  /* no data: always last */
+      var c = numeric ? (isNaN(x) ? 0 : x - y) : x.localeCompare(y);
+      return asc ? c : -c;
+    });
+    rows.forEach(function (pair) { body.appendChild(pair[1]); });
+  });
+});
+"""
+_SCRIPT_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
+CSP = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'; "
+       "img-src data:; base-uri 'none'; form-action 'none'")
+
+_CSS = """
+body{font:13px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;background:#f6f7f9;margin:0}
+main{max-width:1240px;margin:0 auto;padding:20px 28px 60px}
+h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:28px 0 10px;border-bottom:1px solid #d8dce3;padding-bottom:4px}
+.meta{color:#5b6472}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}
+.card{background:#fff;border:1px solid #d8dce3;border-radius:6px;padding:8px 14px;min-width:110px}
+.card b{display:block;font-size:20px}.card span{color:#5b6472;font-size:12px}
+table{border-collapse:collapse;background:#fff;margin:6px 0}
+th,td{border:1px solid #d8dce3;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#eef0f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th button{all:unset;cursor:pointer;font-weight:600}th button:focus-visible{outline:2px solid #2f6fdf}
+th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
+.wide{overflow-x:auto}code{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-all}
+tr.FD td{background:#fff1dc}tr.FA td{background:#f3e6fb}tr.FN td{background:#fde4e4}
+tr.failed td{background:#fde4e4;font-weight:600}tr.nodata td{color:#5b6472}
+.tag{font-weight:700;font-size:12px}.tag.TP,.grid .TP{color:#23813b}.tag.TN,.grid .TN{color:#6b7280}
+.tag.FD,.grid .FD{color:#b35c00}.tag.FA,.grid .FA{color:#8137b3}.tag.FN,.grid .FN{color:#c22a2a}
+table.doc{width:100%}table.doc td:nth-child(3),table.doc td:nth-child(4){width:38%}
+.grids{display:flex;flex-wrap:wrap;gap:14px}.grid caption{font-weight:600;text-align:left}
+.grid td,.grid th{font-size:12px;text-align:center}
+svg.chart{background:#fff;border:1px solid #d8dce3;border-radius:6px;margin:4px 12px 4px 0}svg.bar{display:block}
+svg text{font:11px system-ui,sans-serif;fill:#1d2430}.charts{display:flex;flex-wrap:wrap}
+details{background:#fff;border:1px solid #d8dce3;border-radius:6px;padding:6px 10px;margin:8px 0}
+summary{cursor:pointer}
+"""
+# Confusion-matrix cells and their colours, in the order they are stacked.
+_KINDS = (("tp", "#2e9e4f"), ("fd", "#e58a1f"), ("fa", "#9b4fd0"), ("fn", "#d64545"), ("tn", "#b8bec8"))
+
+
+def clean(value: Any, limit: int | None = None) -> str:
+    """Text of ``value`` without characters HTML forbids, cut to ``limit``; not yet escaped."""
+    text = _FORBIDDEN.sub("\ufffd", value if isinstance(value, str) else _json(value))
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _e(value: Any, limit: int | None = None) -> str:
+    """Escaped text, safe in element content and in quoted attributes alike."""
+    return escape(clean(value, limit), quote=True)
+
+
+def _json(value: Any) -> str:
+    """Compact JSON of a data value; orjson cannot write integers beyond 64 bits: ``str`` then."""
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        try:
+            return str(value)
+        except (ValueError, RecursionError):  # beyond 4,300 digits, or too deep to print
+            return f"<{type(value).__name__} too large to show>"
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a finite float, or None: only such numbers go into SVG coordinates or sort keys."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _e(f"{value:,}" if abs(value) < 10**18 else _json(value), 40)
+    if isinstance(value, float):
+        return f"{value:.{digits}f}" if math.isfinite(value) else _e(value)
+    return _e(value, 60)
+
+
+def _pct(value: Any) -> str:
+    number = _number(value)
+    return "—" if number is None else f"{number * 100:.1f}%"
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _num_cell(value: Any, digits: int = 3) -> str:
+    number = _number(value)
+    return f'<td class="n" data-sort="{"" if number is None else repr(number)}">{_fmt(value, digits)}</td>'
+
+
+def _table(headers: Iterable[tuple[str, str]], rows: Iterable[str], sortable: bool = False, cls: str = "") -> str:
+    """A table; headers are (label, type) with type "num", "text", or "" for a column not sorted."""
+    head = "".join(
+        f'<th data-type="{kind}"><button type="button">{_e(label)}</button></th>' if sortable and kind
+        else f"<th>{_e(label)}</th>" for label, kind in headers)
+    classes = " ".join(c for c in (cls, "sortable" if sortable else "") if c)
+    return (f'<div class="wide"><table class="{classes}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _summary(report: dict[str, Any]) -> str:
+    m = _dict(report.get("metrics"))
+    cards = [("weighted score", m.get("weighted_overall_score")), ("F1", m.get("cm_f1")),
+             ("precision", m.get("cm_precision")), ("recall", m.get("cm_recall")),
+             ("accuracy", m.get("cm_accuracy")), ("documents", report.get("document_count"))]
+    html = '<div class="cards">' + "".join(
+        f"<div class=card><b>{_fmt(v)}</b><span>{_e(label)}</span></div>" for label, v in cards) + "</div>"
+    counts = [(k.upper(), m.get(k)) for k in ("tp", "fa", "fd", "fp", "fn", "tn")]
+    html += _table([(k, "num") for k, _ in counts], [f"<tr>{''.join(_num_cell(v) for _, v in counts)}</tr>"])
+    records = _dict(_dict(report.get("inputs")).get("records"))
+    if records:
+        html += _table([(k.replace("_", " "), "num") for k in records],
+                       [f"<tr>{''.join(_num_cell(v) for v in records.values())}</tr>"])
+    c = _dict(report.get("schema_conformance"))
+    if c:
+        html += (f'<p>Schema conformance: {_fmt(c.get("valid_json"))} of {_fmt(c.get("predictions_read"))} '
+                 f'predictions valid JSON ({_pct(c.get("valid_json_rate"))}); {_fmt(c.get("schema_valid"))} of '
+                 f'{_fmt(c.get("checked"))} valid against the schema ({_pct(c.get("schema_valid_rate"))}); '
+                 f'{_fmt(c.get("violations"))} violations.</p>')
+    return "<h2>Summary</h2>" + html
+
+
+def _gates(report: dict[str, Any]) -> str:
+    gates = [g for g in _list(report.get("gates")) if isinstance(g, dict)]
+    if not gates:
+        return ""
+    failed = sum(g.get("status") == "failed" for g in gates)
+    rows = [f'<tr class="{ {"failed": "failed", "no data": "nodata"}.get(str(g.get("status")), "")}">'
+            f'<td><code>{_e(g.get("gate", ""), 200)}</code></td><td>{_e(g.get("path") or "—", 200)}</td>'
+            f'<td>{_e(g.get("metric", ""), 60)}</td>{_num_cell(g.get("threshold"))}{_num_cell(g.get("actual"))}'
+            f'<td>{_e(g.get("status", ""), 20)}</td></tr>' for g in gates]
+    headers = [("gate", ""), ("field", ""), ("metric", ""), ("threshold", ""), ("actual", ""), ("status", "")]
+    return f"<h2>Gates: {failed} of {len(gates)} failed</h2>" + _table(headers, rows)
+
+
+def _stacked_bar(fm: dict[str, Any]) -> str:
+    """TP/FD/FA/FN/TN of one field as a 120-pixel stacked bar."""
+    counts = [(k, colour, max(_number(fm.get(k)) or 0.0, 0.0)) for k, colour in _KINDS]
+    total, x, parts = sum(n for _, _, n in counts), 0.0, []
+    for kind, colour, n in counts:
+        if total and n:
+            width = 120 * n / total
+            parts.append(f'<rect x="{x:.2f}" y="0" width="{width:.2f}" height="12" fill="{colour}">'
+                         f"<title>{kind.upper()} {n:g}</title></rect>")
+            x += width
+    return f'<svg class="bar" width="120" height="12" role="img" aria-label="confusion counts">{"".join(parts)}</svg>'
+
+
+def _fields(report: dict[str, Any]) -> str:
+    fields = [(path, fm) for path, fm in _dict(report.get("field_metrics")).items() if isinstance(fm, dict)]
+    if not fields:
+        return ""
+    nums = ["tp", "fa", "fd", "fn", "tn", "cm_precision", "cm_recall", "cm_f1", "cm_accuracy", "mean_score",
+            "weight", "threshold", "schema_violations"]
+    names = {"cm_f1": "F1", "mean_score": "mean score", "schema_violations": "violations"}
+    labels = [names.get(k, k.removeprefix("cm_") if len(k) > 2 else k.upper()) for k in nums]
+    headers = [("field", "text"), ("comparator", "text")] + [(label, "num") for label in labels] + [("breakdown", "")]
+    rows = [f'<tr><td>{_e(path, 200)}</td><td>{_e(fm.get("comparator", ""), 80)}</td>'
+            + "".join(_num_cell(fm.get(k)) for k in nums) + f"<td>{_stacked_bar(fm)}</td></tr>" for path, fm in fields]
+    return ("<h2>Fields</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
+            + _table(headers, rows, sortable=True, cls="fields")
+            + "<details><summary>Confusion matrix per field</summary><div class=grids>"
+            + "".join(_grid(path, fm) for path, fm in fields) + "</div></details>")
+
+
+def _grid(path: str, fm: dict[str, Any]) -> str:
+    """One field's counts laid out by ground truth (rows) against prediction (columns)."""
+    def cell(kind: str, span: int = 1) -> str:
+        return f'<td colspan="{span}" class="{kind.upper()}"><b>{kind.upper()}</b> {_fmt(fm.get(kind))}</td>'
+    return (f'<table class="grid"><caption>{_e(path, 120)}</caption><tr><th></th><th>pred matches</th>'
+            f"<th>pred differs</th><th>pred absent</th></tr><tr><th>GT present</th>{cell('tp')}{cell('fd')}"
+            f"{cell('fn')}</tr><tr><th>GT absent</th>{cell('fa', 2)}{cell('tn')}</tr></table>")
+
+
+def _chart(title: str, x_label: str, y_label: str, y_max: float, body: Callable[[Callable, Callable], str],
+           x_ticks: Iterable[float] = (0, 0.25, 0.5, 0.75, 1), y_fmt: str = "{:g}") -> str:
+    """An SVG plot frame (x over [0, 1], y over [0, y_max]) around what ``body`` draws with the scales."""
+    w, h, left, right, top, bottom = 360, 260, 46, 14, 26, 38
+    def sx(v: float) -> float: return left + (w - left - right) * v
+    def sy(v: float) -> float: return h - bottom - (h - top - bottom) * (v / y_max if y_max else 0)
+    axis = [f'<line x1="{left}" y1="{sy(0):.1f}" x2="{w - right}" y2="{sy(0):.1f}" stroke="#1d2430"/>',
+            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{sy(0):.1f}" stroke="#1d2430"/>']
+    axis += [f'<text x="{sx(t):.1f}" y="{h - bottom + 14}" text-anchor="middle">{t:g}</text>' for t in x_ticks]
+    axis += [f'<line x1="{left}" y1="{sy(y_max * f):.1f}" x2="{w - right}" y2="{sy(y_max * f):.1f}" stroke="#eef0f4"/>'
+             f'<text x="{left - 4}" y="{sy(y_max * f) + 4:.1f}" text-anchor="end">{_e(y_fmt.format(y_max * f))}</text>'
+             for f in (0.25, 0.5, 0.75, 1)]
+    return (f'<svg class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{_e(title)}">'
+            f'<text x="{w / 2}" y="16" text-anchor="middle" font-weight="600">{_e(title)}</text>{"".join(axis)}'
+            f'{body(sx, sy)}<text x="{sx(0.5):.1f}" y="{h - 6}" text-anchor="middle">{_e(x_label)}</text>'
+            f'<text transform="translate(12 {sy(y_max / 2):.1f}) rotate(-90)" text-anchor="middle">{_e(y_label)}</text></svg>')
+
+
+def _histogram(report: dict[str, Any]) -> str:
+    counts = [max(_number(c) or 0.0, 0.0) for c in _list(_dict(report.get("score_histogram")).get("counts"))]
+    if not counts:
+        return ""
+    width, top = 1 / len(counts), 4 * math.ceil(max(max(counts), 1.0) / 4)  # whole-number ticks
+    def bars(sx: Callable, sy: Callable) -> str:
+        return "".join(
+            f'<rect x="{sx(i * width) + 1:.1f}" y="{sy(c):.1f}" width="{sx(width) - sx(0) - 2:.1f}" '
+            f'height="{sy(0) - sy(c):.1f}" fill="#2f6fdf"><title>{i * width:.2f}–{(i + 1) * width:.2f}: {c:g}</title></rect>'
+            for i, c in enumerate(counts))
+    return "<h2>Document scores</h2>" + _chart("Score distribution", "document score", "documents", top, bars)
+
+
+def _reliability(bins: list[Any]) -> str:
+    points = []
+    for b in bins:
+        b = _dict(b)
+        rng = _list(b.get("range"))
+        lo, hi = (_number(rng[0]), _number(rng[1])) if len(rng) == 2 else (None, None)
+        acc, conf, count = _number(b.get("accuracy")), _number(b.get("mean_confidence")), _number(b.get("count"))
+        if None not in (lo, hi, acc, conf) and count:
+            points.append((lo, hi, acc, conf, count))
+    if not points:
+        return ""
+    def draw(sx: Callable, sy: Callable) -> str:
+        parts = [f'<line x1="{sx(0)}" y1="{sy(0)}" x2="{sx(1):.1f}" y2="{sy(1):.1f}" stroke="#9aa1ad" stroke-dasharray="4 3"/>']
+        for lo, hi, acc, conf, count in points:
+            parts.append(f'<rect x="{sx(lo) + 1:.1f}" y="{sy(acc):.1f}" width="{max(sx(hi) - sx(lo) - 2, 1):.1f}" '
+                         f'height="{sy(0) - sy(acc):.1f}" fill="#2f6fdf" fill-opacity="0.35"/>'
+                         f'<circle cx="{sx(conf):.1f}" cy="{sy(acc):.1f}" r="3.5" fill="#2f6fdf"><title>confidence '
+                         f'{conf:.3f}, accuracy {acc:.3f}, {count:g} fields</title></circle>')
+        return "".join(parts)
+    return _chart("Reliability diagram", "mean confidence", "accuracy", 1.0, draw)
+
+
+def _review_curve(curve: list[Any]) -> str:
+    points = sorted((b, p) for b, p in ((_number(_dict(c).get("budget")), _number(_dict(c).get("pct_errors_caught")))
+                                        for c in curve) if b is not None and p is not None)
+    if not points:
+        return ""
+    def draw(sx: Callable, sy: Callable) -> str:
+        line = " ".join(f"{sx(b):.1f},{sy(p):.1f}" for b, p in [(0.0, 0.0)] + points)
+        return (f'<line x1="{sx(0)}" y1="{sy(0)}" x2="{sx(1):.1f}" y2="{sy(1):.1f}" stroke="#9aa1ad" stroke-dasharray="4 3"/>'
+                f'<polyline points="{line}" fill="none" stroke="#d64545" stroke-width="2"/>')
+    return _chart("Review-budget curve", "share of fields reviewed (least confident first)", "errors caught", 1.0, draw)
+
+
+def _confidence(report: dict[str, Any]) -> str:
+    conf = report.get("confidence_metrics")
+    if not isinstance(conf, dict):
+        return ""
+    overall, coverage = _dict(conf.get("overall")), _dict(conf.get("coverage"))
+    cards = [(name.replace("_", " "), _dict(overall.get(name)).get("value"))
+             for name in ("auroc", "brier_score", "ece", "error_capture_at_budget") if name in overall]
+    if coverage:
+        cards.append(("fields with confidence", coverage.get("ratio")))
+    charts = _reliability(_list(_dict(overall.get("ece")).get("bins"))) + _review_curve(_list(conf.get("review_curve")))
+    return ("<h2>Confidence</h2><div class=cards>"
+            + "".join(f"<div class=card><b>{_fmt(v)}</b><span>{_e(label)}</span></div>" for label, v in cards)
+            + f"</div><div class=charts>{charts}</div>")
+
+
+def _documents(report: dict[str, Any]) -> str:
+    docs = [d for d in _list(report.get("worst_documents")) if isinstance(d, dict)]
+    if not docs:
+        return ""
+    out = ["<h2>Worst documents</h2>"]
+    for i, doc in enumerate(docs):
+        rows = []
+        for c in _list(doc.get("comparisons")):
+            c = _dict(c)
+            kind = str(c.get("type", ""))
+            cls = kind if kind in ("TP", "TN", "FD", "FA", "FN") else ""
+            rows.append(f'<tr class="{cls}"><td>{_e(c.get("path", ""), 200)}</td><td class="tag {cls}">{_e(kind, 10)}</td>'
+                        f'<td><code>{_e(_json(c.get("gt")), VALUE_LIMIT)}</code></td>'
+                        f'<td><code>{_e(_json(c.get("pred")), VALUE_LIMIT)}</code></td>{_num_cell(c.get("similarity"))}</tr>')
+        headers = [("path", ""), ("type", ""), ("ground truth", ""), ("prediction", ""), ("similarity", "")]
+        out.append(f'<details{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), 120)}</b>'
+                   f' — score {_fmt(doc.get("score"))} (ground truth line {_fmt(doc.get("gt_line"))}, prediction line '
+                   f'{_fmt(doc.get("pred_line"))})</summary>{_table(headers, rows, cls="doc")}</details>')
+    return "".join(out)
+
+
+def _errors(report: dict[str, Any]) -> str:
+    errors = _list(report.get("errors"))
+    if not errors:
+        return ""
+    items = [f'<li>{_e(e.get("source", ""), 200)}:{_fmt(e.get("line"))} ({_e(e.get("doc_id", ""), 120)}): '
+             f'{_e(e.get("message", ""), 500)}</li>' for e in map(_dict, errors[:ERROR_LIMIT])]
+    more = f"<p>… and {len(errors) - ERROR_LIMIT:,} more</p>" if len(errors) > ERROR_LIMIT else ""
+    return f"<h2>Errors ({len(errors):,})</h2><ul>{''.join(items)}</ul>{more}"
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The whole report as one HTML page that loads nothing from anywhere."""
+    schema = _dict(report.get("schema"))
+    name = _e(schema.get("model_name") or "stickler report", 120)
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{name} — stickler report</title><style>{_CSS}</style></head><body><main>"
+            f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
+            f"{_fmt(report.get('document_count'))} documents · stickler "
+            f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
+            + _summary(report) + _gates(report) + _fields(report) + _histogram(report) + _confidence(report)
+            + _documents(report) + _errors(report)
+            + f"</main><script>{_SCRIPT}</script></body></html>\n")

@@ -1,0 +1,78 @@
+"""JUnit XML, so that GitLab, Jenkins and GitHub show an evaluation as test results.
+
+Two suites: ``stickler.gates`` has one test case per gate result (failed below
+its threshold, skipped when there was nothing to measure); ``stickler.fields``
+has one test case per field path, failing when a gate on that field failed, its
+figures in ``system-out``. ElementTree escapes markup; characters XML 1.0 cannot
+hold at all (most controls) are replaced first.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from datetime import datetime, timezone
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from .sanitize import plain
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _text(value: Any, limit: int = 500) -> str:
+    return _NOT_XML.sub("\ufffd", plain(value, limit))
+
+
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def render_junit(report: dict[str, Any]) -> bytes:
+    gates = report.get("gates") or []
+    timestamp = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    elapsed = f"{report.get('elapsed_seconds', 0.0):.3f}"
+    root = ET.Element("testsuites", name=f"stickler {_text(report['schema']['model_name'], 100)}", time=elapsed)
+
+    gate_suite = _suite(root, "stickler.gates", timestamp)
+    for g in gates:
+        case = ET.SubElement(gate_suite, "testcase", name=_text(g["gate"], 300), classname="stickler.gates", time="0")
+        if g["status"] == "failed":
+            ET.SubElement(case, "failure", type="GateFailed",
+                          message=f"{_figure(g['actual'])} < {g['threshold']:g}").text = (
+                f"{g['metric']} of {_text(g['path'] or 'the whole run', 200)} is {_figure(g['actual'])}, "
+                f"below the gate's {g['threshold']:g}")
+        elif g["status"] == "no data":
+            ET.SubElement(case, "skipped", message="nothing to measure (no ground truth or prediction for this metric)")
+
+    field_suite = _suite(root, "stickler.fields", timestamp)
+    by_field: dict[str, list[dict[str, Any]]] = {}
+    for g in gates:
+        if g["path"] is not None:
+            by_field.setdefault(g["path"], []).append(g)
+    for path, f in report["field_metrics"].items():
+        case = ET.SubElement(field_suite, "testcase", name=_text(path, 300), classname="stickler.fields", time="0")
+        failing = [g for g in by_field.get(path, []) if g["status"] == "failed"]
+        if failing:
+            ET.SubElement(case, "failure", type="GateFailed",
+                          message="; ".join(f"{g['metric']} {_figure(g['actual'])} < {g['threshold']:g}" for g in failing))
+        ET.SubElement(case, "system-out").text = (
+            f"TP {f['tp']} FA {f['fa']} FD {f['fd']} FN {f['fn']} TN {f['tn']}; precision {_figure(f['cm_precision'])}, "
+            f"recall {_figure(f['cm_recall'])}, F1 {_figure(f['cm_f1'])}, mean score {_figure(f.get('mean_score'))}, "
+            f"schema violations {f.get('schema_violations', 0)}")
+
+    for suite in (gate_suite, field_suite):
+        cases = suite.findall("testcase")
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+        suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
+    root.set("tests", str(sum(int(s.get("tests", 0)) for s in (gate_suite, field_suite))))
+    root.set("failures", str(sum(int(s.get("failures", 0)) for s in (gate_suite, field_suite))))
+    root.set("errors", "0")
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def _suite(root: ET.Element, name: str, timestamp: str) -> ET.Element:
+    return ET.SubElement(root, "testsuite", name=name, errors="0", time="0", timestamp=timestamp,
+                         hostname=_text(socket.gethostname(), 100))

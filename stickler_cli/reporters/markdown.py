@@ -1,0 +1,106 @@
+"""The report as GitHub-flavoured Markdown: for pull-request comments and ``$GITHUB_STEP_SUMMARY``.
+
+Field names and values come from the schema and the data; GitHub renders HTML
+inside Markdown, so every such text is made inert: HTML-escaped, Markdown
+punctuation backslash-escaped, control characters and line breaks replaced.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from ..analysis import MISSES, imperfect
+from .sanitize import plain
+
+_PUNCTUATION = re.compile(r"([\\`*_\[\]()#!|~])")
+WORST_SHOWN = 5
+
+
+def text(value: Any, limit: int = 80) -> str:
+    """Inert Markdown for one table cell or line: nothing in it can become markup, a link or HTML."""
+    escaped = html.escape(plain(value, limit), quote=True)
+    return _PUNCTUATION.sub(r"\\\1", escaped)
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    m = report["metrics"]
+    lines = [f"## stickler · {text(report['schema']['model_name'])} · {report['document_count']} documents", ""]
+    gates = report.get("gates") or []
+    bad = [g for g in gates if g["status"] == "failed"]
+    if gates:
+        verdict = f"❌ {len(bad)} of {len(gates)} gates failed" if bad else f"✅ all {len(gates)} gates passed"
+        lines += [f"**{verdict}**", ""]
+    lines += ["| Metric | Value |", "|---|---:|"]
+    lines += [f"| Weighted score | {_rate(m['weighted_overall_score'])} |", f"| Precision | {_rate(m['cm_precision'])} |",
+              f"| Recall | {_rate(m['cm_recall'])} |", f"| F1 | {_rate(m['cm_f1'])} |",
+              f"| Accuracy | {_rate(m['cm_accuracy'])} |",
+              f"| Counts | TP {m['tp']} · FA {m['fa']} · FD {m['fd']} · FN {m['fn']} · TN {m['tn']} |"]
+    conformance = report.get("schema_conformance") or {}
+    if conformance.get("predictions_read"):
+        read = conformance["predictions_read"]
+        lines += [f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {read}) |",
+                  f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {read}) |"]
+    lines.append("")
+    if bad:
+        lines += ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|"]
+        lines += [f"| {text(g['gate'], 120)} | {g['threshold']:g} | {_rate(g['actual'])} |" for g in bad]
+        lines.append("")
+    lines += ["### Fields", "", "| Field | Weight | Score | TP | FA | FD | FN | TN | Precision | Recall | F1 | Schema violations |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for path, f in report["field_metrics"].items():
+        lines.append(f"| {text(path)} | {f['weight']:g} | {_rate(f.get('mean_score'))} | {f['tp']} | {f['fa']} | {f['fd']} "
+                     f"| {f['fn']} | {f['tn']} | {_rate(f['cm_precision'])} | {_rate(f['cm_recall'])} "
+                     f"| {_rate(f['cm_f1'])} | {f.get('schema_violations', 0)} |")
+    lines.append("")
+    lines += _calibration(report.get("confidence_metrics"))
+    lines += _worst(report.get("worst_documents") or [])
+    errors = report.get("errors") or []
+    if errors:
+        lines += [f"<details><summary>{len(errors)} record problem(s)</summary>", ""]
+        for e in errors[:20]:
+            where = f"{e['source']}:{e['line']}" if e.get("line") else e["source"]
+            lines.append(f"- {text(where)}: {text(e['message'], 200)}")
+        if len(errors) > 20:
+            lines.append(f"- … and {len(errors) - 20} more (see the JSON report)")
+        lines += ["", "</details>", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _calibration(confidence: dict[str, Any] | None) -> list[str]:
+    if not confidence:
+        return []
+    overall = confidence["overall"]
+    names = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain at the middle budget"}
+    cov = confidence["coverage"]
+    lines = ["### Confidence", "",
+             f"{cov['fields_with_confidence']} of {cov['fields_total']} predicted values carry a confidence "
+             f"({cov['ratio']:.0%}). AUROC high, Brier and ECE low: the confidence can be trusted.", "",
+             "| Field | " + " | ".join(names.get(n, text(n)) for n in overall) + " |",
+             "|---|" + "---:|" * len(overall)]
+    rows = [("**overall**", overall)] + [(text(p), block) for p, block in confidence["fields"].items()]
+    for label, block in rows:
+        values = [(block.get(n) or {}).get("value") for n in overall]
+        lines.append(f"| {label} | " + " | ".join(_rate(v) for v in values) + " |")
+    return lines + [""]
+
+
+def _worst(worst: list[dict[str, Any]]) -> list[str]:
+    worst = imperfect(worst)
+    if not worst:
+        return []
+    lines = ["### Worst documents", ""]
+    for doc in worst[:WORST_SHOWN]:
+        misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
+        lines += [f"<details><summary>{html.escape(plain(doc['doc_id'], 60))} · score {doc['score']:.3f} · "
+                  f"{len(misses)} failing comparison(s)</summary>", "",
+                  "| Field | Type | Ground truth | Prediction | Score |", "|---|---|---|---|---:|"]
+        lines += [f"| {text(c['path'])} | {c['type']} | {text(c['gt'], 60)} | {text(c['pred'], 60)} | {c['score']:.3f} |"
+                  for c in misses]
+        lines += ["", "</details>", ""]
+    return lines
