@@ -20,7 +20,7 @@ by jsonschema itself, whose results these closures are tested against.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..errors import SchemaError
 from .refs import follow
@@ -139,6 +139,9 @@ class Conformance:
         keywords = node
         if "$ref" in node and self.draft <= 7:  # before 2019-09, $ref's siblings are ignored
             keywords = {"$ref": node["$ref"]}
+        fused = self._fused(keywords, pointer)
+        if fused is not None:
+            return fused
         checks: list[_Check] = []
         for name, value in keywords.items():
             maker = _MAKERS.get(name)
@@ -158,6 +161,22 @@ class Conformance:
                     errors = found if errors is None else errors + found
             return errors
         return check_all
+
+    def _fused(self, keywords: dict, pointer: str) -> _Check | None:
+        """One closure for the commonest nodes (an object's type, properties and required; an
+        array's type and items) instead of one per keyword: a third fewer calls per document."""
+        validating = {name for name in keywords if name in _MAKERS}
+        type_check = _type(self, keywords["type"], keywords, pointer) if "type" in keywords else None
+        allowed = type_check.types[0] if type_check is not None else None  # type: ignore[attr-defined]
+        if ("properties" in validating and validating <= {"type", "properties", "required"}
+                and isinstance(keywords["properties"], dict) and (allowed is None or dict in allowed)):
+            required = keywords.get("required")
+            return _object(self, keywords["properties"], required if isinstance(required, list) else [],
+                           type_check, f"{pointer}/properties")
+        if ("items" in validating and validating <= {"type", "items"}
+                and (allowed is None or list in allowed)):
+            return _array(self._compile(keywords["items"], f"{pointer}/items"), type_check)
+        return None
 
     def _ref(self, ref: str, node: dict, pointer: str) -> _Check:
         target, target_pointer = follow(self.schema, ref, pointer.rsplit("/", 1)[0])
@@ -241,18 +260,27 @@ _JSON_TYPES = {"string": str, "boolean": bool, "null": type(None), "array": list
 
 
 def _properties(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
-    if not isinstance(value, dict):
-        return _valid
-    compiled = [(key, c._compile(sub, f"{pointer}/{key}")) for key, sub in value.items()]
+    return _object(c, value, [], None, pointer) if isinstance(value, dict) else _valid
+
+
+def _object(c: Conformance, properties: dict, required: list, type_check: _Check | None, pointer: str) -> _Check:
+    """An object's properties (and, fused, its required names and its type) in one closure."""
+    compiled = [(key, c._compile(sub, f"{pointer}/{key}")) for key, sub in properties.items()]
     compiled = [(key, check) for key, check in compiled if check is not _valid]
     # Most properties only have a type: checked here inline, a function call saved per value.
     typed = [(key, *check.types) for key, check in compiled if hasattr(check, "types")]
     children = [(key, check) for key, check in compiled if not hasattr(check, "types")]
+    names = [name for name in required if isinstance(name, str)]
+    if not compiled and not names and type_check is None:
+        return _valid
 
     def check(v: Any) -> _Errors | None:
         if type(v) is not dict:
-            return None
+            return type_check(v) if type_check is not None else None
         errors = None
+        for name in names:
+            if name not in v:
+                errors = (errors or []) + [((name,), "required")]
         for key, allowed, lenient in typed:
             if key in v:
                 item = v[key]
@@ -271,7 +299,42 @@ def _properties(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
                 if found:
                     errors = (errors or []) + [((key, *path), kw) for path, kw in found]
         return errors
-    return check if compiled else _valid
+    return check
+
+
+def _array(sub: _Check, type_check: _Check | None) -> _Check:
+    """An array's type and items in one closure."""
+    if sub is _valid:
+        return type_check or _valid
+    if hasattr(sub, "types"):  # a list of strings, numbers…: the items' type checked inline
+        allowed, lenient = sub.types
+
+        def check_typed(v: Any) -> _Errors | None:
+            if type(v) is not list:
+                return type_check(v) if type_check is not None else None
+            errors = None
+            for k, item in enumerate(v):
+                t = type(item)
+                if t is dict and "_value" in item:
+                    item = item["_value"]
+                    t = type(item)
+                if t not in allowed and not (lenient and t is float and item.is_integer()):
+                    errors = (errors or []) + [((k,), "type")]
+            return errors
+        return check_typed
+
+    def check(v: Any) -> _Errors | None:
+        if type(v) is not list:
+            return type_check(v) if type_check is not None else None
+        errors = None
+        for k, item in enumerate(v):
+            if type(item) is dict and "_value" in item:
+                item = item["_value"]
+            found = sub(item)
+            if found:
+                errors = (errors or []) + [((k, *path), kw) for path, kw in found]
+        return errors
+    return check
 
 
 def _required(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
@@ -300,35 +363,24 @@ def _additional(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     def check(v: Any) -> _Errors | None:
         if type(v) is not dict:
             return None
-        errors = None
-        for key, item in v.items():
-            if key not in known:
-                if type(item) is dict and "_value" in item:
-                    item = item["_value"]
-                found = sub(item)
-                if found:
-                    errors = (errors or []) + [((key, *path), kw) for path, kw in found]
-        return errors
+        return _each(((key, item) for key, item in v.items() if key not in known), sub)
     return check
+
+
+def _each(entries: Iterable[tuple[Any, Any]], sub: _Check) -> _Errors | None:
+    """``sub`` on each (key or position, value), rich values unwrapped; errors located below the key."""
+    errors = None
+    for key, item in entries:
+        if type(item) is dict and "_value" in item:
+            item = item["_value"]
+        found = sub(item)
+        if found:
+            errors = (errors or []) + [((key, *path), kw) for path, kw in found]
+    return errors
 
 
 def _items(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
-    sub = c._compile(value, pointer)
-    if sub is _valid:
-        return _valid
-
-    def check(v: Any) -> _Errors | None:
-        if type(v) is not list:
-            return None
-        errors = None
-        for k, item in enumerate(v):
-            if type(item) is dict and "_value" in item:
-                item = item["_value"]
-            found = sub(item)
-            if found:
-                errors = (errors or []) + [((k, *path), kw) for path, kw in found]
-        return errors
-    return check
+    return _array(c._compile(value, pointer), None)
 
 
 def _enum(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
