@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import gzip
 import subprocess
@@ -26,7 +27,9 @@ PRED = [{"id": "a", "total": 10.5, "account": 7}, {"id": "B", "total": 3, "accou
 
 
 def run(*args, stdin: bytes | None = None):
-    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, input=stdin)
+    """``stickler ARGS`` with a terminal 200 columns wide (tables cut values to their column)."""
+    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, input=stdin,
+                          env={**os.environ, "COLUMNS": "200"})
 
 
 @pytest.fixture

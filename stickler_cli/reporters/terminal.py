@@ -21,6 +21,9 @@ from ..engine.result import TraceRow
 from .calibration import render_calibration
 from .sanitize import safe
 
+_LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
+
+
 def _rate(value: float | None) -> Text:
     if value is None:
         return Text("–", style="dim")
@@ -130,28 +133,27 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
 
 
 def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
-    """``stickler compare``: every comparison made for one pair."""
-    table = Table(title=f"Document score {score:.3f}", title_justify="left")
+    """``stickler compare``: every comparison made for one pair (threshold and comparator only
+    on terminals of 100 columns or more, so that the values keep room on narrow ones)."""
+    table = Table(title=f"Document score {score:.3f}", title_justify="left", box=box.SIMPLE_HEAD,
+                  padding=(0, 1, 0, 0), pad_edge=False, expand=True)
+    wide = console.width >= 100
     widest = max((len(r.path) for r in rows), default=5)
-    table.add_column("Field", no_wrap=True, min_width=min(widest, 40))
-    table.add_column("", no_wrap=True)
-    table.add_column("Ground truth", overflow="ellipsis", no_wrap=True)
-    table.add_column("Prediction", overflow="ellipsis", no_wrap=True)
-    for name in ("Sim", "Score", "Thr"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("Comparator", overflow="ellipsis", no_wrap=True)
-    styles = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
+    table.add_column("Field", no_wrap=True, width=min(widest, 24 if wide else 18), overflow="ellipsis")
+    table.add_column("", no_wrap=True, width=2)
+    # Values fold onto more lines rather than being cut: this table is read to debug one pair.
+    table.add_column("Ground truth", overflow="fold", ratio=1)
+    table.add_column("Prediction", overflow="fold", ratio=1)
+    for name in ("Sim", "Score", "Thr") if wide else ("Sim", "Score"):
+        table.add_column(name, justify="right", no_wrap=True, width=5)
+    if wide:
+        table.add_column("Comparator", overflow="ellipsis", no_wrap=True, width=11)
     for row in rows:
-        table.add_row(
-            safe(row.path),
-            Text(row.label, style=styles[row.label]),
-            safe(row.gt, 40),
-            safe(row.pred, 40),
-            f"{row.similarity:.3f}",
-            f"{row.score:.3f}",
-            f"{row.threshold:g}",
-            row.comparator.removesuffix("Comparator"),
-        )
+        cells = [safe(row.path), Text(row.label, style=_LABEL_STYLES[row.label]), safe(row.gt, 40), safe(row.pred, 40),
+                 f"{row.similarity:.3f}", f"{row.score:.3f}"]
+        if wide:
+            cells += [f"{row.threshold:g}", row.comparator.removesuffix("Comparator")]
+        table.add_row(*cells)
     console.print(table)
 
 
@@ -193,8 +195,6 @@ def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> Non
             )
         console.print(table)
 
-
-_LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
 
 
 def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
