@@ -56,6 +56,8 @@ class Accumulator:
         # The ``analysis.worst`` documents with the lowest (score, position in the input):
         # a heap of (-score, -position, sample), so that its top is the first to give way.
         self._worst: list[tuple[float, int, dict[str, Any]]] = []
+        # How many of the worst are exactly known: states merged in may have kept fewer.
+        self.worst_known = analysis.worst
         # Non-matching comparisons: handed to ``non_match_sink`` as they come (the CLI writes
         # them out), else kept here (worker processes send them back in their state).
         self.non_match_sink: Callable[[list[dict[str, Any]]], None] | None = None
@@ -76,7 +78,10 @@ class Accumulator:
     def add(self, doc: DocResult) -> None:
         self.document_count += 1
         self.score_sum += doc.score
-        self.score_histogram[min(int(doc.score * HISTOGRAM_BINS), HISTOGRAM_BINS - 1)] += 1
+        score = doc.score
+        # A plugin may return a score outside [0, 1], or NaN: counted at the nearer end.
+        k = int(score * HISTOGRAM_BINS) if 0.0 <= score < 1.0 else HISTOGRAM_BINS - 1 if score >= 1.0 else 0
+        self.score_histogram[k] += 1
         self.tally = list(map(add, self.tally, doc.tally))
         self.field_score_sum = list(map(add, self.field_score_sum, doc.score_sum))
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
@@ -98,9 +103,10 @@ class Accumulator:
 
     @property
     def worst(self) -> list[dict[str, Any]]:
-        """The worst documents kept, worst first (ties: earlier in the input first)."""
+        """The worst documents kept, worst first (ties: earlier in the input first); never more
+        than every merged state kept, so the list does not depend on how a run was split."""
         return [{**sample, "score": -score, "position": -position}
-                for score, position, sample in sorted(self._worst, reverse=True)]
+                for score, position, sample in sorted(self._worst, reverse=True)[:self.worst_known]]
 
     def add_non_matches(self, rows: list[dict[str, Any]]) -> None:
         if self.non_match_sink is not None:
@@ -144,6 +150,7 @@ class Accumulator:
                             "violations": {path: dict(counts) for path, counts in self.violations.items()}},
             "score_histogram": list(self.score_histogram),
             "worst": self.worst,
+            "worst_kept": self.worst_known,
             "non_matches": list(self.non_matches),
         }
         if with_schema:
@@ -173,6 +180,7 @@ class Accumulator:
             heapq.heappush(self._worst, item)
         while len(self._worst) > self.analysis.worst:
             heapq.heappop(self._worst)
+        self.worst_known = min(self.worst_known, state["worst_kept"])
         if state["non_matches"]:
             self.add_non_matches(state["non_matches"])
         conformance = state["conformance"]

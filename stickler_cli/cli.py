@@ -168,6 +168,9 @@ def eval_command(
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
                     "--non-matches": non_matches}, [schema, *inputs])
     plan = load_schema(schema)
+    for gate in gates:  # a gate naming no field is found now, not after the run
+        if gate.pattern is not None:
+            quality_gates.matching(gate, [f.path for f in plan.fields])
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     if workers is None:
         workers = available_cores() if dask else _auto_workers(plan, total_bytes)
@@ -210,6 +213,10 @@ def merge_command(
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
                    list(states))
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors)))
+    kept = evaluation.accumulator.worst_known
+    if show_errors > kept:
+        sys.stderr.write(f"stickler: warning: the states kept their {kept} worst documents each: "
+                         f"--show-errors shows at most {kept} (give --show-errors to `stickler eval` too)\n")
     evaluation.confidence_metrics = metrics
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
@@ -223,7 +230,7 @@ def _check_targets(targets: dict[str, str | None], inputs: list[str]) -> None:
     for option, path in given.items():
         json_report.check_writable(path, inputs)
         resolved = Path(path).resolve()
-        if resolved in seen:
+        if resolved in seen and not json_report.is_special(resolved):
             raise UsageError(f"{seen[resolved]} and {option} name the same file")
         seen[resolved] = option
 
@@ -257,13 +264,14 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
     if non_matches:
         written.append(f"{non_matches[1]} non-matching comparisons written to {non_matches[0]}")
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    shown = show_errors or markdown.WORST_SHOWN
     if summary_file:
-        _append(summary_file, markdown.render_markdown(report))
+        _append(summary_file, markdown.render_markdown(report, shown))
     if output_format == "json":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     elif output_format == "markdown":
-        sys.stdout.write(markdown.render_markdown(report))
+        sys.stdout.write(markdown.render_markdown(report, shown))
         sys.stdout.flush()
     else:
         console = Console()

@@ -7,8 +7,9 @@ the command line, a ``--gates`` TOML file and ``[tool.stickler]`` in the
 working directory's ``pyproject.toml``; a gate on the command line replaces a
 file's gate of the same name.
 
-A field whose metric has nothing to measure (recall of a field never present in
-the ground truth) is "no data": reported, not failed, like a skipped test.
+A metric with nothing to measure (recall of a field never present in the ground
+truth) is "no data": reported, not failed, like a skipped test. A run that scored
+no document at all fails every gate: an empty input must not pass a pipeline.
 """
 
 from __future__ import annotations
@@ -84,7 +85,10 @@ def from_toml(path: str, under_tool: bool) -> list[Gate]:
         raise UsageError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None
-    table: Any = data.get("tool", {}).get("stickler", {}) if under_tool else data
+    table: Any = data
+    if under_tool:
+        tool = data.get("tool")
+        table = tool.get("stickler") if isinstance(tool, dict) else None
     if not isinstance(table, dict):
         return []
     gates = table.get(TABLE, {})
@@ -109,19 +113,26 @@ def collect(cli: Iterable[str], gates_file: str | None, pyproject: str = "pyproj
     return list(chosen.values())
 
 
+def matching(gate: Gate, paths: list[str]) -> list[str]:
+    """The field paths a field gate applies to; none is a usage error (checked before a run too)."""
+    found = [p for p in paths if fnmatch.fnmatchcase(p, gate.pattern or "")]
+    if not found:
+        raise UsageError(f"{gate.origin}: gate {gate.key!r} matches no field path"
+                         f"{suggest(gate.pattern or '', paths)}; fields: {', '.join(paths)}")
+    return found
+
+
 def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
     """One result per gate and matching field: ``{gate, path, metric, threshold, actual, status}``."""
     results: list[dict[str, Any]] = []
     fields = report["field_metrics"]
+    empty = not report["document_count"]
     for gate in gates:
         if gate.pattern is None:
-            results.append(_result(gate, None, _overall(report, gate.metric)))
+            results.append(_result(gate, None, _counted(report["metrics"], gate.metric, report), empty))
             continue
-        paths = [p for p in fields if fnmatch.fnmatchcase(p, gate.pattern)]
-        if not paths:
-            raise UsageError(f"{gate.origin}: gate {gate.key!r} matches no field path"
-                             f"{suggest(gate.pattern, list(fields))}; fields: {', '.join(fields)}")
-        results.extend(_result(gate, p, _field(fields[p], gate.metric)) for p in paths)
+        results.extend(_result(gate, p, _counted(fields[p], gate.metric), empty)
+                       for p in matching(gate, list(fields)))
     return results
 
 
@@ -129,23 +140,33 @@ def failed(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in results if r["status"] == FAILED]
 
 
-def _result(gate: Gate, path: str | None, actual: float | None) -> dict[str, Any]:
-    status = NO_DATA if actual is None else PASSED if actual >= gate.threshold else FAILED
+def verdict(results: list[dict[str, Any]]) -> str:
+    """One line for people: "2 of 5 gates failed", "4 gates passed, 1 without data"."""
+    bad = len(failed(results))
+    if bad:
+        return f"{bad} of {len(results)} gate(s) failed"
+    no_data = sum(1 for r in results if r["status"] == NO_DATA)
+    passed = f"{len(results) - no_data} gate(s) passed"
+    return f"{passed}, {no_data} without data" if no_data else passed
+
+
+def _result(gate: Gate, path: str | None, actual: float | None, empty: bool) -> dict[str, Any]:
+    if empty:
+        status = FAILED  # nothing was evaluated
+    else:
+        status = NO_DATA if actual is None else PASSED if actual >= gate.threshold else FAILED
     name = gate.key if path is None or path == gate.pattern else f"{path}.{gate.metric}"
     return {"gate": f"{name} >= {gate.threshold:g}", "pattern": gate.key, "path": path, "metric": gate.metric,
             "threshold": gate.threshold, "actual": actual, "status": status}
 
 
-def _overall(report: dict[str, Any], metric: str) -> float | None:
-    if metric in ("valid_json_rate", "schema_valid_rate"):
+def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None = None) -> float | None:
+    """A field's (or, with ``report``, the run's) figure, or None when its denominator is empty
+    (nothing to measure)."""
+    if report is not None and metric in ("valid_json_rate", "schema_valid_rate"):
         return report["schema_conformance"][metric]
-    if not report["document_count"]:
-        return None
-    return report["metrics"][metric]
-
-
-def _field(block: dict[str, Any], metric: str) -> float | None:
-    """The field's figure, or None when its denominator is empty (nothing to measure)."""
+    if metric == "weighted_overall_score":
+        return block[metric] if report and report["document_count"] else None
     tp, fp, fn = block["tp"], block["fp"], block["fn"]
     support = {"cm_precision": tp + fp, "cm_recall": tp + fn, "cm_f1": tp + fp + fn,
                "cm_accuracy": tp + fp + fn + block["tn"]}

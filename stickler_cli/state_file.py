@@ -10,17 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-import orjson
 
 from .accumulate import STATE_VERSION, Accumulator, Analysis
 from .errors import InputError
+from .reader import decode
 from .evaluate import Evaluation
 from .reporters import json_report
 
 
 def save(path: str, acc: Accumulator) -> None:
-    """Write ``acc``'s state atomically (a crash never leaves half a file)."""
-    json_report.write(path, orjson.dumps(acc.get_state()) + b"\n")
+    """Write ``acc``'s state atomically (a crash never leaves half a file). The worst documents are
+    kept whole, so the state may hold what orjson cannot write (integers beyond 64 bits)."""
+    json_report.write(path, json_report.dumps(acc.get_state(), indent=False))
 
 
 def load(path: str) -> dict[str, Any]:
@@ -32,8 +33,8 @@ def load(path: str) -> dict[str, Any]:
     except OSError as exc:
         raise InputError(f"cannot read state file: {exc.strerror or exc}", path) from None
     try:
-        state = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+        state = decode(data)
+    except ValueError as exc:
         raise InputError(f"not a stickler state file (not valid JSON: {exc})", path) from None
     if not isinstance(state, dict) or "schema_sha256" not in state or "state_version" not in state:
         raise InputError("not a stickler state file (written by `stickler eval --save-state`)", path)

@@ -82,7 +82,7 @@ def test_field_gate_and_glob(files, capsys):
 def test_no_data_is_reported_not_failed(files, capsys):
     code, out, _ = run(files, "--fail-under", "extra.cm_f1=0.9", capsys=capsys)
     assert code == 0
-    assert "no data" in out and "All 1 gate(s) passed" in out
+    assert "no data" in out and "0 gate(s) passed, 1 without data" in out
 
 
 def test_gates_from_pyproject_and_gates_file(files, tmp_path, capsys, monkeypatch):
@@ -140,10 +140,10 @@ def test_markdown_report_and_step_summary(files, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     code, out, _ = run(files, "-f", "markdown", "--fail-under", "weighted_overall_score=0.9", capsys=capsys)
     assert code == 1
-    assert out.startswith("## stickler · Doc · 4 documents\n")
-    assert "**❌ 1 of 1 gates failed**" in out
-    assert "| weighted\\_overall\\_score &gt;= 0.9 | 0.9 | 0.688 |" in out
-    assert "| name | 1 | 0.500 | 2 | 0 | 1 | 1 | 0 | 0.667 | 0.667 | 0.667 | 0 |" in out
+    assert out.startswith("## stickler · `Doc` · 4 documents\n")
+    assert "**❌ 1 of 1 gate(s) failed**" in out
+    assert "| `weighted_overall_score >= 0.9` | 0.9 | 0.688 |" in out
+    assert "| `name` | 1 | 0.500 | 2 | 0 | 1 | 1 | 0 | 0.667 | 0.667 | 0.667 | 0 |" in out
     assert "### Worst documents" in out
     # appended, not replaced; and written whatever --format is
     assert summary.read_text() == "earlier step\n" + out
@@ -151,13 +151,27 @@ def test_markdown_report_and_step_summary(files, tmp_path, capsys, monkeypatch):
     assert summary.read_text().count("## stickler") == 2
 
 
-def test_markdown_escapes_data(tmp_path, capsys):
-    from stickler_cli.reporters.markdown import text
+def test_markdown_escapes_data():
+    """Rendered as GitHub renders tables: the hostile text is one code cell, no HTML, no link."""
+    from markdown_it import MarkdownIt
 
-    cell = text(HOSTILE, 200)
-    assert "<" not in cell and "\x1b" not in cell
-    assert "\\|" in cell and "\\[l\\]" in cell and "\\*b\\*" in cell
-    assert cell.count("|") == cell.count("\\|")  # every pipe escaped: the table cannot be split
+    from stickler_cli.reporters.markdown import render_markdown
+
+    hostile = HOSTILE + " @octocat https://e.vil www.e.vil $x$ ``a`` `"
+    block = {"tp": 1, "fa": 0, "fd": 1, "fp": 1, "fn": 0, "tn": 0, "cm_precision": 0.5, "cm_recall": 1.0,
+             "cm_f1": 0.667, "cm_accuracy": 0.5, "weight": 1.0, "mean_score": 0.5, "schema_violations": 0}
+    report = {"schema": {"model_name": hostile}, "document_count": 1, "metrics": {**block, "weighted_overall_score": 0.5},
+              "field_metrics": {hostile: block, "plain": block}, "gates": [], "confidence_metrics": None,
+              "worst_documents": [{"doc_id": hostile, "score": 0.5, "gt_line": 1, "pred_line": 1, "comparisons": [
+                  {"path": hostile, "type": "FD", "gt": hostile, "pred": hostile, "similarity": 0.0, "score": 0.0}]}],
+              "errors": [{"source": hostile, "line": 1, "doc_id": None, "message": hostile}]}
+    rendered = MarkdownIt("commonmark").enable("table").render(render_markdown(report))
+    assert "<script" not in rendered and "<img" not in rendered and "<a " not in rendered
+    assert "\x1b" not in rendered
+    rows = [r for r in rendered.split("<tr>") if "plain" in r or "e.vil" in r]
+    assert rows and all(r.count("<td") == 12 for r in rows if "<td" in r and "0.500" in r)
+    # The field name is one code span holding the whole text (pipes included, backticks kept).
+    assert "<td><code>x|y &lt;script&gt;alert(1)&lt;/script&gt;" in rendered
 
 
 # -- JUnit ----------------------------------------------------------------------------------------
@@ -244,3 +258,97 @@ def test_output_files_must_differ(files, tmp_path, capsys):
     same = str(tmp_path / "out.xml")
     code, _, err = run(files, "--junit", same, "--html", same, capsys=capsys)
     assert code == 2 and "--junit and --html name the same file" in err
+
+
+# -- regressions found in review --------------------------------------------------------------------
+
+def test_overall_gates_without_data_and_empty_runs(tmp_path, capsys):
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
+    both_empty = tmp_path / "tn.jsonl"
+    both_empty.write_text('{"a": null}\n')
+    # Every comparison a TN: precision has nothing to measure, like a field's.
+    code = main(["eval", str(schema), str(both_empty), str(both_empty), "-f", "json",
+                 "--fail-under", "cm_precision=0.9", "--fail-under", "weighted_overall_score=0.9"])
+    gates = {g["gate"]: g["status"] for g in json.loads(capsys.readouterr().out)["gates"]}
+    assert code == 0 and gates == {"cm_precision >= 0.9": "no data", "weighted_overall_score >= 0.9": "passed"}
+    # No document at all: every gate fails (an empty artifact must not pass a pipeline).
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    code = main(["eval", str(schema), str(empty), str(empty), "--fail-under", "a.cm_f1=0.5"])
+    assert code == 1 and "1 of 1 gate(s) failed" in capsys.readouterr().out
+
+
+def test_a_field_gate_typo_stops_before_the_run(files, tmp_path, capsys):
+    report = tmp_path / "r.json"
+    code, _, err = run(files, "--fail-under", "nmae.cm_f1=0.5", "-o", str(report), capsys=capsys)
+    assert code == 2 and "did you mean 'name'" in err and not report.exists()
+
+
+def test_pyproject_without_a_tool_table(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("tool = 3\n")
+    code, _, err = run(files, capsys=capsys)
+    assert code == 0, err
+
+
+def test_state_files_hold_what_orjson_cannot_write(tmp_path, capsys):
+    """The worst documents are kept whole in a state: a 30-digit integer and a value nested 300 deep."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"n": {"type": "integer"}, "d": {"type": "string"}}}))
+    gt = tmp_path / "g.jsonl"
+    gt.write_text('{"n": 1, "d": 1}\n')
+    pred = tmp_path / "p.jsonl"
+    pred.write_text('{"n": 123456789012345678901234567890, "d": ' + "[" * 300 + "]" * 300 + "}\n")
+    state = tmp_path / "a.state"
+    assert main(["eval", str(schema), str(gt), str(pred), "--save-state", str(state), "-f", "json"]) == 0
+    capsys.readouterr()
+    assert main(["merge", str(state), "-f", "json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    comparisons = {c["path"]: c for c in merged["worst_documents"][0]["comparisons"]}
+    assert comparisons["n"]["pred"] == 123456789012345678901234567890 and comparisons["n"]["type"] == "FD"
+
+
+def test_merge_shows_no_more_worst_documents_than_the_states_kept(files, tmp_path, capsys):
+    many = [dict(GT[k % 4], id=f"x{k}") for k in range(30)]
+    Path(files["gt"]).write_text("".join(json.dumps(r) + "\n" for r in many))
+    Path(files["pred"]).write_text("".join(json.dumps(dict(r, name="zz")) + "\n" for r in many))
+    state = tmp_path / "a.state"
+    assert main(["eval", files["schema"], files["gt"], files["pred"], "--save-state", str(state), "-f", "json"]) == 0
+    capsys.readouterr()
+    assert main(["merge", str(state), str(state), "--show-errors", "15", "-f", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)["worst_documents"]) == 10
+    assert "kept their 10 worst documents each" in err
+
+
+def test_histogram_takes_scores_outside_the_unit_interval():
+    from stickler_cli.accumulate import Accumulator
+    from stickler_cli.engine.result import DocResult
+    from stickler_cli.schema import compile_schema
+
+    plan = compile_schema(SCHEMA)
+    acc = Accumulator(plan)
+    size = len(plan.fields)
+    for score in (float("nan"), -0.5, 1.5, 0.5):
+        acc.add(DocResult(score, {}, [0] * 5 * size, [0.0] * size, [0] * size))
+    assert acc.score_histogram[0] == 2 and acc.score_histogram[-1] == 1 and acc.score_histogram[10] == 1
+
+
+def test_outputs_keep_links_devices_and_permissions(files, tmp_path, capsys):
+    real = tmp_path / "real.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    code, _, _ = run(files, "-o", str(link), "--junit", "/dev/null", "--non-matches", "/dev/null", capsys=capsys)
+    assert code == 0
+    assert link.is_symlink() and json.loads(real.read_text())["document_count"] == 4
+    assert (real.stat().st_mode & 0o777) == 0o666 & ~_umask()
+    assert Path("/dev/null").is_char_device()
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

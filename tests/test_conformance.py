@@ -47,6 +47,8 @@ def schemas(depth: int = 2):
         "exclusiveMinimum": st.integers(-2, 2), "exclusiveMaximum": st.sampled_from([0, 1.5, 3]),
         "minLength": st.integers(0, 3), "maxLength": st.integers(0, 3), "pattern": st.sampled_from(["^a", "[0-9]", "b$"]),
         "minItems": st.integers(0, 2), "maxItems": st.integers(0, 2),
+        "minProperties": st.integers(0, 2), "maxProperties": st.integers(0, 2),
+        "multipleOf": st.sampled_from([2, 3, 0.5, 0.1, 1.5]),
         "required": st.lists(st.sampled_from(KEYS), max_size=3, unique=True),
     })
     if depth == 0:  # false subschemas: see test_false_subschema
@@ -122,12 +124,12 @@ def test_integer_rules_per_draft():
 
 def test_other_keywords_are_checked_by_jsonschema():
     schema = {"type": "object", "properties": {"tags": {"type": "array", "uniqueItems": True},
-                                               "qty": {"type": "number", "multipleOf": 5}},
+                                               "qty": {"type": "number", "not": {"const": 7}}},
               "required": ["qty", "tags"]}
     checker = Conformance(schema)
     assert not checker.compiled
     assert sorted(checker.violations({"tags": ["a", "a"], "qty": {"_value": 7, "_confidence": 0.5}})) == [
-        ("qty", "multipleOf"), ("tags", "uniqueItems")]
+        ("qty", "not"), ("tags", "uniqueItems")]
     assert sorted(checker.violations({})) == [("qty", "required"), ("tags", "required")]
 
 
@@ -220,3 +222,39 @@ def test_pairing_by_id_checks_unpaired_predictions_too(tmp_path, capsys):
             conformance["schema_valid"]) == (3, 2, 2, 1)
     assert report["schema_violations"] == {"total": {"type": 1}}
     assert report["inputs"]["records"]["invalid_predictions"] == 1
+
+
+# -- regressions found in review ----------------------------------------------------------------
+
+def test_references_to_unvisited_places_are_followed():
+    """A $ref into a place no keyword walks (here an x- extension) must still be checked in full."""
+    schema = {"x-lib": {"odd": {"type": "integer", "not": {"multipleOf": 2}}}, "properties": {"a": {"$ref": "#/x-lib/odd"}}}
+    checker = Conformance(schema)
+    assert not checker.compiled  # "not": jsonschema's job
+    assert checker.violations({"a": 4}) == [("a", "not")]
+
+
+def test_one_subschema_applied_twice_reports_required_twice():
+    schema = {"$defs": {"Base": {"required": ["id"], "uniqueItems": True}},  # uniqueItems: jsonschema's path
+              "properties": {"a": {"allOf": [{"$ref": "#/$defs/Base"}, {"$ref": "#/$defs/Base"}]}}}
+    assert Counter(Conformance(schema).violations({"a": {}})) == Counter({("a.id", "required"): 2})
+
+
+def test_deep_values_and_many_violations():
+    deep: object = 1
+    for _ in range(950):
+        deep = [deep]
+    fallback = Conformance({"properties": {"n": {"type": "number", "uniqueItems": True}}})
+    assert fallback.violations({"n": "x", "other": deep}) == [("n", "type")]
+    compiled = Conformance({"properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
+        "q": {"type": "number"}}}}}})
+    found = compiled.violations({"items": [{"q": "1"}] * 20_000})
+    assert found == [("items.q", "type")] * 20_000
+
+
+def test_enum_of_objects_with_rich_values_inside():
+    """Compiled and jsonschema paths agree when a rich value sits inside an enum's object."""
+    schema = {"properties": {"a": {"enum": [{"b": 1}]}}}
+    record = {"a": {"b": {"_value": 1, "_confidence": 0.5}}}
+    assert Conformance(schema).compiled
+    assert Conformance(schema).violations(record) == [] == list(jsonschema_violations(schema, record))

@@ -15,13 +15,14 @@ from ..errors import UsageError
 from ..reader import STDIN
 
 
-def dumps(report: dict[str, Any]) -> bytes:
-    """Indented JSON. Values read from the data may hold integers beyond 64 bits, which orjson
-    cannot write: Python's json writes those (exactly); NaN and infinities become null either way."""
+def dumps(report: dict[str, Any], indent: bool = True) -> bytes:
+    """JSON, indented unless asked not to be. Values read from the data may hold integers beyond
+    64 bits, which orjson cannot write: Python's json writes those (exactly); NaN and infinities
+    become null either way."""
     try:
-        return orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+        return orjson.dumps(report, option=(orjson.OPT_INDENT_2 if indent else 0) | orjson.OPT_NON_STR_KEYS) + b"\n"
     except TypeError:
-        return json.dumps(_finite(report), indent=2, ensure_ascii=False, default=str).encode() + b"\n"
+        return json.dumps(_finite(report), indent=2 if indent else None, ensure_ascii=False, default=str).encode() + b"\n"
 
 
 DEEPEST = 200  # levels written by the fallback; deeper values are replaced by a note
@@ -46,6 +47,10 @@ def check_writable(path: str, inputs: list[str]) -> None:
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{path}: is a directory; give a file name for the report")
+    if is_special(target):  # /dev/null, /dev/stdout, a named pipe: written in place
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{path}: not writable")
+        return
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"{path}: directory {str(parent)!r} does not exist")
@@ -57,9 +62,29 @@ def check_writable(path: str, inputs: list[str]) -> None:
             raise UsageError(f"{path}: refusing to overwrite an input file with the report")
 
 
+def is_special(target: Path) -> bool:
+    """An existing path that is not a regular file (a device, a pipe): never replaced."""
+    return target.exists() and not target.resolve().is_file()
+
+
+def _temporary(target: Path) -> tuple[int, str]:
+    """A temporary file beside ``target`` (beside what a symbolic link points at), with the
+    permissions a new file would get: ``os.replace`` then swaps it in whole."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=str(target.parent or "."))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
+    return fd, tmp
+
+
 def write(path: str, data: bytes) -> None:
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=str(target.parent or "."))
+    if is_special(target):
+        with open(target, "wb") as handle:
+            handle.write(data)
+        return
+    target = target.resolve()
+    fd, tmp = _temporary(target)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -75,8 +100,13 @@ class LineWriter:
 
     def __init__(self, path: str) -> None:
         self.target = Path(path)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", dir=str(self.target.parent or "."))
-        self.handle = os.fdopen(fd, "wb")
+        self.tmp: str | None = None
+        if is_special(self.target):
+            self.handle = open(self.target, "wb")
+        else:
+            self.target = self.target.resolve()
+            fd, self.tmp = _temporary(self.target)
+            self.handle = os.fdopen(fd, "wb")
         self.count = 0
 
     def __call__(self, rows: list[dict[str, Any]]) -> None:
@@ -92,6 +122,8 @@ class LineWriter:
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         self.handle.close()
+        if self.tmp is None:
+            return
         if kind is None:
             os.replace(self.tmp, self.target)
         else:

@@ -1,8 +1,10 @@
 """The report as GitHub-flavoured Markdown: for pull-request comments and ``$GITHUB_STEP_SUMMARY``.
 
-Field names and values come from the schema and the data; GitHub renders HTML
-inside Markdown, so every such text is made inert: HTML-escaped, Markdown
-punctuation backslash-escaped, control characters and line breaks replaced.
+Field names and values come from the schema and the data, and GitHub renders HTML,
+links, @mentions and math inside Markdown. Every such text is therefore written as
+a code span (inside one, nothing is markup: not HTML, a link, a mention or math),
+with control characters and line breaks replaced and ``|`` escaped so that it
+cannot split a table row.
 """
 
 from __future__ import annotations
@@ -12,30 +14,33 @@ import re
 from typing import Any
 
 from ..analysis import MISSES, imperfect
+from ..gates import verdict
 from .sanitize import plain
 
-_PUNCTUATION = re.compile(r"([\\`*_\[\]()#!|~])")
 WORST_SHOWN = 5
 
 
 def text(value: Any, limit: int = 80) -> str:
-    """Inert Markdown for one table cell or line: nothing in it can become markup, a link or HTML."""
-    escaped = html.escape(plain(value, limit), quote=True)
-    return _PUNCTUATION.sub(r"\\\1", escaped)
+    """Inert Markdown for one table cell or line: a code span, fenced by more backticks than it holds."""
+    content = plain(value, limit).replace("|", "\\|")
+    if not content:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall("`+", content)), default=0) + 1)
+    pad = " " if content[0] in "` " or content[-1] in "` " else ""
+    return f"{fence}{pad}{content}{pad}{fence}"
 
 
 def _rate(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> str:
     m = report["metrics"]
     lines = [f"## stickler · {text(report['schema']['model_name'])} · {report['document_count']} documents", ""]
     gates = report.get("gates") or []
     bad = [g for g in gates if g["status"] == "failed"]
     if gates:
-        verdict = f"❌ {len(bad)} of {len(gates)} gates failed" if bad else f"✅ all {len(gates)} gates passed"
-        lines += [f"**{verdict}**", ""]
+        lines += [f"**{'❌' if bad else '✅'} {verdict(gates)}**", ""]
     lines += ["| Metric | Value |", "|---|---:|"]
     lines += [f"| Weighted score | {_rate(m['weighted_overall_score'])} |", f"| Precision | {_rate(m['cm_precision'])} |",
               f"| Recall | {_rate(m['cm_recall'])} |", f"| F1 | {_rate(m['cm_f1'])} |",
@@ -59,7 +64,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                      f"| {_rate(f['cm_f1'])} | {f.get('schema_violations', 0)} |")
     lines.append("")
     lines += _calibration(report.get("confidence_metrics"))
-    lines += _worst(report.get("worst_documents") or [])
+    lines += _worst(report.get("worst_documents") or [], worst_shown)
     errors = report.get("errors") or []
     if errors:
         lines += [f"<details><summary>{len(errors)} record problem(s)</summary>", ""]
@@ -90,14 +95,14 @@ def _calibration(confidence: dict[str, Any] | None) -> list[str]:
     return lines + [""]
 
 
-def _worst(worst: list[dict[str, Any]]) -> list[str]:
+def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
     worst = imperfect(worst)
     if not worst:
         return []
     lines = ["### Worst documents", ""]
-    for doc in worst[:WORST_SHOWN]:
+    for doc in worst[:shown]:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
-        lines += [f"<details><summary>{html.escape(plain(doc['doc_id'], 60))} · score {doc['score']:.3f} · "
+        lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], 60))}</code> · score {doc['score']:.3f} · "
                   f"{len(misses)} failing comparison(s)</summary>", "",
                   "| Field | Type | Ground truth | Prediction | Score |", "|---|---|---|---|---:|"]
         lines += [f"| {text(c['path'])} | {c['type']} | {text(c['gt'], 60)} | {text(c['pred'], 60)} | {c['score']:.3f} |"

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis import MISSES, imperfect
+from ..gates import verdict
 from ..engine.result import TraceRow
 from .calibration import render_calibration
 from .sanitize import safe
@@ -238,7 +239,5 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
         actual = "–" if r["actual"] is None else f"{r['actual']:.3f}"
         table.add_row(safe(r["gate"], 80), f"{r['threshold']:g}", actual, Text(r["status"], style=style))
     console.print(table)
-    if failed:
-        console.print(Text(f"{len(failed)} of {len(results)} gate(s) failed (exit code 1)", style="bold red"))
-    else:
-        console.print(Text(f"All {len(results)} gate(s) passed", style="bold green"))
+    line = verdict(results)
+    console.print(Text(line + " (exit code 1)", style="bold red") if failed else Text(line, style="bold green"))

@@ -20,6 +20,7 @@ by jsonschema itself, whose results these closures are tested against.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any, Callable, Iterable
 
 from ..errors import SchemaError
@@ -33,11 +34,12 @@ ROOT = "$"  # the field path of the document itself
 
 _COMPILED = frozenset("""
 type properties required additionalProperties items enum const minimum maximum exclusiveMinimum
-exclusiveMaximum minLength maxLength pattern minItems maxItems anyOf oneOf allOf $ref
+exclusiveMaximum minLength maxLength pattern minItems maxItems anyOf oneOf allOf $ref multipleOf
+minProperties maxProperties
 """.split())
 # What jsonschema would check that the closures do not; unknown keywords are ignored by both.
 _OTHER = frozenset("""
-multipleOf uniqueItems maxContains minContains maxProperties minProperties dependentRequired dependencies
+uniqueItems maxContains minContains dependentRequired dependencies
 patternProperties propertyNames prefixItems additionalItems contains unevaluatedItems unevaluatedProperties
 not if then else dependentSchemas $dynamicRef $recursiveRef $anchor $dynamicAnchor $recursiveAnchor
 contentSchema
@@ -50,15 +52,24 @@ def field_path(path: tuple | list) -> str:
     return ".".join(keys) if keys else ROOT
 
 
-def unwrap_all(value: Any) -> Any:
-    """``value`` with every rich value replaced by its ``_value`` (a copy where anything changed)."""
-    if type(value) is dict and "_value" in value:  # once, as the engine unwraps
-        value = value["_value"]
-    if type(value) is dict:
-        return {k: unwrap_all(v) for k, v in value.items()}
-    if type(value) is list:
-        return [unwrap_all(v) for v in value]
-    return value
+def unwrap_all(value: Any, top: bool = True) -> Any:
+    """A copy of ``value`` with every rich value replaced by its ``_value`` (once at each place, as
+    the engine unwraps; ``top=False``: below ``value`` only). Iterative: a record may nest 1,000 levels."""
+    def strip(v: Any) -> Any:
+        return v["_value"] if type(v) is dict and "_value" in v else v
+
+    root = [strip(value) if top else value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if type(item) is dict:
+            holder[key] = copy = {k: strip(v) for k, v in item.items()}
+            stack.extend((copy, k) for k in copy)
+        elif type(item) is list:
+            holder[key] = copy = [strip(v) for v in item]
+            stack.extend((copy, k) for k in range(len(copy)))
+    return root[0]
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -110,7 +121,7 @@ class Conformance:
             keyword = error.validator if isinstance(error.validator, str) else "false"
             if keyword == "required":  # one error per missing property, in the keyword's order
                 key = (id(error.schema), id(error.instance), tuple(path))
-                if key not in missing:
+                if not missing.get(key):  # (again when one subschema applies twice to one value)
                     missing[key] = [p for p in error.validator_value if p not in error.instance]
                 names = missing[key]
                 path.append(names.pop(0) if names else "")
@@ -158,7 +169,7 @@ class Conformance:
             for c in checks:
                 found = c(value)
                 if found:
-                    errors = found if errors is None else errors + found
+                    errors = found if errors is None else _joined(errors, found)
             return errors
         return check_all
 
@@ -193,6 +204,24 @@ def _draft(uri: Any) -> int:
     return 2020
 
 
+_TYPE: _Errors = [((), "type")]
+_REQUIRED: _Errors = [((), "required")]
+
+
+def _below(errors: _Errors | None, key: Any, found: _Errors) -> _Errors:
+    """``errors`` (made when None) with ``found``, errors inside the value at ``key``, added in place:
+    a record with thousands of violations is collected in linear time."""
+    if errors is None:
+        errors = []
+    errors.extend(((key, *path), keyword) for path, keyword in found)
+    return errors
+
+
+def _joined(errors: _Errors, found: _Errors) -> _Errors:
+    errors.extend(found)
+    return errors
+
+
 def _valid(value: Any) -> None:
     return None
 
@@ -202,12 +231,15 @@ def _always_false(value: Any) -> _Errors:
 
 
 def _compilable(schema: Any) -> bool:
-    """Whether every subschema uses only keywords the closures implement (and local pointer refs)."""
+    """Whether every subschema reachable from the root (references followed) uses only keywords
+    the closures implement, and only local pointer references."""
     stack = [(schema, True)]
+    seen: set[int] = set()
     while stack:
         node, is_root = stack.pop()
-        if isinstance(node, bool):
+        if isinstance(node, bool) or id(node) in seen:
             continue
+        seen.add(id(node))
         if not isinstance(node, dict):
             return False
         for name, value in node.items():
@@ -215,8 +247,13 @@ def _compilable(schema: Any) -> bool:
                 return False
             if name == "$id" and not is_root:
                 return False  # a nested base URI changes what references mean
-            if name == "$ref" and not (isinstance(value, str) and (value == "#" or value.startswith("#/"))):
-                return False
+            if name == "$ref":
+                if not (isinstance(value, str) and (value == "#" or value.startswith("#/"))):
+                    return False
+                try:
+                    stack.append((follow(schema, value, "")[0], False))
+                except SchemaError:
+                    return False
             if name in ("exclusiveMinimum", "exclusiveMaximum") and type(value) is bool:
                 return False  # draft 4's form
             if name == "items" and not isinstance(value, (dict, bool)):
@@ -280,7 +317,7 @@ def _object(c: Conformance, properties: dict, required: list, type_check: _Check
         errors = None
         for name in names:
             if name not in v:
-                errors = (errors or []) + [((name,), "required")]
+                errors = _below(errors, name, _REQUIRED)
         for key, allowed, lenient in typed:
             if key in v:
                 item = v[key]
@@ -289,7 +326,7 @@ def _object(c: Conformance, properties: dict, required: list, type_check: _Check
                     item = item["_value"]
                     t = type(item)
                 if t not in allowed and not (lenient and t is float and item.is_integer()):
-                    errors = (errors or []) + [((key,), "type")]
+                    errors = _below(errors, key, _TYPE)
         for key, sub in children:
             if key in v:
                 item = v[key]
@@ -297,7 +334,7 @@ def _object(c: Conformance, properties: dict, required: list, type_check: _Check
                     item = item["_value"]
                 found = sub(item)
                 if found:
-                    errors = (errors or []) + [((key, *path), kw) for path, kw in found]
+                    errors = _below(errors, key, found)
         return errors
     return check
 
@@ -319,7 +356,7 @@ def _array(sub: _Check, type_check: _Check | None) -> _Check:
                     item = item["_value"]
                     t = type(item)
                 if t not in allowed and not (lenient and t is float and item.is_integer()):
-                    errors = (errors or []) + [((k,), "type")]
+                    errors = _below(errors, k, _TYPE)
             return errors
         return check_typed
 
@@ -332,7 +369,7 @@ def _array(sub: _Check, type_check: _Check | None) -> _Check:
                 item = item["_value"]
             found = sub(item)
             if found:
-                errors = (errors or []) + [((k, *path), kw) for path, kw in found]
+                errors = _below(errors, k, found)
         return errors
     return check
 
@@ -375,7 +412,7 @@ def _each(entries: Iterable[tuple[Any, Any]], sub: _Check) -> _Errors | None:
             item = item["_value"]
         found = sub(item)
         if found:
-            errors = (errors or []) + [((key, *path), kw) for path, kw in found]
+            errors = _below(errors, key, found)
     return errors
 
 
@@ -387,12 +424,16 @@ def _enum(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     options = list(value) if isinstance(value, list) else []
 
     def check(v: Any) -> _Errors | None:
+        if type(v) is dict or type(v) is list:  # rich values inside, unwrapped as the fallback unwraps them
+            v = unwrap_all(v, top=False)
         return None if any(json_equal(v, o) for o in options) else [((), "enum")]
     return check
 
 
 def _const(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     def check(v: Any) -> _Errors | None:
+        if type(v) is dict or type(v) is list:
+            v = unwrap_all(v, top=False)
         return None if json_equal(v, value) else [((), "const")]
     return check
 
@@ -418,6 +459,26 @@ def _size(keyword: str, kind: type, fails: Callable[[int, Any], bool]) -> Callab
     return maker
 
 
+def _multiple_of(c: Conformance, divisor: Any, node: dict, pointer: str) -> _Check:
+    """As jsonschema decides it: a float divisor by float division, an integer one by remainder."""
+    def check(v: Any) -> _Errors | None:
+        t = type(v)
+        if t is not int and t is not float:
+            return None
+        if isinstance(divisor, float):
+            try:
+                quotient = v / divisor
+                failed = int(quotient) != quotient
+            except OverflowError:
+                failed = (Fraction(v) / Fraction(divisor)).denominator != 1
+            except ValueError:  # NaN
+                failed = True
+        else:
+            failed = bool(v % divisor)
+        return [((), "multipleOf")] if failed else None
+    return check
+
+
 def _pattern(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     try:
         search = re.compile(value).search
@@ -440,7 +501,7 @@ def _branches(keyword: str) -> Callable[..., _Check]:
                 for sub in subs:
                     found = sub(v)
                     if found:
-                        errors = found if errors is None else errors + found
+                        errors = found if errors is None else _joined(errors, found)
                 return errors
             return all_of
         if keyword == "anyOf":
@@ -474,6 +535,9 @@ _MAKERS: dict[str, Callable[..., _Check]] = {
     "maxLength": _size("maxLength", str, lambda n, m: n > m),
     "minItems": _size("minItems", list, lambda n, m: n < m),
     "maxItems": _size("maxItems", list, lambda n, m: n > m),
+    "minProperties": _size("minProperties", dict, lambda n, m: n < m),
+    "maxProperties": _size("maxProperties", dict, lambda n, m: n > m),
+    "multipleOf": _multiple_of,
     "pattern": _pattern,
     "anyOf": _branches("anyOf"),
     "oneOf": _branches("oneOf"),
