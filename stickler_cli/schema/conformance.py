@@ -161,17 +161,7 @@ class Conformance:
         checks = [c for c in checks if c is not _valid]
         if not checks:
             return _valid
-        if len(checks) == 1:
-            return checks[0]
-
-        def check_all(value: Any) -> _Errors | None:
-            errors = None
-            for c in checks:
-                found = c(value)
-                if found:
-                    errors = found if errors is None else _joined(errors, found)
-            return errors
-        return check_all
+        return checks[0] if len(checks) == 1 else _all(checks)
 
     def _fused(self, keywords: dict, pointer: str) -> _Check | None:
         """One closure for the commonest nodes (an object's type, properties and required; an
@@ -217,9 +207,19 @@ def _below(errors: _Errors | None, key: Any, found: _Errors) -> _Errors:
     return errors
 
 
-def _joined(errors: _Errors, found: _Errors) -> _Errors:
-    errors.extend(found)
-    return errors
+def _all(checks: list[_Check]) -> _Check:
+    """Every check on the same value (a subschema's keywords, allOf's branches): all their errors."""
+    def check(value: Any) -> _Errors | None:
+        errors = None
+        for c in checks:
+            found = c(value)
+            if found:
+                if errors is None:
+                    errors = found
+                else:
+                    errors.extend(found)
+        return errors
+    return check
 
 
 def _valid(value: Any) -> None:
@@ -363,14 +363,7 @@ def _array(sub: _Check, type_check: _Check | None) -> _Check:
     def check(v: Any) -> _Errors | None:
         if type(v) is not list:
             return type_check(v) if type_check is not None else None
-        errors = None
-        for k, item in enumerate(v):
-            if type(item) is dict and "_value" in item:
-                item = item["_value"]
-            found = sub(item)
-            if found:
-                errors = _below(errors, k, found)
-        return errors
+        return _each(enumerate(v), sub)
     return check
 
 
@@ -496,14 +489,7 @@ def _branches(keyword: str) -> Callable[..., _Check]:
     def maker(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         subs = [c._compile(sub, f"{pointer}/{k}") for k, sub in enumerate(value)]
         if keyword == "allOf":
-            def all_of(v: Any) -> _Errors | None:
-                errors = None
-                for sub in subs:
-                    found = sub(v)
-                    if found:
-                        errors = found if errors is None else _joined(errors, found)
-                return errors
-            return all_of
+            return _all(subs)
         if keyword == "anyOf":
             def any_of(v: Any) -> _Errors | None:
                 return None if any(not sub(v) for sub in subs) else [((), "anyOf")]
