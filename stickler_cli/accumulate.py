@@ -9,6 +9,7 @@ states of different schemas is refused.
 from __future__ import annotations
 
 import heapq
+from array import array
 from dataclasses import dataclass
 from operator import add
 from typing import Any, Callable
@@ -29,6 +30,7 @@ class Analysis:
 
     worst: int = 10  # the documents with the lowest scores, kept whole for the report
     non_matches: bool = False  # every FD/FA/FN comparison, for --non-matches
+    documents: bool = False  # each document's score and per-field counts, for confidence intervals
 
 
 class Accumulator:
@@ -62,6 +64,8 @@ class Accumulator:
         # them out), else kept here (worker processes send them back in their state).
         self.non_match_sink: Callable[[list[dict[str, Any]]], None] | None = None
         self.non_matches: list[dict[str, Any]] = []
+        # With ``analysis.documents``: one row per document (statistics.row_width), flat.
+        self.documents = array("d")
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
                       "missing_predictions": 0, "invalid_predictions": 0}
 
@@ -87,6 +91,11 @@ class Accumulator:
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
         self.confidences.extend(doc.confidences)
+        if self.analysis.documents:
+            self.documents.append(score)
+            self.documents.extend(doc.tally)
+            self.documents.extend(doc.score_sum)
+            self.documents.extend(doc.score_n)
 
     def is_among_worst(self, score: float) -> bool:
         """Whether a document of this score, the latest added, belongs among the worst kept."""
@@ -152,6 +161,7 @@ class Accumulator:
             "worst": self.worst,
             "worst_kept": self.worst_known,
             "non_matches": list(self.non_matches),
+            "documents": self.documents if as_arrays else self.documents.tolist(),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -183,6 +193,7 @@ class Accumulator:
         self.worst_known = min(self.worst_known, state["worst_kept"])
         if state["non_matches"]:
             self.add_non_matches(state["non_matches"])
+        self.documents.extend(state["documents"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]
         self.schema_valid += conformance["valid"]

@@ -74,6 +74,16 @@ JUNIT_OPTION = typer.Option(None, "--junit", help="Also write JUnit XML here: a 
 HTML_OPTION = typer.Option(None, "--html", help="Also write a self-contained HTML report here.")
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N",
                                   help="Print the N worst documents with their failing fields.")
+CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL",
+                         help="Bootstrap confidence intervals at this level (e.g. 0.95) on the weighted score and "
+                              "each field's precision, recall, F1 and mean score.")
+BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for --ci.")
+SEED_OPTION = typer.Option(0, "--seed", help="Seed of the bootstrap resamples (same seed, same intervals).")
+
+
+def _check_ci(level: float | None) -> None:
+    if level is not None and not 0.0 < level < 1.0:
+        raise UsageError(f"--ci must be a level between 0 and 1, such as 0.95; got {level:g}")
 
 FORMATS = ("table", "json", "markdown")
 TABLE_OR_JSON = ("table", "json")
@@ -153,10 +163,14 @@ def eval_command(
     show_errors: int = SHOW_ERRORS_OPTION,
     non_matches: Optional[str] = typer.Option(
         None, "--non-matches", help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
+    ci: Optional[float] = CI_OPTION,
+    bootstrap: int = BOOTSTRAP_OPTION,
+    seed: int = SEED_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
     _check_format(output_format)
+    _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
     gates = quality_gates.collect(fail_under or [], gates_file)
@@ -174,7 +188,8 @@ def eval_command(
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     if workers is None:
         workers = available_cores() if dask else _auto_workers(plan, total_bytes)
-    analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches))
+    analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
+                        documents=ci is not None)
     with contextlib.ExitStack() as stack:
         sink = stack.enter_context(json_report.LineWriter(non_matches)) if non_matches else None
         progress = stack.enter_context(progress_bar(total_bytes, show_progress and not dask))
@@ -182,6 +197,7 @@ def eval_command(
                                     plugins=plugin or [], progress=progress, dask=dask, analysis=analysis,
                                     non_match_sink=sink)
     evaluation.confidence_metrics = metrics
+    evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
     _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors,
@@ -203,16 +219,23 @@ def merge_command(
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
     show_errors: int = SHOW_ERRORS_OPTION,
+    ci: Optional[float] = CI_OPTION,
+    bootstrap: int = BOOTSTRAP_OPTION,
+    seed: int = SEED_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Merge the states of sharded runs into one report, as if it had been one run."""
     _check_format(output_format)
+    _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
     gates = quality_gates.collect(fail_under or [], gates_file)
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
                    list(states))
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors)))
+    if ci is not None:
+        state_file.check_documents(evaluation.accumulator, states)
+        evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
     kept = evaluation.accumulator.worst_known
     if show_errors > kept:
         sys.stderr.write(f"stickler: warning: the states kept their {kept} worst documents each: "

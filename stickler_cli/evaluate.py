@@ -24,6 +24,9 @@ class Evaluation:
     inputs: dict[str, Any] = field(default_factory=dict)
     elapsed_seconds: float = 0.0
     confidence_metrics: list[ConfidenceMetric] | None = None  # None: all four built-ins
+    ci_level: float | None = None  # bootstrap intervals at this level (needs Analysis(documents=True))
+    bootstrap: int = 1000  # resamples
+    seed: int = 0
 
 
 BATCH = 256  # documents read ahead, so that list items and model-backed comparators are scored a batch at a time

@@ -63,7 +63,37 @@ def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
                               acc.predicted_leaves, evaluation.confidence_metrics, count)
 
 
+def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
+    """``<figure>_ci`` = {low, high, level} beside the weighted score and each field's precision,
+    recall, F1 and mean score (None where some resample has nothing to measure)."""
+    import numpy as np
+
+    from .statistics import intervals, row_width
+
+    acc, level = evaluation.accumulator, evaluation.ci_level
+    fields = len(evaluation.plan.fields)
+    rows = np.frombuffer(acc.documents, dtype=np.float64).reshape(-1, row_width(fields))
+    found = intervals(rows, fields, level, evaluation.bootstrap, evaluation.seed)
+
+    def block(pair: tuple[float, float] | None) -> dict[str, float] | None:
+        return None if pair is None else {"low": pair[0], "high": pair[1], "level": level}
+
+    report["metrics"]["weighted_overall_score_ci"] = block(found["weighted_overall_score"])
+    for name, per_field in found["fields"].items():
+        for f, pair in zip(evaluation.plan.fields, per_field):
+            report["field_metrics"][f.path][f"{name}_ci"] = block(pair)
+    report["bootstrap"] = {"level": level, "resamples": evaluation.bootstrap, "seed": evaluation.seed,
+                           "method": "percentile, documents resampled"}
+
+
 def build_report(evaluation: Evaluation) -> dict[str, Any]:
+    report = _report(evaluation)
+    if evaluation.ci_level is not None:
+        add_intervals(report, evaluation)
+    return report
+
+
+def _report(evaluation: Evaluation) -> dict[str, Any]:
     acc = evaluation.accumulator
     plan = evaluation.plan
     return {

@@ -46,6 +46,15 @@ def load(path: str) -> dict[str, Any]:
     return state
 
 
+def check_documents(acc: Accumulator, paths: Sequence[str]) -> None:
+    """Intervals need every document's row: states saved by older stickler versions lack them."""
+    from .statistics import row_width
+
+    if len(acc.documents) != acc.document_count * row_width(acc.size):
+        raise InputError("--ci needs each document's figures, which these states do not hold "
+                         "(save them with `stickler eval --ci LEVEL --save-state`)", ", ".join(paths))
+
+
 def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis()) -> Evaluation:
     """One Evaluation from several state files; the schema is the first state's."""
     from .parallel import PlanSource

@@ -30,8 +30,11 @@ def text(value: Any, limit: int = 80) -> str:
     return f"{fence}{pad}{content}{pad}{fence}"
 
 
-def _rate(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+def _rate(value: float | None, ci: dict[str, float] | None = None) -> str:
+    """A figure, and its bootstrap interval when the run has one: ``0.912 [0.897, 0.925]``."""
+    if value is None:
+        return "–"
+    return f"{value:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]" if ci else f"{value:.3f}"
 
 
 def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> str:
@@ -42,7 +45,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     if gates:
         lines += [f"**{'❌' if bad else '✅'} {verdict(gates)}**", ""]
     lines += ["| Metric | Value |", "|---|---:|"]
-    lines += [f"| Weighted score | {_rate(m['weighted_overall_score'])} |", f"| Precision | {_rate(m['cm_precision'])} |",
+    lines += [f"| Weighted score | {_rate(m['weighted_overall_score'], m.get('weighted_overall_score_ci'))} |", f"| Precision | {_rate(m['cm_precision'])} |",
               f"| Recall | {_rate(m['cm_recall'])} |", f"| F1 | {_rate(m['cm_f1'])} |",
               f"| Accuracy | {_rate(m['cm_accuracy'])} |",
               f"| Counts | TP {m['tp']} · FA {m['fa']} · FD {m['fd']} · FN {m['fn']} · TN {m['tn']} |"]
@@ -61,7 +64,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     for path, f in report["field_metrics"].items():
         lines.append(f"| {text(path)} | {f['weight']:g} | {_rate(f.get('mean_score'))} | {f['tp']} | {f['fa']} | {f['fd']} "
                      f"| {f['fn']} | {f['tn']} | {_rate(f['cm_precision'])} | {_rate(f['cm_recall'])} "
-                     f"| {_rate(f['cm_f1'])} | {f.get('schema_violations', 0)} |")
+                     f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |")
     lines.append("")
     lines += _calibration(report.get("confidence_metrics"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)

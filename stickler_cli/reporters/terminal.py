@@ -38,7 +38,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     summary = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
     summary.add_column(style="bold")
     summary.add_column()
-    summary.add_row("Weighted score", _rate(m["weighted_overall_score"]))
+    summary.add_row("Weighted score", _rate(m["weighted_overall_score"]) + _interval(m.get("weighted_overall_score_ci")))
     summary.add_row("Precision", _rate(m["cm_precision"]))
     summary.add_row("Recall", _rate(m["cm_recall"]))
     summary.add_row("F1", _rate(m["cm_f1"]))
@@ -79,6 +79,11 @@ def render_report(report: dict[str, Any], console: Console) -> None:
             console.print(Text(f"  … and {len(errors) - 10} more (see the JSON report)", style="dim"))
 
 
+def _interval(ci: dict[str, float] | None) -> Text:
+    """`` [low, high]`` after a figure that has a bootstrap interval."""
+    return Text(f" [{ci['low']:.3f}, {ci['high']:.3f}]", style="dim") if ci else Text("")
+
+
 def _share(part: int, whole: int) -> Text:
     rate = part / whole
     return _rate(rate) + Text(f"  ({part} of {whole})", style="dim")
@@ -117,7 +122,7 @@ def field_table(fields: dict[str, dict[str, Any]]) -> Table:
             str(f["tp"]), str(f["fa"]), str(f["fd"]), str(f["fn"]), str(f["tn"]),
             _rate(f["cm_precision"] if f["tp"] + f["fp"] else None),
             _rate(f["cm_recall"] if f["tp"] + f["fn"] else None),
-            _rate(f["cm_f1"] if f["tp"] + f["fp"] + f["fn"] else None),
+            _rate(f["cm_f1"] if f["tp"] + f["fp"] + f["fn"] else None) + _interval(f.get("cm_f1_ci")),
             _violations(f.get("schema_violations", 0)),
         )
     return table
