@@ -22,6 +22,7 @@ from .reader import DataError
 
 STATE_VERSION = 3  # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
+ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Analysis:
 
     worst: int = 10  # the documents with the lowest scores, kept whole for the report
     non_matches: bool = False  # every FD/FA/FN comparison, for --non-matches
+    per_document: bool = False  # one line per document (score, field scores, counts), for --per-document
     documents: bool = False  # each document's score and per-field counts, for confidence intervals
 
 
@@ -60,10 +62,10 @@ class Accumulator:
         self._worst: list[tuple[float, int, dict[str, Any]]] = []
         # How many of the worst are exactly known: states merged in may have kept fewer.
         self.worst_known = analysis.worst
-        # Non-matching comparisons: handed to ``non_match_sink`` as they come (the CLI writes
-        # them out), else kept here (worker processes send them back in their state).
-        self.non_match_sink: Callable[[list[dict[str, Any]]], None] | None = None
-        self.non_matches: list[dict[str, Any]] = []
+        # Lines for files ("non_matches", "per_document"): handed to ``sinks[kind]`` as they come
+        # (the CLI writes them out), else kept here (worker processes send them back in their state).
+        self.sinks: dict[str, Callable[[list[dict[str, Any]]], None]] = {}
+        self.lines: dict[str, list[dict[str, Any]]] = {ROWS_NON_MATCHES: [], ROWS_PER_DOCUMENT: []}
         # With ``analysis.documents``: one row per document (statistics.row_width), flat.
         self.documents = array("d")
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
@@ -117,11 +119,12 @@ class Accumulator:
         return [{**sample, "score": -score, "position": -position}
                 for score, position, sample in sorted(self._worst, reverse=True)[:self.worst_known]]
 
-    def add_non_matches(self, rows: list[dict[str, Any]]) -> None:
-        if self.non_match_sink is not None:
-            self.non_match_sink(rows)
+    def add_lines(self, kind: str, rows: list[dict[str, Any]]) -> None:
+        sink = self.sinks.get(kind)
+        if sink is not None:
+            sink(rows)
         else:
-            self.non_matches.extend(rows)
+            self.lines[kind].extend(rows)
 
     def add_conformance(self, violations: list[tuple[str, str]]) -> None:
         self.schema_checked += 1
@@ -160,7 +163,7 @@ class Accumulator:
             "score_histogram": list(self.score_histogram),
             "worst": self.worst,
             "worst_kept": self.worst_known,
-            "non_matches": list(self.non_matches),
+            "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
         }
         if with_schema:
@@ -191,8 +194,9 @@ class Accumulator:
         while len(self._worst) > self.analysis.worst:
             heapq.heappop(self._worst)
         self.worst_known = min(self.worst_known, state["worst_kept"])
-        if state["non_matches"]:
-            self.add_non_matches(state["non_matches"])
+        for kind, rows in state["lines"].items():
+            if rows:
+                self.add_lines(kind, rows)
         self.documents.extend(state["documents"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]

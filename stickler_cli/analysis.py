@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import Engine
-from .engine.result import FA, FD, FN, TraceRow
+from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
+from .plan import Plan
 
 MISSES = ("FD", "FA", "FN")
 
@@ -39,6 +40,20 @@ def imperfect(worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The worst documents that have something to show (a perfect document can be among the
     worst kept when there are few documents)."""
     return [d for d in worst if d["score"] < 1.0 or any(c["type"] in MISSES for c in d["comparisons"])]
+
+
+def document_row(plan: Plan, doc: DocResult, doc_id: str, gt_line: int, pred_line: int | None) -> dict[str, Any]:
+    """One ``--per-document`` line: the document's score, its top-level fields' scores and every
+    field path's classifications (only the counts that are not zero)."""
+    counts: dict[str, dict[str, int]] = {}
+    tally = doc.tally
+    for f in plan.fields:
+        base = 5 * f.index
+        found = {name: tally[base + k] for k, name in enumerate(COUNT_NAMES) if tally[base + k]}
+        if found:
+            counts[f.path] = found
+    return {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "score": doc.score,
+            "field_scores": doc.field_scores, "counts": counts}
 
 
 def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import comparators, gates as quality_gates
-from .accumulate import Analysis
+from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
 from .comparators.plugins import PluginError, load_module
 from .comparators.registry import suggest
 from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
@@ -163,6 +163,9 @@ def eval_command(
     show_errors: int = SHOW_ERRORS_OPTION,
     non_matches: Optional[str] = typer.Option(
         None, "--non-matches", help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
+    per_document: Optional[str] = typer.Option(
+        None, "--per-document",
+        help="Write one JSON line per document here (doc_id, lines, score, field scores, classification counts)."),
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
@@ -180,7 +183,7 @@ def eval_command(
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
     check_readable(schema, *inputs)
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-                    "--non-matches": non_matches}, [schema, *inputs])
+                    "--non-matches": non_matches, "--per-document": per_document}, [schema, *inputs])
     plan = load_schema(schema)
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
@@ -189,19 +192,22 @@ def eval_command(
     if workers is None:
         workers = available_cores() if dask else _auto_workers(plan, total_bytes)
     analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
-                        documents=ci is not None)
+                        per_document=bool(per_document), documents=ci is not None)
+    files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
     with contextlib.ExitStack() as stack:
-        sink = stack.enter_context(json_report.LineWriter(non_matches)) if non_matches else None
+        sinks = {kind: stack.enter_context(json_report.LineWriter(path)) for kind, path in files.items() if path}
         progress = stack.enter_context(progress_bar(total_bytes, show_progress and not dask))
         evaluation = evaluate_files(plan, shards, id_field=id_field, strict=strict, workers=workers,
                                     plugins=plugin or [], progress=progress, dask=dask, analysis=analysis,
-                                    non_match_sink=sink)
+                                    sinks=sinks)
     evaluation.confidence_metrics = metrics
     evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
-    _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors,
-          non_matches and (non_matches, sink.count if sink else 0))
+    notes = [f"{sinks[ROWS_NON_MATCHES].count} non-matching comparisons written to {non_matches}"] if non_matches else []
+    if per_document:
+        notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
+    _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors, notes)
 
 
 @app.command("merge")
@@ -268,7 +274,7 @@ def _auto_workers(plan: Plan, total_bytes: int) -> int:
 
 def _emit(report: dict[str, Any], output_format: str, output: str | None,
           gates: list[quality_gates.Gate] | None = None, junit_path: str | None = None, html_path: str | None = None,
-          show_errors: int = 0, non_matches: Any = None) -> None:
+          show_errors: int = 0, notes: list[str] | None = None) -> None:
     """Check the gates, write every file asked for, print the report; exit 1 when a gate failed."""
     report["gates"] = quality_gates.check(gates or [], report)
     data = json_report.dumps(report)
@@ -284,8 +290,7 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
 
         json_report.write(html_path, render_html(report).encode())
         written.append(f"HTML report written to {html_path}")
-    if non_matches:
-        written.append(f"{non_matches[1]} non-matching comparisons written to {non_matches[0]}")
+    written.extend(notes or [])
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     shown = show_errors or markdown.WORST_SHOWN
     if summary_file:

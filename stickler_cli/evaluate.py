@@ -6,8 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .accumulate import Accumulator, Analysis
-from .analysis import has_misses, non_match_rows
+from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator, Analysis
+from .analysis import document_row, has_misses, non_match_rows
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
@@ -75,7 +75,9 @@ def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dic
     if acc.is_among_worst(doc.score):
         acc.keep_worst(doc.score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred})
     if acc.analysis.non_matches and has_misses(doc.tally):
-        acc.add_non_matches(non_match_rows(engine, doc_id, gt, pred))
+        acc.add_lines(ROWS_NON_MATCHES, non_match_rows(engine, doc_id, gt, pred))
+    if acc.analysis.per_document:
+        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, gt_line, pred_line)])
 
 
 def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_path: str) -> None:
@@ -129,7 +131,7 @@ def evaluate_files(
     progress: Progress | None = None,
     dask: str | None = None,
     analysis: Analysis = Analysis(),
-    non_match_sink: Callable[[list[dict]], None] | None = None,
+    sinks: dict[str, Callable[[list[dict]], None]] | None = None,
 ) -> Evaluation:
     """Stream JSONL files (one pair, or a list of shards) through the engine.
 
@@ -138,12 +140,12 @@ def evaluate_files(
     and their states are merged in input order. With ``dask`` (a scheduler
     address, or "local" for a cluster of ``workers`` processes) each shard is
     a Dask task. ``analysis`` says what to keep for error analysis; non-matching
-    comparisons go to ``non_match_sink`` as they are found (in input order).
+    comparisons and per-document lines go to ``sinks`` as they are found (in input order).
     """
     started = time.perf_counter()
     shards = [Shard(gt_path, pred_path or "")] if isinstance(gt_path, str) else list(gt_path)
     acc = Accumulator(plan, analysis)
-    acc.non_match_sink = non_match_sink
+    acc.sinks = dict(sinks or {})
     inputs: dict[str, Any] = {"ground_truth": [s.ground_truth for s in shards],
                               "predictions": [s.predictions for s in shards], "id_field": id_field}
     if len(shards) == 1:

@@ -137,3 +137,17 @@ def test_report_with_intervals_validates(files, capsys):
 
     schema = json.loads((Path(__file__).parent.parent / "schemas" / "report.schema.json").read_text())
     jsonschema.validate(_eval(files, capsys, "--ci", "0.95", "--bootstrap", "100"), schema)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_per_document_lines(files, tmp_path, capsys, workers):
+    target = tmp_path / "docs.jsonl"
+    report = _eval(files, capsys, "--per-document", str(target), "--workers", workers)
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert [d["doc_id"] for d in lines] == [f"line {k}" for k in range(1, 301)]
+    assert sum(d["score"] for d in lines) / 300 == pytest.approx(report["metrics"]["weighted_overall_score"])
+    for path in ("id", "n"):  # the lines' classifications add up to the report's counts
+        for name in ("tp", "fa", "fd", "fn", "tn"):
+            assert sum(d["counts"].get(path, {}).get(name, 0) for d in lines) == report["field_metrics"][path][name]
+    assert set(lines[0]) == {"doc_id", "gt_line", "pred_line", "score", "field_scores", "counts"}
+    assert set(lines[0]["field_scores"]) == {"id", "n"}
