@@ -325,6 +325,57 @@ def _append(path: str, text: str) -> None:
         raise UsageError(f"GITHUB_STEP_SUMMARY={path}: cannot append the Markdown summary: {exc.strerror or exc}") from None
 
 
+@app.command("diff")
+def diff_command(
+    schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
+    ground_truth: str = typer.Argument(..., help="Ground-truth JSONL."),
+    predictions_a: str = typer.Argument(..., help="Predictions of model A (the baseline)."),
+    predictions_b: str = typer.Argument(..., help="Predictions of model B (the candidate)."),
+    id_field: Optional[str] = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order."),
+    output_format: str = TABLE_OR_JSON_OPTION,
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON diff report to this file."),
+    level: float = typer.Option(0.95, "--ci", metavar="LEVEL", help="Confidence level of the intervals; significance is p < 1 - LEVEL."),
+    bootstrap: int = BOOTSTRAP_OPTION,
+    seed: int = SEED_OPTION,
+    metric: Optional[list[str]] = typer.Option(
+        None, "--metric", help="Figures --fail-on-regression watches, as gates name them (repeatable; "
+                               "default: weighted_overall_score and '*.cm_f1')."),
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression",
+                                            help="Exit 1 when B is significantly worse than A on a watched figure."),
+    strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Processes to score on."),
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    debug: bool = DEBUG_OPTION,
+) -> None:
+    """Compare two prediction sets on the same ground truth: differences, intervals, p-values."""
+    from . import diff
+
+    _check_format(output_format, TABLE_OR_JSON)
+    _check_ci(level)
+    _load_plugins(plugin)
+    inputs = [ground_truth, predictions_a, predictions_b]
+    check_readable(schema, *inputs)
+    _check_targets({"--output": output}, [schema, *inputs])
+    plan = load_schema(schema)
+    watched = tuple(metric or diff.DEFAULT_WATCHED)
+    runs = [evaluate_files(plan, ground_truth, predictions, id_field=id_field, strict=strict, workers=workers,
+                           plugins=plugin or [], analysis=Analysis(worst=0, documents=True))
+            for predictions in (predictions_a, predictions_b)]
+    report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
+    data = json_report.dumps(report)
+    if output:
+        json_report.write(output, data)
+    if output_format == "json":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        terminal.render_diff(report, Console())
+    if fail_on_regression and report["regressions"]:
+        if output_format != "table":
+            sys.stderr.write(f"stickler: B is significantly worse on {len(report['regressions'])} watched figure(s)\n")
+        raise typer.Exit(int(ExitCode.GATE_FAILED))
+
+
 @app.command("compare")
 def compare_command(
     schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),

@@ -246,3 +246,39 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
     console.print(table)
     line = verdict(results)
     console.print(Text(line + " (exit code 1)", style="bold red") if failed else Text(line, style="bold green"))
+
+
+def render_diff(report: dict[str, Any], console: Console) -> None:
+    """``stickler diff``: the watched figures and every significant change, then the verdict."""
+    level = report["bootstrap"]["level"]
+    title = (Text("B against A · ") + safe(report["schema"]["model_name"])
+             + Text(f" · {report['document_count']} documents · {level:.0%} intervals"))
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
+    table.add_column("Figure", no_wrap=True, overflow="ellipsis", max_width=30)
+    for name, width in (("A", 5), ("B", 5), ("B − A", 6), ("interval", 16), ("p", 5)):
+        table.add_column(name, justify="right", no_wrap=True, min_width=width)
+    table.add_column("", no_wrap=True, min_width=6)
+    styles = {"improved": "bold green", "regressed": "bold red", "no significant change": "dim", "no data": "yellow"}
+    labels = {"improved": "better", "regressed": "worse", "no significant change": "noise", "no data": "no data"}
+    shown = [r for r in report["comparisons"] if r["watched"] or r["verdict"] in ("improved", "regressed")]
+    for r in shown:
+        name = r["metric"] if r["path"] is None else f"{r['path']}.{r['metric']}"
+        ci = r["ci"]
+        table.add_row(safe(name, 50), _figure(r["a"]), _figure(r["b"]),
+                      Text("–") if r["difference"] is None else Text(f"{r['difference']:+.3f}"),
+                      Text("–") if ci is None else Text(f"[{ci['low']:+.3f}, {ci['high']:+.3f}]"),
+                      Text("–") if r["p_value"] is None else Text(f"{r['p_value']:.3f}"),
+                      Text(labels[r["verdict"]], style=styles[r["verdict"]]))
+    console.print(table)
+    worse, better = len(report["regressions"]), len(report["improvements"])
+    if worse:
+        console.print(Text(f"B is significantly worse on {worse} watched figure(s)", style="bold red"))
+    elif better:
+        console.print(Text(f"B is significantly better on {better} watched figure(s), worse on none", style="bold green"))
+    else:
+        console.print(Text("No significant difference on the watched figures: the gap is within the noise",
+                           style="bold"))
+
+
+def _figure(value: float | None) -> Text:
+    return Text("–", style="dim") if value is None else Text(f"{value:.3f}")

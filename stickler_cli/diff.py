@@ -1,0 +1,81 @@
+"""``stickler diff``: is prediction set B really better than A on the same ground truth?
+
+Both sets are scored against the same documents, keeping each document's row
+(statistics.row_width); ``statistics.paired_comparison`` then gives, for every
+figure, the difference B − A with a paired-bootstrap interval and a paired
+permutation p-value. A change is significant when p < 1 − level and the
+interval leaves out 0: an improvement or a regression. Everything else is noise.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Any
+
+import numpy as np
+
+from . import gates as quality_gates
+from .evaluate import Evaluation
+from .statistics import paired_comparison, row_width
+from .version import __version__
+
+IMPROVED, REGRESSED, UNCHANGED, NO_DATA = "improved", "regressed", "no significant change", "no data"
+DEFAULT_WATCHED = ("weighted_overall_score", "*.cm_f1")
+FIGURES = ("cm_precision", "cm_recall", "cm_f1", "mean_score")
+
+
+def _rows(evaluation: Evaluation) -> np.ndarray:
+    acc = evaluation.accumulator
+    return np.frombuffer(acc.documents, dtype=np.float64).reshape(-1, row_width(acc.size))
+
+
+def _number(value: Any) -> float | None:
+    value = float(value)
+    return None if np.isnan(value) else value
+
+
+def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: int,
+            watched: tuple[str, ...] = DEFAULT_WATCHED) -> dict[str, Any]:
+    """The diff report: every figure of A and B, their difference, interval, p-value and verdict;
+    ``watched`` (metric keys as gates write them, globs allowed) are the ones --fail-on-regression reads."""
+    plan = a.plan
+    fields = len(plan.fields)
+    found = paired_comparison(_rows(a), _rows(b), fields, level, resamples, seed)
+    alpha = 1 - level
+    keys = [quality_gates.make(key, 0.0, "--metric") for key in watched]
+    paths = [f.path for f in plan.fields]
+    for gate in keys:
+        if gate.pattern is not None:
+            quality_gates.matching(gate, paths)
+
+    def entry(metric: str, path: str | None, k: int | None) -> dict[str, Any]:
+        block = found[metric]
+        pick = (lambda v: v) if k is None else (lambda v: v[k])
+        diff, low, high, p = (_number(pick(block[x])) for x in ("difference", "low", "high", "p_value"))
+        if diff is None or low is None or high is None or p is None:
+            verdict = NO_DATA
+        elif p < alpha and (low > 0 or high < 0):
+            verdict = IMPROVED if diff > 0 else REGRESSED
+        else:
+            verdict = UNCHANGED
+        key = metric if path is None else f"{path}.{metric}"
+        return {"metric": metric, "path": path, "a": _number(pick(block["a"])), "b": _number(pick(block["b"])),
+                "difference": diff, "ci": None if low is None else {"low": low, "high": high, "level": level},
+                "p_value": p, "verdict": verdict,
+                "watched": any(fnmatch.fnmatchcase(key, g.key) for g in keys)}
+
+    rows = [entry("weighted_overall_score", None, None)]
+    rows += [entry(metric, f.path, f.index) for f in plan.fields for metric in FIGURES]
+    return {
+        "report_version": "1.0",
+        "tool": {"name": "stickler", "version": __version__},
+        "schema": {"path": plan.source, "model_name": plan.model_name, "sha256": plan.sha256},
+        "inputs": {"ground_truth": a.inputs.get("ground_truth"), "a": a.inputs.get("predictions"),
+                   "b": b.inputs.get("predictions")},
+        "document_count": a.accumulator.document_count,
+        "bootstrap": {"level": level, "resamples": resamples, "seed": seed,
+                      "method": "paired bootstrap (percentile) and paired permutation test"},
+        "comparisons": rows,
+        "regressions": [r for r in rows if r["verdict"] == REGRESSED and r["watched"]],
+        "improvements": [r for r in rows if r["verdict"] == IMPROVED and r["watched"]],
+    }
