@@ -66,8 +66,11 @@ class Accumulator:
         # (the CLI writes them out), else kept here (worker processes send them back in their state).
         self.sinks: dict[str, Callable[[list[dict[str, Any]]], None]] = {}
         self.lines: dict[str, list[dict[str, Any]]] = {ROWS_NON_MATCHES: [], ROWS_PER_DOCUMENT: []}
-        # With ``analysis.documents``: one row per document (statistics.row_width), flat.
+        # With ``analysis.documents``: one row per document (statistics.row_width), flat, and a
+        # 64-bit digest of each document's ground truth (so that two runs can be compared
+        # document by document only when they scored the same documents in the same order).
         self.documents = array("d")
+        self.document_keys = array("Q")
         self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
                       "missing_predictions": 0, "invalid_predictions": 0}
 
@@ -165,6 +168,7 @@ class Accumulator:
             "worst_kept": self.worst_known,
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
+            "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -198,6 +202,7 @@ class Accumulator:
             if rows:
                 self.add_lines(kind, rows)
         self.documents.extend(state["documents"])
+        self.document_keys.extend(state["document_keys"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]
         self.schema_valid += conformance["valid"]

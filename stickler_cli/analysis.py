@@ -7,7 +7,11 @@ the worst kept, or when every non-match is asked for (``--non-matches``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
+
+import orjson
 
 from .engine import Engine
 from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
@@ -40,6 +44,18 @@ def imperfect(worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The worst documents that have something to show (a perfect document can be among the
     worst kept when there are few documents)."""
     return [d for d in worst if d["score"] < 1.0 or any(c["type"] in MISSES for c in d["comparisons"])]
+
+
+def document_key(gt: dict) -> int:
+    """A 64-bit digest of a ground-truth record (keys sorted): equal records, equal keys."""
+    try:
+        data = orjson.dumps(gt, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # integers beyond 64 bits, deep nesting
+        try:
+            data = json.dumps(gt, sort_keys=True, default=str).encode()
+        except RecursionError:  # over ~1,000 levels: such records share one key
+            data = b"<nested too deeply to digest>"
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 def document_row(plan: Plan, doc: DocResult, doc_id: str, gt_line: int, pred_line: int | None) -> dict[str, Any]:

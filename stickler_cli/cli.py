@@ -327,10 +327,10 @@ def _append(path: str, text: str) -> None:
 
 @app.command("diff")
 def diff_command(
-    schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
-    ground_truth: str = typer.Argument(..., help="Ground-truth JSONL."),
-    predictions_a: str = typer.Argument(..., help="Predictions of model A (the baseline)."),
-    predictions_b: str = typer.Argument(..., help="Predictions of model B (the candidate)."),
+    paths: list[str] = typer.Argument(
+        ..., metavar="SCHEMA GT PRED_A PRED_B | STATE_A STATE_B",
+        help="A schema, the ground truth and the predictions of A (the baseline) and B (the candidate); "
+             "or two states saved by `stickler eval --ci LEVEL --save-state` on the same ground truth."),
     id_field: Optional[str] = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order."),
     output_format: str = TABLE_OR_JSON_OPTION,
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON diff report to this file."),
@@ -353,14 +353,20 @@ def diff_command(
     _check_format(output_format, TABLE_OR_JSON)
     _check_ci(level)
     _load_plugins(plugin)
-    inputs = [ground_truth, predictions_a, predictions_b]
-    check_readable(schema, *inputs)
-    _check_targets({"--output": output}, [schema, *inputs])
-    plan = load_schema(schema)
+    if len(paths) not in (2, 4):
+        raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
+    check_readable(*paths)
+    _check_targets({"--output": output}, list(paths))
     watched = tuple(metric or diff.DEFAULT_WATCHED)
-    runs = [evaluate_files(plan, ground_truth, predictions, id_field=id_field, strict=strict, workers=workers,
-                           plugins=plugin or [], analysis=Analysis(worst=0, documents=True))
-            for predictions in (predictions_a, predictions_b)]
+    if len(paths) == 2:
+        runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
+        diff.check_same_documents(runs[0], runs[1], paths)
+    else:
+        schema, ground_truth, predictions_a, predictions_b = paths
+        plan = load_schema(schema)
+        runs = [evaluate_files(plan, ground_truth, predictions, id_field=id_field, strict=strict, workers=workers,
+                               plugins=plugin or [], analysis=Analysis(worst=0, documents=True))
+                for predictions in (predictions_a, predictions_b)]
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     data = json_report.dumps(report)
     if output:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator, Analysis
-from .analysis import document_row, has_misses, non_match_rows
+from .analysis import document_key, document_row, has_misses, non_match_rows
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
@@ -72,6 +72,8 @@ def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dic
          pred_line: int | None) -> None:
     """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked."""
     acc.add(doc)
+    if acc.analysis.documents:
+        acc.document_keys.append(document_key(gt))
     if acc.is_among_worst(doc.score):
         acc.keep_worst(doc.score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred})
     if acc.analysis.non_matches and has_misses(doc.tally):

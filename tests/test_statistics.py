@@ -214,3 +214,27 @@ def test_diff_command(files, tmp_path, capsys):
     assert main([*args, files["pred"], "--fail-on-regression"]) == 0
     assert "within the noise" in capsys.readouterr().out
     assert main([*args, str(worse), "--metric", "nope.cm_f1"]) == 2
+
+
+def test_diff_of_saved_states(files, tmp_path, capsys):
+    worse = tmp_path / "worse.jsonl"
+    rows = [json.loads(line) for line in open(files["pred"])]
+    worse.write_text("".join(json.dumps(dict(r, id="x") if k % 3 == 0 else r) + "\n" for k, r in enumerate(rows)))
+    a, b = tmp_path / "a.state", tmp_path / "b.state"
+    for pred, state in ((files["pred"], a), (str(worse), b)):
+        assert main(["eval", files["schema"], files["gt"], pred, "--ci", "0.95", "--save-state", str(state), "-f", "json"]) == 0
+    capsys.readouterr()
+    assert main(["diff", files["schema"], files["gt"], files["pred"], str(worse), "-f", "json", "--bootstrap", "200"]) == 0
+    direct = json.loads(capsys.readouterr().out)
+    assert main(["diff", str(a), str(b), "-f", "json", "--bootstrap", "200"]) == 0
+    saved = json.loads(capsys.readouterr().out)
+    assert saved["comparisons"] == direct["comparisons"]
+    # Another ground truth (documents reversed) is refused, naming the first document that differs.
+    other = tmp_path / "gt2.jsonl"
+    other.write_text("".join(reversed(open(files["gt"]).readlines())))
+    c = tmp_path / "c.state"
+    assert main(["eval", files["schema"], str(other), str(worse), "--ci", "0.95", "--save-state", str(c), "-f", "json"]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(a), str(c)]) == 2
+    assert "document 1 is not the ground truth" in capsys.readouterr().err
+    assert main(["diff", str(a)]) == 2
