@@ -24,7 +24,7 @@ HOSTILE = [SCRIPT, IMG, TEXTAREA]
 HOSTILE_FIELD = 'x"><img src=x onerror=window.__pwned=1>\x07'
 TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "p", "div", "b", "span", "table",
         "thead", "tbody", "tr", "th", "td", "button", "code", "details", "summary", "caption", "ul", "li", "script",
-        "svg", "rect", "line", "text", "circle", "polyline"}
+        "svg", "rect", "line", "text", "circle", "polyline", "small"}
 
 
 def _report(confidence: bool = True) -> dict[str, Any]:
@@ -108,6 +108,18 @@ def test_no_network_and_only_expected_elements() -> None:
         for name, value in attrs:
             assert name not in ("src", "href", "action", "srcdoc", "xlink:href") and not name.startswith("on"), tag
     assert len(parsed.scripts) == 1 and [t for t, _ in parsed.tags].count("script") == 1
+
+
+def test_intervals_shown_beside_their_figures() -> None:
+    report = _report()
+    report["metrics"]["weighted_overall_score_ci"] = {"low": 0.1, "high": 0.9, "level": 0.95}
+    path = next(iter(report["field_metrics"]))
+    report["field_metrics"][path]["cm_f1_ci"] = {"low": 0.25, "high": 0.75, "level": 0.95}
+    report["field_metrics"][path]["cm_recall_ci"] = None  # nothing to measure in some resample
+    page = render_html(report)
+    assert '<small class="ci">[0.100, 0.900]</small>' in page
+    assert '<small class="ci">[0.250, 0.750]</small>' in page
+    assert {tag for tag, _ in _parse(page).tags} <= TAGS
 
 
 def test_hostile_text_appears_only_escaped() -> None:

@@ -143,9 +143,18 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _num_cell(value: Any, digits: int = 3) -> str:
+def _interval(ci: Any) -> str:
+    """`` [low, high]`` of a bootstrap interval (``--ci``), or nothing."""
+    ci = _dict(ci)
+    if _number(ci.get("low")) is None or _number(ci.get("high")) is None:
+        return ""
+    return f' <small class="ci">[{_fmt(ci["low"])}, {_fmt(ci["high"])}]</small>'
+
+
+def _num_cell(value: Any, digits: int = 3, ci: Any = None) -> str:
     number = _number(value)
-    return f'<td class="n" data-sort="{"" if number is None else repr(number)}">{_fmt(value, digits)}</td>'
+    return (f'<td class="n" data-sort="{"" if number is None else repr(number)}">{_fmt(value, digits)}'
+            f"{_interval(ci)}</td>")
 
 
 def _table(headers: Iterable[tuple[str, str]], rows: Iterable[str], sortable: bool = False, cls: str = "") -> str:
@@ -164,7 +173,8 @@ def _summary(report: dict[str, Any]) -> str:
              ("precision", m.get("cm_precision")), ("recall", m.get("cm_recall")),
              ("accuracy", m.get("cm_accuracy")), ("documents", report.get("document_count"))]
     html = '<div class="cards">' + "".join(
-        f"<div class=card><b>{_fmt(v)}</b><span>{_e(label)}</span></div>" for label, v in cards) + "</div>"
+        f"<div class=card><b>{_fmt(v)}</b>{_interval(m.get('weighted_overall_score_ci')) if n == 0 else ''}"
+        f"<span>{_e(label)}</span></div>" for n, (label, v) in enumerate(cards)) + "</div>"
     counts = [(k.upper(), m.get(k)) for k in ("tp", "fa", "fd", "fp", "fn", "tn")]
     html += _table([(k, "num") for k, _ in counts], [f"<tr>{''.join(_num_cell(v) for _, v in counts)}</tr>"])
     records = _dict(_dict(report.get("inputs")).get("records"))
@@ -216,7 +226,8 @@ def _fields(report: dict[str, Any]) -> str:
     labels = [names.get(k, k.removeprefix("cm_") if len(k) > 2 else k.upper()) for k in nums]
     headers = [("field", "text"), ("comparator", "text")] + [(label, "num") for label in labels] + [("breakdown", "")]
     rows = [f'<tr><td>{_e(path, 200)}</td><td>{_e(fm.get("comparator", ""), 80)}</td>'
-            + "".join(_num_cell(fm.get(k)) for k in nums) + f"<td>{_stacked_bar(fm)}</td></tr>" for path, fm in fields]
+            + "".join(_num_cell(fm.get(k), ci=fm.get(f"{k}_ci")) for k in nums) + f"<td>{_stacked_bar(fm)}</td></tr>"
+            for path, fm in fields]
     return ("<h2>Fields</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
             + _table(headers, rows, sortable=True, cls="fields")
             + "<details><summary>Confusion matrix per field</summary><div class=grids>"
