@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-BATCH = 100  # resamples drawn and summed at a time: memory stays at BATCH × documents indices
+BATCH = 100  # resamples drawn and summed at a time (fewer for long runs: see MAX_CELLS)
+MAX_CELLS = 4_000_000  # resamples × documents held at once (32 MB of weights)
 COUNTS = 5  # tp, fa, fd, fn, tn per field, as in DocResult.tally
 
 
@@ -27,14 +28,24 @@ def row_width(fields: int) -> int:
     return 1 + COUNTS * fields + 2 * fields
 
 
-def resampled_sums(rows: np.ndarray, n_resamples: int, seed: int, batch: int = BATCH):
-    """The column sums of each bootstrap resample of ``rows`` (documents × columns), batch by batch."""
+def _batch(n: int) -> int:
+    return max(1, min(BATCH, MAX_CELLS // max(n, 1)))
+
+
+def resampled_sums(rows: np.ndarray, n_resamples: int, seed: int):
+    """The column sums of each bootstrap resample of ``rows`` (documents × columns), a batch at a
+    time: each resample as how many times it drew each document, times the rows (memory grows with
+    the documents, not documents × columns × resamples). The draws do not depend on the batch size."""
     rng = np.random.default_rng(seed)
     n = len(rows)
+    batch = _batch(n)
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
         index = rng.integers(0, n, (size, n))
-        yield rows[index].sum(axis=1)
+        weights = np.empty((size, n))
+        for k in range(size):
+            weights[k] = np.bincount(index[k], minlength=n)
+        yield weights @ rows
 
 
 def figures(sums: np.ndarray, n_documents: int, fields: int) -> dict[str, np.ndarray]:
@@ -108,8 +119,9 @@ def paired_comparison(rows_a: np.ndarray, rows_b: np.ndarray, fields: int, level
     total_a, total_b = rows_a.sum(axis=0), rows_b.sum(axis=0)
     rng = np.random.default_rng(seed + 1)
     extreme = {name: np.zeros_like(difference[name]) for name in a}
-    for start in range(0, n_resamples, BATCH):
-        size = min(BATCH, n_resamples - start)
+    batch = _batch(n)
+    for start in range(0, n_resamples, batch):
+        size = min(batch, n_resamples - start)
         swapped = rng.integers(0, 2, (size, n)).astype(np.float64) @ delta  # what the swaps move from B to A
         pa, pb = figures(total_a + swapped, n, fields), figures(total_b - swapped, n, fields)
         for name in extreme:
