@@ -20,7 +20,7 @@ from .errors import SticklerError
 from .plan import Plan
 from .reader import DataError
 
-STATE_VERSION = 3  # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis
+STATE_VERSION = 4  # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 

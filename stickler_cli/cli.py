@@ -78,7 +78,7 @@ CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL",
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on the weighted score and "
                               "each field's precision, recall, F1 and mean score.")
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for --ci.")
-SEED_OPTION = typer.Option(0, "--seed", help="Seed of the bootstrap resamples (same seed, same intervals).")
+SEED_OPTION = typer.Option(0, "--seed", min=0, help="Seed of the bootstrap resamples (same seed, same intervals).")
 
 
 def _check_ci(level: float | None) -> None:
@@ -355,6 +355,11 @@ def diff_command(
     _load_plugins(plugin)
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
+    if STDIN in paths:
+        raise UsageError("diff reads the ground truth once per prediction set: standard input ('-') cannot be used")
+    if (bootstrap + 1) * (1 - level) <= 1:
+        raise UsageError(f"with --bootstrap {bootstrap}, no p-value can go below 1/{bootstrap + 1}, so nothing could be "
+                         f"significant at --ci {level:g}: give more resamples")
     check_readable(*paths)
     _check_targets({"--output": output}, list(paths))
     watched = tuple(metric or diff.DEFAULT_WATCHED)
@@ -376,6 +381,9 @@ def diff_command(
         sys.stdout.flush()
     else:
         terminal.render_diff(report, Console())
+    if fail_on_regression and not report["document_count"]:
+        sys.stderr.write("stickler: no document was compared: nothing shows that B is not worse\n")
+        raise typer.Exit(int(ExitCode.GATE_FAILED))
     if fail_on_regression and report["regressions"]:
         if output_format != "table":
             sys.stderr.write(f"stickler: B is significantly worse on {len(report['regressions'])} watched figure(s)\n")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import gates as quality_gates
+from .errors import UsageError
 from .evaluate import Evaluation
 from .statistics import paired_comparison, row_width
 from .version import __version__
@@ -63,6 +64,10 @@ def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: in
     found = paired_comparison(_rows(a), _rows(b), fields, level, resamples, seed)
     alpha = 1 - level
     keys = [quality_gates.make(key, 0.0, "--metric") for key in watched]
+    for gate in keys:  # only the figures a diff computes
+        if gate.metric not in ("weighted_overall_score", *FIGURES) or (gate.pattern is None) != (gate.metric == "weighted_overall_score"):
+            raise UsageError(f"--metric {gate.key!r}: a diff compares weighted_overall_score and, per field, "
+                             f"{', '.join(FIGURES)} (e.g. 'line_items.*.cm_recall')")
     paths = [f.path for f in plan.fields]
     for gate in keys:
         if gate.pattern is not None:

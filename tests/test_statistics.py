@@ -238,3 +238,22 @@ def test_diff_of_saved_states(files, tmp_path, capsys):
     assert main(["diff", str(a), str(c)]) == 2
     assert "document 1 is not the ground truth" in capsys.readouterr().err
     assert main(["diff", str(a)]) == 2
+
+
+def test_diff_refuses_what_it_cannot_answer(files, tmp_path, capsys):
+    args = ["diff", files["schema"], files["gt"], files["pred"], files["pred"]]
+    assert main([*args[:2], "-", *args[3:]]) == 2  # the ground truth would be read twice
+    assert "standard input" in capsys.readouterr().err
+    assert main([*args, "--bootstrap", "10"]) == 2  # p can never go below 1/11
+    assert "no p-value can go below 1/11" in capsys.readouterr().err
+    for key in ("cm_f1", "id.cm_accuracy"):  # gates know them; a diff does not compute them
+        assert main([*args, "--metric", key]) == 2, key
+        assert "a diff compares" in capsys.readouterr().err
+    assert main([*args, "--metric", "weighted_overall_score.cm_f1"]) == 2
+    assert "matches no field path" in capsys.readouterr().err
+    assert main([*args, "--seed", "-1"]) == 2
+    capsys.readouterr()
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["diff", files["schema"], str(empty), str(empty), str(empty), "--fail-on-regression"]) == 1
+    assert "no document was compared" in capsys.readouterr().err

@@ -252,7 +252,7 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     """``stickler diff``: the watched figures and every significant change, then the verdict."""
     level = report["bootstrap"]["level"]
     title = (Text("B against A · ") + safe(report["schema"]["model_name"])
-             + Text(f" · {report['document_count']} documents · {level:.0%} intervals"))
+             + Text(f" · {report['document_count']} documents · {level * 100:g}% intervals"))
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
     table.add_column("Figure", no_wrap=True, overflow="ellipsis", max_width=30)
     for name, width in (("A", 5), ("B", 5), ("B − A", 6), ("interval", 16), ("p", 5)):
