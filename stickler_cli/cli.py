@@ -27,7 +27,7 @@ from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
 from . import state_file
-from .evaluate import evaluate_files
+from .evaluate import evaluate_files, evaluate_two
 from .parallel import available_cores
 from .plan import Kind, Plan
 from .reader import STDIN, check_readable, decode, file_size
@@ -343,7 +343,6 @@ def diff_command(
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression",
                                             help="Exit 1 when B is significantly worse than A on a watched figure."),
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
-    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Processes to score on."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
@@ -355,8 +354,8 @@ def diff_command(
     _load_plugins(plugin)
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
-    if STDIN in paths:
-        raise UsageError("diff reads the ground truth once per prediction set: standard input ('-') cannot be used")
+    if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
+        raise UsageError("standard input ('-') can be one of the ground truth and the prediction files, once")
     if (bootstrap + 1) * (1 - level) <= 1:
         raise UsageError(f"with --bootstrap {bootstrap}, no p-value can go below 1/{bootstrap + 1}, so nothing could be "
                          f"significant at --ci {level:g}: give more resamples")
@@ -369,9 +368,8 @@ def diff_command(
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema)
-        runs = [evaluate_files(plan, ground_truth, predictions, id_field=id_field, strict=strict, workers=workers,
-                               plugins=plugin or [], analysis=Analysis(worst=0, documents=True))
-                for predictions in (predictions_a, predictions_b)]
+        runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, id_field, strict,
+                                 Analysis(worst=0, documents=True)))
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     data = json_report.dumps(report)
     if output:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -11,7 +12,7 @@ from .analysis import document_key, document_row, has_misses, non_match_rows
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import DataError, Pair, PairingStats, pair_by_id, pair_by_line
+from .reader import DataError, Pair, PairingStats, ground_truth_lines, pair_by_id, pair_by_line
 from .shards import Shard
 
 
@@ -99,10 +100,38 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_pa
         _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
 
 
-def read_pairs(shard: Shard, stats: PairingStats, id_field: str | None, strict: bool) -> Iterator[Pair]:
+def read_pairs(shard: Shard, stats: PairingStats, id_field: str | None, strict: bool,
+               gt_lines: Iterator | None = None) -> Iterator[Pair]:
     if id_field:
-        return pair_by_id(shard.ground_truth, shard.predictions, id_field, stats, strict)
-    return pair_by_line(shard.ground_truth, shard.predictions, stats, strict)
+        return pair_by_id(shard.ground_truth, shard.predictions, id_field, stats, strict, gt_lines)
+    return pair_by_line(shard.ground_truth, shard.predictions, stats, strict, gt_lines)
+
+
+def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: str | None = None,
+                 strict: bool = False, analysis: Analysis = Analysis()) -> tuple[Evaluation, Evaluation]:
+    """Score two prediction sets against one ground truth in one pass over it (``stickler diff``).
+
+    The ground truth is read once and each of its lines handed to both pairings; the two sides
+    are scored a batch at a time in turn, so the lines waiting for the slower side stay few.
+    """
+    started = time.perf_counter()
+    engine = Engine(plan)
+    stats = (PairingStats(), PairingStats())
+    accs = (Accumulator(plan, analysis), Accumulator(plan, analysis))
+    shared = itertools.tee(ground_truth_lines(gt_path, stats[0]), 2)
+    streams = [read_pairs(Shard(gt_path, pred), side_stats, id_field, strict, lines)
+               for pred, side_stats, lines in zip((pred_a, pred_b), stats, shared)]
+    while True:
+        chunks = [list(itertools.islice(stream, BATCH)) for stream in streams]
+        if not any(chunks):
+            break
+        for acc, chunk, pred in zip(accs, chunks, (pred_a, pred_b)):
+            score_pairs(engine, acc, chunk, pred)
+    elapsed = time.perf_counter() - started
+    for acc, side_stats in zip(accs, stats):
+        add_pairing_stats(acc, side_stats)
+    return tuple(Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": id_field}, elapsed)
+                 for acc, pred in zip(accs, (pred_a, pred_b)))  # type: ignore[return-value]
 
 
 def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:

@@ -274,14 +274,23 @@ def _id_of(record: dict, id_field: str) -> str | None:
 Line = tuple[int, int, bytes]  # (line number, byte offset, content) of a non-blank line
 
 
-def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, strict: bool = False) -> Iterator[Pair]:
+def ground_truth_lines(gt_path: str, stats: PairingStats) -> Iterator[Line]:
+    """The ground truth's non-blank lines, unparsed: given to the pairing functions as ``gt_lines``
+    when one reading must serve two pairings (``stickler diff``)."""
+    return _lines(gt_path, stats, progress=True)
+
+
+def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, strict: bool = False,
+                 gt_lines: Iterator[Line] | None = None) -> Iterator[Pair]:
     """Pair the n-th ground truth record with the n-th prediction record."""
-    return pair_lines(line_pairs(gt_path, pred_path, stats), gt_path, pred_path, stats, strict)
+    return pair_lines(line_pairs(gt_path, pred_path, stats, gt_lines), gt_path, pred_path, stats, strict)
 
 
-def line_pairs(gt_path: str, pred_path: str, stats: PairingStats) -> Iterator[tuple[Line | None, Line | None]]:
+def line_pairs(gt_path: str, pred_path: str, stats: PairingStats,
+               gt_lines: Iterator[Line] | None = None) -> Iterator[tuple[Line | None, Line | None]]:
     """The raw line pairs ``pair_lines`` takes: read without parsing (cheap), for worker processes."""
-    return zip_longest(_lines(gt_path, stats, progress=True), _lines(pred_path, stats))
+    gt = gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats)
+    return zip_longest(gt, _lines(pred_path, stats))
 
 
 def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, pred_path: str,
@@ -324,7 +333,8 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
 
 
 def pair_by_id(
-    gt_path: str, pred_path: str, id_field: str, stats: PairingStats, strict: bool = False
+    gt_path: str, pred_path: str, id_field: str, stats: PairingStats, strict: bool = False,
+    gt_lines: Iterator[Line] | None = None,
 ) -> Iterator[Pair]:
     """Pair records whose ``id_field`` values are equal; duplicates are input errors."""
     # Predictions are indexed by id as (line, byte offset) and read back with a
@@ -354,7 +364,7 @@ def pair_by_id(
 
     seen: dict[str, int] = {}
     with contextlib.nullcontext() if keep_lines else _open(pred_path) as handle:
-        for gt_number, _, gt_content in _lines(gt_path, stats, progress=True):
+        for gt_number, _, gt_content in (gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats)):
             stats.gt_lines += 1
             gt = _gt_record(gt_path, gt_number, gt_content)
             key = _id_of(gt, id_field)

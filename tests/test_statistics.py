@@ -242,7 +242,7 @@ def test_diff_of_saved_states(files, tmp_path, capsys):
 
 def test_diff_refuses_what_it_cannot_answer(files, tmp_path, capsys):
     args = ["diff", files["schema"], files["gt"], files["pred"], files["pred"]]
-    assert main([*args[:2], "-", *args[3:]]) == 2  # the ground truth would be read twice
+    assert main(["diff", files["schema"], files["gt"], "-", "-"]) == 2  # one standard input only
     assert "standard input" in capsys.readouterr().err
     assert main([*args, "--bootstrap", "10"]) == 2  # p can never go below 1/11
     assert "no p-value can go below 1/11" in capsys.readouterr().err
@@ -257,3 +257,30 @@ def test_diff_refuses_what_it_cannot_answer(files, tmp_path, capsys):
     empty.write_text("")
     assert main(["diff", files["schema"], str(empty), str(empty), str(empty), "--fail-on-regression"]) == 1
     assert "no document was compared" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("id_field", [[], ["--id-field", "id"]])
+def test_diff_reads_the_ground_truth_once(files, tmp_path, id_field):
+    """One pass: the ground truth may come from standard input, and both sides see every document;
+    an extra prediction line on one side is reported, not misaligned."""
+    import subprocess
+    import sys
+
+    truth = [json.loads(line) for line in open(files["gt"])]
+    same, worse = tmp_path / "same.jsonl", tmp_path / "worse.jsonl"
+    same.write_text("".join(json.dumps(r) + "\n" for r in truth))
+    worse.write_text("".join(json.dumps(dict(r, n=-5) if k % 4 == 0 else r) + "\n" for k, r in enumerate(truth))
+                     + '{"id": "extra", "n": 1}\n')
+
+    def diff(gt: str) -> dict:
+        done = subprocess.run([sys.executable, "-m", "stickler_cli", "diff", files["schema"], gt, str(same), str(worse),
+                               "-f", "json", "--bootstrap", "200", *id_field],
+                              input=open(files["gt"], "rb").read(), capture_output=True)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    from_file, from_stdin = diff(files["gt"]), diff("-")
+    assert from_file["document_count"] == 300
+    assert from_stdin["comparisons"] == from_file["comparisons"]
+    n = next(r for r in from_file["comparisons"] if r["path"] == "n" and r["metric"] == "cm_f1")
+    assert (n["a"], n["b"], n["verdict"]) == (1.0, pytest.approx(2 * 225 / (2 * 225 + 75)), "regressed")
