@@ -356,7 +356,7 @@ def test_file_references_stay_in_the_schema_directory_and_never_fetch(tmp_path):
 def test_review_findings_pipes_overflow_keywords_deep_values(files, tmp_path):
     schema, write = files
     many = [dict(GT[k % 3], id=f"d{k}") for k in range(700)]
-    gt, pred = write("g.jsonl", jsonl(many)), write("p.jsonl", jsonl(many))
+    pred = write("p.jsonl", jsonl(many))
     # Ground truth from a pipe past the 256th line (the progress position is not asked of a pipe).
     piped = report(run("eval", schema, "-", pred, "--format", "json", stdin=jsonl(many)))
     assert piped["document_count"] == 700 and piped["errors"] == []

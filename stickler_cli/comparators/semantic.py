@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import ComparatorSetupError
 from .base import Param
 from .embedding import (
-    BUNDLED_MODEL, EmbeddingComparator, load_model, require_extra, resolve_callable, shared_cache, text_of,
+    EmbeddingComparator, load_model, require_extra, resolve_callable, shared_cache, text_of,
     unit_rows,
 )
 
