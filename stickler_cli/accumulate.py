@@ -135,8 +135,11 @@ class Accumulator:
             self.schema_valid += 1
             return
         for path, keyword in violations:
-            counts = self.violations.setdefault(path, {})
-            counts[keyword] = counts.get(keyword, 0) + 1
+            self._count_violations(path, keyword, 1)
+
+    def _count_violations(self, path: str, keyword: str, n: int) -> None:
+        counts = self.violations.setdefault(path, {})
+        counts[keyword] = counts.get(keyword, 0) + n
 
     def add_error(self, error: DataError) -> None:
         self.errors.append(error.as_dict())
@@ -207,8 +210,7 @@ class Accumulator:
         self.schema_checked += conformance["checked"]
         self.schema_valid += conformance["valid"]
         for path, counts in conformance["violations"].items():
-            mine = self.violations.setdefault(path, {})
             for keyword, n in counts.items():
-                mine[keyword] = mine.get(keyword, 0) + n
+                self._count_violations(path, keyword, n)
         for key, value in state["stats"].items():
             self.stats[key] = self.stats.get(key, 0) + value

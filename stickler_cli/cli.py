@@ -11,7 +11,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import orjson
 import typer
@@ -80,13 +80,13 @@ CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL",
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for --ci.")
 SEED_OPTION = typer.Option(0, "--seed", min=0, help="Seed of the bootstrap resamples (same seed, same intervals).")
 
+FORMATS = ("table", "json", "markdown")
+TABLE_OR_JSON = ("table", "json")
+
 
 def _check_ci(level: float | None) -> None:
     if level is not None and not 0.0 < level < 1.0:
         raise UsageError(f"--ci must be a level between 0 and 1, such as 0.95; got {level:g}")
-
-FORMATS = ("table", "json", "markdown")
-TABLE_OR_JSON = ("table", "json")
 
 
 def _check_format(output_format: str, allowed: tuple[str, ...] = FORMATS) -> None:
@@ -296,8 +296,7 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
     if summary_file:
         _append(summary_file, markdown.render_markdown(report, shown))
     if output_format == "json":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        _print_json(data)
     elif output_format == "markdown":
         sys.stdout.write(markdown.render_markdown(report, shown))
         sys.stdout.flush()
@@ -311,9 +310,19 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
             console.print(Text(line, style="dim"))
     failed = quality_gates.failed(report["gates"])
     if failed:
-        if output_format != "table":
-            sys.stderr.write(f"stickler: {len(failed)} quality gate(s) failed\n")
-        raise typer.Exit(int(ExitCode.GATE_FAILED))
+        _fail(f"{len(failed)} quality gate(s) failed", shown=output_format == "table")
+
+
+def _print_json(data: bytes) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+def _fail(reason: str, shown: bool) -> NoReturn:
+    """Exit 1 (a gate failed); the reason on stderr unless the tables on stdout already say it."""
+    if not shown:
+        sys.stderr.write(f"stickler: {reason}\n")
+    raise typer.Exit(int(ExitCode.GATE_FAILED))
 
 
 def _append(path: str, text: str) -> None:
@@ -375,17 +384,14 @@ def diff_command(
     if output:
         json_report.write(output, data)
     if output_format == "json":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        _print_json(data)
     else:
         terminal.render_diff(report, Console())
     if fail_on_regression and not report["document_count"]:
-        sys.stderr.write("stickler: no document was compared: nothing shows that B is not worse\n")
-        raise typer.Exit(int(ExitCode.GATE_FAILED))
+        _fail("no document was compared: nothing shows that B is not worse", shown=False)
     if fail_on_regression and report["regressions"]:
-        if output_format != "table":
-            sys.stderr.write(f"stickler: B is significantly worse on {len(report['regressions'])} watched figure(s)\n")
-        raise typer.Exit(int(ExitCode.GATE_FAILED))
+        _fail(f"B is significantly worse on {len(report['regressions'])} watched figure(s)",
+              shown=output_format == "table")
 
 
 @app.command("compare")

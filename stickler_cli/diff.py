@@ -17,7 +17,7 @@ import numpy as np
 from . import gates as quality_gates
 from .errors import UsageError
 from .evaluate import Evaluation
-from .statistics import paired_comparison, row_width
+from .statistics import document_rows, paired_comparison
 from .version import __version__
 
 IMPROVED, REGRESSED, UNCHANGED, NO_DATA = "improved", "regressed", "no significant change", "no data"
@@ -45,11 +45,6 @@ def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None
     a.inputs["predictions"], b.inputs["predictions"] = paths
 
 
-def _rows(evaluation: Evaluation) -> np.ndarray:
-    acc = evaluation.accumulator
-    return np.frombuffer(acc.documents, dtype=np.float64).reshape(-1, row_width(acc.size))
-
-
 def _number(value: Any) -> float | None:
     value = float(value)
     return None if np.isnan(value) else value
@@ -61,7 +56,8 @@ def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: in
     ``watched`` (metric keys as gates write them, globs allowed) are the ones --fail-on-regression reads."""
     plan = a.plan
     fields = len(plan.fields)
-    found = paired_comparison(_rows(a), _rows(b), fields, level, resamples, seed)
+    found = paired_comparison(document_rows(a.accumulator.documents, fields),
+                              document_rows(b.accumulator.documents, fields), fields, level, resamples, seed)
     alpha = 1 - level
     keys = [quality_gates.make(key, 0.0, "--metric") for key in watched]
     for gate in keys:  # only the figures a diff computes

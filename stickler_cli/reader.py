@@ -381,22 +381,21 @@ def pair_by_id(
                 yield Pair(key, gt, {}, gt_number, None, errors)
                 continue
             pred_number, where = location
-            if not isinstance(where, int):
-                content = where
-            else:
-                content = _read_at(handle, where)
-            pred, _ = _parse(content)
+            pred, _ = _parse(_stored(handle, where))
             stats.paired += 1
             yield Pair(key, gt, pred, gt_number, pred_number, errors)
         for key, (number, where) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1
-            pred, _ = _parse(where if not isinstance(where, int) else _read_at(handle, where))
+            pred, _ = _parse(_stored(handle, where))
             yield _orphan(pred_path, number, f"prediction {id_field} {key!r} has no ground truth; not scored", key, pred)
 
 
-def _read_at(handle: BinaryIO, offset: int) -> bytes:
-    handle.seek(offset)
-    return handle.readline().strip().removeprefix(BOM)
+def _stored(handle: BinaryIO | None, where: int | bytes | Record) -> bytes | Record:
+    """An indexed prediction's line: kept as it was read, or read back at its byte offset."""
+    if not isinstance(where, int):
+        return where
+    handle.seek(where)  # type: ignore[union-attr]
+    return handle.readline().strip().removeprefix(BOM)  # type: ignore[union-attr]
 
 
 def _orphan(source: str, line: int, message: str, doc_id: str | None = None, pred: dict | None = None) -> Pair:

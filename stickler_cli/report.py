@@ -66,14 +66,10 @@ def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
 def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
     """``<figure>_ci`` = {low, high, level} beside the weighted score and each field's precision,
     recall, F1 and mean score (None where some resample has nothing to measure)."""
-    import numpy as np
-
-    from .statistics import intervals, row_width
+    from .statistics import document_rows, intervals
 
     acc, level = evaluation.accumulator, evaluation.ci_level
-    fields = len(evaluation.plan.fields)
-    rows = np.frombuffer(acc.documents, dtype=np.float64).reshape(-1, row_width(fields))
-    found = intervals(rows, fields, level, evaluation.bootstrap, evaluation.seed)
+    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, evaluation.bootstrap, evaluation.seed)
 
     def block(pair: tuple[float, float] | None) -> dict[str, float] | None:
         return None if pair is None else {"low": pair[0], "high": pair[1], "level": level}

@@ -32,6 +32,11 @@ def _batch(n: int) -> int:
     return max(1, min(BATCH, MAX_CELLS // max(n, 1)))
 
 
+def document_rows(documents: Any, fields: int) -> np.ndarray:
+    """The accumulator's flat per-document figures (``Accumulator.documents``) as documents × columns."""
+    return np.frombuffer(documents, dtype=np.float64).reshape(-1, row_width(fields))
+
+
 def resampled_sums(rows: np.ndarray, n_resamples: int, seed: int):
     """The column sums of each bootstrap resample of ``rows`` (documents × columns), a batch at a
     time: each resample as how many times it drew each document, times the rows (memory grows with

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Iterator
 
 import orjson
 
@@ -77,54 +78,48 @@ def _temporary(target: Path) -> tuple[int, str]:
     return fd, tmp
 
 
-def write(path: str, data: bytes) -> None:
+@contextlib.contextmanager
+def replacing(path: str) -> Iterator[BinaryIO]:
+    """A handle whose content replaces ``path`` whole when the block completes (a temporary file
+    beside it, renamed), and leaves ``path`` as it was when the block fails; a device or a pipe
+    is written in place."""
     target = Path(path)
     if is_special(target):
         with open(target, "wb") as handle:
-            handle.write(data)
+            yield handle
         return
     target = target.resolve()
     fd, tmp = _temporary(target)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def write(path: str, data: bytes) -> None:
+    with replacing(path) as handle:
+        handle.write(data)
+
+
 class LineWriter:
-    """JSON lines written as they come into a temporary file beside ``path``, which replaces
-    ``path`` only when the run completes (``--non-matches``): a failed run leaves nothing half written."""
+    """JSON lines written as they come (``--non-matches``, ``--per-document``), replacing ``path``
+    only when the run completes: a failed run leaves nothing half written."""
 
     def __init__(self, path: str) -> None:
-        self.target = Path(path)
-        self.tmp: str | None = None
-        if is_special(self.target):
-            self.handle = open(self.target, "wb")
-        else:
-            self.target = self.target.resolve()
-            fd, self.tmp = _temporary(self.target)
-            self.handle = os.fdopen(fd, "wb")
+        self._file = replacing(path)
         self.count = 0
 
     def __call__(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
-            try:
-                self.handle.write(orjson.dumps(row) + b"\n")
-            except TypeError:  # integers beyond 64 bits
-                self.handle.write(json.dumps(_finite(row), ensure_ascii=False, default=str).encode() + b"\n")
+            self.handle.write(dumps(row, indent=False))
         self.count += len(rows)
 
     def __enter__(self) -> "LineWriter":
+        self.handle = self._file.__enter__()
         return self
 
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        self.handle.close()
-        if self.tmp is None:
-            return
-        if kind is None:
-            os.replace(self.tmp, self.target)
-        else:
-            Path(self.tmp).unlink(missing_ok=True)
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> bool | None:
+        return self._file.__exit__(kind, error, trace)

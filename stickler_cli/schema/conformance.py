@@ -289,7 +289,7 @@ def _type(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if t in frozen or (lenient_integer and t is float and v.is_integer()):
             return None
         return list(error)
-    check.types = (frozen, lenient_integer)  # type: ignore[attr-defined]  # read by _properties
+    check.types = (frozen, lenient_integer)  # type: ignore[attr-defined]  # read by _object and _array
     return check
 
 
