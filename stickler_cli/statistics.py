@@ -79,11 +79,16 @@ def intervals(rows: np.ndarray, fields: int, level: float = 0.95, n_resamples: i
         return {"weighted_overall_score": None, "fields": {}}
     parts = [figures(sums, n, fields) for sums in resampled_sums(rows, n_resamples, seed)]
     merged = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-    cut = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
+    cut = _percentiles(level)
     out: dict[str, Any] = {"weighted_overall_score": _interval(merged["weighted_overall_score"], cut), "fields": {}}
     for name in ("cm_precision", "cm_recall", "cm_f1", "mean_score"):
         out["fields"][name] = [_interval(merged[name][:, f], cut) for f in range(fields)]
     return out
+
+
+def _percentiles(level: float) -> list[float]:
+    """The percentiles that bound the central ``level`` share (the percentile method)."""
+    return [100 * (1 - level) / 2, 100 * (1 + level) / 2]
 
 
 def _interval(values: np.ndarray, cut: list[float]) -> tuple[float, float] | None:
@@ -132,7 +137,7 @@ def paired_comparison(rows_a: np.ndarray, rows_b: np.ndarray, fields: int, level
         for name in extreme:
             with np.errstate(invalid="ignore"):
                 extreme[name] += (np.abs(pb[name] - pa[name]) >= np.abs(difference[name]) - 1e-12).sum(axis=0)
-    cut = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
+    cut = _percentiles(level)
     out: dict[str, dict[str, np.ndarray]] = {}
     for name in a:
         values = np.concatenate(boot[name])

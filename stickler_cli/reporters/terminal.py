@@ -25,6 +25,13 @@ from .sanitize import safe
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
 
 
+def _compact(title: str | Text, expand: bool = False) -> Table:
+    """The tables of a report: no vertical rules and one space between columns, so that eleven
+    figures per row still fit an 80-column terminal."""
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False,
+                 expand=expand)
+
+
 def _rate(value: float | None) -> Text:
     if value is None:
         return Text("–", style="dim")
@@ -103,9 +110,7 @@ def _render_other_violations(violations: dict[str, dict[str, int]], fields: dict
 
 
 def field_table(fields: dict[str, dict[str, Any]]) -> Table:
-    # No vertical rules: eleven figures per row still fit an 80-column terminal.
-    table = Table(title="Fields (worst F1 in bold red)", title_justify="left", box=box.SIMPLE_HEAD,
-                  padding=(0, 1, 0, 0), pad_edge=False)
+    table = _compact("Fields (worst F1 in bold red)")
     widest = max((len(p.rsplit(".", 1)[-1]) + 2 * p.count(".") for p in fields), default=5)
     table.add_column("Field", no_wrap=True, min_width=min(widest, 40))
     for name in ("W", "Score", "TP", "FA", "FD", "FN", "TN", "Prec", "Rec", "F1", "Viol"):
@@ -141,8 +146,7 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
 def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
     """``stickler compare``: every comparison made for one pair (threshold and comparator only
     on terminals of 100 columns or more, so that the values keep room on narrow ones)."""
-    table = Table(title=f"Document score {score:.3f}", title_justify="left", box=box.SIMPLE_HEAD,
-                  padding=(0, 1, 0, 0), pad_edge=False, expand=True)
+    table = _compact(f"Document score {score:.3f}", expand=True)
     wide = console.width >= 100
     widest = max((len(r.path) for r in rows), default=5)
     table.add_column("Field", no_wrap=True, width=min(widest, 24 if wide else 18), overflow="ellipsis")
@@ -213,8 +217,8 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
     for doc in worst:
         where = f"ground truth line {doc['gt_line']}" + (f", prediction line {doc['pred_line']}" if doc["pred_line"] else "")
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
-        table = Table(title=Text("  ") + safe(doc["doc_id"], 60) + Text(f" · score {doc['score']:.3f} · {where}"),
-                      title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False, expand=True)
+        table = _compact(Text("  ") + safe(doc["doc_id"], 60) + Text(f" · score {doc['score']:.3f} · {where}"),
+                         expand=True)
         widest = max((len(c["path"]) for c in misses), default=5)
         table.add_column("Field", no_wrap=True, overflow="ellipsis", width=min(widest, 30))
         table.add_column("", no_wrap=True, width=2)
@@ -235,7 +239,7 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
         return
     failed = [r for r in results if r["status"] == "failed"]
     console.print()
-    table = Table(title="Quality gates", title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
+    table = _compact("Quality gates")
     for name, justify in (("Gate", "left"), ("Threshold", "right"), ("Actual", "right"), ("", "left")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     order = {"failed": 0, "no data": 1, "passed": 2}
@@ -253,7 +257,7 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     level = report["bootstrap"]["level"]
     title = (Text("B against A · ") + safe(report["schema"]["model_name"])
              + Text(f" · {report['document_count']} documents · {level * 100:g}% intervals"))
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False)
+    table = _compact(title)
     table.add_column("Figure", no_wrap=True, overflow="ellipsis", max_width=30)
     for name, width in (("A", 5), ("B", 5), ("B − A", 6), ("interval", 16), ("p", 5)):
         table.add_column(name, justify="right", no_wrap=True, min_width=width)
