@@ -1,0 +1,84 @@
+"""Bounds on what untrusted input may cost: one named value each, raisable by the user.
+
+A schema, a state file and every data record are untrusted (README, "Trust"); each
+way they could take unbounded time or memory has a bound here. The user raises one
+on the command line (``--limit line-bytes=256MiB``, repeatable) or in
+``[tool.stickler.limits]`` of pyproject.toml; nothing read from the input can.
+
+The bounds in force are process-wide (``current()``): set once by the CLI before any
+work, and handed to worker processes with the plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, fields
+
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound, by the name the user writes (underscores as dashes)."""
+
+    line_bytes: int = 64 * 2**20  # one JSONL line (or a whole .json array file); longer lines are skipped and counted
+
+
+DEFAULT = Limits()
+_current = DEFAULT
+
+
+def current() -> Limits:
+    """The bounds in force in this process."""
+    return _current
+
+
+def use(limits: Limits) -> None:
+    """Make ``limits`` the bounds in force (the CLI, and each worker process at start)."""
+    global _current
+    _current = limits
+
+
+NAMES = {f.name.replace("_", "-"): f for f in fields(Limits)}
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(|k|ki|m|mi|g|gi)(?:b)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "k": 10**3, "ki": 2**10, "m": 10**6, "mi": 2**20, "g": 10**9, "gi": 2**30}
+
+
+def _value(name: str, text: str, kind: type) -> int | float:
+    if kind is float:
+        try:
+            number = float(text)
+        except ValueError:
+            raise UsageError(f"--limit {name}: expected a number, got {text!r}") from None
+    else:
+        match = _SIZE.match(text)
+        if not match:
+            raise UsageError(f"--limit {name}: expected a whole number (units k, M, G, KiB, MiB, GiB allowed), got {text!r}")
+        number = float(match.group(1)) * _UNITS[match.group(2).lower()]
+        if number != int(number):
+            raise UsageError(f"--limit {name}: expected a whole number, got {text!r}")
+        number = int(number)
+    if not number > 0:
+        raise UsageError(f"--limit {name}: must be above 0, got {text!r}")
+    return number
+
+
+def parse(items: list[str] | None, table: dict | None = None, base: Limits = DEFAULT) -> Limits:
+    """``base`` with the bounds of a ``[tool.stickler.limits]`` table, then ``NAME=VALUE`` items, applied."""
+    from .comparators.registry import suggest
+
+    changes: dict[str, int | float] = {}
+    given = [(str(k), str(v)) for k, v in (table or {}).items()]
+    for item in items or []:
+        name, sep, text = item.partition("=")
+        if not sep:
+            raise UsageError(f"--limit takes NAME=VALUE, got {item!r}; names: {', '.join(NAMES)}")
+        given.append((name.strip(), text.strip()))
+    for name, text in given:
+        field = NAMES.get(name)
+        if field is None:
+            raise UsageError(f"--limit: unknown limit {name!r}{suggest(name, NAMES)}; names: {', '.join(NAMES)}")
+        kind = float if isinstance(getattr(DEFAULT, field.name), float) else int
+        changes[field.name] = _value(name, text, kind)
+    return dataclasses.replace(base, **changes)
