@@ -79,6 +79,18 @@ CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL",
                               "each field's precision, recall, F1 and mean score.")
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for --ci.")
 SEED_OPTION = typer.Option(0, "--seed", min=0, help="Seed of the bootstrap resamples (same seed, same intervals).")
+ID_FIELD_OPTION = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order.")
+PAIR_BY_LINE_OPTION = typer.Option(
+    False, "--pair-by-line",
+    help="Pair by line even when the records' document ids (id, doc_id, file, ...) disagree.")
+CHECK_ID_OPTION = typer.Option(
+    None, "--check-id", metavar="FIELD",
+    help="Pairing by line, stop when this field disagrees on more than 3 pairs (repeatable; "
+         "default: the usual document-id names).")
+LIMIT_OPTION = typer.Option(
+    None, "--limit", metavar="NAME=VALUE",
+    help="Raise a bound on what input may cost, e.g. line-bytes=256MiB (repeatable; also "
+         "\\[tool.stickler.limits] in pyproject.toml; names in the README, Trust).")
 
 FORMATS = ("table", "json", "markdown")
 TABLE_OR_JSON = ("table", "json")
@@ -142,7 +154,9 @@ def eval_command(
     schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
     predictions: str = typer.Argument(..., help="Predictions JSONL, paired with the ground truth; a pattern with a pattern."),
-    id_field: Optional[str] = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order."),
+    id_field: Optional[str] = ID_FIELD_OPTION,
+    pair_by_line: bool = PAIR_BY_LINE_OPTION,
+    check_id: Optional[list[str]] = CHECK_ID_OPTION,
     output_format: str = FORMAT_OPTION,
     output: Optional[str] = OUTPUT_OPTION,
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
@@ -169,9 +183,12 @@ def eval_command(
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
+    limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
+    _use_limits(limit)
+    _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
@@ -199,7 +216,8 @@ def eval_command(
         progress = stack.enter_context(progress_bar(total_bytes, show_progress and not dask))
         evaluation = evaluate_files(plan, shards, id_field=id_field, strict=strict, workers=workers,
                                     plugins=plugin or [], progress=progress, dask=dask, analysis=analysis,
-                                    sinks=sinks)
+                                    sinks=sinks, pair_by_line=pair_by_line, check_ids=check_id)
+    _warn_swapped(evaluation.accumulator.stats, ground_truth)
     evaluation.confidence_metrics = metrics
     evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
     if save_state:
@@ -228,9 +246,11 @@ def merge_command(
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
+    limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Merge the states of sharded runs into one report, as if it had been one run."""
+    _use_limits(limit)
     _check_format(output_format)
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
@@ -250,6 +270,44 @@ def merge_command(
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
     _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors)
+
+
+def _use_limits(items: list[str] | None, pyproject: str = "pyproject.toml") -> None:
+    """Put the bounds in force: the defaults, raised by pyproject.toml's [tool.stickler.limits], then by --limit."""
+    from . import limits
+
+    table = None
+    if Path(pyproject).is_file():
+        import tomllib
+
+        try:
+            tool = tomllib.loads(Path(pyproject).read_text(encoding="utf-8")).get("tool", {})
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise UsageError(f"{pyproject}: cannot read [tool.stickler.limits]: {exc}") from None
+        table = tool.get("stickler", {}).get("limits") if isinstance(tool, dict) else None
+        if table is not None and not isinstance(table, dict):
+            raise UsageError(f"{pyproject}: [tool.stickler.limits] must be a table of NAME = VALUE")
+    limits.use(limits.parse(items, table))
+
+
+def _check_pairing(id_field: str | None, pair_by_line: bool, check_id: list[str] | None) -> None:
+    if id_field is not None and not id_field.strip():
+        raise UsageError("--id-field needs a field name (omit it to pair by line)")
+    if id_field is not None and (pair_by_line or check_id):
+        raise UsageError("--id-field pairs by id: --pair-by-line and --check-id are for pairing by line")
+    if pair_by_line and check_id:
+        raise UsageError("--pair-by-line turns the id check off; --check-id names the fields it compares: give one")
+    for name in check_id or []:
+        if not name.strip():
+            raise UsageError("--check-id needs a field name")
+
+
+def _warn_swapped(stats: dict[str, int], ground_truth: str) -> None:
+    """Confidences belong to predictions: ground truth carrying them is almost always a swapped argument."""
+    count = stats.get("gt_with_confidence", 0)
+    if count:
+        sys.stderr.write(f"stickler: warning: {_printable(ground_truth)}: {count:,} ground-truth record(s) carry "
+                         "_confidence, which predictions carry: are the ground truth and prediction arguments swapped?\n")
 
 
 def _check_targets(targets: dict[str, str | None], inputs: list[str]) -> None:
@@ -340,7 +398,9 @@ def diff_command(
         ..., metavar="SCHEMA GT PRED_A PRED_B | STATE_A STATE_B",
         help="A schema, the ground truth and the predictions of A (the baseline) and B (the candidate); "
              "or two states saved by `stickler eval --ci LEVEL --save-state` on the same ground truth."),
-    id_field: Optional[str] = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order."),
+    id_field: Optional[str] = ID_FIELD_OPTION,
+    pair_by_line: bool = PAIR_BY_LINE_OPTION,
+    check_id: Optional[list[str]] = CHECK_ID_OPTION,
     output_format: str = TABLE_OR_JSON_OPTION,
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON diff report to this file."),
     level: float = typer.Option(0.95, "--ci", metavar="LEVEL", help="Confidence level of the intervals; significance is p < 1 - LEVEL."),
@@ -353,11 +413,15 @@ def diff_command(
                                             help="Exit 1 when B is significantly worse than A on a watched figure."),
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
+    limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare two prediction sets on the same ground truth: differences, intervals, p-values."""
     from . import diff
+    from .evaluate import pairing_for
 
+    _use_limits(limit)
+    _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format, TABLE_OR_JSON)
     _check_ci(level)
     _load_plugins(plugin)
@@ -377,8 +441,10 @@ def diff_command(
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema)
-        runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, id_field, strict,
-                                 Analysis(worst=0, documents=True)))
+        pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
+        runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, analysis=Analysis(worst=0, documents=True),
+                                 pairing=pairing))
+        _warn_swapped(runs[0].accumulator.stats, ground_truth)
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     data = json_report.dumps(report)
     if output:
@@ -401,9 +467,11 @@ def compare_command(
     prediction: str = typer.Argument(..., help="Prediction: JSON text, or a path to a .json file."),
     output_format: str = TABLE_OR_JSON_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
+    limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare one pair and explain every field's score and classification."""
+    _use_limits(limit)
     _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
     plan = load_schema(schema)
@@ -430,6 +498,7 @@ def compare_command(
 def schema_check(
     schema: str = typer.Argument(..., help="Schema file to validate."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
+    limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Validate a schema and every x-aws-stickler-* value; list the compiled fields.
@@ -437,6 +506,7 @@ def schema_check(
     An unknown keyword close to a JSON Schema keyword (a typo such as "requird") is an error
     (exit 2); other unknown keywords are listed as warnings on stderr.
     """
+    _use_limits(limit)
     _load_plugins(plugin)
     plan = load_schema(schema)
     _check_json_schema(plan.schema, schema)

@@ -14,20 +14,21 @@ from .errors import UsageError
 from .evaluate import score_shard
 from .parallel import PlanSource, built
 from .plan import Plan
+from .reader import Pairing, check_alignment
 from .shards import Shard
 
 
-def score_shard_task(shard: Shard, source: PlanSource, id_field: str | None, strict: bool,
+def score_shard_task(shard: Shard, source: PlanSource, pairing: Pairing,
                      analysis: Analysis = Analysis()) -> dict[str, Any]:
     """Runs on a Dask worker: the state of one shard pair."""
     engine, plan = built(source)
     acc = Accumulator(plan, analysis)
-    score_shard(engine, acc, shard, id_field, strict)
+    score_shard(engine, acc, shard, pairing)
     return acc.get_state(with_schema=False, as_arrays=True)
 
 
 def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumulator,
-                  id_field: str | None = None, strict: bool = False, plugins: Sequence[str] = (),
+                  pairing: Pairing = Pairing(), plugins: Sequence[str] = (),
                   workers: int = 1) -> None:
     """Score ``shards`` on the cluster at ``address`` (or a ``local`` one of ``workers`` processes) into ``acc``."""
     try:
@@ -47,10 +48,11 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UsageError(f"--dask: cannot reach the scheduler at {address}: {exc}") from None
         with client:
-            futures = client.map(score_shard_task, list(shards), source=source, id_field=id_field,
-                                 strict=strict, analysis=acc.analysis, pure=False)
+            futures = client.map(score_shard_task, list(shards), source=source, pairing=pairing,
+                                 analysis=acc.analysis, pure=False)
             for state in client.gather(futures):
                 acc.merge_state(state)
+                check_alignment(acc.stats, acc.errors)
     finally:
         if cluster is not None:
             cluster.close()

@@ -12,7 +12,8 @@ from .analysis import document_key, document_row, has_misses, non_match_rows
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import DataError, Pair, PairingStats, ground_truth_lines, pair_by_id, pair_by_line
+from .reader import (COUNTED, DataError, Pair, Pairing, PairingStats, check_alignment, check_predictions_readable,
+                     ground_truth_lines, pair_by_id, pair_by_line)
 from .shards import Shard
 
 
@@ -100,26 +101,39 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_pa
         _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
 
 
-def read_pairs(shard: Shard, stats: PairingStats, id_field: str | None, strict: bool,
-               gt_lines: Iterator | None = None) -> Iterator[Pair]:
-    if id_field:
-        return pair_by_id(shard.ground_truth, shard.predictions, id_field, stats, strict, gt_lines)
-    return pair_by_line(shard.ground_truth, shard.predictions, stats, strict, gt_lines)
+def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: Iterator | None = None) -> Iterator[Pair]:
+    if pairing.id_field:
+        return pair_by_id(shard.ground_truth, shard.predictions, stats, pairing, gt_lines)
+    return pair_by_line(shard.ground_truth, shard.predictions, stats, pairing, gt_lines)
+
+
+def pairing_for(plan: Plan, id_field: str | None = None, strict: bool = False, pair_by_line: bool = False,
+                check_ids: Sequence[str] | None = None) -> Pairing:
+    """The pairing the user asked for: by ``id_field``; else by line, checked against the
+    document ids ``check_ids`` (default ``reader.ID_FIELDS``) unless ``pair_by_line``."""
+    scored = frozenset(f.key for f in plan.root.fields)
+    if pair_by_line:
+        return Pairing(id_field, strict, None, scored=scored)
+    if check_ids:
+        return Pairing(id_field, strict, tuple(check_ids), user_named=True, scored=scored)
+    return Pairing(id_field, strict, scored=scored)
 
 
 def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: str | None = None,
-                 strict: bool = False, analysis: Analysis = Analysis()) -> tuple[Evaluation, Evaluation]:
+                 strict: bool = False, analysis: Analysis = Analysis(),
+                 pairing: Pairing | None = None) -> tuple[Evaluation, Evaluation]:
     """Score two prediction sets against one ground truth in one pass over it (``stickler diff``).
 
     The ground truth is read once and each of its lines handed to both pairings; the two sides
     are scored a batch at a time in turn, so the lines waiting for the slower side stay few.
     """
     started = time.perf_counter()
+    pairing = pairing or pairing_for(plan, id_field, strict)
     engine = Engine(plan)
     stats = (PairingStats(), PairingStats())
     accs = (Accumulator(plan, analysis), Accumulator(plan, analysis))
     shared = itertools.tee(ground_truth_lines(gt_path, stats[0]), 2)
-    streams = [read_pairs(Shard(gt_path, pred), side_stats, id_field, strict, lines)
+    streams = [read_pairs(Shard(gt_path, pred), side_stats, pairing, lines)
                for pred, side_stats, lines in zip((pred_a, pred_b), stats, shared)]
     while True:
         chunks = [list(itertools.islice(stream, BATCH)) for stream in streams]
@@ -128,23 +142,22 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: s
         for acc, chunk, pred in zip(accs, chunks, (pred_a, pred_b)):
             score_pairs(engine, acc, chunk, pred)
     elapsed = time.perf_counter() - started
-    for acc, side_stats in zip(accs, stats):
+    for acc, side_stats, pred in zip(accs, stats, (pred_a, pred_b)):
         add_pairing_stats(acc, side_stats)
+        check_predictions_readable(acc.stats, [pred])
     return tuple(Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": id_field}, elapsed)
                  for acc, pred in zip(accs, (pred_a, pred_b)))  # type: ignore[return-value]
 
 
 def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:
-    for key in ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions",
-                "invalid_predictions"):
-        acc.stats[key] += getattr(stats, key)
+    for key in COUNTED:
+        acc.stats[key] = acc.stats.get(key, 0) + getattr(stats, key)
 
 
-def score_shard(engine: Engine, acc: Accumulator, shard: Shard, id_field: str | None = None,
-                strict: bool = False) -> None:
+def score_shard(engine: Engine, acc: Accumulator, shard: Shard, pairing: Pairing = Pairing()) -> None:
     """Read one shard pair and score all of it into ``acc`` (one process)."""
     stats = PairingStats()
-    score_pairs(engine, acc, read_pairs(shard, stats, id_field, strict), shard.predictions)
+    score_pairs(engine, acc, read_pairs(shard, stats, pairing), shard.predictions)
     add_pairing_stats(acc, stats)
 
 
@@ -163,6 +176,8 @@ def evaluate_files(
     dask: str | None = None,
     analysis: Analysis = Analysis(),
     sinks: dict[str, Callable[[list[dict]], None]] | None = None,
+    pair_by_line: bool = False,
+    check_ids: Sequence[str] | None = None,
 ) -> Evaluation:
     """Stream JSONL files (one pair, or a list of shards) through the engine.
 
@@ -172,8 +187,10 @@ def evaluate_files(
     address, or "local" for a cluster of ``workers`` processes) each shard is
     a Dask task. ``analysis`` says what to keep for error analysis; non-matching
     comparisons and per-document lines go to ``sinks`` as they are found (in input order).
+    Paired by line, the files are checked for being out of step (``pairing_for``).
     """
     started = time.perf_counter()
+    pairing = pairing_for(plan, id_field, strict, pair_by_line, check_ids)
     shards = [Shard(gt_path, pred_path or "")] if isinstance(gt_path, str) else list(gt_path)
     acc = Accumulator(plan, analysis)
     acc.sinks = dict(sinks or {})
@@ -184,23 +201,24 @@ def evaluate_files(
     if dask:
         from .distributed import score_on_dask
 
-        score_on_dask(plan, shards, dask, acc, id_field, strict, plugins, workers)
+        score_on_dask(plan, shards, dask, acc, pairing, plugins, workers)
         inputs["dask"] = dask
     elif workers > 1:
         from .parallel import score_in_pool
 
-        score_in_pool(plan, plugins, shards, acc, workers, id_field, strict, progress)
+        score_in_pool(plan, plugins, shards, acc, workers, pairing, progress)
     else:
         engine = Engine(plan)
         stats = PairingStats()  # shared: byte counts run on across shards
         for shard in shards:
-            pairs = read_pairs(shard, stats, id_field, strict)
+            pairs = read_pairs(shard, stats, pairing)
             if progress is not None:
                 pairs = _reporting(pairs, stats, acc, progress)
             score_pairs(engine, acc, pairs, shard.predictions)
         if progress is not None:  # the last batch is scored after the last pair was read
             progress(acc.document_count, stats.gt_bytes_read)
         add_pairing_stats(acc, stats)
+    check_predictions_readable(acc.stats, sorted({s.predictions for s in shards}))
     return Evaluation(plan, acc, inputs, time.perf_counter() - started)
 
 

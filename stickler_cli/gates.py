@@ -27,6 +27,7 @@ OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "cm_f1", "cm_a
            "valid_json_rate", "schema_valid_rate")
 PER_FIELD = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy", "mean_score")
 TABLE = "fail-under"  # the TOML table: [fail-under] in a gates file, [tool.stickler.fail-under] in pyproject.toml
+TOOL_TABLES = (TABLE, "limits")  # the tables [tool.stickler] may hold (limits: see limits.py)
 
 PASSED, FAILED, NO_DATA = "passed", "failed", "no data"
 
@@ -95,10 +96,11 @@ def from_toml(path: str, under_tool: bool) -> list[Gate]:
     where = f"[tool.stickler.{TABLE}]" if under_tool else f"[{TABLE}]"
     if not isinstance(gates, dict):
         raise UsageError(f"{path}: {where} must be a table of METRIC = VALUE")
-    unknown = sorted(set(table) - {TABLE}) if under_tool else sorted(k for k in table if k != TABLE)
+    known = TOOL_TABLES if under_tool else (TABLE,)
+    unknown = sorted(k for k in table if k not in known)
     if unknown:
-        raise UsageError(f"{path}: unknown key {unknown[0]!r}{suggest(unknown[0], [TABLE])}; "
-                         f"gates go in {where}")
+        raise UsageError(f"{path}: unknown key {unknown[0]!r}{suggest(unknown[0], known)}; "
+                         f"gates go in {where}" + (", bounds in [tool.stickler.limits]" if under_tool else ""))
     return [make(key, value, f"{path} {where}") for key, value in gates.items()]
 
 

@@ -19,13 +19,16 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from . import limits
 from .accumulate import Accumulator, Analysis
 from .engine import Engine
 from .plan import Plan
-from .reader import PairingStats, line_pairs, pair_lines
+from .reader import ALIGNMENT_BLOCK, Pairing, PairingStats, check_alignment, line_pairs, pair_lines
 from .shards import Shard
 
 CHUNK_SIZE = 500  # pairs per task: large enough to amortise pickling and merging, small enough to balance
+# Paired by line, a chunk must hold whole blocks of lines for the out-of-step check to find what one process finds.
+assert CHUNK_SIZE % ALIGNMENT_BLOCK == 0
 
 
 @dataclass(frozen=True)
@@ -36,15 +39,17 @@ class PlanSource:
     source: str
     sha256: str
     plugins: tuple[str, ...] = ()
+    bounds: limits.Limits = limits.DEFAULT  # the user's --limit values, in force in the worker too
 
     @classmethod
     def of(cls, plan: Plan, plugins: Sequence[str] = ()) -> "PlanSource":
-        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins))
+        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), limits.current())
 
     def build(self) -> Plan:
         from .comparators.plugins import load_module
         from .schema import compile_schema
 
+        limits.use(self.bounds)
         for spec in self.plugins:
             load_module(spec)
         return compile_schema(self.schema, source=self.source, sha256=self.sha256)
@@ -75,25 +80,25 @@ def _init_worker(source: PlanSource) -> None:
     _worker = built(source)
 
 
-def _score_chunk(chunk: list, shard: Shard, id_field: str | None, strict: bool, analysis: Analysis) -> dict[str, Any]:
-    """Score one chunk: raw line pairs (parsed and paired here) or, with ``id_field``, ready pairs."""
+def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Analysis) -> dict[str, Any]:
+    """Score one chunk: raw line pairs (parsed and paired here) or, paired by id, ready pairs."""
     from .evaluate import add_pairing_stats, score_pairs
 
     assert _worker is not None, "worker not initialised"
     engine, plan = _worker
     acc = Accumulator(plan, analysis)
-    if id_field:
+    if pairing.id_field:
         score_pairs(engine, acc, chunk, shard.predictions)
     else:
         stats = PairingStats()
-        pairs = pair_lines(chunk, shard.ground_truth, shard.predictions, stats, strict)
+        # Out-of-step pairs are counted here; the parent stops the run on the count over every chunk.
+        pairs = pair_lines(chunk, shard.ground_truth, shard.predictions, stats, pairing, stop_out_of_step=False)
         score_pairs(engine, acc, pairs, shard.predictions)
         add_pairing_stats(acc, stats)
     return acc.get_state(with_schema=False, as_arrays=True)
 
 
-def _chunks(shards: Sequence[Shard], stats: PairingStats, id_field: str | None,
-            strict: bool) -> Iterator[tuple[list, Shard]]:
+def _chunks(shards: Sequence[Shard], stats: PairingStats, pairing: Pairing) -> Iterator[tuple[list, Shard]]:
     """Chunks of work in input order. Pairing by line sends raw lines, so the parent
     only splits lines and the workers do all the parsing; pairing by id needs the
     parent to parse (to find each prediction), so it sends paired records."""
@@ -101,8 +106,8 @@ def _chunks(shards: Sequence[Shard], stats: PairingStats, id_field: str | None,
 
     for shard in shards:
         items: Iterator[Any]
-        if id_field:
-            items = read_pairs(shard, stats, id_field, strict)
+        if pairing.id_field:
+            items = read_pairs(shard, stats, pairing)
         else:
             items = line_pairs(shard.ground_truth, shard.predictions, stats)
         chunk: list = []
@@ -135,8 +140,7 @@ def score_in_pool(
     shards: Sequence[Shard],
     acc: Accumulator,
     workers: int,
-    id_field: str | None = None,
-    strict: bool = False,
+    pairing: Pairing = Pairing(),
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
     """Score every shard's pairs into ``acc`` on ``workers`` processes.
@@ -154,14 +158,16 @@ def score_in_pool(
     pending: deque[Future] = deque()
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(source,)) as pool:
         try:
-            for chunk, shard in _chunks(shards, stats, id_field, strict):
-                pending.append(pool.submit(_score_chunk, chunk, shard, id_field, strict, acc.analysis))
+            for chunk, shard in _chunks(shards, stats, pairing):
+                pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.analysis))
                 while len(pending) >= 4 * workers or (pending and pending[0].done()):
                     acc.merge_state(pending.popleft().result())
+                    check_alignment(acc.stats, acc.errors)
                     if progress is not None:
                         progress(acc.document_count, stats.gt_bytes_read)
             while pending:
                 acc.merge_state(pending.popleft().result())
+                check_alignment(acc.stats, acc.errors)
                 if progress is not None:
                     progress(acc.document_count, stats.gt_bytes_read)
         except BaseException:

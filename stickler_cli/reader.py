@@ -7,9 +7,13 @@ truth arrives.
 
 Inputs: JSONL (``.gz`` too), ``-`` for standard input, or a ``.json`` file
 holding one array of records (read whole; its "line" numbers are the records'
-positions in the array). Lines may end in CRLF; a UTF-8 BOM and blank lines
-are skipped. NaN, Infinity and integers beyond 64 bits are read as Python's
-json module reads them (orjson refuses the first two and rounds the last).
+positions in the array); a ``.jsonl`` file that turns out to hold one array is
+read the same way. Lines may end in CRLF; a UTF-8 BOM is skipped. A blank line
+keeps its place when pairing by line: it is a missing record at that line. A
+line longer than ``--limit line-bytes`` is never held in memory whole: it is
+skipped, counted and reported. NaN, Infinity and integers beyond 64 bits are
+read as Python's json module reads them (orjson refuses the first two and
+rounds the last).
 
 Policy (README, "What counts as an error"):
 - ground truth that is not a JSON object (or not JSON, or not UTF-8, or
@@ -17,7 +21,11 @@ Policy (README, "What counts as an error"):
 - prediction that is not a JSON object: a recorded ``DataError``, scored as an
   empty prediction (``--strict`` turns it into an InputError);
 - a ground truth without prediction: scored against an empty prediction;
-- a prediction without ground truth: recorded, never scored.
+- a prediction without ground truth: recorded, never scored;
+- pairing by line, records whose document ids (``ID_FIELDS``) show the two files
+  out of step: recorded, and past ``MISALIGNED_TOLERANCE`` pairs an InputError;
+- more than half of the prediction records unreadable: an InputError (the file
+  is not JSON Lines), raised by ``check_predictions_readable`` after the run.
 """
 
 from __future__ import annotations
@@ -25,16 +33,19 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import os
 import re
+import stat
 import sys
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
 import orjson
 
+from . import limits
 from .errors import InputError
 
 
@@ -78,8 +89,16 @@ class PairingStats:
     missing_predictions: int = 0
     invalid_predictions: int = 0  # prediction records that are not a JSON object, paired or not
     blank_lines: int = 0
+    long_lines: int = 0  # lines over --limit line-bytes, skipped unread
+    misaligned_pairs: int = 0  # pairing by line: pairs whose document ids show the files out of step
+    gt_with_confidence: int = 0  # ground-truth records carrying _confidence (swapped arguments?)
     gt_bytes_read: int = 0  # of the ground-truth files, as stored on disk (for progress)
+    first_misaligned: "DataError | None" = None  # the earliest out-of-step pair, for the stop message
 
+
+# The counts a run reports (``inputs.records``), added up across workers and states.
+COUNTED = ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions",
+           "invalid_predictions", "blank_lines", "long_lines", "misaligned_pairs", "gt_with_confidence")
 
 STDIN = "-"
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
@@ -101,38 +120,136 @@ def _open(path: str) -> BinaryIO:
         raise InputError(f"cannot read: {exc.strerror}", path) from None
 
 
-def _lines(path: str, stats: PairingStats, progress: bool = False) -> Iterator[tuple[int, int, bytes]]:
-    """(line number, byte offset, content) for each non-blank line.
+class Overlong:
+    """A line longer than ``--limit line-bytes``, where its content would be: skipped, never held whole."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def problem(self) -> str:
+        return (f"line of {self.size:,} bytes, over the {limits.current().line_bytes:,}-byte limit; "
+                f"not read (raise it with --limit line-bytes=...)")
+
+
+_SKIP_CHUNK = 1 << 20  # the rest of an overlong line is read and dropped this much at a time
+
+
+def _lines(path: str, stats: PairingStats, progress: bool = False,
+           keep_blank: bool = False) -> Iterator[tuple[int, int, "bytes | Record | Overlong"]]:
+    """(line number, byte offset, content) for each line; blank lines only with ``keep_blank``
+    (as empty content: pairing by line keeps their place).
 
     With ``progress`` the bytes read so far (of the file as stored, compressed
-    or not) are kept in ``stats.gt_bytes_read``, for a progress bar.
+    or not) are kept in ``stats.gt_bytes_read``, for a progress bar. No line is
+    held in memory beyond ``--limit line-bytes``: a longer one comes as ``Overlong``.
+    A ``.jsonl`` file that is really one JSON array (pretty-printed, or on one line)
+    is read as a ``.json`` file is; pretty-printed objects are an InputError.
     """
     if is_json_array(path):
         yield from _array_records(path, stats)
         return
+    limit = limits.current().line_bytes
     with _open(path) as handle:
         raw_file = getattr(handle, "fileobj", None) or handle  # the compressed stream of a .gz
         progress = progress and raw_file.seekable()  # a pipe has no position to report
         done = stats.gt_bytes_read
         offset = number = 0
+        first = True  # no record line seen yet
+        held: list[tuple[int, int, bytes]] = []  # a first line holding an array, and blank lines after it
+        readline = handle.readline
         try:
-            for number, raw in enumerate(handle, start=1):
+            while raw := readline(limit + 1):
+                number += 1
                 start = offset
                 offset += len(raw)
                 if progress and number % 256 == 0:
                     stats.gt_bytes_read = done + raw_file.tell()
+                if len(raw) > limit and not raw.endswith(b"\n"):
+                    offset, size = _skip_line(handle, offset, len(raw))
+                    stats.long_lines += 1
+                    first = False
+                    yield from held
+                    held = []
+                    yield number, start, Overlong(size)
+                    continue
                 content = raw.strip()
                 if number == 1 and content.startswith(BOM):
                     content = content.removeprefix(BOM).strip()
                 if not content:
                     stats.blank_lines += 1
+                    if keep_blank and held:
+                        held.append((number, start, b""))
+                    elif keep_blank:
+                        yield number, start, b""
                     continue
+                if first:
+                    first = False
+                    if content == b"{":
+                        raise InputError("looks like pretty-printed JSON (a record spans several lines); JSON "
+                                         f"Lines holds one record per line: convert it with jq -c . {path}",
+                                         path, number)
+                    if content == b"[":  # a pretty-printed array
+                        yield from _array_rest(path, handle, content, limit)
+                        return
+                    if content[:1] == b"[" and _is_array(content):
+                        held = [(number, start, content)]  # one array in the whole file, or a bad first record?
+                        continue
+                yield from held
+                held = []
                 yield number, start, content
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
             where = f" after line {number}" if number else ""
             raise InputError(f"cannot read compressed data{where}: {exc}", path) from None
+        if held:  # the file is one array on one line: its records, as a .json file's
+            yield from _records(decode(held[0][2]))
         if progress:
             stats.gt_bytes_read = done + file_size(path)
+
+
+def _is_array(content: bytes) -> bool:
+    try:
+        return isinstance(decode(content), list)
+    except ValueError:
+        return False
+
+
+def _skip_line(handle: BinaryIO, offset: int, size: int) -> tuple[int, int]:
+    """Read past the rest of an overlong line (``size`` bytes of it read so far): the offset
+    after it, and its length without the line end."""
+    while chunk := handle.readline(_SKIP_CHUNK):
+        offset += len(chunk)
+        size += len(chunk)
+        if chunk.endswith(b"\n"):
+            return offset, size - len(b"\n")
+    return offset, size
+
+
+def _array_rest(path: str, handle: BinaryIO, content: bytes, limit: int) -> Iterator[tuple[int, int, "Record"]]:
+    """The records of a JSON Lines file that is really one pretty-printed JSON array
+    (its first line ``[``), read as a ``.json`` file is."""
+    try:
+        value = decode(_whole(path, handle, content, limit))
+    except ValueError as exc:
+        raise InputError(f"looks like one JSON array spread over lines, but it is not valid JSON "
+                         f"({_reason(exc)})", path) from None
+    return _records(value)
+
+
+def _whole(path: str, handle: BinaryIO, head: bytes, limit: int) -> bytes:
+    """``head`` and the rest of ``handle``: a whole file read as one value, within ``--limit line-bytes``."""
+    rest = handle.read(limit + 1 - len(head))
+    if len(head) + len(rest) > limit:
+        raise InputError(f"holds one JSON value of over {limit:,} bytes, read whole (the --limit line-bytes "
+                         "bound); raise it with --limit line-bytes=...", path)
+    return head + rest
+
+
+def _records(value: list) -> Iterator[tuple[int, int, "Record"]]:
+    """An array's elements as records, numbered from 1."""
+    for number, item in enumerate(value, start=1):
+        yield number, 0, Record(item)
 
 
 class Record:
@@ -152,7 +269,7 @@ def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, R
     """The elements of a ``.json`` file holding one array, numbered from 1."""
     with _open(path) as handle:
         try:
-            data = handle.read()
+            data = _whole(path, handle, b"", limits.current().line_bytes)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"cannot read compressed data: {exc}", path) from None
     data = data.removeprefix(BOM)
@@ -162,8 +279,7 @@ def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, R
         raise InputError(f"not valid JSON ({_reason(exc)})", path) from None
     if not isinstance(value, list):
         raise InputError("a .json input must hold an array of records (JSON Lines files end in .jsonl)", path)
-    for number, item in enumerate(value, start=1):
-        yield number, 0, Record(item)
+    yield from _records(value)
 
 
 # A run of 19 digits: an integer orjson may round (beyond 64 bits). Found by mapping every digit
@@ -241,13 +357,16 @@ def file_size(path: str) -> int:
         return 0
 
 
-def _parse(content: bytes | Record) -> tuple[Any, str | None]:
+def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
     """(value, None) or (None, reason) for one line (or an already parsed record)."""
-    if type(content) is Record:
-        value = content.value
+    kind = type(content)
+    if kind is Record:
+        value = content.value  # type: ignore[union-attr]
+    elif kind is Overlong:
+        return None, content.problem()  # type: ignore[union-attr]
     else:
         try:
-            value = decode(content)
+            value = decode(content)  # type: ignore[arg-type]
         except ValueError as exc:
             return None, f"not valid JSON ({_reason(exc)})"
     if not isinstance(value, dict):
@@ -255,67 +374,217 @@ def _parse(content: bytes | Record) -> tuple[Any, str | None]:
     return value, None
 
 
-def _gt_record(path: str, number: int, content: bytes) -> dict:
+_CONFIDENCE = b'"_confidence"'
+
+
+def _gt_record(path: str, number: int, content: "bytes | Record | Overlong", stats: PairingStats) -> dict:
     value, problem = _parse(content)
     if problem:
         raise InputError(f"ground truth {problem}", path, number)
+    # Confidences belong to predictions: ground truth carrying them is almost always the two
+    # arguments swapped. Found in the raw line (cheap); counted, and the CLI warns.
+    found = _CONFIDENCE in content if type(content) is bytes else _has_confidence(value)
+    if found:
+        stats.gt_with_confidence += 1
     return value
 
 
-def _id_of(record: dict, id_field: str) -> str | None:
+def _has_confidence(value: Any) -> bool:
+    """Whether a parsed record holds a ``_confidence`` key at any depth."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "_confidence" in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+Key = Any  # an id as compared: a string as itself, a number or boolean tagged by its JSON type
+
+
+def _id_of(record: dict, id_field: str) -> tuple[Key, str] | None:
+    """(key, shown) of a record's id, compared as JSON values: ``1`` and ``"1"`` differ, ``1`` and
+    ``1.0`` are the same number, ``true`` is no number; None when the record has no scalar id."""
     value = record.get(id_field)
     if isinstance(value, dict) and "_value" in value:
         value = value["_value"]
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    return str(value)
+    if isinstance(value, str):
+        return value, value
+    if isinstance(value, bool):
+        return ("boolean", value), json.dumps(value)
+    if isinstance(value, (int, float)):
+        return ("number", value), json.dumps(value)
+    return None
 
 
-Line = tuple[int, int, bytes]  # (line number, byte offset, content) of a non-blank line
+Line = tuple[int, int, "bytes | Record | Overlong"]  # (line number, byte offset, content; b"" for a blank line)
+
+# Pairing by line, the fields that name a document: where both records carry one and they
+# disagree on more than MISALIGNED_TOLERANCE pairs, the files are out of step and the run stops.
+ID_FIELDS = ("doc_id", "document_id", "docid", "id", "uuid", "guid", "file", "file_name", "filename",
+             "file_path", "document", "document_name", "record_id", "page_id", "source_file")
+MISALIGNED_TOLERANCE = 3
+# Evidence of a shift (a prediction carrying another line's id) is sought among the ids of the
+# same block of lines, so that a run split across worker processes finds exactly the same.
+ALIGNMENT_BLOCK = 500
+OUT_OF_STEP = "the two files look out of step"
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """How ground truth and predictions are paired, as the user asked.
+
+    By ``id_field``, or by line; by line, the id-like ``check_ids`` of each pair are compared
+    (None: ``--pair-by-line``, unchecked). A disagreement counts as evidence of misaligned
+    files when the field is not one the schema scores (``scored``: an id the model extracts may
+    simply be wrong) or was named by the user; otherwise only when the prediction carries the
+    id of another line nearby (or the ground truth that of another prediction).
+    """
+
+    id_field: str | None = None
+    strict: bool = False
+    check_ids: tuple[str, ...] | None = ID_FIELDS
+    user_named: bool = False
+    scored: frozenset[str] = frozenset()
+
+
+class _StepCheck:
+    """Compares the document ids of line pairs; raises when the files are out of step."""
+
+    def __init__(self, pairing: Pairing, pred_path: str, stats: PairingStats, stop: bool = True) -> None:
+        self.stop = stop
+        self.fields = pairing.check_ids or ()
+        self.trusted = pairing.user_named
+        self.scored = pairing.scored
+        self.pred_path = pred_path
+        self.stats = stats
+        self.block = -1
+        self.gt_ids: dict[Key, int] = {}
+        self.pred_ids: dict[Key, int] = {}
+
+    def check(self, number: int, gt: dict, pred: dict, doc_id: str) -> DataError | None:
+        for name in self.fields:
+            if name in gt and name in pred:
+                break
+        else:
+            return None
+        ours, theirs = _id_of(gt, name), _id_of(pred, name)
+        if ours is None or theirs is None:
+            return None
+        block = (number - 1) // ALIGNMENT_BLOCK
+        if block != self.block:
+            self.block = block
+            self.gt_ids.clear()
+            self.pred_ids.clear()
+        if ours[0] == theirs[0]:
+            self.gt_ids[ours[0]] = self.pred_ids[theirs[0]] = number
+            return None
+        gt_line, pred_line = self.gt_ids.get(theirs[0]), self.pred_ids.get(ours[0])
+        self.gt_ids[ours[0]] = self.pred_ids[theirs[0]] = number
+        if gt_line:
+            why = f"the id of ground-truth line {gt_line}"
+        elif pred_line:
+            why = f"prediction line {pred_line} has this ground truth's id"
+        elif self.trusted or name not in self.scored:
+            why = "not the same document"
+        else:
+            return None  # a wrong id the model extracted: scored like any other field
+        error = DataError(self.pred_path, number, doc_id,
+                          f"ground truth {name} {ours[1]!r}, prediction {name} {theirs[1]!r} ({why}): "
+                          f"{OUT_OF_STEP}; pair by id with --id-field {name}, or pass --pair-by-line to "
+                          "pair by line regardless")
+        stats = self.stats
+        stats.misaligned_pairs += 1
+        if stats.first_misaligned is None:
+            stats.first_misaligned = error
+        if self.stop and stats.misaligned_pairs > MISALIGNED_TOLERANCE:
+            raise out_of_step(stats.first_misaligned.as_dict())
+        return error
+
+
+def out_of_step(first: dict[str, Any]) -> InputError:
+    """The error that stops a run paired by line: its first out-of-step pair."""
+    return InputError(f"{first['message']} (more than {MISALIGNED_TOLERANCE} pairs disagree)", first["source"],
+                      first["line"])
+
+
+def check_alignment(stats: dict[str, int], errors: list[dict[str, Any]]) -> None:
+    """Raise when merged counts show the files out of step (work split across processes)."""
+    if stats.get("misaligned_pairs", 0) > MISALIGNED_TOLERANCE:
+        raise out_of_step(next(e for e in errors if OUT_OF_STEP in e["message"]))
+
+
+# From this many prediction records on, more than half of them unreadable is not a result but a
+# file that is not JSON Lines; below it, a broken record or two is reported like any other.
+UNREADABLE_MIN_RECORDS = 10
+
+
+def check_predictions_readable(stats: dict[str, int], paths: list[str]) -> None:
+    """More than half of the prediction records unreadable is not a result: the file is not JSON Lines."""
+    read, invalid = stats.get("pred_lines", 0), stats.get("invalid_predictions", 0)
+    if read >= UNREADABLE_MIN_RECORDS and invalid * 2 > read:
+        raise InputError(f"{invalid:,} of {read:,} prediction records are not JSON objects: is this a JSON "
+                         "Lines file (one JSON object per line)? Nothing was reported", ", ".join(paths))
 
 
 def ground_truth_lines(gt_path: str, stats: PairingStats) -> Iterator[Line]:
-    """The ground truth's non-blank lines, unparsed: given to the pairing functions as ``gt_lines``
-    when one reading must serve two pairings (``stickler diff``)."""
-    return _lines(gt_path, stats, progress=True)
+    """The ground truth's lines (blank ones as empty content), unparsed: given to the pairing
+    functions as ``gt_lines`` when one reading must serve two pairings (``stickler diff``)."""
+    return _lines(gt_path, stats, progress=True, keep_blank=True)
 
 
-def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, strict: bool = False,
+def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairing = Pairing(),
                  gt_lines: Iterator[Line] | None = None) -> Iterator[Pair]:
-    """Pair the n-th ground truth record with the n-th prediction record."""
-    return pair_lines(line_pairs(gt_path, pred_path, stats, gt_lines), gt_path, pred_path, stats, strict)
+    """Pair the n-th ground truth line with the n-th prediction line."""
+    return pair_lines(line_pairs(gt_path, pred_path, stats, gt_lines), gt_path, pred_path, stats, pairing)
 
 
 def line_pairs(gt_path: str, pred_path: str, stats: PairingStats,
                gt_lines: Iterator[Line] | None = None) -> Iterator[tuple[Line | None, Line | None]]:
-    """The raw line pairs ``pair_lines`` takes: read without parsing (cheap), for worker processes."""
+    """The raw line pairs ``pair_lines`` takes: read without parsing (cheap), for worker processes.
+    Blank lines are kept, so the n-th pair is line n of each file."""
     gt = gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats)
-    return zip_longest(gt, _lines(pred_path, stats))
+    return zip_longest(gt, _lines(pred_path, stats, keep_blank=True))
 
 
 def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, pred_path: str,
-               stats: PairingStats, strict: bool = False) -> Iterator[Pair]:
-    """Parse and pair raw (ground truth, prediction) lines; either side is None past its file's end."""
+               stats: PairingStats, pairing: Pairing = Pairing(), stop_out_of_step: bool = True) -> Iterator[Pair]:
+    """Parse and pair raw (ground truth, prediction) lines; either side is None past its file's
+    end, and empty content where a line is blank: a missing record at that line. Out-of-step
+    pairs are counted, and stop the run unless ``stop_out_of_step`` is off (a worker's chunk:
+    its parent decides on the count over every chunk, ``check_alignment``)."""
+    steps = _StepCheck(pairing, pred_path, stats, stop_out_of_step) if pairing.check_ids else None
     for gt_item, pred_item in lines:
-        if gt_item is None:
+        blank = pred_item is not None and not pred_item[2]
+        if blank:
+            pred_item = None  # no prediction on this line
+        if gt_item is None or not gt_item[2]:
+            if pred_item is None:
+                continue
             number = pred_item[0]
             stats.pred_lines += 1
             stats.unpaired_predictions += 1
-            # A prediction past the end of the ground truth is reported, not scored (but its
-            # conformance to the schema is counted).
+            # A prediction without ground truth is reported, not scored (but its conformance to
+            # the schema is counted).
             pred, problem = _parse(pred_item[2])
             stats.invalid_predictions += problem is not None
-            yield _orphan(pred_path, number, "prediction has no ground truth (more prediction lines than ground-truth lines); not scored",
-                          pred=pred)
+            why = ("more prediction lines than ground-truth lines" if gt_item is None
+                   else "that line of the ground truth is blank")
+            yield _orphan(pred_path, number, f"prediction has no ground truth ({why}); not scored", pred=pred)
             continue
         gt_number, _, gt_content = gt_item
         stats.gt_lines += 1
-        gt = _gt_record(gt_path, gt_number, gt_content)
+        gt = _gt_record(gt_path, gt_number, gt_content, stats)
         doc_id = f"line {gt_number}"
         errors: list[DataError] = []
         if pred_item is None:
             stats.missing_predictions += 1
-            errors.append(DataError(pred_path, None, doc_id, "no prediction for this ground truth (fewer prediction lines); scored as empty"))
+            why = "that line of the predictions is blank" if blank else "fewer prediction lines"
+            errors.append(DataError(pred_path, None, doc_id, f"no prediction for this ground truth ({why}); scored as empty"))
             yield Pair(doc_id, gt, {}, gt_number, None, errors)
             continue
         pred_number, _, pred_content = pred_item
@@ -323,71 +592,97 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
         stats.paired += 1
         pred, problem = _parse(pred_content)
         if problem:
-            if strict:
+            if pairing.strict:
                 raise InputError(f"prediction {problem}", pred_path, pred_number)
             stats.invalid_predictions += 1
             errors.append(DataError(pred_path, pred_number, doc_id, f"prediction {problem}; scored as empty"))
             yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True)
             continue
+        if steps is not None:
+            error = steps.check(gt_number, gt, pred, doc_id)
+            if error is not None:
+                errors.append(error)
         yield Pair(doc_id, gt, pred, gt_number, pred_number, errors)
 
 
-def pair_by_id(
-    gt_path: str, pred_path: str, id_field: str, stats: PairingStats, strict: bool = False,
-    gt_lines: Iterator[Line] | None = None,
-) -> Iterator[Pair]:
-    """Pair records whose ``id_field`` values are equal; duplicates are input errors."""
-    # Predictions are indexed by id as (line, byte offset) and read back with a
-    # seek; a compressed file cannot seek cheaply, so its lines are kept instead.
-    keep_lines = pred_path.endswith(".gz") or pred_path == STDIN or is_json_array(pred_path)
-    index: dict[str, tuple[int, int | bytes]] = {}
+def _keeps_lines(path: str) -> bool:
+    """Whether an indexed file's lines must be kept as read: it cannot be read again by offset
+    (compressed, standard input, a pipe or process substitution, a .json array)."""
+    if path == STDIN or path.endswith(".gz") or is_json_array(path):
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
+
+
+def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairing,
+               gt_lines: Iterator[Line] | None = None) -> Iterator[Pair]:
+    """Pair records whose ``pairing.id_field`` values are equal (as JSON values); duplicates are input errors."""
+    id_field = pairing.id_field
+    assert id_field
+    # Predictions are indexed by id as (line, byte offset) and read back with a seek; a file
+    # that cannot be read twice (compressed, a pipe) has its lines kept instead.
+    keep_lines = _keeps_lines(pred_path)
+    index: dict[Key, tuple[int, int | bytes | Record, str]] = {}
     early: list[Pair] = []
     for number, offset, content in _lines(pred_path, stats):
         stats.pred_lines += 1
         pred, problem = _parse(content)
         if problem:
-            if strict:
+            if pairing.strict:
                 raise InputError(f"prediction {problem}", pred_path, number)
             stats.unpaired_predictions += 1
             stats.invalid_predictions += 1
             early.append(_orphan(pred_path, number, f"prediction {problem}; its id cannot be read, so it is not scored"))
             continue
-        key = _id_of(pred, id_field)
-        if key is None:
+        found = _id_of(pred, id_field)
+        if found is None:
             stats.unpaired_predictions += 1
             early.append(_orphan(pred_path, number, f"prediction has no {id_field!r}; not scored", pred=pred))
             continue
+        key, shown = found
         if key in index:
-            raise InputError(f"duplicate {id_field} {key!r} (first on line {index[key][0]})", pred_path, number)
-        index[key] = (number, content if keep_lines else offset)
+            raise InputError(f"duplicate {id_field} {_json(index[key][2], key)} (first on line {index[key][0]})",
+                             pred_path, number)
+        index[key] = (number, content if keep_lines else offset, shown)
     yield from early
 
-    seen: dict[str, int] = {}
+    seen: dict[Key, int] = {}
     with contextlib.nullcontext() if keep_lines else _open(pred_path) as handle:
         for gt_number, _, gt_content in (gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats)):
+            if not gt_content:
+                continue  # a blank line: nothing to pair by id
             stats.gt_lines += 1
-            gt = _gt_record(gt_path, gt_number, gt_content)
-            key = _id_of(gt, id_field)
-            if key is None:
+            gt = _gt_record(gt_path, gt_number, gt_content, stats)
+            found = _id_of(gt, id_field)
+            if found is None:
                 raise InputError(f"ground truth has no {id_field!r}", gt_path, gt_number)
+            key, shown = found
             if key in seen:
-                raise InputError(f"duplicate {id_field} {key!r} (first on line {seen[key]})", gt_path, gt_number)
+                raise InputError(f"duplicate {id_field} {_json(shown, key)} (first on line {seen[key]})", gt_path, gt_number)
             seen[key] = gt_number
             errors: list[DataError] = []
             location = index.pop(key, None)
             if location is None:
                 stats.missing_predictions += 1
-                errors.append(DataError(pred_path, None, key, "no prediction with this id; scored as empty"))
-                yield Pair(key, gt, {}, gt_number, None, errors)
+                errors.append(DataError(pred_path, None, shown, "no prediction with this id; scored as empty"))
+                yield Pair(shown, gt, {}, gt_number, None, errors)
                 continue
-            pred_number, where = location
+            pred_number, where, _ = location
             pred, _ = _parse(_stored(handle, where))
             stats.paired += 1
-            yield Pair(key, gt, pred, gt_number, pred_number, errors)
-        for key, (number, where) in sorted(index.items(), key=lambda item: item[1][0]):
+            yield Pair(shown, gt, pred, gt_number, pred_number, errors)
+        for key, (number, where, shown) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1
             pred, _ = _parse(_stored(handle, where))
-            yield _orphan(pred_path, number, f"prediction {id_field} {key!r} has no ground truth; not scored", key, pred)
+            yield _orphan(pred_path, number, f"prediction {id_field} {_json(shown, key)} has no ground truth; not scored",
+                          shown, pred)
+
+
+def _json(shown: str, key: Key) -> str:
+    """An id as written in the data: strings quoted, numbers and booleans bare."""
+    return repr(shown) if isinstance(key, str) else shown
 
 
 def _stored(handle: BinaryIO | None, where: int | bytes | Record) -> bytes | Record:
@@ -414,4 +709,8 @@ def check_readable(*paths: str) -> None:
             raise InputError("file not found", path)
         if p.is_dir():
             raise InputError("is a directory, expected a JSONL file", path)
+        if not p.is_file():  # a pipe (mkfifo, <(...)) is read once: opening it now would lose it
+            if not os.access(path, os.R_OK):
+                raise InputError("cannot read: permission denied", path)
+            continue
         _open(path).close()

@@ -27,7 +27,8 @@ class Shard:
 
 
 def is_pattern(argument: str) -> bool:
-    return any(c in GLOB_CHARS for c in argument)
+    """A glob pattern, unless a file of that very name exists (``gt[v2].jsonl`` is a name)."""
+    return any(c in GLOB_CHARS for c in argument) and not Path(argument).exists()
 
 
 def shard_name(path: str) -> str:

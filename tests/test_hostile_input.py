@@ -60,15 +60,38 @@ def counts(rep: dict) -> tuple:
     return rep["document_count"], m["tp"], m["fd"], m["fa"], m["fn"], m["tn"], rep["metrics"]["weighted_overall_score"]
 
 
-def test_crlf_bom_and_blank_lines_change_nothing(files):
+def test_crlf_bom_and_blank_lines_in_step_change_nothing(files):
     schema, write = files
     plain = report(run("eval", schema, write("g.jsonl", jsonl(GT)), write("p.jsonl", jsonl(PRED)), "--format", "json"))
-    messy_pred = b"\xef\xbb\xbf" + b"\r\n\r\n".join(orjson.dumps(r) for r in PRED) + b"\r\n\r\n"
-    messy = report(run("eval", schema, write("g2.jsonl", b"\n" + jsonl(GT)), write("p2.jsonl", messy_pred),
+    # The same blank lines on both sides (and trailing ones on one side only) pair with each other.
+    messy_gt = b"\n" + b"\n\n".join(orjson.dumps(r) for r in GT) + b"\n"
+    messy_pred = b"\xef\xbb\xbf\r\n" + b"\r\n\r\n".join(orjson.dumps(r) for r in PRED) + b"\r\n\r\n\r\n"
+    messy = report(run("eval", schema, write("g2.jsonl", messy_gt), write("p2.jsonl", messy_pred),
                        "--format", "json"))
     # ExactComparator folds case by default: "B" matches "b"; only total 1 vs 2 is wrong.
     assert counts(messy) == counts(plain) == (3, 8, 1, 0, 0, 0, counts(plain)[-1])
     assert messy["errors"] == []
+    assert messy["inputs"]["records"]["blank_lines"] == 3 + 5  # lines 1, 3, 5 of both; 7 and 8 of the predictions
+
+
+def test_a_blank_line_keeps_its_place(files):
+    """A blank prediction line is a missing prediction at that line: the pairs after it stay in step."""
+    schema, write = files
+    gt = write("g.jsonl", jsonl(GT))
+    pred = write("p.jsonl", jsonl(PRED[:1]) + b"\n" + jsonl(PRED[2:]))
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    # line 1: 3 TP; line 2: blank, 3 FN; line 3: id and account TP, total 1 vs 2 FD.
+    assert counts(rep)[:6] == (3, 5, 1, 0, 3, 0)
+    assert [(e["source"].endswith("p.jsonl"), e["doc_id"], e["message"]) for e in rep["errors"]] == [
+        (True, "line 2", "no prediction for this ground truth (that line of the predictions is blank); scored as empty")]
+    records = rep["inputs"]["records"]
+    assert (records["missing_predictions"], records["pred_lines"], records["blank_lines"]) == (1, 2, 1)
+    # A blank ground-truth line: the prediction on that line has no ground truth and is not scored.
+    rep = report(run("eval", schema, write("g2.jsonl", jsonl(GT[:1]) + b"\n" + jsonl(GT[2:])),
+                     write("p2.jsonl", jsonl(PRED)), "--format", "json"))
+    assert counts(rep)[:6] == (2, 5, 1, 0, 0, 0)
+    assert [e["message"] for e in rep["errors"]] == [
+        "prediction has no ground truth (that line of the ground truth is blank); not scored"]
 
 
 def test_standard_input_for_either_side(files):
@@ -132,14 +155,14 @@ def test_nan_infinity_and_huge_numbers_are_read_exactly(files):
 
 def test_records_that_are_not_objects(files):
     schema, write = files
-    gt = write("g.jsonl", jsonl(GT))
-    pred = write("p.jsonl", b'[1, 2]\n"text"\nnull\n')
+    gt = write("g.jsonl", jsonl(GT * 2))
+    pred = write("p.jsonl", b'[1, 2]\n"text"\nnull\n' + jsonl(PRED))
     rep = report(run("eval", schema, gt, pred, "--format", "json"))
     assert [e["message"] for e in rep["errors"]] == [
         "prediction expected a JSON object, got list; scored as empty",
         "prediction expected a JSON object, got str; scored as empty",
         "prediction expected a JSON object, got null; scored as empty"]
-    assert rep["document_count"] == 3 and rep["metrics"]["fn"] == 9
+    assert rep["document_count"] == 6 and rep["metrics"]["fn"] == 9
     bad = run("eval", schema, write("g2.jsonl", b"42\n"), pred)
     assert bad.returncode == 2 and bad.stderr.decode().endswith("g2.jsonl:1: ground truth expected a JSON object, got int\n")
 
@@ -162,8 +185,8 @@ def test_nesting_ten_thousand_levels_deep_is_a_per_record_error(files):
 
 def test_a_lone_surrogate_is_refused_even_beside_nan(files):
     schema, write = files
-    gt = write("g.jsonl", jsonl(GT[:1]))
-    pred = write("p.jsonl", b'{"id": "\\ud800", "total": NaN}\n')
+    gt = write("g.jsonl", jsonl(GT))
+    pred = write("p.jsonl", b'{"id": "\\ud800", "total": NaN}\n' + jsonl(PRED[1:]))
     rep = report(run("eval", schema, gt, pred, "--format", "json"))
     assert rep["inputs"]["records"]["invalid_predictions"] == 1
 

@@ -41,13 +41,13 @@ def write_lines(path, lines):
 
 
 def messy_predictions(preds, shuffle_seed=None):
-    """Prediction lines with broken lines, a blank line and one extra prediction."""
+    """Prediction lines with broken lines, a blank line in place of one and one extra prediction."""
     lines = jsonl(preds)
     for k in BROKEN_PRED_LINES:
         lines[k] = lines[k][: len(lines[k]) // 2]  # truncated: not JSON
     if shuffle_seed is not None:
         random.Random(shuffle_seed).shuffle(lines)
-    lines.insert(300, "")  # a blank line is skipped, not paired
+    lines[300] = ""  # a blank line: a missing prediction at that line (the lines after it stay in step)
     lines.append(orjson.dumps({"doc_id": "doc-extra", "invoice_id": "INV-0"}).decode())
     return lines
 
@@ -132,8 +132,7 @@ def test_merge_order_does_not_matter_evaluate_pairs(plan, files):
 def test_merge_order_does_not_matter_evaluate_files(plan, files, tmp_path):
     """Parts with broken, blank and extra prediction lines: everything but error locations is equal."""
     gt_lines = files["gt"].read_text().splitlines()
-    pred_lines = messy_predictions(files["preds"])
-    pred_lines.remove("")  # keep the parts aligned line by line
+    pred_lines = messy_predictions(files["preds"])  # its blank line stands in for a record: in step
     bounds = [(0, 200), (200, 450), (450, len(gt_lines))]
     states = []
     for k, (lo, hi) in enumerate(bounds):

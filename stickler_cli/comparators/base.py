@@ -118,6 +118,48 @@ def text_cells(scorer: Callable[..., float], a: Sequence[str | None], b: Sequenc
     return out
 
 
+class NotASimilarity(ValueError):
+    """A plugin comparator answered something that is not a similarity in [0, 1]."""
+
+
+def _similarity(value: Any) -> float:
+    """``value`` as a similarity, or NotASimilarity saying what it was."""
+    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):  # a bool is 0 or 1
+        number = float(value)
+        if 0.0 <= number <= 1.0:
+            return number
+    shown = repr(value)
+    raise NotASimilarity(f"returned {shown[:60]}{'...' if len(shown) > 60 else ''}, not a similarity in [0, 1]")
+
+
+def _checked_one(method: Callable[..., Any]) -> Callable[..., float]:
+    def similarity(self: "Comparator", gt: Any, pred: Any) -> float:
+        return _similarity(method(self, gt, pred))
+
+    similarity._checked = True  # type: ignore[attr-defined]
+    similarity.__doc__ = method.__doc__
+    return similarity
+
+
+def _checked_many(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A matrix (or cells) answer checked whole: one bad value refuses it, and the engine then
+    asks value by value, so only the bad comparisons score 0.0."""
+
+    def many(self: "Comparator", *args: Any) -> Any:
+        answer = method(self, *args)
+        try:
+            values = np.asarray(answer, dtype=float)
+        except (TypeError, ValueError):
+            raise NotASimilarity("returned values that are not numbers") from None
+        if values.size and not (np.all(values >= 0.0) and np.all(values <= 1.0)):  # NaN fails both
+            raise NotASimilarity("returned values outside [0, 1]")
+        return answer
+
+    many._checked = True  # type: ignore[attr-defined]
+    many.__doc__ = method.__doc__
+    return many
+
+
 def _kind_name(kind: type) -> str:
     return {bool: "a boolean", float: "a number", int: "an integer", str: "a string"}.get(
         kind, kind.__name__
@@ -159,6 +201,19 @@ class Comparator:
     def available(cls) -> bool:
         """Whether the modules this comparator needs are installed."""
         return cls.missing_module() is None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A comparator written outside stickler (a plugin) has its answers checked: a value that
+        is not a number in [0, 1] (5.0, -3, NaN, a string) is refused for that comparison, which
+        the engine then scores 0.0 and reports, rather than letting it push a weighted score past 1."""
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.split(".", 1)[0] == __name__.split(".", 1)[0]:
+            return  # built-ins are held to [0, 1] by their tests, at no cost per call
+        for name, check in (("similarity", _checked_one), ("similarity_matrix", _checked_many),
+                            ("similarity_cells", _checked_many)):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_checked", False):
+                setattr(cls, name, check(method))
 
     def __init__(self, **config: Any) -> None:
         for param in self.params:
