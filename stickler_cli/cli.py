@@ -26,11 +26,11 @@ from .comparators.registry import suggest
 from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
-from . import state_file
+from . import limits, state_file
 from .evaluate import evaluate_files, evaluate_two
 from .parallel import available_cores
 from .plan import Kind, Plan
-from .reader import STDIN, check_readable, decode, file_size
+from .reader import STDIN, check_readable, decode, file_size, whole_file
 from .reporters.progress import progress_bar
 from .shards import resolve_shards
 from .report import build_report
@@ -274,8 +274,6 @@ def merge_command(
 
 def _use_limits(items: list[str] | None, pyproject: str = "pyproject.toml") -> None:
     """Put the bounds in force: the defaults, raised by pyproject.toml's [tool.stickler.limits], then by --limit."""
-    from . import limits
-
     table = None
     if Path(pyproject).is_file():
         import tomllib
@@ -569,7 +567,8 @@ def _json_argument(text: str, what: str) -> dict:
         path = Path(text)
         if not path.is_file():
             raise InputError(f"{what} is neither JSON text nor an existing file", text)
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = whole_file(text, handle, b"", limits.current().line_bytes)
         source = text
     try:
         value = decode(raw)

@@ -230,14 +230,14 @@ def _array_rest(path: str, handle: BinaryIO, content: bytes, limit: int) -> Iter
     """The records of a JSON Lines file that is really one pretty-printed JSON array
     (its first line ``[``), read as a ``.json`` file is."""
     try:
-        value = decode(_whole(path, handle, content, limit))
+        value = decode(whole_file(path, handle, content, limit))
     except ValueError as exc:
         raise InputError(f"looks like one JSON array spread over lines, but it is not valid JSON "
                          f"({_reason(exc)})", path) from None
     return _records(value)
 
 
-def _whole(path: str, handle: BinaryIO, head: bytes, limit: int) -> bytes:
+def whole_file(path: str, handle: BinaryIO, head: bytes, limit: int) -> bytes:
     """``head`` and the rest of ``handle``: a whole file read as one value, within ``--limit line-bytes``."""
     rest = handle.read(limit + 1 - len(head))
     if len(head) + len(rest) > limit:
@@ -269,7 +269,7 @@ def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, R
     """The elements of a ``.json`` file holding one array, numbered from 1."""
     with _open(path) as handle:
         try:
-            data = _whole(path, handle, b"", limits.current().line_bytes)
+            data = whole_file(path, handle, b"", limits.current().line_bytes)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"cannot read compressed data: {exc}", path) from None
     data = data.removeprefix(BOM)
