@@ -233,7 +233,11 @@ def test_diff_of_saved_states(files, tmp_path, capsys):
     other = tmp_path / "gt2.jsonl"
     other.write_text("".join(reversed(open(files["gt"]).readlines())))
     c = tmp_path / "c.state"
-    assert main(["eval", files["schema"], str(other), str(worse), "--ci", "0.95", "--save-state", str(c), "-f", "json"]) == 0
+    # Paired by line, reversed documents are out of step (their ids say so): the user insists.
+    assert main(["eval", files["schema"], str(other), str(worse), "--ci", "0.95", "--save-state", str(c), "-f", "json"]) == 2
+    assert "the two files look out of step" in capsys.readouterr().err
+    assert main(["eval", files["schema"], str(other), str(worse), "--ci", "0.95", "--save-state", str(c), "-f", "json",
+                 "--pair-by-line"]) == 0
     capsys.readouterr()
     assert main(["diff", str(a), str(c)]) == 2
     assert "document 1 is not the ground truth" in capsys.readouterr().err
