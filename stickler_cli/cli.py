@@ -22,7 +22,7 @@ from rich.text import Text
 from . import comparators, gates as quality_gates
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
 from .comparators.plugins import PluginError, load_module
-from .comparators.registry import suggest
+from .comparators.registry import check_ready, suggest
 from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
@@ -79,6 +79,20 @@ CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL",
                               "each field's precision, recall, F1 and mean score.")
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for --ci.")
 SEED_OPTION = typer.Option(0, "--seed", min=0, help="Seed of the bootstrap resamples (same seed, same intervals).")
+# Where LLMComparator sends values, with which key, and where it keeps answers: the user's decision.
+LLM_BASE_URL_OPTION = typer.Option(
+    None, "--llm-base-url", metavar="URL",
+    help="LLMComparator endpoint, e.g. http://localhost:11434/v1 (else $STICKLER_LLM_BASE_URL).")
+LLM_KEY_ENV_OPTION = typer.Option(
+    None, "--llm-api-key-env", metavar="NAME",
+    help="Send the value of this environment variable as LLMComparator's API key (without it: "
+         "$STICKLER_LLM_API_KEY, else $OPENAI_API_KEY, and only to your own endpoint).")
+ALLOW_NETWORK_OPTION = typer.Option(
+    None, "--allow-network", metavar="HOST",
+    help="Let a schema's LLMComparator base_url send values to this host (host or host:port); repeatable.")
+LLM_CACHE_OPTION = typer.Option(
+    None, "--llm-cache", metavar="PATH",
+    help="LLMComparator answer cache file (default: llm.sqlite in $STICKLER_CACHE_DIR, else ~/.cache/stickler).")
 
 FORMATS = ("table", "json", "markdown")
 TABLE_OR_JSON = ("table", "json")
@@ -114,6 +128,13 @@ def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[Confide
     if not chosen:
         raise UsageError("--confidence-metrics names no metric; known: " + ", ".join(METRICS))
     return chosen
+
+
+def _llm_access(base_url: str | None, api_key_env: str | None, hosts: list[str] | None, cache: str | None) -> None:
+    """Adopt the user's LLM endpoint, key variable, allowed hosts and cache file for this run."""
+    from .comparators.llm import configure
+
+    configure(base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache)
 
 
 def _load_plugins(specs: list[str] | None) -> None:
@@ -169,6 +190,10 @@ def eval_command(
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
@@ -176,6 +201,7 @@ def eval_command(
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
+    _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     gates = quality_gates.collect(fail_under or [], gates_file)
     shards = resolve_shards(ground_truth, predictions)
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
@@ -185,6 +211,7 @@ def eval_command(
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
                     "--non-matches": non_matches, "--per-document": per_document}, [schema, *inputs])
     plan = load_schema(schema)
+    check_ready(plan)
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
             quality_gates.matching(gate, [f.path for f in plan.fields])
@@ -353,6 +380,10 @@ def diff_command(
                                             help="Exit 1 when B is significantly worse than A on a watched figure."),
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare two prediction sets on the same ground truth: differences, intervals, p-values."""
@@ -361,6 +392,7 @@ def diff_command(
     _check_format(output_format, TABLE_OR_JSON)
     _check_ci(level)
     _load_plugins(plugin)
+    _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
     if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
@@ -377,6 +409,7 @@ def diff_command(
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema)
+        check_ready(plan)
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, id_field, strict,
                                  Analysis(worst=0, documents=True)))
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
@@ -401,12 +434,18 @@ def compare_command(
     prediction: str = typer.Argument(..., help="Prediction: JSON text, or a path to a .json file."),
     output_format: str = TABLE_OR_JSON_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare one pair and explain every field's score and classification."""
     _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
+    _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     plan = load_schema(schema)
+    check_ready(plan)
     gt = _json_argument(ground_truth, "ground truth")
     pred = _json_argument(prediction, "prediction")
     result = Engine(plan).compare(gt, pred, explain=True)

@@ -21,11 +21,11 @@ from typing import Any, Callable
 import pytest
 
 from stickler_cli.comparators import registry
-from stickler_cli.comparators.llm import LLMComparator, parse_answer
+from stickler_cli.comparators.llm import Access, AccessError, LLMComparator, configure, parse_answer
 from stickler_cli.comparators.registry import ComparatorConfigError
 
 ENV_VARS = ("STICKLER_LLM_BASE_URL", "STICKLER_LLM_MODEL", "STICKLER_LLM_API_KEY",
-            "OPENAI_BASE_URL", "OPENAI_API_KEY", "TEST_LLM_KEY")
+            "OPENAI_BASE_URL", "OPENAI_API_KEY", "TEST_LLM_KEY", "STICKLER_CACHE_DIR", "XDG_CACHE_HOME")
 
 
 def server_rule(a: str, b: str) -> bool:
@@ -123,9 +123,13 @@ class ChatServer:
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     for name in ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the default cache directory is in here
+    configure(Access())
+    yield
+    configure(Access())
 
 
 @pytest.fixture
@@ -137,12 +141,14 @@ def server():
 
 @pytest.fixture
 def make(server: ChatServer, tmp_path: Path):
-    """Build an LLMComparator through the registry, pointed at the test server."""
+    """Build an LLMComparator through the registry; the user's endpoint is the test server
+    (as ``--llm-base-url`` would say) and its cache file ``tmp_path/cache/llm.sqlite``."""
     built: list[LLMComparator] = []
 
-    def build(**config: Any) -> LLMComparator:
-        options = {"base_url": server.url + "/v1", "model": "test-model",
-                   "cache": str(tmp_path / "cache" / "llm.sqlite"), "timeout": 2.0, "backoff": 0.01}
+    def build(access: dict[str, Any] | None = None, **config: Any) -> LLMComparator:
+        configure(Access(**{"base_url": server.url + "/v1", "cache": str(tmp_path / "cache" / "llm.sqlite"),
+                            **(access or {})}))
+        options = {"model": "test-model", "timeout": 2.0, "backoff": 0.01}
         options.update(config)
         comparator = registry.build("llm", options)
         built.append(comparator)
@@ -198,10 +204,11 @@ def test_no_guidelines_block_without_guidelines(make, server):
 
 def test_api_key_from_named_env_var_is_sent_as_bearer(make, server, monkeypatch):
     monkeypatch.setenv("TEST_LLM_KEY", "sk-secret")
-    c = make(api_key_env="TEST_LLM_KEY")
+    c = make(access={"api_key_env": "TEST_LLM_KEY"})
     c.similarity("x", "x")
     assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-secret"
     assert "sk-secret" not in repr(c)
+    assert b"sk-secret" not in pickle.dumps(c)  # the key is read where it is sent, never carried
 
 
 def test_no_authorization_header_without_a_key(make, server):
@@ -289,7 +296,7 @@ def test_failures_are_not_cached_on_disk(make, server):
 def test_unusable_cache_path_is_reported_once_and_scoring_goes_on(make, server, tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
-    c = make(cache=str(blocker / "llm.sqlite"))
+    c = make(access={"cache": str(blocker / "llm.sqlite")})
     assert c.similarity("a", "a") == 1.0
     failures = c.drain_failures()
     assert len(failures) == 1 and "cache" in failures[0] and "disabled" in failures[0]
@@ -374,7 +381,7 @@ def test_unreachable_endpoint_scores_zero(make):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    c = make(base_url=f"http://127.0.0.1:{port}/v1", max_retries=1)
+    c = make(access={"base_url": f"http://127.0.0.1:{port}/v1"}, max_retries=1)
     assert c.similarity("a", "a") == 0.0
     [failure] = c.drain_failures()
     assert "cannot reach" in failure
@@ -472,32 +479,36 @@ def test_configuration_from_openai_env_vars(server, monkeypatch):
     assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-openai"
 
 
-def test_config_wins_over_env(server, monkeypatch):
+def test_the_users_endpoint_wins_over_the_schemas_and_the_environment(server, monkeypatch):
     monkeypatch.setenv("STICKLER_LLM_BASE_URL", "http://127.0.0.1:9/nowhere")
     monkeypatch.setenv("STICKLER_LLM_MODEL", "env-model")
-    c = registry.build("llm", {"base_url": server.url + "/v1/chat/completions", "model": "cfg", "cache": None})
+    configure(base_url=server.url + "/v1/chat/completions")
+    c = registry.build("llm", {"base_url": "http://schema-host.example/v1", "model": "cfg", "cache": None})
     c.similarity("a", "a")
     assert server.requests[0]["path"] == "/v1/chat/completions"
     assert server.requests[0]["body"]["model"] == "cfg"
 
 
-def test_not_configured_errors_name_the_missing_setting():
-    with pytest.raises(ComparatorConfigError) as both:
-        registry.build("llm", {})
-    message = str(both.value)
-    assert "\n" not in message
-    assert message.startswith("LLMComparator: not configured")
-    assert "'base_url'" in message and "STICKLER_LLM_BASE_URL" in message
-    assert "'model'" in message and "STICKLER_LLM_MODEL" in message
+def test_compiling_needs_no_endpoint_and_scoring_names_what_is_missing():
+    c = registry.build("llm", {})  # schema check and merge compile like this: no endpoint, no model
+    with pytest.raises(AccessError) as missing:
+        c.ready()
+    assert str(missing.value) == ("LLMComparator has no endpoint: give --llm-base-url URL or set "
+                                  "$STICKLER_LLM_BASE_URL")
+    assert missing.value.key == ""
+    with pytest.raises(AccessError):  # scoring stops the run (exit 2) rather than scoring 0.0
+        c.similarity("a", "b")
 
-    with pytest.raises(ComparatorConfigError) as model_only:
-        registry.build("llm", {"base_url": "http://localhost:11434/v1"})
-    assert "STICKLER_LLM_MODEL" in str(model_only.value) and "base_url" not in str(model_only.value)
+    configure(base_url="http://localhost:11434/v1")
+    with pytest.raises(AccessError, match=r"has no model: set 'model' .* or \$STICKLER_LLM_MODEL"):
+        registry.build("llm", {}).ready()
 
 
-def test_named_key_variable_must_be_set():
-    with pytest.raises(ComparatorConfigError, match=r"\$TEST_LLM_KEY, which is not set"):
-        registry.build("llm", {"base_url": "http://localhost:1/v1", "model": "m", "api_key_env": "TEST_LLM_KEY"})
+def test_a_key_variable_the_user_names_must_be_set():
+    configure(base_url="http://localhost:1/v1", api_key_env="TEST_LLM_KEY")
+    with pytest.raises(AccessError, match=r"--llm-api-key-env names \$TEST_LLM_KEY, which is not set") as err:
+        registry.build("llm", {"model": "m"}).ready()
+    assert err.value.key is None  # the user's setting: no schema pointer
 
 
 @pytest.mark.parametrize("config, key", [
@@ -508,18 +519,26 @@ def test_named_key_variable_must_be_set():
 ])
 def test_bad_options_are_schema_errors(config, key):
     with pytest.raises(ComparatorConfigError) as err:
-        registry.build("llm", {"base_url": "http://localhost:1/v1", "model": "m", **config})
+        registry.build("llm", {"model": "m", **config})
     assert err.value.key == key
 
 
-def test_base_url_needs_a_scheme():
-    with pytest.raises(ComparatorConfigError, match="http:// or https://"):
-        registry.build("llm", {"base_url": "localhost:11434", "model": "m"})
+@pytest.mark.parametrize("url, message", [
+    ("localhost:11434", "http:// or https://"),
+    ("file:///etc/passwd", "http:// or https://"),
+    ("http://user:secret@example.com/v1", "must not carry a user name or password"),
+    ("http://exa mple.com/v1", "names no valid host"),
+    ("http://example.com:99999/v1", "is not a URL"),
+])
+def test_a_schema_base_url_must_be_a_plain_http_url(url, message):
+    with pytest.raises(ComparatorConfigError, match=re.escape(message)) as err:
+        registry.build("llm", {"base_url": url, "model": "m"})
+    assert err.value.key == "base_url"
 
 
 def test_building_creates_no_cache_file(tmp_path):
-    registry.build("llm", {"base_url": "http://localhost:1/v1", "model": "m",
-                           "cache": str(tmp_path / "c" / "llm.sqlite")})
+    configure(base_url="http://localhost:1/v1", cache=str(tmp_path / "c" / "llm.sqlite"))
+    registry.build("llm", {"model": "m"})
     assert not (tmp_path / "c").exists()
 
 
