@@ -130,11 +130,14 @@ def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[Confide
     return chosen
 
 
-def _llm_access(base_url: str | None, api_key_env: str | None, hosts: list[str] | None, cache: str | None) -> None:
-    """Adopt the user's LLM endpoint, key variable, allowed hosts and cache file for this run."""
+def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hosts: list[str] | None = None,
+                cache: str | None = None, calls: bool = True) -> None:
+    """Adopt the user's LLM endpoint, key variable, allowed hosts and cache file for this run
+    (``calls=False``: none is made, answers come from the cache only)."""
     from .comparators.llm import configure
 
-    configure(base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache)
+    configure(base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache,
+              calls=calls)
 
 
 def _load_plugins(specs: list[str] | None) -> None:
@@ -262,6 +265,7 @@ def merge_command(
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
+    _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
                    list(states))

@@ -392,9 +392,14 @@ class Access:
     api_key_env: str | None = None  # --llm-api-key-env: the variable whose value is sent as the key
     allow_network: tuple[str, ...] = ()  # --allow-network HOST: hosts a schema's base_url may name
     cache: str | None = None  # --llm-cache PATH: the answer cache file
+    # False where nothing may be sent (``stickler merge`` re-explaining its worst documents):
+    # answers come from an existing cache only, and a question not found there is not asked.
+    calls: bool = True
 
 
 _access = Access()
+
+NOT_ASKED = "not asked: no LLM calls are made here (stickler merge), and the answer cache has no answer"
 
 
 def configure(access: Access | None = None, **fields: Any) -> Access:
@@ -412,7 +417,7 @@ def configure(access: Access | None = None, **fields: Any) -> Access:
         _host_entry(entry)
     if access.cache is not None and not str(access.cache).strip():
         raise UsageError("--llm-cache needs a file path")
-    _access = Access(access.base_url, access.api_key_env, tuple(access.allow_network), access.cache)
+    _access = Access(access.base_url, access.api_key_env, tuple(access.allow_network), access.cache, access.calls)
     return _access
 
 
@@ -435,10 +440,12 @@ class AccessError(ComparatorSetupError):
         return (AccessError, (str(self), self.key))
 
 
-_HOST_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*\.?")
+# Host names as a URL gives them (lower case); labels of letters, digits, '-' and '_'.
+_HOST_NAME = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?)*\.?")
 
 
 def _valid_host(host: str) -> bool:
+    """A host name or an IP address: nothing a message or a shell could misread."""
     if _HOST_NAME.fullmatch(host):
         return True
     try:
@@ -716,6 +723,9 @@ class LLMComparator(Comparator):
             self._resolved = True
 
     def _resolve(self, access: Access) -> None:
+        if not access.calls:
+            self._resolve_cache_only(access)
+            return
         if access.base_url:
             endpoint, users = _endpoint_of(access.base_url, "--llm-base-url"), True
         elif self._schema_endpoint is not None:
@@ -755,6 +765,39 @@ class LLMComparator(Comparator):
         self.endpoint, self.model_name, self._api_key, self._cache = endpoint, model, key, cache
         self._opener = _opener(endpoint)
 
+    def _resolve_cache_only(self, access: Access) -> None:
+        """Where no call may be made: every endpoint the run may have used (the user's, the
+        environment's, the schema's: nothing is sent to any) serves only to find cached answers;
+        no cache file is created."""
+        self._candidates = []
+        for url, what in ((access.base_url, "--llm-base-url"), (_first_env(ENV_BASE_URL), "$STICKLER_LLM_BASE_URL"),
+                          (self._schema_endpoint, "base_url")):
+            try:
+                endpoint = _endpoint_of(url, what) if url else None
+            except (ValueError, UsageError):
+                endpoint = None
+            if endpoint is not None and endpoint not in self._candidates:
+                self._candidates.append(endpoint)
+        path = Path(access.cache).expanduser() if access.cache else cache_dir() / CACHE_FILE
+        usable = self.cache not in (None, False, "") and path.is_file() and foreign_file(path) is None
+        self.endpoint = self._candidates[0] if self._candidates else ""
+        self.model_name = self.model_name or _first_env(ENV_MODEL) or ""
+        self._api_key, self._cache, self._calls = None, AnswerCache(path) if usable else None, False
+
+    def _cached_only(self, gt: Any, pred: Any) -> Outcome:
+        """The cached answer for a pair under any candidate endpoint, or NOT_ASKED."""
+        question = self._question(gt, pred)
+        if isinstance(question, Outcome):
+            return question
+        if self._cache is not None:
+            texts = self.value_text(gt), self.value_text(pred)
+            keys = [self._fingerprint(*texts, endpoint=endpoint) for endpoint in self._candidates]
+            found = self._cache.get_many(keys)
+            for key in keys:
+                if key in found:
+                    return Outcome(found[key])
+        return Outcome(0.0, NOT_ASKED)
+
     def _setup_runtime(self) -> None:
         """State that belongs to one process: locks, pool, opener, in-run memo, resolved access."""
         self._lock = threading.Lock()
@@ -765,6 +808,8 @@ class LLMComparator(Comparator):
         self._fatal: str | None = None
         self._cache_error_reported = False
         self._resolved = False
+        self._calls = True
+        self._candidates: list[str] = []
         self._access_error: AccessError | None = None
         self._opener: urllib.request.OpenerDirector | None = None
         self.requests_made = 0
@@ -772,7 +817,8 @@ class LLMComparator(Comparator):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         for name in ("_lock", "_slots", "_pool", "_pool_pid", "_memo", "_fatal", "_cache_error_reported",
-                     "_opener", "requests_made", "_resolved", "_access_error", "_api_key", "_cache"):
+                     "_opener", "requests_made", "_resolved", "_calls", "_candidates", "_access_error", "_api_key",
+                     "_cache"):
             state.pop(name, None)  # the key is never pickled: it is read again where it is sent
         return state
 
@@ -813,8 +859,8 @@ class LLMComparator(Comparator):
         lines.append("Answer 'true' if they are equivalent and 'false' if they are not. Reply with that one word.")
         return "\n".join(lines)
 
-    def _fingerprint(self, gt_text: str, pred_text: str) -> str:
-        parts = [PROMPT_VERSION, self.endpoint, self.model_name, self.temperature,
+    def _fingerprint(self, gt_text: str, pred_text: str, endpoint: str | None = None) -> str:
+        parts = [PROMPT_VERSION, self.endpoint if endpoint is None else endpoint, self.model_name, self.temperature,
                  self.guidelines, gt_text, pred_text]
         return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
 
@@ -863,6 +909,8 @@ class LLMComparator(Comparator):
 
     def _prefetch(self, pairs: Iterable[tuple[Any, Any]]) -> int:
         self.ready()
+        if not self._calls:
+            return 0
         todo: dict[str, str] = {}
         with self._lock:
             for gt, pred in pairs:
@@ -888,6 +936,8 @@ class LLMComparator(Comparator):
 
     def _answer(self, gt: Any, pred: Any) -> Outcome:
         self.ready()
+        if not self._calls:
+            return self._cached_only(gt, pred)
         question = self._question(gt, pred)
         if isinstance(question, Outcome):
             return question
