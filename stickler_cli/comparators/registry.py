@@ -196,7 +196,11 @@ def register_model(name: str, location: str) -> None:
     or a model already in the Hugging Face cache) as ``name`` (the ``model`` option of
     SemanticComparator and BERTComparator). The user decides which directories are loaded: a
     model directory's configuration names Python classes to import."""
+    from .embedding import BUNDLED_NAMES
+
     _check_name(name, "model")
+    if name in BUNDLED_NAMES:
+        raise ValueError(f"model name {name!r} is the bundled model's")
     location = str(location)
     if not location:
         raise ValueError(f"model {name!r}: the location must not be empty")
