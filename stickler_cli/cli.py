@@ -22,7 +22,7 @@ from rich.text import Text
 from . import comparators, gates as quality_gates
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
 from .comparators.plugins import PluginError, load_module
-from .comparators.registry import suggest
+from .comparators.registry import check_ready, suggest
 from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
 from .engine import Engine
 from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
@@ -91,6 +91,20 @@ LIMIT_OPTION = typer.Option(
     None, "--limit", metavar="NAME=VALUE",
     help="Raise a bound on what input may cost, e.g. line-bytes=256MiB (repeatable; also "
          "\\[tool.stickler.limits] in pyproject.toml; names in the README, Trust).")
+# Where LLMComparator sends values, with which key, and where it keeps answers: the user's decision.
+LLM_BASE_URL_OPTION = typer.Option(
+    None, "--llm-base-url", metavar="URL",
+    help="LLMComparator endpoint, e.g. http://localhost:11434/v1 (else $STICKLER_LLM_BASE_URL).")
+LLM_KEY_ENV_OPTION = typer.Option(
+    None, "--llm-api-key-env", metavar="NAME",
+    help="Send the value of this environment variable as LLMComparator's API key (without it: "
+         "$STICKLER_LLM_API_KEY, else $OPENAI_API_KEY, and only to your own endpoint).")
+ALLOW_NETWORK_OPTION = typer.Option(
+    None, "--allow-network", metavar="HOST",
+    help="Let a schema's LLMComparator base_url send values to this host (host or host:port); repeatable.")
+LLM_CACHE_OPTION = typer.Option(
+    None, "--llm-cache", metavar="PATH",
+    help="LLMComparator answer cache file (default: llm.sqlite in $STICKLER_CACHE_DIR, else ~/.cache/stickler).")
 
 FORMATS = ("table", "json", "markdown")
 TABLE_OR_JSON = ("table", "json")
@@ -126,6 +140,16 @@ def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[Confide
     if not chosen:
         raise UsageError("--confidence-metrics names no metric; known: " + ", ".join(METRICS))
     return chosen
+
+
+def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hosts: list[str] | None = None,
+                cache: str | None = None, calls: bool = True) -> None:
+    """Adopt the user's LLM endpoint, key variable, allowed hosts and cache file for this run
+    (``calls=False``: none is made, answers come from the cache only)."""
+    from .comparators.llm import configure
+
+    configure(base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache,
+              calls=calls)
 
 
 def _load_plugins(specs: list[str] | None) -> None:
@@ -184,6 +208,10 @@ def eval_command(
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
@@ -193,6 +221,7 @@ def eval_command(
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
+    _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     gates = quality_gates.collect(fail_under or [], gates_file)
     shards = resolve_shards(ground_truth, predictions)
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
@@ -202,6 +231,7 @@ def eval_command(
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
                     "--non-matches": non_matches, "--per-document": per_document}, [schema, *inputs])
     plan = load_schema(schema)
+    check_ready(plan)
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
             quality_gates.matching(gate, [f.path for f in plan.fields])
@@ -255,6 +285,7 @@ def merge_command(
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     _load_plugins(plugin)
+    _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
     _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
                    list(states))
@@ -412,6 +443,10 @@ def diff_command(
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare two prediction sets on the same ground truth: differences, intervals, p-values."""
@@ -423,6 +458,7 @@ def diff_command(
     _check_format(output_format, TABLE_OR_JSON)
     _check_ci(level)
     _load_plugins(plugin)
+    _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
     if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
@@ -439,6 +475,7 @@ def diff_command(
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema)
+        check_ready(plan)
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, analysis=Analysis(worst=0, documents=True),
                                  pairing=pairing))
@@ -466,13 +503,19 @@ def compare_command(
     output_format: str = TABLE_OR_JSON_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare one pair and explain every field's score and classification."""
     _use_limits(limit)
     _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
+    _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     plan = load_schema(schema)
+    check_ready(plan)
     gt = _json_argument(ground_truth, "ground truth")
     pred = _json_argument(prediction, "prediction")
     result = Engine(plan).compare(gt, pred, explain=True)

@@ -23,6 +23,7 @@ class Limits:
     """Every bound, by the name the user writes (underscores as dashes)."""
 
     line_bytes: int = 64 * 2**20  # one JSONL line (or a whole .json array file); longer lines are skipped and counted
+    llm_response_bytes: int = 2**20  # one LLMComparator response body; a longer one fails that comparison
 
 
 DEFAULT = Limits()

@@ -40,16 +40,22 @@ class PlanSource:
     sha256: str
     plugins: tuple[str, ...] = ()
     bounds: limits.Limits = limits.DEFAULT  # the user's --limit values, in force in the worker too
+    llm: Any = None  # the user's LLMComparator settings (comparators.llm.Access), the same in every worker
 
     @classmethod
     def of(cls, plan: Plan, plugins: Sequence[str] = ()) -> "PlanSource":
-        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), limits.current())
+        from .comparators.llm import current_access
+
+        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), limits.current(), current_access())
 
     def build(self) -> Plan:
+        from .comparators.llm import configure
         from .comparators.plugins import load_module
         from .schema import compile_schema
 
         limits.use(self.bounds)
+        if self.llm is not None:
+            configure(self.llm)
         for spec in self.plugins:
             load_module(spec)
         return compile_schema(self.schema, source=self.source, sha256=self.sha256)
@@ -60,7 +66,7 @@ _built: dict[str, tuple[Engine, Plan]] = {}
 
 
 def _key(source: PlanSource) -> str:
-    return source.sha256 + "\0" + "\0".join(source.plugins)
+    return source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(source.llm)
 
 
 def built(source: PlanSource) -> tuple[Engine, Plan]:

@@ -9,6 +9,7 @@ import pytest
 from stickler_cli import compile_schema
 from stickler_cli.comparators import build, registered
 from stickler_cli.evaluate import evaluate_pairs
+from tests.support import embeddings  # noqa: F401 - registers the embedding function "letter_counts"
 
 
 def _deep(depth: int):
@@ -29,7 +30,7 @@ SAFE_TO_CALL = [cls for cls in registered()
 
 @pytest.mark.parametrize("cls", SAFE_TO_CALL, ids=[c.name for c in SAFE_TO_CALL])
 def test_similarity_is_a_number_in_range_for_any_value(cls):
-    config = {"embedding_function": "tests.support.embeddings:letter_counts"} if cls.name == "SemanticComparator" else {}
+    config = {"embedding_function": "letter_counts"} if cls.name == "SemanticComparator" else {}
     comparator = build(cls.name, config)
     for gt in HOSTILE:
         for pred in (gt, "x", [1, 2, 3, 4], 12):

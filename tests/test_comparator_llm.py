@@ -1,131 +1,36 @@
-"""LLMComparator against a real local HTTP server speaking chat-completions.
-
-The server decides equivalence by a fixed rule (same letters and digits,
-ignoring case and punctuation), so every expected score is known; it can be
-told to fail, stall, answer slowly or return garbage.
-"""
+"""LLMComparator against a real local HTTP server speaking chat-completions
+(tests/support/chat_server.py), which decides by a fixed rule so every score is known."""
 
 from __future__ import annotations
 
-import html
 import json
 import pickle
 import re
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from stickler_cli.comparators import registry
-from stickler_cli.comparators.llm import LLMComparator, parse_answer
+from stickler_cli.comparators.llm import Access, AccessError, LLMComparator, configure, parse_answer
 from stickler_cli.comparators.registry import ComparatorConfigError
+from tests.support.chat_server import ChatServer, server_rule
 
 ENV_VARS = ("STICKLER_LLM_BASE_URL", "STICKLER_LLM_MODEL", "STICKLER_LLM_API_KEY",
-            "OPENAI_BASE_URL", "OPENAI_API_KEY", "TEST_LLM_KEY")
-
-
-def server_rule(a: str, b: str) -> bool:
-    """Equivalence as the fake model sees it."""
-    def norm(s: str) -> str:
-        return re.sub(r"[^0-9a-z]", "", s.casefold())
-    return norm(a) == norm(b)
-
-
-class ChatServer:
-    """A chat-completions endpoint on 127.0.0.1 with knobs for misbehaviour."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.requests: list[dict[str, Any]] = []
-        self.inflight = 0
-        self.max_inflight = 0
-        self.failures: list[tuple[int, dict[str, str]]] = []  # (status, headers), consumed in order
-        self.stall = 0.0  # seconds to sleep before answering
-        self.delay = 0.0  # seconds every request takes
-        self.reply: Callable[[str, str], str] | str | None = None  # override the answer text
-        self.garbage = False  # answer with a body that is not JSON
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
-                owner.handle(self)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
-
-    @property
-    def count(self) -> int:
-        return len(self.requests)
-
-    def fail_next(self, n: int, status: int, headers: dict[str, str] | None = None) -> None:
-        self.failures.extend([(status, headers or {})] * n)
-
-    def handle(self, h: BaseHTTPRequestHandler) -> None:
-        body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
-        with self.lock:
-            self.requests.append({"path": h.path, "headers": dict(h.headers), "body": body})
-            self.inflight += 1
-            self.max_inflight = max(self.max_inflight, self.inflight)
-            failure = self.failures.pop(0) if self.failures else None
-        try:
-            if self.delay:
-                time.sleep(self.delay)
-            if failure is not None:
-                status, headers = failure
-                self.send(h, status, b'{"error": "injected"}', headers)
-                return
-            if self.stall:
-                time.sleep(self.stall)
-            if self.garbage:
-                self.send(h, 200, b"<html>gateway says hi</html>")
-                return
-            prompt = body["messages"][-1]["content"]
-            gt = html.unescape(re.search(r"^Value 1: (.*)$", prompt, re.M).group(1))
-            pred = html.unescape(re.search(r"^Value 2: (.*)$", prompt, re.M).group(1))
-            if callable(self.reply):
-                text = self.reply(gt, pred)
-            elif self.reply is not None:
-                text = self.reply
-            else:
-                text = "true" if server_rule(gt, pred) else "false"
-            payload = {"id": "x", "object": "chat.completion", "model": body["model"],
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                    "finish_reason": "stop"}]}
-            self.send(h, 200, json.dumps(payload).encode())
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout test)
-        finally:
-            with self.lock:
-                self.inflight -= 1
-
-    @staticmethod
-    def send(h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
-        h.send_response(status)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Length", str(len(data)))
-        for key, value in (headers or {}).items():
-            h.send_header(key, value)
-        h.end_headers()
-        h.wfile.write(data)
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+            "OPENAI_BASE_URL", "OPENAI_API_KEY", "TEST_LLM_KEY", "STICKLER_CACHE_DIR", "XDG_CACHE_HOME")
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     for name in ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the default cache directory is in here
+    configure(Access())
+    yield
+    configure(Access())
 
 
 @pytest.fixture
@@ -137,12 +42,14 @@ def server():
 
 @pytest.fixture
 def make(server: ChatServer, tmp_path: Path):
-    """Build an LLMComparator through the registry, pointed at the test server."""
+    """Build an LLMComparator through the registry; the user's endpoint is the test server
+    (as ``--llm-base-url`` would say) and its cache file ``tmp_path/cache/llm.sqlite``."""
     built: list[LLMComparator] = []
 
-    def build(**config: Any) -> LLMComparator:
-        options = {"base_url": server.url + "/v1", "model": "test-model",
-                   "cache": str(tmp_path / "cache" / "llm.sqlite"), "timeout": 2.0, "backoff": 0.01}
+    def build(access: dict[str, Any] | None = None, **config: Any) -> LLMComparator:
+        configure(Access(**{"base_url": server.url + "/v1", "cache": str(tmp_path / "cache" / "llm.sqlite"),
+                            **(access or {})}))
+        options = {"model": "test-model", "timeout": 2.0, "backoff": 0.01}
         options.update(config)
         comparator = registry.build("llm", options)
         built.append(comparator)
@@ -198,10 +105,11 @@ def test_no_guidelines_block_without_guidelines(make, server):
 
 def test_api_key_from_named_env_var_is_sent_as_bearer(make, server, monkeypatch):
     monkeypatch.setenv("TEST_LLM_KEY", "sk-secret")
-    c = make(api_key_env="TEST_LLM_KEY")
+    c = make(access={"api_key_env": "TEST_LLM_KEY"})
     c.similarity("x", "x")
     assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-secret"
     assert "sk-secret" not in repr(c)
+    assert b"sk-secret" not in pickle.dumps(c)  # the key is read where it is sent, never carried
 
 
 def test_no_authorization_header_without_a_key(make, server):
@@ -289,7 +197,7 @@ def test_failures_are_not_cached_on_disk(make, server):
 def test_unusable_cache_path_is_reported_once_and_scoring_goes_on(make, server, tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
-    c = make(cache=str(blocker / "llm.sqlite"))
+    c = make(access={"cache": str(blocker / "llm.sqlite")})
     assert c.similarity("a", "a") == 1.0
     failures = c.drain_failures()
     assert len(failures) == 1 and "cache" in failures[0] and "disabled" in failures[0]
@@ -374,7 +282,7 @@ def test_unreachable_endpoint_scores_zero(make):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    c = make(base_url=f"http://127.0.0.1:{port}/v1", max_retries=1)
+    c = make(access={"base_url": f"http://127.0.0.1:{port}/v1"}, max_retries=1)
     assert c.similarity("a", "a") == 0.0
     [failure] = c.drain_failures()
     assert "cannot reach" in failure
@@ -472,32 +380,36 @@ def test_configuration_from_openai_env_vars(server, monkeypatch):
     assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-openai"
 
 
-def test_config_wins_over_env(server, monkeypatch):
+def test_the_users_endpoint_wins_over_the_schemas_and_the_environment(server, monkeypatch):
     monkeypatch.setenv("STICKLER_LLM_BASE_URL", "http://127.0.0.1:9/nowhere")
     monkeypatch.setenv("STICKLER_LLM_MODEL", "env-model")
-    c = registry.build("llm", {"base_url": server.url + "/v1/chat/completions", "model": "cfg", "cache": None})
+    configure(base_url=server.url + "/v1/chat/completions")
+    c = registry.build("llm", {"base_url": "http://schema-host.example/v1", "model": "cfg", "cache": None})
     c.similarity("a", "a")
     assert server.requests[0]["path"] == "/v1/chat/completions"
     assert server.requests[0]["body"]["model"] == "cfg"
 
 
-def test_not_configured_errors_name_the_missing_setting():
-    with pytest.raises(ComparatorConfigError) as both:
-        registry.build("llm", {})
-    message = str(both.value)
-    assert "\n" not in message
-    assert message.startswith("LLMComparator: not configured")
-    assert "'base_url'" in message and "STICKLER_LLM_BASE_URL" in message
-    assert "'model'" in message and "STICKLER_LLM_MODEL" in message
+def test_compiling_needs_no_endpoint_and_scoring_names_what_is_missing():
+    c = registry.build("llm", {})  # schema check and merge compile like this: no endpoint, no model
+    with pytest.raises(AccessError) as missing:
+        c.ready()
+    assert str(missing.value) == ("LLMComparator has no endpoint: give --llm-base-url URL or set "
+                                  "$STICKLER_LLM_BASE_URL")
+    assert missing.value.key == ""
+    with pytest.raises(AccessError):  # scoring stops the run (exit 2) rather than scoring 0.0
+        c.similarity("a", "b")
 
-    with pytest.raises(ComparatorConfigError) as model_only:
-        registry.build("llm", {"base_url": "http://localhost:11434/v1"})
-    assert "STICKLER_LLM_MODEL" in str(model_only.value) and "base_url" not in str(model_only.value)
+    configure(base_url="http://localhost:11434/v1")
+    with pytest.raises(AccessError, match=r"has no model: set 'model' .* or \$STICKLER_LLM_MODEL"):
+        registry.build("llm", {}).ready()
 
 
-def test_named_key_variable_must_be_set():
-    with pytest.raises(ComparatorConfigError, match=r"\$TEST_LLM_KEY, which is not set"):
-        registry.build("llm", {"base_url": "http://localhost:1/v1", "model": "m", "api_key_env": "TEST_LLM_KEY"})
+def test_a_key_variable_the_user_names_must_be_set():
+    configure(base_url="http://localhost:1/v1", api_key_env="TEST_LLM_KEY")
+    with pytest.raises(AccessError, match=r"--llm-api-key-env names \$TEST_LLM_KEY, which is not set") as err:
+        registry.build("llm", {"model": "m"}).ready()
+    assert err.value.key is None  # the user's setting: no schema pointer
 
 
 @pytest.mark.parametrize("config, key", [
@@ -508,21 +420,330 @@ def test_named_key_variable_must_be_set():
 ])
 def test_bad_options_are_schema_errors(config, key):
     with pytest.raises(ComparatorConfigError) as err:
-        registry.build("llm", {"base_url": "http://localhost:1/v1", "model": "m", **config})
+        registry.build("llm", {"model": "m", **config})
     assert err.value.key == key
 
 
-def test_base_url_needs_a_scheme():
-    with pytest.raises(ComparatorConfigError, match="http:// or https://"):
-        registry.build("llm", {"base_url": "localhost:11434", "model": "m"})
+@pytest.mark.parametrize("url, message", [
+    ("localhost:11434", "http:// or https://"),
+    ("file:///etc/passwd", "http:// or https://"),
+    ("http://user:secret@example.com/v1", "must not carry a user name or password"),
+    ("http://exa mple.com/v1", "names no valid host"),
+    ("http://example.com:99999/v1", "is not a URL"),
+])
+def test_a_schema_base_url_must_be_a_plain_http_url(url, message):
+    with pytest.raises(ComparatorConfigError, match=re.escape(message)) as err:
+        registry.build("llm", {"base_url": url, "model": "m"})
+    assert err.value.key == "base_url"
 
 
 def test_building_creates_no_cache_file(tmp_path):
-    registry.build("llm", {"base_url": "http://localhost:1/v1", "model": "m",
-                           "cache": str(tmp_path / "c" / "llm.sqlite")})
+    configure(base_url="http://localhost:1/v1", cache=str(tmp_path / "c" / "llm.sqlite"))
+    registry.build("llm", {"model": "m"})
     assert not (tmp_path / "c").exists()
 
 
 def test_engine_hooks_are_declared(make):
     c = make()
     assert c.prefetches and c.reports_failures
+
+
+# -- trust: the endpoint, the key and the cache are the user's (issue 15, item 8) ---------
+
+
+def test_a_schemas_host_needs_the_users_allowance_and_never_gets_the_usual_keys(server, monkeypatch):
+    """The attack: a schema names its own host; OPENAI_API_KEY used to be sent there."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    monkeypatch.setenv("STICKLER_LLM_API_KEY", "sk-stickler")
+    config = {"base_url": server.url + "/v1", "model": "m", "cache": False}
+    c = registry.build("llm", config)  # compiling is fine: nothing is sent yet
+    with pytest.raises(AccessError) as refused:
+        c.similarity("a", "a")
+    assert str(refused.value) == ("the schema sends values to 127.0.0.1: allow that host with --allow-network "
+                                  "127.0.0.1, or give your own endpoint with --llm-base-url URL")
+    assert refused.value.key == "base_url"
+    assert server.count == 0
+
+    configure(allow_network=("127.0.0.1:1",))  # another port of that host is not this one
+    with pytest.raises(AccessError):
+        registry.build("llm", config).ready()
+
+    port = server.url.rsplit(":", 1)[1]
+    for allowed in ("127.0.0.1", f"127.0.0.1:{port}"):
+        configure(allow_network=("example.com", allowed))
+        assert registry.build("llm", config).similarity("a", "A") == 1.0
+    assert server.count == 2
+    assert all("Authorization" not in r["headers"] for r in server.requests)  # allowed, but no key
+
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-chosen")  # the user names the key for that host
+    configure(allow_network=("127.0.0.1",), api_key_env="TEST_LLM_KEY")
+    registry.build("llm", config).similarity("b", "b")
+    assert server.requests[-1]["headers"]["Authorization"] == "Bearer sk-chosen"
+
+
+def test_the_users_own_endpoint_gets_the_usual_key(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    configure(base_url=server.url + "/v1")
+    registry.build("llm", {"model": "m", "cache": False}).similarity("a", "a")
+    assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-openai"
+
+
+def test_a_schema_may_not_name_the_key_variable():
+    with pytest.raises(ComparatorConfigError) as err:
+        registry.build("llm", {"model": "m", "api_key_env": "OPENAI_API_KEY"})
+    assert err.value.key == "api_key_env"
+    assert str(err.value) == ("LLMComparator option 'api_key_env': a schema cannot choose which secret is sent: "
+                              "name the variable on the command line with --llm-api-key-env NAME")
+    registry.build("llm", {"model": "m", "api_key_env": None})  # null asks for nothing
+    [entry] = [e for e in registry.catalogue() if e["name"] == "LLMComparator"]
+    assert "api_key_env" not in [o["name"] for o in entry["options"]]  # not offered as an option either
+
+
+@pytest.mark.parametrize("value", [".stickler-cache/llm.sqlite", "/home/user/.mozilla/places.sqlite"])
+def test_a_schema_may_switch_the_cache_but_not_place_it(value):
+    with pytest.raises(ComparatorConfigError) as err:
+        registry.build("llm", {"model": "m", "cache": value})
+    assert err.value.key == "cache"
+    assert "a schema cannot choose where files are written" in str(err.value) and "--llm-cache" in str(err.value)
+    for switch in (True, False, None, ""):
+        registry.build("llm", {"model": "m", "cache": switch})
+
+
+@pytest.mark.parametrize("entry", ["https://example.com", "", "exa mple.com", "example.com/v1", "user@example.com",
+                                   "example.com:http"])
+def test_allow_network_takes_a_host(entry):
+    from stickler_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match="--allow-network takes a host name"):
+        configure(allow_network=(entry,))
+
+
+def test_redirects_are_not_followed(make, server, monkeypatch):
+    """An endpoint answering 302 cannot send the key and the values elsewhere."""
+    elsewhere = ChatServer()
+    try:
+        monkeypatch.setenv("TEST_LLM_KEY", "sk-secret")
+        server.fail_next(3, 302, {"Location": elsewhere.url + "/v1/chat/completions"})
+        c = make(access={"api_key_env": "TEST_LLM_KEY"}, max_retries=3)
+        assert c.similarity("a", "a") == 0.0
+        assert c.similarity("b", "b") == 0.0  # every request would redirect: no further calls
+        assert elsewhere.count == 0 and server.count == 1
+        first = c.drain_failures()[0]
+        assert "HTTP 302" in first and "not followed" in first and elsewhere.url in first
+    finally:
+        elsewhere.close()
+
+
+def _sqlite_file(path: Path, statements: list[str]) -> bytes:
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    for statement in statements:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+def test_the_default_cache_is_in_the_stickler_cache_directory(make, server, tmp_path, monkeypatch):
+    configure(base_url=server.url + "/v1")
+    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    home_cache = tmp_path / "home" / ".cache" / "stickler" / "llm.sqlite"
+    assert home_cache.is_file()
+    assert home_cache.stat().st_mode & 0o777 == 0o600  # it holds values from the data
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    assert (tmp_path / "xdg" / "stickler" / "llm.sqlite").is_file()
+
+    monkeypatch.setenv("STICKLER_CACHE_DIR", str(tmp_path / "mine"))
+    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    assert (tmp_path / "mine" / "llm.sqlite").is_file()
+
+    configure(base_url=server.url + "/v1", cache=str(tmp_path / "given.sqlite"))  # --llm-cache wins
+    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    assert (tmp_path / "given.sqlite").is_file()
+    assert server.count == 4  # each was a new cache
+
+
+@pytest.mark.parametrize("statements", [
+    ["CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)", "INSERT INTO moz_places VALUES (1, 'x')"],
+    ["CREATE TABLE answers (key TEXT, score REAL, answer TEXT, created REAL, extra TEXT)"],  # not quite ours
+    ["CREATE TABLE answers (key TEXT PRIMARY KEY, score REAL NOT NULL, answer TEXT NOT NULL, created REAL NOT NULL)",
+     "CREATE TABLE other (x)"],
+])
+def test_the_cache_never_opens_another_programs_sqlite_file(server, tmp_path, statements):
+    target = tmp_path / "places.sqlite"
+    before = _sqlite_file(target, statements)
+    configure(base_url=server.url + "/v1", cache=str(target))
+    c = registry.build("llm", {"model": "m"})
+    with pytest.raises(AccessError) as err:
+        c.similarity("a", "a")
+    assert "is an sqlite file that stickler did not write" in str(err.value) and "--llm-cache" in str(err.value)
+    assert err.value.key is None
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["places.sqlite"]  # no -wal, no -shm
+    assert server.count == 0
+
+
+def test_the_cache_refuses_a_file_that_is_not_sqlite(server, tmp_path):
+    target = tmp_path / "notes.txt"
+    target.write_text("my notes\n")
+    configure(base_url=server.url + "/v1", cache=str(target))
+    with pytest.raises(AccessError, match="is not an sqlite file"):
+        registry.build("llm", {"model": "m"}).ready()
+    assert target.read_text() == "my notes\n"
+
+
+def test_a_cache_written_before_the_marker_is_adopted(make, server, tmp_path):
+    legacy = tmp_path / "cache" / "llm.sqlite"
+    legacy.parent.mkdir()
+    first = make()
+    first.similarity("apple", "orange")
+    first.close()
+    import sqlite3
+
+    with sqlite3.connect(legacy) as conn:  # as stickler wrote it before the marker table existed
+        conn.execute("DROP TABLE stickler_llm_cache")
+    second = make()
+    assert second.similarity("apple", "orange") == 0.0
+    assert server.count == 1  # the old answer was used
+    second.close()
+    with sqlite3.connect(legacy) as conn:
+        assert conn.execute("SELECT format FROM stickler_llm_cache").fetchall() == [(1,)]
+
+
+# -- bounds: one deadline per request, linear reading (issue 15, item 17) ------------------
+
+
+class TrickleServer:
+    """Accepts connections on 127.0.0.1, reads the request, then sends ``payload`` one byte per
+    ``interval`` seconds. Stops by itself: after the payload, or when the client has gone."""
+
+    def __init__(self, payload: bytes, interval: float) -> None:
+        self.payload, self.interval = payload, interval
+        self.sent = 0
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.listener.settimeout(0.1)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                continue
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536)
+                length = int(re.search(rb"(?i)content-length: *(\d+)", data).group(1))
+                while len(data.split(b"\r\n\r\n", 1)[1]) < length:
+                    data += conn.recv(65536)
+                for i in range(len(self.payload)):
+                    if self.stopped.wait(self.interval):
+                        return
+                    try:
+                        conn.sendall(self.payload[i:i + 1])
+                    except OSError:
+                        break  # the client gave up
+                    self.sent += 1
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.thread.join(5)
+        self.listener.close()
+
+
+ANSWER = json.dumps({"choices": [{"message": {"content": "true"}}]}).encode()
+
+
+@pytest.mark.parametrize("payload", [
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: " + b"a" * 40,  # headers trickle
+    b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(ANSWER), ANSWER),  # the whole reply trickles
+])
+def test_timeout_bounds_the_whole_response(payload, tmp_path):
+    """One byte every 0.2 s never trips a per-read timeout of 1 s; the deadline does."""
+    server = TrickleServer(payload, 0.2)
+    try:
+        configure(base_url=server.url, cache=str(tmp_path / "c.sqlite"))
+        c = registry.build("llm", {"model": "m", "timeout": 1.0, "max_retries": 0})
+        started = time.monotonic()
+        assert c.similarity("a", "a") == 0.0
+        elapsed = time.monotonic() - started
+        assert elapsed < 2.0, elapsed  # per read, this took len(payload) * 0.2 s (8 s and more)
+        [failure] = c.drain_failures()
+        assert "no complete response from" in failure and "within 1s" in failure
+        assert server.sent < 10
+    finally:
+        server.close()
+
+
+def test_a_quick_response_is_not_cut(make, server):
+    c = make(timeout=5.0)
+    assert c.similarity("a", "a") == 1.0 and c.drain_failures() == []
+
+
+def test_response_size_is_bounded_by_a_limit_the_user_can_raise(make, server):
+    from stickler_cli import limits
+
+    server.pad = 2 * 2**20
+    c = make(cache=False)
+    assert c.similarity("a", "a") == 0.0
+    [failure] = c.drain_failures()
+    assert "is over 1048576 bytes" in failure and "--limit llm-response-bytes=SIZE" in failure
+    limits.use(limits.Limits(llm_response_bytes=4 * 2**20))
+    try:
+        assert make(cache=False).similarity("b", "b") == 1.0
+    finally:
+        limits.use(limits.DEFAULT)
+
+
+def test_a_deeply_nested_body_is_an_ordinary_failure(make, server):
+    server.body = b"[" * 200_000
+    c = make()
+    assert c.similarity("a", "a") == 0.0
+    [failure] = c.drain_failures()
+    assert "not a chat-completions response" in failure
+
+
+ADVERSARIAL_REPLIES = [
+    "a" + " " * 99_000 + "b",  # 16 s of CPU with the fence regex
+    "```" + " " * 99_000 + "x",
+    "x" + " " * 99_000 + "```",
+    "``` " * 24_000,
+    "\n" * 99_000 + "true",
+    " \t" * 49_000 + "```json",
+    "<think>" * 14_000,
+    "not " * 24_000 + "true",
+    "[" * 3_000,
+    "{" * 3_900,
+    "equivalent " * 9_000,
+]
+
+
+def test_reading_a_reply_takes_linear_time():
+    from stickler_cli.comparators import llm
+
+    assert not isinstance(getattr(llm, "_FENCE", None), re.Pattern)
+    spent = []
+    for reply in ADVERSARIAL_REPLIES:
+        started = time.process_time()
+        parse_answer(reply)
+        spent.append(time.process_time() - started)
+    assert sum(spent) < 0.5, spent
+    assert parse_answer("[" * 3_000) is None  # too deep to be a verdict, and no RecursionError
+
+
+@pytest.mark.parametrize("reply", ["```json\n{\"equivalent\": true}\n```", "```\ntrue\n```", "``` false ```",
+                                   "```yes", "no```", "````", "```TRUE```"])
+def test_fences_read_as_before(reply):
+    old = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+    from stickler_cli.comparators.llm import _strip_fence
+
+    assert _strip_fence(reply) == old.sub("", reply)

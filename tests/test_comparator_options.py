@@ -9,6 +9,7 @@ import pytest
 from stickler_cli import compile_schema
 from stickler_cli.comparators import registered
 from stickler_cli.errors import SchemaError
+from tests.support import embeddings  # noqa: F401 - registers the embedding function "letter_counts"
 
 BUILTINS = [cls for cls in registered() if cls.__module__.startswith("stickler_cli.")]
 
@@ -18,14 +19,13 @@ BASE_CONFIG: dict[str, dict[str, Any]] = {
 }
 # A valid value other than the default, where "flip the default" does not work.
 VALID: dict[tuple[str, str], Any] = {
-    ("BERTComparator", "model"): "/models/local-minilm",
-    ("SemanticComparator", "model"): "/models/local-minilm",
-    ("SemanticComparator", "model_id"): "/models/local-minilm",
-    ("SemanticComparator", "embedding_function"): "tests.support.embeddings:letter_counts",
+    ("BERTComparator", "model"): "sentence-transformers/all-MiniLM-L6-v2",
+    ("SemanticComparator", "model"): "sentence-transformers/all-MiniLM-L6-v2",
+    ("SemanticComparator", "model_id"): "sentence-transformers/all-MiniLM-L6-v2",
+    ("SemanticComparator", "embedding_function"): "letter_counts",
     ("LLMComparator", "base_url"): "http://127.0.0.1:8/v1",
     ("LLMComparator", "model"): "another-judge",
-    ("LLMComparator", "api_key_env"): "PATH",  # any variable that is set
-    ("LLMComparator", "cache"): "",
+    ("LLMComparator", "cache"): False,
     ("PhoneComparator", "region"): "GB",
     ("DateComparator", "tolerance"): 3,
 }

@@ -17,7 +17,7 @@ from stickler_cli.errors import SchemaError
 from stickler_cli.evaluate import BATCH, evaluate_pairs
 from tests.support import embeddings
 
-LETTERS = "tests.support.embeddings:letter_counts"
+LETTERS = "letter_counts"  # registered by tests.support.embeddings, imported above
 
 
 def _schema(config: dict, comparator: str = "SemanticComparator") -> dict:
@@ -76,7 +76,7 @@ def test_each_distinct_string_is_embedded_once_in_batches():
 
 
 def test_embedding_failure_falls_back_to_equality_and_is_reported():
-    plan = compile_schema(_schema({"embedding_function": "tests.support.embeddings:broken"}))
+    plan = compile_schema(_schema({"embedding_function": "broken"}))
     acc = evaluate_pairs(plan, [({"name": "Acme", "tags": ["a"]}, {"name": "Acme", "tags": ["b"]})])
     report_errors = acc.errors
     assert any("name: embedding failed" in e["message"] for e in report_errors)
@@ -86,8 +86,8 @@ def test_embedding_failure_falls_back_to_equality_and_is_reported():
 
 
 @pytest.mark.parametrize("config, message", [
-    ({"embedding_function": "no_such_module:embed"}, "cannot import embedding_function"),
-    ({"embedding_function": "just_a_name"}, "must look like 'package.module:function'"),
+    ({"embedding_function": "no_such_module:embed"}, "'no_such_module:embed' is not registered"),
+    ({"embedding_function": "letter_count"}, "is not registered (did you mean 'letter_counts'?)"),
     ({"sim_function": "dot"}, "must be one of"),
     ({"batch_size": 0}, "must be >= 1"),
     ({"model": "all-MiniLM-L6-v2", "model_id": "other"}, "either 'model' or 'model_id'"),
@@ -192,17 +192,20 @@ def test_cli_runs_offline_with_the_semantic_comparator(tmp_path):
 
 
 def test_a_model_that_does_not_load_stops_the_run_with_one_line(tmp_path):
+    plugin = tmp_path / "models.py"
+    plugin.write_text("from stickler_cli.comparators import register_model\n"
+                      f"register_model('missing', {str(tmp_path / 'no-model-here')!r})\n")
     schema = tmp_path / "schema.json"
     schema.write_bytes(orjson.dumps({"type": "object", "properties": {
         "name": {"type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-                 "x-aws-stickler-comparator-config": {"model": str(tmp_path / "no-model-here")}}}}))
+                 "x-aws-stickler-comparator-config": {"model": "missing"}}}}))
     gt = tmp_path / "gt.jsonl"
     pred = tmp_path / "pred.jsonl"
     gt.write_text('{"name": "Acme Corp"}\n' * 3)
     pred.write_text('{"name": "ACME"}\n' * 3)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred)],
-                          capture_output=True, env=env, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred),
+                           "--plugin", str(plugin)], capture_output=True, env=env, timeout=300)
     assert done.returncode == 2
     err = done.stderr.decode()
-    assert err.startswith("stickler: error: cannot load embedding model") and err.count("\n") == 1, err
+    assert err.startswith("stickler: error: cannot load embedding model 'missing'") and err.count("\n") == 1, err

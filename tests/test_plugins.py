@@ -44,6 +44,7 @@ def installed(plugin_site, monkeypatch):
     plugins.reset_entry_points()
     for key in [k for k, v in registry._BY_NAME.items() if v.__module__ == "stickler_plugin_demo"]:
         del registry._BY_NAME[key]
+    registry._EMBEDDINGS.pop("demo-vowels", None)
 
 
 def _schema(tmp_path: Path, comparator: str, config: dict | None = None) -> Path:
@@ -129,7 +130,8 @@ def test_plugin_option_by_module_or_file(spec, tmp_path):
 @pytest.mark.parametrize("spec, message", [
     ("no_such_plugin_module", "cannot import plugin 'no_such_plugin_module': ModuleNotFoundError"),
     ("missing/file.py", "plugin file not found: missing/file.py"),
-    ("json", "plugin 'json' defines no Comparator subclass with a 'name'"),
+    ("json", "plugin 'json' defines no Comparator subclass with a 'name' and registers no embedding function "
+             "or model"),
 ])
 def test_bad_plugins_are_usage_errors(spec, message, tmp_path, capsys):
     schema = _schema(tmp_path, "ExactComparator")
@@ -192,3 +194,111 @@ def test_the_readme_example_plugin_works(tmp_path):
     assert done.returncode == 0, done.stderr.decode()
     sku = orjson.loads(done.stdout)["field_metrics"]["sku"]
     assert (sku["tp"], sku["fd"]) == (1, 1)
+
+
+# -- embedding functions and models: registered by the user's code, named by schemas ------------
+
+
+def _semantic_schema(tmp_path: Path, config: dict) -> Path:
+    path = tmp_path / "schema.json"
+    path.write_bytes(orjson.dumps({"type": "object", "properties": {"code": {
+        "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
+        "x-aws-stickler-comparator-config": config, "x-aws-stickler-threshold": 0.9}}}))
+    return path
+
+
+def test_entry_point_embedding_function_is_found_by_name(installed):
+    import math
+
+    plan = compile_schema({"type": "object", "properties": {"code": {
+        "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
+        "x-aws-stickler-comparator-config": {"embedding_function": "demo-vowels"}}}})
+    comparator = plan.fields[0].comparator
+    # vowels (a, e, i, o, u): "aei" (1,1,1,0,0) vs "aa" (2,0,0,0,0): 2 / (sqrt 3 * 2)
+    assert comparator.similarity("aei", "aa") == pytest.approx(1 / math.sqrt(3), abs=1e-12)
+    assert comparator.similarity("xyz", "aei") == 0.0
+
+
+def test_installed_embedding_function_in_the_cli(plugin_site, tmp_path):
+    schema = _semantic_schema(tmp_path, {"embedding_function": "demo-vowels"})
+    gt, pred = _data(tmp_path, [("banana", "bandana"), ("oui", "ax")])
+    done = _cli(["eval", str(schema), str(gt), str(pred), "--format", "json"], env_path=plugin_site)
+    assert done.returncode == 0, done.stderr.decode()
+    code = orjson.loads(done.stdout)["field_metrics"]["code"]
+    assert (code["tp"], code["fd"]) == (1, 1)  # (3 a) vs (3 a): 1.0; (0,0,1,1,1) vs (1,0,0,0,0): 0.0
+    assert code["mean_score"] == pytest.approx(0.5)
+
+
+def test_a_plugin_module_registers_an_embedding_function_by_decorator(tmp_path):
+    module = tmp_path / "my_embeddings.py"
+    module.write_text(
+        "from stickler_cli.comparators import register_embedding\n"
+        "@register_embedding('lengths')\n"
+        "def lengths(texts):\n"
+        "    return [[float(len(t)), 1.0] for t in texts]\n"
+    )
+    schema = _semantic_schema(tmp_path, {"embedding_function": "lengths"})
+    gt, pred = _data(tmp_path, [("abc", "xyz"), ("a", "abc")])
+    done = _cli(["eval", str(schema), str(gt), str(pred), "--plugin", str(module), "--format", "json"])
+    assert done.returncode == 0, done.stderr.decode()
+    code = orjson.loads(done.stdout)["field_metrics"]["code"]
+    # (3, 1) vs (3, 1): 1.0; (1, 1) vs (3, 1): 4 / (sqrt 2 * sqrt 10) = 0.894 < 0.9
+    assert (code["tp"], code["fd"]) == (1, 1)
+    assert code["mean_score"] == pytest.approx((1.0 + 4 / 20 ** 0.5) / 2, abs=1e-12)
+    without = _cli(["eval", str(schema), str(gt), str(pred)])
+    assert without.returncode == 2
+    err = without.stderr.decode()
+    assert err.count("\n") == 1 and "/properties/code/x-aws-stickler-comparator-config/embedding_function" in err
+    assert "embedding_function 'lengths' is not registered" in err
+
+
+def test_an_embedding_name_cannot_be_taken_twice():
+    from stickler_cli.comparators import register_embedding
+
+    def first(texts):
+        return [[1.0] for _ in texts]
+
+    def second(texts):
+        return [[2.0] for _ in texts]
+
+    try:
+        register_embedding("twice-test", first)
+        register_embedding("twice-test", first)  # the same function again (a plugin loaded twice): fine
+        with pytest.raises(ValueError, match="'twice-test' .* is already taken by"):
+            register_embedding("twice-test", second)
+        with pytest.raises(ValueError, match="must not contain ':'"):
+            register_embedding("os:system", first)
+    finally:
+        registry._EMBEDDINGS.pop("twice-test", None)
+
+
+def test_a_model_name_cannot_be_taken_twice_nor_be_the_bundled_one():
+    from stickler_cli.comparators import register_model
+
+    try:
+        register_model("twice-model", "/models/a")
+        register_model("twice-model", "/models/a")
+        with pytest.raises(ValueError, match="'twice-model' .* is already taken by /models/a"):
+            register_model("twice-model", "/models/b")
+        with pytest.raises(ValueError, match="is the bundled model's"):
+            register_model("all-MiniLM-L6-v2", "/models/b")
+    finally:
+        registry._MODELS.pop("twice-model", None)
+
+
+def test_a_broken_embedding_entry_point_is_named_when_a_schema_needs_one(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    dist = site / "broken_embeddings-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-embeddings\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[stickler.embeddings]\nbroken-emb = no_such_module_here:f\n")
+    monkeypatch.syspath_prepend(str(site))
+    plugins.reset_entry_points()
+    try:
+        with pytest.raises(SchemaError) as err:
+            compile_schema({"type": "object", "properties": {"code": {
+                "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
+                "x-aws-stickler-comparator-config": {"embedding_function": "broken-emb"}}}})
+        assert "embedding entry point 'broken-emb' (no_such_module_here:f) failed to load" in str(err.value)
+    finally:
+        plugins.reset_entry_points()

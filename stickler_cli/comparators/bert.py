@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ComparatorSetupError
-from .embedding import EmbeddingComparator, load_model, require_extra, shared_cache, text_of, unit_rows
+from .embedding import EmbeddingComparator, check_model, load_model, require_extra, shared_cache, text_of, unit_rows
 
 def _token_encoder(model: str):
     def encode(texts: list[str]) -> list[np.ndarray]:
@@ -49,6 +49,7 @@ class BERTComparator(EmbeddingComparator):
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         require_extra(type(self), self.model)
+        check_model(self.model)
         self._cache = shared_cache(("tokens", self.model), lambda: _token_encoder(self.model))
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:

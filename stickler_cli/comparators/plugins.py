@@ -1,10 +1,14 @@
-"""Third-party comparators: the ``stickler.comparators`` entry-point group and ``--plugin``.
+"""Code the user chose to load: ``--plugin`` modules and installed entry points.
 
-A plugin is a module (or a class) that defines ``Comparator`` subclasses. Every
-subclass with a ``name`` that the module defines is registered; modules may
-also call ``register`` themselves. Entry points are loaded on first need (an
-unknown comparator name, or a listing), so installed plugins cost nothing
-when a schema uses only built-ins.
+A plugin is a module (or a class) that defines ``Comparator`` subclasses, or
+registers embedding functions and models (``register_embedding``,
+``register_model``). Every subclass with a ``name`` that the module defines is
+registered; modules may also call ``register`` themselves. The entry-point
+groups ``stickler.comparators`` (modules or classes) and ``stickler.embeddings``
+(functions, registered under the entry point's name) are loaded on first need
+(an unknown name, or a listing), so installed plugins cost nothing when a
+schema uses only built-ins. The groups are fixed here: nothing a schema says
+chooses which code is loaded, only which of the loaded names is used.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from .base import Comparator
 
 ENTRY_POINT_GROUP = "stickler.comparators"
+EMBEDDING_ENTRY_POINT_GROUP = "stickler.embeddings"
 
 
 class PluginError(Exception):
@@ -28,6 +33,8 @@ class PluginError(Exception):
 
 _entry_points_loaded = False
 _entry_point_failures: dict[str, str] = {}
+_embedding_entry_points_loaded = False
+_embedding_entry_point_failures: dict[str, str] = {}
 
 
 def comparator_classes(module: ModuleType) -> list[type[Comparator]]:
@@ -55,7 +62,10 @@ def register_object(obj: Any, origin: str) -> list[type[Comparator]]:
 
 
 def load_module(spec: str) -> list[type[Comparator]]:
-    """Import ``--plugin`` ``spec`` (a module name or a .py path) and register its comparators."""
+    """Import ``--plugin`` ``spec`` (a module name or a .py path) and register its comparators
+    (and whatever embedding functions and models it registers itself)."""
+    from .registry import registered_by
+
     try:
         if spec.endswith(".py") or "/" in spec or "\\" in spec:
             path = Path(spec)
@@ -80,8 +90,9 @@ def load_module(spec: str) -> list[type[Comparator]]:
         classes = register_object(module, spec)
     except (TypeError, ValueError) as exc:
         raise PluginError(f"plugin {spec!r}: {exc}") from None
-    if not classes:
-        raise PluginError(f"plugin {spec!r} defines no Comparator subclass with a 'name'")
+    if not classes and not registered_by(module.__name__):
+        raise PluginError(f"plugin {spec!r} defines no Comparator subclass with a 'name' and registers no "
+                          "embedding function or model")
     return classes
 
 
@@ -107,8 +118,31 @@ def entry_point_failures() -> list[str]:
     return list(_entry_point_failures.values())
 
 
+def load_embedding_entry_points() -> None:
+    """Register the function of every installed ``stickler.embeddings`` entry point under the
+    entry point's name, once. A broken one is kept and shown when a schema names a function
+    nobody provides."""
+    from .registry import register_embedding
+
+    global _embedding_entry_points_loaded
+    if _embedding_entry_points_loaded:
+        return
+    _embedding_entry_points_loaded = True
+    for entry in metadata.entry_points(group=EMBEDDING_ENTRY_POINT_GROUP):
+        origin = f"embedding entry point {entry.name!r} ({entry.value})"
+        try:
+            register_embedding(entry.name, entry.load())
+        except Exception as exc:
+            _embedding_entry_point_failures[entry.name] = f"{origin} failed to load: {type(exc).__name__}: {exc}"
+
+
+def embedding_entry_point_failures() -> list[str]:
+    return list(_embedding_entry_point_failures.values())
+
+
 def reset_entry_points() -> None:
     """Forget that entry points were loaded (tests install plugins mid-session)."""
-    global _entry_points_loaded
-    _entry_points_loaded = False
+    global _entry_points_loaded, _embedding_entry_points_loaded
+    _entry_points_loaded = _embedding_entry_points_loaded = False
     _entry_point_failures.clear()
+    _embedding_entry_point_failures.clear()

@@ -1,16 +1,23 @@
-"""Comparator names -> classes, with config validation and did-you-mean hints.
+"""Names -> code: comparator classes, embedding functions and embedding models.
 
-Built-ins register here; plugins (entry-point group ``stickler.comparators`` or
-``--plugin module``) call ``register`` with their own subclasses.
+Built-ins register here; plugins (entry-point groups ``stickler.comparators`` and
+``stickler.embeddings``, or ``--plugin module``) call ``register``,
+``register_embedding`` and ``register_model`` with their own. A schema (and the
+schema a state file embeds) only ever *names* what is registered: no string read
+from it is imported, looked up as an attribute or loaded as a path to code.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Any, Iterable
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from .base import Comparator, MissingExtraError
+
+if TYPE_CHECKING:
+    from ..plan import Plan
 
 # Built-in comparator modules; every Comparator subclass with a name that a
 # module defines is registered. Optional-extra comparators live here too: their
@@ -53,8 +60,8 @@ def register(cls: type[Comparator]) -> type[Comparator]:
     return cls
 
 
-def _qualified(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
+def _qualified(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', type(obj).__qualname__)}"
 
 
 def registered() -> list[type[Comparator]]:
@@ -115,7 +122,13 @@ def build(name: str, config: dict[str, Any] | None = None) -> Comparator:
     cls = lookup(name)
     config = dict(config or {})
     accepted = {p.name: p for p in cls.params}
-    for key, value in config.items():
+    refused: dict[str, str] = getattr(cls, "refused_options", {})
+    for key, value in list(config.items()):
+        if key in refused:
+            if value is not None:
+                raise ComparatorConfigError(f"{cls.name} option {key!r}: {refused[key]}", key)
+            del config[key]  # null says nothing: accepted, and not passed on
+            continue
         param = accepted.get(key)
         if param is None:
             known = ", ".join(accepted) or "none"
@@ -128,12 +141,149 @@ def build(name: str, config: dict[str, Any] | None = None) -> Comparator:
             raise ComparatorConfigError(f"{cls.name} option {key!r} {problem}", key)
     try:
         return cls(**config)
+    except ComparatorConfigError:
+        raise
     except MissingExtraError as exc:
         raise ComparatorConfigError(str(exc)) from None
     except (TypeError, ValueError) as exc:
         raise ComparatorConfigError(f"{cls.name}: {exc}") from None
     except Exception as exc:  # a plugin's constructor failing is still a configuration problem
         raise ComparatorConfigError(f"{cls.name} could not be set up: {type(exc).__name__}: {exc}") from None
+
+
+# -- embedding functions and models: registered by code the user loaded ----------------
+
+EmbeddingFunction = Callable[[list[str]], Sequence[Any]]
+_EMBEDDINGS: dict[str, EmbeddingFunction] = {}
+_MODELS: dict[str, str] = {}
+_REGISTERING_MODULES: set[str] = set()  # modules that registered one, so a plugin loader sees that it did
+
+
+def _check_name(name: Any, what: str) -> None:
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{what} name must be a non-empty string, got {name!r}")
+    if ":" in name:  # "module:function" is how code was once named; a name never looks like it
+        raise ValueError(f"{what} name {name!r} must not contain ':'")
+
+
+def register_embedding(name: str, function: EmbeddingFunction | None = None) -> Any:
+    """Make ``function`` (a list of texts -> one vector per text) the embedding function a
+    schema names ``name`` (SemanticComparator's ``embedding_function``).
+
+    Call it from a ``--plugin`` module or an installed package, or use it as a decorator:
+    ``@register_embedding("titan")``. A name taken by another function is an error, as for
+    comparators: silently replacing one would change scores nobody asked to change.
+    """
+    if function is None:
+        def decorate(fn: EmbeddingFunction) -> EmbeddingFunction:
+            register_embedding(name, fn)
+            return fn
+        return decorate
+    _check_name(name, "embedding function")
+    if not callable(function):
+        raise TypeError(f"embedding function {name!r} must be callable, got {type(function).__name__}")
+    taken = _EMBEDDINGS.get(name)
+    if taken is not None and taken is not function and _qualified(taken) != _qualified(function):
+        raise ValueError(f"embedding function name {name!r} of {_qualified(function)} is already taken by "
+                         f"{_qualified(taken)}")
+    _EMBEDDINGS[name] = function
+    _REGISTERING_MODULES.add(_caller_module())
+    return function
+
+
+def register_model(name: str, location: str) -> None:
+    """Let schemas name the sentence-transformers model at ``location`` (a local model directory,
+    or a model already in the Hugging Face cache) as ``name`` (the ``model`` option of
+    SemanticComparator and BERTComparator). The user decides which directories are loaded: a
+    model directory's configuration names Python classes to import."""
+    from .embedding import BUNDLED_NAMES
+
+    _check_name(name, "model")
+    if name in BUNDLED_NAMES:
+        raise ValueError(f"model name {name!r} is the bundled model's")
+    location = str(location)
+    if not location:
+        raise ValueError(f"model {name!r}: the location must not be empty")
+    taken = _MODELS.get(name)
+    if taken is not None and taken != location:
+        raise ValueError(f"model name {name!r} ({location}) is already taken by {taken}")
+    _MODELS[name] = location
+    _REGISTERING_MODULES.add(_caller_module())
+
+
+def _caller_module() -> str:
+    """The module whose code called into this one (a decorator's caller included)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return str(frame.f_globals.get("__name__")) if frame is not None else ""
+
+
+def registered_by(module: str) -> bool:
+    """Whether code of ``module`` registered an embedding function or a model."""
+    return module in _REGISTERING_MODULES
+
+
+def embedding_function(name: str) -> EmbeddingFunction:
+    """The embedding function registered as ``name``; installed packages are loaded on the first miss.
+
+    An unknown name is a ComparatorConfigError at the ``embedding_function`` option: a
+    schema cannot name code, only pick among what the user loaded.
+    """
+    from .plugins import embedding_entry_point_failures, load_embedding_entry_points
+
+    function = _EMBEDDINGS.get(name)
+    if function is None:
+        load_embedding_entry_points()
+        function = _EMBEDDINGS.get(name)
+    if function is None:
+        raise ComparatorConfigError(
+            f"embedding_function {name!r} is not registered{suggest(name, _EMBEDDINGS)}: a schema names no code, "
+            "only a function the user registered (register_embedding in a --plugin module, or a "
+            f"stickler.embeddings entry point); registered: {', '.join(sorted(_EMBEDDINGS)) or 'none'}"
+            + "".join(f"; {failure}" for failure in embedding_entry_point_failures()),
+            "embedding_function",
+        )
+    return function
+
+
+def registered_model(name: str) -> str | None:
+    """The location registered for model ``name``, or None."""
+    return _MODELS.get(name)
+
+
+def unknown_model(name: str, key: str, bundled: Sequence[str]) -> ComparatorConfigError:
+    """The error for a ``model`` that is neither bundled nor registered."""
+    known = [*bundled, *sorted(_MODELS)]
+    return ComparatorConfigError(
+        f"model {name!r} is not one stickler knows{suggest(name, known)}: a schema names the bundled model or "
+        f"one the user registered (stickler_cli.comparators.register_model in a --plugin module), never a "
+        f"directory of its own choosing; known: {', '.join(known)}",
+        key,
+    )
+
+
+def check_ready(plan: "Plan") -> None:
+    """Before scoring: every comparator has what only the user can give it (an LLM endpoint).
+
+    Compiling a schema (``schema check``, ``merge``) needs none of it; scoring does, and a
+    comparator that lacks it stops the run here, before any data is read, naming the
+    field's JSON pointer.
+    """
+    from ..errors import SchemaError
+    from ..schema.extensions import PREFIX
+    from .llm import AccessError, LLMComparator
+
+    for f in plan.fields:
+        if not isinstance(f.comparator, LLMComparator):
+            continue
+        try:
+            f.comparator.ready()
+        except AccessError as exc:
+            if exc.key is None:  # the user's own setting (a key variable, a cache file): no schema pointer
+                raise
+            where = f"{f.pointer}/{PREFIX}comparator" + (f"-config/{exc.key}" if exc.key else "")
+            raise SchemaError(str(exc), where, plan.source) from None
 
 
 def _register_builtins() -> None:

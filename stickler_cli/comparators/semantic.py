@@ -1,10 +1,12 @@
 """Semantic similarity: cosine of sentence embeddings, offline by default.
 
 The embedding function is pluggable: the bundled all-MiniLM-L6-v2 model (the
-``semantic`` extra), any local sentence-transformers model directory, or a
-Python callable ``texts -> vectors`` named as ``"package.module:function"``.
-Cosine similarity lies in [-1, 1]; opposite meanings are no match, so
-negative values score 0.0.
+``semantic`` extra), a sentence-transformers model the user registered
+(``register_model``), or a function ``texts -> vectors`` the user registered
+(``register_embedding``, from a ``--plugin`` module or an installed package),
+named in the schema by its registered name; the Python API also takes the
+callable itself. Cosine similarity lies in [-1, 1]; opposite meanings are no
+match, so negative values score 0.0.
 """
 
 from __future__ import annotations
@@ -16,15 +18,26 @@ import numpy as np
 from ..errors import ComparatorSetupError
 from .base import Param
 from .embedding import (
-    EmbeddingComparator, load_model, require_extra, resolve_callable, shared_cache, text_of,
-    unit_rows,
+    EmbeddingComparator, check_model, load_model, require_extra, shared_cache, text_of, unit_rows,
 )
+
 
 def _model_encoder(model: str) -> Callable[[list[str]], Sequence[Any]]:
     def encode(texts: list[str]) -> Sequence[Any]:
         return load_model(model).encode(texts, batch_size=len(texts), convert_to_numpy=True)
 
     return encode
+
+
+def _embedding(function: Any) -> Callable[[list[str]], Sequence[Any]]:
+    """A registered name (schemas) is looked up, never imported; a callable (Python API) is used as it is."""
+    from .registry import embedding_function
+
+    if isinstance(function, str):
+        return embedding_function(function)
+    if callable(function):
+        return function
+    raise ValueError(f"embedding_function must be a registered name or a callable, got {type(function).__name__}")
 
 
 class SemanticComparator(EmbeddingComparator):
@@ -36,7 +49,8 @@ class SemanticComparator(EmbeddingComparator):
         EmbeddingComparator.params[0],
         Param("model_id", str, None, "stickler-eval's name for 'model'", nullable=True),
         Param("embedding_function", str, None,
-              "'package.module:function' taking a list of texts, returning one vector each", nullable=True),
+              "registered name of a function taking a list of texts, returning one vector each "
+              "(register_embedding in a --plugin module, or a stickler.embeddings entry point)", nullable=True),
         Param("sim_function", str, "cosine_similarity", "similarity of two embeddings",
               choices=("cosine_similarity",)),
         EmbeddingComparator.params[1],
@@ -52,10 +66,11 @@ class SemanticComparator(EmbeddingComparator):
         self.embedding_function = function
         self.config["embedding_function"] = function if function is None or isinstance(function, str) else repr(function)
         if function is not None:
-            encode = resolve_callable(function)
+            encode = _embedding(function)
             self._cache = shared_cache(("function", encode), lambda: encode)
         else:
             require_extra(type(self), self.model)
+            check_model(self.model, "model_id" if self.model_id is not None else "model")
             self._cache = shared_cache(("sentence", self.model), lambda: _model_encoder(self.model))
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:

@@ -1,0 +1,179 @@
+"""The command line decides where LLMComparator sends values and which key goes with them
+(issue 15, item 8): a schema naming a host or a key variable is refused unless the user says so,
+and commands that only compile a schema (schema check, merge) need no endpoint at all."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from stickler_cli.cli import main
+from stickler_cli.comparators.llm import Access, configure
+from tests.support.chat_server import ChatServer
+
+ROOT = Path(__file__).resolve().parents[1]
+POINTER = "/properties/name/x-aws-stickler-comparator-config"
+ENV_VARS = ("STICKLER_LLM_BASE_URL", "STICKLER_LLM_MODEL", "STICKLER_LLM_API_KEY", "OPENAI_BASE_URL",
+            "OPENAI_API_KEY", "TEST_LLM_KEY", "STICKLER_CACHE_DIR", "XDG_CACHE_HOME")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    for name in ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    yield
+    configure(Access())
+
+
+@pytest.fixture
+def server():
+    srv = ChatServer()
+    yield srv
+    srv.close()
+
+
+def _files(tmp_path: Path, config: dict) -> tuple[str, str, str]:
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(orjson.dumps({"type": "object", "properties": {"name": {
+        "type": "string", "x-aws-stickler-comparator": "LLMComparator", "x-aws-stickler-threshold": 1.0,
+        "x-aws-stickler-comparator-config": {"model": "judge", **config}}}}))
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text('{"name": "St. John"}\n{"name": "apple"}\n')
+    pred.write_text('{"name": "st john"}\n{"name": "orange"}\n')
+    return str(schema), str(gt), str(pred)
+
+
+def _one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("stickler: error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_the_key_is_not_sent_to_a_host_the_schema_chose(server, tmp_path, monkeypatch, capsys):
+    """The attack of issue 15: a schema's base_url received $OPENAI_API_KEY."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    schema, gt, pred = _files(tmp_path, {"base_url": server.url + "/v1"})
+    assert main(["eval", schema, gt, pred]) == 2
+    err = _one_line_error(capsys)
+    assert f"{schema}: {POINTER}/base_url: the schema sends values to 127.0.0.1" in err
+    assert "--allow-network 127.0.0.1" in err and "--llm-base-url URL" in err
+    assert server.count == 0
+
+    assert main(["eval", schema, gt, pred, "--allow-network", "127.0.0.1", "--format", "json"]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert (report["field_metrics"]["name"]["tp"], report["field_metrics"]["name"]["fd"]) == (1, 1)
+    assert server.count == 2
+    assert all("Authorization" not in r["headers"] for r in server.requests)
+
+
+def test_the_users_endpoint_gets_the_key(server, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    schema, gt, pred = _files(tmp_path, {"base_url": "https://schema-host.example/v1"})
+    assert main(["eval", schema, gt, pred, "--llm-base-url", server.url + "/v1", "--format", "json"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["field_metrics"]["name"]["tp"] == 1
+    assert [r["headers"]["Authorization"] for r in server.requests] == ["Bearer sk-openai"] * 2
+
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-chosen")
+    schema, gt, pred = _files(tmp_path, {"cache": False})
+    assert main(["compare", schema, '{"name": "a"}', '{"name": "A"}', "--format", "json",
+                 "--llm-base-url", server.url + "/v1", "--llm-api-key-env", "TEST_LLM_KEY"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["score"] == 1.0
+    assert server.requests[-1]["headers"]["Authorization"] == "Bearer sk-chosen"
+
+    assert main(["eval", schema, gt, pred, "--llm-base-url", server.url, "--llm-api-key-env", "NOT_SET_X"]) == 2
+    assert "--llm-api-key-env names $NOT_SET_X, which is not set" in _one_line_error(capsys)
+
+
+def test_schema_check_and_merge_need_no_endpoint_and_send_nothing(server, tmp_path, monkeypatch, capsys):
+    schema, gt, pred = _files(tmp_path, {"base_url": "https://schema-host.example/v1"})
+    assert main(["schema", "check", schema]) == 0
+    capsys.readouterr()
+    state = str(tmp_path / "run.state.json")
+    monkeypatch.setenv("STICKLER_LLM_BASE_URL", server.url + "/v1")
+    assert main(["eval", schema, gt, pred, "--save-state", state, "--format", "json", "--allow-network", "1.2.3.4"]
+                ) == 2  # the schema's base_url needs its own host allowed, the environment notwithstanding
+    assert "--allow-network schema-host.example" in _one_line_error(capsys)
+    assert main(["eval", schema, gt, pred, "--llm-base-url", server.url + "/v1", "--save-state", state,
+                 "--format", "json"]) == 0
+    evaluated = orjson.loads(capsys.readouterr().out)
+    assert server.count == 2
+
+    # Merging re-explains the worst documents: answers come from the cache, nothing is sent.
+    assert main(["merge", state, "--format", "json"]) == 0
+    merged = orjson.loads(capsys.readouterr().out)
+    assert merged["field_metrics"] == evaluated["field_metrics"]
+    assert merged["worst_documents"] == evaluated["worst_documents"]
+    assert server.count == 2
+
+    monkeypatch.delenv("STICKLER_LLM_BASE_URL")  # no endpoint at all: still merges, still sends nothing
+    assert main(["merge", state, "--format", "json"]) == 0
+    merged = orjson.loads(capsys.readouterr().out)
+    assert merged["field_metrics"] == evaluated["field_metrics"]
+    assert server.count == 2
+
+
+def test_without_an_endpoint_scoring_stops_before_reading(tmp_path, capsys):
+    schema, gt, pred = _files(tmp_path, {})
+    assert main(["eval", schema, gt, pred]) == 2
+    err = _one_line_error(capsys)
+    assert err == (f"stickler: error: {schema}: /properties/name/x-aws-stickler-comparator: LLMComparator has no "
+                   "endpoint: give --llm-base-url URL or set $STICKLER_LLM_BASE_URL\n")
+
+
+@pytest.mark.parametrize("config, key, message", [
+    ({"api_key_env": "OPENAI_API_KEY"}, "api_key_env", "--llm-api-key-env NAME"),
+    ({"cache": "/home/user/.mozilla/places.sqlite"}, "cache", "a schema cannot choose where files are written"),
+])
+def test_a_schema_naming_a_secret_or_a_path_is_refused_everywhere(config, key, message, tmp_path, capsys):
+    schema, gt, pred = _files(tmp_path, config)
+    for args in (["schema", "check", schema], ["eval", schema, gt, pred, "--llm-base-url", "http://127.0.0.1:9"]):
+        assert main(args) == 2
+        err = _one_line_error(capsys)
+        assert f"{POINTER}/{key}:" in err and message in err
+
+
+def test_a_foreign_cache_file_stops_the_run_untouched(server, tmp_path, capsys):
+    import sqlite3
+
+    target = tmp_path / "app.db"
+    with sqlite3.connect(target) as conn:
+        conn.execute("CREATE TABLE accounts (id INTEGER, balance REAL)")
+    before = target.read_bytes()
+    schema, gt, pred = _files(tmp_path, {})
+    assert main(["eval", schema, gt, pred, "--llm-base-url", server.url, "--llm-cache", str(target)]) == 2
+    assert "is an sqlite file that stickler did not write (tables: accounts)" in _one_line_error(capsys)
+    assert target.read_bytes() == before and server.count == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--llm-base-url", "ftp://x"], "--llm-base-url must start with http:// or https://"),
+    (["--allow-network", "https://x.example/v1"], "--allow-network takes a host name"),
+])
+def test_bad_network_options_are_usage_errors(args, message, tmp_path, capsys):
+    schema, gt, pred = _files(tmp_path, {})
+    assert main(["eval", schema, gt, pred, *args]) == 2
+    assert message in _one_line_error(capsys)
+
+
+def test_worker_processes_use_the_users_endpoint_and_key(server, tmp_path):
+    """Workers rebuild the plan from the schema: the user's settings travel with it, the key does not
+    (each worker reads it from its own environment)."""
+    schema, gt, pred = _files(tmp_path, {"cache": False})
+    Path(gt).write_text('{"name": "St. John"}\n{"name": "apple"}\n' * 300)
+    Path(pred).write_text('{"name": "st john"}\n{"name": "orange"}\n' * 300)
+    env = {k: v for k, v in os.environ.items() if k not in ENV_VARS}
+    env.update(PYTHONPATH=str(ROOT), TEST_LLM_KEY="sk-workers", HOME=str(tmp_path / "home"))
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", schema, gt, pred, "--workers", "2",
+                           "--llm-base-url", server.url + "/v1", "--llm-api-key-env", "TEST_LLM_KEY",
+                           "--format", "json"], capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    name = orjson.loads(done.stdout)["field_metrics"]["name"]
+    assert (name["tp"], name["fd"]) == (300, 300)
+    assert server.count >= 2
+    assert {r["headers"].get("Authorization") for r in server.requests} == {"Bearer sk-workers"}
