@@ -1,8 +1,9 @@
 """The ``stickler`` command: wires readers, the engine and reporters together.
 
 Exit codes (README, "Exit codes"): 0 success; 1 a quality gate failed;
-2 usage or input error; 3 internal error. Errors are one line on
-stderr; ``--debug`` shows the traceback.
+2 usage or input error; 3 internal error; 128 + the signal number when
+SIGINT (130), SIGTERM (143) or SIGHUP (129) stopped the run. Errors are one
+line on stderr; ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import comparators, gates as quality_gates
+from . import comparators, gates as quality_gates, interrupts
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
 from .comparators.plugins import PluginError, load_module
 from .comparators.registry import suggest
@@ -536,11 +537,24 @@ def _json_argument(text: str, what: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point: run the app and map errors to exit codes."""
+    """Console-script entry point: run the app and map errors to exit codes. SIGINT, SIGTERM and
+    SIGHUP stop the run cleanly (interrupts.py): exit 128 + the signal number, one line."""
     args = list(sys.argv[1:] if argv is None else argv)
+    with interrupts.handling():
+        try:
+            return _run(args)
+        except interrupts.Interrupted as exc:
+            json_report.remove_temporaries()
+            sys.stderr.write(f"stickler: interrupted by {exc.name}\n")
+            return exc.exit_code
+
+
+def _run(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         code = app(args=args, prog_name="stickler", standalone_mode=False)  # typer.Exit(n) returns n here
+    except interrupts.Interrupted:
+        raise
     except SticklerError as exc:
         if debug:
             raise
@@ -562,6 +576,8 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a usage error found by click
             exc.show()
             return int(ExitCode.USAGE_ERROR)
+        if interrupts.received() is not None:  # a failure the signal caused (a worker it ended)
+            raise interrupts.Interrupted(interrupts.received() or 0) from None
         if debug:
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
