@@ -21,7 +21,7 @@ import signal
 import sys
 from typing import Iterator
 
-HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+HANDLED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 _PR_SET_PDEATHSIG = 1  # prctl(2) option: a signal to receive when the parent thread dies
 
 _received: int | None = None
@@ -82,9 +82,8 @@ def handling() -> Iterator[None]:
 def in_worker(parent: int) -> None:
     """Set up a worker process (a pool's initializer): SIGINT ignored, SIGTERM and SIGHUP end it,
     and on Linux the kernel sends it SIGTERM when ``parent`` dies."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    for signum in HANDLED:
+        signal.signal(signum, signal.SIG_IGN if signum == signal.SIGINT else signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             import ctypes
