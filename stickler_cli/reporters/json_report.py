@@ -1,4 +1,7 @@
-"""The JSON report, written atomically so a crash never leaves half a file."""
+"""The JSON report, and how every file stickler writes is written: checked before any work (it
+can be written, it is no input of the run, no two options name it), then written whole or not at
+all (a temporary file beside it, renamed), keeping an existing file's permissions; a full disk is a
+usage error naming the file."""
 
 from __future__ import annotations
 
