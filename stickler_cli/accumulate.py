@@ -8,21 +8,33 @@ states of different schemas is refused.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 from array import array
 from dataclasses import dataclass
 from operator import add
 from typing import Any, Callable
 
+import orjson
+
 from .confidence.store import ConfidenceStore
 from .engine.result import DocResult, counts_by_field, totals
 from .errors import SticklerError
 from .plan import Plan
-from .reader import DataError
+from .reader import COUNTED, DataError
 
-STATE_VERSION = 4  # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines
+# 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
+# 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded)
+STATE_VERSION = 5
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
+
+
+def schema_digest(schema: dict) -> str:
+    """The sha256 of a schema as canonical JSON (keys sorted). A state carries it beside the
+    schema it embeds; ``schema_sha256`` is the schema file's hash, which cannot be recomputed from
+    the parsed schema, so loading a state checks this one."""
+    return hashlib.sha256(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -71,8 +83,7 @@ class Accumulator:
         # document by document only when they scored the same documents in the same order).
         self.documents = array("d")
         self.document_keys = array("Q")
-        self.stats = {"gt_lines": 0, "pred_lines": 0, "paired": 0, "unpaired_predictions": 0,
-                      "missing_predictions": 0, "invalid_predictions": 0}
+        self.stats = dict.fromkeys(COUNTED, 0)
 
     @property
     def counts(self) -> list[list[int]]:
@@ -176,6 +187,7 @@ class Accumulator:
         if with_schema:
             state["schema"] = self.plan.schema
             state["schema_source"] = self.plan.source
+            state["schema_digest"] = schema_digest(self.plan.schema)
         return state
 
     def merge_state(self, state: dict[str, Any]) -> None:

@@ -1,8 +1,9 @@
 """The ``stickler`` command: wires readers, the engine and reporters together.
 
 Exit codes (README, "Exit codes"): 0 success; 1 a quality gate failed;
-2 usage or input error; 3 internal error. Errors are one line on
-stderr; ``--debug`` shows the traceback.
+2 usage or input error; 3 internal error; 128 + the signal number when
+SIGINT (130), SIGTERM (143) or SIGHUP (129) stopped the run. Errors are one
+line on stderr; ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import Any, Iterator, NoReturn, Optional
 
 import orjson
 import typer
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from . import comparators, gates as quality_gates
+from . import comparators, gates as quality_gates, interrupts
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
 from .comparators.plugins import PluginError, load_module
 from .comparators.registry import check_ready, suggest
@@ -152,12 +153,24 @@ def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hos
               calls=calls)
 
 
-def _load_plugins(specs: list[str] | None) -> None:
+def _load_plugins(specs: list[str] | None) -> list[tuple[str, str]]:
+    """Import each ``--plugin``; the files its comparators came from (no output may overwrite them)."""
+    files: list[tuple[str, str]] = []
     for spec in specs or []:
         try:
-            load_module(spec)
+            classes = load_module(spec)
         except PluginError as exc:
             raise UsageError(str(exc)) from None
+        modules = [sys.modules.get(spec), *(sys.modules.get(c.__module__) for c in classes)]
+        found = {spec} if Path(spec).is_file() else set()
+        found.update(f for f in (getattr(m, "__file__", None) for m in modules) if f)
+        files.extend(("--plugin file", f) for f in sorted(found))
+    return files
+
+
+def _schema_files(plan: Plan) -> list[tuple[str, str]]:
+    """The schema and every file its $refs name, as inputs no output may overwrite."""
+    return [("schema" if k == 0 else "file the schema references", f) for k, f in enumerate(plan.source_files)]
 
 
 def _version(value: bool) -> None:
@@ -220,7 +233,7 @@ def eval_command(
     _check_format(output_format)
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
-    _load_plugins(plugin)
+    plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     gates = quality_gates.collect(fail_under or [], gates_file)
     shards = resolve_shards(ground_truth, predictions)
@@ -228,10 +241,14 @@ def eval_command(
     if dask and STDIN in inputs:
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
     check_readable(schema, *inputs)
-    _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-                    "--non-matches": non_matches, "--per-document": per_document}, [schema, *inputs])
     plan = load_schema(schema)
     check_ready(plan)
+    data_files = [(what, path) for shard in shards
+                  for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
+    json_report.check_targets(
+        {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
+         "--non-matches": non_matches, "--per-document": per_document},
+        [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
             quality_gates.matching(gate, [f.path for f in plan.fields])
@@ -284,11 +301,12 @@ def merge_command(
     _check_format(output_format)
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
-    _load_plugins(plugin)
+    plugin_files = _load_plugins(plugin)
     _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
-    _check_targets({"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
-                   list(states))
+    json_report.check_targets(
+        {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
+        [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors)))
     if ci is not None:
         state_file.check_documents(evaluation.accumulator, states)
@@ -339,18 +357,6 @@ def _warn_swapped(stats: dict[str, int], ground_truth: str) -> None:
                          "_confidence, which predictions carry: are the ground truth and prediction arguments swapped?\n")
 
 
-def _check_targets(targets: dict[str, str | None], inputs: list[str]) -> None:
-    """The files to write can be written, clobber no input and are not one file."""
-    given = {option: path for option, path in targets.items() if path}
-    seen: dict[Path, str] = {}
-    for option, path in given.items():
-        json_report.check_writable(path, inputs)
-        resolved = Path(path).resolve()
-        if resolved in seen and not json_report.is_special(resolved):
-            raise UsageError(f"{seen[resolved]} and {option} name the same file")
-        seen[resolved] = option
-
-
 def _auto_workers(plan: Plan, total_bytes: int) -> int:
     """All cores for large inputs; one for small ones, and for model-backed comparators
     (each process would load its own model)."""
@@ -382,27 +388,43 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
     shown = show_errors or markdown.WORST_SHOWN
     if summary_file:
         _append(summary_file, markdown.render_markdown(report, shown))
-    if output_format == "json":
-        _print_json(data)
-    elif output_format == "markdown":
-        sys.stdout.write(markdown.render_markdown(report, shown))
-        sys.stdout.flush()
-    else:
-        console = Console()
-        terminal.render_report(report, console)
-        if show_errors:
-            terminal.render_worst(report["worst_documents"][:show_errors], console)
-        terminal.render_gates(report["gates"], console)
-        for line in written:
-            console.print(Text(line, style="dim"))
+    with _printing():
+        if output_format == "json":
+            _print_json(data)
+        elif output_format == "markdown":
+            sys.stdout.write(markdown.render_markdown(report, shown))
+            sys.stdout.flush()
+        else:
+            console = Console()
+            terminal.render_report(report, console)
+            if show_errors:
+                terminal.render_worst(report["worst_documents"][:show_errors], console)
+            terminal.render_gates(report["gates"], console)
+            for line in written:
+                console.print(Text(line, style="dim"))
     failed = quality_gates.failed(report["gates"])
     if failed:
         _fail(f"{len(failed)} quality gate(s) failed", shown=output_format == "table")
 
 
 def _print_json(data: bytes) -> None:
-    sys.stdout.buffer.write(data)
-    sys.stdout.flush()
+    with _printing():
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def _printing() -> Iterator[None]:
+    """Standard output that refuses data (a full disk behind a redirection) is a usage error, as
+    for any file; it is then pointed at /dev/null, so that Python's last flush stays quiet."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise UsageError(f"standard output: cannot write: {exc.strerror or exc}") from None
 
 
 def _fail(reason: str, shown: bool) -> NoReturn:
@@ -457,7 +479,7 @@ def diff_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format, TABLE_OR_JSON)
     _check_ci(level)
-    _load_plugins(plugin)
+    plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
@@ -467,15 +489,18 @@ def diff_command(
         raise UsageError(f"with --bootstrap {bootstrap}, no p-value can go below 1/{bootstrap + 1}, so nothing could be "
                          f"significant at --ci {level:g}: give more resamples")
     check_readable(*paths)
-    _check_targets({"--output": output}, list(paths))
     watched = tuple(metric or diff.DEFAULT_WATCHED)
     if len(paths) == 2:
+        json_report.check_targets({"--output": output}, [*(("state file", p) for p in paths), *plugin_files])
         runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema)
         check_ready(plan)
+        json_report.check_targets({"--output": output}, [
+            *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
+            ("predictions of B", predictions_b), *plugin_files])
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, analysis=Analysis(worst=0, documents=True),
                                  pairing=pairing))
@@ -487,7 +512,8 @@ def diff_command(
     if output_format == "json":
         _print_json(data)
     else:
-        terminal.render_diff(report, Console())
+        with _printing():
+            terminal.render_diff(report, Console())
     if fail_on_regression and not report["document_count"]:
         _fail("no document was compared: nothing shows that B is not worse", shown=False)
     if fail_on_regression and report["regressions"]:
@@ -623,11 +649,24 @@ def _json_argument(text: str, what: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point: run the app and map errors to exit codes."""
+    """Console-script entry point: run the app and map errors to exit codes. SIGINT, SIGTERM and
+    SIGHUP stop the run cleanly (interrupts.py): exit 128 + the signal number, one line."""
     args = list(sys.argv[1:] if argv is None else argv)
+    with interrupts.handling():
+        try:
+            return _run(args)
+        except interrupts.Interrupted as exc:
+            json_report.remove_temporaries()
+            sys.stderr.write(f"stickler: interrupted by {exc.name}\n")
+            return exc.exit_code
+
+
+def _run(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         code = app(args=args, prog_name="stickler", standalone_mode=False)  # typer.Exit(n) returns n here
+    except interrupts.Interrupted:
+        raise
     except SticklerError as exc:
         if debug:
             raise
@@ -649,6 +688,8 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a usage error found by click
             exc.show()
             return int(ExitCode.USAGE_ERROR)
+        if interrupts.received() is not None:  # a failure the signal caused (a worker it ended)
+            raise interrupts.Interrupted(interrupts.received() or 0) from None
         if debug:
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")

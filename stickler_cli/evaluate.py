@@ -151,7 +151,7 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: s
 
 def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:
     for key in COUNTED:
-        acc.stats[key] = acc.stats.get(key, 0) + getattr(stats, key)
+        acc.stats[key] += getattr(stats, key)
 
 
 def score_shard(engine: Engine, acc: Accumulator, shard: Shard, pairing: Pairing = Pairing()) -> None:

@@ -104,7 +104,18 @@ def from_toml(path: str, under_tool: bool) -> list[Gate]:
     return [make(key, value, f"{path} {where}") for key, value in gates.items()]
 
 
-def collect(cli: Iterable[str], gates_file: str | None, pyproject: str = "pyproject.toml") -> list[Gate]:
+PYPROJECT = "pyproject.toml"  # read from the working directory
+
+
+def sources(gates_file: str | None, pyproject: str = PYPROJECT) -> list[tuple[str, str]]:
+    """The files ``collect`` reads, as (what it is, path): a run must not write over them."""
+    found = [("gates file", gates_file)] if gates_file else []
+    if Path(pyproject).is_file():
+        found.append(("project configuration", pyproject))
+    return found
+
+
+def collect(cli: Iterable[str], gates_file: str | None, pyproject: str = PYPROJECT) -> list[Gate]:
     """Every gate of a run: pyproject.toml's, then the gates file's, then the command line's (later wins)."""
     chosen: dict[str, Gate] = {}
     if Path(pyproject).is_file():

@@ -11,6 +11,7 @@ comparators, whose threads must not be forked: then they are spawned.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -81,8 +82,11 @@ def built(source: PlanSource) -> tuple[Engine, Plan]:
     return _built[key]
 
 
-def _init_worker(source: PlanSource) -> None:
+def _init_worker(source: PlanSource, parent: int) -> None:
+    from .interrupts import in_worker
+
     global _worker
+    in_worker(parent)  # signals are the parent's to handle; end with it
     _worker = built(source)
 
 
@@ -162,7 +166,8 @@ def score_in_pool(
     stats = PairingStats()  # pairing by id counts here; by line, the workers count
     context = multiprocessing.get_context(_start_method(engine))
     pending: deque[Future] = deque()
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=(source,)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                             initargs=(source, os.getpid())) as pool:
         try:
             for chunk, shard in _chunks(shards, stats, pairing):
                 pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.analysis))
@@ -176,8 +181,25 @@ def score_in_pool(
                 check_alignment(acc.stats, acc.errors)
                 if progress is not None:
                     progress(acc.document_count, stats.gt_bytes_read)
-        except BaseException:
-            for future in pending:
-                future.cancel()
+        except BaseException:  # an input error, a worker's error, an interrupt: nothing more is wanted
+            _stop_workers(pool)  # the chunks still pending fail with the pool (cancelled, Python 3.11 would complain)
             raise
     add_pairing_stats(acc, stats)
+
+
+STOP_SECONDS = 5.0  # how long a worker is given to end on SIGTERM before it is killed
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's processes now, rather than let the chunks in flight finish (minutes, with
+    a slow comparator); the pool's shutdown then finds them ended."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public handle before 3.14
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(STOP_SECONDS)
+            if process.is_alive():
+                process.kill()
+                process.join(STOP_SECONDS)

@@ -69,6 +69,7 @@ class Plan:
     schema: dict  # the schema as loaded, refs unresolved (for validation/reporting)
     source: str  # file path or "<memory>"
     sha256: str  # hash of the schema file's bytes, carried into reports and states
+    source_files: tuple[str, ...] = ()  # files read: the schema's, then those its $refs name (load_schema)
 
     @property
     def model_name(self) -> str:

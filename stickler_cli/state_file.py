@@ -1,21 +1,31 @@
 """Run states on disk: ``--save-state`` writes one, ``stickler merge`` adds them up.
 
 A state file is the accumulator's mergeable state as JSON, with the schema
-embedded (so merging needs no schema file) and its hash (so states of
-different schemas are never added together).
+embedded (so merging needs no schema file), its hash (so states of different
+schemas are never added together) and a digest of the embedded schema itself.
+
+A state file is untrusted input: it may have been damaged, edited or made by
+hand. Every value is checked on load (types, shapes, counts that cannot be
+negative, lengths that follow from the schema, totals that must agree with one
+another) before anything is merged, and a bad value is an input error naming
+the file and the JSON pointer of the value. States that workers send back in
+the same run are not checked again: they never left the process tree.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Sequence
 
-
-from .accumulate import STATE_VERSION, Accumulator, Analysis
-from .errors import InputError
-from .reader import decode
+from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
+from .errors import InputError, SchemaError
 from .evaluate import Evaluation
+from .plan import Plan
+from .reader import decode
 from .reporters import json_report
+
+SLACK = 1e-9  # relative rounding allowed where float sums of the same figures are compared
 
 
 def save(path: str, acc: Accumulator) -> None:
@@ -24,8 +34,308 @@ def save(path: str, acc: Accumulator) -> None:
     json_report.write(path, json_report.dumps(acc.get_state(), indent=False))
 
 
+class BadState(Exception):
+    """A value of a state file that cannot be right, at a JSON pointer."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(message)
+        self.pointer = pointer or "/"
+        self.message = message
+
+
+def _bad(pointer: str, message: str) -> BadState:
+    return BadState(pointer, message)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def _count(value: Any, pointer: str) -> int:
+    """A non-negative integer."""
+    if not _is_int(value) or value < 0:
+        raise _bad(pointer, f"must be a non-negative integer, got {_shown(value)}")
+    return value
+
+
+def _number(value: Any, pointer: str, low: float | None = None, high: float | None = None) -> float:
+    """A finite number, within [low, high] when given (with rounding slack)."""
+    if not _is_number(value):
+        raise _bad(pointer, f"must be a finite number, got {_shown(value)}")
+    slack = SLACK * max(1.0, abs(high or 0.0))
+    if (low is not None and value < low - slack) or (high is not None and value > high + slack):
+        raise _bad(pointer, f"must be between {low:g} and {high:g}, got {value!r}")
+    return value
+
+
+def _object(value: Any, pointer: str, keys: Sequence[str] | None = None) -> dict:
+    """A JSON object; with ``keys``, holding exactly those."""
+    if not isinstance(value, dict):
+        raise _bad(pointer, f"must be an object, got {type(value).__name__}")
+    if keys is not None:
+        for key in keys:
+            if key not in value:
+                raise _bad(pointer, f"missing key {key!r}")
+        for key in value:
+            if key not in keys:
+                raise _bad(f"{pointer}/{_token(key)}", "unknown key")
+    return value
+
+
+def _array(value: Any, pointer: str, length: int | None = None) -> list:
+    if not isinstance(value, list):
+        raise _bad(pointer, f"must be an array, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise _bad(pointer, f"must hold {length} values, holds {len(value)}")
+    return value
+
+
+def _token(key: str) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _counts(values: Any, pointer: str, length: int | None = None) -> list[int]:
+    """An array of non-negative integers (checked in one pass, located only when one is bad)."""
+    values = _array(values, pointer, length)
+    if not all(type(v) is int and v >= 0 for v in values):
+        for k, v in enumerate(values):
+            _count(v, f"{pointer}/{k}")
+    return values
+
+
+def _numbers(values: Any, pointer: str, length: int | None = None, low: float | None = None,
+             high: float | None = None) -> list[float]:
+    values = _array(values, pointer, length)
+    for k, v in enumerate(values):
+        _number(v, f"{pointer}/{k}", low, high)
+    return values
+
+
+# -- the parts every state shares, checked before its schema is compiled ---------------------------
+
+def _header(state: Any) -> dict:
+    """The version, the schema and its hash and digest: what is needed to compile the plan."""
+    if not isinstance(state, dict) or "schema_sha256" not in state or "state_version" not in state:
+        raise _bad("/", "not a stickler state file (written by `stickler eval --save-state`)")
+    if state["state_version"] != STATE_VERSION:
+        raise _bad("/state_version", f"state version {_shown(state['state_version'])} is not supported (this "
+                                     f"stickler reads and writes {STATE_VERSION}; save the state again)")
+    sha = state["schema_sha256"]
+    if not isinstance(sha, str) or len(sha) != 64 or not all(c in "0123456789abcdef" for c in sha):
+        raise _bad("/schema_sha256", f"must be a sha256 as 64 lower-case hexadecimal digits, got {_shown(sha)}")
+    if not isinstance(state.get("schema"), dict):
+        raise _bad("/schema", "state file has no embedded schema")
+    if not isinstance(state.get("schema_source"), str):
+        raise _bad("/schema_source", f"must be a string, got {_shown(state.get('schema_source'))}")
+    if state.get("schema_digest") != schema_digest(state["schema"]):
+        raise _bad("/schema", "the embedded schema does not match the state's schema_digest: the state was "
+                              "altered after it was saved")
+    return state
+
+
+# -- everything else, against the plan -------------------------------------------------------------
+
+def check(state: dict, plan: Plan) -> None:
+    """Every value of ``state`` (whose header has been checked) is possible for a run of ``plan``;
+    raises BadState at the first that is not."""
+    fresh = Accumulator(plan).get_state()
+    _object(state, "", list(fresh))
+    size = len(plan.fields)
+    paths = [f.path for f in plan.fields]
+    fields = _array(state["fields"], "/fields", size)
+    for k, (given, path) in enumerate(zip(fields, paths)):
+        if given != path:
+            raise _bad(f"/fields/{k}", f"must be {path!r}, the schema's field there, got {_shown(given)}")
+    n = _count(state["document_count"], "/document_count")
+    score_sum = _number(state["score_sum"], "/score_sum", 0.0, float(n))
+    counts = _array(state["counts"], "/counts", size)
+    for k, row in enumerate(counts):
+        _counts(row, f"/counts/{k}", 5)
+    top = [f.index for f in plan.root.fields]
+    overall = [sum(counts[i][c] for i in top) for c in range(5)]
+    if _counts(state["overall"], "/overall", 5) != overall:
+        raise _bad("/overall", f"must be the sum of the top-level fields' counts, {overall}, "
+                               f"got {_shown(state['overall'])}")
+    score_n = _counts(state["field_score_n"], "/field_score_n", size)
+    sums = _array(state["field_score_sum"], "/field_score_sum", size)
+    for k, (total, count) in enumerate(zip(sums, score_n)):
+        _number(total, f"/field_score_sum/{k}", 0.0, float(count))
+    histogram = _counts(state["score_histogram"], "/score_histogram", HISTOGRAM_BINS)
+    if sum(histogram) != n:
+        raise _bad("/score_histogram", f"counts {sum(histogram)} documents, the state {n}")
+    _check_confidence(state["confidence"], size)
+    _check_errors(state["errors"])
+    stats = _object(state["stats"], "/stats", list(fresh["stats"]))
+    for key, value in stats.items():
+        _count(value, f"/stats/{_token(key)}")
+    _check_conformance(state["conformance"])
+    worst_kept = _count(state["worst_kept"], "/worst_kept")
+    _check_worst(state["worst"], worst_kept, n)
+    lines = _object(state["lines"], "/lines", list(fresh["lines"]))
+    for kind, rows in lines.items():
+        for k, row in enumerate(_array(rows, f"/lines/{kind}")):
+            _object(row, f"/lines/{kind}/{k}")
+    _check_documents(state, n, size, score_sum, counts, sums, score_n)
+
+
+def _check_confidence(block: Any, size: int) -> None:
+    """The grouped confidence pairs: columns of one length, each value of its type and range
+    (checked a column at a time; a bad value is then located)."""
+    import numpy as np
+
+    columns = ("field", "match", "value", "count", "similarity_sum")
+    block = _object(block, "/confidence", (*columns, "predicted_leaves"))
+    _count(block["predicted_leaves"], "/confidence/predicted_leaves")
+    length = len(_array(block["field"], "/confidence/field"))
+    for name in columns:
+        _array(block[name], f"/confidence/{name}", length)
+    if not length:
+        return
+    field, match, value, count, similarity = (block[c] for c in columns)
+    kinds = (("field", field, (int,)), ("match", match, (bool,)), ("value", value, (int, float)),
+             ("count", count, (int,)), ("similarity_sum", similarity, (int, float)))
+    for name, column, types in kinds:
+        if not all(type(v) in types for v in column):
+            k = next(k for k, v in enumerate(column) if type(v) not in types)
+            wanted = {"field": "a field index", "match": "true or false", "count": "a positive integer"}
+            raise _bad(f"/confidence/{name}/{k}", f"must be {wanted.get(name, 'a number')}, got {_shown(column[k])}")
+    fields = np.asarray(field, dtype=np.int64) if max(map(abs, field)) < 2**62 else None
+    if fields is None or (fields < 0).any() or (fields >= size).any():
+        k = next(k for k, v in enumerate(field) if not 0 <= v < size)
+        raise _bad(f"/confidence/field/{k}", f"must be a field index from 0 to {size - 1}, got {_shown(field[k])}")
+    if max(count) >= 2**62 or min(count) < 1:
+        k = next(k for k, v in enumerate(count) if not 1 <= v < 2**62)
+        raise _bad(f"/confidence/count/{k}", f"must be a positive integer, got {_shown(count[k])}")
+    values = np.asarray(value, dtype=np.float64)
+    sums = np.asarray(similarity, dtype=np.float64)
+    counts = np.asarray(count, dtype=np.float64)
+    bad_value = ~np.isfinite(values) | (values < -SLACK) | (values > 1.0 + SLACK)  # as _number judges
+    if bad_value.any():
+        k = int(np.argmax(bad_value))
+        _number(value[k], f"/confidence/value/{k}", 0.0, 1.0)
+    bad_sum = ~np.isfinite(sums) | (sums < -SLACK * np.maximum(counts, 1)) | (sums > counts + SLACK * np.maximum(counts, 1))
+    if bad_sum.any():
+        k = int(np.argmax(bad_sum))
+        _number(similarity[k], f"/confidence/similarity_sum/{k}", 0.0, float(count[k]))
+
+
+def _check_errors(errors: Any) -> None:
+    for k, error in enumerate(_array(errors, "/errors")):
+        where = f"/errors/{k}"
+        _object(error, where, ("source", "line", "doc_id", "message"))
+        if not isinstance(error["source"], str):
+            raise _bad(f"{where}/source", "must be a string")
+        if error["line"] is not None:
+            _count(error["line"], f"{where}/line")
+        _scalar(error["doc_id"], f"{where}/doc_id")
+        if not isinstance(error["message"], str):
+            raise _bad(f"{where}/message", "must be a string")
+
+
+def _scalar(value: Any, pointer: str) -> None:
+    """A document id: a string, a number, a boolean or null."""
+    if value is not None and type(value) not in (str, int, float, bool):
+        raise _bad(pointer, f"must be a string, a number or null, got {type(value).__name__}")
+
+
+def _check_conformance(block: Any) -> None:
+    block = _object(block, "/conformance", ("checked", "valid", "violations"))
+    checked = _count(block["checked"], "/conformance/checked")
+    if _count(block["valid"], "/conformance/valid") > checked:
+        raise _bad("/conformance/valid", f"must be at most the {checked} predictions checked, got {block['valid']}")
+    for path, keywords in _object(block["violations"], "/conformance/violations").items():
+        where = f"/conformance/violations/{_token(path)}"
+        for keyword, n in _object(keywords, where).items():
+            _count(n, f"{where}/{_token(keyword)}")
+
+
+WORST_KEYS = ("doc_id", "gt_line", "pred_line", "gt", "pred", "score", "position")
+
+
+def _check_worst(worst: Any, kept: int, n: int) -> None:
+    worst = _array(worst, "/worst")
+    if len(worst) > min(kept, n):
+        raise _bad("/worst", f"holds {len(worst)} documents, more than the {min(kept, n)} the state kept")
+    for k, entry in enumerate(worst):
+        where = f"/worst/{k}"
+        _object(entry, where, WORST_KEYS)
+        _scalar(entry["doc_id"], f"{where}/doc_id")
+        _count(entry["gt_line"], f"{where}/gt_line")
+        if entry["pred_line"] is not None:
+            _count(entry["pred_line"], f"{where}/pred_line")
+        _object(entry["gt"], f"{where}/gt")
+        _object(entry["pred"], f"{where}/pred")
+        _number(entry["score"], f"{where}/score", 0.0, 1.0)
+        if _count(entry["position"], f"{where}/position") >= n:
+            raise _bad(f"{where}/position", f"must be below the document count {n}, got {entry['position']}")
+
+
+def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: list[list[int]],
+                     sums: list[float], score_n: list[int]) -> None:
+    """Each document's row (kept for ``--ci``): whole rows, one key per row, counts that are
+    counts, and, when every document has its row, column totals equal to the state's totals."""
+    import numpy as np
+
+    from .statistics import COUNTS, row_width
+
+    width = row_width(size)
+    documents = _array(state["documents"], "/documents")
+    keys = _array(state["document_keys"], "/document_keys")
+    if len(documents) % width or len(documents) // width > n:
+        raise _bad("/documents", f"must hold whole rows of {width} numbers, at most one per document ({n}); "
+                                 f"holds {len(documents)} numbers")
+    rows_kept = len(documents) // width
+    if len(keys) != rows_kept:
+        raise _bad("/document_keys", f"must hold one key per document row ({rows_kept}), holds {len(keys)}")
+    if not all(type(k) is int and 0 <= k < 2**64 for k in keys):
+        k = next(k for k, v in enumerate(keys) if not (type(v) is int and 0 <= v < 2**64))
+        raise _bad(f"/document_keys/{k}", f"must be an unsigned 64-bit integer, got {_shown(keys[k])}")
+    if not rows_kept:
+        return
+    if not all(type(v) is float or type(v) is int for v in documents):
+        k = next(k for k, v in enumerate(documents) if type(v) not in (float, int))
+        raise _bad(f"/documents/{k}", f"must be a number, got {_shown(documents[k])}")
+    rows = np.asarray(documents, dtype=np.float64).reshape(rows_kept, width)
+    tallies = rows[:, 1:1 + COUNTS * size]
+    row_sums = rows[:, 1 + COUNTS * size:1 + (COUNTS + 1) * size]
+    row_n = rows[:, 1 + (COUNTS + 1) * size:]
+    problems = (
+        (~np.isfinite(rows), "must be a finite number", 0),
+        ((rows[:, 0] < -SLACK) | (rows[:, 0] > 1 + SLACK), "a document score must be between 0 and 1", 0),
+        ((tallies < 0) | (tallies != np.floor(tallies)), "a count must be a non-negative integer", 1),
+        ((row_n < 0) | (row_n != np.floor(row_n)), "a count must be a non-negative integer", 1 + (COUNTS + 1) * size),
+        ((row_sums < -SLACK) | (row_sums > row_n + SLACK), "a field's score sum must be between 0 and its count",
+         1 + COUNTS * size),
+    )
+    for bad, message, offset in problems:
+        if bad.any():
+            where = np.argwhere(bad.reshape(rows_kept, -1))[0]
+            raise _bad(f"/documents/{int(where[0]) * width + offset + int(where[1])}", message)
+    if rows_kept != n:
+        return  # states with and without rows were merged: --ci refuses them (check_documents)
+    flat = [c for row in counts for c in row]
+    if tallies.sum(axis=0).tolist() != [float(c) for c in flat] or row_n.sum(axis=0).tolist() != [float(c) for c in score_n]:
+        raise _bad("/documents", "the documents' counts do not add up to the state's counts")
+    if not math.isclose(float(rows[:, 0].sum()), score_sum, rel_tol=1e-9, abs_tol=1e-9 * max(n, 1)):
+        raise _bad("/documents", f"the documents' scores add up to {rows[:, 0].sum()!r}, the state's score_sum "
+                                 f"is {score_sum!r}")
+    if not np.allclose(row_sums.sum(axis=0), sums, rtol=1e-9, atol=1e-9 * max(n, 1)):
+        raise _bad("/documents", "the documents' field score sums do not add up to the state's field_score_sum")
+
+
+# -- loading and merging ---------------------------------------------------------------------------
+
 def load(path: str) -> dict[str, Any]:
-    """A state file's content, checked enough that merging cannot fail halfway."""
+    """A state file's content, its header checked (``check`` does the rest, against the plan)."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -36,14 +346,16 @@ def load(path: str) -> dict[str, Any]:
         state = decode(data)
     except ValueError as exc:
         raise InputError(f"not a stickler state file (not valid JSON: {exc})", path) from None
-    if not isinstance(state, dict) or "schema_sha256" not in state or "state_version" not in state:
-        raise InputError("not a stickler state file (written by `stickler eval --save-state`)", path)
-    if state["state_version"] != STATE_VERSION:
-        raise InputError(f"state version {state['state_version']!r} is not supported (this stickler writes "
-                         f"{STATE_VERSION})", path)
-    if not isinstance(state.get("schema"), dict):
-        raise InputError("state file has no embedded schema", path)
-    return state
+    try:
+        return _header(state)
+    except BadState as exc:
+        raise _input_error(exc, path) from None
+
+
+def _input_error(exc: BadState, path: str) -> InputError:
+    if exc.pointer == "/":
+        return InputError(exc.message, path)
+    return InputError(f"{exc.pointer}: {exc.message}", path)
 
 
 def check_documents(acc: Accumulator, paths: Sequence[str]) -> None:
@@ -55,10 +367,20 @@ def check_documents(acc: Accumulator, paths: Sequence[str]) -> None:
                          "(save them with `stickler eval --ci LEVEL --save-state`)", ", ".join(paths))
 
 
-def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis()) -> Evaluation:
-    """One Evaluation from several state files; the schema is the first state's."""
+def plan_of(state: dict, path: str, plugins: Sequence[str] = ()) -> Plan:
+    """The plan of a state's embedded schema, compiled as any schema is (no file is read: an
+    embedded schema's references are all local); a schema error names the state file."""
     from .parallel import PlanSource
 
+    try:
+        return PlanSource(state["schema"], state["schema_source"], state["schema_sha256"], tuple(plugins)).build()
+    except SchemaError as exc:
+        raise InputError(f"/schema{exc.pointer.rstrip('/')}: embedded schema: {exc.message}", path) from None
+
+
+def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis()) -> Evaluation:
+    """One Evaluation from several state files, each checked whole before any is added;
+    the schema is the first state's."""
     states = [(path, load(path)) for path in paths]
     first_path, first = states[0]
     for path, state in states[1:]:
@@ -66,13 +388,16 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis 
             raise InputError(
                 f"made with a different schema than {first_path} (schema sha256 {state['schema_sha256'][:12]}… "
                 f"vs {first['schema_sha256'][:12]}…); states of different schemas cannot be merged", path)
-    source = PlanSource(first["schema"], first.get("schema_source") or "<state>", first["schema_sha256"],
-                        tuple(plugins))
-    plan = source.build()
-    acc = Accumulator(plan, analysis)
+        if state["schema_digest"] != first["schema_digest"]:
+            raise InputError(f"embeds a different schema than {first_path} under the same schema sha256: one of "
+                             "them was altered; states of different schemas cannot be merged", path)
+    plan = plan_of(first, first_path, plugins)
     for path, state in states:
         try:
-            acc.merge_state(state)
-        except (KeyError, TypeError, IndexError, ValueError) as exc:
-            raise InputError(f"state file is damaged ({type(exc).__name__}: {exc})", path) from None
+            check(state, plan)
+        except BadState as exc:
+            raise _input_error(exc, path) from None
+    acc = Accumulator(plan, analysis)
+    for path, state in states:
+        acc.merge_state(state)
     return Evaluation(plan, acc, {"ground_truth": None, "predictions": None, "id_field": None, "states": list(paths)})

@@ -401,3 +401,35 @@ def test_review_findings_pipes_overflow_keywords_deep_values(files, tmp_path):
     one_gt = write("g400.jsonl", jsonl(GT[:1]))
     assert report(run("eval", schema, one_gt, write("p400.jsonl", b'{"total": ' + b"9" * 400 + b"}\n"),
                       "--format", "json"))["errors"] == []
+
+
+INVISIBLE = "\u2028\u2029\u200b\u200c\u200d\u2060\ufeff\u061c\u00ad\U000e0041"
+
+
+def test_every_control_format_and_separator_character_is_shown_inert():
+    """Cc, Cf, Zl and Zp (as the running Python's Unicode database knows them) never reach the
+    terminal, the Markdown or the JUnit report raw; printable text is untouched."""
+    import unicodedata
+
+    from stickler_cli.reporters.sanitize import plain
+
+    dangerous = [chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)) in ("Cc", "Cf", "Zl", "Zp")]
+    assert {"\u2028", "\u2029", "\u200b", "\u200d", "\u2060", "\ufeff", "\u061c"} <= set(dangerous)
+    shown = plain("".join(dangerous), limit=len(dangerous) + 1)
+    assert shown == "\ufffd" * len(dangerous)
+    kept = "Zürich 東京 ١٢٣ naïve e\u0301 ✓ 👍"
+    assert plain(kept, 100) == kept
+
+
+def test_invisible_characters_do_not_reach_terminal_markdown_or_junit(files, tmp_path):
+    schema, write = files
+    gt = write("g.jsonl", jsonl([{"id": "a" + INVISIBLE + "line two", "total": 1, "account": 1}]))
+    pred = write("p.jsonl", jsonl([{"id": "a" + INVISIBLE, "total": 2, "account": 1}]))
+    junit_path = tmp_path / "junit.xml"
+    for args in (("--show-errors", "1"), ("--format", "markdown", "--junit", junit_path)):
+        done = run("eval", schema, gt, pred, *args)
+        assert done.returncode == 0, done.stderr
+        out = done.stdout.decode()
+        assert not set(INVISIBLE) & set(out), [hex(ord(c)) for c in set(INVISIBLE) & set(out)]
+        assert "\ufffd" in out
+    assert not set(INVISIBLE) & set(junit_path.read_text(encoding="utf-8"))

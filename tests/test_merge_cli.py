@@ -192,3 +192,145 @@ def test_merge_table_format_prints_the_field_table(saved):
     assert done.returncode == 0, done.stderr
     assert "customer_name" in done.stdout and "total_amount" in done.stdout
     assert "Weighted score" in done.stdout
+
+
+# -- a state file is untrusted: every value is checked on load (issue 15, item 16) ----------------
+
+def _digest(state):
+    from stickler_cli.accumulate import schema_digest
+
+    state["schema_digest"] = schema_digest(state["schema"])
+
+
+def _reweighted(state):
+    state["schema"]["properties"]["total_amount"]["x-aws-stickler-weight"] = 50.0
+
+
+def _remote_ref(state):
+    state["schema"]["properties"]["customer_name"] = {"$ref": "other.json#/$defs/Name"}
+    _digest(state)
+
+
+def _shifted_histogram(state):
+    state["score_histogram"][0] += 1
+
+
+def _truncated_confidence(state):
+    state["confidence"]["value"].pop()
+
+
+TAMPERED = [
+    ("negative count", lambda s: s["counts"][2].__setitem__(0, -5),
+     "/counts/2/0: must be a non-negative integer, got -5"),
+    ("schema edited, hash kept", _reweighted,
+     "/schema: the embedded schema does not match the state's schema_digest"),
+    ("one-bin histogram", lambda s: s.__setitem__("score_histogram", [s["document_count"]]),
+     "/score_histogram: must hold 20 values, holds 1"),
+    ("histogram not adding up", _shifted_histogram, "/score_histogram: counts 151 documents, the state 150"),
+    ("count as a string", lambda s: s.__setitem__("document_count", "150"),
+     "/document_count: must be a non-negative integer, got '150'"),
+    ("count as a boolean", lambda s: s["stats"].__setitem__("paired", True),
+     "/stats/paired: must be a non-negative integer, got True"),
+    ("score sum beyond the documents", lambda s: s.__setitem__("score_sum", 151.0),
+     "/score_sum: must be between 0 and 150, got 151.0"),
+    ("truncated field sums", lambda s: s["field_score_sum"].pop(), "/field_score_sum: must hold 8 values, holds 7"),
+    ("truncated confidence column", _truncated_confidence, "/confidence/value: must hold"),
+    ("confidence above 1", lambda s: s["confidence"]["value"].__setitem__(0, 1.5),
+     "/confidence/value/0: must be between 0 and 1, got 1.5"),
+    ("confidence of no field", lambda s: s["confidence"]["field"].__setitem__(0, 99),
+     "/confidence/field/0: must be a field index from 0 to 7, got 99"),
+    ("overall not the top-level sum", lambda s: s["overall"].__setitem__(0, s["overall"][0] + 1),
+     "/overall: must be the sum of the top-level fields' counts"),
+    ("a field renamed", lambda s: s["fields"].__setitem__(1, "customer"),
+     "/fields/1: must be 'customer_name', the schema's field there, got 'customer'"),
+    ("more valid than checked", lambda s: s["conformance"].__setitem__("valid", 10**6),
+     "/conformance/valid: must be at most the 149 predictions checked, got 1000000"),
+    ("worst document without ground truth", lambda s: s["worst"][0].__setitem__("gt", [1, 2]),
+     "/worst/0/gt: must be an object, got list"),
+    ("worst document beyond the run", lambda s: s["worst"][0].__setitem__("position", 150),
+     "/worst/0/position: must be below the document count 150, got 150"),
+    ("unknown key", lambda s: s.__setitem__("extra", 1), "/extra: unknown key"),
+    ("missing key", lambda s: s.pop("errors"), "bad.state.json: missing key 'errors'"),
+    ("older version", lambda s: s.__setitem__("state_version", 4), "/state_version: state version 4 is not supported"),
+]
+
+
+@pytest.mark.parametrize("edit, expected", [case[1:] for case in TAMPERED], ids=[case[0] for case in TAMPERED])
+def test_tampered_states_are_refused_naming_file_and_pointer(saved, tmp_path, edit, expected):
+    state = orjson.loads(saved["a"].read_bytes())
+    edit(state)
+    bad = tmp_path / "bad.state.json"
+    bad.write_bytes(orjson.dumps(state))
+    for args in (("merge", saved["b"], bad), ("merge", bad)):
+        done = run(*args, "--format", "json")
+        assert done.returncode == 2, done.stdout[:200]
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        assert done.stderr.startswith(f"stickler: error: {bad}: ") and expected in done.stderr, done.stderr
+        assert done.stdout == ""
+
+
+def test_an_embedded_schema_is_compiled_as_any_schema_and_named_by_its_state(saved, tmp_path):
+    """Digest recomputed, schema sha256 kept: alone, its schema is compiled (a file reference is refused,
+    never read); beside an honest state, the two schemas differ."""
+    state = orjson.loads(saved["a"].read_bytes())
+    _remote_ref(state)
+    bad = tmp_path / "bad.state.json"
+    bad.write_bytes(orjson.dumps(state))
+    (tmp_path / "other.json").write_text('{"$defs": {"Name": {"type": "string"}}}')
+    done = run("merge", bad, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"stickler: error: {bad}: /schema/properties/customer_name/$ref: embedded schema: "
+                                  "only local references"), done.stderr
+    done = run("merge", saved["a"], bad)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"{bad}: embeds a different schema than {saved['a']} under the same schema sha256" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def ci_state(saved, tmp_path_factory):
+    target = tmp_path_factory.mktemp("ci") / "ci.state.json"
+    done = run("eval", saved["schema"], saved["gt1"], saved["pred1"], "--ci", "0.9", "--save-state", target,
+               "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return target
+
+
+def _keys_short(state):
+    state["document_keys"].pop()
+
+
+def _row_count_changed(state):
+    state["documents"][1] += 1.0  # the first document's first count, the totals left alone
+
+
+DOCUMENT_ROWS = [
+    ("truncated rows", lambda s: s["documents"].pop(), "/documents: must hold whole rows of 57 numbers"),
+    ("a key short", _keys_short, "/document_keys: must hold one key per document row (150), holds 149"),
+    ("negative key", lambda s: s["document_keys"].__setitem__(3, -1),
+     "/document_keys/3: must be an unsigned 64-bit integer, got -1"),
+    ("negative row count", lambda s: s["documents"].__setitem__(57 + 2, -1.0),
+     "/documents/59: a count must be a non-negative integer"),
+    ("row score above 1", lambda s: s["documents"].__setitem__(57 * 4, 3.0),
+     "/documents/228: a document score must be between 0 and 1"),
+    ("rows not adding up", _row_count_changed, "/documents: the documents' counts do not add up to the state's counts"),
+    ("row as text", lambda s: s["documents"].__setitem__(5, "1"), "/documents/5: must be a number, got '1'"),
+]
+
+
+@pytest.mark.parametrize("edit, expected", [case[1:] for case in DOCUMENT_ROWS], ids=[case[0] for case in DOCUMENT_ROWS])
+def test_tampered_document_rows_are_refused_by_merge_and_diff(ci_state, tmp_path, edit, expected):
+    state = orjson.loads(ci_state.read_bytes())
+    assert len(state["documents"]) == 150 * 57
+    edit(state)
+    bad = tmp_path / "bad.state.json"
+    bad.write_bytes(orjson.dumps(state))
+    for args in (("merge", bad, "--ci", "0.9"), ("diff", ci_state, bad)):
+        done = run(*args)
+        assert done.returncode == 2, done.stdout[:200]
+        assert done.stderr.count("\n") == 1 and expected in done.stderr and str(bad) in done.stderr, done.stderr
+
+
+def test_untampered_states_still_merge_and_diff(saved, ci_state):
+    assert run("merge", saved["a"], saved["b"], ci_state, "--format", "json").returncode == 0
+    done = run("diff", ci_state, ci_state, "--format", "json")
+    assert done.returncode == 0, done.stderr

@@ -1,4 +1,7 @@
-"""The JSON report, written atomically so a crash never leaves half a file."""
+"""The JSON report, and how every file stickler writes is written: checked before any work (it
+can be written, it is no input of the run, no two options name it), then written whole or not at
+all (a temporary file beside it, renamed), keeping an existing file's permissions; a full disk is a
+usage error naming the file."""
 
 from __future__ import annotations
 
@@ -6,9 +9,10 @@ import contextlib
 import json
 import math
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator, Sequence
 
 import orjson
 
@@ -43,8 +47,8 @@ def _finite(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def check_writable(path: str, inputs: list[str]) -> None:
-    """Fail before any work when the report could not be written, or would clobber an input."""
+def check_writable(path: str) -> None:
+    """Fail before any work when a file could not be written where ``path`` says."""
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{path}: is a directory; give a file name for the report")
@@ -57,10 +61,55 @@ def check_writable(path: str, inputs: list[str]) -> None:
         raise UsageError(f"{path}: directory {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise UsageError(f"{path}: not writable")
-    resolved = target.resolve()
-    for given in inputs:
-        if given != STDIN and Path(given).exists() and Path(given).resolve() == resolved:
-            raise UsageError(f"{path}: refusing to overwrite an input file with the report")
+
+
+def check_targets(targets: dict[str, str | None], inputs: Sequence[tuple[str, str]]) -> None:
+    """Fail before any work when a file to write (``{option: path}``) could not be written, is one
+    of the run's ``inputs`` (``(what it is, path)``), or is named by two options. Files are
+    compared as the system sees them (device and inode), so a symbolic link, a hard link or
+    another spelling of a path is the file it leads to; a character device (``/dev/null``, a
+    terminal) is written in place and clobbers nothing."""
+    read: dict[tuple, tuple[str, str]] = {}
+    for what, given in inputs:
+        if given != STDIN and (key := _identity(given, existing=True)) is not None:
+            read.setdefault(key, (what, given))
+    written: dict[tuple, tuple[str, str]] = {}
+    for option, path in targets.items():
+        if not path:
+            continue
+        check_writable(path)
+        with contextlib.suppress(OSError):
+            if stat.S_ISCHR(os.stat(path).st_mode):
+                continue
+        key = _identity(path)
+        if key in read:
+            what, given = read[key]
+            same = "" if given == path else f" ({given})"
+            raise UsageError(f"{option} {path}: refusing to overwrite an input file with the report: "
+                             f"it is the {what}{same}")
+        if key in written and not is_special(Path(path)):
+            first, first_path = written[key]
+            names = path if first_path == path else f"{first_path}, {path}"
+            raise UsageError(f"{first} and {option} name the same file ({names})")
+        written[key] = (option, path)
+
+
+def _identity(path: str, existing: bool = False) -> tuple | None:
+    """What ``path`` names on disk: (device, inode) of an existing file; for a file still to be
+    made, its directory's (device, inode) and its name, symbolic links followed. None for a
+    file that does not exist when ``existing`` is asked for (or cannot be looked at)."""
+    try:
+        info = os.stat(path)
+        return (info.st_dev, info.st_ino)
+    except OSError:
+        if existing:
+            return None
+    target = Path(path).resolve()
+    try:
+        info = os.stat(target.parent)
+    except OSError:
+        return (str(target),)
+    return (info.st_dev, info.st_ino, target.name)
 
 
 def is_special(target: Path) -> bool:
@@ -68,40 +117,108 @@ def is_special(target: Path) -> bool:
     return target.exists() and not target.resolve().is_file()
 
 
+# Hidden temporary files made and not yet renamed or removed: an interrupted run removes them
+# (remove_temporaries) even when the signal came between making one and guarding it.
+_temporaries: set[str] = set()
+
+
 def _temporary(target: Path) -> tuple[int, str]:
     """A temporary file beside ``target`` (beside what a symbolic link points at), with the
-    permissions a new file would get: ``os.replace`` then swaps it in whole."""
+    permissions (and, where the system allows, the owner) of the file it will replace, or those
+    a new file gets: ``os.replace`` then swaps it in whole."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=str(target.parent or "."))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)
+    _temporaries.add(tmp)
+    try:
+        try:
+            existing: os.stat_result | None = os.stat(target)
+        except OSError:
+            existing = None
+        if existing is not None and stat.S_ISREG(existing.st_mode):
+            if (existing.st_uid, existing.st_gid) != (os.geteuid(), os.getegid()):
+                with contextlib.suppress(OSError):  # another owner's file: kept as far as we may
+                    os.fchown(fd, existing.st_uid, existing.st_gid)
+            os.fchmod(fd, stat.S_IMODE(existing.st_mode) & 0o777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)
+    except BaseException:
+        os.close(fd)
+        _discard(tmp)
+        raise
     return fd, tmp
+
+
+def _discard(tmp: str) -> None:
+    _temporaries.discard(tmp)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def remove_temporaries() -> None:
+    """Remove every temporary file not yet renamed into place (an interrupted run)."""
+    for tmp in list(_temporaries):
+        _discard(tmp)
+
+
+def cannot_write(path: str, exc: OSError) -> UsageError:
+    """A file that cannot be written (disk full, quota, I/O error): a usage error naming it."""
+    return UsageError(f"{path}: cannot write: {exc.strerror or exc}")
 
 
 @contextlib.contextmanager
 def replacing(path: str) -> Iterator[BinaryIO]:
     """A handle whose content replaces ``path`` whole when the block completes (a temporary file
     beside it, renamed), and leaves ``path`` as it was when the block fails; a device or a pipe
-    is written in place."""
+    is written in place. Failing to finish the file (a full disk) is a UsageError naming it;
+    writes inside the block are the caller's to guard (``cannot_write``)."""
     target = Path(path)
     if is_special(target):
-        with open(target, "wb") as handle:
+        try:
+            handle: BinaryIO = open(target, "wb")
+        except OSError as exc:
+            raise cannot_write(path, exc) from None
+        try:
             yield handle
+        except BaseException:
+            with contextlib.suppress(OSError):
+                handle.close()
+            raise
+        try:
+            handle.close()
+        except OSError as exc:
+            raise cannot_write(path, exc) from None
         return
     target = target.resolve()
-    fd, tmp = _temporary(target)
     try:
-        with os.fdopen(fd, "wb") as handle:
+        fd, tmp = _temporary(target)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    try:
+        handle = os.fdopen(fd, "wb")
+        try:
             yield handle
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        except BaseException:
+            with contextlib.suppress(OSError):
+                handle.close()
+            raise
+        try:
+            handle.close()
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise cannot_write(path, exc) from None
+        _temporaries.discard(tmp)
+    finally:
+        if tmp in _temporaries:
+            _discard(tmp)
 
 
 def write(path: str, data: bytes) -> None:
     with replacing(path) as handle:
-        handle.write(data)
+        try:
+            handle.write(data)
+        except OSError as exc:
+            raise cannot_write(path, exc) from None
 
 
 class LineWriter:
@@ -109,12 +226,16 @@ class LineWriter:
     only when the run completes: a failed run leaves nothing half written."""
 
     def __init__(self, path: str) -> None:
+        self.path = path
         self._file = replacing(path)
         self.count = 0
 
     def __call__(self, rows: list[dict[str, Any]]) -> None:
-        for row in rows:
-            self.handle.write(dumps(row, indent=False))
+        try:
+            for row in rows:
+                self.handle.write(dumps(row, indent=False))
+        except OSError as exc:
+            raise cannot_write(self.path, exc) from None
         self.count += len(rows)
 
     def __enter__(self) -> "LineWriter":

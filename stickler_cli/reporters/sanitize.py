@@ -2,8 +2,10 @@
 
 A prediction (or a schema) is untrusted: printed as it is, it could carry
 escape sequences that move the cursor, retitle the window or clear the
-screen, Rich markup, line breaks that forge extra lines, or Unicode marks
-that make text read in another order than it is stored.
+screen, Rich markup, line breaks that forge extra lines (U+2028 too), Unicode
+marks that make text read in another order than it is stored, or invisible
+characters that make two different values look the same. Each such character
+is shown as U+FFFD.
 """
 
 from __future__ import annotations
@@ -14,8 +16,19 @@ from typing import Any
 import orjson
 from rich.text import Text
 
-# C0 and C1 controls (ESC, CSI, BEL, CR, LF, TAB…) and the Unicode marks that reorder text.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Every character of Unicode categories Cc, Cf, Zl and Zp (Unicode 15.1): C0 and C1 controls
+# (ESC, CSI, BEL, CR, LF, TAB, NEL…), the line and paragraph separators U+2028/U+2029 (line breaks
+# to many terminals and editors), and the format characters, which are invisible: the marks that
+# reorder text (U+061C, U+200E/F, U+202A–E, U+2066–9), zero-width spaces and joiners
+# (U+200B–D, U+2060, U+FEFF), the soft hyphen, invisible operators and the tag characters
+# (U+E0000 block, which can carry hidden ASCII). A value that differs from another only by
+# one of them shows where it differs.
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f]"
+)
 
 
 def plain(value: Any, limit: int = 60) -> str:

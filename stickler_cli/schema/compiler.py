@@ -7,6 +7,7 @@ every ``x-aws-stickler-*`` value with the JSON pointer of the offending node.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -59,14 +60,16 @@ def load_schema(path: str | Path) -> Plan:
         schema = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise SchemaError(f"not valid JSON: {exc}", "/", source) from None
+    referenced: tuple[Path, ...] = ()
     try:
         if isinstance(schema, dict):
-            schema, bundled = bundle(schema, Path(path).parent)
-            if bundled:  # the files referenced are part of what the hash stands for
+            schema, referenced = bundle(schema, Path(path).parent)
+            if referenced:  # the files referenced are part of what the hash stands for
                 data = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-        return compile_schema(schema, source=source, sha256=hashlib.sha256(data).hexdigest())
+        plan = compile_schema(schema, source=source, sha256=hashlib.sha256(data).hexdigest())
     except SchemaError as exc:
         raise exc.with_source(source) from None
+    return dataclasses.replace(plan, source_files=(source, *map(str, referenced)))
 
 
 def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = None) -> Plan:

@@ -24,8 +24,8 @@ _REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # http:, https:, urn:, file:
 FILES = "$defs"  # where bundled files go, under "file:<path relative to the schema's directory>"
 
 
-def bundle(schema: dict, directory: Path) -> tuple[dict, bool]:
-    """(``schema`` with every file it references inlined under ``$defs``, whether there were any)."""
+def bundle(schema: dict, directory: Path) -> tuple[dict, tuple[Path, ...]]:
+    """(``schema`` with every file it references inlined under ``$defs``, the files read)."""
     top = directory.resolve()
     files: dict[str, Any] = {}
 
@@ -78,7 +78,7 @@ def bundle(schema: dict, directory: Path) -> tuple[dict, bool]:
     if files:
         existing = schema.get(FILES)
         schema[FILES] = {**(existing if isinstance(existing, dict) else {}), **files}
-    return schema, bool(files)
+    return schema, tuple(top / key.removeprefix("file:") for key in files)
 
 
 def escape(token: str) -> str:
