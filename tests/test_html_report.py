@@ -122,6 +122,14 @@ def test_intervals_shown_beside_their_figures() -> None:
     assert {tag for tag, _ in _parse(page).tags} <= TAGS
 
 
+def test_invisible_characters_are_shown_as_replacement_marks() -> None:
+    """Zero-width characters, U+061C and U+2028 would make two different values look the same."""
+    from stickler_cli.reporters.html import clean
+
+    assert clean("A\u200bB\u061cC\u2028D\ufeffE\U000e0041", 100) == "A\ufffdB\ufffdC\ufffdD\ufffdE\ufffd"
+    assert clean("tab\tand\nline", 100) == "tab\tand\nline"  # HTML shows these as they are
+
+
 def test_hostile_text_appears_only_escaped() -> None:
     page = render_html(_report())
     for payload in HOSTILE:

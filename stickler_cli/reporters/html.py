@@ -18,14 +18,16 @@ from typing import Any
 
 import orjson
 
+from .sanitize import INVISIBLE
+
 VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
 ERROR_LIMIT = 50  # errors listed before "… and N more"
 OPEN_DOCUMENTS = 3  # worst documents shown unfolded
 
 # Characters HTML forbids (C0 but tab/LF/FF/CR, DEL, C1, lone surrogates, noncharacters), plus the
-# Unicode marks that make text read in another order than it is stored.
+# invisible ones the terminal hides too (marks that reorder text, zero-width characters, U+2028/9).
 _FORBIDDEN = re.compile(
-    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\u202a-\u202e\u2066-\u2069"
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef" + INVISIBLE
     + "".join(chr(plane * 0x10000 + 0xFFFE) + chr(plane * 0x10000 + 0xFFFF) for plane in range(17))
     + "]"
 )

@@ -23,12 +23,13 @@ from rich.text import Text
 # (U+200B–D, U+2060, U+FEFF), the soft hyphen, invisible operators and the tag characters
 # (U+E0000 block, which can carry hidden ASCII). A value that differs from another only by
 # one of them shows where it differs.
-_CONTROL = re.compile(
-    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+INVISIBLE = (  # Cf, Zl and Zp, as a regular-expression character class body (the HTML report uses it too)
+    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
     "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f]"
+    "\U000e0001\U000e0020-\U000e007f"
 )
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f" + INVISIBLE + "]")
 
 
 def plain(value: Any, limit: int = 60) -> str:
