@@ -23,6 +23,19 @@ class Limits:
     """Every bound, by the name the user writes (underscores as dashes)."""
 
     line_bytes: int = 64 * 2**20  # one JSONL line (or a whole .json array file); longer lines are skipped and counted
+    # Subschemas nested in one another (through $ref too), and objects compared inside one another. Each
+    # level costs stack in the checks a schema goes through; far deeper than any real schema.
+    schema_depth: int = 64
+    # Subschemas visited when the schema is compiled, the target of a $ref counted at every use: definitions
+    # that each refer to the next twice expand exponentially (2 KB of schema, 2^30 subschemas).
+    schema_nodes: int = 100_000
+    # Fields of the compiled plan: one row each in every report, one comparison each per document.
+    plan_fields: int = 10_000
+    # Seconds one `pattern` / `patternProperties` match may take; a match that takes longer counts as not
+    # matching and is reported (a pattern such as ^(a|aa)+$ backtracks exponentially on 40 characters).
+    regex_seconds: float = 0.1
+    # Timed-out matches after which a pattern is no longer tried for the rest of the run (in each process).
+    regex_timeouts: int = 10
 
 
 DEFAULT = Limits()
