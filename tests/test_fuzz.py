@@ -120,9 +120,11 @@ VALID_PATTERNS = st.sampled_from([
 ])
 INVALID_PATTERNS = st.sampled_from(["((", "[", "\\", "(?", "a{2,1}"])
 DEFINITIONS = st.sampled_from(["#/$defs/d0", "#/$defs/d1", "#/$defs/d2", "#/$defs/d3"])
-LOCAL_REFS = st.one_of(DEFINITIONS, DEFINITIONS, DEFINITIONS, st.sampled_from(["#", "#/$defs/d0/allOf/0", "#/properties/a"]))
-ODD_REFS = st.sampled_from(["#/$defs/nope", "#/properties", "#/properties/a/type", "#anchor", "http://127.0.0.1:9/s.json",
-                            "https://json-schema.org/draft/2020-12/schema", "other.json", "urn:x", "", 5, None])
+LOCAL_REFS = st.one_of(DEFINITIONS, DEFINITIONS, DEFINITIONS,
+                       st.sampled_from(["#", "#/$defs/d0/allOf/0", "#/properties/a"]))
+ODD_REFS = st.sampled_from(["#/$defs/nope", "#/properties", "#/properties/a/type", "#anchor",
+                            "http://127.0.0.1:9/s.json", "https://json-schema.org/draft/2020-12/schema", "other.json",
+                            "urn:x", "", 5, None])
 HOSTILE = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0, 1e308, -1e308, 10 ** 30, 0.5, -0.0]),
     st.sampled_from(["", "5", "string", "object", "array", "#", "null", "nonsense", "date"]), VALID_PATTERNS,
@@ -187,7 +189,8 @@ def hostile_schemas():
          "$defs": st.fixed_dictionaries({f"d{k}": graph_node() for k in range(4)})},
         optional={
             "allOf": st.lists(graph_node(), min_size=1, max_size=2),
-            "$schema": st.sampled_from(["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema",
+            "$schema": st.sampled_from(["http://json-schema.org/draft-07/schema#",
+                                        "https://json-schema.org/draft/2019-09/schema",
                                         "http://json-schema.org/draft-04/schema#", "http://127.0.0.1:9/meta",
                                         "https://json-schema.org/draft/2020-12/schema"]),
             "$id": st.sampled_from(["http://example.invalid/root.json", "urn:root", "relative.json"]),
@@ -198,7 +201,8 @@ def hostile_schemas():
 
 HOSTILE_STRINGS = st.sampled_from(["a" * 40 + "!", "x" * 40, "Ärger", "2024-01-05", "", "v4999", "aaaa"])
 RECORD_VALUES = st.one_of(HOSTILE_STRINGS, st.integers(-5, 5), st.none(), st.booleans(),
-                          st.lists(HOSTILE_STRINGS, max_size=3), st.dictionaries(HOSTILE_STRINGS, st.integers(0, 2), max_size=2))
+                          st.lists(HOSTILE_STRINGS, max_size=3),
+                          st.dictionaries(HOSTILE_STRINGS, st.integers(0, 2), max_size=2))
 
 
 class CaseTooSlow(BaseException):

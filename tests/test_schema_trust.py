@@ -320,7 +320,8 @@ def test_malformed_keyword_values_are_refused_by_every_command(capsys, write, pr
     ({"type": "object", "properties": {"a": {"type": "string"}}, "allOf": [{"$ref": "#"}]}, "/allOf/0/$ref",
      "leads back to / without descending into a property or an item (/ → /allOf/0 → /)"),
     ({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
-      "$defs": {"A": {"type": "string", "anyOf": [{"not": {"$ref": "#/$defs/B"}}]}, "B": {"oneOf": [{"$ref": "#/$defs/A"}]}}},
+      "$defs": {"A": {"type": "string", "anyOf": [{"not": {"$ref": "#/$defs/B"}}]},
+                "B": {"oneOf": [{"$ref": "#/$defs/A"}]}}},
      "/$defs/B/oneOf/0/$ref", "leads back to /$defs/A"),
     ({"$schema": 5, "type": "object", "properties": {"a": {"type": "string"}}}, "/$schema", "must be the URI"),
     ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
@@ -378,8 +379,9 @@ def test_a_record_too_deep_to_check_is_one_violation_not_an_internal_error(capsy
         assert "nested too deeply to be checked" in checker.take_messages()[0]
         assert checker.violations({"a": "x", "d": {"c": {"c": {"x": 1}}}}) == []
     path = write("s.json", recursive)
+    predictions = json.dumps({"a": "x", "d": deep}).encode() + b'\n{"a": "y"}\n'
     code, out, err = _cli(capsys, "eval", path, write("g.jsonl", b'{"a": "x"}\n{"a": "y"}\n'),
-                          write("p.jsonl", json.dumps({"a": "x", "d": deep}).encode() + b'\n{"a": "y"}\n'), "-f", "json")
+                          write("p.jsonl", predictions), "-f", "json")
     assert code == 0, err
     report = orjson.loads(out)
     assert report["schema_conformance"]["schema_valid"] == 1
