@@ -36,6 +36,9 @@ class Limits:
     regex_seconds: float = 0.1
     # Timed-out matches after which a pattern is no longer tried for the rest of the run (in each process).
     regex_timeouts: int = 10
+    # Units all the patterns of one schema may compile to, about 260 bytes each: the engine writes a repeat
+    # out its minimum number of times (a{10000000} alone takes 2.6 GB).
+    regex_size: int = 100_000
 
 
 DEFAULT = Limits()

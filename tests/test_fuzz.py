@@ -116,7 +116,8 @@ CASE_SECONDS = 5  # per generated schema: load it (twice: schema check, eval) an
 
 VALID_PATTERNS = st.sampled_from([
     "^(a|aa)+$", "(x+x+)+y", "^(a+)+$", r"^\p{Letter}+$", "(?<=a+)b", "a{1000}", r"^\d+$", "(?i)abc",
-    "(?P<n>a)(?P=n)", ".*.*.*=.*", "^[A-Z]{3}-[0-9]+$", "", "(a|b|ab)*c",
+    "(?P<n>a)(?P=n)", ".*.*.*=.*", "^[A-Z]{3}-[0-9]+$", "", "(a|b|ab)*c", "a{50000}",
+    "((a{1000}){1000}){1000}",  # valid, but larger than any machine once compiled: refused by its estimated size
 ])
 INVALID_PATTERNS = st.sampled_from(["((", "[", "\\", "(?", "a{2,1}"])
 DEFINITIONS = st.sampled_from(["#/$defs/d0", "#/$defs/d1", "#/$defs/d2", "#/$defs/d3"])

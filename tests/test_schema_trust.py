@@ -274,6 +274,33 @@ def test_a_pattern_that_does_not_compile_is_refused_at_load_time(capsys, write, 
     _refused(capsys, write, schema, pointer, "is not a valid regular expression")
 
 
+@pytest.mark.parametrize("pattern, size", [
+    ("a{10000000}", 10_000_000),  # 2.6 GB to compile
+    ("((a{1000}){1000}){1000}", 10 ** 9),  # more memory than the machine has
+    ("(?:ab){500000,}", 1_500_000),  # (?:ab) counts 3 units: an over-estimate, never an under-estimate
+])
+def test_a_pattern_too_large_to_compile_is_refused_before_compiling(capsys, write, bounds, pattern, size):
+    started = time.perf_counter()
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}
+    _refused(capsys, write, schema, "/properties/a/pattern", f"would compile to about {size:,} units")
+    assert time.perf_counter() - started < 5
+    many = {"type": "object", "properties": {f"p{k}": {"type": "string", "pattern": f"^{k}x{{30000}}$"}
+                                              for k in range(4)}}
+    with pytest.raises(SchemaError, match="may take 100,000 together") as info:
+        st.compile_schema(many)  # the patterns of a schema share the bound
+    assert info.value.pointer == "/properties/p3/pattern"
+    bounds(regex_size=200_000)
+    assert len(st.compile_schema(many).fields) == 4
+
+
+def test_legitimate_patterns_are_small():
+    from stickler_cli.schema.patterns import unrolled_size
+
+    sizes = [unrolled_size(p) for p in (r"^\d{4}-\d{2}-\d{2}$", "^[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}$",
+                                        r"^\p{Letter}{2,64}$", "^.{1,255}$", r"^[\w.+-]+@[\w-]+\.[\w.]+$")]
+    assert sizes == [12, 18, 4, 3, 7]
+
+
 # -- item 12: malformed keyword values, cycles and depth: exit 2 naming the pointer -----------------------
 
 def _nested(levels: int, keyword: str) -> dict:

@@ -43,21 +43,19 @@ def check_document(schema: dict, bounds: limits.Limits | None = None) -> Pattern
     if not isinstance(schema.get("$schema", ""), str):
         raise SchemaError("'$schema' must be the URI of a JSON Schema draft, a string", "/$schema")
     patterns = Patterns(bounds)
-    stack: list[tuple[dict, str, int, int]] = [(schema, "", 0, 0)]  # node, pointer, depth, objects around it
+    # node, its pointer, its depth, the objects around it, its parent's pointer; popped in document order
+    stack: list[tuple[dict, str, int, int, str]] = [(schema, "", 0, 0, "")]
     while stack:
-        node, pointer, depth, objects = stack.pop()
+        node, pointer, depth, objects, parent = stack.pop()
+        if objects > limit:
+            raise SchemaError(f"objects nested more than {limit} levels deep; stickler compares at most {limit} "
+                              f"(--limit schema-depth=N raises it)", parent or "/")
+        if depth > limit:
+            raise SchemaError(f"subschemas nested more than {limit} levels deep; stickler reads at most {limit} "
+                              f"(--limit schema-depth=N raises it)", pointer)
         compile_patterns(node, pointer, patterns)
-        for child, where, keyword in subschemas(node):
-            if not isinstance(child, dict):
-                continue  # true/false, or not a schema at all (the metaschema's to say)
-            inside = objects + (keyword == "properties")
-            if inside > limit:
-                raise SchemaError(f"objects nested more than {limit} levels deep; stickler compares at most {limit} "
-                                  f"(--limit schema-depth=N raises it)", pointer or "/")
-            if depth + 1 > limit:
-                raise SchemaError(f"subschemas nested more than {limit} levels deep; stickler reads at most {limit} "
-                                  f"(--limit schema-depth=N raises it)", pointer + where)
-            stack.append((child, pointer + where, depth + 1, inside))
+        stack.extend(reversed([(child, pointer + where, depth + 1, objects + (keyword == "properties"), pointer)
+                               for child, where, keyword in subschemas(node) if isinstance(child, dict)]))
     return patterns
 
 
