@@ -576,7 +576,6 @@ def schema_check(
     _use_limits(limit)
     _load_plugins(plugin)
     plan = load_schema(schema)
-    _check_json_schema(plan.schema, schema)
     unknown = sorted(unknown_keywords(plan.schema))
     for pointer, key, meant in unknown:
         if meant:
@@ -612,18 +611,6 @@ def comparators_command(
         sys.stdout.buffer.write(orjson.dumps(catalogue, option=orjson.OPT_INDENT_2, default=repr) + b"\n")
         return
     terminal.render_comparators(catalogue, Console())
-
-
-def _check_json_schema(schema: dict, source: str) -> None:
-    """The schema must itself be a valid JSON Schema (its declared draft, else 2020-12)."""
-    import jsonschema
-
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    errors = sorted(cls(cls.META_SCHEMA).iter_errors(schema), key=lambda e: list(e.absolute_path))
-    if errors:
-        error = jsonschema.exceptions.best_match(errors)
-        pointer = "/" + "/".join(str(p) for p in error.absolute_path)
-        raise SchemaError(f"not a valid JSON Schema: {error.message}", pointer, source)
 
 
 def _json_argument(text: str, what: str) -> dict:

@@ -63,6 +63,8 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
         for key in ("gt_lines", "pred_lines", "paired"):
             acc.stats[key] += 1
         acc.add_conformance(engine.conformance.violations(pred))
+        for message in engine.conformance.take_messages():  # a pattern that ran out of time, a record too deep
+            acc.add_error(DataError("<predictions>", None, None, message))
         doc = engine.compare(gt, pred)
         for message in doc.errors:
             acc.add_error(DataError("<predictions>", None, None, message))
@@ -93,6 +95,8 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_pa
             acc.add_error(error)
         if pair.pred_read:
             acc.add_conformance(conformance.violations(pair.pred))
+            for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
+                acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
         if pair.gt is None:
             continue
         doc = engine.compare(pair.gt, pair.pred)

@@ -24,6 +24,22 @@ class Limits:
 
     line_bytes: int = 64 * 2**20  # one JSONL line (or a whole .json array file); longer lines are skipped and counted
     llm_response_bytes: int = 2**20  # one LLMComparator response body; a longer one fails that comparison
+    # Subschemas nested in one another (through $ref too), and objects compared inside one another. Each
+    # level costs stack in the checks a schema goes through; far deeper than any real schema.
+    schema_depth: int = 64
+    # Subschemas visited when the schema is compiled, the target of a $ref counted at every use: definitions
+    # that each refer to the next twice expand exponentially (2 KB of schema, 2^30 subschemas).
+    schema_nodes: int = 100_000
+    # Fields of the compiled plan: one row each in every report, one comparison each per document.
+    plan_fields: int = 10_000
+    # Seconds one `pattern` / `patternProperties` match may take; a match that takes longer counts as not
+    # matching and is reported (a pattern such as ^(a|aa)+$ backtracks exponentially on 40 characters).
+    regex_seconds: float = 0.1
+    # Timed-out matches after which a pattern is no longer tried for the rest of the run (in each process).
+    regex_timeouts: int = 10
+    # Units all the patterns of one schema may compile to, about 260 bytes each: the engine writes a repeat
+    # out its minimum number of times (a{10000000} alone takes 2.6 GB).
+    regex_size: int = 100_000
 
 
 DEFAULT = Limits()

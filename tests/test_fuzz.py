@@ -6,12 +6,18 @@ wrong types, strings where numbers belong, NaN, deep nesting, stray bytes),
 runs ``stickler eval`` in-process and asserts: the exit code is 0 or 2, no
 traceback and no internal error, and when a report is written, its counts
 reconcile. CI runs 2,000 examples (about a minute); STICKLER_FUZZ_EXAMPLES=20000 runs more.
+
+The schema side: generated hostile schemas (keyword values of the wrong type, $ref graphs with
+cycles, fan-out, dangling and remote targets, catastrophic and invalid patterns) are loaded and
+score a few records, each within CASE_SECONDS, with no network connection; exit 0 or 2, never 3.
+STICKLER_FUZZ_SCHEMA_EXAMPLES sets how many (400 by default).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 
 import orjson
 import pytest
@@ -105,3 +111,153 @@ def test_the_cli_never_crashes_and_never_loses_a_record(tmp_path_factory, capsys
     except ValueError:
         whole = None
     assert records["pred_lines"] <= (len(whole) if isinstance(whole, list) else len(non_blank))
+
+
+# -- schema-side fuzzing: hostile keyword values, $ref graphs, patterns ----------------------------------
+
+SCHEMA_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_SCHEMA_EXAMPLES", "400"))  # about 10 s
+CASE_SECONDS = 5  # per generated schema: load it (twice: schema check, eval) and score a few records
+
+VALID_PATTERNS = st.sampled_from([
+    "^(a|aa)+$", "(x+x+)+y", "^(a+)+$", r"^\p{Letter}+$", "(?<=a+)b", "a{1000}", r"^\d+$", "(?i)abc",
+    "(?P<n>a)(?P=n)", ".*.*.*=.*", "^[A-Z]{3}-[0-9]+$", "", "(a|b|ab)*c", "a{50000}",
+    "((a{1000}){1000}){1000}",  # valid, but larger than any machine once compiled: refused by its estimated size
+])
+INVALID_PATTERNS = st.sampled_from(["((", "[", "\\", "(?", "a{2,1}"])
+DEFINITIONS = st.sampled_from(["#/$defs/d0", "#/$defs/d1", "#/$defs/d2", "#/$defs/d3"])
+LOCAL_REFS = st.one_of(DEFINITIONS, DEFINITIONS, DEFINITIONS,
+                       st.sampled_from(["#", "#/$defs/d0/allOf/0", "#/properties/a"]))
+ODD_REFS = st.sampled_from(["#/$defs/nope", "#/properties", "#/properties/a/type", "#anchor",
+                            "http://127.0.0.1:9/s.json", "https://json-schema.org/draft/2020-12/schema", "other.json",
+                            "urn:x", "", 5, None])
+HOSTILE = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0, 1e308, -1e308, 10 ** 30, 0.5, -0.0]),
+    st.sampled_from(["", "5", "string", "object", "array", "#", "null", "nonsense", "date"]), VALID_PATTERNS,
+    INVALID_PATTERNS, ODD_REFS,
+    st.lists(st.sampled_from(["string", "a", 1, None, {}, []]), max_size=3),
+    st.dictionaries(st.sampled_from(["a", "b", "type", "$ref", "^(a|aa)+$"]), st.sampled_from([{}, True, 1, "x", []]),
+                    max_size=2),
+)
+KEYWORDS = st.sampled_from([
+    "type", "minimum", "maximum", "exclusiveMinimum", "multipleOf", "minLength", "maxLength", "pattern", "required",
+    "enum", "const", "items", "properties", "additionalProperties", "patternProperties", "allOf", "anyOf", "oneOf",
+    "not", "if", "then", "else", "format", "uniqueItems", "minItems", "contains", "dependentRequired",
+    "propertyNames", "$ref", "$dynamicRef", "$id", "$anchor", "$dynamicAnchor", "$schema", "unevaluatedProperties",
+    "prefixItems", "dependentSchemas", "dependencies", "x-aws-stickler-threshold", "x-aws-stickler-comparator",
+])
+
+
+def graph_node():
+    """A subschema of a $ref graph among the definitions (cycles, fan-out) or one with a pattern, an enum."""
+    ref = st.builds(lambda r: {"$ref": r}, LOCAL_REFS)
+    return st.one_of(
+        st.just({"type": "string"}), ref, st.builds(lambda r: {"$dynamicRef": r}, LOCAL_REFS),
+        st.builds(lambda refs: {"allOf": refs}, st.lists(ref, min_size=1, max_size=3)),
+        st.builds(lambda a, b: {"type": "object", "properties": {"a": a, "b": b}}, ref, ref),
+        st.builds(lambda r: {"type": "array", "items": r}, ref),
+        st.builds(lambda p: {"type": "string", "pattern": p}, VALID_PATTERNS),
+        st.builds(lambda p, r: {"patternProperties": {p: r}, "additionalProperties": False}, VALID_PATTERNS, ref),
+        st.builds(lambda p: {"patternProperties": {p: True}, "unevaluatedProperties": False}, VALID_PATTERNS),
+        st.builds(lambda n: {"enum": [f"v{k}" for k in range(n)] + [1, True, {"a": [1]}]}, st.sampled_from([3, 5000])),
+    )
+
+
+def a_property():
+    typed = st.sampled_from([{"type": "string"}, {"type": "string"}, {"type": "number"}, {"type": "integer"},
+                             {"type": "object", "properties": {"x": {"type": "string"}}},
+                             {"type": "array", "items": {"type": "string"}}])
+    extra = st.one_of(st.just({}), st.builds(lambda p: {"pattern": p}, VALID_PATTERNS),
+                      st.builds(lambda r: {"allOf": [{"$ref": r}]}, LOCAL_REFS), graph_node())
+    return st.builds(lambda base, more: {**base, **more}, typed, extra)
+
+
+MUTATIONS = st.one_of(  # one defect (or none) put into one subschema: a keyword with an odd value, an odd reference
+    st.none(), st.none(),
+    st.tuples(st.integers(0, 6), KEYWORDS, HOSTILE),
+    st.tuples(st.integers(0, 6), st.sampled_from(["$ref", "$dynamicRef"]), ODD_REFS),
+    st.tuples(st.integers(0, 6), st.sampled_from(["pattern"]), INVALID_PATTERNS),
+)
+
+
+def _mutated(schema: dict, mutation) -> dict:
+    if mutation is not None:
+        where, keyword, value = mutation
+        places = [schema, *schema["properties"].values(), *schema["$defs"].values()]
+        places[where % len(places)][keyword] = value
+    return schema
+
+
+def hostile_schemas():
+    names = st.sampled_from(["a", "b", "c", "a", "b", "a.b", "é"])
+    schema = st.fixed_dictionaries(
+        {"type": st.just("object"), "properties": st.dictionaries(names, a_property(), min_size=1, max_size=3),
+         "$defs": st.fixed_dictionaries({f"d{k}": graph_node() for k in range(4)})},
+        optional={
+            "allOf": st.lists(graph_node(), min_size=1, max_size=2),
+            "$schema": st.sampled_from(["http://json-schema.org/draft-07/schema#",
+                                        "https://json-schema.org/draft/2019-09/schema",
+                                        "http://json-schema.org/draft-04/schema#", "http://127.0.0.1:9/meta",
+                                        "https://json-schema.org/draft/2020-12/schema"]),
+            "$id": st.sampled_from(["http://example.invalid/root.json", "urn:root", "relative.json"]),
+            "additionalProperties": st.one_of(st.booleans(), graph_node()),
+        })
+    return st.builds(_mutated, schema, MUTATIONS)
+
+
+HOSTILE_STRINGS = st.sampled_from(["a" * 40 + "!", "x" * 40, "Ärger", "2024-01-05", "", "v4999", "aaaa"])
+RECORD_VALUES = st.one_of(HOSTILE_STRINGS, st.integers(-5, 5), st.none(), st.booleans(),
+                          st.lists(HOSTILE_STRINGS, max_size=3),
+                          st.dictionaries(HOSTILE_STRINGS, st.integers(0, 2), max_size=2))
+
+
+class CaseTooSlow(BaseException):
+    """Raised by the per-case timer (a BaseException: the CLI's handlers must not turn it into an exit code)."""
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=SCHEMA_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(schema=hostile_schemas(),
+       records=st.lists(st.dictionaries(st.sampled_from(["a", "b", "a.b", "c", "a" * 40 + "!"]), RECORD_VALUES,
+                                        max_size=3), min_size=1, max_size=3))
+def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out(tmp_path_factory, capsys, schema,
+                                                                                  records):
+    """Every generated schema either loads and scores a few records (exit 0) or is refused with one line
+    (exit 2): never an internal error, never more than CASE_SECONDS, never a network connection."""
+    import faulthandler
+    import signal
+    import socket
+    from unittest import mock
+
+    folder = tmp_path_factory.mktemp("hostile")
+    (folder / "s.json").write_text(json.dumps(schema))
+    (folder / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    connections: list = []
+
+    def connect(sock, address):
+        connections.append(address)
+        raise OSError("network access during a test")
+
+    def too_slow(signum, frame):
+        raise CaseTooSlow(f"more than {CASE_SECONDS} s on {json.dumps(schema)[:2000]}")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    # A hang in C, where no signal handler runs, ends the run with every thread's traceback.
+    faulthandler.dump_traceback_later(CASE_SECONDS * 12, exit=True, file=sys.__stderr__)
+    signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
+    try:
+        with mock.patch.object(socket.socket, "connect", connect):
+            for args in (["schema", "check", str(folder / "s.json")],
+                         ["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"),
+                          "--format", "json", "--no-progress"]):
+                code = main(args)
+                out, err = capsys.readouterr()
+                assert code in (0, 2), err
+                assert "Traceback" not in err and "internal error" not in err, err
+                if code == 2:
+                    assert err.startswith("stickler: error: ") and err.count("\n") == 1, err
+                    break
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        faulthandler.cancel_dump_traceback_later()
+    assert connections == []

@@ -3,6 +3,8 @@
 All schema interpretation happens here, once: type resolution (nullable types,
 ``anyOf`` with null, ``$ref``), the defaults by JSON type, and validation of
 every ``x-aws-stickler-*`` value with the JSON pointer of the offending node.
+Before and after, ``audit`` checks the schema as JSON Schema (nesting, metaschema,
+patterns, references), so that nothing a schema says can crash or hang a run later.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from typing import Any
 
 import orjson
 
-from .. import comparators
+from .. import comparators, limits
 from ..errors import SchemaError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
-from . import extensions as ext
+from . import audit, extensions as ext
+from .conformance import ROOT
 from .refs import bundle, escape, resolve
 
 PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
@@ -44,7 +47,6 @@ WHOLE_VALUE_THRESHOLD = 0.5  # an array/object scored as one value (e.g. a bound
 NAMED_COMPARATOR_THRESHOLD = 0.5  # a comparator named without a threshold
 DEFAULT_MATCH_THRESHOLD = 0.7
 DEFAULT_MODEL_NAME = "DynamicModel"
-MAX_DEPTH = 64  # nested objects (and lists of objects): deeper schemas are refused, not recursed into
 
 
 def load_schema(path: str | Path) -> Plan:
@@ -65,7 +67,7 @@ def load_schema(path: str | Path) -> Plan:
         if isinstance(schema, dict):
             schema, referenced = bundle(schema, Path(path).parent)
             if referenced:  # the files referenced are part of what the hash stands for
-                data = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+                data = _canonical(schema)
         plan = compile_schema(schema, source=source, sha256=hashlib.sha256(data).hexdigest())
     except SchemaError as exc:
         raise exc.with_source(source) from None
@@ -73,31 +75,72 @@ def load_schema(path: str | Path) -> Plan:
 
 
 def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = None) -> Plan:
-    """Compile an already parsed schema."""
+    """Compile an already parsed schema (checked first: see ``audit``)."""
     if not isinstance(schema, dict):
         raise SchemaError("a schema must be a JSON object")
+    bounds = limits.current()
+    patterns = audit.check_document(schema, bounds)  # nesting bounded before anything recurses into it
+    audit.check_metaschema(schema)
     if sha256 is None:
-        sha256 = hashlib.sha256(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    compiler = _Compiler(schema)
-    node, pointer = resolve(schema, schema, "")
-    for key in ext.FIELD_KEYS:
-        if ext.PREFIX + key in node:
-            raise SchemaError(
-                f"'{ext.PREFIX}{key}' belongs on a property, not on the root object", "/"
-            )
-    root = compiler.model(node, pointer or "", prefix="", refs=())
+        sha256 = hashlib.sha256(_canonical(schema)).hexdigest()
+    try:
+        compiler = _Compiler(schema, bounds)
+        node, pointer = resolve(schema, schema, "")
+        for key in ext.FIELD_KEYS:
+            if ext.PREFIX + key in node:
+                raise SchemaError(
+                    f"'{ext.PREFIX}{key}' belongs on a property, not on the root object", "/"
+                )
+        root = compiler.model(node, pointer or "", prefix="", refs=())
+        audit.check_references(schema, patterns, bounds)
+    except RecursionError:  # only when a limit was raised past what Python's stack allows
+        raise SchemaError("nested too deeply for Python's recursion limit; lower --limit schema-depth", "/") from None
     return Plan(root=root, schema=schema, source=source, sha256=sha256)
 
 
+def _canonical(schema: dict) -> bytes:
+    """The schema's bytes for its hash: keys sorted (Python's json past the 254 levels orjson writes)."""
+    try:
+        return orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        import json
+
+        return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 class _Compiler:
-    def __init__(self, root: dict) -> None:
+    def __init__(self, root: dict, bounds: limits.Limits) -> None:
         self.root = root
+        self.bounds = bounds
         self.next_index = 0
+        self.visited = 0  # subschemas visited: each use of a $ref visits its target again
+        # Report path -> JSON pointer of the field reported there: two fields must never share a row.
+        self.paths: dict[str, str] = {}
+
+    def _visit(self, pointer: str) -> None:
+        """Count one more subschema visited; refuse once the bound is passed (while compiling, not after)."""
+        self.visited += 1
+        if self.visited > self.bounds.schema_nodes:
+            raise SchemaError(f"expands to more than {self.bounds.schema_nodes:,} subschemas once its references are "
+                              "followed at every use; --limit schema-nodes=N raises the bound", pointer)
+
+    def _claim(self, path: str, pointer: str) -> None:
+        """Give report path ``path`` to the field at ``pointer``, unless another field reports there."""
+        if path == ROOT:
+            raise SchemaError(f"a top-level property named {ROOT!r} would report as the document itself (where "
+                              "violations of the whole record are counted); rename it", pointer)
+        other = self.paths.get(path)
+        if other is not None:
+            raise SchemaError(f"two fields would report as {path!r}: {other} and {pointer} (a '.' in a property "
+                              "name reads as nesting); rename one", pointer)
+        self.paths[path] = pointer
 
     def model(self, node: dict, pointer: str, prefix: str, refs: tuple[str, ...]) -> ModelPlan:
-        if pointer.count("/properties/") >= MAX_DEPTH:
-            raise SchemaError(f"objects nested more than {MAX_DEPTH} levels deep; stickler compares at most "
-                              f"{MAX_DEPTH}", pointer)
+        depth = self.bounds.schema_depth
+        if pointer.count("/properties/") >= depth:
+            raise SchemaError(f"objects nested more than {depth} levels deep; stickler compares at most {depth} "
+                              "(--limit schema-depth=N raises it)", pointer)
+        self._visit(pointer or "/")
         ext.check_keys(node, pointer or "/")
         properties = node.get("properties")
         if not isinstance(properties, dict) or not properties:
@@ -113,6 +156,7 @@ class _Compiler:
             if not isinstance(sub, dict):
                 raise SchemaError("a property schema must be an object", sub_pointer)
             path = f"{prefix}{key}"
+            self._claim(path, sub_pointer)
             fields.append(self.field(key, sub, sub_pointer, path, key in required, refs))
         return ModelPlan(
             name=name,
@@ -128,6 +172,10 @@ class _Compiler:
         refs = self._enter(raw, pointer, refs)
         index = self.next_index
         self.next_index += 1
+        if self.next_index > self.bounds.plan_fields:
+            raise SchemaError(f"more than {self.bounds.plan_fields:,} fields once references are followed; stickler "
+                              "compares at most that many (--limit plan-fields=N raises it)", pointer)
+        self._visit(pointer)
         node, _ = resolve(self.root, raw, pointer)
         ext.check_keys(raw, pointer)
         ext.check_keys(node, pointer)
@@ -225,6 +273,7 @@ class _Compiler:
             for i, option in enumerate(options):
                 if not isinstance(option, dict):
                     raise SchemaError("each alternative must be a schema object", f"{pointer}/{combinator}/{i}")
+                self._visit(f"{pointer}/{combinator}/{i}")
                 opt_refs = self._enter(option, f"{pointer}/{combinator}/{i}", refs)
                 opt, _ = resolve(self.root, option, f"{pointer}/{combinator}/{i}")
                 resolved.append((opt, opt_refs))
@@ -235,8 +284,9 @@ class _Compiler:
                 merged = {**inner, **{k: v for k, v in node.items() if k != combinator}}
                 json_type, inner_nullable, merged, refs = self._type(merged, pointer, refs)
                 return json_type, nullable or inner_nullable, merged, refs
-            types = {o.get("type") for o, _ in non_null}
-            return ("mixed" if len(types) != 1 else types.pop() or "mixed"), nullable, node, refs
+            types = [o.get("type") for o, _ in non_null]
+            same = bool(types) and isinstance(types[0], str) and all(t == types[0] for t in types)
+            return (types[0] if same else "mixed"), nullable, node, refs
 
         declared = node.get("type")
         if isinstance(declared, list):
@@ -273,7 +323,7 @@ class _Compiler:
             return "", NAMED_COMPARATOR_THRESHOLD
         if "enum" in node or "const" in node or json_type in ("mixed", "null"):
             return EXACT_DEFAULT
-        if json_type == "string" and node.get("format") in FORMAT_DEFAULTS:
+        if json_type == "string" and isinstance(node.get("format"), str) and node["format"] in FORMAT_DEFAULTS:
             return FORMAT_DEFAULTS[node["format"]]
         return TYPE_DEFAULTS[json_type]
 

@@ -15,15 +15,24 @@ jsonschema takes about 430 µs for a typical invoice, more than the whole
 comparison, so the keywords schemas use in practice are compiled here into
 closures (about 20 µs); a schema using any other validation keyword is checked
 by jsonschema itself, whose results these closures are tested against.
+
+Nothing a record holds can hang or crash the check: patterns are matched by one
+engine with a time bound (schema/patterns.py), in the closures and in jsonschema
+alike; jsonschema resolves references through a registry that fetches nothing
+(schema/registry.py); a record nested too deeply to check is counted as a
+violation (keyword ``unchecked``). What went wrong is kept as messages
+(``take_messages``) for the run's errors.
 """
 
 from __future__ import annotations
 
-import re
+import types
 from fractions import Fraction
 from typing import Any, Callable, Iterable
 
 from ..errors import SchemaError
+from . import audit
+from .patterns import Patterns
 from .refs import follow
 
 Violation = tuple[str, str]  # (field path, keyword)
@@ -31,6 +40,7 @@ _Errors = list[tuple[tuple, str]]  # (path inside the checked value, keyword)
 _Check = Callable[[Any], "_Errors | None"]
 
 ROOT = "$"  # the field path of the document itself
+UNCHECKED = "unchecked"  # the keyword of a record that could not be checked (nested deeper than Python recurses)
 
 _COMPILED = frozenset("""
 type properties required additionalProperties items enum const minimum maximum exclusiveMinimum
@@ -86,32 +96,97 @@ def json_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+_BOOL, _LIST, _OBJECT = object(), object(), object()  # tags no JSON value can equal
+
+
+def json_key(value: Any) -> Any:
+    """A hashable stand-in for ``value``: two JSON values have equal keys exactly when ``json_equal``
+    says they are equal (1 and 1.0 alike, true and 1 not, arrays and objects by value). TypeError
+    for what is not JSON."""
+    t = type(value)
+    if t is str or t is int or value is None:
+        return value
+    if t is float:
+        return value if value == value else object()  # NaN equals nothing, itself included
+    if t is bool:
+        return (_BOOL, value)
+    if t is list:
+        return (_LIST, tuple(json_key(v) for v in value))
+    if t is dict:
+        return (_OBJECT, frozenset((k, json_key(v)) for k, v in value.items()))
+    raise TypeError(f"not a JSON value: {t.__name__}")
+
+
+class EnumValues:
+    """The values of an ``enum``, looked up by hash: an enum of 200,000 values costs one lookup per value
+    checked, not 200,000 comparisons. What cannot be hashed is compared one by one, as before."""
+
+    __slots__ = ("options", "keys", "others")
+
+    def __init__(self, options: list) -> None:
+        self.options = options
+        self.keys: set = set()
+        self.others: list = []
+        for option in options:
+            try:
+                self.keys.add(json_key(option))
+            except (TypeError, RecursionError):
+                self.others.append(option)
+
+    def __contains__(self, value: Any) -> bool:
+        try:
+            key = json_key(value)
+        except (TypeError, RecursionError):
+            return any(json_equal(value, option) for option in self.options)
+        return key in self.keys or any(json_equal(value, option) for option in self.others)
+
+
 class Conformance:
     """Checks records against one schema (compiled once, used for every prediction)."""
 
     def __init__(self, schema: dict) -> None:
         self.draft = _draft(schema.get("$schema"))
         self.schema = schema
+        self.patterns: Patterns = audit.check_document(schema)  # every pattern compiled (and nesting bounded)
         self.compiled = bool(self.draft) and _compilable(schema)
         self._fallback: Any = None
         self._check: _Check | None = None
+        self._messages: list[str] = []
         if self.compiled:
             self._compiled: dict[int, _Check] = {}
             self._check = self._compile(schema, "")
         else:
-            import jsonschema  # only here: importing it costs a tenth of a second at start-up
+            from .registry import registry, validator_class
 
-            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-            self._fallback = cls(schema)
+            cls = _bounded(validator_class(schema), self.patterns)
+            self._fallback = cls(schema, registry=registry(schema))
 
     def violations(self, record: Any) -> list[Violation]:
         """Every violation in ``record``; empty when it conforms."""
-        if self._check is not None:
-            if type(record) is dict and "_value" in record:
-                record = record["_value"]
-            errors = self._check(record)
-            return [(field_path(path), keyword) for path, keyword in errors] if errors else []
-        return self._jsonschema_violations(unwrap_all(record))
+        try:
+            if self._check is not None:
+                if type(record) is dict and "_value" in record:
+                    record = record["_value"]
+                errors = self._check(record)
+                return [(field_path(path), keyword) for path, keyword in errors] if errors else []
+            return self._jsonschema_violations(unwrap_all(record))
+        except RecursionError:
+            self._messages.append("nested too deeply to be checked against the schema within Python's recursion "
+                                  f"limit: counted as one violation ({UNCHECKED!r})")
+        except Exception as exc:  # a reference jsonschema could not resolve (all resolve at load time)
+            from referencing.exceptions import Unresolvable
+
+            if not isinstance(exc, Unresolvable):
+                raise
+            self._messages.append(f"could not be checked against the schema ({exc}): counted as one violation "
+                                  f"({UNCHECKED!r})")
+        return [(ROOT, UNCHECKED)]
+
+    def take_messages(self) -> list[str]:
+        """What went wrong while checking the records since the last call (a pattern that timed out, a
+        record too deep to check): one line each, for the run's errors."""
+        taken, self._messages = self._messages, []
+        return taken + self.patterns.take_messages()
 
     def _jsonschema_violations(self, record: Any) -> list[Violation]:
         out: list[Violation] = []
@@ -414,12 +489,12 @@ def _items(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
 
 
 def _enum(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
-    options = list(value) if isinstance(value, list) else []
+    options = EnumValues(list(value) if isinstance(value, list) else [])
 
     def check(v: Any) -> _Errors | None:
         if type(v) is dict or type(v) is list:  # rich values inside, unwrapped as the fallback unwraps them
             v = unwrap_all(v, top=False)
-        return None if any(json_equal(v, o) for o in options) else [((), "enum")]
+        return None if v in options else [((), "enum")]
     return check
 
 
@@ -473,13 +548,10 @@ def _multiple_of(c: Conformance, divisor: Any, node: dict, pointer: str) -> _Che
 
 
 def _pattern(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
-    try:
-        search = re.compile(value).search
-    except (re.error, TypeError) as exc:
-        raise SchemaError(f"pattern {value!r} is not a valid regular expression ({exc})", pointer) from None
+    matches = c.patterns.compile(value, pointer).matches  # bounded in time; a timeout counts as no match
 
     def check(v: Any) -> _Errors | None:
-        if type(v) is str and not search(v):
+        if type(v) is str and not matches(v):
             return [((), "pattern")]
         return None
     return check
@@ -531,3 +603,69 @@ _MAKERS: dict[str, Callable[..., _Check]] = {
     "$ref": _reference,
 }
 assert set(_MAKERS) == _COMPILED
+
+
+# -- jsonschema, for the keywords the closures leave to it: the same pattern engine, hashed enums ----------
+
+def _bounded(cls: Any, patterns: Patterns) -> Any:
+    """``cls`` (a jsonschema validator class) matching every pattern through ``patterns`` (bounded in
+    time) and looking enum values up by hash. Where jsonschema's own keyword functions call ``re``
+    (additionalProperties, unevaluatedProperties with patternProperties), the same functions run with
+    ``re`` replaced, so that no pattern is ever matched without a bound."""
+    import jsonschema
+
+    invalid = jsonschema.exceptions.ValidationError
+
+    class BoundedRe:  # the one part of ``re`` those functions use
+        @staticmethod
+        def search(pattern: str, string: str) -> bool:
+            return patterns.search(pattern, string)
+
+    def pattern(validator: Any, text: str, instance: Any, schema: dict) -> Iterable:
+        if validator.is_type(instance, "string") and not patterns.search(text, instance):
+            yield invalid(f"does not match {text!r}")
+
+    def pattern_properties(validator: Any, by_pattern: dict, instance: Any, schema: dict) -> Iterable:
+        if not validator.is_type(instance, "object"):
+            return
+        for text, subschema in by_pattern.items():
+            for key, value in instance.items():
+                if patterns.search(text, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=text)
+
+    def additional_keys(instance: dict, schema: dict) -> Iterable:
+        known = schema.get("properties", {})
+        names = list(schema.get("patternProperties", {}))
+        for key in instance:
+            if key not in known and not any(patterns.search(text, key) for text in names):
+                yield key
+
+    enums: dict[int, EnumValues] = {}
+
+    def enum(validator: Any, options: list, instance: Any, schema: dict) -> Iterable:
+        values = enums.get(id(options))
+        if values is None:
+            values = enums[id(options)] = EnumValues(list(options))
+        if instance not in values:
+            yield invalid("is not one of the enum's values")
+
+    overrides = {"pattern": pattern, "patternProperties": pattern_properties, "enum": enum,
+                 "additionalProperties": _rebound(cls.VALIDATORS["additionalProperties"],
+                                                  find_additional_properties=additional_keys)}
+    unevaluated = cls.VALIDATORS.get("unevaluatedProperties")
+    if unevaluated is not None:
+        name = "find_evaluated_property_keys_by_schema"
+        finder = _rebound(unevaluated.__globals__[name], re=BoundedRe)
+        finder.__globals__[name] = finder  # it calls itself for subschemas
+        overrides["unevaluatedProperties"] = _rebound(unevaluated, **{name: finder})
+    return jsonschema.validators.extend(cls, overrides)
+
+
+def _rebound(function: Any, **names: Any) -> Any:
+    """``function`` with some of the globals it reads replaced: the same code, other collaborators."""
+    unused = [name for name in names if name not in function.__code__.co_names]
+    if unused:  # a jsonschema release restructured its keywords: fail loudly, never match without a bound
+        raise RuntimeError(f"jsonschema's {function.__name__} no longer reads {', '.join(unused)}")
+    namespace = {**function.__globals__, **names}
+    return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
+                              function.__closure__)

@@ -25,10 +25,36 @@ else dependentSchemas format contentEncoding contentMediaType contentSchema titl
 deprecated readOnly writeOnly examples example nullable id
 """.split())
 
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+# Where subschemas sit, in any draft: in a keyword's object (by name), its array, or as its value.
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_VALUES = ("items", "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
                   "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
+
+
+def subschemas(node: dict) -> Iterator[tuple[Any, str, str]]:
+    """(child, its JSON pointer below ``node``, keyword) for every place of ``node`` a subschema may sit.
+
+    The children are not checked: a child may be any JSON value (a draft 7 property
+    dependency is an array of names)."""
+    for name in _SCHEMA_MAPS:
+        children = node.get(name)
+        if isinstance(children, dict):
+            for key, child in children.items():
+                yield child, f"/{name}/{escape(key)}", name
+    for name in _SCHEMA_LISTS:
+        children = node.get(name)
+        if isinstance(children, list):
+            for k, child in enumerate(children):
+                yield child, f"/{name}/{k}", name
+    for name in _SCHEMA_VALUES:
+        if name in node:
+            child = node[name]
+            if isinstance(child, list):  # draft 7 tuple items
+                for k, c in enumerate(child):
+                    yield c, f"/{name}/{k}", name
+            else:
+                yield child, f"/{name}", name
 
 
 def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
@@ -42,18 +68,4 @@ def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
             if isinstance(key, str) and key not in KNOWN and not key.startswith("x-"):
                 close = difflib.get_close_matches(key, sorted(KNOWN), n=1, cutoff=0.85)
                 yield pointer or "/", key, close[0] if close else None
-        for name in _SCHEMA_MAPS:
-            children = node.get(name)
-            if isinstance(children, dict):
-                stack.extend((child, f"{pointer}/{name}/{escape(key)}") for key, child in children.items())
-        for name in _SCHEMA_LISTS:
-            children = node.get(name)
-            if isinstance(children, list):
-                stack.extend((child, f"{pointer}/{name}/{k}") for k, child in enumerate(children))
-        for name in _SCHEMA_VALUES:
-            if name in node:
-                child = node[name]
-                if isinstance(child, list):  # draft 7 tuple items
-                    stack.extend((c, f"{pointer}/{name}/{k}") for k, c in enumerate(child))
-                else:
-                    stack.append((child, f"{pointer}/{name}"))
+        stack.extend((child, pointer + where) for child, where, _ in subschemas(node))

@@ -115,15 +115,23 @@ def resolve(root: dict, node: dict, pointer: str, seen: tuple[str, ...] = ()) ->
     """Merge ``node`` with whatever its ``$ref`` chain points at.
 
     Keywords written beside ``$ref`` win over the referenced ones, so a property
-    can reuse a definition and still set its own weight or threshold.
+    can reuse a definition and still set its own weight or threshold. The chain is
+    followed in a loop: a chain of a thousand references is no deeper than one.
     """
     if "$ref" not in node:
         return node, pointer
-    ref = node["$ref"]
-    if ref in seen:
-        chain = " -> ".join((*seen, ref))
-        raise SchemaError(f"reference cycle: {chain}; recursive schemas cannot be compared", pointer)
-    target, target_pointer = follow(root, ref, pointer)
-    resolved, _ = resolve(root, target, target_pointer, (*seen, ref))
-    merged = {**resolved, **{k: v for k, v in node.items() if k != "$ref"}}
+    chain = [node]
+    refs = list(seen)
+    current, where = node, pointer
+    while "$ref" in current:
+        ref = current["$ref"]
+        if ref in refs:
+            cycle = " -> ".join(map(str, (*refs, ref)))
+            raise SchemaError(f"reference cycle: {cycle}; recursive schemas cannot be compared", where)
+        refs.append(ref)
+        current, where = follow(root, ref, where)
+        chain.append(current)
+    merged = chain[-1]
+    for outer in reversed(chain[:-1]):  # the innermost target first, each referring node's own keywords over it
+        merged = {**merged, **{k: v for k, v in outer.items() if k != "$ref"}}
     return merged, pointer

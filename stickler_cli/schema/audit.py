@@ -1,0 +1,257 @@
+"""Load-time checks of a schema as JSON Schema: nothing in it may crash, hang or reach out later.
+
+``compile_schema`` runs these on every schema before anything uses it. Each failure is
+a SchemaError naming the JSON pointer (exit 2): a schema is untrusted input, and what
+it gets wrong must be found here, not by the first record that meets it.
+
+- ``check_document``: ``$schema`` is a string; subschemas nest at most ``schema-depth``
+  levels; every ``pattern`` and ``patternProperties`` name compiles (schema/patterns.py).
+- ``check_metaschema``: the schema is valid under its draft's metaschema (jsonschema's,
+  its error chosen by ``best_match``): ``"minimum": "5"``, ``"multipleOf": 0``,
+  ``"type": 5`` are refused here.
+- ``check_references``: every ``$ref``, ``$dynamicRef`` and ``$recursiveRef`` resolves inside
+  the schema through its registry (schema/registry.py: nothing is fetched); no chain of
+  allOf/anyOf/oneOf/not/if/then/else and references leads back to a subschema without
+  descending into a property or an item (``"allOf": [{"$ref": "#"}]`` would check one value
+  forever); with its references followed at every use the schema has at most
+  ``schema-nodes`` subschemas and ``schema-depth`` levels (exponential ``$ref`` fan-out).
+
+Every walk here is iterative: a schema nested a thousand levels deep is refused, not recursed into.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import limits
+from ..errors import SchemaError
+from .keywords import subschemas
+from .patterns import Patterns
+from .refs import escape
+
+# Keywords whose subschemas apply to the value itself (not to a property or an item of it).
+IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"})
+UNAPPLIED = frozenset({"$defs", "definitions"})  # only reached through references
+REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
+MESSAGE_CHARACTERS = 300  # of a metaschema error (it quotes the offending value)
+
+
+def check_document(schema: dict, bounds: limits.Limits | None = None) -> Patterns:
+    """Check the nesting and compile the patterns of every subschema; the compiled patterns."""
+    bounds = bounds or limits.current()
+    limit = bounds.schema_depth
+    if not isinstance(schema.get("$schema", ""), str):
+        raise SchemaError("'$schema' must be the URI of a JSON Schema draft, a string", "/$schema")
+    patterns = Patterns(bounds)
+    # node, its pointer, its depth, the objects around it, its parent's pointer; popped in document order
+    stack: list[tuple[dict, str, int, int, str]] = [(schema, "", 0, 0, "")]
+    while stack:
+        node, pointer, depth, objects, parent = stack.pop()
+        if objects > limit:
+            raise SchemaError(f"objects nested more than {limit} levels deep; stickler compares at most {limit} "
+                              f"(--limit schema-depth=N raises it)", parent or "/")
+        if depth > limit:
+            raise SchemaError(f"subschemas nested more than {limit} levels deep; stickler reads at most {limit} "
+                              f"(--limit schema-depth=N raises it)", pointer)
+        compile_patterns(node, pointer, patterns)
+        stack.extend(reversed([(child, pointer + where, depth + 1, objects + (keyword == "properties"), pointer)
+                               for child, where, keyword in subschemas(node) if isinstance(child, dict)]))
+    return patterns
+
+
+def compile_patterns(node: dict, pointer: str, patterns: Patterns) -> None:
+    """Compile the ``pattern`` and the ``patternProperties`` names of one subschema."""
+    if "pattern" in node:
+        patterns.compile(node["pattern"], f"{pointer}/pattern")
+    names = node.get("patternProperties")
+    if isinstance(names, dict):
+        for name in names:
+            patterns.compile(name, f"{pointer}/patternProperties/{escape(name)}")
+
+
+def check_metaschema(schema: dict) -> None:
+    """The schema must be valid under its draft's metaschema; the most relevant error, located."""
+    import jsonschema
+    import referencing
+    from jsonschema_specifications import REGISTRY as METASCHEMAS
+
+    from .registry import _refuse, validator_class
+
+    cls = validator_class(schema)
+    checker = cls(cls.META_SCHEMA, registry=referencing.Registry(retrieve=_refuse).combine(METASCHEMAS))
+    try:
+        errors = list(checker.iter_errors(schema))
+        if not errors:
+            return
+        error = jsonschema.exceptions.best_match(errors)
+        message = error.message
+    except RecursionError:
+        raise SchemaError("nested too deeply to be checked against its metaschema within Python's recursion limit; "
+                          "lower --limit schema-depth", "/") from None
+    if len(message) > MESSAGE_CHARACTERS:
+        message = message[:MESSAGE_CHARACTERS - 1] + "…"
+    pointer = "".join(f"/{escape(str(token))}" for token in error.absolute_path)
+    raise SchemaError(f"not a valid JSON Schema: {message}", pointer or "/")
+
+
+class _Graph:
+    """The subschemas reachable from the root, references resolved, and how each leads to the next."""
+
+    def __init__(self, schema: dict, patterns: Patterns) -> None:
+        from .registry import registry, specification, validator_class
+
+        self.patterns = patterns
+        self.spec = specification(schema)
+        cls = validator_class(schema)
+        self.known = frozenset(cls.VALIDATORS)  # the keywords the draft applies (jsonschema ignores the rest)
+        self.legacy = cls.__name__ in (
+            "Draft3Validator", "Draft4Validator", "Draft6Validator", "Draft7Validator")  # $ref hides its siblings
+        self.pointers = _pointers(schema)
+        resource = self.spec.create_resource(schema)
+        root = registry(schema).resolver(base_uri=resource.id() or "")
+        # id(subschema) -> [(child id, kind, pointer of the keyword that leads there)]; kind: "in place",
+        # "below" (a property or an item), "unapplied" ($defs: not applied, but its references must resolve).
+        self.edges: dict[int, list[tuple[int, str, str]]] = {}
+        self.where: dict[int, str] = {id(schema): "/"}
+        self.root = id(schema)
+        pending: list[tuple[Any, Any, str]] = [(schema, root, "")]
+        self.edges[id(schema)] = []
+        while pending:
+            node, resolver, pointer = pending.pop()
+            for child, child_resolver, child_pointer, kind, via in self._children(node, resolver, pointer):
+                self.edges[id(node)].append((id(child), kind, via))
+                if id(child) not in self.edges:
+                    self.edges[id(child)] = []
+                    self.where[id(child)] = child_pointer or "/"
+                    pending.append((child, child_resolver, child_pointer))
+
+    def _children(self, node: dict, resolver: Any, pointer: str):
+        """(child, its resolver, its pointer, kind, pointer of the keyword leading there) for each subschema
+        ``node`` applies or holds; references resolved."""
+        if id(node) not in self.pointers:
+            compile_patterns(node, pointer, self.patterns)  # a subschema reached only through a reference
+        hidden = self.legacy and "$ref" in node  # before 2019-09, $ref's siblings are not applied
+        for child, where, keyword in subschemas(node):
+            if isinstance(child, dict):
+                applied = keyword in self.known and keyword not in UNAPPLIED and not hidden
+                kind = "unapplied" if not applied else "in place" if keyword in IN_PLACE else "below"
+                yield (child, resolver.in_subresource(self.spec.create_resource(child)), pointer + where, kind,
+                       pointer + where)
+        for keyword in ("$ref",) if hidden else REFERENCES:
+            if keyword not in node or keyword not in self.known:
+                continue
+            ref, via = node[keyword], f"{pointer}/{keyword}"
+            if not isinstance(ref, str):
+                raise SchemaError(f"'{keyword}' must be a string, got {ref!r}"[:MESSAGE_CHARACTERS], via)
+            target, target_resolver = self._lookup(resolver, ref, via)
+            if isinstance(target, dict):
+                target_pointer = self.pointers.get(id(target)) or (ref[1:] if ref.startswith("#/") else via)
+                yield target, target_resolver, target_pointer, "in place", via
+
+    @staticmethod
+    def _lookup(resolver: Any, ref: str, via: str) -> tuple[Any, Any]:
+        from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
+
+        from .registry import refused
+
+        try:
+            resolved = resolver.lookup(ref)
+        except PointerToNowhere:
+            raise SchemaError(f"reference {ref!r} points at nothing", via) from None
+        except NoSuchAnchor:
+            raise SchemaError(f"reference {ref!r} names an anchor that no subschema declares", via) from None
+        except Unresolvable:
+            raise SchemaError(refused(ref), via) from None
+        except (LookupError, ValueError, TypeError, AttributeError):  # a pointer through a value that has no such part
+            raise SchemaError(f"reference {ref!r} points at nothing", via) from None
+        if not isinstance(resolved.contents, (dict, bool)):
+            raise SchemaError(f"reference {ref!r} does not point at a schema object", via)
+        return resolved.contents, resolved.resolver
+
+    def check_cycles(self) -> None:
+        """No subschema may lead back to itself through keywords that apply to the same value."""
+        state: dict[int, int] = {}  # 1: on the current path, 2: done
+        for start in self.edges:
+            if start in state:
+                continue
+            state[start] = 1
+            path = [start]
+            stack = [iter([(c, via) for c, kind, via in self.edges[start] if kind == "in place"])]
+            while stack:
+                for child, via in stack[-1]:
+                    seen = state.get(child)
+                    if seen == 1:
+                        chain = " → ".join(self.where[n] for n in path[path.index(child):]) + " → " + self.where[child]
+                        raise SchemaError(f"leads back to {self.where[child]} without descending into a property or "
+                                          f"an item ({chain}): the same value would be checked against it forever", via)
+                    if seen is None:
+                        state[child] = 1
+                        path.append(child)
+                        stack.append(iter([(c, v) for c, kind, v in self.edges[child] if kind == "in place"]))
+                        break
+                else:
+                    state[path.pop()] = 2
+                    stack.pop()
+
+    def check_size(self, bounds: limits.Limits) -> None:
+        """With references followed at every use: at most ``schema-nodes`` subschemas, ``schema-depth`` levels.
+
+        Counted once per subschema (memoised), so an exponential expansion is found in linear time; a
+        reference back to a subschema still being counted (a recursive schema) counts once."""
+        size: dict[int, int] = {}
+        depth: dict[int, int] = {}
+        open_ = {self.root}
+        stack = [(self.root, iter(self._applied(self.root)))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if child not in size and child not in open_:
+                    open_.add(child)
+                    stack.append((child, iter(self._applied(child))))
+                    break
+            else:
+                stack.pop()
+                open_.discard(node)
+                below = self._applied(node)
+                size[node] = 1 + sum(size.get(c, 1) for c in below)
+                depth[node] = 1 + max((depth.get(c, 0) for c in below), default=0)
+                if size[node] > bounds.schema_nodes:
+                    raise SchemaError(
+                        f"expands to more than {bounds.schema_nodes:,} subschemas once its references are followed "
+                        "at every use (definitions that each refer to the next more than once grow exponentially); "
+                        "--limit schema-nodes=N raises the bound", self.where[node])
+                if depth[node] > bounds.schema_depth + 1:
+                    raise SchemaError(
+                        f"subschemas nested more than {bounds.schema_depth} levels deep once references are "
+                        f"followed; stickler reads at most {bounds.schema_depth} (--limit schema-depth=N raises it)",
+                        self.where[node])
+
+    def _applied(self, node: int) -> list[int]:
+        return [child for child, kind, _ in self.edges[node] if kind != "unapplied"]
+
+
+def check_references(schema: dict, patterns: Patterns, bounds: limits.Limits | None = None) -> None:
+    """Resolve every reference (nothing fetched), refuse cycles on one value and exponential expansion."""
+    graph = _Graph(schema, patterns)
+    graph.check_cycles()
+    graph.check_size(bounds or limits.current())
+
+
+def _pointers(schema: dict) -> dict[int, str]:
+    """id(subschema) -> its JSON pointer, for every subschema where the document places one."""
+    found: dict[int, str] = {}
+    stack = [(schema, "")]
+    while stack:
+        node, pointer = stack.pop()
+        found[id(node)] = pointer or "/"
+        stack.extend((child, pointer + where) for child, where, _ in subschemas(node) if isinstance(child, dict))
+    return found
+
+
+def audit(schema: dict, bounds: limits.Limits | None = None) -> Patterns:
+    """Every check of this module, cheapest first; the schema's compiled patterns."""
+    bounds = bounds or limits.current()
+    patterns = check_document(schema, bounds)
+    check_metaschema(schema)
+    check_references(schema, patterns, bounds)
+    return patterns

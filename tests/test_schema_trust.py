@@ -1,0 +1,461 @@
+"""A schema is untrusted input: what it gets wrong is refused at load time (exit 2, naming the JSON
+pointer), and nothing in it can make a run fetch a URL, hang on a pattern, blow up exponentially or
+crash on a record (issue 15, items 5, 9, 10, 11, 12 and the enum of 18)."""
+
+from __future__ import annotations
+
+import dataclasses
+import http.server
+import json
+import math
+import threading
+import time
+import tracemalloc
+from collections import Counter
+
+import orjson
+import pytest
+
+import stickler_cli as st
+from stickler_cli import limits
+from stickler_cli.cli import main
+from stickler_cli.errors import SchemaError
+from stickler_cli.schema import conformance as conformance_module
+from stickler_cli.schema.conformance import ROOT, UNCHECKED, Conformance, EnumValues, json_equal, json_key
+
+
+def _cli(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write(name: str, value) -> str:
+        path = tmp_path / name
+        path.write_bytes(value if isinstance(value, bytes) else json.dumps(value).encode())  # orjson: 254 levels
+        return str(path)
+    return write
+
+
+@pytest.fixture
+def bounds():
+    """Set other bounds for one test (``bounds(regex_seconds=0.05)``); the defaults come back after."""
+    def use(**changes):
+        limits.use(dataclasses.replace(limits.DEFAULT, **changes))
+    yield use
+    limits.use(limits.DEFAULT)
+
+
+def _refused(capsys, write, schema, pointer: str, message: str, commands=("schema check", "eval")) -> None:
+    """``schema`` is refused by every command that loads it: exit 2, one line naming ``pointer``."""
+    path = write("s.json", schema)
+    data = write("d.jsonl", b'{"a": "x"}\n')
+    for command in commands:
+        args = ["schema", "check", path] if command == "schema check" else ["eval", path, data, data, "-f", "json"]
+        code, _, err = _cli(capsys, *args)
+        assert code == 2, (command, err)
+        assert err.count("\n") == 1 and "Traceback" not in err and "internal error" not in err, err
+        assert f"{path}: {pointer}: " in err and message in err, (command, err)
+
+
+# -- item 5: two fields must never report under one path ---------------------------------------------
+
+@pytest.mark.parametrize("properties, first, second", [
+    ({"a.b": {"type": "string"}, "a": {"type": "object", "properties": {"b": {"type": "string"}}}},
+     "/properties/a.b", "/properties/a/properties/b"),
+    ({"a": {"type": "object", "properties": {"b": {"type": "string"}}}, "a.b": {"type": "string"}},
+     "/properties/a/properties/b", "/properties/a.b"),
+    ({"a": {"type": "array", "items": {"type": "object", "properties": {"b.c": {"type": "number"}}}},
+      "a.b": {"type": "object", "properties": {"c": {"type": "number"}}}},
+     "/properties/a/items/properties/b.c", "/properties/a.b/properties/c"),
+])
+def test_two_fields_on_one_report_path_are_refused(capsys, write, properties, first, second):
+    schema = {"type": "object", "properties": properties}
+    with pytest.raises(SchemaError) as info:
+        st.compile_schema(schema)
+    assert info.value.pointer == second
+    assert first in info.value.message and second in info.value.message
+    assert "two fields would report as" in info.value.message
+    _refused(capsys, write, schema, second, "two fields would report as")
+
+
+def test_a_property_named_like_the_document_row_is_refused(capsys, write):
+    """Violations of the whole record are counted under '$'; a field there would show them as its own."""
+    _refused(capsys, write, {"type": "object", "properties": {"$": {"type": "string"}}}, "/properties/$",
+             "would report as the document itself")
+
+
+def test_dotted_names_without_a_collision_keep_their_paths():
+    plan = st.compile_schema({"type": "object", "properties": {"a.b": {"type": "string"}, "x[0]": {"type": "number"},
+                                                               "a": {"type": "object", "properties": {
+                                                                   "c": {"type": "string"}}}}})
+    assert [f.path for f in plan.fields] == ["a.b", "x[0]", "a", "a.c"]
+
+
+# -- item 9: nothing is ever fetched --------------------------------------------------------------------
+
+@pytest.fixture
+def server():
+    """An HTTP server on 127.0.0.1 that counts the requests it gets (each would be a schema fetching a URL)."""
+    requests: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            requests.append(self.path)
+            body = orjson.dumps({"type": "integer"})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    httpd.timeout = 0.2
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", requests
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def test_the_server_would_count_a_fetch(server):
+    """The fixture itself: jsonschema's default registry does fetch (what the schema's registry stops)."""
+    import jsonschema
+
+    url, requests = server
+    with pytest.warns(DeprecationWarning):
+        errors = list(jsonschema.Draft202012Validator({"$ref": f"{url}/s.json"}).iter_errors("x"))
+    assert len(errors) == 1 and requests == ["/s.json"]
+
+
+@pytest.mark.parametrize("keyword, pointer", [
+    ("$dynamicRef", "/properties/a/$dynamicRef"),
+    ("$ref", "/properties/a/allOf/0/$ref"),
+])
+def test_references_to_urls_are_refused_at_load_time_and_never_fetched(capsys, write, server, keyword, pointer):
+    url, requests = server
+    target = {keyword: f"{url}/schema.json"}
+    prop = {"type": "string", **target} if keyword == "$dynamicRef" else {"type": "string", "allOf": [target]}
+    schema = {"type": "object", "properties": {"a": prop}}
+    with pytest.raises(SchemaError) as info:
+        st.compile_schema(schema)
+    assert info.value.pointer == pointer and "references are never fetched" in info.value.message
+    _refused(capsys, write, schema, pointer, f"remote reference '{url}/schema.json': references are never fetched")
+    assert requests == []
+
+
+def test_the_fallback_validator_itself_fetches_nothing(server):
+    """Even on a schema that was never audited (the Python API), a record meets a refusing registry: one
+    'unchecked' violation and a message, no request, no exception."""
+    url, requests = server
+    checker = Conformance({"properties": {"a": {"$dynamicRef": f"{url}/s.json"}}})
+    assert not checker.compiled
+    assert [checker.violations({"a": k}) for k in range(3)] == [[(ROOT, UNCHECKED)]] * 3
+    messages = checker.take_messages()
+    assert len(messages) == 3 and "could not be checked against the schema" in messages[0]
+    assert requests == []
+
+
+def test_identifiers_and_anchors_still_resolve_without_a_network():
+    schema = {"$id": "http://example.invalid/root.json", "type": "object",
+              "$defs": {"n": {"$anchor": "num", "type": "number"}, "s": {"$id": "strings.json", "type": "string"}},
+              "properties": {"a": {"type": "number", "allOf": [{"$ref": "#num"}]},
+                             "b": {"type": "string", "allOf": [{"$ref": "strings.json"}], "uniqueItems": True},
+                             "c": {"type": "number", "allOf": [{"$ref": "http://example.invalid/root.json#/$defs/n"}]}}}
+    checker = Conformance(st.compile_schema(schema).schema)
+    assert not checker.compiled
+    assert sorted(checker.violations({"a": "x", "b": 1, "c": 2})) == [("a", "type")] * 2 + [("b", "type")] * 2
+    assert checker.violations({"a": 1, "b": "x", "c": "y"}) == [("c", "type")] * 2
+
+
+# -- item 10: exponential $ref fan-out is refused quickly ------------------------------------------------
+
+def fan_out(depth: int, through: str) -> dict:
+    """Definitions that each refer to the next twice: 2**depth subschemas once expanded."""
+    defs: dict = {}
+    for i in range(depth):
+        twice = [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]
+        defs[f"d{i}"] = ({"type": "object", "properties": dict(zip("ab", twice))} if through == "properties"
+                         else {"allOf": twice})
+    defs[f"d{depth}"] = {"type": "string"}
+    root = {"$ref": "#/$defs/d0"} if through == "properties" else {"type": "string", "allOf": [{"$ref": "#/$defs/d0"}]}
+    return {"type": "object", "$defs": defs, "properties": {"root": root}}
+
+
+@pytest.mark.parametrize("through, message", [
+    ("properties", "more than 10,000 fields once references are followed"),
+    ("allOf", "expands to more than 100,000 subschemas once its references are followed"),
+])
+def test_exponential_fan_out_is_refused_in_well_under_a_second(capsys, write, through, message):
+    schema = fan_out(30, through)
+    assert len(orjson.dumps(schema)) < 4_000
+    st.compile_schema({"type": "object", "properties": {"a": {"type": "string"}}})  # imports done before the clock
+    started = time.perf_counter()
+    with pytest.raises(SchemaError) as info:
+        st.compile_schema(schema)
+    elapsed = time.perf_counter() - started
+    tracemalloc.start()
+    with pytest.raises(SchemaError):
+        st.compile_schema(schema)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert message in info.value.message
+    assert elapsed < 1.0 and peak < 50 * 2**20, (elapsed, peak)  # before: 38 s and 300 MB at depth 14
+    _refused(capsys, write, schema, info.value.pointer, message)
+
+
+def test_fan_out_within_the_bounds_compiles_and_the_bounds_can_be_raised(bounds):
+    assert len(st.compile_schema(fan_out(8, "properties")).fields) == 2 ** 9 - 1
+    with pytest.raises(SchemaError, match="more than 10,000 fields"):
+        st.compile_schema(fan_out(13, "properties"))
+    bounds(plan_fields=20_000)
+    assert len(st.compile_schema(fan_out(13, "properties")).fields) == 2 ** 14 - 1
+    bounds(schema_nodes=1_000)
+    with pytest.raises(SchemaError, match="more than 1,000 subschemas"):
+        st.compile_schema(fan_out(12, "allOf"))
+
+
+# -- item 11: patterns cannot hang a run -------------------------------------------------------------------
+
+CATASTROPHIC = "^(a|aa)+$"  # exponential backtracking on "aaaa…!" (with re and with regex)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"a": {"type": "string", "pattern": CATASTROPHIC}}},
+    {"type": "object", "properties": {"a": {"type": "string", "pattern": CATASTROPHIC, "uniqueItems": True}}},
+    {"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {CATASTROPHIC: True},
+     "additionalProperties": False},
+    {"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {CATASTROPHIC: True},
+     "unevaluatedProperties": False},
+], ids=["compiled", "jsonschema", "additionalProperties", "unevaluatedProperties"])
+def test_a_catastrophic_pattern_times_out_is_counted_and_then_abandoned(bounds, schema):
+    bounds(regex_seconds=0.05, regex_timeouts=4)
+    checker = Conformance(st.compile_schema(schema).schema)
+    hostile = "a" * 40 + "!"
+    record = {"a": hostile} if "pattern" in schema["properties"]["a"] else {"a": "x", hostile: 1}
+    started = time.perf_counter()
+    found = [checker.violations(record) for _ in range(200)]
+    elapsed = time.perf_counter() - started
+    assert elapsed < 10  # 4 timeouts of 0.05 s (each match up to twice per record), then nothing to try
+    assert found[0] != [] and found[-1] == []  # timed out: a violation; abandoned: passes
+    messages = checker.take_messages()
+    assert "took longer than 0.05 s on a value of 41 characters: counted as not matching" in messages[0]
+    assert "timed out 4 times: no longer checked for the rest of this run" in messages[-1]
+    assert len(messages) == 5 and checker.take_messages() == []
+
+
+def test_patterns_keep_their_meaning_and_gain_unicode_classes():
+    checker = Conformance({"properties": {"d": {"pattern": r"^\d{4}-\d{2}$"}, "n": {"pattern": r"^\p{Letter}+$"},
+                                          "e": {"pattern": "b$"}}})
+    assert checker.compiled
+    assert checker.violations({"d": "2024-01", "n": "Ärger", "e": "ab\n"}) == []  # '$' before a final newline, as re
+    assert sorted(checker.violations({"d": "2024-1", "n": "a1", "e": "ba"})) == [("d", "pattern"), ("e", "pattern"),
+                                                                                ("n", "pattern")]
+
+
+@pytest.mark.parametrize("prop, pointer", [
+    ({"type": "string", "pattern": "(("}, "/properties/a/pattern"),
+    ({"type": "object", "patternProperties": {"[a-": {}}, "properties": {"b": {"type": "string"}}},
+     "/properties/a/patternProperties/[a-"),
+    ({"type": "string", "allOf": [{"$ref": "#/$defs/p"}]}, "/$defs/p/pattern"),
+])
+def test_a_pattern_that_does_not_compile_is_refused_at_load_time(capsys, write, prop, pointer):
+    schema = {"type": "object", "$defs": {"p": {"pattern": "a)"}}, "properties": {"a": prop}}
+    if "$ref" not in str(prop):
+        del schema["$defs"]
+    _refused(capsys, write, schema, pointer, "is not a valid regular expression")
+
+
+@pytest.mark.parametrize("pattern, size", [
+    ("a{10000000}", 10_000_000),  # 2.6 GB to compile
+    ("((a{1000}){1000}){1000}", 10 ** 9),  # more memory than the machine has
+    ("(?:ab){500000,}", 1_500_000),  # (?:ab) counts 3 units: an over-estimate, never an under-estimate
+])
+def test_a_pattern_too_large_to_compile_is_refused_before_compiling(capsys, write, bounds, pattern, size):
+    started = time.perf_counter()
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}
+    _refused(capsys, write, schema, "/properties/a/pattern", f"would compile to about {size:,} units")
+    assert time.perf_counter() - started < 5
+    many = {"type": "object", "properties": {f"p{k}": {"type": "string", "pattern": f"^{k}x{{30000}}$"}
+                                              for k in range(4)}}
+    with pytest.raises(SchemaError, match="may take 100,000 together") as info:
+        st.compile_schema(many)  # the patterns of a schema share the bound
+    assert info.value.pointer == "/properties/p3/pattern"
+    bounds(regex_size=200_000)
+    assert len(st.compile_schema(many).fields) == 4
+
+
+def test_legitimate_patterns_are_small():
+    from stickler_cli.schema.patterns import unrolled_size
+
+    sizes = [unrolled_size(p) for p in (r"^\d{4}-\d{2}-\d{2}$", "^[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}$",
+                                        r"^\p{Letter}{2,64}$", "^.{1,255}$", r"^[\w.+-]+@[\w-]+\.[\w.]+$")]
+    assert sizes == [12, 18, 4, 3, 7]
+
+
+# -- item 12: malformed keyword values, cycles and depth: exit 2 naming the pointer -----------------------
+
+def _nested(levels: int, keyword: str) -> dict:
+    node: dict = {"type": "string"}
+    for _ in range(levels):
+        node = {keyword: [node]} if keyword == "allOf" else {keyword: node}
+    return node
+
+
+MALFORMED = [
+    ({"type": "number", "minimum": "5"}, "/properties/a/minimum", "'5' is not of type 'number'"),
+    ({"type": "number", "multipleOf": 0}, "/properties/a/multipleOf", "0 is less than or equal to the minimum of 0"),
+    ({"type": "string", "allOf": [{"type": 5}]}, "/properties/a/allOf/0/type", "not a valid JSON Schema"),
+    ({"type": "string", "format": ["date"]}, "/properties/a/format", "['date'] is not of type 'string'"),
+    ({"type": "string", "maxLength": -1}, "/properties/a/maxLength", "not a valid JSON Schema"),
+    ({"type": "string", "enum": "abc"}, "/properties/a/enum", "'abc' is not of type 'array'"),
+    ({"type": "object", "properties": {"b": {"type": "string"}}, "required": "b"}, "/properties/a/required",
+     "'b' is not of type 'array'"),
+    ({"type": "array", "items": [{"type": "string"}]}, "/properties/a/items", "not a valid JSON Schema"),
+    ({"type": "string", "anyOf": []}, "/properties/a/anyOf", "should be non-empty"),
+    ({"type": "string", "$ref": 5}, "/properties/a/$ref", "5 is not of type 'string'"),
+    ({"type": "string", "allOf": [{"$ref": "#/properties/a/type"}]}, "/properties/a/allOf/0/$ref",
+     "does not point at a schema object"),
+    ({"type": "string", "allOf": [{"$ref": "#/$defs/nowhere"}]}, "/properties/a/allOf/0/$ref", "points at nothing"),
+    ({"type": "string", "allOf": [{"$ref": "#nowhere"}]}, "/properties/a/allOf/0/$ref",
+     "names an anchor that no subschema declares"),
+    ({"type": "string", "allOf": [_nested(400, "allOf")]}, "/properties/a/allOf/0" + "/allOf/0" * 63,
+     "subschemas nested more than 64 levels deep"),
+    ({"type": "string", "not": _nested(400, "not")}, "/properties/a" + "/not" * 64,
+     "subschemas nested more than 64 levels deep"),
+]
+
+
+@pytest.mark.parametrize("prop, pointer, message", MALFORMED, ids=[m[1] for m in MALFORMED])
+def test_malformed_keyword_values_are_refused_by_every_command(capsys, write, prop, pointer, message):
+    schema = {"type": "object", "properties": {"a": prop}}
+    with pytest.raises(SchemaError) as info:
+        st.compile_schema(schema)
+    assert (info.value.pointer, message in info.value.message) == (pointer, True), info.value
+    _refused(capsys, write, schema, pointer, message)
+
+
+@pytest.mark.parametrize("schema, pointer, message", [
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "allOf": [{"$ref": "#"}]}, "/allOf/0/$ref",
+     "leads back to / without descending into a property or an item (/ → /allOf/0 → /)"),
+    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
+      "$defs": {"A": {"type": "string", "anyOf": [{"not": {"$ref": "#/$defs/B"}}]},
+                "B": {"oneOf": [{"$ref": "#/$defs/A"}]}}},
+     "/$defs/B/oneOf/0/$ref", "leads back to /$defs/A"),
+    ({"$schema": 5, "type": "object", "properties": {"a": {"type": "string"}}}, "/$schema", "must be the URI"),
+    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+      "properties": {"a": {"type": "string", "allOf": [{"$ref": 5}]}}}, "/properties/a/allOf/0/$ref",
+     "'$ref' must be a string"),
+])
+def test_cycles_on_one_value_and_odd_roots_are_refused(capsys, write, schema, pointer, message):
+    _refused(capsys, write, schema, pointer, message)
+
+
+def _nested_objects(levels: int) -> dict:
+    node: dict = {"type": "string"}
+    for _ in range(levels):
+        node = {"type": "object", "properties": {"a": node}}
+    return node
+
+
+def test_objects_nested_too_deeply_keep_their_message_and_the_bound_can_be_raised(bounds):
+    with pytest.raises(SchemaError, match="objects nested more than 64 levels deep; stickler compares at most 64"):
+        st.compile_schema(_nested_objects(70))
+    schema = {"type": "object", "properties": {"a": {"type": "string", "not": _nested(70, "not")}}}
+    with pytest.raises(SchemaError, match="subschemas nested more than 64 levels deep"):
+        st.compile_schema(schema)
+    bounds(schema_depth=80)
+    assert [f.path for f in st.compile_schema(schema).fields] == ["a"]
+    assert len(st.compile_schema(_nested_objects(70)).fields) == 70
+
+
+def test_a_list_of_types_inside_anyof_compiles():
+    """Valid, and an internal error before: a type list among the alternatives makes the field 'mixed'."""
+    plan = st.compile_schema({"type": "object", "properties": {
+        "a": {"anyOf": [{"type": ["string", "null"]}, {"type": "integer"}]}}})
+    assert (plan.fields[0].json_type, plan.fields[0].comparator_name) == ("mixed", "ExactComparator")
+
+
+def test_every_shipped_schema_still_loads(root):
+    for path in sorted((root / "schemas").glob("*.json")):
+        if path.name != "report.schema.json":  # the report's own schema: not a stickler schema
+            assert st.load_schema(path).fields
+
+
+def test_a_record_too_deep_to_check_is_one_violation_not_an_internal_error(capsys, write):
+    """A recursive schema follows a record down; past Python's recursion limit the record is counted
+    as not conforming (keyword 'unchecked'), on both checker paths, and the run goes on."""
+    deep: object = {"x": 1}
+    for _ in range(950):
+        deep = {"c": deep}
+    recursive = {"$defs": {"n": {"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}}}},
+                 "type": "object", "properties": {"a": {"type": "string"}, "d": {
+                     "type": "object", "properties": {"x": {"type": "integer"}}, "allOf": [{"$ref": "#/$defs/n"}]}}}
+    for schema in (recursive, {**recursive, "uniqueItems": True}):
+        checker = Conformance(schema)
+        assert checker.compiled is ("uniqueItems" not in schema)
+        assert checker.violations({"a": "x", "d": deep}) == [(ROOT, UNCHECKED)]
+        assert "nested too deeply to be checked" in checker.take_messages()[0]
+        assert checker.violations({"a": "x", "d": {"c": {"c": {"x": 1}}}}) == []
+    path = write("s.json", recursive)
+    predictions = json.dumps({"a": "x", "d": deep}).encode() + b'\n{"a": "y"}\n'
+    code, out, err = _cli(capsys, "eval", path, write("g.jsonl", b'{"a": "x"}\n{"a": "y"}\n'),
+                          write("p.jsonl", predictions), "-f", "json")
+    assert code == 0, err
+    report = orjson.loads(out)
+    assert report["schema_conformance"]["schema_valid"] == 1
+    assert report["schema_violations"] == {ROOT: {UNCHECKED: 1}}
+
+
+# -- item 18: an enum of 200,000 values is a hashed lookup -----------------------------------------------
+
+def test_json_keys_follow_json_equality():
+    values = [1, 1.0, True, False, 0, None, "1", [1, {"a": 2.0}], [1.0, {"a": 2}], {"a": [True]}, {"a": [1]},
+              -0.0, 0.0, 10 ** 20, 1e20, 2 ** 53 + 1, float(2 ** 53), "", [], {}]
+    for a in values:
+        for b in values:
+            assert (json_key(a) == json_key(b)) is json_equal(a, b), (a, b)
+    assert json_key(math.nan) != json_key(math.nan) and not json_equal(math.nan, math.nan)
+
+
+def test_enum_values_are_looked_up_not_scanned(monkeypatch):
+    options = [f"v{k}" for k in range(200_000)] + [1, True, {"a": [1, 2]}, [None]]
+    values = EnumValues(options)
+    calls = Counter()
+
+    def counting(a, b):
+        calls["json_equal"] += 1
+        return json_equal(a, b)
+
+    monkeypatch.setattr(conformance_module, "json_equal", counting)
+    checked = ["v199999", "v-1", 1.0, 1, True, False, {"a": [1.0, 2]}, [None], [False], "x" * 100]
+    assert [v in values for v in checked] == [True, False, True, True, True, False, True, True, False, False]
+    assert calls["json_equal"] == 0
+    # What is not a JSON value is compared one by one, as before (found, or not).
+    assert (1, 2) not in values and calls["json_equal"] == len(options)
+    checker = Conformance({"properties": {"e": {"enum": options}}})
+    started = time.perf_counter()
+    found = [checker.violations({"e": f"v{k * 7}"}) for k in range(20_000)]
+    assert time.perf_counter() - started < 5  # 20,000 × 200,000 comparisons before: hours
+    assert found.count([]) == 20_000 and checker.violations({"e": "nope"}) == [("e", "enum")]
+
+
+def test_the_fallback_enum_agrees_with_jsonschema():
+    import jsonschema
+
+    options = [1, "a", True, None, [1, 2], {"k": 1.0}, 2.5]
+    schema = {"properties": {"e": {"enum": options}}, "uniqueItems": True}
+    checker = Conformance(schema)
+    assert not checker.compiled
+    reference = jsonschema.Draft202012Validator(schema)
+    for value in [1.0, 1, True, False, 0, None, "a", "b", [1.0, 2], [2, 1], {"k": 1}, {"k": True}, 2.5, [], {}]:
+        expected = [] if reference.is_valid({"e": value}) else [("e", "enum")]
+        assert checker.violations({"e": value}) == expected, value
