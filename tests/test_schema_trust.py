@@ -459,3 +459,43 @@ def test_the_fallback_enum_agrees_with_jsonschema():
     for value in [1.0, 1, True, False, 0, None, "a", "b", [1.0, 2], [2, 1], {"k": 1}, {"k": True}, 2.5, [], {}]:
         expected = [] if reference.is_valid({"e": value}) else [("e", "enum")]
         assert checker.violations({"e": value}) == expected, value
+
+
+def test_a_schema_applying_itself_twice_per_level_is_checked_in_linear_time():
+    """d = allOf[{a: d}, {a: d}] visits each value 2^depth times unless each (subschema, value) is
+    checked once per record; the violations stay those jsonschema counts (one per path taken)."""
+    import signal
+
+    import jsonschema
+
+    from stickler_cli.schema.conformance import Conformance
+
+    schema = {"type": "object", "properties": {"d": {"$ref": "#/$defs/d"}},
+              "$defs": {"d": {"type": "object", "allOf": [{"properties": {"a": {"$ref": "#/$defs/d"}}},
+                                                          {"properties": {"a": {"$ref": "#/$defs/d"}}}]}}}
+    checker = Conformance(schema)
+    assert checker.compiled
+    record = {"d": {"a": {"a": 5}}}
+    expected = [(".".join(map(str, e.absolute_path)), e.validator)
+                for e in jsonschema.Draft202012Validator(schema).iter_errors(record)]
+    assert sorted(checker.violations(record)) == sorted(expected) == [("d.a.a", "type")] * 4
+    deep: dict = {}
+    node = deep
+    for _ in range(60):  # 2^60 visits without the memo
+        node["a"] = {}
+        node = node["a"]
+
+    def too_slow(signum, frame):
+        raise TimeoutError("exponential in the record's depth")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(20)
+    try:
+        assert checker.violations({"d": deep}) == []
+        node["a"] = "leaf"  # now 2^61 paths lead to one wrong value: jsonschema would list 2^61 errors
+        assert checker.violations({"d": deep}) == [("$", "unchecked")]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert checker.take_messages() == [
+        "more than 100,000 violations in one record: counted as one violation ('unchecked')"]

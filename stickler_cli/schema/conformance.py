@@ -40,6 +40,7 @@ _Errors = list[tuple[tuple, str]]  # (path inside the checked value, keyword)
 _Check = Callable[[Any], "_Errors | None"]
 
 ROOT = "$"  # the field path of the document itself
+MAX_VIOLATIONS = 100_000  # in one record: a recursive schema can list one violation 2^depth times
 UNCHECKED = "unchecked"  # the keyword of a record that could not be checked (nested deeper than Python recurses)
 
 _COMPILED = frozenset("""
@@ -141,6 +142,10 @@ class EnumValues:
         return key in self.keys or any(json_equal(value, option) for option in self.others)
 
 
+class _TooMany(Exception):
+    """A record's violations outgrew MAX_VIOLATIONS (a recursive schema that reaches one value many ways)."""
+
+
 class Conformance:
     """Checks records against one schema (compiled once, used for every prediction)."""
 
@@ -154,6 +159,11 @@ class Conformance:
         self._messages: list[str] = []
         if self.compiled:
             self._compiled: dict[int, _Check] = {}
+            self._building: set[int] = set()  # subschemas being compiled: reached again, they are recursive
+            self._recursive: set[int] = set()
+            # Results of recursive subschemas on the values of the record being checked: a schema that
+            # applies itself twice to one value (allOf of two $refs back) would otherwise cost 2^depth.
+            self._memo: dict[tuple[int, int], _Errors | None] = {}
             self._check = self._compile(schema, "")
         else:
             from .registry import registry, validator_class
@@ -167,9 +177,14 @@ class Conformance:
             if self._check is not None:
                 if type(record) is dict and "_value" in record:
                     record = record["_value"]
+                if self._memo:
+                    self._memo.clear()
                 errors = self._check(record)
                 return [(field_path(path), keyword) for path, keyword in errors] if errors else []
             return self._jsonschema_violations(unwrap_all(record))
+        except _TooMany:
+            self._messages.append(f"more than {MAX_VIOLATIONS:,} violations in one record: counted as one "
+                                  f"violation ({UNCHECKED!r})")
         except RecursionError:
             self._messages.append("nested too deeply to be checked against the schema within Python's recursion "
                                   f"limit: counted as one violation ({UNCHECKED!r})")
@@ -213,13 +228,36 @@ class Conformance:
             return _always_false
         key = id(node)
         if key in self._compiled:
+            if key in self._building:
+                self._recursive.add(key)
             return self._compiled[key]
         slot: list[_Check] = []
         self._compiled[key] = lambda value: slot[0](value)  # a reference back to this node while it compiles
+        self._building.add(key)
         check = self._build(node, pointer)
+        self._building.discard(key)
+        if key in self._recursive:
+            check = self._memoized(key, check)
         slot.append(check)
         self._compiled[key] = check
         return check
+
+    def _memoized(self, key: int, check: _Check) -> _Check:
+        """``check`` remembering its result per value of the record being checked (by identity: every
+        value lives as long as the record), so that each (subschema, value) is checked once."""
+        memo = self._memo
+
+        def memoized(value: Any) -> _Errors | None:
+            where = (key, id(value))
+            if where in memo:
+                found = memo[where]
+                return list(found) if found else found  # callers extend the lists they are given
+            found = check(value)
+            if found and len(found) > MAX_VIOLATIONS:
+                raise _TooMany
+            memo[where] = list(found) if found else found
+            return found
+        return memoized
 
     def _build(self, node: dict, pointer: str) -> _Check:
         keywords = node
