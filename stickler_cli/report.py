@@ -22,8 +22,9 @@ REPORT_VERSION = "1.0"
 
 def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
+    counts = acc.counts  # built from the flat tally once, not once per field
     for f in acc.plan.fields:
-        block: dict[str, Any] = count_block(acc.counts[f.index])
+        block: dict[str, Any] = count_block(counts[f.index])
         n = acc.field_score_n[f.index]
         if n:
             block["mean_score"] = acc.field_score_sum[f.index] / n
