@@ -78,6 +78,18 @@ def lines(garbage: int = 1):
     return st.lists(st.one_of(*[record] * 4, JSON_VALUES.map(dump), *[RAW_LINES] * garbage), max_size=6)
 
 
+def run_checked(args: list[str], capsys) -> tuple[int, str]:
+    """``stickler ARGS`` in this process: exit 0, or 2 with exactly one error line; never a traceback
+    or an internal error. (exit code, standard output)"""
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code in (0, 2), err
+    assert "Traceback" not in err and "internal error" not in err, err
+    if code == 2:
+        assert err.startswith("stickler: error: ") and err.count("\n") == 1, err
+    return code, out
+
+
 @pytest.mark.filterwarnings("ignore")
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(schema=schemas(), gt=lines(garbage=0), pred=lines(garbage=3), id_field=st.sampled_from([None, None, "id"]))
@@ -90,12 +102,7 @@ def test_the_cli_never_crashes_and_never_loses_a_record(tmp_path_factory, capsys
             "--format", "json", "-o", str(folder / "r.json"), "--no-progress"]
     if id_field:
         args += ["--id-field", id_field]
-    code = main(args)
-    out, err = capsys.readouterr()
-    assert code in (0, 2), err
-    assert "Traceback" not in err and "internal error" not in err, err
-    if code == 2:
-        assert err.startswith("stickler: error: ") and err.count("\n") == 1, err
+    if run_checked(args, capsys)[0] == 2:
         return
     report = orjson.loads((folder / "r.json").read_bytes())
     records = report["inputs"]["records"]
@@ -249,12 +256,7 @@ def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out
             for args in (["schema", "check", str(folder / "s.json")],
                          ["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"),
                           "--format", "json", "--no-progress"]):
-                code = main(args)
-                out, err = capsys.readouterr()
-                assert code in (0, 2), err
-                assert "Traceback" not in err and "internal error" not in err, err
-                if code == 2:
-                    assert err.startswith("stickler: error: ") and err.count("\n") == 1, err
+                if run_checked(args, capsys)[0] == 2:
                     break
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -161,6 +161,8 @@ ALLOWED_IMPORTS = {
     ("comparators/embedding.py", "importlib.import_module(BUNDLED_PACKAGE)"),
     ("comparators/plugins.py", "importlib.import_module(spec)"),
     ("comparators/plugins.py", "importlib.util.spec_from_file_location(module_name, path)"),
+    # _EntryPoints.group is one of the two constant groups (made only at import time).
+    ("comparators/plugins.py", "metadata.entry_points(group=self.group)"),
 }
 DYNAMIC = re.compile(r"import_module\(|__import__\(|spec_from_file_location\(|pydoc|\.locate\(|"
                      r"\beval\(|\bexec\(|entry_points\(group=(?!ENTRY_POINT_GROUP\)|EMBEDDING_ENTRY_POINT_GROUP\))")

@@ -19,7 +19,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 from .base import Comparator
 
@@ -31,10 +31,40 @@ class PluginError(Exception):
     """A plugin could not be imported or does not define any comparator."""
 
 
-_entry_points_loaded = False
-_entry_point_failures: dict[str, str] = {}
-_embedding_entry_points_loaded = False
-_embedding_entry_point_failures: dict[str, str] = {}
+class _EntryPoints:
+    """The installed entry points of one group, registered once. A broken one does not stop runs
+    that do not need it: its failure is kept and shown when a schema names something nobody provides."""
+
+    def __init__(self, group: str, what: str, register: Callable[[metadata.EntryPoint, str], Any]) -> None:
+        self.group, self.what, self.register = group, what, register
+        self.loaded = False
+        self.failures: dict[str, str] = {}
+
+    def load(self) -> None:
+        if self.loaded:
+            return
+        self.loaded = True
+        for entry in metadata.entry_points(group=self.group):
+            origin = f"{self.what} {entry.name!r} ({entry.value})"
+            try:
+                self.register(entry, origin)
+            except Exception as exc:
+                self.failures[entry.name] = f"{origin} failed to load: {type(exc).__name__}: {exc}"
+
+    def reset(self) -> None:
+        self.loaded = False
+        self.failures.clear()
+
+
+def _register_embedding(entry: metadata.EntryPoint, origin: str) -> None:
+    from .registry import register_embedding
+
+    register_embedding(entry.name, entry.load())
+
+
+_comparator_entry_points = _EntryPoints(ENTRY_POINT_GROUP, "entry point",
+                                        lambda entry, origin: register_object(entry.load(), origin))
+_embedding_entry_points = _EntryPoints(EMBEDDING_ENTRY_POINT_GROUP, "embedding entry point", _register_embedding)
 
 
 def comparator_classes(module: ModuleType) -> list[type[Comparator]]:
@@ -97,52 +127,25 @@ def load_module(spec: str) -> list[type[Comparator]]:
 
 
 def load_entry_points() -> None:
-    """Register the comparators of every installed ``stickler.comparators`` entry point, once.
-
-    A broken plugin does not stop runs that do not need it; its failure is kept
-    and shown when a schema names a comparator nobody provides.
-    """
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        origin = f"entry point {entry.name!r} ({entry.value})"
-        try:
-            register_object(entry.load(), origin)
-        except Exception as exc:
-            _entry_point_failures[entry.name] = f"{origin} failed to load: {type(exc).__name__}: {exc}"
+    """Register the comparators of every installed ``stickler.comparators`` entry point, once."""
+    _comparator_entry_points.load()
 
 
 def entry_point_failures() -> list[str]:
-    return list(_entry_point_failures.values())
+    return list(_comparator_entry_points.failures.values())
 
 
 def load_embedding_entry_points() -> None:
     """Register the function of every installed ``stickler.embeddings`` entry point under the
-    entry point's name, once. A broken one is kept and shown when a schema names a function
-    nobody provides."""
-    from .registry import register_embedding
-
-    global _embedding_entry_points_loaded
-    if _embedding_entry_points_loaded:
-        return
-    _embedding_entry_points_loaded = True
-    for entry in metadata.entry_points(group=EMBEDDING_ENTRY_POINT_GROUP):
-        origin = f"embedding entry point {entry.name!r} ({entry.value})"
-        try:
-            register_embedding(entry.name, entry.load())
-        except Exception as exc:
-            _embedding_entry_point_failures[entry.name] = f"{origin} failed to load: {type(exc).__name__}: {exc}"
+    entry point's name, once."""
+    _embedding_entry_points.load()
 
 
 def embedding_entry_point_failures() -> list[str]:
-    return list(_embedding_entry_point_failures.values())
+    return list(_embedding_entry_points.failures.values())
 
 
 def reset_entry_points() -> None:
     """Forget that entry points were loaded (tests install plugins mid-session)."""
-    global _entry_points_loaded, _embedding_entry_points_loaded
-    _entry_points_loaded = _embedding_entry_points_loaded = False
-    _entry_point_failures.clear()
-    _embedding_entry_point_failures.clear()
+    _comparator_entry_points.reset()
+    _embedding_entry_points.reset()

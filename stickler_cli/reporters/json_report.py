@@ -167,6 +167,22 @@ def cannot_write(path: str, exc: OSError) -> UsageError:
 
 
 @contextlib.contextmanager
+def _closed_after(handle: BinaryIO, path: str) -> Iterator[BinaryIO]:
+    """``handle`` closed when the block ends: quietly when the block failed (its error is the one
+    to see), else with a failure to close (the last bytes not written) a UsageError naming ``path``."""
+    try:
+        yield handle
+    except BaseException:
+        with contextlib.suppress(OSError):
+            handle.close()
+        raise
+    try:
+        handle.close()
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+
+
+@contextlib.contextmanager
 def replacing(path: str) -> Iterator[BinaryIO]:
     """A handle whose content replaces ``path`` whole when the block completes (a temporary file
     beside it, renamed), and leaves ``path`` as it was when the block fails; a device or a pipe
@@ -178,16 +194,8 @@ def replacing(path: str) -> Iterator[BinaryIO]:
             handle: BinaryIO = open(target, "wb")
         except OSError as exc:
             raise cannot_write(path, exc) from None
-        try:
+        with _closed_after(handle, path):
             yield handle
-        except BaseException:
-            with contextlib.suppress(OSError):
-                handle.close()
-            raise
-        try:
-            handle.close()
-        except OSError as exc:
-            raise cannot_write(path, exc) from None
         return
     target = target.resolve()
     try:
@@ -195,15 +203,9 @@ def replacing(path: str) -> Iterator[BinaryIO]:
     except OSError as exc:
         raise cannot_write(path, exc) from None
     try:
-        handle = os.fdopen(fd, "wb")
-        try:
+        with _closed_after(os.fdopen(fd, "wb"), path) as handle:
             yield handle
-        except BaseException:
-            with contextlib.suppress(OSError):
-                handle.close()
-            raise
         try:
-            handle.close()
             os.replace(tmp, target)
         except OSError as exc:
             raise cannot_write(path, exc) from None
