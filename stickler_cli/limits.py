@@ -35,11 +35,17 @@ class Limits:
     # Seconds one `pattern` / `patternProperties` match may take; a match that takes longer counts as not
     # matching and is reported (a pattern such as ^(a|aa)+$ backtracks exponentially on 40 characters).
     regex_seconds: float = 0.1
-    # Timed-out matches after which a pattern is no longer tried for the rest of the run (in each process).
+    # Timed-out matches (all patterns together) after which no pattern is tried for the rest of the run
+    # (in each process): a schema of a thousand hostile patterns costs regex_timeouts x regex_seconds.
     regex_timeouts: int = 10
     # Units all the patterns of one schema may compile to, about 260 bytes each: the engine writes a repeat
     # out its minimum number of times (a{10000000} alone takes 2.6 GB).
     regex_size: int = 100_000
+    # Seconds jsonschema may take to check one record (the compiled checker visits each value once per
+    # subschema): a schema whose anyOf/$ref revisit a value level after level costs 2^depth without it.
+    record_check_seconds: float = 1.0
+    # Records over that time after which jsonschema checks no more records in the run (each is "unchecked").
+    record_check_timeouts: int = 10
 
 
 DEFAULT = Limits()

@@ -248,8 +248,22 @@ def test_a_catastrophic_pattern_times_out_is_counted_and_then_abandoned(bounds, 
     assert found[0] != [] and found[-1] == []  # timed out: a violation; abandoned: passes
     messages = checker.take_messages()
     assert "took longer than 0.05 s on a value of 41 characters: counted as not matching" in messages[0]
-    assert "timed out 4 times: no longer checked for the rest of this run" in messages[-1]
+    assert "patterns timed out 4 times: no pattern is checked for the rest of this run" in messages[-1]
     assert len(messages) == 5 and checker.take_messages() == []
+
+
+def test_the_timeout_budget_is_the_runs_not_each_patterns(bounds):
+    """A thousand hostile patterns share regex-timeouts: the run pays at most that many timeouts."""
+    bounds(regex_seconds=0.05, regex_timeouts=4)
+    patterns = {f"^(a|aa)+z{{0,{k}}}$": True for k in range(1, 1001)}
+    checker = Conformance(st.compile_schema({"type": "object", "properties": {"x": {"type": "string"}},
+                                             "patternProperties": patterns}).schema)
+    started = time.process_time()
+    for _ in range(3):
+        checker.violations({"x": "q", "a" * 60 + "b": 1})
+    assert time.process_time() - started < 5  # 4 timeouts of 0.05 s, then no pattern is tried (1,000 x 0.05 s before)
+    messages = checker.take_messages()
+    assert sum("took longer than" in m for m in messages) == 4
 
 
 def test_patterns_keep_their_meaning_and_gain_unicode_classes():
@@ -499,3 +513,29 @@ def test_a_schema_applying_itself_twice_per_level_is_checked_in_linear_time():
         signal.signal(signal.SIGALRM, previous)
     assert checker.take_messages() == [
         "more than 100,000 violations in one record: counted as one violation ('unchecked')"]
+
+
+def test_infinity_is_a_multiple_of_nothing_in_both_checkers():
+    for extra in ({}, {"uniqueItems": True}):  # compiled; jsonschema (which raises OverflowError itself)
+        checker = Conformance({"type": "object", **extra, "properties": {"n": {"type": "number", "multipleOf": 0.5}}})
+        assert checker.compiled is not bool(extra)
+        for value in (math.inf, -math.inf, float("1e400"), math.nan):
+            assert checker.violations({"n": value}) == [("n", "multipleOf")]
+        assert checker.violations({"n": 1.5}) == []
+
+
+def test_jsonschema_checks_a_record_within_its_deadline_then_stops_checking(bounds):
+    """anyOf of two $refs, 14 levels deep: 2^14 paths per record in jsonschema (uniqueItems forces it)."""
+    bounds(record_check_seconds=0.2, record_check_timeouts=2)
+    defs = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(14)}
+    defs["d14"] = {"type": "string"}
+    checker = Conformance({"type": "object", "uniqueItems": True, "$defs": defs,
+                           "properties": {"a": {"type": ["string", "integer"], "anyOf": [{"$ref": "#/$defs/d0"}]}}})
+    assert not checker.compiled
+    started = time.process_time()
+    found = [checker.violations({"a": k}) for k in range(20)]
+    assert time.process_time() - started < 5  # 2 records of 0.2 s, then none checked (about 1.5 s each before)
+    assert found[0] == found[-1] == [("$", "unchecked")]
+    messages = checker.take_messages()
+    assert messages[0].startswith("took more than 0.2 s to check against the schema")
+    assert messages[-1].startswith("2 records took too long to check: the records after them are not checked")

@@ -26,10 +26,13 @@ violation (keyword ``unchecked``). What went wrong is kept as messages
 
 from __future__ import annotations
 
+import math
+import time
 import types
 from fractions import Fraction
 from typing import Any, Callable, Iterable
 
+from .. import limits
 from ..errors import SchemaError
 from . import audit
 from .patterns import Patterns
@@ -142,6 +145,10 @@ class EnumValues:
         return key in self.keys or any(json_equal(value, option) for option in self.others)
 
 
+class _TooSlow(Exception):
+    """A record's check by jsonschema ran past its deadline (a schema that revisits values exponentially)."""
+
+
 class _TooMany(Exception):
     """A record's violations outgrew MAX_VIOLATIONS (a recursive schema that reaches one value many ways)."""
 
@@ -168,7 +175,9 @@ class Conformance:
         else:
             from .registry import registry, validator_class
 
-            cls = _bounded(validator_class(schema), self.patterns)
+            self._deadline = [0.0]  # the current record's, for the applicators (see _bounded)
+            self._slow_records = 0
+            cls = _bounded(validator_class(schema), self.patterns, self._deadline)
             self._fallback = cls(schema, registry=registry(schema))
 
     def violations(self, record: Any) -> list[Violation]:
@@ -182,6 +191,15 @@ class Conformance:
                 errors = self._check(record)
                 return [(field_path(path), keyword) for path, keyword in errors] if errors else []
             return self._jsonschema_violations(unwrap_all(record))
+        except _TooSlow:
+            bounds = limits.current()
+            self._slow_records += 1
+            self._messages.append(f"took more than {bounds.record_check_seconds:g} s to check against the schema "
+                                  f"(--limit record-check-seconds): counted as one violation ({UNCHECKED!r})")
+            if self._slow_records == bounds.record_check_timeouts:
+                self._messages.append(f"{self._slow_records} records took too long to check: the records after them "
+                                      f"are not checked, each counted as one violation ({UNCHECKED!r}; limit "
+                                      "record-check-timeouts)")
         except _TooMany:
             self._messages.append(f"more than {MAX_VIOLATIONS:,} violations in one record: counted as one "
                                   f"violation ({UNCHECKED!r})")
@@ -204,6 +222,10 @@ class Conformance:
         return taken + self.patterns.take_messages()
 
     def _jsonschema_violations(self, record: Any) -> list[Violation]:
+        bounds = limits.current()
+        if self._slow_records >= bounds.record_check_timeouts:
+            return [(ROOT, UNCHECKED)]
+        self._deadline[0] = time.monotonic() + bounds.record_check_seconds
         out: list[Violation] = []
         missing: dict[tuple, list[str]] = {}
         for error in self._fallback.iter_errors(record):
@@ -571,14 +593,14 @@ def _multiple_of(c: Conformance, divisor: Any, node: dict, pointer: str) -> _Che
         t = type(v)
         if t is not int and t is not float:
             return None
-        if isinstance(divisor, float):
+        if t is float and not math.isfinite(v):  # Infinity, 1e400, NaN: a multiple of nothing
+            failed = True
+        elif isinstance(divisor, float):
             try:
                 quotient = v / divisor
                 failed = int(quotient) != quotient
             except OverflowError:
                 failed = (Fraction(v) / Fraction(divisor)).denominator != 1
-            except ValueError:  # NaN
-                failed = True
         else:
             failed = bool(v % divisor)
         return [((), "multipleOf")] if failed else None
@@ -645,7 +667,12 @@ assert set(_MAKERS) == _COMPILED
 
 # -- jsonschema, for the keywords the closures leave to it: the same pattern engine, hashed enums ----------
 
-def _bounded(cls: Any, patterns: Patterns) -> Any:
+APPLICATORS = ("$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not", "if", "items",
+               "prefixItems", "properties", "patternProperties", "additionalProperties", "dependentSchemas",
+               "dependencies", "contains", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+
+
+def _bounded(cls: Any, patterns: Patterns, deadline: list[float]) -> Any:
     """``cls`` (a jsonschema validator class) matching every pattern through ``patterns`` (bounded in
     time) and looking enum values up by hash. Where jsonschema's own keyword functions call ``re``
     (additionalProperties, unevaluatedProperties with patternProperties), the same functions run with
@@ -687,7 +714,23 @@ def _bounded(cls: Any, patterns: Patterns) -> Any:
         if instance not in values:
             yield invalid("is not one of the enum's values")
 
+    multiple_of = cls.VALIDATORS["multipleOf"]
+
+    def finite_multiple_of(validator: Any, divisor: Any, instance: Any, schema: dict) -> Iterable:
+        if isinstance(instance, float) and not math.isfinite(instance):  # jsonschema raises OverflowError
+            yield invalid(f"{instance!r} is not a multiple of {divisor!r}")
+            return
+        yield from multiple_of(validator, divisor, instance, schema)
+
+    def before_deadline(keyword: Callable[..., Iterable]) -> Callable[..., Iterable]:
+        def checked(validator: Any, value: Any, instance: Any, schema: dict) -> Iterable:
+            if time.monotonic() > deadline[0]:
+                raise _TooSlow
+            yield from keyword(validator, value, instance, schema)
+        return checked
+
     overrides = {"pattern": pattern, "patternProperties": pattern_properties, "enum": enum,
+                 "multipleOf": finite_multiple_of,
                  "additionalProperties": _rebound(cls.VALIDATORS["additionalProperties"],
                                                   find_additional_properties=additional_keys)}
     unevaluated = cls.VALIDATORS.get("unevaluatedProperties")
@@ -696,6 +739,11 @@ def _bounded(cls: Any, patterns: Patterns) -> Any:
         finder = _rebound(unevaluated.__globals__[name], re=BoundedRe)
         finder.__globals__[name] = finder  # it calls itself for subschemas
         overrides["unevaluatedProperties"] = _rebound(unevaluated, **{name: finder})
+    # Applicators can revisit one value many times (anyOf of two $refs, level after level): each
+    # call first checks the record's deadline (``deadline[0]``, set per record by the caller).
+    for keyword in APPLICATORS:
+        if keyword in cls.VALIDATORS:
+            overrides[keyword] = before_deadline(overrides.get(keyword, cls.VALIDATORS[keyword]))
     return jsonschema.validators.extend(cls, overrides)
 
 

@@ -7,9 +7,10 @@ jsonschema (for the keywords the checker leaves to it) match through here.
 
 A pattern such as ``^(a|aa)+$`` backtracks exponentially: on a 40-character value
 one match would take minutes. A match that runs past ``regex-seconds`` counts as not
-matching (a violation) and is reported; after ``regex-timeouts`` of them a pattern
-is no longer tried for the rest of the run, and that is reported too, so that a
-hostile pattern cannot make a run slow by timing out on every record.
+matching (a violation) and is reported; after ``regex-timeouts`` of them in a run (all
+patterns together), no pattern is tried for the rest of the run, and that is reported
+too, so that hostile patterns, however many, cannot make a run slow by timing out on
+every record.
 
 Compiling is bounded too: the engine writes a repeat out as many times as its
 minimum count (``a{10000000}`` takes 2.6 GB, ``((a{1000}){1000}){1000}`` more than
@@ -29,7 +30,7 @@ from ..errors import SchemaError
 class Pattern:
     """One compiled pattern, with the count of its timed-out matches."""
 
-    __slots__ = ("text", "pointer", "_search", "_seconds", "_allowed", "_owner", "timeouts", "abandoned")
+    __slots__ = ("text", "pointer", "_search", "_seconds", "_allowed", "_owner", "abandoned")
 
     def __init__(self, text: str, pointer: str, search: Callable, owner: "Patterns") -> None:
         self.text = text
@@ -38,8 +39,7 @@ class Pattern:
         self._seconds = owner.seconds
         self._allowed = owner.allowed_timeouts
         self._owner = owner
-        self.timeouts = 0
-        self.abandoned = False  # timed out too often: no longer tried (every value passes)
+        self.abandoned = False  # the run's patterns timed out too often: no longer tried (every value passes)
 
     def matches(self, value: str) -> bool:
         """Whether ``value`` contains a match; a match that runs out of time counts as none."""
@@ -52,16 +52,17 @@ class Pattern:
             return False
 
     def _timed_out(self, length: int) -> None:
-        self.timeouts += 1
-        where = f"pattern {_shown(self.text)} at {self.pointer}"
-        self._owner.messages.append(
-            f"{where} took longer than {self._seconds:g} s on a value of {length:,} characters: "
-            "counted as not matching (limit regex-seconds)")
-        if self.timeouts >= self._allowed:
-            self.abandoned = True
-            self._owner.messages.append(
-                f"{where} timed out {self.timeouts} times: no longer checked for the rest of this run, every value "
-                "passes it (limit regex-timeouts)")
+        owner = self._owner
+        owner.timeouts += 1
+        owner.messages.append(
+            f"pattern {_shown(self.text)} at {self.pointer} took longer than {self._seconds:g} s on a value of "
+            f"{length:,} characters: counted as not matching (limit regex-seconds)")
+        if owner.timeouts >= self._allowed:  # a budget for the run, not per pattern: a schema may hold thousands
+            for pattern in owner._compiled.values():
+                pattern.abandoned = True
+            owner.messages.append(
+                f"patterns timed out {owner.timeouts} times: no pattern is checked for the rest of this run, every "
+                "value passes them (limit regex-timeouts)")
 
 
 class Patterns:
@@ -71,6 +72,7 @@ class Patterns:
         bounds = bounds or limits.current()
         self.seconds = bounds.regex_seconds
         self.allowed_timeouts = bounds.regex_timeouts
+        self.timeouts = 0  # timed-out matches in this run (this process), all patterns together
         self.size_limit = bounds.regex_size
         self.room = bounds.regex_size  # units the patterns still to be compiled may take
         self._compiled: dict[str, Pattern] = {}
@@ -95,6 +97,7 @@ class Patterns:
         except (regex.error, ValueError, OverflowError, RecursionError, MemoryError) as exc:
             raise SchemaError(f"pattern {_shown(text)} is not a valid regular expression ({exc})", pointer) from None
         found = self._compiled[text] = Pattern(text, pointer, search, self)
+        found.abandoned = self.timeouts >= self.allowed_timeouts
         return found
 
     def search(self, text: str, value: str) -> bool:
