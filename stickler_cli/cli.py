@@ -9,6 +9,7 @@ line on stderr; ``--debug`` shows the traceback.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from pathlib import Path
@@ -652,6 +653,7 @@ def _run(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         code = app(args=args, prog_name="stickler", standalone_mode=False)  # typer.Exit(n) returns n here
+        sys.stdout.flush()  # a full disk behind a redirection shows here at the latest
     except interrupts.Interrupted:
         raise
     except SticklerError as exc:
@@ -677,11 +679,28 @@ def _run(args: list[str]) -> int:
             return int(ExitCode.USAGE_ERROR)
         if interrupts.received() is not None:  # a failure the signal caused (a worker it ended)
             raise interrupts.Interrupted(interrupts.received() or 0) from None
+        if isinstance(exc, OSError) and _stdout_refuses(exc):  # a full disk behind a redirection: as for any file
+            _error(f"standard output: cannot write: {exc.strerror or exc}")
+            return int(ExitCode.USAGE_ERROR)
         if debug:
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for the traceback)")
         return int(ExitCode.INTERNAL_ERROR)
     return code if isinstance(code, int) else 0
+
+
+_DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def _stdout_refuses(exc: OSError) -> bool:
+    """Whether ``exc`` is standard output refusing data (a full disk behind a redirection): every
+    file stickler writes itself reports its own failures, so a disk-full error that reaches here was
+    stdout's. Standard output is then pointed at /dev/null, so that Python's last flush stays quiet."""
+    if exc.errno not in _DISK_FULL:
+        return False
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return True
 
 
 def _error(message: str) -> None:

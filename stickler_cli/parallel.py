@@ -17,12 +17,14 @@ import os
 import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from . import limits
 from .accumulate import Accumulator, Analysis
 from .engine import Engine
+from .errors import SticklerError
 from .plan import Plan
 from .reader import ALIGNMENT_BLOCK, Pairing, PairingStats, check_alignment, line_pairs, pair_lines
 from .shards import Shard
@@ -181,6 +183,10 @@ def score_in_pool(
                 check_alignment(acc.stats, acc.errors)
                 if progress is not None:
                     progress(acc.document_count, stats.gt_bytes_read)
+        except BrokenProcessPool:  # a worker killed from outside (the out-of-memory killer, kill -9)
+            _stop_workers(pool)
+            raise SticklerError("a worker process ended before finishing its work (killed from outside: out of "
+                                f"memory?); nothing was reported: run again with fewer --workers than {workers}") from None
         except BaseException:  # an input error, a worker's error, an interrupt: nothing more is wanted
             _stop_workers(pool)  # the chunks still pending fail with the pool (cancelled, Python 3.11 would complain)
             raise

@@ -46,7 +46,7 @@ from typing import Any, BinaryIO, Iterable, Iterator
 import orjson
 
 from . import limits
-from .errors import InputError
+from .errors import InputError, UsageError
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +91,7 @@ class PairingStats:
     blank_lines: int = 0
     long_lines: int = 0  # lines over --limit line-bytes, skipped unread
     misaligned_pairs: int = 0  # pairing by line: pairs whose document ids show the files out of step
+    ids_compared: int = 0  # pairing by line: pairs whose document ids were compared
     gt_with_confidence: int = 0  # ground-truth records carrying _confidence (swapped arguments?)
     gt_bytes_read: int = 0  # of the ground-truth files, as stored on disk (for progress)
     first_misaligned: "DataError | None" = None  # the earliest out-of-step pair, for the stop message
@@ -98,7 +99,8 @@ class PairingStats:
 
 # The counts a run reports (``inputs.records``), added up across workers and states.
 COUNTED = ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions",
-           "invalid_predictions", "blank_lines", "long_lines", "misaligned_pairs", "gt_with_confidence")
+           "invalid_predictions", "blank_lines", "long_lines", "misaligned_pairs", "ids_compared",
+           "gt_with_confidence")
 
 STDIN = "-"
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
@@ -427,6 +429,7 @@ Line = tuple[int, int, "bytes | Record | Overlong"]  # (line number, byte offset
 # disagree on more than MISALIGNED_TOLERANCE pairs, the files are out of step and the run stops.
 ID_FIELDS = ("doc_id", "document_id", "docid", "id", "uuid", "guid", "file", "file_name", "filename",
              "file_path", "document", "document_name", "record_id", "page_id", "source_file")
+_ID_RANK = {name.replace("_", ""): rank for rank, name in enumerate(ID_FIELDS)}  # names folded: docId, DOC-ID
 MISALIGNED_TOLERANCE = 3
 # Evidence of a shift (a prediction carrying another line's id) is sought among the ids of the
 # same block of lines, so that a run split across worker processes finds exactly the same.
@@ -457,6 +460,7 @@ class _StepCheck:
 
     def __init__(self, pairing: Pairing, pred_path: str, stats: PairingStats, stop: bool = True) -> None:
         self.stop = stop
+        self.ranks: dict[str, int] = {}  # a record key -> its rank among ID_FIELDS (len(ID_FIELDS): none)
         self.fields = pairing.check_ids or ()
         self.trusted = pairing.user_named
         self.scored = pairing.scored
@@ -466,15 +470,29 @@ class _StepCheck:
         self.gt_ids: dict[Key, int] = {}
         self.pred_ids: dict[Key, int] = {}
 
+    def _field(self, gt: dict, pred: dict) -> str | None:
+        """The id field both records carry: a field the user named, else the best-ranked key whose name,
+        folded (``ID``, ``docId``, ``Document-ID``), is a usual document-id name."""
+        if self.trusted:
+            return next((name for name in self.fields if name in gt and name in pred), None)
+        best, rank = None, len(ID_FIELDS)
+        ranks = self.ranks
+        for key in gt:
+            position = ranks.get(key)
+            if position is None:
+                position = ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
+            if position < rank and key in pred:
+                best, rank = key, position
+        return best
+
     def check(self, number: int, gt: dict, pred: dict, doc_id: str) -> DataError | None:
-        for name in self.fields:
-            if name in gt and name in pred:
-                break
-        else:
+        name = self._field(gt, pred)
+        if name is None:
             return None
         ours, theirs = _id_of(gt, name), _id_of(pred, name)
         if ours is None or theirs is None:
             return None
+        self.stats.ids_compared += 1
         block = (number - 1) // ALIGNMENT_BLOCK
         if block != self.block:
             self.block = block
@@ -494,7 +512,8 @@ class _StepCheck:
         else:
             return None  # a wrong id the model extracted: scored like any other field
         error = DataError(self.pred_path, number, doc_id,
-                          f"ground truth {name} {ours[1]!r}, prediction {name} {theirs[1]!r} ({why}): "
+                          f"ground truth {name} {_json(ours[1], ours[0])}, prediction {name} "
+                          f"{_json(theirs[1], theirs[0])} ({why}): "
                           f"{OUT_OF_STEP}; pair by id with --id-field {name}, or pass --pair-by-line to "
                           "pair by line regardless")
         stats = self.stats
@@ -510,6 +529,15 @@ def out_of_step(first: dict[str, Any]) -> InputError:
     """The error that stops a run paired by line: its first out-of-step pair."""
     return InputError(f"{first['message']} (more than {MISALIGNED_TOLERANCE} pairs disagree)", first["source"],
                       first["line"])
+
+
+def check_named_ids_found(stats: dict[str, int], pairing: Pairing) -> None:
+    """Fields named with --check-id that no pair carried on both sides checked nothing: a typo, most
+    likely, which must not pass for a run found in step."""
+    if pairing.user_named and pairing.check_ids and stats.get("paired", 0) and not stats.get("ids_compared", 0):
+        names = ", ".join(map(repr, pairing.check_ids))
+        raise UsageError(f"--check-id {names}: no pair of records carries it on both sides (as a string, number or "
+                         "boolean), so nothing was checked; name the field as the records spell it")
 
 
 def check_alignment(stats: dict[str, int], errors: list[dict[str, Any]]) -> None:
@@ -657,7 +685,9 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             gt = _gt_record(gt_path, gt_number, gt_content, stats)
             found = _id_of(gt, id_field)
             if found is None:
-                raise InputError(f"ground truth has no {id_field!r}", gt_path, gt_number)
+                what = f" has no {id_field!r}" if gt.get(id_field) is None else (
+                    f"'s {id_field!r} is {_kind(gt[id_field])}, not a string, number or boolean")
+                raise InputError(f"ground truth{what}", gt_path, gt_number)
             key, shown = found
             if key in seen:
                 raise InputError(f"duplicate {id_field} {_json(shown, key)} (first on line {seen[key]})", gt_path, gt_number)
@@ -678,6 +708,10 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             pred, _ = _parse(_stored(handle, where))
             yield _orphan(pred_path, number, f"prediction {id_field} {_json(shown, key)} has no ground truth; not scored",
                           shown, pred)
+
+
+def _kind(value: Any) -> str:
+    return "an object" if isinstance(value, dict) else "a list" if isinstance(value, list) else type(value).__name__
 
 
 def _json(shown: str, key: Key) -> str:

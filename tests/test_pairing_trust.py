@@ -394,3 +394,36 @@ def test_a_literal_file_name_with_brackets_is_not_a_pattern(tmp_path, invoices):
     pred = write(tmp_path / "pred[v2].jsonl", preds)
     rep = report_of(run("eval", INVOICE, gt, pred, "-f", "json"))
     assert rep["document_count"] == 24 and rep["inputs"]["ground_truth"] == str(gt)
+
+
+@pytest.mark.parametrize("name", ["ID", "Id", "docId", "documentId", "fileName", "DOC-ID"])
+def test_id_fields_are_found_however_they_are_spelled(tmp_path, name):
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"total": {"type": "number"}}}))
+    rows = [{name: f"D-{k:03d}", "total": k} for k in range(40)]
+    done = run("eval", schema, write(tmp_path / "g.jsonl", rows), write(tmp_path / "p.jsonl", rows[:5] + rows[6:]))
+    assert done.returncode == 2
+    assert f":6: ground truth {name} 'D-005', prediction {name} 'D-006' (not the same document)" in done.stderr.decode()
+
+
+def test_a_check_id_no_record_carries_is_a_usage_error(tmp_path, invoices):
+    _, gts, preds = invoices
+    done = run("eval", INVOICE, write(tmp_path / "g.jsonl", gts), write(tmp_path / "p.jsonl", preds),
+               "--check-id", "doc_ID")
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        "stickler: error: --check-id 'doc_ID': no pair of records carries it on both sides (as a string, number "
+        "or boolean), so nothing was checked; name the field as the records spell it\n")
+
+
+def test_ids_of_different_json_types_are_shown_as_written(tmp_path):
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"total": {"type": "number"}}}))
+    gts = [{"doc_id": k, "total": k} for k in range(10)]
+    preds = [{"doc_id": str(k), "total": k} for k in range(10)]
+    done = run("eval", schema, write(tmp_path / "g.jsonl", gts), write(tmp_path / "p.jsonl", preds))
+    assert done.returncode == 2 and ":1: ground truth doc_id 0, prediction doc_id '0' (not the same" in done.stderr.decode()
+    listed = write(tmp_path / "l.jsonl", [{"doc_id": [1], "total": 1}])
+    done = run("eval", schema, listed, listed, "--id-field", "doc_id")
+    assert done.returncode == 2
+    assert done.stderr.decode().endswith("l.jsonl:1: ground truth's 'doc_id' is a list, not a string, number or boolean\n")
