@@ -248,7 +248,7 @@ def eval_command(
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
     json_report.check_targets(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--non-matches": non_matches, "--per-document": per_document},
+         "--non-matches": non_matches, "--per-document": per_document, "--llm-cache": llm_cache},
         [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
@@ -499,7 +499,7 @@ def diff_command(
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema)
         check_ready(plan)
-        json_report.check_targets({"--output": output}, [
+        json_report.check_targets({"--output": output, "--llm-cache": llm_cache}, [
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
             ("predictions of B", predictions_b), *plugin_files])
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)

@@ -23,7 +23,14 @@ class Limits:
     """Every bound, by the name the user writes (underscores as dashes)."""
 
     line_bytes: int = 64 * 2**20  # one JSONL line (or a whole .json array file); longer lines are skipped and counted
+    # Prediction lines held in memory to pair by id when the file cannot be read twice (.gz, a pipe).
+    kept_bytes: int = 2**30
     llm_response_bytes: int = 2**20  # one LLMComparator response body; a longer one fails that comparison
+    # What a schema's LLMComparator options may ask for at most: seconds per request (its `timeout`),
+    # retries per comparison (`max_retries`), requests in flight (`concurrency`).
+    llm_seconds: float = 300.0
+    llm_retries: int = 10
+    llm_concurrency: int = 64
     # Subschemas nested in one another (through $ref too), and objects compared inside one another. Each
     # level costs stack in the checks a schema goes through; far deeper than any real schema.
     schema_depth: int = 64
@@ -68,40 +75,42 @@ _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(|k|ki|m|mi|g|gi)(?:b)?\s*$", r
 _UNITS = {"": 1, "k": 10**3, "ki": 2**10, "m": 10**6, "mi": 2**20, "g": 10**9, "gi": 2**30}
 
 
-def _value(name: str, text: str, kind: type) -> int | float:
+def _value(name: str, text: str, kind: type, where: str) -> int | float:
     if kind is float:
         try:
             number = float(text)
         except ValueError:
-            raise UsageError(f"--limit {name}: expected a number, got {text!r}") from None
+            raise UsageError(f"{where} {name}: expected a number, got {text!r}") from None
     else:
         match = _SIZE.match(text)
         if not match:
-            raise UsageError(f"--limit {name}: expected a whole number (units k, M, G, KiB, MiB, GiB allowed), got {text!r}")
+            raise UsageError(f"{where} {name}: expected a whole number (units k, M, G, KiB, MiB, GiB allowed), "
+                             f"got {text!r}")
         number = float(match.group(1)) * _UNITS[match.group(2).lower()]
         if number != int(number):
-            raise UsageError(f"--limit {name}: expected a whole number, got {text!r}")
+            raise UsageError(f"{where} {name}: expected a whole number, got {text!r}")
         number = int(number)
     if not number > 0:
-        raise UsageError(f"--limit {name}: must be above 0, got {text!r}")
+        raise UsageError(f"{where} {name}: must be above 0, got {text!r}")
     return number
 
 
-def parse(items: list[str] | None, table: dict | None = None, base: Limits = DEFAULT) -> Limits:
+def parse(items: list[str] | None, table: dict | None = None, base: Limits = DEFAULT,
+          table_origin: str = "pyproject.toml [tool.stickler.limits]") -> Limits:
     """``base`` with the bounds of a ``[tool.stickler.limits]`` table, then ``NAME=VALUE`` items, applied."""
     from .comparators.registry import suggest
 
     changes: dict[str, int | float] = {}
-    given = [(str(k), str(v)) for k, v in (table or {}).items()]
+    given = [(str(k), str(v), table_origin) for k, v in (table or {}).items()]
     for item in items or []:
         name, sep, text = item.partition("=")
         if not sep:
             raise UsageError(f"--limit takes NAME=VALUE, got {item!r}; names: {', '.join(NAMES)}")
-        given.append((name.strip(), text.strip()))
-    for name, text in given:
+        given.append((name.strip(), text.strip(), "--limit"))
+    for name, text, where in given:
         field = NAMES.get(name)
         if field is None:
-            raise UsageError(f"--limit: unknown limit {name!r}{suggest(name, NAMES)}; names: {', '.join(NAMES)}")
+            raise UsageError(f"{where}: unknown limit {name!r}{suggest(name, NAMES)}; names: {', '.join(NAMES)}")
         kind = float if isinstance(getattr(DEFAULT, field.name), float) else int
-        changes[field.name] = _value(name, text, kind)
+        changes[field.name] = _value(name, text, kind, where)
     return dataclasses.replace(base, **changes)

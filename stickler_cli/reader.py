@@ -654,7 +654,14 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
     keep_lines = _keeps_lines(pred_path)
     index: dict[Key, tuple[int, int | bytes | Record, str]] = {}
     early: list[Pair] = []
+    kept, most = 0, limits.current().kept_bytes
     for number, offset, content in _lines(pred_path, stats):
+        if keep_lines and type(content) is bytes:
+            kept += len(content)
+            if kept > most:
+                raise InputError(f"pairing by id keeps the lines of a compressed or piped prediction file in memory, "
+                                 f"and they pass {most:,} bytes: decompress it to a plain file (indexed by position "
+                                 "instead), or raise --limit kept-bytes=...", pred_path, number)
         stats.pred_lines += 1
         pred, problem = _parse(content)
         if problem:

@@ -427,3 +427,54 @@ def test_ids_of_different_json_types_are_shown_as_written(tmp_path):
     done = run("eval", schema, listed, listed, "--id-field", "doc_id")
     assert done.returncode == 2
     assert done.stderr.decode().endswith("l.jsonl:1: ground truth's 'doc_id' is a list, not a string, number or boolean\n")
+
+
+@pytest.mark.parametrize("option, value, bound", [("timeout", 1e9, "llm-seconds"), ("max_retries", 1_000_000, "llm-retries"),
+                                                  ("concurrency", 100_000, "llm-concurrency")])
+def test_a_schema_cannot_lift_the_llm_bounds(tmp_path, option, value, bound):
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"a": {
+        "type": "string", "x-aws-stickler-comparator": "LLMComparator",
+        "x-aws-stickler-comparator-config": {"model": "m", option: value}}}}))
+    done = run("schema", "check", schema)
+    assert done.returncode == 2
+    assert f"/x-aws-stickler-comparator-config/{option}: LLMComparator option '{option}' is {value:g}, over the " \
+           f"bound of" in done.stderr.decode() and f"(--limit {bound}=N raises it)" in done.stderr.decode()
+    assert run("schema", "check", schema, "--limit", f"{bound}={int(value)}").returncode == 0
+
+
+def test_id_pairing_of_a_compressed_file_keeps_a_bounded_number_of_bytes(tmp_path, invoices):
+    _, gts, preds = invoices
+    gts, preds = whole_records(gts, preds)
+    packed = tmp_path / "p.jsonl.gz"
+    packed.write_bytes(gzip.compress(b"".join(orjson.dumps(p) + b"\n" for p in preds)))
+    gt = write(tmp_path / "g.jsonl", gts)
+    assert report_of(run("eval", INVOICE, gt, packed, "--id-field", "doc_id", "-f", "json"))["document_count"] == 23
+    done = run("eval", INVOICE, gt, packed, "--id-field", "doc_id", "--limit", "kept-bytes=2KiB")
+    assert done.returncode == 2
+    assert "pairing by id keeps the lines of a compressed or piped prediction file in memory, and they pass 2,048 " \
+           "bytes: decompress it to a plain file" in done.stderr.decode()
+
+
+def test_the_llm_cache_is_an_output_like_the_others(tmp_path):
+    gt, pred = ROOT / "fixtures/invoice/gt.jsonl", ROOT / "fixtures/invoice/pred.jsonl"
+    done = run("eval", INVOICE, gt, pred, "--llm-cache", tmp_path / "x.json", "-o", tmp_path / "x.json")
+    assert done.returncode == 2 and "--output and --llm-cache name the same file" in done.stderr.decode()
+    done = run("eval", INVOICE, gt, pred, "--llm-cache", pred)
+    assert done.returncode == 2 and "refusing to overwrite an input file" in done.stderr.decode()
+
+
+def test_a_bad_limit_in_pyproject_names_pyproject(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.stickler.limits]\nbogus = 5\nline-bytes = -1\n")
+    done = run("schema", "check", INVOICE, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith("stickler: error: pyproject.toml [tool.stickler.limits]: unknown limit 'bogus'")
+
+
+def test_standard_output_on_a_full_disk_is_a_usage_error_for_every_command():
+    for args in (["compare", INVOICE, '{"invoice_id": "a"}', '{"invoice_id": "b"}'], ["schema", "check", INVOICE],
+                 ["comparators"], ["comparators", "-f", "json"]):
+        with open("/dev/full", "wb") as full:
+            done = subprocess.run([*STICKLER, *map(str, args)], stdout=full, stderr=subprocess.PIPE)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == b"stickler: error: standard output: cannot write: No space left on device\n"

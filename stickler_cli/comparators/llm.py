@@ -686,6 +686,8 @@ class LLMComparator(Comparator):
             if self.guidelines is not None:
                 raise ValueError("give either 'guidelines' or 'eval_guidelines', not both")
             self.guidelines = self.eval_guidelines
+        _within_bounds(self.name, {"timeout": (self.timeout, "llm_seconds"), "max_retries": (self.max_retries, "llm_retries"),
+                                    "concurrency": (self.concurrency, "llm_concurrency")})
         # Only checked here: compiling a schema (schema check, merge) needs no endpoint.
         try:
             self._schema_endpoint = _endpoint_of(self.base_url, "base_url") if self.base_url else None
@@ -1108,3 +1110,16 @@ class LLMComparator(Comparator):
             pool.shutdown(wait=True)
         if self._cache is not None:
             self._cache.close()
+
+
+def _within_bounds(name: str, options: dict[str, tuple[float, str]]) -> None:
+    """A schema chooses these options, so they may not exceed the user's bounds: a timeout of 1e9 s
+    or a million retries would undo every time bound on a run."""
+    from .registry import ComparatorConfigError
+
+    bounds = limits.current()
+    for option, (value, bound) in options.items():
+        most = getattr(bounds, bound)
+        if value > most:
+            raise ComparatorConfigError(f"{name} option {option!r} is {value:g}, over the bound of {most:g} "
+                                        f"(--limit {bound.replace('_', '-')}=N raises it)", option)
