@@ -18,7 +18,7 @@ import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 from . import limits
@@ -42,7 +42,7 @@ class PlanSource:
     source: str
     sha256: str
     plugins: tuple[str, ...] = ()
-    bounds: limits.Limits = limits.DEFAULT  # the user's --limit values, in force in the worker too
+    bounds: limits.Limits = field(default_factory=limits.current)  # the user's --limit values, in the worker too
     llm: Any = None  # the user's LLMComparator settings (comparators.llm.Access), the same in every worker
 
     @classmethod
