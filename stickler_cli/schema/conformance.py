@@ -16,6 +16,14 @@ comparison, so the keywords schemas use in practice are compiled here into
 closures (about 20 µs); a schema using any other validation keyword is checked
 by jsonschema itself, whose results these closures are tested against.
 
+References are followed through the schema's one registry (``refs.References``, the one
+the scoring plan was compiled with), by the closures and by jsonschema alike; a recursive
+schema is followed as deep as the record goes.
+
+``format`` is an annotation unless formats are asserted (``--assert-formats``, or a
+metaschema declaring the 2020-12 format-assertion vocabulary): then each string is checked
+with the draft's ``jsonschema.FormatChecker``, a failure counted under keyword ``format``.
+
 Nothing a record holds can hang or crash the check: patterns are matched by one
 engine with a time bound (schema/patterns.py), in the closures and in jsonschema
 alike; jsonschema resolves references through a registry that fetches nothing
@@ -33,7 +41,7 @@ from typing import Any, Callable, Iterable
 from ..errors import SchemaError
 from . import audit
 from .patterns import Patterns
-from .refs import follow
+from .refs import References
 
 Violation = tuple[str, str]  # (field path, keyword)
 _Errors = list[tuple[tuple, str]]  # (path inside the checked value, keyword)
@@ -52,9 +60,9 @@ minProperties maxProperties
 _OTHER = frozenset("""
 uniqueItems maxContains minContains dependentRequired dependencies
 patternProperties propertyNames prefixItems additionalItems contains unevaluatedItems unevaluatedProperties
-not if then else dependentSchemas $dynamicRef $recursiveRef $anchor $dynamicAnchor $recursiveAnchor
-contentSchema
+not if then else dependentSchemas $dynamicRef $recursiveRef contentSchema
 """.split())
+FORMAT_ASSERTION = "https://json-schema.org/draft/2020-12/vocab/format-assertion"
 
 
 def field_path(path: tuple | list) -> str:
@@ -149,11 +157,17 @@ class _TooMany(Exception):
 class Conformance:
     """Checks records against one schema (compiled once, used for every prediction)."""
 
-    def __init__(self, schema: dict) -> None:
+    def __init__(self, schema: dict, references: References | None = None, assert_formats: bool = False) -> None:
         self.draft = _draft(schema.get("$schema"))
         self.schema = schema
+        self.references = references if references is not None else References(schema)
         self.patterns: Patterns = audit.check_document(schema)  # every pattern compiled (and nesting bounded)
-        self.compiled = bool(self.draft) and _compilable(schema)
+        for uri, document in self.references.resources.items():
+            if isinstance(document, dict):
+                audit.check_document(document, patterns=self.patterns, where=f"{uri}#")
+        self.format_checker = _format_checker(schema, self.references) if assert_formats or _asserts_formats(
+            schema, self.references) else None
+        self.compiled = bool(self.draft) and _compilable(schema, self.references)
         self._fallback: Any = None
         self._check: _Check | None = None
         self._messages: list[str] = []
@@ -166,10 +180,16 @@ class Conformance:
             self._memo: dict[tuple[int, int], _Errors | None] = {}
             self._check = self._compile(schema, "")
         else:
-            from .registry import registry, validator_class
+            from .registry import validator_class
 
             cls = _bounded(validator_class(schema), self.patterns)
-            self._fallback = cls(schema, registry=registry(schema))
+            self._fallback = cls(self.references.entry, registry=self.references.registry,
+                                 format_checker=self.format_checker)
+
+    @classmethod
+    def of(cls, plan: Any) -> "Conformance":
+        """The checker of a compiled plan: its schema, through the registry the plan was compiled with."""
+        return cls(plan.schema, plan.references, plan.assert_formats)
 
     def violations(self, record: Any) -> list[Violation]:
         """Every violation in ``record``; empty when it conforms."""
@@ -263,14 +283,14 @@ class Conformance:
         keywords = node
         if "$ref" in node and self.draft <= 7:  # before 2019-09, $ref's siblings are ignored
             keywords = {"$ref": node["$ref"]}
-        fused = self._fused(keywords, pointer)
+        fused = None if self.format_checker is not None and "format" in keywords else self._fused(keywords, pointer)
         if fused is not None:
             return fused
         checks: list[_Check] = []
         for name, value in keywords.items():
-            maker = _MAKERS.get(name)
-            if maker is not None:
-                checks.append(maker(self, value, keywords, f"{pointer}/{name}"))
+            maker = _format if name == "format" and self.format_checker is not None else _MAKERS.get(name)
+            if maker is not None:  # (the node itself: a reference is looked up where the node sits)
+                checks.append(maker(self, value, node if name == "$ref" else keywords, f"{pointer}/{name}"))
         checks = [c for c in checks if c is not _valid]
         if not checks:
             return _valid
@@ -293,8 +313,8 @@ class Conformance:
         return None
 
     def _ref(self, ref: str, node: dict, pointer: str) -> _Check:
-        target, target_pointer = follow(self.schema, ref, pointer.rsplit("/", 1)[0])
-        return self._compile(target, target_pointer)
+        target, where = self.references.follow(node, "$ref", pointer.rsplit("/", 1)[0])
+        return self._compile(target, where)
 
 
 def _draft(uri: Any) -> int:
@@ -343,11 +363,13 @@ def _always_false(value: Any) -> _Errors:
     return [((), "false")]
 
 
-def _compilable(schema: Any) -> bool:
-    """Whether every subschema reachable from the root (references followed) uses only keywords
-    the closures implement, and only local pointer references."""
+def _compilable(schema: Any, references: References) -> bool:
+    """Whether every subschema reachable from the root (references followed, through the registry)
+    uses only keywords the closures implement, under the root's draft (jsonschema switches to the
+    draft a subschema's own ``$schema`` names: those are left to it)."""
     stack = [(schema, True)]
     seen: set[int] = set()
+    draft = schema.get("$schema") if isinstance(schema, dict) else None
     while stack:
         node, is_root = stack.pop()
         if isinstance(node, bool) or id(node) in seen:
@@ -355,16 +377,14 @@ def _compilable(schema: Any) -> bool:
         seen.add(id(node))
         if not isinstance(node, dict):
             return False
+        if not is_root and "$schema" in node and node["$schema"] != draft:
+            return False
         for name, value in node.items():
             if name in _OTHER:
                 return False
-            if name == "$id" and not is_root:
-                return False  # a nested base URI changes what references mean
             if name == "$ref":
-                if not (isinstance(value, str) and (value == "#" or value.startswith("#/"))):
-                    return False
                 try:
-                    stack.append((follow(schema, value, "")[0], False))
+                    stack.append((references.follow(node, "$ref")[0], False))
                 except SchemaError:
                     return False
             if name in ("exclusiveMinimum", "exclusiveMaximum") and type(value) is bool:
@@ -381,6 +401,29 @@ def _compilable(schema: Any) -> bool:
             if isinstance(node.get(name), (dict, bool)):
                 stack.append((node[name], False))
     return True
+
+
+def _asserts_formats(schema: dict, references: References) -> bool:
+    """Whether the schema's metaschema (a document read with it) declares the 2020-12 format-assertion
+    vocabulary: then ``format`` asserts, whatever the vocabulary's value (true: required; false: optional,
+    understood here)."""
+    uri = schema.get("$schema")
+    if not isinstance(uri, str):
+        return False
+    try:
+        metaschema = references.root.lookup(uri).contents
+    except Exception:  # noqa: BLE001  # not held: a draft's own metaschema, or refused by the audit
+        return False
+    vocabularies = metaschema.get("$vocabulary") if isinstance(metaschema, dict) else None
+    return isinstance(vocabularies, dict) and FORMAT_ASSERTION in vocabularies
+
+
+def _format_checker(schema: dict, references: References) -> Any:
+    """The draft's ``jsonschema.FormatChecker`` (the formats it knows depend on the optional packages
+    installed: README, "Schema conformance")."""
+    from .registry import validator_class
+
+    return validator_class(schema).FORMAT_CHECKER
 
 
 # -- one maker per keyword: (conformance, keyword value, the subschema, pointer) -> check ---------
@@ -615,6 +658,18 @@ def _reference(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     return c._ref(value, node, pointer)
 
 
+def _format(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
+    """``format`` asserted: the value must conform, as jsonschema's FormatChecker says (a format it does
+    not know passes, as in jsonschema)."""
+    conforms = c.format_checker.conforms
+    if not isinstance(value, str) or value not in c.format_checker.checkers:
+        return _valid
+
+    def check(v: Any) -> _Errors | None:
+        return None if conforms(v, value) else [((), "format")]
+    return check
+
+
 _MAKERS: dict[str, Callable[..., _Check]] = {
     "type": _type,
     "properties": _properties,
@@ -645,11 +700,13 @@ assert set(_MAKERS) == _COMPILED
 
 # -- jsonschema, for the keywords the closures leave to it: the same pattern engine, hashed enums ----------
 
-def _bounded(cls: Any, patterns: Patterns) -> Any:
+def _bounded(cls: Any, patterns: Patterns, made: dict | None = None) -> Any:
     """``cls`` (a jsonschema validator class) matching every pattern through ``patterns`` (bounded in
     time) and looking enum values up by hash. Where jsonschema's own keyword functions call ``re``
     (additionalProperties, unevaluatedProperties with patternProperties), the same functions run with
-    ``re`` replaced, so that no pattern is ever matched without a bound."""
+    ``re`` replaced, so that no pattern is ever matched without a bound. A subschema naming another
+    draft in its ``$schema`` is checked by that draft's class (as jsonschema does), bounded alike."""
+    import attrs
     import jsonschema
 
     invalid = jsonschema.exceptions.ValidationError
@@ -696,7 +753,21 @@ def _bounded(cls: Any, patterns: Patterns) -> Any:
         finder = _rebound(unevaluated.__globals__[name], re=BoundedRe)
         finder.__globals__[name] = finder  # it calls itself for subschemas
         overrides["unevaluatedProperties"] = _rebound(unevaluated, **{name: finder})
-    return jsonschema.validators.extend(cls, overrides)
+    bounded = jsonschema.validators.extend(cls, overrides)
+    made = {} if made is None else made
+    made[cls] = bounded
+    standard_evolve = bounded.evolve
+
+    def evolve(self: Any, **changes: Any) -> Any:
+        evolved = standard_evolve(self, **changes)
+        kind = type(evolved)
+        if kind in made.values():
+            return evolved
+        mine = made.get(kind) or _bounded(kind, patterns, made)  # jsonschema's own class for another draft
+        return mine(**{f.alias: getattr(evolved, f.name) for f in attrs.fields(kind) if f.init})
+
+    bounded.evolve = evolve
+    return bounded
 
 
 def _rebound(function: Any, **names: Any) -> Any:
