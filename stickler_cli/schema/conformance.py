@@ -165,8 +165,9 @@ class Conformance:
         for uri, document in self.references.resources.items():
             if isinstance(document, dict):
                 audit.check_document(document, patterns=self.patterns, where=f"{uri}#")
-        self.format_checker = _format_checker(schema, self.references) if assert_formats or _asserts_formats(
-            schema, self.references) else None
+        asserting = _asserting_metaschemas(self.references)  # of the 2020-12 format-assertion vocabulary
+        self.format_checker = (_format_checker(schema, self.references)
+                               if assert_formats or schema.get("$schema") in asserting else None)
         self.compiled = bool(self.draft) and _compilable(schema, self.references)
         self._fallback: Any = None
         self._check: _Check | None = None
@@ -182,7 +183,7 @@ class Conformance:
         else:
             from .registry import validator_class
 
-            cls = _bounded(validator_class(schema), self.patterns)
+            cls = _bounded(validator_class(schema), self.patterns, asserting=asserting)
             self._fallback = cls(self.references.entry, registry=self.references.registry,
                                  format_checker=self.format_checker)
 
@@ -403,19 +404,30 @@ def _compilable(schema: Any, references: References) -> bool:
     return True
 
 
-def _asserts_formats(schema: dict, references: References) -> bool:
-    """Whether the schema's metaschema (a document read with it) declares the 2020-12 format-assertion
-    vocabulary: then ``format`` asserts, whatever the vocabulary's value (true: required; false: optional,
-    understood here)."""
-    uri = schema.get("$schema")
-    if not isinstance(uri, str):
-        return False
-    try:
-        metaschema = references.root.lookup(uri).contents
-    except Exception:  # noqa: BLE001  # not held: a draft's own metaschema, or refused by the audit
-        return False
-    vocabularies = metaschema.get("$vocabulary") if isinstance(metaschema, dict) else None
-    return isinstance(vocabularies, dict) and FORMAT_ASSERTION in vocabularies
+def _asserting_metaschemas(references: References) -> frozenset[str]:
+    """The ``$schema`` URIs, in the schema and the documents read with it, of metaschemas (documents read
+    with it) that declare the 2020-12 format-assertion vocabulary: a schema resource naming one asserts
+    ``format``, whatever the vocabulary's value (true: required; false: optional, understood here)."""
+    from .keywords import subschemas
+
+    named: set[str] = set()
+    stack: list[Any] = [references.schema, *references.resources.values()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("$schema"), str):
+                named.add(node["$schema"])
+            stack.extend(child for child, _, _ in subschemas(node))
+    found = set()
+    for uri in named:
+        try:
+            metaschema = references.root.lookup(uri).contents
+        except Exception:  # noqa: BLE001  # not held: a draft's own metaschema, or one refused by the audit
+            continue
+        vocabularies = metaschema.get("$vocabulary") if isinstance(metaschema, dict) else None
+        if isinstance(vocabularies, dict) and FORMAT_ASSERTION in vocabularies:
+            found.add(uri)
+    return frozenset(found)
 
 
 def _format_checker(schema: dict, references: References) -> Any:
@@ -700,12 +712,13 @@ assert set(_MAKERS) == _COMPILED
 
 # -- jsonschema, for the keywords the closures leave to it: the same pattern engine, hashed enums ----------
 
-def _bounded(cls: Any, patterns: Patterns, made: dict | None = None) -> Any:
+def _bounded(cls: Any, patterns: Patterns, made: dict | None = None, asserting: frozenset[str] = frozenset()) -> Any:
     """``cls`` (a jsonschema validator class) matching every pattern through ``patterns`` (bounded in
     time) and looking enum values up by hash. Where jsonschema's own keyword functions call ``re``
     (additionalProperties, unevaluatedProperties with patternProperties), the same functions run with
     ``re`` replaced, so that no pattern is ever matched without a bound. A subschema naming another
-    draft in its ``$schema`` is checked by that draft's class (as jsonschema does), bounded alike."""
+    draft in its ``$schema`` is checked by that draft's class (as jsonschema does), bounded alike; one
+    naming a metaschema of ``asserting`` (format-assertion vocabulary) has its formats checked."""
     import attrs
     import jsonschema
 
@@ -759,11 +772,14 @@ def _bounded(cls: Any, patterns: Patterns, made: dict | None = None) -> Any:
     standard_evolve = bounded.evolve
 
     def evolve(self: Any, **changes: Any) -> Any:
+        schema = changes.get("schema", self.schema)
+        if asserting and isinstance(schema, dict) and schema.get("$schema") in asserting:
+            changes["format_checker"] = cls.FORMAT_CHECKER
         evolved = standard_evolve(self, **changes)
         kind = type(evolved)
         if kind in made.values():
             return evolved
-        mine = made.get(kind) or _bounded(kind, patterns, made)  # jsonschema's own class for another draft
+        mine = made.get(kind) or _bounded(kind, patterns, made, asserting)  # jsonschema's class for another draft
         return mine(**{f.alias: getattr(evolved, f.name) for f in attrs.fields(kind) if f.init})
 
     bounded.evolve = evolve
@@ -778,3 +794,25 @@ def _rebound(function: Any, **names: Any) -> Any:
     namespace = {**function.__globals__, **names}
     return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
                               function.__closure__)
+
+
+def unchecked_formats(plan: Any) -> list[tuple[str, str]]:
+    """(pointer, format) for every ``format`` of the plan's schema (and the documents read with it) that
+    asserted formats would not check: jsonschema's FormatChecker has no checker for it here (an unknown
+    format, or one whose optional package is not installed)."""
+    from .keywords import subschemas
+
+    checkers = _format_checker(plan.schema, plan.references).checkers
+    found = []
+    documents = [("", plan.schema), *((f"{uri}#", document) for uri, document in plan.resources.items())]
+    for start, document in documents:
+        stack = [(document, start)]
+        while stack:
+            node, pointer = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            name = node.get("format")
+            if isinstance(name, str) and name not in checkers:
+                found.append((f"{pointer}/format", name))
+            stack.extend((child, pointer + where) for child, where, _ in subschemas(node))
+    return sorted(found)

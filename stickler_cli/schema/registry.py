@@ -215,15 +215,6 @@ def gather(schema: dict, directory: Path, name: str,
     reader.spec = spec
     start = referencing.Registry(retrieve=reader).with_resource(base, root).combine(METASCHEMAS)
     stack: list[tuple[Any, Any, str]] = [(schema, start.resolver(base_uri=base), "")]
-    declared = schema.get("$schema")
-    if isinstance(declared, str) and declared.partition("#")[0] not in METASCHEMAS:  # a metaschema of the user's
-        try:
-            resolved = stack[0][1].lookup(declared)
-            stack.append((resolved.contents, resolved.resolver, locate("", declared)))
-        except Unresolvable as exc:
-            problem = unreadable(exc)
-            if problem is not None:
-                raise SchemaError(problem.message(declared), "/$schema") from None
     seen: set[int] = set()
     while stack:
         node, resolver, where = stack.pop()
@@ -236,7 +227,9 @@ def gather(schema: dict, directory: Path, name: str,
                     stack.append((child, resolver.in_subresource(spec.create_resource(child)), where + below))
         except (TypeError, ValueError, AttributeError):  # an $id that is no URI: the audit refuses it
             continue
-        for keyword in REFERENCES:
+        declared = node.get("$schema")
+        custom = isinstance(declared, str) and declared.partition("#")[0] not in METASCHEMAS
+        for keyword in (*REFERENCES, *(("$schema",) if custom else ())):  # a metaschema of the user's is read too
             ref = node.get(keyword)
             if not isinstance(ref, str):
                 continue
@@ -262,3 +255,33 @@ def locate(where: str, ref: str) -> str:
             return ref[1:]
         return document + ref
     return ref if "#" in ref else ref + "#"
+
+
+def mapping(items: list[str] | None, table: Mapping[str, Any] | None = None,
+            origin: str = "[tool.stickler.schema-resources]") -> dict[str, str]:
+    """URL -> file (or directory) from a ``[tool.stickler.schema-resources]`` table, then the command
+    line's ``--schema-resource URL=FILE`` items (later wins). The URL must be absolute (a scheme:
+    ``https:``, ``urn:``…), the file must exist, and a directory stands for the URLs below one ending
+    in ``/``. The user's own configuration: these files may be anywhere."""
+    from ..errors import UsageError
+
+    given = [(str(url), path, origin) for url, path in (table or {}).items()]
+    for item in items or []:
+        url, sep, path = item.partition("=")
+        if not sep or not url.strip() or not path.strip():
+            raise UsageError(f"--schema-resource takes URL=FILE, got {item!r}")
+        given.append((url.strip(), path.strip(), "--schema-resource"))
+    found: dict[str, str] = {}
+    for url, path, where in given:
+        if not isinstance(path, str):
+            raise UsageError(f"{where}: {url!r} must name a file, got {path!r}")
+        if not _REMOTE.match(url) or url.startswith("file:"):
+            raise UsageError(f"{where}: {url!r} is not an absolute URL (https://…, urn:…): a file beside the "
+                             "schema needs no mapping")
+        target = Path(path)
+        if target.is_dir() and not url.endswith("/"):
+            raise UsageError(f"{where}: {path} is a directory: map it to a URL ending in '/' ({url}/={path})")
+        if not target.exists():
+            raise UsageError(f"{where}: {url}={path}: no such file")
+        found[url] = path
+    return found
