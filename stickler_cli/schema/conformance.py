@@ -166,8 +166,8 @@ class Conformance:
             if isinstance(document, dict):
                 audit.check_document(document, patterns=self.patterns, where=f"{uri}#")
         asserting = _asserting_metaschemas(self.references)  # of the 2020-12 format-assertion vocabulary
-        self.format_checker = (_format_checker(schema, self.references)
-                               if assert_formats or schema.get("$schema") in asserting else None)
+        checker = _format_checker(schema, self.references) if assert_formats or asserting else None
+        self.format_checker = checker if assert_formats or schema.get("$schema") in asserting else None
         self.compiled = bool(self.draft) and _compilable(schema, self.references)
         self._fallback: Any = None
         self._check: _Check | None = None
@@ -183,7 +183,7 @@ class Conformance:
         else:
             from .registry import validator_class
 
-            cls = _bounded(validator_class(schema), self.patterns, asserting=asserting)
+            cls = _bounded(validator_class(schema), self.patterns, asserting=asserting, checker=checker)
             self._fallback = cls(self.references.entry, registry=self.references.registry,
                                  format_checker=self.format_checker)
 
@@ -432,10 +432,29 @@ def _asserting_metaschemas(references: References) -> frozenset[str]:
 
 def _format_checker(schema: dict, references: References) -> Any:
     """The draft's ``jsonschema.FormatChecker`` (the formats it knows depend on the optional packages
-    installed: README, "Schema conformance")."""
+    installed: README, "Schema conformance"), its ``regex`` check bounded as the schema's own patterns are:
+    a value such as ``a{10000000}`` would take gigabytes to compile, and is not conforming here."""
+    import copy
+    import re
+
+    from .. import limits
+    from .patterns import unrolled_size
     from .registry import validator_class
 
-    return validator_class(schema).FORMAT_CHECKER
+    checker = copy.copy(validator_class(schema).FORMAT_CHECKER)
+    checker.checkers = dict(checker.checkers)
+    if "regex" in checker.checkers:
+        room = limits.current().regex_size
+
+        def is_regex(instance: object) -> bool:
+            if not isinstance(instance, str):
+                return True
+            if unrolled_size(instance) > room:
+                return False
+            re.compile(instance)
+            return True
+        checker.checkers["regex"] = (is_regex, (re.error, ValueError, OverflowError, RecursionError))
+    return checker
 
 
 # -- one maker per keyword: (conformance, keyword value, the subschema, pointer) -> check ---------
@@ -712,7 +731,8 @@ assert set(_MAKERS) == _COMPILED
 
 # -- jsonschema, for the keywords the closures leave to it: the same pattern engine, hashed enums ----------
 
-def _bounded(cls: Any, patterns: Patterns, made: dict | None = None, asserting: frozenset[str] = frozenset()) -> Any:
+def _bounded(cls: Any, patterns: Patterns, made: dict | None = None, asserting: frozenset[str] = frozenset(),
+             checker: Any = None) -> Any:
     """``cls`` (a jsonschema validator class) matching every pattern through ``patterns`` (bounded in
     time) and looking enum values up by hash. Where jsonschema's own keyword functions call ``re``
     (additionalProperties, unevaluatedProperties with patternProperties), the same functions run with
@@ -774,12 +794,12 @@ def _bounded(cls: Any, patterns: Patterns, made: dict | None = None, asserting: 
     def evolve(self: Any, **changes: Any) -> Any:
         schema = changes.get("schema", self.schema)
         if asserting and isinstance(schema, dict) and schema.get("$schema") in asserting:
-            changes["format_checker"] = cls.FORMAT_CHECKER
+            changes["format_checker"] = checker
         evolved = standard_evolve(self, **changes)
         kind = type(evolved)
         if kind in made.values():
             return evolved
-        mine = made.get(kind) or _bounded(kind, patterns, made, asserting)  # jsonschema's class for another draft
+        mine = made.get(kind) or _bounded(kind, patterns, made, asserting, checker)  # the class of another draft
         return mine(**{f.alias: getattr(evolved, f.name) for f in attrs.fields(kind) if f.init})
 
     bounded.evolve = evolve
@@ -802,7 +822,7 @@ def unchecked_formats(plan: Any) -> list[tuple[str, str]]:
     format, or one whose optional package is not installed)."""
     from .keywords import subschemas
 
-    checkers = _format_checker(plan.schema, plan.references).checkers
+    checkers = _format_checker(plan.schema, plan.references or References(plan.schema)).checkers
     found = []
     documents = [("", plan.schema), *((f"{uri}#", document) for uri, document in plan.resources.items())]
     for start, document in documents:

@@ -17,7 +17,9 @@ jsonschema's own runner registers them. A test is *agreed* when the record is sc
 exactly when the suite says the data is valid; *refused* when the schema cannot be loaded
 (exit 2).
 
-``python -m tests.support.json_schema_suite`` prints the agreement and every test refused.
+``python -m tests.support.json_schema_suite`` prints the agreement and every test not agreed
+(``optional/format`` as argument: the format tests, formats asserted); ``--fetch`` only fetches
+the suite into the cache (``make test`` does, first).
 """
 
 from __future__ import annotations
@@ -236,6 +238,12 @@ def measure(root: Path, drafts: tuple[str, ...] = tuple(DRAFTS), where: str = ""
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--fetch"]:
+        try:
+            print(f"JSON Schema Test Suite: {suite()}")
+        except Unavailable as exc:
+            sys.exit(f"JSON Schema Test Suite: {exc}")
+        return
     root = suite()
     where = sys.argv[1] if len(sys.argv) > 1 else ""
     result = measure(root, where=where, assert_formats=where.startswith("optional"))
