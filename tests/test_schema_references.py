@@ -105,12 +105,17 @@ def test_a_ref_inside_enum_is_data_not_a_reference(tmp_path, capsys):
     ("urn:example:invoice", "urn:example:invoice#/$defs/money"),
     (None, "#money"),
     ("https://example.com/invoice.json", "https://example.com/invoice.json#money"),
+    ("draft 7", "#money"),
 ])
 def test_ids_urns_and_anchors_inside_the_document(root_id, ref):
     """Refused before ("only local references", or "points at nothing" for an anchor)."""
     schema = {"type": "object", "properties": {"total": {"$ref": ref}},
               "$defs": {"money": {"$anchor": "money", "type": "number", "x-aws-stickler-threshold": 0.9}}}
-    if root_id:
+    if root_id == "draft 7":  # an $id that is a fragment names the subschema
+        schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                  "properties": {"total": {"$ref": ref}},
+                  "definitions": {"money": {"$id": "#money", "type": "number", "x-aws-stickler-threshold": 0.9}}}
+    elif root_id:
         schema["$id"] = root_id
     field = compile_schema(schema).fields[0]
     assert (field.comparator_name, field.threshold) == ("NumericComparator", 0.9)

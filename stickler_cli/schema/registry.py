@@ -116,7 +116,9 @@ class _Reader:
     """The retrieve function of the registry a schema is loaded with: a URI that stands for a file
     the schema may read is read from it, once; every other URI is refused."""
 
-    def __init__(self, directory: Path, file_base: str, own_base: str | None, mapped: Mapping[str, str]) -> None:
+    def __init__(self, directory: Path, file_base: str, own_base: str | None, mapped: Mapping[str, str],
+                 spec: Any) -> None:
+        self.spec = spec  # the draft a document without $schema is read under: the schema's
         self.top = directory.resolve()
         self.file_prefix = file_base.rpartition("/")[0] + "/"
         # (URI prefix, directory, whether its documents keep their URI): files beside the schema by a
@@ -143,8 +145,6 @@ class _Reader:
         self.read.append(path)
         return referencing.Resource.from_contents(document, default_specification=self.spec)
 
-    spec: Any = None  # set by ``gather``: the draft a document without $schema is read under
-
     def _where(self, uri: str) -> tuple[str, Path, bool]:
         """(the URI to keep the document under, its file, whether the user named the file)."""
         if uri in self.files:
@@ -168,6 +168,8 @@ class _Reader:
         import orjson
 
         what = f"file {path}" if given else "file {name}"
+        if path.exists() and not path.is_file():  # a directory, a pipe that would block the read forever
+            raise Unreadable(f"referenced {what} is not a regular file")
         try:
             document = orjson.loads(path.read_bytes())
         except FileNotFoundError:
@@ -211,8 +213,7 @@ def gather(schema: dict, directory: Path, name: str,
     file_base = directory.resolve().as_uri() + "/" + quote(name)
     own = root.id() if isinstance(root.id(), str) else None
     base = urljoin(file_base, own or "")
-    reader = _Reader(directory, file_base, base if own else None, mapped or {})
-    reader.spec = spec
+    reader = _Reader(directory, file_base, base if own else None, mapped or {}, spec)
     start = referencing.Registry(retrieve=reader).with_resource(base, root).combine(METASCHEMAS)
     stack: list[tuple[Any, Any, str]] = [(schema, start.resolver(base_uri=base), "")]
     seen: set[int] = set()
