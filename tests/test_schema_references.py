@@ -259,6 +259,22 @@ def test_a_mapped_directory_keeps_its_files_inside(tmp_path, capsys, monkeypatch
     assert "reference to 'link.json' leaves" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("ref", ["%2e%2e/secret.json", "file:///etc/passwd", "/secret.json"])
+def test_no_spelling_of_a_reference_reads_outside_the_schemas_directory(tmp_path, ref):
+    """Percent-encoded dots are decoded before the directory rule is applied; a file: URI or an absolute
+    path leaves the directory too. The schema's own $id stands for its directory, nothing above it."""
+    write(tmp_path / "secret.json", {"type": "string"})
+    for root_id in (None, "https://example.com/schemas/s.json"):
+        schema = {"type": "object", "properties": {"a": {"$ref": ref}}}
+        if root_id:
+            schema["$id"] = root_id
+        path = write(tmp_path / "schemas" / "s.json", schema)
+        with pytest.raises(SchemaError) as info:
+            load_schema(path)
+        assert info.value.pointer == "/properties/a/$ref"
+        assert "leaves the schema's directory" in info.value.message or "never fetched" in info.value.message
+
+
 # -- 3. patterns: \p{…} everywhere, one engine ------------------------------------------------------------
 
 def test_unicode_property_patterns_work_in_eval_schema_check_and_both_checkers(tmp_path, capsys):
@@ -311,6 +327,9 @@ def test_formats_are_annotations_unless_asserted(tmp_path, capsys):
     code, asserted = evaluate(capsys, schema, [GOOD] * 2, [GOOD, BAD], "--assert-formats")
     assert code == 0 and asserted["schema_conformance"]["schema_valid"] == 1
     assert asserted["schema_violations"] == {key: {"format": 1} for key in GOOD}
+    assert asserted["schema"]["formats_asserted"] is True and "formats_asserted" not in annotated["schema"]
+    report_schema = json.loads((Path(__file__).parents[1] / "schemas" / "report.schema.json").read_text())
+    jsonschema.Draft202012Validator(report_schema).validate(asserted)
 
     def scores(report: dict) -> dict:
         return {path: {k: v for k, v in row.items() if k != "schema_violations"}
