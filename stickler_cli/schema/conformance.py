@@ -168,7 +168,7 @@ class Conformance:
         asserting = _asserting_metaschemas(self.references)  # of the 2020-12 format-assertion vocabulary
         checker = _format_checker(schema, self.references) if assert_formats or asserting else None
         self.format_checker = checker if assert_formats or schema.get("$schema") in asserting else None
-        self.compiled = bool(self.draft) and _compilable(schema, self.references)
+        self.compiled = bool(self.draft) and _compilable(schema, self.references, asserting)
         self._fallback: Any = None
         self._check: _Check | None = None
         self._messages: list[str] = []
@@ -364,10 +364,11 @@ def _always_false(value: Any) -> _Errors:
     return [((), "false")]
 
 
-def _compilable(schema: Any, references: References) -> bool:
+def _compilable(schema: Any, references: References, asserting: frozenset[str] = frozenset()) -> bool:
     """Whether every subschema reachable from the root (references followed, through the registry)
     uses only keywords the closures implement, under the root's draft (jsonschema switches to the
-    draft a subschema's own ``$schema`` names: those are left to it)."""
+    draft a subschema's own ``$schema`` names, and a metaschema of ``asserting`` asserts formats
+    there: those are left to it)."""
     stack = [(schema, True)]
     seen: set[int] = set()
     draft = schema.get("$schema") if isinstance(schema, dict) else None
@@ -378,7 +379,8 @@ def _compilable(schema: Any, references: References) -> bool:
         seen.add(id(node))
         if not isinstance(node, dict):
             return False
-        if not is_root and "$schema" in node and node["$schema"] != draft:
+        if (not is_root and "$schema" in node and node["$schema"] != draft
+                and (node["$schema"] in asserting or not _same_draft(node, schema))):
             return False
         for name, value in node.items():
             if name in _OTHER:
@@ -402,6 +404,14 @@ def _compilable(schema: Any, references: References) -> bool:
             if isinstance(node.get(name), (dict, bool)):
                 stack.append((node[name], False))
     return True
+
+
+def _same_draft(node: dict, schema: dict) -> bool:
+    """Whether jsonschema checks ``node`` (which names its own ``$schema``) with the class it checks the
+    root with, and the closures may too."""
+    from .registry import validator_class
+
+    return validator_class(node) is validator_class(schema)
 
 
 def _asserting_metaschemas(references: References) -> frozenset[str]:

@@ -74,7 +74,8 @@ def suite(fetch: bool = True) -> Path:
             raise Unavailable(f"pip download jsonschema=={VERSION} failed: {exc}") from None
         archives = list(Path(download).glob(f"jsonschema-{VERSION}.tar.gz"))
         if done.returncode or not archives:
-            raise Unavailable(f"pip download jsonschema=={VERSION} failed: {done.stderr.strip()[-500:]}")
+            last = (done.stderr.strip().splitlines() or ["no archive"])[-1]
+            raise Unavailable(f"pip download jsonschema=={VERSION} failed: {last[-300:]}")
         _unpack(archives[0], cache_dir())
     return root
 
