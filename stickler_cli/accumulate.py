@@ -30,11 +30,12 @@ HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
 
-def schema_digest(schema: dict) -> str:
-    """The sha256 of a schema as canonical JSON (keys sorted). A state carries it beside the
-    schema it embeds; ``schema_sha256`` is the schema file's hash, which cannot be recomputed from
-    the parsed schema, so loading a state checks this one."""
-    return hashlib.sha256(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).hexdigest()
+def schema_digest(schema: dict, resources: dict | None = None) -> str:
+    """The sha256 of a schema as canonical JSON (keys sorted), with the documents read with it when there
+    are any. A state carries it beside the schema it embeds; ``schema_sha256`` is the schema file's hash,
+    which cannot be recomputed from the parsed schema, so loading a state checks this one."""
+    embedded = {"schema": schema, "resources": resources} if resources else schema
+    return hashlib.sha256(orjson.dumps(embedded, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,11 @@ class Accumulator:
         if with_schema:
             state["schema"] = self.plan.schema
             state["schema_source"] = self.plan.source
-            state["schema_digest"] = schema_digest(self.plan.schema)
+            if self.plan.resources:  # the documents its references name: a merge reads no file
+                state["schema_resources"] = self.plan.resources
+            if self.plan.assert_formats:
+                state["schema_formats_asserted"] = True
+            state["schema_digest"] = schema_digest(self.plan.schema, self.plan.resources)
         return state
 
     def merge_state(self, state: dict[str, Any]) -> None:

@@ -93,6 +93,14 @@ LIMIT_OPTION = typer.Option(
     None, "--limit", metavar="NAME=VALUE",
     help="Raise a bound on what input may cost, e.g. line-bytes=256MiB (repeatable; also "
          "\\[tool.stickler.limits] in pyproject.toml; names in the README, Trust).")
+SCHEMA_RESOURCE_OPTION = typer.Option(
+    None, "--schema-resource", metavar="URL=FILE",
+    help="Read the schema document a $ref's URL names from FILE (a URL ending in / from a directory), never "
+         "fetched; repeatable; also \\[tool.stickler.schema-resources] in pyproject.toml.")
+ASSERT_FORMATS_OPTION = typer.Option(
+    False, "--assert-formats",
+    help="Check `format` (date, date-time, email, uri, uuid, ipv4…) in predictions and count failures as schema "
+         "violations; by default `format` is an annotation.")
 # Where LLMComparator sends values, with which key, and where it keeps answers: the user's decision.
 LLM_BASE_URL_OPTION = typer.Option(
     None, "--llm-base-url", metavar="URL",
@@ -222,6 +230,8 @@ def eval_command(
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
+    assert_formats: bool = ASSERT_FORMATS_OPTION,
     llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
     llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
     allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
@@ -242,7 +252,7 @@ def eval_command(
     if dask and STDIN in inputs:
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
     check_readable(schema, *inputs)
-    plan = load_schema(schema)
+    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
     check_ready(plan)
     data_files = [(what, path) for shard in shards
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
@@ -336,6 +346,24 @@ def _use_limits(items: list[str] | None, pyproject: str = "pyproject.toml") -> N
         if table is not None and not isinstance(table, dict):
             raise UsageError(f"{pyproject}: [tool.stickler.limits] must be a table of NAME = VALUE")
     limits.use(limits.parse(items, table))
+
+
+def _schema_resources(items: list[str] | None, pyproject: str = "pyproject.toml") -> dict[str, str]:
+    """The URLs mapped to files: pyproject.toml's [tool.stickler.schema-resources], then --schema-resource."""
+    from .schema.registry import mapping
+
+    table = None
+    if Path(pyproject).is_file():
+        import tomllib
+
+        try:
+            tool = tomllib.loads(Path(pyproject).read_text(encoding="utf-8")).get("tool", {})
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise UsageError(f"{pyproject}: cannot read [tool.stickler.schema-resources]: {exc}") from None
+        table = tool.get("stickler", {}).get("schema-resources") if isinstance(tool, dict) else None
+        if table is not None and not isinstance(table, dict):
+            raise UsageError(f"{pyproject}: [tool.stickler.schema-resources] must be a table of \"URL\" = \"FILE\"")
+    return mapping(items, table, f"{pyproject} [tool.stickler.schema-resources]")
 
 
 def _check_pairing(id_field: str | None, pair_by_line: bool, check_id: list[str] | None) -> None:
@@ -466,6 +494,8 @@ def diff_command(
     strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
+    assert_formats: bool = ASSERT_FORMATS_OPTION,
     llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
     llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
     allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
@@ -492,12 +522,14 @@ def diff_command(
     check_readable(*paths)
     watched = tuple(metric or diff.DEFAULT_WATCHED)
     if len(paths) == 2:
+        if schema_resource or assert_formats:
+            raise UsageError("--schema-resource and --assert-formats apply to a schema: two states carry theirs")
         json_report.check_targets({"--output": output}, [*(("state file", p) for p in paths), *plugin_files])
         runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
-        plan = load_schema(schema)
+        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
         check_ready(plan)
         json_report.check_targets({"--output": output, "--llm-cache": llm_cache}, [
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
@@ -530,6 +562,7 @@ def compare_command(
     output_format: str = TABLE_OR_JSON_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
     llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
     llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
     allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
@@ -541,7 +574,7 @@ def compare_command(
     _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    plan = load_schema(schema)
+    plan = load_schema(schema, _schema_resources(schema_resource))
     check_ready(plan)
     gt = _json_argument(ground_truth, "ground truth")
     pred = _json_argument(prediction, "prediction")
@@ -567,16 +600,19 @@ def schema_check(
     schema: str = typer.Argument(..., help="Schema file to validate."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
+    assert_formats: bool = ASSERT_FORMATS_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Validate a schema and every x-aws-stickler-* value; list the compiled fields.
 
     An unknown keyword close to a JSON Schema keyword (a typo such as "requird") is an error
-    (exit 2); other unknown keywords are listed as warnings on stderr.
+    (exit 2); other unknown keywords are listed as warnings on stderr. With --assert-formats, a `format`
+    that this installation cannot check is a warning too.
     """
     _use_limits(limit)
     _load_plugins(plugin)
-    plan = load_schema(schema)
+    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
     unknown = sorted(unknown_keywords(plan.schema))
     for pointer, key, meant in unknown:
         if meant:
@@ -584,6 +620,13 @@ def schema_check(
     for pointer, key, _ in unknown:
         sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: "
                          f"unknown keyword {_printable(key)!r} is ignored\n")
+    if assert_formats:
+        from .schema.conformance import unchecked_formats
+
+        for pointer, name in unchecked_formats(plan):
+            sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: format "
+                             f"{_printable(name)!r} is not checked here (jsonschema knows no checker for it, or "
+                             "the package it needs is not installed)\n")
     console = Console()
     console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
     table = Table(box=None, padding=(0, 1))

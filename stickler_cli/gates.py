@@ -27,7 +27,8 @@ OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "cm_f1", "cm_a
            "valid_json_rate", "schema_valid_rate")
 PER_FIELD = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy", "mean_score")
 TABLE = "fail-under"  # the TOML table: [fail-under] in a gates file, [tool.stickler.fail-under] in pyproject.toml
-TOOL_TABLES = (TABLE, "limits")  # the tables [tool.stickler] may hold (limits: see limits.py)
+# The tables [tool.stickler] may hold (limits: see limits.py; schema-resources: URL = "file", see schema/registry.py).
+TOOL_TABLES = (TABLE, "limits", "schema-resources")
 
 PASSED, FAILED, NO_DATA = "passed", "failed", "no data"
 

@@ -36,7 +36,8 @@ assert CHUNK_SIZE % ALIGNMENT_BLOCK == 0
 
 @dataclass(frozen=True)
 class PlanSource:
-    """What another process needs to rebuild a plan: the schema, its hash and the plugins to import."""
+    """What another process needs to rebuild a plan: the schema (and the documents read with it), its hash
+    and the plugins to import."""
 
     schema: dict
     source: str
@@ -44,12 +45,15 @@ class PlanSource:
     plugins: tuple[str, ...] = ()
     bounds: limits.Limits = field(default_factory=limits.current)  # the user's --limit values, in the worker too
     llm: Any = None  # the user's LLMComparator settings (comparators.llm.Access), the same in every worker
+    resources: Any = None  # URI -> document: what the schema's references name beyond it (Plan.resources)
+    assert_formats: bool = False  # --assert-formats
 
     @classmethod
     def of(cls, plan: Plan, plugins: Sequence[str] = ()) -> "PlanSource":
         from .comparators.llm import current_access
 
-        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), limits.current(), current_access())
+        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), limits.current(), current_access(),
+                   plan.resources, plan.assert_formats)
 
     def build(self) -> Plan:
         from .comparators.llm import configure
@@ -61,7 +65,8 @@ class PlanSource:
             configure(self.llm)
         for spec in self.plugins:
             load_module(spec)
-        return compile_schema(self.schema, source=self.source, sha256=self.sha256)
+        return compile_schema(self.schema, source=self.source, sha256=self.sha256, resources=self.resources,
+                              assert_formats=self.assert_formats)
 
 
 _worker: tuple[Engine, Plan] | None = None
@@ -69,7 +74,8 @@ _built: dict[str, tuple[Engine, Plan]] = {}
 
 
 def _key(source: PlanSource) -> str:
-    return source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(source.llm)
+    return (source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(source.llm) + "\0"
+            + str(source.assert_formats))
 
 
 def built(source: PlanSource) -> tuple[Engine, Plan]:

@@ -70,6 +70,11 @@ class Plan:
     source: str  # file path or "<memory>"
     sha256: str  # hash of the schema file's bytes, carried into reports and states
     source_files: tuple[str, ...] = ()  # files read: the schema's, then those its $refs name (load_schema)
+    # The documents read with the schema (files its references name, --schema-resource), by the URI its
+    # registry holds each under: what a worker or a state file needs to resolve as the loader did.
+    resources: dict[str, Any] = field(default_factory=dict)
+    references: Any = field(default=None, repr=False, compare=False)  # schema.refs.References, built once
+    assert_formats: bool = False  # `format` checked as an assertion (--assert-formats), not an annotation
 
     @property
     def model_name(self) -> str:

@@ -96,7 +96,8 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
     return {
         "report_version": REPORT_VERSION,
         "tool": {"name": "stickler", "version": __version__},
-        "schema": {"path": plan.source, "model_name": plan.model_name, "sha256": plan.sha256},
+        "schema": {"path": plan.source, "model_name": plan.model_name, "sha256": plan.sha256,
+                   **({"formats_asserted": True} if plan.assert_formats else {})},
         "inputs": {**evaluation.inputs, "records": dict(acc.stats)},
         "document_count": acc.document_count,
         "metrics": overall_metrics(acc),

@@ -136,7 +136,12 @@ def _header(state: Any) -> dict:
         raise _bad("/schema", "state file has no embedded schema")
     if not isinstance(state.get("schema_source"), str):
         raise _bad("/schema_source", f"must be a string, got {_shown(state.get('schema_source'))}")
-    if state.get("schema_digest") != schema_digest(state["schema"]):
+    resources = state.get("schema_resources", {})
+    if not isinstance(resources, dict) or not all(isinstance(d, (dict, bool)) for d in resources.values()):
+        raise _bad("/schema_resources", "must map URIs to the schema documents read with the schema")
+    if state.get("schema_formats_asserted", True) is not True:
+        raise _bad("/schema_formats_asserted", f"must be true when present, got {_shown(state['schema_formats_asserted'])}")
+    if state.get("schema_digest") != schema_digest(state["schema"], resources):
         raise _bad("/schema", "the embedded schema does not match the state's schema_digest: the state was "
                               "altered after it was saved")
     return state
@@ -368,12 +373,14 @@ def check_documents(acc: Accumulator, paths: Sequence[str]) -> None:
 
 
 def plan_of(state: dict, path: str, plugins: Sequence[str] = ()) -> Plan:
-    """The plan of a state's embedded schema, compiled as any schema is (no file is read: an
-    embedded schema's references are all local); a schema error names the state file."""
+    """The plan of a state's embedded schema, compiled as any schema is (no file is read: the documents
+    its references name are embedded beside it); a schema error names the state file."""
     from .parallel import PlanSource
 
     try:
-        return PlanSource(state["schema"], state["schema_source"], state["schema_sha256"], tuple(plugins)).build()
+        return PlanSource(state["schema"], state["schema_source"], state["schema_sha256"], tuple(plugins),
+                          resources=state.get("schema_resources"),
+                          assert_formats=state.get("schema_formats_asserted", False)).build()
     except SchemaError as exc:
         raise InputError(f"/schema{exc.pointer.rstrip('/')}: embedded schema: {exc.message}", path) from None
 
@@ -391,6 +398,10 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis 
         if state["schema_digest"] != first["schema_digest"]:
             raise InputError(f"embeds a different schema than {first_path} under the same schema sha256: one of "
                              "them was altered; states of different schemas cannot be merged", path)
+        if state.get("schema_formats_asserted", False) != first.get("schema_formats_asserted", False):
+            asserted, other = (path, first_path) if state.get("schema_formats_asserted") else (first_path, path)
+            raise InputError(f"{asserted} was saved with --assert-formats and {other} without: their schema-valid "
+                             "counts mean different things and cannot be added", path)
     plan = plan_of(first, first_path, plugins)
     for path, state in states:
         try:

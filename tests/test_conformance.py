@@ -88,6 +88,79 @@ def test_refs_follow_the_draft(record):
         assert Counter(Conformance(schema).violations(record)) == jsonschema_violations(schema, record)
 
 
+# -- references in every form: the scoring plan, the compiled checker and jsonschema pick the same definition --
+
+NAMES = st.text(alphabet="a%/~ é", max_size=3)  # names that need escaping (~0 ~1) and percent-encoding, and ""
+
+
+@st.composite
+def referenced_definitions(draw):
+    """(schema, {property: the definition it refers to}) where each definition holds a const of its own and a
+    threshold of its own, and each property refers to one by a JSON pointer (its tokens escaped, percent-encoded
+    or not, empty ones kept, through a definition named ""), an ``$anchor``, a definition's own ``$id``, or
+    the root's ``$id`` or URN as base."""
+    from urllib.parse import quote
+
+    root_id = draw(st.sampled_from([None, "https://example.com/root.json", "urn:example:root"]))
+    names = draw(st.lists(NAMES, min_size=1, max_size=4, unique=True))
+    nested = draw(st.booleans())  # the definitions under {"$defs": {"": {"$defs": ...}}}: an empty token inside
+    definitions, forms = {}, []
+    for k, name in enumerate(names):
+        node = {"type": "string", "const": f"d{k}", "x-aws-stickler-threshold": round(0.11 + k / 10, 2)}
+        own = draw(st.sampled_from([None, f"https://example.com/d{k}.json", f"urn:example:d{k}"]))
+        anchor = draw(st.booleans())
+        if own:
+            node["$id"] = own
+        if anchor:
+            node["$anchor"] = f"A{k}"
+        definitions[name] = node
+        tokens = (["$defs", "", "$defs"] if nested else ["$defs"]) + [name]
+        minimal = "".join("/" + t.replace("~", "~0").replace("/", "~1").replace("%", "%25") for t in tokens)
+        encoded = "".join("/" + quote(t.replace("~", "~0").replace("/", "~1"), safe="") for t in tokens)
+        options = [f"#{minimal}", f"#{encoded}"]
+        if root_id:
+            options.append(f"{root_id}#{encoded}")
+        if own:
+            options.append(own)
+            if anchor:
+                options.append(f"{own}#A{k}")
+        elif anchor:
+            options.append(f"#A{k}")
+            if root_id:
+                options.append(f"{root_id}#A{k}")
+        forms.append(options)
+    chosen = draw(st.lists(st.integers(0, len(names) - 1), min_size=1, max_size=4))
+    properties, picks = {}, {}
+    for i, k in enumerate(chosen):
+        properties[f"p{i}"] = {"$ref": draw(st.sampled_from(forms[k]))}
+        picks[f"p{i}"] = k
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": properties,
+              "$defs": {"": {"$defs": definitions}} if nested else definitions}
+    if root_id:
+        schema["$id"] = root_id
+    return schema, picks, len(names)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(referenced_definitions(), st.data())
+def test_every_reference_form_picks_the_definition_jsonschema_picks(case, data):
+    """Each property is scored with the threshold of the definition jsonschema resolves its $ref to, and the
+    compiled checker accepts exactly the value jsonschema accepts there."""
+    from stickler_cli.schema import compile_schema
+
+    schema, picks, count = case
+    plan = compile_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    checker = Conformance(schema)
+    assert checker.compiled
+    for field in plan.fields:
+        accepted = [k for k in range(count) if validator.is_valid({field.key: f"d{k}"})]
+        assert accepted == [picks[field.key]], (field.key, schema["properties"][field.key])
+        assert field.threshold == round(0.11 + picks[field.key] / 10, 2)
+    record = {key: f"d{data.draw(st.integers(0, count - 1))}" for key in picks}
+    assert Counter(checker.violations(record)) == jsonschema_violations(schema, record)
+
+
 def test_known_violations_by_hand():
     schema = {"type": "object", "required": ["id", "total"], "additionalProperties": False,
               "properties": {"id": {"type": "string"}, "total": {"type": "number", "minimum": 0},

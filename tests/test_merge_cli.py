@@ -280,7 +280,7 @@ def test_an_embedded_schema_is_compiled_as_any_schema_and_named_by_its_state(sav
     done = run("merge", bad, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"stickler: error: {bad}: /schema/properties/customer_name/$ref: embedded schema: "
-                                  "only local references"), done.stderr
+                                  "reference 'other.json#/$defs/Name' names a document outside this schema"), done.stderr
     done = run("merge", saved["a"], bad)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"{bad}: embeds a different schema than {saved['a']} under the same schema sha256" in done.stderr

@@ -78,7 +78,7 @@ class Engine:
     @functools.cached_property
     def conformance(self) -> Conformance:
         """The plan's schema as a checker of predictions (built on first use)."""
-        return Conformance(self.plan.schema)
+        return Conformance.of(self.plan)
 
     @property
     def prefetches(self) -> bool:

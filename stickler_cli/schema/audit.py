@@ -9,12 +9,14 @@ it gets wrong must be found here, not by the first record that meets it.
 - ``check_metaschema``: the schema is valid under its draft's metaschema (jsonschema's,
   its error chosen by ``best_match``): ``"minimum": "5"``, ``"multipleOf": 0``,
   ``"type": 5`` are refused here.
-- ``check_references``: every ``$ref``, ``$dynamicRef`` and ``$recursiveRef`` resolves inside
-  the schema through its registry (schema/registry.py: nothing is fetched); no chain of
-  allOf/anyOf/oneOf/not/if/then/else and references leads back to a subschema without
-  descending into a property or an item (``"allOf": [{"$ref": "#"}]`` would check one value
-  forever); with its references followed at every use the schema has at most
-  ``schema-nodes`` subschemas and ``schema-depth`` levels (exponential ``$ref`` fan-out).
+- ``check_references``: every ``$ref``, ``$dynamicRef`` and ``$recursiveRef`` resolves through
+  the schema's registry (schema/registry.py: the schema, the documents read with it, the
+  metaschemas; nothing is fetched); no chain of allOf/anyOf/oneOf/not/if/then/else and references
+  leads back to a subschema without descending into a property or an item (``"allOf": [{"$ref":
+  "#"}]`` would check one value forever); with its references followed at every use the schema has
+  at most ``schema-nodes`` subschemas and ``schema-depth`` levels (exponential ``$ref`` fan-out).
+- ``check_resource``: a document read with the schema (a file beside it, a ``--schema-resource``)
+  passes the first two checks too, its locations named ``common.json#/$defs/Money``.
 
 Every walk here is iterative: a schema nested a thousand levels deep is refused, not recursed into.
 """
@@ -27,7 +29,7 @@ from .. import limits
 from ..errors import SchemaError
 from .keywords import subschemas
 from .patterns import Patterns
-from .refs import escape
+from .refs import References, escape, lookup
 
 # Keywords whose subschemas apply to the value itself (not to a property or an item of it).
 IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"})
@@ -36,15 +38,18 @@ REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
 MESSAGE_CHARACTERS = 300  # of a metaschema error (it quotes the offending value)
 
 
-def check_document(schema: dict, bounds: limits.Limits | None = None) -> Patterns:
-    """Check the nesting and compile the patterns of every subschema; the compiled patterns."""
+def check_document(schema: dict, bounds: limits.Limits | None = None, patterns: Patterns | None = None,
+                   where: str = "") -> Patterns:
+    """Check the nesting and compile the patterns of every subschema; the compiled patterns (``patterns``,
+    when given, gathers those of several documents; ``where`` prefixes the pointers of a document read
+    with the schema)."""
     bounds = bounds or limits.current()
     limit = bounds.schema_depth
     if not isinstance(schema.get("$schema", ""), str):
-        raise SchemaError("'$schema' must be the URI of a JSON Schema draft, a string", "/$schema")
-    patterns = Patterns(bounds)
+        raise SchemaError("'$schema' must be the URI of a JSON Schema draft, a string", f"{where}/$schema")
+    patterns = patterns or Patterns(bounds)
     # node, its pointer, its depth, the objects around it, its parent's pointer; popped in document order
-    stack: list[tuple[dict, str, int, int, str]] = [(schema, "", 0, 0, "")]
+    stack: list[tuple[dict, str, int, int, str]] = [(schema, where, 0, 0, where)]
     while stack:
         node, pointer, depth, objects, parent = stack.pop()
         if objects > limit:
@@ -69,15 +74,16 @@ def compile_patterns(node: dict, pointer: str, patterns: Patterns) -> None:
             patterns.compile(name, f"{pointer}/patternProperties/{escape(name)}")
 
 
-def check_metaschema(schema: dict) -> None:
-    """The schema must be valid under its draft's metaschema; the most relevant error, located."""
+def check_metaschema(schema: Any, where: str = "", default: Any = None) -> None:
+    """The schema must be valid under its draft's metaschema (a document read with it: its own draft, else
+    ``default``, the schema's); the most relevant error, located."""
     import jsonschema
     import referencing
     from jsonschema_specifications import REGISTRY as METASCHEMAS
 
     from .registry import _refuse, validator_class
 
-    cls = validator_class(schema)
+    cls = validator_class(schema) if default is None else jsonschema.validators.validator_for(schema, default=default)
     checker = cls(cls.META_SCHEMA, registry=referencing.Registry(retrieve=_refuse).combine(METASCHEMAS))
     try:
         errors = list(checker.iter_errors(schema))
@@ -91,24 +97,35 @@ def check_metaschema(schema: dict) -> None:
     if len(message) > MESSAGE_CHARACTERS:
         message = message[:MESSAGE_CHARACTERS - 1] + "…"
     pointer = "".join(f"/{escape(str(token))}" for token in error.absolute_path)
-    raise SchemaError(f"not a valid JSON Schema: {message}", pointer or "/")
+    raise SchemaError(f"not a valid JSON Schema: {message}", where + pointer or "/")
+
+
+def check_resource(uri: str, document: Any, schema: dict, patterns: Patterns, bounds: limits.Limits) -> None:
+    """A document read with ``schema``: a schema object or boolean, nested within bounds, its patterns
+    compiled, valid under its draft's metaschema (its ``$schema``, else the schema's)."""
+    from .registry import validator_class
+
+    where = uri if "#" in uri else uri + "#"
+    if isinstance(document, dict):
+        check_document(document, bounds, patterns, where)
+    check_metaschema(document, where, default=validator_class(schema))
 
 
 class _Graph:
     """The subschemas reachable from the root, references resolved, and how each leads to the next."""
 
-    def __init__(self, schema: dict, patterns: Patterns) -> None:
-        from .registry import registry, specification, validator_class
+    def __init__(self, schema: dict, patterns: Patterns, references: References) -> None:
+        from .registry import validator_class
 
         self.patterns = patterns
-        self.spec = specification(schema)
+        self.references = references
+        self.spec = references.spec
         cls = validator_class(schema)
         self.known = frozenset(cls.VALIDATORS)  # the keywords the draft applies (jsonschema ignores the rest)
         self.legacy = cls.__name__ in (
             "Draft3Validator", "Draft4Validator", "Draft6Validator", "Draft7Validator")  # $ref hides its siblings
         self.pointers = _pointers(schema)
-        resource = self.spec.create_resource(schema)
-        root = registry(schema).resolver(base_uri=resource.id() or "")
+        root = references.root
         # id(subschema) -> [(child id, kind, pointer of the keyword that leads there)]; kind: "in place",
         # "below" (a property or an item), "unapplied" ($defs: not applied, but its references must resolve).
         self.edges: dict[int, list[tuple[int, str, str]]] = {}
@@ -143,30 +160,12 @@ class _Graph:
             ref, via = node[keyword], f"{pointer}/{keyword}"
             if not isinstance(ref, str):
                 raise SchemaError(f"'{keyword}' must be a string, got {ref!r}"[:MESSAGE_CHARACTERS], via)
-            target, target_resolver = self._lookup(resolver, ref, via)
+            resolved = lookup(resolver, ref, via)
+            target = resolved.contents
             if isinstance(target, dict):
-                target_pointer = self.pointers.get(id(target)) or (ref[1:] if ref.startswith("#/") else via)
-                yield target, target_resolver, target_pointer, "in place", via
-
-    @staticmethod
-    def _lookup(resolver: Any, ref: str, via: str) -> tuple[Any, Any]:
-        from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
-
-        from .registry import refused
-
-        try:
-            resolved = resolver.lookup(ref)
-        except PointerToNowhere:
-            raise SchemaError(f"reference {ref!r} points at nothing", via) from None
-        except NoSuchAnchor:
-            raise SchemaError(f"reference {ref!r} names an anchor that no subschema declares", via) from None
-        except Unresolvable:
-            raise SchemaError(refused(ref), via) from None
-        except (LookupError, ValueError, TypeError, AttributeError):  # a pointer through a value that has no such part
-            raise SchemaError(f"reference {ref!r} points at nothing", via) from None
-        if not isinstance(resolved.contents, (dict, bool)):
-            raise SchemaError(f"reference {ref!r} does not point at a schema object", via)
-        return resolved.contents, resolved.resolver
+                target_pointer = (self.pointers.get(id(target)) or self.references.where(target)
+                                  or (ref[1:] if ref.startswith("#/") else via))
+                yield target, resolved.resolver, target_pointer, "in place", via
 
     def check_cycles(self) -> None:
         """No subschema may lead back to itself through keywords that apply to the same value."""
@@ -230,9 +229,10 @@ class _Graph:
         return [child for child, kind, _ in self.edges[node] if kind != "unapplied"]
 
 
-def check_references(schema: dict, patterns: Patterns, bounds: limits.Limits | None = None) -> None:
+def check_references(schema: dict, patterns: Patterns, bounds: limits.Limits | None = None,
+                     references: References | None = None) -> None:
     """Resolve every reference (nothing fetched), refuse cycles on one value and exponential expansion."""
-    graph = _Graph(schema, patterns)
+    graph = _Graph(schema, patterns, references or References(schema))
     graph.check_cycles()
     graph.check_size(bounds or limits.current())
 
@@ -248,10 +248,12 @@ def _pointers(schema: dict) -> dict[int, str]:
     return found
 
 
-def audit(schema: dict, bounds: limits.Limits | None = None) -> Patterns:
+def audit(schema: dict, bounds: limits.Limits | None = None, resources: dict[str, Any] | None = None) -> Patterns:
     """Every check of this module, cheapest first; the schema's compiled patterns."""
     bounds = bounds or limits.current()
     patterns = check_document(schema, bounds)
     check_metaschema(schema)
-    check_references(schema, patterns, bounds)
+    for uri, document in (resources or {}).items():
+        check_resource(uri, document, schema, patterns, bounds)
+    check_references(schema, patterns, bounds, References(schema, resources))
     return patterns

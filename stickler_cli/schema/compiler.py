@@ -5,6 +5,8 @@ All schema interpretation happens here, once: type resolution (nullable types,
 every ``x-aws-stickler-*`` value with the JSON pointer of the offending node.
 Before and after, ``audit`` checks the schema as JSON Schema (nesting, metaschema,
 patterns, references), so that nothing a schema says can crash or hang a run later.
+References are followed through the schema's registry (``refs.References``), the one
+the conformance checker and jsonschema use.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import orjson
 
@@ -21,7 +23,8 @@ from ..errors import SchemaError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import audit, extensions as ext
 from .conformance import ROOT
-from .refs import bundle, escape, resolve
+from .refs import References, escape
+from .registry import gather
 
 PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
 
@@ -49,8 +52,10 @@ DEFAULT_MATCH_THRESHOLD = 0.7
 DEFAULT_MODEL_NAME = "DynamicModel"
 
 
-def load_schema(path: str | Path) -> Plan:
-    """Read a schema file and compile it; every failure is a SchemaError naming the file."""
+def load_schema(path: str | Path, resources: Mapping[str, str] | None = None, assert_formats: bool = False) -> Plan:
+    """Read a schema file, and the documents its references name, and compile it; every failure is a
+    SchemaError naming the file. ``resources`` maps URLs to files (``--schema-resource``; a URL ending
+    in ``/`` to a directory)."""
     source = str(path)
     try:
         data = Path(path).read_bytes()
@@ -62,40 +67,57 @@ def load_schema(path: str | Path) -> Plan:
         schema = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise SchemaError(f"not valid JSON: {exc}", "/", source) from None
+    found: dict[str, Any] = {}
     referenced: tuple[Path, ...] = ()
     try:
         if isinstance(schema, dict):
-            schema, referenced = bundle(schema, Path(path).parent)
-            if referenced:  # the files referenced are part of what the hash stands for
-                data = _canonical(schema)
-        plan = compile_schema(schema, source=source, sha256=hashlib.sha256(data).hexdigest())
+            found, referenced = gather(schema, Path(path).parent, Path(path).name, resources)
+        sha256 = _digest(schema, found) if found else hashlib.sha256(data).hexdigest()
+        plan = compile_schema(schema, source=source, sha256=sha256, resources=found, assert_formats=assert_formats)
     except SchemaError as exc:
         raise exc.with_source(source) from None
     return dataclasses.replace(plan, source_files=(source, *map(str, referenced)))
 
 
-def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = None) -> Plan:
-    """Compile an already parsed schema (checked first: see ``audit``)."""
+def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = None,
+                   resources: Mapping[str, Any] | None = None, assert_formats: bool = False) -> Plan:
+    """Compile an already parsed schema (checked first: see ``audit``). ``resources`` (URI -> document)
+    are the documents read with it (``load_schema``, or a state file); nothing else is ever read."""
     if not isinstance(schema, dict):
         raise SchemaError("a schema must be a JSON object")
     bounds = limits.current()
     patterns = audit.check_document(schema, bounds)  # nesting bounded before anything recurses into it
     audit.check_metaschema(schema)
+    resources = dict(resources or {})
+    for uri, document in resources.items():
+        audit.check_resource(uri, document, schema, patterns, bounds)
     if sha256 is None:
-        sha256 = hashlib.sha256(_canonical(schema)).hexdigest()
+        sha256 = _digest(schema, resources) if resources else hashlib.sha256(_canonical(schema)).hexdigest()
     try:
-        compiler = _Compiler(schema, bounds)
-        node, pointer = resolve(schema, schema, "")
+        references = References(schema, resources, _file_name(source))
+        compiler = _Compiler(schema, bounds, references)
+        node, pointer = references.merged(schema, ""), ""
         for key in ext.FIELD_KEYS:
             if ext.PREFIX + key in node:
                 raise SchemaError(
                     f"'{ext.PREFIX}{key}' belongs on a property, not on the root object", "/"
                 )
         root = compiler.model(node, pointer or "", prefix="", refs=())
-        audit.check_references(schema, patterns, bounds)
+        audit.check_references(schema, patterns, bounds, references)
     except RecursionError:  # only when a limit was raised past what Python's stack allows
         raise SchemaError("nested too deeply for Python's recursion limit; lower --limit schema-depth", "/") from None
-    return Plan(root=root, schema=schema, source=source, sha256=sha256)
+    return Plan(root=root, schema=schema, source=source, sha256=sha256, resources=resources, references=references,
+                assert_formats=assert_formats)
+
+
+def _file_name(source: str) -> str | None:
+    """The schema file's name, under which the documents it references may refer back to it."""
+    return None if source.startswith("<") else Path(source).name
+
+
+def _digest(schema: dict, resources: Mapping[str, Any]) -> str:
+    """The hash of a schema read with other documents: the schema and every document, by URI, canonical."""
+    return hashlib.sha256(_canonical({"schema": schema, "resources": dict(sorted(resources.items()))})).hexdigest()
 
 
 def _canonical(schema: dict) -> bytes:
@@ -109,8 +131,9 @@ def _canonical(schema: dict) -> bytes:
 
 
 class _Compiler:
-    def __init__(self, root: dict, bounds: limits.Limits) -> None:
+    def __init__(self, root: dict, bounds: limits.Limits, references: References) -> None:
         self.root = root
+        self.refs = references
         self.bounds = bounds
         self.next_index = 0
         self.visited = 0  # subschemas visited: each use of a $ref visits its target again
@@ -135,7 +158,7 @@ class _Compiler:
                               "name reads as nesting); rename one", pointer)
         self.paths[path] = pointer
 
-    def model(self, node: dict, pointer: str, prefix: str, refs: tuple[str, ...]) -> ModelPlan:
+    def model(self, node: dict, pointer: str, prefix: str, refs: tuple[tuple[str, int], ...]) -> ModelPlan:
         depth = self.bounds.schema_depth
         if pointer.count("/properties/") >= depth:
             raise SchemaError(f"objects nested more than {depth} levels deep; stickler compares at most {depth} "
@@ -167,7 +190,7 @@ class _Compiler:
         )
 
     def field(
-        self, key: str, raw: dict, pointer: str, path: str, required: bool, refs: tuple[str, ...]
+        self, key: str, raw: dict, pointer: str, path: str, required: bool, refs: tuple[tuple[str, int], ...]
     ) -> FieldPlan:
         refs = self._enter(raw, pointer, refs)
         index = self.next_index
@@ -176,7 +199,7 @@ class _Compiler:
             raise SchemaError(f"more than {self.bounds.plan_fields:,} fields once references are followed; stickler "
                               "compares at most that many (--limit plan-fields=N raises it)", pointer)
         self._visit(pointer)
-        node, _ = resolve(self.root, raw, pointer)
+        node = self.refs.merged(raw, pointer)
         ext.check_keys(raw, pointer)
         ext.check_keys(node, pointer)
         json_type, nullable, node, refs = self._type(node, pointer, refs)
@@ -223,7 +246,7 @@ class _Compiler:
                 raise SchemaError("'items' must be a single schema object", f"{pointer}/items")
             item_pointer = f"{pointer}/items"
             refs = self._enter(items, item_pointer, refs)
-            item_node, _ = resolve(self.root, items, item_pointer)
+            item_node = self.refs.merged(items, item_pointer)
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
             if item_type == "object":
                 self._no_comparator(node, pointer, named, "list items are matched object by object")
@@ -252,17 +275,19 @@ class _Compiler:
 
     # -- pieces -----------------------------------------------------------------
 
-    def _enter(self, node: dict, pointer: str, refs: tuple[str, ...]) -> tuple[str, ...]:
-        """Track the $refs open above this node so recursion is an error, not a hang."""
+    def _enter(self, node: dict, pointer: str, refs: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+        """Track the $refs open above this node, by what they lead to, so that recursion is an error, not
+        a hang (a recursive schema cannot be a finite plan; conformance checking follows it)."""
         ref = node.get("$ref")
         if ref is None:
             return refs
-        if ref in refs:
-            chain = " -> ".join((*refs, ref))
+        target, _ = self.refs.follow(node, "$ref", pointer)
+        if any(id(target) == opened for _, opened in refs):
+            chain = " -> ".join((*(r for r, _ in refs), str(ref)))
             raise SchemaError(f"recursive reference {chain}: recursive schemas cannot be compared", pointer)
-        return (*refs, ref)
+        return (*refs, (str(ref), id(target)))
 
-    def _type(self, node: dict, pointer: str, refs: tuple[str, ...]):
+    def _type(self, node: dict, pointer: str, refs: tuple[tuple[str, int], ...]):
         """(json type, nullable, effective node, refs) of a property schema."""
         nullable = False
         for combinator in ("anyOf", "oneOf"):
@@ -275,7 +300,7 @@ class _Compiler:
                     raise SchemaError("each alternative must be a schema object", f"{pointer}/{combinator}/{i}")
                 self._visit(f"{pointer}/{combinator}/{i}")
                 opt_refs = self._enter(option, f"{pointer}/{combinator}/{i}", refs)
-                opt, _ = resolve(self.root, option, f"{pointer}/{combinator}/{i}")
+                opt = self.refs.merged(option, f"{pointer}/{combinator}/{i}")
                 resolved.append((opt, opt_refs))
             non_null = [(o, r) for o, r in resolved if o.get("type") != "null"]
             nullable = len(non_null) < len(resolved)

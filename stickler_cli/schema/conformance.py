@@ -16,6 +16,14 @@ comparison, so the keywords schemas use in practice are compiled here into
 closures (about 20 µs); a schema using any other validation keyword is checked
 by jsonschema itself, whose results these closures are tested against.
 
+References are followed through the schema's one registry (``refs.References``, the one
+the scoring plan was compiled with), by the closures and by jsonschema alike; a recursive
+schema is followed as deep as the record goes.
+
+``format`` is an annotation unless formats are asserted (``--assert-formats``, or a
+metaschema declaring the 2020-12 format-assertion vocabulary): then each string is checked
+with the draft's ``jsonschema.FormatChecker``, a failure counted under keyword ``format``.
+
 Nothing a record holds can hang or crash the check: patterns are matched by one
 engine with a time bound (schema/patterns.py), in the closures and in jsonschema
 alike; jsonschema resolves references through a registry that fetches nothing
@@ -36,7 +44,7 @@ from .. import limits
 from ..errors import SchemaError
 from . import audit
 from .patterns import Patterns
-from .refs import follow
+from .refs import References
 
 Violation = tuple[str, str]  # (field path, keyword)
 _Errors = list[tuple[tuple, str]]  # (path inside the checked value, keyword)
@@ -55,9 +63,9 @@ minProperties maxProperties
 _OTHER = frozenset("""
 uniqueItems maxContains minContains dependentRequired dependencies
 patternProperties propertyNames prefixItems additionalItems contains unevaluatedItems unevaluatedProperties
-not if then else dependentSchemas $dynamicRef $recursiveRef $anchor $dynamicAnchor $recursiveAnchor
-contentSchema
+not if then else dependentSchemas $dynamicRef $recursiveRef contentSchema
 """.split())
+FORMAT_ASSERTION = "https://json-schema.org/draft/2020-12/vocab/format-assertion"
 
 
 def field_path(path: tuple | list) -> str:
@@ -156,14 +164,23 @@ class _TooMany(Exception):
 class Conformance:
     """Checks records against one schema (compiled once, used for every prediction)."""
 
-    def __init__(self, schema: dict) -> None:
+    def __init__(self, schema: dict, references: References | None = None, assert_formats: bool = False) -> None:
         self.draft = _draft(schema.get("$schema"))
         self.schema = schema
+        self.references = references if references is not None else References(schema)
         self.patterns: Patterns = audit.check_document(schema)  # every pattern compiled (and nesting bounded)
-        self.compiled = bool(self.draft) and _compilable(schema)
+        for uri, document in self.references.resources.items():
+            if isinstance(document, dict):
+                audit.check_document(document, patterns=self.patterns, where=f"{uri}#")
+        asserting = _asserting_metaschemas(self.references)  # of the 2020-12 format-assertion vocabulary
+        checker = _format_checker(schema, self.references) if assert_formats or asserting else None
+        self.format_checker = checker if assert_formats or schema.get("$schema") in asserting else None
+        self.compiled = bool(self.draft) and _compilable(schema, self.references, asserting)
         self._fallback: Any = None
         self._check: _Check | None = None
         self._messages: list[str] = []
+        self._deadline = [0.0]  # the current record's, for jsonschema's applicators (see _bounded)
+        self._slow_records = 0  # records jsonschema could not check in time
         if self.compiled:
             self._compiled: dict[int, _Check] = {}
             self._building: set[int] = set()  # subschemas being compiled: reached again, they are recursive
@@ -173,12 +190,17 @@ class Conformance:
             self._memo: dict[tuple[int, int], _Errors | None] = {}
             self._check = self._compile(schema, "")
         else:
-            from .registry import registry, validator_class
+            from .registry import validator_class
 
-            self._deadline = [0.0]  # the current record's, for the applicators (see _bounded)
-            self._slow_records = 0
-            cls = _bounded(validator_class(schema), self.patterns, self._deadline)
-            self._fallback = cls(schema, registry=registry(schema))
+            cls = _bounded(validator_class(schema), self.patterns, self._deadline, asserting=asserting,
+                           checker=checker)
+            self._fallback = cls(self.references.entry, registry=self.references.registry,
+                                 format_checker=self.format_checker)
+
+    @classmethod
+    def of(cls, plan: Any) -> "Conformance":
+        """The checker of a compiled plan: its schema, through the registry the plan was compiled with."""
+        return cls(plan.schema, plan.references, plan.assert_formats)
 
     def violations(self, record: Any) -> list[Violation]:
         """Every violation in ``record``; empty when it conforms."""
@@ -285,14 +307,14 @@ class Conformance:
         keywords = node
         if "$ref" in node and self.draft <= 7:  # before 2019-09, $ref's siblings are ignored
             keywords = {"$ref": node["$ref"]}
-        fused = self._fused(keywords, pointer)
+        fused = None if self.format_checker is not None and "format" in keywords else self._fused(keywords, pointer)
         if fused is not None:
             return fused
         checks: list[_Check] = []
         for name, value in keywords.items():
-            maker = _MAKERS.get(name)
-            if maker is not None:
-                checks.append(maker(self, value, keywords, f"{pointer}/{name}"))
+            maker = _format if name == "format" and self.format_checker is not None else _MAKERS.get(name)
+            if maker is not None:  # (the node itself: a reference is looked up where the node sits)
+                checks.append(maker(self, value, node if name == "$ref" else keywords, f"{pointer}/{name}"))
         checks = [c for c in checks if c is not _valid]
         if not checks:
             return _valid
@@ -315,8 +337,8 @@ class Conformance:
         return None
 
     def _ref(self, ref: str, node: dict, pointer: str) -> _Check:
-        target, target_pointer = follow(self.schema, ref, pointer.rsplit("/", 1)[0])
-        return self._compile(target, target_pointer)
+        target, where = self.references.follow(node, "$ref", pointer.rsplit("/", 1)[0])
+        return self._compile(target, where)
 
 
 def _draft(uri: Any) -> int:
@@ -365,11 +387,14 @@ def _always_false(value: Any) -> _Errors:
     return [((), "false")]
 
 
-def _compilable(schema: Any) -> bool:
-    """Whether every subschema reachable from the root (references followed) uses only keywords
-    the closures implement, and only local pointer references."""
+def _compilable(schema: Any, references: References, asserting: frozenset[str] = frozenset()) -> bool:
+    """Whether every subschema reachable from the root (references followed, through the registry)
+    uses only keywords the closures implement, under the root's draft (jsonschema switches to the
+    draft a subschema's own ``$schema`` names, and a metaschema of ``asserting`` asserts formats
+    there: those are left to it)."""
     stack = [(schema, True)]
     seen: set[int] = set()
+    draft = schema.get("$schema") if isinstance(schema, dict) else None
     while stack:
         node, is_root = stack.pop()
         if isinstance(node, bool) or id(node) in seen:
@@ -377,16 +402,15 @@ def _compilable(schema: Any) -> bool:
         seen.add(id(node))
         if not isinstance(node, dict):
             return False
+        if (not is_root and "$schema" in node and node["$schema"] != draft
+                and (node["$schema"] in asserting or not _same_draft(node, schema))):
+            return False
         for name, value in node.items():
             if name in _OTHER:
                 return False
-            if name == "$id" and not is_root:
-                return False  # a nested base URI changes what references mean
             if name == "$ref":
-                if not (isinstance(value, str) and (value == "#" or value.startswith("#/"))):
-                    return False
                 try:
-                    stack.append((follow(schema, value, "")[0], False))
+                    stack.append((references.follow(node, "$ref")[0], False))
                 except SchemaError:
                     return False
             if name in ("exclusiveMinimum", "exclusiveMaximum") and type(value) is bool:
@@ -403,6 +427,67 @@ def _compilable(schema: Any) -> bool:
             if isinstance(node.get(name), (dict, bool)):
                 stack.append((node[name], False))
     return True
+
+
+def _same_draft(node: dict, schema: dict) -> bool:
+    """Whether jsonschema checks ``node`` (which names its own ``$schema``) with the class it checks the
+    root with, and the closures may too."""
+    from .registry import validator_class
+
+    return validator_class(node) is validator_class(schema)
+
+
+def _asserting_metaschemas(references: References) -> frozenset[str]:
+    """The ``$schema`` URIs, in the schema and the documents read with it, of metaschemas (documents read
+    with it) that declare the 2020-12 format-assertion vocabulary: a schema resource naming one asserts
+    ``format``, whatever the vocabulary's value (true: required; false: optional, understood here)."""
+    from .keywords import subschemas
+
+    named: set[str] = set()
+    stack: list[Any] = [references.schema, *references.resources.values()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("$schema"), str):
+                named.add(node["$schema"])
+            stack.extend(child for child, _, _ in subschemas(node))
+    found = set()
+    for uri in named:
+        try:
+            metaschema = references.root.lookup(uri).contents
+        except Exception:  # noqa: BLE001  # not held: a draft's own metaschema, or one refused by the audit
+            continue
+        vocabularies = metaschema.get("$vocabulary") if isinstance(metaschema, dict) else None
+        if isinstance(vocabularies, dict) and FORMAT_ASSERTION in vocabularies:
+            found.add(uri)
+    return frozenset(found)
+
+
+def _format_checker(schema: dict, references: References) -> Any:
+    """The draft's ``jsonschema.FormatChecker`` (the formats it knows depend on the optional packages
+    installed: README, "Schema conformance"), its ``regex`` check bounded as the schema's own patterns are:
+    a value such as ``a{10000000}`` would take gigabytes to compile, and is not conforming here."""
+    import copy
+    import re
+
+    from .. import limits
+    from .patterns import unrolled_size
+    from .registry import validator_class
+
+    checker = copy.copy(validator_class(schema).FORMAT_CHECKER)
+    checker.checkers = dict(checker.checkers)
+    if "regex" in checker.checkers:
+        room = limits.current().regex_size
+
+        def is_regex(instance: object) -> bool:
+            if not isinstance(instance, str):
+                return True
+            if unrolled_size(instance) > room:
+                return False
+            re.compile(instance)
+            return True
+        checker.checkers["regex"] = (is_regex, (re.error, ValueError, OverflowError, RecursionError))
+    return checker
 
 
 # -- one maker per keyword: (conformance, keyword value, the subschema, pointer) -> check ---------
@@ -637,6 +722,18 @@ def _reference(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     return c._ref(value, node, pointer)
 
 
+def _format(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
+    """``format`` asserted: the value must conform, as jsonschema's FormatChecker says (a format it does
+    not know passes, as in jsonschema)."""
+    conforms = c.format_checker.conforms
+    if not isinstance(value, str) or value not in c.format_checker.checkers:
+        return _valid
+
+    def check(v: Any) -> _Errors | None:
+        return None if conforms(v, value) else [((), "format")]
+    return check
+
+
 _MAKERS: dict[str, Callable[..., _Check]] = {
     "type": _type,
     "properties": _properties,
@@ -672,11 +769,15 @@ APPLICATORS = ("$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf"
                "dependencies", "contains", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
 
 
-def _bounded(cls: Any, patterns: Patterns, deadline: list[float]) -> Any:
+def _bounded(cls: Any, patterns: Patterns, deadline: list[float], made: dict | None = None,
+             asserting: frozenset[str] = frozenset(), checker: Any = None) -> Any:
     """``cls`` (a jsonschema validator class) matching every pattern through ``patterns`` (bounded in
     time) and looking enum values up by hash. Where jsonschema's own keyword functions call ``re``
     (additionalProperties, unevaluatedProperties with patternProperties), the same functions run with
-    ``re`` replaced, so that no pattern is ever matched without a bound."""
+    ``re`` replaced, so that no pattern is ever matched without a bound. A subschema naming another
+    draft in its ``$schema`` is checked by that draft's class (as jsonschema does), bounded alike; one
+    naming a metaschema of ``asserting`` (format-assertion vocabulary) has its formats checked."""
+    import attrs
     import jsonschema
 
     invalid = jsonschema.exceptions.ValidationError
@@ -744,7 +845,24 @@ def _bounded(cls: Any, patterns: Patterns, deadline: list[float]) -> Any:
     for keyword in APPLICATORS:
         if keyword in cls.VALIDATORS:
             overrides[keyword] = before_deadline(overrides.get(keyword, cls.VALIDATORS[keyword]))
-    return jsonschema.validators.extend(cls, overrides)
+    bounded = jsonschema.validators.extend(cls, overrides)
+    made = {} if made is None else made
+    made[cls] = bounded
+    standard_evolve = bounded.evolve
+
+    def evolve(self: Any, **changes: Any) -> Any:
+        schema = changes.get("schema", self.schema)
+        if asserting and isinstance(schema, dict) and schema.get("$schema") in asserting:
+            changes["format_checker"] = checker
+        evolved = standard_evolve(self, **changes)
+        kind = type(evolved)
+        if kind in made.values():
+            return evolved
+        mine = made.get(kind) or _bounded(kind, patterns, deadline, made, asserting, checker)  # the class of another draft
+        return mine(**{f.alias: getattr(evolved, f.name) for f in attrs.fields(kind) if f.init})
+
+    bounded.evolve = evolve
+    return bounded
 
 
 def _rebound(function: Any, **names: Any) -> Any:
@@ -755,3 +873,25 @@ def _rebound(function: Any, **names: Any) -> Any:
     namespace = {**function.__globals__, **names}
     return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
                               function.__closure__)
+
+
+def unchecked_formats(plan: Any) -> list[tuple[str, str]]:
+    """(pointer, format) for every ``format`` of the plan's schema (and the documents read with it) that
+    asserted formats would not check: jsonschema's FormatChecker has no checker for it here (an unknown
+    format, or one whose optional package is not installed)."""
+    from .keywords import subschemas
+
+    checkers = _format_checker(plan.schema, plan.references or References(plan.schema)).checkers
+    found = []
+    documents = [("", plan.schema), *((f"{uri}#", document) for uri, document in plan.resources.items())]
+    for start, document in documents:
+        stack = [(document, start)]
+        while stack:
+            node, pointer = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            name = node.get("format")
+            if isinstance(name, str) and name not in checkers:
+                found.append((f"{pointer}/format", name))
+            stack.extend((child, pointer + where) for child, where, _ in subschemas(node))
+    return sorted(found)

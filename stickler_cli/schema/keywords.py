@@ -11,7 +11,11 @@ from __future__ import annotations
 import difflib
 from typing import Any, Iterator
 
-from .refs import escape
+
+def escape(token: str) -> str:
+    """A key as one JSON pointer token (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
 
 # Draft 7 and 2020-12, validation, applicators, annotations and core; draft 4's "id"; OpenAPI's
 # "example" and "nullable", which schemas exported from OpenAPI carry.

@@ -1,137 +1,144 @@
-"""``$ref`` resolution: local pointers, and files beside the schema inlined first.
+"""``$ref`` resolution, by ``referencing`` through the schema's one registry (schema/registry.py).
 
-``resolve`` follows local references (``#/$defs/...``, ``#/definitions/...``,
-any ``#/`` pointer). ``bundle``, for a schema read from a file, inlines the
-files its references name (``common.json#/$defs/Address``), so that only local
-references remain. A reference never fetches anything over the network, and a
-file reference must stay inside the schema's directory (symbolic links
-resolved). Cycles, within a file or across files, are reported with the chain of
-references that forms them: a recursive schema cannot be compiled into a
-finite plan.
+``References`` is what the scoring plan (compiler.py), the compiled conformance checker
+(conformance.py) and the load-time audit (audit.py) look references up with; jsonschema
+resolves through the same registry. A reference therefore means what the JSON Schema
+specification says, wherever it is followed: pointer tokens percent-decoded (RFC 6901 in a
+URI fragment) and empty tokens kept, ``$id`` bases (absolute, relative, URNs), ``$anchor``,
+draft 6/7 ``$id`` fragments, the drafts' own metaschemas, files beside the schema.
+
+Each subschema is looked up with the resolver in force where it sits (its base URI), found by
+walking every document once from where it is entered; the walk is iterative.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, Mapping
 
 from ..errors import SchemaError
+from .keywords import escape, subschemas
 
-_REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # http:, https:, urn:, file:…
-FILES = "$defs"  # where bundled files go, under "file:<path relative to the schema's directory>"
+__all__ = ["References", "escape", "lookup"]
+MESSAGE_CHARACTERS = 300
 
 
-def bundle(schema: dict, directory: Path) -> tuple[dict, tuple[Path, ...]]:
-    """(``schema`` with every file it references inlined under ``$defs``, the files read)."""
-    top = directory.resolve()
-    files: dict[str, Any] = {}
+def lookup(resolver: Any, ref: str, via: str) -> Any:
+    """``resolver.lookup(ref)``, every failure a SchemaError at ``via`` (the keyword's pointer)."""
+    from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
 
-    def load(name: str, here: Path, pointer: str) -> str:
-        target = (here / name).resolve()
-        if not target.is_relative_to(top):
-            raise SchemaError(f"reference to {name!r} leaves the schema's directory; "
-                              "only files beside the schema (or below it) are read", pointer)
-        key = "file:" + target.relative_to(top).as_posix()
-        if key not in files:
-            try:
-                document = orjson.loads(target.read_bytes())
-            except FileNotFoundError:
-                raise SchemaError(f"referenced file {name!r} not found", pointer) from None
-            except OSError as exc:
-                raise SchemaError(f"referenced file {name!r} cannot be read: {exc.strerror}", pointer) from None
-            except orjson.JSONDecodeError as exc:
-                raise SchemaError(f"referenced file {name!r} is not valid JSON: {exc}", pointer) from None
-            if not isinstance(document, dict):
-                raise SchemaError(f"referenced file {name!r} does not hold a schema object", pointer)
-            files[key] = document  # before its own references: a cycle of files loads each once
-            rewrite(document, key, target.parent)
-        return key
+    from .registry import refused, unreadable
 
-    def rewrite(document: Any, key: str | None, here: Path) -> None:
-        stack: list[tuple[Any, str]] = [(document, "")]
+    try:
+        resolved = resolver.lookup(ref)
+    except PointerToNowhere:
+        raise SchemaError(f"reference {ref!r} points at nothing", via) from None
+    except NoSuchAnchor:
+        raise SchemaError(f"reference {ref!r} names an anchor that no subschema declares", via) from None
+    except Unresolvable as exc:
+        problem = unreadable(exc)
+        raise SchemaError(problem.message(ref) if problem else refused(ref), via) from None
+    except (LookupError, ValueError, TypeError, AttributeError):  # a pointer through a value that has no such part
+        raise SchemaError(f"reference {ref!r} points at nothing", via) from None
+    if not isinstance(resolved.contents, (dict, bool)):
+        raise SchemaError(f"reference {ref!r} does not point at a schema object", via)
+    return resolved
+
+
+class References:
+    """One schema's references: its registry, and the resolver and location of each subschema."""
+
+    def __init__(self, schema: dict, resources: Mapping[str, Any] | None = None, name: str | None = None) -> None:
+        from .registry import base_uri, registry, specification
+
+        self.schema = schema
+        self.resources: dict[str, Any] = dict(resources or {})
+        self.spec = specification(schema)
+        self.registry = registry(schema, self.resources, name)
+        self.base = base_uri(schema, name)
+        self.root = self.registry.resolver(base_uri=self.base)
+        self._at: dict[int, tuple[Any, str]] = {}  # id(subschema) -> (its resolver, where it is)
+        self._enter(schema, self.root, "")
+
+    @property
+    def entry(self) -> Any:
+        """The schema to give jsonschema: the schema itself when its base URI is the one jsonschema
+        would take (its ``$id``, else ``""``); else a reference to it, so that jsonschema starts from
+        the base URI the schema is held under here."""
+        own = self.spec.create_resource(self.schema).id()
+        if self.base == (own or ""):
+            return self.schema
+        entry: dict[str, Any] = {"$ref": self.base}
+        if "$schema" in self.schema:
+            entry["$schema"] = self.schema["$schema"]
+        return entry
+
+    def _enter(self, node: Any, resolver: Any, where: str) -> None:
+        """Record the resolver and location of ``node`` and of every subschema below it not yet seen."""
+        stack = [(node, resolver, where)]
         while stack:
-            node, pointer = stack.pop()
-            if isinstance(node, dict):
-                ref = node.get("$ref")
-                if isinstance(ref, str):
-                    node["$ref"] = local(ref, key, here, pointer)
-                stack.extend((value, f"{pointer}/{escape(name)}") for name, value in node.items() if name != "$ref")
-            elif isinstance(node, list):
-                stack.extend((value, f"{pointer}/{k}") for k, value in enumerate(node))
+            current, resolver, where = stack.pop()
+            if not isinstance(current, dict) or id(current) in self._at:
+                continue
+            self._at[id(current)] = (resolver, where)
+            for child, below, _ in subschemas(current):
+                if isinstance(child, dict):
+                    try:
+                        inner = resolver.in_subresource(self.spec.create_resource(child))
+                    except (TypeError, ValueError, AttributeError):  # an $id that is no URI (refused by the audit)
+                        inner = resolver
+                    stack.append((child, inner, where + below))
 
-    def local(ref: str, key: str | None, here: Path, pointer: str) -> str:
-        where = f"{pointer}/$ref" if key is None else f"{key[5:]}: {pointer}/$ref"
-        if _REMOTE.match(ref):
-            raise SchemaError(f"remote reference {ref!r}: references are never fetched; "
-                              "copy the schema beside this one and refer to the file", where)
-        name, _, fragment = ref.partition("#")
-        if name:
-            key = load(name, here, where)
-        if key is None:
-            return ref
-        return f"#/{FILES}/{escape(key)}{fragment}"
+    def resolver(self, node: Any) -> Any:
+        """The resolver in force at ``node`` (the root's for a subschema made up by merging)."""
+        found = self._at.get(id(node))
+        return self.root if found is None else found[0]
 
-    rewrite(schema, None, top)
-    if files:
-        existing = schema.get(FILES)
-        schema[FILES] = {**(existing if isinstance(existing, dict) else {}), **files}
-    return schema, tuple(top / key.removeprefix("file:") for key in files)
+    def where(self, node: Any) -> str | None:
+        """Where ``node`` is: a JSON pointer into the schema, or ``document#pointer``; None if never met."""
+        found = self._at.get(id(node))
+        return None if found is None else (found[1] or "/")
 
+    def follow(self, node: dict, keyword: str = "$ref", pointer: str | None = None) -> tuple[Any, str]:
+        """(the subschema ``node[keyword]`` refers to, where it is); a SchemaError at the keyword's pointer
+        (``pointer``, else where ``node`` is) when it refers to nothing."""
+        from .registry import locate
 
-def escape(token: str) -> str:
-    """A key as one JSON pointer token (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
+        ref = node[keyword]
+        at = self._at.get(id(node))
+        here = at[1] if at is not None else ""
+        via = f"{here if pointer is None else pointer}/{keyword}"
+        if not isinstance(ref, str):
+            raise SchemaError(f"'{keyword}' must be a string, got {ref!r}"[:MESSAGE_CHARACTERS], via)
+        resolved = lookup(self.resolver(node), ref, via)
+        target = resolved.contents
+        self._enter(target, resolved.resolver, locate(here, ref))
+        return target, (self.where(target) or locate(here, ref))
 
+    def merged(self, node: dict, pointer: str) -> dict:
+        """``node`` merged with whatever its ``$ref`` chain points at.
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def follow(root: dict, ref: str, pointer: str) -> tuple[dict, str]:
-    """The node ``ref`` points at, and its JSON pointer."""
-    if not isinstance(ref, str) or not ref.startswith("#"):
-        raise SchemaError(
-            f"only local references ('#/$defs/Name') are supported, got {ref!r}", pointer + "/$ref"
-        )
-    target: Any = root
-    path = ref[1:]
-    for token in [t for t in path.split("/") if t] if path else []:
-        key = _unescape(token)
-        if isinstance(target, dict) and key in target:
-            target = target[key]
-        elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
-            target = target[int(key)]
-        else:
-            raise SchemaError(f"reference {ref!r} points at nothing", pointer + "/$ref")
-    if not isinstance(target, dict):
-        raise SchemaError(f"reference {ref!r} does not point at a schema object", pointer + "/$ref")
-    return target, path or "/"
-
-
-def resolve(root: dict, node: dict, pointer: str, seen: tuple[str, ...] = ()) -> tuple[dict, str]:
-    """Merge ``node`` with whatever its ``$ref`` chain points at.
-
-    Keywords written beside ``$ref`` win over the referenced ones, so a property
-    can reuse a definition and still set its own weight or threshold. The chain is
-    followed in a loop: a chain of a thousand references is no deeper than one.
-    """
-    if "$ref" not in node:
-        return node, pointer
-    chain = [node]
-    refs = list(seen)
-    current, where = node, pointer
-    while "$ref" in current:
-        ref = current["$ref"]
-        if ref in refs:
-            cycle = " -> ".join(map(str, (*refs, ref)))
-            raise SchemaError(f"reference cycle: {cycle}; recursive schemas cannot be compared", where)
-        refs.append(ref)
-        current, where = follow(root, ref, where)
-        chain.append(current)
-    merged = chain[-1]
-    for outer in reversed(chain[:-1]):  # the innermost target first, each referring node's own keywords over it
-        merged = {**merged, **{k: v for k, v in outer.items() if k != "$ref"}}
-    return merged, pointer
+        Keywords written beside ``$ref`` win over the referenced ones, so a property can reuse a
+        definition and still set its own weight or threshold. The chain is followed in a loop: a
+        chain of a thousand references is no deeper than one.
+        """
+        if "$ref" not in node:
+            return node
+        chain = [node]
+        refs: list[str] = []
+        targets: set[int] = set()
+        current, where = node, pointer
+        while isinstance(current, dict) and "$ref" in current:
+            ref = current["$ref"]
+            target, location = self.follow(current, "$ref", where)
+            refs.append(str(ref))
+            if id(target) in targets:
+                raise SchemaError(f"reference cycle: {' -> '.join(refs)}; recursive schemas cannot be compared", where)
+            if not isinstance(target, dict):
+                raise SchemaError(f"reference {ref!r} does not point at a schema object", where + "/$ref")
+            targets.add(id(target))
+            chain.append(target)
+            current, where = target, location
+        merged = chain[-1]
+        for outer in reversed(chain[:-1]):  # the innermost target first, each referring node's own keywords over it
+            merged = {**merged, **{k: v for k, v in outer.items() if k != "$ref"}}
+        return merged
