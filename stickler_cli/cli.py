@@ -39,14 +39,15 @@ from .reporters import json_report, junit, markdown, terminal
 from .schema import load_schema
 from .schema.keywords import unknown_keywords
 from .version import __version__
+from .cli_help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
 
-app = typer.Typer(
+app = HelpTyper(
     add_completion=False,
     no_args_is_help=True,
     help="Evaluate structured AI outputs field by field against ground truth, driven by a JSON Schema.",
     pretty_exceptions_enable=False,
 )
-schema_app = typer.Typer(help="Inspect and validate schemas.", no_args_is_help=True)
+schema_app = HelpTyper(help="Inspect and validate schemas.", no_args_is_help=True)
 app.add_typer(schema_app, name="schema")
 
 
@@ -56,55 +57,68 @@ AUTO_WORKERS_BYTES = 8 * 2**20  # below this much ground truth, starting process
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
 
 # Options that several commands take, declared once.
-FORMAT_OPTION = typer.Option("table", "--format", "-f",
+FORMAT_OPTION = typer.Option("table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS,
                              help="table (Rich tables), json (the report) or markdown, on stdout.")
-TABLE_OR_JSON_OPTION = typer.Option("table", "--format", "-f", help="table or json.")
-OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file.")
-PLUGIN_OPTION = typer.Option(None, "--plugin", help=PLUGIN_HELP)
+TABLE_OR_JSON_OPTION = typer.Option("table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS,
+                                    help="table or json.")
+OUTPUT_OPTION = typer.Option(None, "--output", "-o", metavar="FILE", rich_help_panel=OUTPUTS,
+                             help="Also write the JSON report to this file.")
+PLUGIN_OPTION = typer.Option(None, "--plugin", metavar="MODULE", rich_help_panel=INPUTS, help=PLUGIN_HELP)
 DEBUG_OPTION = typer.Option(False, "--debug", help="Show tracebacks.")
 METRICS_OPTION = typer.Option("auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics",
+                              metavar="NAMES", rich_help_panel=CONFIDENCE,
                               help="Comma-separated confidence metrics, computed when predictions carry _confidence.")
-ECE_BINS_OPTION = typer.Option(10, "--ece-bins", help="Equal-width bins for ECE and the reliability diagram.")
-BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", help="Review budgets for error capture, fractions in (0, 1].")
+ECE_BINS_OPTION = typer.Option(10, "--ece-bins", metavar="N", rich_help_panel=CONFIDENCE,
+                               help="Equal-width bins for ECE and the reliability diagram.")
+BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", metavar="FRACTIONS", rich_help_panel=CONFIDENCE,
+                              help="Review budgets for error capture, fractions in (0, 1].")
 FAIL_UNDER_OPTION = typer.Option(
-    None, "--fail-under", metavar="METRIC=VALUE",
+    None, "--fail-under", metavar="METRIC=VALUE", rich_help_panel=GATES,
     help="Exit 1 when a metric is below VALUE: weighted_overall_score=0.9, invoice_id.cm_f1=0.99, "
          "'line_items.*.cm_recall=0.8'. Repeatable; also [tool.stickler.fail-under] in pyproject.toml.")
-GATES_OPTION = typer.Option(None, "--gates", help="TOML file whose [fail-under] table holds gates.")
-JUNIT_OPTION = typer.Option(None, "--junit", help="Also write JUnit XML here: a test case per gate and per field.")
-HTML_OPTION = typer.Option(None, "--html", help="Also write a self-contained HTML report here.")
-SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N",
+GATES_OPTION = typer.Option(None, "--gates", metavar="FILE", rich_help_panel=GATES,
+                            help="TOML file whose [fail-under] table holds gates.")
+JUNIT_OPTION = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
+                            help="Also write JUnit XML here: a test case per gate and per field.")
+HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
+                           help="Also write a self-contained HTML report here.")
+SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
                                   help="Print the N worst documents with their failing fields.")
-CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL",
+CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on the weighted score and "
                               "each field's precision, recall, F1 and mean score.")
-BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for --ci.")
-SEED_OPTION = typer.Option(0, "--seed", min=0, help="Seed of the bootstrap resamples (same seed, same intervals).")
-ID_FIELD_OPTION = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order.")
+BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_help_panel=STATISTICS,
+                                help="Bootstrap resamples for --ci.")
+SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
+                           help="Seed of the bootstrap resamples (same seed, same intervals).")
+ID_FIELD_OPTION = typer.Option(None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS,
+                               help="Pair records by this key instead of by line order.")
 PAIR_BY_LINE_OPTION = typer.Option(
-    False, "--pair-by-line",
+    False, "--pair-by-line", rich_help_panel=INPUTS,
     help="Pair by line even when the records' document ids (id, doc_id, file, ...) disagree.")
 CHECK_ID_OPTION = typer.Option(
-    None, "--check-id", metavar="FIELD",
+    None, "--check-id", metavar="FIELD", rich_help_panel=INPUTS,
     help="Pairing by line, stop when this field disagrees on more than 3 pairs (repeatable; "
          "default: the usual document-id names).")
+STRICT_OPTION = typer.Option(False, "--strict", rich_help_panel=INPUTS,
+                             help="Stop (exit 2) on a prediction line that is not a JSON object.")
 LIMIT_OPTION = typer.Option(
-    None, "--limit", metavar="NAME=VALUE",
+    None, "--limit", metavar="NAME=VALUE", rich_help_panel=LIMITS,
     help="Raise a bound on what input may cost, e.g. line-bytes=256MiB (repeatable; also "
-         "\\[tool.stickler.limits] in pyproject.toml; names in the README, Trust).")
+         "[tool.stickler.limits] in pyproject.toml; names in the README, Trust).")
 # Where LLMComparator sends values, with which key, and where it keeps answers: the user's decision.
 LLM_BASE_URL_OPTION = typer.Option(
-    None, "--llm-base-url", metavar="URL",
+    None, "--llm-base-url", metavar="URL", rich_help_panel=LIMITS,
     help="LLMComparator endpoint, e.g. http://localhost:11434/v1 (else $STICKLER_LLM_BASE_URL).")
 LLM_KEY_ENV_OPTION = typer.Option(
-    None, "--llm-api-key-env", metavar="NAME",
+    None, "--llm-api-key-env", metavar="NAME", rich_help_panel=LIMITS,
     help="Send the value of this environment variable as LLMComparator's API key (without it: "
          "$STICKLER_LLM_API_KEY, else $OPENAI_API_KEY, and only to your own endpoint).")
 ALLOW_NETWORK_OPTION = typer.Option(
-    None, "--allow-network", metavar="HOST",
+    None, "--allow-network", metavar="HOST", rich_help_panel=LIMITS,
     help="Let a schema's LLMComparator base_url send values to this host (host or host:port); repeatable.")
 LLM_CACHE_OPTION = typer.Option(
-    None, "--llm-cache", metavar="PATH",
+    None, "--llm-cache", metavar="PATH", rich_help_panel=LIMITS,
     help="LLMComparator answer cache file (default: llm.sqlite in $STICKLER_CACHE_DIR, else ~/.cache/stickler).")
 
 FORMATS = ("table", "json", "markdown")
@@ -196,26 +210,29 @@ def eval_command(
     check_id: Optional[list[str]] = CHECK_ID_OPTION,
     output_format: str = FORMAT_OPTION,
     output: Optional[str] = OUTPUT_OPTION,
-    strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
+    strict: bool = STRICT_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     confidence_metric_names: str = METRICS_OPTION,
     ece_bins: int = ECE_BINS_OPTION,
     budgets: str = BUDGETS_OPTION,
     workers: Optional[int] = typer.Option(
-        None, "--workers", "-w", min=1,
+        None, "--workers", "-w", min=1, metavar="N", rich_help_panel=SCALE,
         help=f"Processes to score on. Default: every core when the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB, else 1."),
-    save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the run's mergeable state here (see `stickler merge`)."),
-    dask: Optional[str] = typer.Option(None, "--dask", help="Score the shards on a Dask cluster: tcp://host:8786, or 'local'."),
-    show_progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (only on a terminal)."),
+    save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
+                                             help="Also write the run's mergeable state here (see `stickler merge`)."),
+    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS", rich_help_panel=SCALE,
+                                       help="Score the shards on a Dask cluster: tcp://host:8786, or 'local'."),
+    show_progress: bool = typer.Option(True, "--progress/--no-progress", rich_help_panel=SCALE,
+                                       help="Progress bar on stderr (only on a terminal)."),
     fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
     gates_file: Optional[str] = GATES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
     show_errors: int = SHOW_ERRORS_OPTION,
     non_matches: Optional[str] = typer.Option(
-        None, "--non-matches", help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
+        None, "--non-matches", metavar="FILE", rich_help_panel=OUTPUTS, help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
     per_document: Optional[str] = typer.Option(
-        None, "--per-document",
+        None, "--per-document", metavar="FILE", rich_help_panel=OUTPUTS,
         help="Write one JSON line per document here (doc_id, lines, score, field scores, classification counts)."),
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
@@ -280,7 +297,8 @@ def merge_command(
     states: list[str] = typer.Argument(..., help="State files written by `stickler eval --save-state`."),
     output_format: str = FORMAT_OPTION,
     output: Optional[str] = OUTPUT_OPTION,
-    save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the merged state here."),
+    save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
+                                             help="Also write the merged state here."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     confidence_metric_names: str = METRICS_OPTION,
     ece_bins: int = ECE_BINS_OPTION,
@@ -453,16 +471,17 @@ def diff_command(
     pair_by_line: bool = PAIR_BY_LINE_OPTION,
     check_id: Optional[list[str]] = CHECK_ID_OPTION,
     output_format: str = TABLE_OR_JSON_OPTION,
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON diff report to this file."),
-    level: float = typer.Option(0.95, "--ci", metavar="LEVEL", help="Confidence level of the intervals; significance is p < 1 - LEVEL."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", rich_help_panel=OUTPUTS,
+                                         help="Also write the JSON diff report to this file."),
+    level: float = typer.Option(0.95, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS, help="Confidence level of the intervals; significance is p < 1 - LEVEL."),
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
     metric: Optional[list[str]] = typer.Option(
-        None, "--metric", help="Figures --fail-on-regression watches, as gates name them (repeatable; "
+        None, "--metric", metavar="KEY", rich_help_panel=GATES, help="Figures --fail-on-regression watches, as gates name them (repeatable; "
                                "default: weighted_overall_score and '*.cm_f1')."),
-    fail_on_regression: bool = typer.Option(False, "--fail-on-regression",
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", rich_help_panel=GATES,
                                             help="Exit 1 when B is significantly worse than A on a watched figure."),
-    strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
+    strict: bool = STRICT_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
