@@ -17,7 +17,6 @@ from typing import Any, Iterator, NoReturn, Optional
 import orjson
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from . import comparators, gates as quality_gates, interrupts
@@ -604,16 +603,20 @@ def schema_check(
                          f"unknown keyword {_printable(key)!r} is ignored\n")
     console = Console()
     console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
-    table = Table(box=None, padding=(0, 1))
-    for name in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip"):
-        table.add_column(name)
+    from .reporters.fit import Column, fit
+
+    rows = []
     for f in plan.fields:
         threshold = f.model.match_threshold if f.kind is Kind.OBJECT_LIST else f.threshold
-        table.add_row(
-            Text("  " * f.path.count(".")) + terminal.safe(f.key, 40), f.kind.value, f.comparator_name or "fields",
+        rows.append([
+            Text("  " * f.path.count(".")) + terminal.safe(f.key, terminal.NAME_LIMIT), f.kind.value,
+            terminal.safe((f.comparator_name or "fields").removesuffix("Comparator"), 60),
             f"{threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
-        )
-    console.print(table)
+        ])
+    columns = [Column("Kind", "left"), Column("Comparator", "left"), Column("Threshold"), Column("Weight"),
+               Column("Clip", "left")]
+    for table in fit(None, "Field", columns, rows, console.width):
+        console.print(table)
 
 
 @app.command("comparators")
