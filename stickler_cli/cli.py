@@ -469,9 +469,14 @@ def diff_command(
     id_field: Optional[str] = ID_FIELD_OPTION,
     pair_by_line: bool = PAIR_BY_LINE_OPTION,
     check_id: Optional[list[str]] = CHECK_ID_OPTION,
-    output_format: str = TABLE_OR_JSON_OPTION,
+    output_format: str = FORMAT_OPTION,
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", rich_help_panel=OUTPUTS,
                                          help="Also write the JSON diff report to this file."),
+    junit_path: Optional[str] = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
+                                             help="Also write JUnit XML here: a test case per watched figure, "
+                                                  "failing when B is significantly worse on it."),
+    html_path: Optional[str] = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
+                                            help="Also write a self-contained HTML page of every comparison here."),
     level: float = typer.Option(0.95, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS, help="Confidence level of the intervals; significance is p < 1 - LEVEL."),
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
@@ -495,10 +500,11 @@ def diff_command(
 
     _use_limits(limit)
     _check_pairing(id_field, pair_by_line, check_id)
-    _check_format(output_format, TABLE_OR_JSON)
+    _check_format(output_format)
     _check_ci(level)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
+    targets = {"--output": output, "--junit": junit_path, "--html": html_path}
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
     if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
@@ -509,14 +515,14 @@ def diff_command(
     check_readable(*paths)
     watched = tuple(metric or diff.DEFAULT_WATCHED)
     if len(paths) == 2:
-        json_report.check_targets({"--output": output}, [*(("state file", p) for p in paths), *plugin_files])
+        json_report.check_targets(targets, [*(("state file", p) for p in paths), *plugin_files])
         runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema)
         check_ready(plan)
-        json_report.check_targets({"--output": output}, [
+        json_report.check_targets(targets, [
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
             ("predictions of B", predictions_b), *plugin_files])
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
@@ -524,19 +530,41 @@ def diff_command(
                                  pairing=pairing))
         _warn_swapped(runs[0].accumulator.stats, ground_truth)
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
-    data = json_report.dumps(report)
-    if output:
-        json_report.write(output, data)
-    if output_format == "json":
-        _print_json(data)
-    else:
-        with _printing():
-            terminal.render_diff(report, Console())
+    _emit_diff(report, output_format, output, junit_path, html_path)
     if fail_on_regression and not report["document_count"]:
         _fail("no document was compared: nothing shows that B is not worse", shown=False)
     if fail_on_regression and report["regressions"]:
-        _fail(f"B is significantly worse on {len(report['regressions'])} watched figure(s)",
-              shown=output_format == "table")
+        _fail(_printable(diff.verdict(report)), shown=output_format == "table")
+
+
+def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, junit_path: str | None,
+               html_path: str | None) -> None:
+    """Write every file asked for, append the Markdown to $GITHUB_STEP_SUMMARY, print the diff."""
+    data = json_report.dumps(report)
+    if output:
+        json_report.write(output, data)
+    if junit_path:
+        json_report.write(junit_path, junit.render_diff_junit(report))
+    if html_path:
+        from .reporters.html import render_diff_html
+
+        json_report.write(html_path, render_diff_html(report).encode())
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        _append(summary_file, markdown.render_diff_markdown(report))
+    with _printing():
+        if output_format == "json":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        elif output_format == "markdown":
+            sys.stdout.write(markdown.render_diff_markdown(report))
+            sys.stdout.flush()
+        else:
+            console = Console()
+            terminal.render_diff(report, console)
+            for flag, path in (("JUnit XML", junit_path), ("HTML page", html_path)):
+                if path:
+                    console.print(Text(f"{flag} written to {path}", style="dim"))
 
 
 @app.command("compare")

@@ -112,3 +112,27 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
                   for c in misses]
         lines += ["", "</details>", ""]
     return lines
+
+
+def render_diff_markdown(report: dict[str, Any]) -> str:
+    """``stickler diff`` as Markdown: the verdict naming the watched figures that changed, then a table
+    of the watched figures and every significant change (all of them: ``-f json`` has the rest)."""
+    from ..diff import LABELS, REGRESSED, key, shown, verdict
+
+    level = report["bootstrap"]["level"]
+    inputs = report.get("inputs") or {}
+    lines = [f"## stickler diff · {text(report['schema']['model_name'])} · {report['document_count']} documents · "
+             f"{level * 100:g}% intervals", "",
+             f"A: {text(inputs.get('a') or '')} · B: {text(inputs.get('b') or '')}", "",
+             f"**{'❌' if report['regressions'] else '✅'} {verdict(report, text)}**", "",
+             f"| Figure | A | B | B − A | {level * 100:g}% interval | p | Verdict |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for r in shown(report):
+        ci = r["ci"]
+        difference = "–" if r["difference"] is None else format(r["difference"], "+.3f")
+        interval = "–" if ci is None else "[{:+.3f}, {:+.3f}]".format(ci["low"], ci["high"])
+        label = LABELS[r["verdict"]]
+        label = (f"**{label}**" if r["verdict"] == REGRESSED else label) + (" (watched)" if r["watched"] else "")
+        lines.append(f"| {text(key(r), 200)} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
+                     f"| {_rate(r['p_value'])} | {label} |")
+    return "\n".join(lines) + "\n\n"

@@ -259,33 +259,26 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
 
 def render_diff(report: dict[str, Any], console: Console) -> None:
     """``stickler diff``: the watched figures and every significant change, then the verdict."""
+    from .. import diff
+
     level = report["bootstrap"]["level"]
     title = (Text("B against A · ") + safe(report["schema"]["model_name"])
              + Text(f" · {report['document_count']} documents · {level * 100:g}% intervals"))
     columns = [Column("A"), Column("B"), Column("B − A"), Column("interval", group=1), Column("p", group=1),
                Column("", justify="left", group=2)]
-    rows = []
     styles = {"improved": "bold green", "regressed": "bold red", "no significant change": "dim", "no data": "yellow"}
-    labels = {"improved": "better", "regressed": "worse", "no significant change": "noise", "no data": "no data"}
-    shown = [r for r in report["comparisons"] if r["watched"] or r["verdict"] in ("improved", "regressed")]
-    for r in shown:
-        name = r["metric"] if r["path"] is None else f"{r['path']}.{r['metric']}"
+    rows = []
+    for r in diff.shown(report):
         ci = r["ci"]
-        rows.append([safe(name, NAME_LIMIT), _figure(r["a"]), _figure(r["b"]),
+        rows.append([safe(diff.key(r), NAME_LIMIT), _figure(r["a"]), _figure(r["b"]),
                      Text("–") if r["difference"] is None else Text(f"{r['difference']:+.3f}"),
                      Text("–") if ci is None else Text(f"[{ci['low']:+.3f}, {ci['high']:+.3f}]"),
                      Text("–") if r["p_value"] is None else Text(f"{r['p_value']:.3f}"),
-                     Text(labels[r["verdict"]], style=styles[r["verdict"]])])
+                     Text(diff.LABELS[r["verdict"]], style=styles[r["verdict"]])])
     for table in fit(title, "Figure", columns, rows, console.width):
         console.print(table)
-    worse, better = len(report["regressions"]), len(report["improvements"])
-    if worse:
-        console.print(Text(f"B is significantly worse on {worse} watched figure(s)", style="bold red"))
-    elif better:
-        console.print(Text(f"B is significantly better on {better} watched figure(s), worse on none", style="bold green"))
-    else:
-        console.print(Text("No significant difference on the watched figures: the gap is within the noise",
-                           style="bold"))
+    style = "bold red" if report["regressions"] else "bold green" if report["improvements"] else "bold"
+    console.print(safe(diff.verdict(report), 4 * NAME_LIMIT), style=style)
 
 
 def _figure(value: float | None) -> Text:
