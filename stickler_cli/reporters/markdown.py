@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..analysis import MISSES, imperfect
+from ..confidence.trust import trust_sentence
 from ..gates import verdict
 from .sanitize import plain
 
@@ -86,9 +87,10 @@ def _calibration(confidence: dict[str, Any] | None) -> list[str]:
     overall = confidence["overall"]
     names = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain at the middle budget"}
     cov = confidence["coverage"]
+    verdict_line = trust_sentence(overall)
     lines = ["### Confidence", "",
              f"{cov['fields_with_confidence']} of {cov['fields_total']} predicted values carry a confidence "
-             f"({cov['ratio']:.0%}). AUROC high, Brier and ECE low: the confidence can be trusted.", "",
+             f"({cov['ratio']:.0%})." + (f" {verdict_line}" if verdict_line else ""), "",
              "| Field | " + " | ".join(names.get(n, text(n)) for n in overall) + " |",
              "|---|" + "---:|" * len(overall)]
     rows = [("**overall**", overall)] + [(text(p), block) for p, block in confidence["fields"].items()]
