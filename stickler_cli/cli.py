@@ -50,7 +50,12 @@ schema_app = HelpTyper(help="Inspect and validate schemas.", no_args_is_help=Tru
 app.add_typer(schema_app, name="schema")
 
 
-AUTO_WORKERS_BYTES = 8 * 2**20  # below this much ground truth, starting processes costs more than it saves
+# Without --workers, a run scores in one process unless both hold (make bench, case 5,
+# docs/performance.md): on 2 cores a second worker was no reliable gain at any size measured (1 to
+# 32 MB; the parent reads and pairs while the workers score), and 32 MB was the smallest size whose
+# median gain passed 1.3×. --workers N overrides both.
+AUTO_WORKERS_BYTES = 32 * 2**20
+AUTO_WORKERS_MIN_CORES = 3
 
 
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
@@ -216,7 +221,8 @@ def eval_command(
     budgets: str = BUDGETS_OPTION,
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1, metavar="N", rich_help_panel=SCALE,
-        help=f"Processes to score on. Default: every core when the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB, else 1."),
+        help=f"Processes to score on. Default: 1; every core when there are at least {AUTO_WORKERS_MIN_CORES} "
+             f"and the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB."),
     save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
                                              help="Also write the run's mergeable state here (see `stickler merge`)."),
     dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS", rich_help_panel=SCALE,
@@ -374,12 +380,13 @@ def _warn_swapped(stats: dict[str, int], ground_truth: str) -> None:
                          "_confidence, which predictions carry: are the ground truth and prediction arguments swapped?\n")
 
 
-def _auto_workers(plan: Plan, total_bytes: int) -> int:
-    """All cores for large inputs; one for small ones, and for model-backed comparators
-    (each process would load its own model)."""
-    if total_bytes < AUTO_WORKERS_BYTES or Engine(plan).model_backed:
+def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int:
+    """All cores for large inputs on a machine of at least AUTO_WORKERS_MIN_CORES cores; else one,
+    and always one for model-backed comparators (each process would load its own model)."""
+    cores = available_cores() if cores is None else cores
+    if cores < AUTO_WORKERS_MIN_CORES or total_bytes < AUTO_WORKERS_BYTES or Engine(plan).model_backed:
         return 1
-    return available_cores()
+    return cores
 
 
 def _emit(report: dict[str, Any], output_format: str, output: str | None,
