@@ -6,10 +6,11 @@ ORACLE_VENV := .venv-oracle
 
 .PHONY: demo test parity bench install dev clean
 
+# -qq: pip's errors only; its warnings here are about the machine's package indexes, not stickler.
 $(BIN)/stickler: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install -qq --upgrade pip
+	$(BIN)/pip install -qq -e .
 	@touch $@
 
 # The test suite covers the optional extras too. torch is asked for as the CPU build by its local
