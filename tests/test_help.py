@@ -20,12 +20,9 @@ def _help(args: list[str], capsys, monkeypatch, columns: int = 80) -> str:
 
 
 def _command(args: list[str]):
-    import typer._click as click
-
     command = typer.main.get_command(app)
-    ctx = click.Context(command)
     for name in args:
-        command = command.get_command(ctx, name)
+        command = command.commands[name]
     return command
 
 
