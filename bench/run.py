@@ -8,7 +8,9 @@ bench/oracle_bench.py for what is timed):
    docs/s, the ratio, peak RSS, and whether the metrics are identical;
 2. all cores: stickler with 1 and with 2 worker processes on a larger file;
 3. flat memory: stickler's peak RSS on 10,000 and on 100,000 documents;
-4. long lists: documents with 50 and with 200 line items, both tools.
+4. long lists: documents with 50 and with 200 line items, both tools;
+5. one worker against two by size of input, whole `stickler eval` runs (bench/workers.py):
+   what `--workers` defaults to.
 Ratios are only ever taken between numbers measured in this same run. The machine
 is shared and noisy (its speed moves by ±25% from minute to minute), so case 1
 is measured in interleaved rounds: a run of the reference library (about 20 s),
@@ -176,6 +178,14 @@ def main(argv: list[str]) -> int:
         emit(f"| {label} | {o_row['docs_per_second']:,.3g} | {s_row['mean_docs_per_second']:,.0f} | "
              f"{s_row['mean_docs_per_second'] / o_row['docs_per_second']:,.0f}× | "
              f"{'identical' if same_metrics(o_row, s_row) else 'DIFFERENT'} |")
+    emit()
+    # 5. one worker against two, by size: the default of --workers
+    from bench import workers
+
+    emit("## 5. One worker against two, by size of input (whole `stickler eval` runs, interleaved)")
+    emit()
+    for line in workers.table(workers.measure(base, (1, 4) if q else workers.SIZES_MB, 2 if q else workers.ROUNDS)):
+        emit(line)
     emit()
     emit(f"(bench took {time.perf_counter() - started:.0f} s; data in {base})")
     if args.markdown:

@@ -18,7 +18,6 @@ from typing import Any, Iterator, NoReturn, Optional
 import orjson
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from . import comparators, gates as quality_gates, interrupts
@@ -40,80 +39,97 @@ from .reporters import json_report, junit, markdown, terminal
 from .schema import load_schema
 from .schema.keywords import unknown_keywords
 from .version import __version__
+from .cli_help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
 
-app = typer.Typer(
+app = HelpTyper(
     add_completion=False,
     no_args_is_help=True,
     help="Evaluate structured AI outputs field by field against ground truth, driven by a JSON Schema.",
     pretty_exceptions_enable=False,
 )
-schema_app = typer.Typer(help="Inspect and validate schemas.", no_args_is_help=True)
+schema_app = HelpTyper(help="Inspect and validate schemas.", no_args_is_help=True)
 app.add_typer(schema_app, name="schema")
 
 
-AUTO_WORKERS_BYTES = 8 * 2**20  # below this much ground truth, starting processes costs more than it saves
+# Without --workers, a run scores in one process unless both hold (make bench, case 5,
+# docs/performance.md): on 2 cores a second worker was no reliable gain at any size measured (1 to
+# 32 MB; the parent reads and pairs while the workers score), and 32 MB was the smallest size whose
+# median gain passed 1.3×. --workers N overrides both.
+AUTO_WORKERS_BYTES = 32 * 2**20
+AUTO_WORKERS_MIN_CORES = 3
 
 
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
 
 # Options that several commands take, declared once.
-FORMAT_OPTION = typer.Option("table", "--format", "-f",
+FORMAT_OPTION = typer.Option("table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS,
                              help="table (Rich tables), json (the report) or markdown, on stdout.")
-TABLE_OR_JSON_OPTION = typer.Option("table", "--format", "-f", help="table or json.")
-OUTPUT_OPTION = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file.")
-PLUGIN_OPTION = typer.Option(None, "--plugin", help=PLUGIN_HELP)
+TABLE_OR_JSON_OPTION = typer.Option("table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS,
+                                    help="table or json.")
+OUTPUT_OPTION = typer.Option(None, "--output", "-o", metavar="FILE", rich_help_panel=OUTPUTS,
+                             help="Also write the JSON report to this file.")
+PLUGIN_OPTION = typer.Option(None, "--plugin", metavar="MODULE", rich_help_panel=INPUTS, help=PLUGIN_HELP)
 DEBUG_OPTION = typer.Option(False, "--debug", help="Show tracebacks.")
 METRICS_OPTION = typer.Option("auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics",
+                              metavar="NAMES", rich_help_panel=CONFIDENCE,
                               help="Comma-separated confidence metrics, computed when predictions carry _confidence.")
-ECE_BINS_OPTION = typer.Option(10, "--ece-bins", help="Equal-width bins for ECE and the reliability diagram.")
-BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", help="Review budgets for error capture, fractions in (0, 1].")
+ECE_BINS_OPTION = typer.Option(10, "--ece-bins", metavar="N", rich_help_panel=CONFIDENCE,
+                               help="Equal-width bins for ECE and the reliability diagram.")
+BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", metavar="FRACTIONS", rich_help_panel=CONFIDENCE,
+                              help="Review budgets for error capture, fractions in (0, 1].")
 FAIL_UNDER_OPTION = typer.Option(
-    None, "--fail-under", metavar="METRIC=VALUE",
+    None, "--fail-under", metavar="METRIC=VALUE", rich_help_panel=GATES,
     help="Exit 1 when a metric is below VALUE: weighted_overall_score=0.9, invoice_id.cm_f1=0.99, "
          "'line_items.*.cm_recall=0.8'. Repeatable; also [tool.stickler.fail-under] in pyproject.toml.")
-GATES_OPTION = typer.Option(None, "--gates", help="TOML file whose [fail-under] table holds gates.")
-JUNIT_OPTION = typer.Option(None, "--junit", help="Also write JUnit XML here: a test case per gate and per field.")
-HTML_OPTION = typer.Option(None, "--html", help="Also write a self-contained HTML report here.")
-SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N",
+GATES_OPTION = typer.Option(None, "--gates", metavar="FILE", rich_help_panel=GATES,
+                            help="TOML file whose [fail-under] table holds gates.")
+JUNIT_OPTION = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
+                            help="Also write JUnit XML here: a test case per gate and per field.")
+HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
+                           help="Also write a self-contained HTML report here.")
+SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
                                   help="Print the N worst documents with their failing fields.")
-CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL",
+CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on the weighted score and "
                               "each field's precision, recall, F1 and mean score.")
-BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for --ci.")
-SEED_OPTION = typer.Option(0, "--seed", min=0, help="Seed of the bootstrap resamples (same seed, same intervals).")
-ID_FIELD_OPTION = typer.Option(None, "--id-field", help="Pair records by this key instead of by line order.")
+BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_help_panel=STATISTICS,
+                                help="Bootstrap resamples for --ci.")
+SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
+                           help="Seed of the bootstrap resamples (same seed, same intervals).")
+ID_FIELD_OPTION = typer.Option(None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS,
+                               help="Pair records by this key instead of by line order.")
 PAIR_BY_LINE_OPTION = typer.Option(
-    False, "--pair-by-line",
+    False, "--pair-by-line", rich_help_panel=INPUTS,
     help="Pair by line even when the records' document ids (id, doc_id, file, ...) disagree.")
 CHECK_ID_OPTION = typer.Option(
-    None, "--check-id", metavar="FIELD",
+    None, "--check-id", metavar="FIELD", rich_help_panel=INPUTS,
     help="Pairing by line, stop when this field disagrees on more than 3 pairs (repeatable; "
          "default: the usual document-id names).")
+STRICT_OPTION = typer.Option(False, "--strict", rich_help_panel=INPUTS,
+                             help="Stop (exit 2) on a prediction line that is not a JSON object.")
 LIMIT_OPTION = typer.Option(
-    None, "--limit", metavar="NAME=VALUE",
+    None, "--limit", metavar="NAME=VALUE", rich_help_panel=LIMITS,
     help="Raise a bound on what input may cost, e.g. line-bytes=256MiB (repeatable; also "
-         "\\[tool.stickler.limits] in pyproject.toml; names in the README, Trust).")
+         "[tool.stickler.limits] in pyproject.toml; names in the README, Trust).")
 SCHEMA_RESOURCE_OPTION = typer.Option(
-    None, "--schema-resource", metavar="URL=FILE",
-    help="Read the schema document a $ref's URL names from FILE (a URL ending in / from a directory), never "
-         "fetched; repeatable; also \\[tool.stickler.schema-resources] in pyproject.toml.")
+    None, "--schema-resource", metavar="URL=FILE", rich_help_panel=INPUTS,
+    help="A $ref's URL read from FILE (URL/ from a directory), never fetched; repeatable.")
 ASSERT_FORMATS_OPTION = typer.Option(
-    False, "--assert-formats",
-    help="Check `format` (date, date-time, email, uri, uuid, ipv4…) in predictions and count failures as schema "
-         "violations; by default `format` is an annotation.")
+    False, "--assert-formats", rich_help_panel=INPUTS,
+    help="Count `format` failures (date, email, uri, ...) as schema violations.")
 # Where LLMComparator sends values, with which key, and where it keeps answers: the user's decision.
 LLM_BASE_URL_OPTION = typer.Option(
-    None, "--llm-base-url", metavar="URL",
+    None, "--llm-base-url", metavar="URL", rich_help_panel=LIMITS,
     help="LLMComparator endpoint, e.g. http://localhost:11434/v1 (else $STICKLER_LLM_BASE_URL).")
 LLM_KEY_ENV_OPTION = typer.Option(
-    None, "--llm-api-key-env", metavar="NAME",
+    None, "--llm-api-key-env", metavar="NAME", rich_help_panel=LIMITS,
     help="Send the value of this environment variable as LLMComparator's API key (without it: "
          "$STICKLER_LLM_API_KEY, else $OPENAI_API_KEY, and only to your own endpoint).")
 ALLOW_NETWORK_OPTION = typer.Option(
-    None, "--allow-network", metavar="HOST",
+    None, "--allow-network", metavar="HOST", rich_help_panel=LIMITS,
     help="Let a schema's LLMComparator base_url send values to this host (host or host:port); repeatable.")
 LLM_CACHE_OPTION = typer.Option(
-    None, "--llm-cache", metavar="PATH",
+    None, "--llm-cache", metavar="PATH", rich_help_panel=LIMITS,
     help="LLMComparator answer cache file (default: llm.sqlite in $STICKLER_CACHE_DIR, else ~/.cache/stickler).")
 
 FORMATS = ("table", "json", "markdown")
@@ -205,26 +221,30 @@ def eval_command(
     check_id: Optional[list[str]] = CHECK_ID_OPTION,
     output_format: str = FORMAT_OPTION,
     output: Optional[str] = OUTPUT_OPTION,
-    strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
+    strict: bool = STRICT_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     confidence_metric_names: str = METRICS_OPTION,
     ece_bins: int = ECE_BINS_OPTION,
     budgets: str = BUDGETS_OPTION,
     workers: Optional[int] = typer.Option(
-        None, "--workers", "-w", min=1,
-        help=f"Processes to score on. Default: every core when the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB, else 1."),
-    save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the run's mergeable state here (see `stickler merge`)."),
-    dask: Optional[str] = typer.Option(None, "--dask", help="Score the shards on a Dask cluster: tcp://host:8786, or 'local'."),
-    show_progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (only on a terminal)."),
+        None, "--workers", "-w", min=1, metavar="N", rich_help_panel=SCALE,
+        help=f"Processes to score on. Default: 1; every core when there are at least {AUTO_WORKERS_MIN_CORES} "
+             f"and the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB."),
+    save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
+                                             help="Also write the run's mergeable state here (see `stickler merge`)."),
+    dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS", rich_help_panel=SCALE,
+                                       help="Score the shards on a Dask cluster: tcp://host:8786, or 'local'."),
+    show_progress: bool = typer.Option(True, "--progress/--no-progress", rich_help_panel=SCALE,
+                                       help="Progress bar on stderr (only on a terminal)."),
     fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
     gates_file: Optional[str] = GATES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
     show_errors: int = SHOW_ERRORS_OPTION,
     non_matches: Optional[str] = typer.Option(
-        None, "--non-matches", help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
+        None, "--non-matches", metavar="FILE", rich_help_panel=OUTPUTS, help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
     per_document: Optional[str] = typer.Option(
-        None, "--per-document",
+        None, "--per-document", metavar="FILE", rich_help_panel=OUTPUTS,
         help="Write one JSON line per document here (doc_id, lines, score, field scores, classification counts)."),
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
@@ -291,7 +311,8 @@ def merge_command(
     states: list[str] = typer.Argument(..., help="State files written by `stickler eval --save-state`."),
     output_format: str = FORMAT_OPTION,
     output: Optional[str] = OUTPUT_OPTION,
-    save_state: Optional[str] = typer.Option(None, "--save-state", help="Also write the merged state here."),
+    save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
+                                             help="Also write the merged state here."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     confidence_metric_names: str = METRICS_OPTION,
     ece_bins: int = ECE_BINS_OPTION,
@@ -386,12 +407,13 @@ def _warn_swapped(stats: dict[str, int], ground_truth: str) -> None:
                          "_confidence, which predictions carry: are the ground truth and prediction arguments swapped?\n")
 
 
-def _auto_workers(plan: Plan, total_bytes: int) -> int:
-    """All cores for large inputs; one for small ones, and for model-backed comparators
-    (each process would load its own model)."""
-    if total_bytes < AUTO_WORKERS_BYTES or Engine(plan).model_backed:
+def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int:
+    """All cores for large inputs on a machine of at least AUTO_WORKERS_MIN_CORES cores; else one,
+    and always one for model-backed comparators (each process would load its own model)."""
+    cores = available_cores() if cores is None else cores
+    if cores < AUTO_WORKERS_MIN_CORES or total_bytes < AUTO_WORKERS_BYTES or Engine(plan).model_backed:
         return 1
-    return available_cores()
+    return cores
 
 
 def _emit(report: dict[str, Any], output_format: str, output: str | None,
@@ -481,17 +503,23 @@ def diff_command(
     id_field: Optional[str] = ID_FIELD_OPTION,
     pair_by_line: bool = PAIR_BY_LINE_OPTION,
     check_id: Optional[list[str]] = CHECK_ID_OPTION,
-    output_format: str = TABLE_OR_JSON_OPTION,
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Also write the JSON diff report to this file."),
-    level: float = typer.Option(0.95, "--ci", metavar="LEVEL", help="Confidence level of the intervals; significance is p < 1 - LEVEL."),
+    output_format: str = FORMAT_OPTION,
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", rich_help_panel=OUTPUTS,
+                                         help="Also write the JSON diff report to this file."),
+    junit_path: Optional[str] = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
+                                             help="Also write JUnit XML here: a test case per watched figure, "
+                                                  "failing when B is significantly worse on it."),
+    html_path: Optional[str] = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
+                                            help="Also write a self-contained HTML page of every comparison here."),
+    level: float = typer.Option(0.95, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS, help="Confidence level of the intervals; significance is p < 1 - LEVEL."),
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
     metric: Optional[list[str]] = typer.Option(
-        None, "--metric", help="Figures --fail-on-regression watches, as gates name them (repeatable; "
+        None, "--metric", metavar="KEY", rich_help_panel=GATES, help="Figures --fail-on-regression watches, as gates name them (repeatable; "
                                "default: weighted_overall_score and '*.cm_f1')."),
-    fail_on_regression: bool = typer.Option(False, "--fail-on-regression",
+    fail_on_regression: bool = typer.Option(False, "--fail-on-regression", rich_help_panel=GATES,
                                             help="Exit 1 when B is significantly worse than A on a watched figure."),
-    strict: bool = typer.Option(False, "--strict", help="Stop (exit 2) on a prediction line that is not a JSON object."),
+    strict: bool = STRICT_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
@@ -508,10 +536,11 @@ def diff_command(
 
     _use_limits(limit)
     _check_pairing(id_field, pair_by_line, check_id)
-    _check_format(output_format, TABLE_OR_JSON)
+    _check_format(output_format)
     _check_ci(level)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
+    targets = {"--output": output, "--junit": junit_path, "--html": html_path, "--llm-cache": llm_cache}
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
     if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
@@ -524,14 +553,14 @@ def diff_command(
     if len(paths) == 2:
         if schema_resource or assert_formats:
             raise UsageError("--schema-resource and --assert-formats apply to a schema: two states carry theirs")
-        json_report.check_targets({"--output": output}, [*(("state file", p) for p in paths), *plugin_files])
+        json_report.check_targets(targets, [*(("state file", p) for p in paths), *plugin_files])
         runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
         check_ready(plan)
-        json_report.check_targets({"--output": output, "--llm-cache": llm_cache}, [
+        json_report.check_targets(targets, [
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
             ("predictions of B", predictions_b), *plugin_files])
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
@@ -539,19 +568,41 @@ def diff_command(
                                  pairing=pairing))
         _warn_swapped(runs[0].accumulator.stats, ground_truth)
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
-    data = json_report.dumps(report)
-    if output:
-        json_report.write(output, data)
-    if output_format == "json":
-        _print_json(data)
-    else:
-        with _printing():
-            terminal.render_diff(report, Console())
+    _emit_diff(report, output_format, output, junit_path, html_path)
     if fail_on_regression and not report["document_count"]:
         _fail("no document was compared: nothing shows that B is not worse", shown=False)
     if fail_on_regression and report["regressions"]:
-        _fail(f"B is significantly worse on {len(report['regressions'])} watched figure(s)",
-              shown=output_format == "table")
+        _fail(_printable(diff.verdict(report)), shown=output_format == "table")
+
+
+def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, junit_path: str | None,
+               html_path: str | None) -> None:
+    """Write every file asked for, append the Markdown to $GITHUB_STEP_SUMMARY, print the diff."""
+    data = json_report.dumps(report)
+    if output:
+        json_report.write(output, data)
+    if junit_path:
+        json_report.write(junit_path, junit.render_diff_junit(report))
+    if html_path:
+        from .reporters.html import render_diff_html
+
+        json_report.write(html_path, render_diff_html(report).encode())
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        _append(summary_file, markdown.render_diff_markdown(report))
+    with _printing():
+        if output_format == "json":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        elif output_format == "markdown":
+            sys.stdout.write(markdown.render_diff_markdown(report))
+            sys.stdout.flush()
+        else:
+            console = Console()
+            terminal.render_diff(report, console)
+            for flag, path in (("JUnit XML", junit_path), ("HTML page", html_path)):
+                if path:
+                    console.print(Text(f"{flag} written to {path}", style="dim"))
 
 
 @app.command("compare")
@@ -629,16 +680,20 @@ def schema_check(
                              "the package it needs is not installed)\n")
     console = Console()
     console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
-    table = Table(box=None, padding=(0, 1))
-    for name in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip"):
-        table.add_column(name)
+    from .reporters.fit import Column, fit
+
+    rows = []
     for f in plan.fields:
         threshold = f.model.match_threshold if f.kind is Kind.OBJECT_LIST else f.threshold
-        table.add_row(
-            Text("  " * f.path.count(".")) + terminal.safe(f.key, 40), f.kind.value, f.comparator_name or "fields",
+        rows.append([
+            Text("  " * f.path.count(".")) + terminal.safe(f.key, terminal.NAME_LIMIT), f.kind.value,
+            terminal.safe((f.comparator_name or "fields").removesuffix("Comparator"), 60),
             f"{threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
-        )
-    console.print(table)
+        ])
+    columns = [Column("Kind", "left"), Column("Comparator", "left"), Column("Threshold"), Column("Weight"),
+               Column("Clip", "left")]
+    for table in fit(None, "Field", columns, rows, console.width):
+        console.print(table)
 
 
 @app.command("comparators")

@@ -10,7 +10,7 @@ interval leaves out 0: an improvement or a regression. Everything else is noise.
 from __future__ import annotations
 
 import fnmatch
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -23,6 +23,8 @@ from .version import __version__
 IMPROVED, REGRESSED, UNCHANGED, NO_DATA = "improved", "regressed", "no significant change", "no data"
 DEFAULT_WATCHED = ("weighted_overall_score", "*.cm_f1")
 FIGURES = ("cm_precision", "cm_recall", "cm_f1", "mean_score")
+NAMED = 10  # watched figures the verdict line names; the tables (and -f json) list every one
+LABELS = {IMPROVED: "better", REGRESSED: "worse", UNCHANGED: "noise", NO_DATA: "no data"}
 
 
 def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None:
@@ -100,3 +102,32 @@ def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: in
         "regressions": [r for r in rows if r["verdict"] == REGRESSED and r["watched"]],
         "improvements": [r for r in rows if r["verdict"] == IMPROVED and r["watched"]],
     }
+
+
+def key(row: dict[str, Any]) -> str:
+    """A comparison's figure as gates and --metric write it: ``invoice_id.cm_f1``, ``weighted_overall_score``."""
+    return row["metric"] if row["path"] is None else f"{row['path']}.{row['metric']}"
+
+
+def shown(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The comparisons a table shows: the watched figures and every significant change."""
+    return [r for r in report["comparisons"] if r["watched"] or r["verdict"] in (IMPROVED, REGRESSED)]
+
+
+def verdict(report: dict[str, Any], name: Callable[[str], str] = str) -> str:
+    """The one-line answer, naming the watched figures that changed (``name`` quotes each for its format):
+    ``B is significantly worse on 2 watched figure(s): invoice_id.cm_f1, weighted_overall_score``."""
+    worse, better = report["regressions"], report["improvements"]
+
+    def names(rows: list[dict[str, Any]]) -> str:
+        listed = ", ".join(name(key(r)) for r in rows[:NAMED])
+        return listed + (f" and {len(rows) - NAMED} more" if len(rows) > NAMED else "")
+
+    if not report["document_count"]:
+        return "No document was compared"
+    if worse:
+        line = f"B is significantly worse on {len(worse)} watched figure(s): {names(worse)}"
+        return line + (f"; better on {len(better)}: {names(better)}" if better else "")
+    if better:
+        return f"B is significantly better on {len(better)} watched figure(s), worse on none: {names(better)}"
+    return "No significant difference on the watched figures: the gap is within the noise"

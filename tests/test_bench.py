@@ -64,3 +64,12 @@ def test_measure_repeats_for_a_window(tmp_path):
     assert result["runs"] >= 2
     # The mean over all runs can never beat the fastest run.
     assert result["mean_docs_per_second"] <= result["docs_per_second"]
+
+
+def test_workers_case_table():
+    """Case 5's table: the median speed-up with the lowest and highest round beside it."""
+    from bench.workers import table
+
+    rows = [{"mb": 8, "bytes": 8 * 2**20, "documents": 9118, "times": [(2.0, 1.6), (1.9, 2.8), (2.0, 1.5)],
+             "speedups": [1.25, 1.9 / 2.8, 2.0 / 1.5], "median": 1.25, "identical": True}]
+    assert table(rows)[2] == "| 8.0 MB | 9,118 | 2.00 | 1.60 | 1.25× (0.68–1.33) | identical |"

@@ -260,3 +260,16 @@ def test_the_comparer_itself():
                   {"a": 1, "b": [0.5]}, {"a": 1, "b": [0.5, {"c": True}], "d": None}):
         with pytest.raises(AssertionError):
             assert_same(base, other)
+
+
+def test_the_default_number_of_workers_follows_the_measurement(root):
+    """make bench, case 5: on 2 cores a second worker was no reliable gain at any size, so without
+    --workers a run stays in one process there; elsewhere, every core from 32 MB of ground truth."""
+    from stickler_cli.cli import AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES, _auto_workers
+
+    plan = st.load_schema(str(root / "schemas/invoice.json"))
+    assert (AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES) == (32 * 2**20, 3)
+    assert _auto_workers(plan, 10**12, cores=2) == 1  # was 2: every core above 8 MB
+    assert _auto_workers(plan, 16 * 2**20, cores=8) == 1  # was 8
+    assert _auto_workers(plan, 32 * 2**20, cores=8) == 8
+    assert _auto_workers(plan, 32 * 2**20, cores=1) == 1

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .fit import Column, fit
 from .sanitize import safe
 
 BAR_WIDTH = 30
@@ -31,20 +32,17 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
     console.print(Text(
         f"Confidence: {coverage['fields_with_confidence']} of {coverage['fields_total']} predicted values "
         f"carry one ({coverage['ratio']:.0%})", style="bold"))
-    table = Table(title="Is the confidence trustworthy? (AUROC high, Brier and ECE low)", title_justify="left")
-    table.add_column("Field", no_wrap=True)
     names = [n for n in confidence["overall"]]
     headers = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain"}
     budgets = (confidence["overall"].get("error_capture_at_budget") or {}).get("budgets") or {}
     if budgets:
         keys = list(budgets)
         headers["error_capture_at_budget"] = f"Gain@{float(keys[len(keys) // 2]):.0%}"
-    for name in names:
-        table.add_column(headers.get(name, name), justify="right")
-    table.add_row(Text("overall", style="bold"), *[_number(_value(confidence["overall"], n)) for n in names])
-    for path, block in confidence["fields"].items():
-        table.add_row(safe(path), *[_number(_value(block, n)) for n in names])
-    console.print(table)
+    rows = [[Text("overall", style="bold"), *[_number(_value(confidence["overall"], n)) for n in names]]]
+    rows += [[safe(path, 400), *[_number(_value(block, n)) for n in names]] for path, block in confidence["fields"].items()]
+    for table in fit("Is the confidence trustworthy? (AUROC high, Brier and ECE low)", "Field",
+                     [Column(headers.get(name, name)) for name in names], rows, console.width):
+        console.print(table)
     ece = confidence["overall"].get("ece")
     if isinstance(ece, dict) and ece.get("bins"):
         console.print(reliability_diagram(ece["bins"]))

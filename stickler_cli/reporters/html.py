@@ -370,3 +370,37 @@ def render_html(report: dict[str, Any]) -> str:
             + _summary(report) + _gates(report) + _fields(report) + _histogram(report) + _confidence(report)
             + _documents(report) + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")
+
+
+def render_diff_html(report: dict[str, Any]) -> str:
+    """``stickler diff`` as one self-contained page: the verdict naming the watched figures that changed,
+    then every comparison (sortable), regressions in red; same escaping and policy as the report."""
+    from ..diff import IMPROVED, LABELS, REGRESSED, key, verdict
+
+    schema, inputs, boot = _dict(report.get("schema")), _dict(report.get("inputs")), _dict(report.get("bootstrap"))
+    name = _e(schema.get("model_name") or "stickler diff", 120)
+    level = _number(boot.get("level")) or 0.95
+    rows = []
+    for r in _list(report.get("comparisons")):
+        ci = _dict(r.get("ci"))
+        cls = {REGRESSED: "failed", IMPROVED: "better"}.get(r.get("verdict"), "")
+        interval = f"[{_fmt(ci.get('low'))}, {_fmt(ci.get('high'))}]" if ci else "—"
+        rows.append(f'<tr class="{cls}"><td><code>{_e(key(r), 300)}</code></td><td>{"yes" if r.get("watched") else ""}</td>'
+                    f'{_num_cell(r.get("a"))}{_num_cell(r.get("b"))}{_num_cell(r.get("difference"))}'
+                    f'<td class="n">{interval}</td>{_num_cell(r.get("p_value"))}'
+                    f'<td>{_e(LABELS.get(r.get("verdict"), ""), 20)}</td></tr>')
+    headers = [("figure", "text"), ("watched", "text"), ("A", "num"), ("B", "num"), ("B − A", "num"),
+               (f"{level * 100:g}% interval", ""), ("p", "num"), ("verdict", "text")]
+    line = verdict(report, lambda k: f"<code>{_e(k, 300)}</code>")
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{name} — stickler diff</title><style>{_CSS}tr.better td{{background:#e3f5e6}}</style>"
+            f"</head><body><main><h1>B against A · {name}</h1>"
+            f"<p class=meta>A {_e(inputs.get('a') or '', 300)} · B {_e(inputs.get('b') or '', 300)} · "
+            f"ground truth {_e(inputs.get('ground_truth') or '', 300)} · {_fmt(report.get('document_count'))} documents · "
+            f"{level * 100:g}% paired-bootstrap intervals, permutation p-values ({_fmt(boot.get('resamples'))} resamples, "
+            f"seed {_fmt(boot.get('seed'))}) · stickler {_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
+            f"<p><b>{line}</b></p><h2>Figures</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
+            + _table(headers, rows, sortable=True)
+            + f"</main><script>{_SCRIPT}</script></body></html>\n")

@@ -76,3 +76,34 @@ def render_junit(report: dict[str, Any]) -> bytes:
 def _suite(root: ET.Element, name: str, timestamp: str) -> ET.Element:
     return ET.SubElement(root, "testsuite", name=name, errors="0", time="0", timestamp=timestamp,
                          hostname=_text(socket.gethostname(), 100))
+
+
+def render_diff_junit(report: dict[str, Any]) -> bytes:
+    """``stickler diff`` as JUnit XML: suite ``stickler.diff`` has one test case per watched figure,
+    failing when B is significantly worse than A on it, skipped when there was nothing to compare."""
+    from ..diff import NO_DATA, REGRESSED, key
+
+    timestamp = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    root = ET.Element("testsuites", name=f"stickler diff {_text(report['schema']['model_name'], 100)}", time="0")
+    suite = _suite(root, "stickler.diff", timestamp)
+    level = report["bootstrap"]["level"]
+    for r in (r for r in report["comparisons"] if r["watched"]):
+        case = ET.SubElement(suite, "testcase", name=_text(key(r), 300), classname="stickler.diff", time="0")
+        ci = r["ci"]
+        detail = (f"A {_figure(r['a'])}, B {_figure(r['b'])}, B - A {_figure(r['difference'])}"
+                  + ("" if ci is None else f", {level * 100:g}% interval [{ci['low']:.4f}, {ci['high']:.4f}]")
+                  + f", p {_figure(r['p_value'])}")
+        if r["verdict"] == REGRESSED:
+            ET.SubElement(case, "failure", type="Regression",
+                          message=f"B is significantly worse: {_figure(r['difference'])}").text = detail
+        elif r["verdict"] == NO_DATA:
+            ET.SubElement(case, "skipped", message="nothing to compare (no ground truth or prediction for this figure)")
+        ET.SubElement(case, "system-out").text = detail
+    cases = suite.findall("testcase")
+    for element in (suite, root):
+        element.set("tests", str(len(cases)))
+        element.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
+    root.set("errors", "0")
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

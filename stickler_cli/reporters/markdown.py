@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..analysis import MISSES, imperfect
+from ..confidence.trust import trust_sentence
 from ..gates import verdict
 from .sanitize import plain
 
@@ -86,9 +87,10 @@ def _calibration(confidence: dict[str, Any] | None) -> list[str]:
     overall = confidence["overall"]
     names = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain at the middle budget"}
     cov = confidence["coverage"]
+    verdict_line = trust_sentence(overall)
     lines = ["### Confidence", "",
              f"{cov['fields_with_confidence']} of {cov['fields_total']} predicted values carry a confidence "
-             f"({cov['ratio']:.0%}). AUROC high, Brier and ECE low: the confidence can be trusted.", "",
+             f"({cov['ratio']:.0%})." + (f" {verdict_line}" if verdict_line else ""), "",
              "| Field | " + " | ".join(names.get(n, text(n)) for n in overall) + " |",
              "|---|" + "---:|" * len(overall)]
     rows = [("**overall**", overall)] + [(text(p), block) for p, block in confidence["fields"].items()]
@@ -112,3 +114,27 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
                   for c in misses]
         lines += ["", "</details>", ""]
     return lines
+
+
+def render_diff_markdown(report: dict[str, Any]) -> str:
+    """``stickler diff`` as Markdown: the verdict naming the watched figures that changed, then a table
+    of the watched figures and every significant change (all of them: ``-f json`` has the rest)."""
+    from ..diff import LABELS, REGRESSED, key, shown, verdict
+
+    level = report["bootstrap"]["level"]
+    inputs = report.get("inputs") or {}
+    lines = [f"## stickler diff · {text(report['schema']['model_name'])} · {report['document_count']} documents · "
+             f"{level * 100:g}% intervals", "",
+             f"A: {text(inputs.get('a') or '')} · B: {text(inputs.get('b') or '')}", "",
+             f"**{'❌' if report['regressions'] else '✅'} {verdict(report, text)}**", "",
+             f"| Figure | A | B | B − A | {level * 100:g}% interval | p | Verdict |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for r in shown(report):
+        ci = r["ci"]
+        difference = "–" if r["difference"] is None else format(r["difference"], "+.3f")
+        interval = "–" if ci is None else "[{:+.3f}, {:+.3f}]".format(ci["low"], ci["high"])
+        label = LABELS[r["verdict"]]
+        label = (f"**{label}**" if r["verdict"] == REGRESSED else label) + (" (watched)" if r["watched"] else "")
+        lines.append(f"| {text(key(r), 200)} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
+                     f"| {_rate(r['p_value'])} | {label} |")
+    return "\n".join(lines) + "\n\n"

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -20,16 +19,22 @@ from ..analysis import MISSES, imperfect
 from ..gates import verdict
 from ..engine.result import TraceRow
 from .calibration import render_calibration
+from .fit import Column, compact, fit, wrap_name
 from .sanitize import safe
 
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
 
 
-def _compact(title: str | Text, expand: bool = False) -> Table:
-    """The tables of a report: no vertical rules and one space between columns, so that eleven
-    figures per row still fit an 80-column terminal."""
-    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False,
-                 expand=expand)
+_compact = compact
+NAME_LIMIT = 400  # characters of a field path or gate shown (they wrap; only beyond this are they cut)
+
+# The field table's figures; a table too wide for the console is dealt into two along these groups.
+FIELD_COLUMNS = (
+    Column("W", group=0), Column("Score", group=0),
+    *(Column(name, group=1) for name in ("TP", "FA", "FD", "FN", "TN")),
+    *(Column(name, group=2) for name in ("Prec", "Rec", "F1")),
+    Column("Viol", group=3),
+)
 
 
 def _rate(value: float | None) -> Text:
@@ -72,7 +77,8 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         summary.add_row("Schema-valid", _share(conformance["schema_valid"], read))
     console.print(summary)
     console.print()
-    console.print(field_table(report["field_metrics"]))
+    for table in field_tables(report["field_metrics"], console.width):
+        console.print(table)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     errors = report["errors"]
@@ -109,18 +115,15 @@ def _render_other_violations(violations: dict[str, dict[str, int]], fields: dict
         console.print(Text(f"  … and {len(others) - 10} more paths (see the JSON report)", style="dim"))
 
 
-def field_table(fields: dict[str, dict[str, Any]]) -> Table:
-    table = _compact("Fields (worst F1 in bold red)")
-    widest = max((len(p.rsplit(".", 1)[-1]) + 2 * p.count(".") for p in fields), default=5)
-    table.add_column("Field", no_wrap=True, min_width=min(widest, 40))
-    for name in ("W", "Score", "TP", "FA", "FD", "FN", "TN", "Prec", "Rec", "F1", "Viol"):
-        table.add_column(name, justify="right", no_wrap=True)
+def field_tables(fields: dict[str, dict[str, Any]], width: int) -> list[Table]:
+    """One row per field path; two tables (the counts, then the rates) when one would not fit ``width``."""
     worst = _worst(fields)
+    rows = []
     for path, f in fields.items():
         depth = path.count(".")
-        label = Text("  " * depth) + safe(path.rsplit(".", 1)[-1], 40)
+        label = Text("  " * depth) + safe(path.rsplit(".", 1)[-1], NAME_LIMIT)
         label.stylize("bold red" if path in worst else "")
-        table.add_row(
+        rows.append([
             label,
             f"{f['weight']:g}",
             _rate(f.get("mean_score")),
@@ -129,8 +132,8 @@ def field_table(fields: dict[str, dict[str, Any]]) -> Table:
             _rate(f["cm_recall"] if f["tp"] + f["fn"] else None),
             _rate(f["cm_f1"] if f["tp"] + f["fp"] + f["fn"] else None) + _interval(f.get("cm_f1_ci")),
             _violations(f.get("schema_violations", 0)),
-        )
-    return table
+        ])
+    return fit("Fields (worst F1 in bold red)", "Field", FIELD_COLUMNS, rows, width)
 
 
 def _violations(n: int) -> Text:
@@ -154,8 +157,8 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
     # Values fold onto more lines rather than being cut: this table is read to debug one pair.
     table.add_column("Ground truth", overflow="fold", ratio=1)
     table.add_column("Prediction", overflow="fold", ratio=1)
-    for name in ("Sim", "Score", "Thr") if wide else ("Sim", "Score"):
-        table.add_column(name, justify="right", no_wrap=True, width=5)
+    for name in ("Sim", "Score", "Thr") if wide else ("Sim", "Score"):  # never cut: a threshold may be 0.8333
+        table.add_column(name, justify="right", no_wrap=True, min_width=5)
     if wide:
         table.add_column("Comparator", overflow="ellipsis", no_wrap=True, width=11)
     for row in rows:
@@ -220,13 +223,15 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         table = _compact(Text("  ") + safe(doc["doc_id"], 60) + Text(f" · score {doc['score']:.3f} · {where}"),
                          expand=True)
         widest = max((len(c["path"]) for c in misses), default=5)
-        table.add_column("Field", no_wrap=True, overflow="ellipsis", width=min(widest, 30))
-        table.add_column("", no_wrap=True, width=2)
-        table.add_column("Ground truth", overflow="ellipsis", no_wrap=True, ratio=1)
-        table.add_column("Prediction", overflow="ellipsis", no_wrap=True, ratio=1)
-        table.add_column("Score", justify="right", no_wrap=True, width=5)
+        # Paths and values fold onto more lines rather than being cut (a value may be an amount).
+        path_width = min(widest, 30)
+        table.add_column("Field", overflow="fold", width=path_width)
+        table.add_column("", no_wrap=True, min_width=2)
+        table.add_column("Ground truth", overflow="fold", ratio=1)
+        table.add_column("Prediction", overflow="fold", ratio=1)
+        table.add_column("Score", justify="right", no_wrap=True, min_width=5)
         for c in misses:
-            table.add_row(safe(c["path"], 60), Text(c["type"], style=_LABEL_STYLES[c["type"]]), safe(c["gt"], 80),
+            table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]), safe(c["gt"], 80),
                           safe(c["pred"], 80), f"{c['score']:.3f}")
         if not misses:
             table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"), "", "", "", "")
@@ -239,49 +244,41 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
         return
     failed = [r for r in results if r["status"] == "failed"]
     console.print()
-    table = _compact("Quality gates")
-    for name, justify in (("Gate", "left"), ("Threshold", "right"), ("Actual", "right"), ("", "left")):
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     order = {"failed": 0, "no data": 1, "passed": 2}
+    rows = []
     for r in sorted(results, key=lambda r: order[r["status"]]):
         style = {"failed": "bold red", "no data": "yellow", "passed": "green"}[r["status"]]
         actual = "–" if r["actual"] is None else f"{r['actual']:.3f}"
-        table.add_row(safe(r["gate"], 80), f"{r['threshold']:g}", actual, Text(r["status"], style=style))
-    console.print(table)
+        rows.append([safe(r["gate"], NAME_LIMIT), f"{r['threshold']:g}", actual, Text(r["status"], style=style)])
+    columns = [Column("Threshold"), Column("Actual"), Column("", justify="left")]
+    for table in fit("Quality gates", "Gate", columns, rows, console.width):
+        console.print(table)
     line = verdict(results)
     console.print(Text(line + " (exit code 1)", style="bold red") if failed else Text(line, style="bold green"))
 
 
 def render_diff(report: dict[str, Any], console: Console) -> None:
     """``stickler diff``: the watched figures and every significant change, then the verdict."""
+    from .. import diff
+
     level = report["bootstrap"]["level"]
     title = (Text("B against A · ") + safe(report["schema"]["model_name"])
              + Text(f" · {report['document_count']} documents · {level * 100:g}% intervals"))
-    table = _compact(title)
-    table.add_column("Figure", no_wrap=True, overflow="ellipsis", max_width=30)
-    for name, width in (("A", 5), ("B", 5), ("B − A", 6), ("interval", 16), ("p", 5)):
-        table.add_column(name, justify="right", no_wrap=True, min_width=width)
-    table.add_column("", no_wrap=True, min_width=6)
+    columns = [Column("A"), Column("B"), Column("B − A"), Column("interval", group=1), Column("p", group=1),
+               Column("", justify="left", group=2)]
     styles = {"improved": "bold green", "regressed": "bold red", "no significant change": "dim", "no data": "yellow"}
-    labels = {"improved": "better", "regressed": "worse", "no significant change": "noise", "no data": "no data"}
-    shown = [r for r in report["comparisons"] if r["watched"] or r["verdict"] in ("improved", "regressed")]
-    for r in shown:
-        name = r["metric"] if r["path"] is None else f"{r['path']}.{r['metric']}"
+    rows = []
+    for r in diff.shown(report):
         ci = r["ci"]
-        table.add_row(safe(name, 50), _figure(r["a"]), _figure(r["b"]),
-                      Text("–") if r["difference"] is None else Text(f"{r['difference']:+.3f}"),
-                      Text("–") if ci is None else Text(f"[{ci['low']:+.3f}, {ci['high']:+.3f}]"),
-                      Text("–") if r["p_value"] is None else Text(f"{r['p_value']:.3f}"),
-                      Text(labels[r["verdict"]], style=styles[r["verdict"]]))
-    console.print(table)
-    worse, better = len(report["regressions"]), len(report["improvements"])
-    if worse:
-        console.print(Text(f"B is significantly worse on {worse} watched figure(s)", style="bold red"))
-    elif better:
-        console.print(Text(f"B is significantly better on {better} watched figure(s), worse on none", style="bold green"))
-    else:
-        console.print(Text("No significant difference on the watched figures: the gap is within the noise",
-                           style="bold"))
+        rows.append([safe(diff.key(r), NAME_LIMIT), _figure(r["a"]), _figure(r["b"]),
+                     Text("–") if r["difference"] is None else Text(f"{r['difference']:+.3f}"),
+                     Text("–") if ci is None else Text(f"[{ci['low']:+.3f}, {ci['high']:+.3f}]"),
+                     Text("–") if r["p_value"] is None else Text(f"{r['p_value']:.3f}"),
+                     Text(diff.LABELS[r["verdict"]], style=styles[r["verdict"]])])
+    for table in fit(title, "Figure", columns, rows, console.width):
+        console.print(table)
+    style = "bold red" if report["regressions"] else "bold green" if report["improvements"] else "bold"
+    console.print(safe(diff.verdict(report), 4 * NAME_LIMIT), style=style)
 
 
 def _figure(value: float | None) -> Text:

@@ -1,0 +1,143 @@
+"""Tables that fit the width they are printed at without cutting a figure, a header or a verdict.
+
+Rich squeezes a table wider than the console by cutting cells: piped into a CI log (80 columns),
+``worse`` became ``w`` and ``[0.899, 0.982]`` became ``[0.899, 0.98…``. Here a table is laid out
+from the width of every cell, by three rules in order:
+
+1. everything fits: one table, as wide as its cells;
+2. the key column (a field path, a figure's name) wraps onto more lines, down to ``KEY_MIN``
+   characters, so that every figure column keeps its whole width;
+3. still too wide: the figure columns are dealt into several tables, each repeating the key
+   column, keeping the columns of one group (TP, FA, FD, FN, TN) together where they fit.
+
+Figures, headers and verdicts are never wrapped nor cut, down to a width of the key's header plus
+the widest figure plus 4. The width is the console's: the terminal's when there is one, else
+``$COLUMNS``, else 80.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Sequence, Union
+
+from rich import box
+from rich.cells import cell_len
+from rich.table import Table
+from rich.text import Text
+
+KEY_MIN = 16  # the key column wraps down to this many characters before the figures are split into two tables
+KEY_SHARE = 0.4  # once split, the key column takes at most this share of the width
+Cell = Union[str, Text]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of figures (or short words, such as a verdict): never wrapped, never cut."""
+
+    header: str
+    justify: Literal["left", "right", "center"] = "right"
+    group: int = 0  # columns of one group go into one table when they fit together
+
+
+def compact(title: Union[str, Text, None], expand: bool = False) -> Table:
+    """The look of every report table: no vertical rules, one space between columns."""
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False,
+                 expand=expand)
+
+
+def overhead(columns: int) -> int:
+    """Characters a ``compact`` table adds to its cells: an edge on each side, a padding and a rule between columns."""
+    return 2 + 2 * (columns - 1)
+
+
+def _width(cell: Cell) -> int:
+    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
+
+
+def fit(title: Union[str, Text, None], key: str, columns: Sequence[Column], rows: Sequence[Sequence[Cell]],
+        width: int, continued: str = "(continued)") -> list[Table]:
+    """The tables showing ``rows`` (key cell first, then one cell per column) within ``width``."""
+    natural = [max([cell_len(key), *(_width(r[0]) for r in rows)])]
+    natural += [max([cell_len(c.header), *(_width(r[k + 1]) for r in rows)]) for k, c in enumerate(columns)]
+    figures = natural[1:]
+    room = width - overhead(len(columns) + 1) - sum(figures)
+    if room >= natural[0]:
+        return [_table(title, key, None, columns, range(len(columns)), rows, natural)]
+    if room >= min(KEY_MIN, natural[0]):
+        return [_table(title, key, room, columns, range(len(columns)), rows, natural)]
+    key_width = max(cell_len(key), min(natural[0], max(KEY_MIN, int(width * KEY_SHARE))))
+    tables: list[Table] = []
+    for part in _deal(columns, figures, width - key_width - 2):
+        # each table's key column takes the room its figures leave (a lone wide figure: less than key_width)
+        room = max(cell_len(key), width - 2 - sum(figures[k] + 2 for k in part))
+        wrap = room if natural[0] > room else None
+        shown = title if not tables else Text.assemble(title, " ", continued) if title else Text(continued)
+        tables.append(_table(shown, key, wrap, columns, part, rows, natural))
+    return tables
+
+
+def _deal(columns: Sequence[Column], widths: list[int], room: int) -> list[list[int]]:
+    """Column indexes dealt into tables of at most ``room`` characters (each column costing its width
+    and 2 for the gap before it), whole groups first; a column wider than ``room`` gets a table alone."""
+    groups: list[list[int]] = []
+    for k, column in enumerate(columns):
+        if groups and columns[groups[-1][0]].group == column.group:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    cost = [w + 2 for w in widths]
+    parts: list[list[int]] = [[]]
+    for group in groups:
+        needed = sum(cost[k] for k in group)
+        if sum(cost[j] for j in parts[-1]) + needed <= room:
+            parts[-1].extend(group)
+        elif needed <= room:
+            parts.append(list(group))
+        else:  # wider than a table: column by column
+            for k in group:
+                if parts[-1] and sum(cost[j] for j in parts[-1]) + cost[k] > room:
+                    parts.append([])
+                parts[-1].append(k)
+    return [p for p in parts if p]
+
+
+def _table(title: Union[str, Text, None], key: str, key_width: int | None, columns: Sequence[Column], chosen: Sequence[int],
+           rows: Sequence[Sequence[Cell]], natural: list[int]) -> Table:
+    table = compact(title)
+    if key_width is None:
+        table.add_column(key, no_wrap=True, min_width=natural[0])
+    else:
+        table.add_column(key, overflow="fold", width=key_width)  # names come wrapped by wrap_name
+    for k in chosen:
+        table.add_column(columns[k].header, justify=columns[k].justify, no_wrap=True, min_width=natural[k + 1])
+    for row in rows:
+        name = row[0] if key_width is None else wrap_name(row[0], key_width)
+        table.add_row(name, *(row[k + 1] for k in chosen))
+    return table
+
+
+def wrap_name(cell: Cell, width: int) -> Text:
+    """A name on lines of at most ``width`` characters, broken after a dot where it can be
+    (``customer_name.`` / ``cm_precision``), else after ``_``, ``-`` or a space, else anywhere;
+    continuation lines keep the name's indentation."""
+    text = cell if isinstance(cell, Text) else Text(cell)
+    plain = text.plain
+    if cell_len(plain) <= width or len(plain) != cell_len(plain):  # wide characters: Rich folds them itself
+        return text
+    indent = len(plain) - len(plain.lstrip(" "))
+    indent = indent if indent < width // 2 else 0
+    cuts, start, limit, floor = [], 0, width, indent
+    while len(plain) - start > limit:
+        piece = plain[start:start + limit]
+        end = start + len(piece)
+        for marks in (".", "_- "):
+            cut = max(piece.rfind(mark) for mark in marks)
+            if cut >= floor:
+                end = start + cut + 1
+                break
+        cuts.append(end)
+        start, limit, floor = end, width - indent, 0
+    lines = text.divide(cuts)
+    for line in lines[1:]:
+        line.pad_left(indent)
+    return Text("\n").join(lines)

@@ -1,0 +1,144 @@
+"""`stickler diff` names the figures that got worse, and writes Markdown, JUnit XML and HTML like eval."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import numpy as np
+import pytest
+import xmlschema
+
+from stickler_cli.cli import main
+
+XSD = Path(__file__).parent / "support" / "junit.xsd"
+HOSTILE = "n<script>alert(1)</script>|*b*"  # a field name from an untrusted schema
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    """300 documents; B breaks the id of every third and the amount of every fourth: both significantly worse."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "x-aws-stickler-model-name": "Doc", "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        HOSTILE: {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+        "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    rng = np.random.default_rng(0)
+    gt = [{"id": f"d{k}", HOSTILE: k, "note": "x"} for k in range(300)]
+    a = [{"id": r["id"] if rng.uniform() < 0.97 else "?", HOSTILE: r[HOSTILE], "note": "x"} for r in gt]
+    b = [dict(r, id="?" if k % 3 == 0 else r["id"], **{HOSTILE: -1 if k % 4 == 0 else r[HOSTILE]}) for k, r in enumerate(a)]
+    paths = {"schema": schema, "gt": tmp_path / "gt.jsonl", "a": tmp_path / "a.jsonl", "b": tmp_path / "b.jsonl"}
+    for name, rows in (("gt", gt), ("a", a), ("b", b)):
+        paths[name].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return {k: str(v) for k, v in paths.items()}
+
+
+def _diff(files, *extra: str) -> list[str]:
+    return ["diff", files["schema"], files["gt"], files["a"], files["b"], "--bootstrap", "300", *extra]
+
+
+def test_the_verdict_names_the_watched_figures_that_got_worse(files, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(_diff(files, "--fail-on-regression")) == 1
+    out, err = capsys.readouterr()
+    assert ("B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, "
+            f"{HOSTILE}.cm_f1") in out
+    assert err == ""  # the table said it
+    assert main(_diff(files, "--fail-on-regression", "-f", "json")) == 1
+    out, err = capsys.readouterr()
+    assert err == ("stickler: B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, "
+                   f"{HOSTILE}.cm_f1\n")
+    # A against itself: nothing named
+    assert main(["diff", files["schema"], files["gt"], files["a"], files["a"]]) == 0
+    assert "No significant difference on the watched figures" in capsys.readouterr().out
+
+
+def test_markdown_and_the_step_summary(files, tmp_path, capsys, monkeypatch):
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    target = tmp_path / "diff.json"
+    assert main(_diff(files, "-f", "markdown", "-o", str(target))) == 0
+    out = capsys.readouterr().out
+    report = json.loads(target.read_text())
+    assert out.startswith("## stickler diff · `Doc` · 300 documents · 95% intervals\n")
+    assert (f"**❌ B is significantly worse on 3 watched figure(s): `weighted_overall_score`, `id.cm_f1`, "
+            f"`{HOSTILE.replace('|', chr(92) + '|')}.cm_f1`**") in out
+    assert "<script>" not in out.replace(f"`{HOSTILE.replace('|', chr(92) + '|')}", "")  # only inside code spans
+    f1 = next(r for r in report["comparisons"] if r["path"] == "id" and r["metric"] == "cm_f1")
+    ci = f1["ci"]
+    assert (f"| `id.cm_f1` | {f1['a']:.3f} | {f1['b']:.3f} | {f1['difference']:+.3f} | "
+            f"[{ci['low']:+.3f}, {ci['high']:+.3f}] | {f1['p_value']:.3f} | **worse** (watched) |") in out
+    assert "| `note.cm_f1` | 1.000 | 1.000 | +0.000 | [+0.000, +0.000] | 1.000 | noise (watched) |" in out
+    # appended whatever --format says
+    assert main(_diff(files)) == 0
+    capsys.readouterr()
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## stickler diff") and text.count("## stickler diff") == 2
+
+
+def test_junit_has_a_case_per_watched_figure(files, tmp_path, capsys):
+    junit = tmp_path / "diff.xml"
+    assert main(_diff(files, "--junit", str(junit), "--metric", "*.cm_f1", "--metric", "*.cm_precision")) == 0
+    assert "JUnit XML written to" in capsys.readouterr().out
+    xmlschema.XMLSchema(str(XSD)).validate(str(junit))
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite.get("name") == "stickler.diff"
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert sorted(cases) == sorted(f"{p}.{m}" for p in ("id", HOSTILE, "note") for m in ("cm_f1", "cm_precision"))
+    failed = sorted(name for name, c in cases.items() if c.find("failure") is not None)
+    assert failed == sorted([f"id.cm_f1", "id.cm_precision", f"{HOSTILE}.cm_f1", f"{HOSTILE}.cm_precision"])
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("6", "4", "0")
+    failure = cases["id.cm_f1"].find("failure")
+    assert failure.get("type") == "Regression" and failure.get("message").startswith("B is significantly worse: -0.")
+    assert re.fullmatch(r"A 0\.\d{4}, B 0\.\d{4}, B - A -0\.\d{4}, 95% interval \[-0\.\d{4}, -0\.\d{4}\], p 0\.\d{4}",
+                        failure.text)
+
+
+def test_html_page_of_the_diff(files, tmp_path, capsys):
+    page_path = tmp_path / "diff.html"
+    assert main(_diff(files, "--html", str(page_path))) == 0
+    capsys.readouterr()
+    page = page_path.read_text()
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Content-Security-Policy" in page and "http" not in page.replace("http-equiv", "")
+    assert ("B is significantly worse on 3 watched figure(s): <code>weighted_overall_score</code>, "
+            "<code>id.cm_f1</code>, <code>n&lt;script&gt;") in page
+    assert page.count("<tr class=\"failed\">") >= 3 and page.count("<tr") == 1 + 1 + 3 * 4  # header, weighted, 3 fields
+
+
+def test_html_page_of_the_diff_in_chromium(files, tmp_path, capsys):
+    """The page loads with no console error (its script allowed by the policy) and sorts on a click."""
+    from tests.test_html_report import CHROMIUM, _no_browser
+
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        _no_browser("playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        _no_browser(f"no Chromium at {CHROMIUM}")
+    page_path = tmp_path / "diff.html"
+    assert main(_diff(files, "--html", str(page_path))) == 0
+    capsys.readouterr()
+    with sync_playwright() as driver:
+        try:
+            browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        except Error as exc:
+            _no_browser(f"Chromium did not start: {exc}")
+        try:
+            page = browser.new_page()
+            problems: list[str] = []
+            page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(page_path.as_uri(), wait_until="load")
+            figures = page.eval_on_selector_all("tbody tr td:nth-child(1)", "cells => cells.map(c => c.textContent)")
+            assert len(figures) == 13 and figures[0] == "weighted_overall_score"
+            page.locator("thead th", has_text="p").locator("button").click()
+            p_values = page.eval_on_selector_all("tbody tr td:nth-child(7)", "cells => cells.map(c => c.textContent)")
+            assert [float(v) for v in p_values if v != "—"] == sorted(float(v) for v in p_values if v != "—")
+            assert page.evaluate("document.querySelectorAll('tr.failed').length") >= 3
+            assert problems == []
+        finally:
+            browser.close()

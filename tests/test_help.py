@@ -1,0 +1,77 @@
+"""--help pages: every option name whole at 80 columns, text in brackets kept, options grouped."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer.main
+
+from stickler_cli.cli import app, main
+from stickler_cli.cli_help import PANELS
+
+COMMANDS = [["eval"], ["merge"], ["diff"], ["compare"], ["comparators"], ["schema", "check"], ["schema"], []]
+
+
+def _help(args: list[str], capsys, monkeypatch, columns: int = 80) -> str:
+    monkeypatch.setenv("COLUMNS", str(columns))  # standard output is captured: not a terminal, as when piped
+    assert main([*args, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+def _command(args: list[str]):
+    command = typer.main.get_command(app)
+    for name in args:
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a) or "stickler")
+@pytest.mark.parametrize("columns", [80, 60])
+def test_every_option_name_is_whole_and_every_line_fits(args, columns, capsys, monkeypatch):
+    out = _help(args, capsys, monkeypatch, columns)
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert "…" not in out
+    words = set(re.findall(r"--?[a-z][a-z0-9-]*", out))
+    for param in _command(args).params:
+        for name in [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]:
+            if name.startswith("-"):
+                assert name in words, f"{name} missing or cut in `{' '.join(args)} --help`"
+
+
+def test_text_in_square_brackets_is_shown(capsys, monkeypatch):
+    """Rich markup used to eat [tool.stickler.fail-under] and [fail-under] (read as style tags)."""
+    out = " ".join(_help(["eval"], capsys, monkeypatch).split())
+    assert "also [tool.stickler.fail-under] in pyproject.toml" in out
+    assert "TOML file whose [fail-under] table holds gates" in out
+    assert "also [tool.stickler.limits] in pyproject.toml" in out
+    assert "fractions in (0, 1]" in out
+    assert "\\[" not in out
+
+
+def test_eval_options_are_grouped_and_short(capsys, monkeypatch):
+    out = _help(["eval"], capsys, monkeypatch)
+    headings = [line[:-1] for line in out.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert headings == [*PANELS, "Options"]
+    section = {h: out.split(h + ":\n", 1)[1].split("\n\n", 1)[0] for h in headings}
+    assert "--id-field FIELD" in section["Inputs and pairing"]
+    assert "--junit FILE" in section["Outputs"] and "-f, --format FORMAT" in section["Outputs"]
+    assert "--fail-under METRIC=VALUE" in section["Quality gates"]
+    assert "--confidence-metrics NAMES" in section["Confidence"]
+    assert "--ci LEVEL" in section["Statistics"] and "--seed N" in section["Statistics"]
+    assert "-w, --workers N" in section["Scale"] and "--progress / --no-progress" in section["Scale"]
+    assert "--llm-base-url URL" in section["Limits and network"]
+    assert len(out.splitlines()) < 100  # was 197 lines at 80 columns
+    assert out.startswith("Usage: stickler eval [OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS\n")
+
+
+def test_a_long_name_keeps_its_line_and_the_help_goes_below(capsys, monkeypatch):
+    out = _help(["diff"], capsys, monkeypatch)
+    assert "\n  SCHEMA GT PRED_A PRED_B | STATE_A STATE_B\n        A schema, the ground truth" in out
+
+
+def test_usage_errors_name_the_arguments_as_help_does(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["eval", "schema.json"]) == 2
+    err = capsys.readouterr().err
+    assert "Usage: stickler eval [OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS" in err
