@@ -353,38 +353,33 @@ def merge_command(
     _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors)
 
 
-def _use_limits(items: list[str] | None, pyproject: str = "pyproject.toml") -> None:
+def _tool_table(name: str, shape: str, pyproject: str = "pyproject.toml") -> dict | None:
+    """The working directory's ``[tool.stickler.NAME]`` table of ``shape`` entries; None when there is none."""
+    if not Path(pyproject).is_file():
+        return None
+    import tomllib
+
+    try:
+        tool = tomllib.loads(Path(pyproject).read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{pyproject}: cannot read [tool.stickler.{name}]: {exc}") from None
+    table = tool.get("stickler", {}).get(name) if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise UsageError(f"{pyproject}: [tool.stickler.{name}] must be a table of {shape}")
+    return table
+
+
+def _use_limits(items: list[str] | None) -> None:
     """Put the bounds in force: the defaults, raised by pyproject.toml's [tool.stickler.limits], then by --limit."""
-    table = None
-    if Path(pyproject).is_file():
-        import tomllib
-
-        try:
-            tool = tomllib.loads(Path(pyproject).read_text(encoding="utf-8")).get("tool", {})
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise UsageError(f"{pyproject}: cannot read [tool.stickler.limits]: {exc}") from None
-        table = tool.get("stickler", {}).get("limits") if isinstance(tool, dict) else None
-        if table is not None and not isinstance(table, dict):
-            raise UsageError(f"{pyproject}: [tool.stickler.limits] must be a table of NAME = VALUE")
-    limits.use(limits.parse(items, table))
+    limits.use(limits.parse(items, _tool_table("limits", "NAME = VALUE")))
 
 
-def _schema_resources(items: list[str] | None, pyproject: str = "pyproject.toml") -> dict[str, str]:
+def _schema_resources(items: list[str] | None) -> dict[str, str]:
     """The URLs mapped to files: pyproject.toml's [tool.stickler.schema-resources], then --schema-resource."""
     from .schema.registry import mapping
 
-    table = None
-    if Path(pyproject).is_file():
-        import tomllib
-
-        try:
-            tool = tomllib.loads(Path(pyproject).read_text(encoding="utf-8")).get("tool", {})
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise UsageError(f"{pyproject}: cannot read [tool.stickler.schema-resources]: {exc}") from None
-        table = tool.get("stickler", {}).get("schema-resources") if isinstance(tool, dict) else None
-        if table is not None and not isinstance(table, dict):
-            raise UsageError(f"{pyproject}: [tool.stickler.schema-resources] must be a table of \"URL\" = \"FILE\"")
-    return mapping(items, table, f"{pyproject} [tool.stickler.schema-resources]")
+    table = _tool_table("schema-resources", '"URL" = "FILE"')
+    return mapping(items, table, "pyproject.toml [tool.stickler.schema-resources]")
 
 
 def _check_pairing(id_field: str | None, pair_by_line: bool, check_id: list[str] | None) -> None:
