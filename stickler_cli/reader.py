@@ -62,6 +62,16 @@ class DataError:
         return {"source": self.source, "line": self.line, "doc_id": self.doc_id, "message": self.message}
 
 
+def error_location(error: dict[str, Any]) -> str:
+    """Where a record problem (``DataError.as_dict()``) is: file:line, and the document it concerns
+    when that says more (a missing prediction has no line of its own: "pred.jsonl (D-0042)")."""
+    where = f"{error['source']}:{error['line']}" if error.get("line") else str(error["source"])
+    document = error.get("doc_id")
+    if document and document != f"line {error.get('line')}":
+        where += f" ({document})"
+    return where
+
+
 @dataclass(slots=True)
 class Pair:
     """One document to score; ``pred`` is ``{}`` when the prediction is missing or broken."""

@@ -478,3 +478,17 @@ def test_standard_output_on_a_full_disk_is_a_usage_error_for_every_command():
             done = subprocess.run([*STICKLER, *map(str, args)], stdout=full, stderr=subprocess.PIPE)
         assert done.returncode == 2, done.stderr
         assert done.stderr == b"stickler: error: standard output: cannot write: No space left on device\n"
+
+
+def test_missing_predictions_are_named_by_id_or_line_in_every_listing(tmp_path):
+    """Issue 16, item 9: the terminal and Markdown say which document has no prediction."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"x": {"type": "number"}}}))
+    gt = write(tmp_path / "g.jsonl", [{"doc_id": d, "x": k} for k, d in enumerate("ABC")])
+    pred = write(tmp_path / "p.jsonl", [{"doc_id": "A", "x": 0}])
+    by_id = run("eval", schema, gt, pred, "--id-field", "doc_id").stdout.decode()
+    assert f"  {pred} (B): no prediction with this id; scored as empty\n" in by_id
+    assert f"  {pred} (C): no prediction with this id; scored as empty\n" in by_id
+    by_line = run("eval", schema, gt, pred, "-f", "markdown").stdout.decode()
+    assert f"- `{pred} (line 2)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" \
+        in by_line

@@ -16,6 +16,7 @@ from typing import Any
 from ..analysis import MISSES, imperfect
 from ..confidence.trust import trust_sentence
 from ..gates import verdict
+from ..reader import error_location
 from .sanitize import plain
 
 WORST_SHOWN = 5
@@ -73,8 +74,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     if errors:
         lines += [f"<details><summary>{len(errors)} record problem(s)</summary>", ""]
         for e in errors[:20]:
-            where = f"{e['source']}:{e['line']}" if e.get("line") else e["source"]
-            lines.append(f"- {text(where)}: {text(e['message'], 200)}")
+            lines.append(f"- {text(error_location(e), 120)}: {text(e['message'], 200)}")
         if len(errors) > 20:
             lines.append(f"- … and {len(errors) - 20} more (see the JSON report)")
         lines += ["", "</details>", ""]

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from ..analysis import MISSES, imperfect
 from ..gates import verdict
+from ..reader import error_location
 from ..engine.result import TraceRow
 from .calibration import render_calibration
 from .fit import Column, compact, fit, wrap_name
@@ -86,8 +87,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         console.print()
         console.print(Text(f"{len(errors)} record problem(s):", style="bold yellow"))
         for error in errors[:10]:
-            where = f"{error['source']}:{error['line']}" if error.get("line") else error["source"]
-            console.print(Text("  ") + safe(where, 80) + Text(": ") + safe(error["message"], 200))
+            console.print(Text("  ") + safe(error_location(error), 120) + Text(": ") + safe(error["message"], 200))
         if len(errors) > 10:
             console.print(Text(f"  … and {len(errors) - 10} more (see the JSON report)", style="dim"))
 
