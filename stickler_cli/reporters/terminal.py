@@ -146,13 +146,18 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
     return {p for _, p in sorted(scored)[:n]}
 
 
+VALUE_SHOWN = 300  # characters of a value in `stickler compare` (folded onto lines, not cut at the column)
+
+
 def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
     """``stickler compare``: every comparison made for one pair (threshold and comparator only
     on terminals of 100 columns or more, so that the values keep room on narrow ones)."""
     table = _compact(f"Document score {score:.3f}", expand=True)
     wide = console.width >= 100
     widest = max((len(r.path) for r in rows), default=5)
-    table.add_column("Field", no_wrap=True, width=min(widest, 24 if wide else 18), overflow="ellipsis")
+    field_width = min(widest, 24 if wide else 18)
+    # Paths are never cut: a long one wraps after a dot (values fold too; figures stay whole).
+    table.add_column("Field", width=field_width, overflow="fold")
     table.add_column("", no_wrap=True, width=2)
     # Values fold onto more lines rather than being cut: this table is read to debug one pair.
     table.add_column("Ground truth", overflow="fold", ratio=1)
@@ -162,7 +167,8 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
     if wide:
         table.add_column("Comparator", overflow="ellipsis", no_wrap=True, width=11)
     for row in rows:
-        cells = [safe(row.path), Text(row.label, style=_LABEL_STYLES[row.label]), safe(row.gt, 40), safe(row.pred, 40),
+        cells = [wrap_name(safe(row.path, 400), field_width), Text(row.label, style=_LABEL_STYLES[row.label]),
+                 safe(row.gt, VALUE_SHOWN), safe(row.pred, VALUE_SHOWN),
                  f"{row.similarity:.3f}", f"{row.score:.3f}"]
         if wide:
             cells += [f"{row.threshold:g}", row.comparator.removesuffix("Comparator")]
