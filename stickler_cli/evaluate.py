@@ -12,8 +12,8 @@ from .analysis import document_key, document_row, has_misses, non_match_rows
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import (COUNTED, DataError, Pair, Pairing, PairingStats, check_named_ids_found,
-                     check_predictions_readable, ground_truth_lines, pair_by_id, pair_by_line)
+from .reader import (COUNTED, DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines,
+                     pair_by_id, pair_by_line)
 from .shards import Shard
 
 
@@ -148,8 +148,7 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: s
     elapsed = time.perf_counter() - started
     for acc, side_stats, pred in zip(accs, stats, (pred_a, pred_b)):
         add_pairing_stats(acc, side_stats)
-        check_predictions_readable(acc.stats, [pred])
-        check_named_ids_found(acc.stats, pairing)
+        check_pairing_outcome(acc.stats, pairing, [pred])
     return tuple(Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": id_field}, elapsed)
                  for acc, pred in zip(accs, (pred_a, pred_b)))  # type: ignore[return-value]
 
@@ -223,8 +222,7 @@ def evaluate_files(
         if progress is not None:  # the last batch is scored after the last pair was read
             progress(acc.document_count, stats.gt_bytes_read)
         add_pairing_stats(acc, stats)
-    check_predictions_readable(acc.stats, sorted({s.predictions for s in shards}))
-    check_named_ids_found(acc.stats, pairing)
+    check_pairing_outcome(acc.stats, pairing, sorted({s.predictions for s in shards}))
     return Evaluation(plan, acc, inputs, time.perf_counter() - started)
 
 

@@ -541,6 +541,13 @@ def out_of_step(first: dict[str, Any]) -> InputError:
                       first["line"])
 
 
+def check_pairing_outcome(stats: dict[str, int], pairing: Pairing, pred_paths: list[str]) -> None:
+    """What only the whole run's counts show: predictions that are mostly not JSON Lines, a
+    ``--check-id`` field nobody carries."""
+    check_predictions_readable(stats, pred_paths)
+    check_named_ids_found(stats, pairing)
+
+
 def check_named_ids_found(stats: dict[str, int], pairing: Pairing) -> None:
     """Fields named with --check-id that no pair carried on both sides checked nothing: a typo, most
     likely, which must not pass for a run found in step."""

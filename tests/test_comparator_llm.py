@@ -17,28 +17,7 @@ import pytest
 from stickler_cli.comparators import registry
 from stickler_cli.comparators.llm import Access, AccessError, LLMComparator, configure, parse_answer
 from stickler_cli.comparators.registry import ComparatorConfigError
-from tests.support.chat_server import ChatServer, server_rule
-
-ENV_VARS = ("STICKLER_LLM_BASE_URL", "STICKLER_LLM_MODEL", "STICKLER_LLM_API_KEY",
-            "OPENAI_BASE_URL", "OPENAI_API_KEY", "TEST_LLM_KEY", "STICKLER_CACHE_DIR", "XDG_CACHE_HOME")
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    for name in ENV_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the default cache directory is in here
-    configure(Access())
-    yield
-    configure(Access())
-
-
-@pytest.fixture
-def server():
-    srv = ChatServer()
-    yield srv
-    srv.close()
-
+from tests.support.chat_server import ChatServer, clean_env, server, server_rule  # noqa: F401 (fixtures)
 
 @pytest.fixture
 def make(server: ChatServer, tmp_path: Path):

@@ -14,30 +14,10 @@ import pytest
 
 from stickler_cli.cli import main
 from stickler_cli.comparators.llm import Access, configure
-from tests.support.chat_server import ChatServer
+from tests.support.chat_server import ENV_VARS, ChatServer, clean_env, server  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 POINTER = "/properties/name/x-aws-stickler-comparator-config"
-ENV_VARS = ("STICKLER_LLM_BASE_URL", "STICKLER_LLM_MODEL", "STICKLER_LLM_API_KEY", "OPENAI_BASE_URL",
-            "OPENAI_API_KEY", "TEST_LLM_KEY", "STICKLER_CACHE_DIR", "XDG_CACHE_HOME")
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    for name in ENV_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    yield
-    configure(Access())
-
-
-@pytest.fixture
-def server():
-    srv = ChatServer()
-    yield srv
-    srv.close()
-
-
 def _files(tmp_path: Path, config: dict) -> tuple[str, str, str]:
     schema = tmp_path / "schema.json"
     schema.write_bytes(orjson.dumps({"type": "object", "properties": {"name": {

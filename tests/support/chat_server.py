@@ -13,7 +13,10 @@ import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Callable
+
+import pytest
 
 
 def server_rule(a: str, b: str) -> bool:
@@ -115,3 +118,28 @@ class ChatServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+# Fixtures shared by the LLM tests (imported into each test module by name).
+ENV_VARS = ("STICKLER_LLM_BASE_URL", "STICKLER_LLM_MODEL", "STICKLER_LLM_API_KEY",
+            "OPENAI_BASE_URL", "OPENAI_API_KEY", "TEST_LLM_KEY", "STICKLER_CACHE_DIR", "XDG_CACHE_HOME")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """No endpoint, key or cache directory from the machine; the LLM settings reset around each test."""
+    from stickler_cli.comparators.llm import Access, configure
+
+    for name in ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the default cache directory is in here
+    configure(Access())
+    yield
+    configure(Access())
+
+
+@pytest.fixture
+def server():
+    srv = ChatServer()
+    yield srv
+    srv.close()
