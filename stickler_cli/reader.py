@@ -65,9 +65,10 @@ class DataError:
 def error_location(error: dict[str, Any]) -> str:
     """Where a record problem (``DataError.as_dict()``) is: file:line, and the document it concerns
     when that says more (a missing prediction has no line of its own: "pred.jsonl (D-0042)")."""
-    where = f"{error['source']}:{error['line']}" if error.get("line") else str(error["source"])
+    line = error.get("line")
+    where = f"{error['source']}:{line}" if line else str(error["source"])
     document = error.get("doc_id")
-    if document and document != f"line {error.get('line')}":
+    if document and not (line and document.endswith(f":{line}")):  # paired by line: FILE:LINE says no more
         where += f" ({document})"
     return where
 
@@ -481,19 +482,10 @@ class _StepCheck:
         self.pred_ids: dict[Key, int] = {}
 
     def _field(self, gt: dict, pred: dict) -> str | None:
-        """The id field both records carry: a field the user named, else the best-ranked key whose name,
-        folded (``ID``, ``docId``, ``Document-ID``), is a usual document-id name."""
+        """The id field both records carry: a field the user named, else the best-ranked usual id name."""
         if self.trusted:
             return next((name for name in self.fields if name in gt and name in pred), None)
-        best, rank = None, len(ID_FIELDS)
-        ranks = self.ranks
-        for key in gt:
-            position = ranks.get(key)
-            if position is None:
-                position = ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
-            if position < rank and key in pred:
-                best, rank = key, position
-        return best
+        return _id_key(gt, self.ranks, pred)
 
     def check(self, number: int, gt: dict, pred: dict, doc_id: str) -> DataError | None:
         name = self._field(gt, pred)
@@ -533,6 +525,41 @@ class _StepCheck:
         if self.stop and stats.misaligned_pairs > MISALIGNED_TOLERANCE:
             raise out_of_step(stats.first_misaligned.as_dict())
         return error
+
+
+def _id_key(record: dict, ranks: dict[str, int], other: dict | None = None) -> str | None:
+    """The record's best-ranked key (present in ``other`` too, when given) whose name, folded (``ID``,
+    ``docId``, ``Document-ID``), is a usual document-id name; ``ranks`` caches the keys seen."""
+    best, rank = None, len(ID_FIELDS)
+    for key in record:
+        position = ranks.get(key)
+        if position is None:
+            position = ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
+        if position < rank and (other is None or key in other):
+            best, rank = key, position
+    return best
+
+
+class _DocNames:
+    """Names documents paired by line: by the ground truth's id when it carries one (the field named
+    with --check-id, else a usual id name), else ``FILE:LINE``, so that documents from several shards
+    or merged states never share a name as "line 12" of each would."""
+
+    def __init__(self, pairing: Pairing, gt_path: str) -> None:
+        self.named = pairing.check_ids if pairing.user_named else None
+        self.ranks: dict[str, int] = {}
+        self.prefix = ("<stdin>" if gt_path == STDIN else gt_path) + ":"
+
+    def __call__(self, number: int, gt: dict) -> str:
+        if self.named is not None:
+            name = next((field for field in self.named if field in gt), None)
+        else:
+            name = _id_key(gt, self.ranks)
+        if name is not None:
+            found = _id_of(gt, name)
+            if found is not None and found[1]:
+                return found[1]
+        return f"{self.prefix}{number}"
 
 
 def out_of_step(first: dict[str, Any]) -> InputError:
@@ -603,6 +630,7 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
     pairs are counted, and stop the run unless ``stop_out_of_step`` is off (a worker's chunk:
     its parent decides on the count over every chunk, ``check_alignment``)."""
     steps = _StepCheck(pairing, pred_path, stats, stop_out_of_step) if pairing.check_ids else None
+    name_of = _DocNames(pairing, gt_path)
     for gt_item, pred_item in lines:
         blank = pred_item is not None and not pred_item[2]
         if blank:
@@ -624,7 +652,7 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
         gt_number, _, gt_content = gt_item
         stats.gt_lines += 1
         gt = _gt_record(gt_path, gt_number, gt_content, stats)
-        doc_id = f"line {gt_number}"
+        doc_id = name_of(gt_number, gt)
         errors: list[DataError] = []
         if pred_item is None:
             stats.missing_predictions += 1

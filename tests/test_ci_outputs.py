@@ -216,8 +216,9 @@ def test_show_errors_lists_the_worst_documents(files, capsys):
     code, out, _ = run(files, "--show-errors", "2", capsys=capsys)
     assert code == 0
     worst = out[out.index("The 2 worst document(s)"):]
-    assert worst.index("line 3 · score 0.250") < worst.index("line 2 · score 0.750")
-    assert "line 4 · score" not in worst  # a tie with line 2: the earlier document first
+    # Documents are named by their ground truth's id (the records carry "id").
+    assert worst.index("C · score 0.250") < worst.index("B · score 0.750")
+    assert "D · score" not in worst  # a tie with B: the earlier document first
     assert "zzzzz" in worst and "FD" in worst
 
 
@@ -226,7 +227,7 @@ def test_worst_documents_in_the_report(files, capsys, workers):
     code, out, _ = run(files, "-f", "json", "--workers", workers, capsys=capsys)
     report = json.loads(out)
     assert [(d["doc_id"], round(d["score"], 4)) for d in report["worst_documents"]] == [
-        ("line 3", 0.25), ("line 2", 0.75), ("line 4", 0.75), ("line 1", 1.0)]
+        ("C", 0.25), ("B", 0.75), ("D", 0.75), ("A", 1.0)]
     types = {c["path"]: c["type"] for c in report["worst_documents"][0]["comparisons"]}
     assert types == {"id": "FD", "name": "FD", "amount": "FD", "extra": "TN"}
     assert report["score_histogram"]["counts"] == [0] * 5 + [1] + [0] * 9 + [2] + [0] * 3 + [1]
@@ -239,8 +240,7 @@ def test_non_matches_file(files, tmp_path, capsys, workers):
     assert code == 0 and "5 non-matching comparisons written" in out
     rows = [json.loads(line) for line in target.read_text().splitlines()]
     assert [(r["doc_id"], r["path"], r["type"]) for r in rows] == [
-        ("line 2", "id", "FD"), ("line 3", "id", "FD"), ("line 3", "name", "FD"), ("line 3", "amount", "FD"),
-        ("line 4", "name", "FN")]
+        ("B", "id", "FD"), ("C", "id", "FD"), ("C", "name", "FD"), ("C", "amount", "FD"), ("D", "name", "FN")]
     assert rows[2]["gt"] == "gamma" and rows[2]["pred"] == "zzzzz" and rows[2]["score"] == 0.0
     assert set(rows[0]) == {"doc_id", "path", "type", "gt", "pred", "similarity", "score", "threshold", "comparator"}
 

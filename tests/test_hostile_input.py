@@ -83,7 +83,7 @@ def test_a_blank_line_keeps_its_place(files):
     # line 1: 3 TP; line 2: blank, 3 FN; line 3: id and account TP, total 1 vs 2 FD.
     assert counts(rep)[:6] == (3, 5, 1, 0, 3, 0)
     assert [(e["source"].endswith("p.jsonl"), e["doc_id"], e["message"]) for e in rep["errors"]] == [
-        (True, "line 2", "no prediction for this ground truth (that line of the predictions is blank); scored as empty")]
+        (True, "b", "no prediction for this ground truth (that line of the predictions is blank); scored as empty")]
     records = rep["inputs"]["records"]
     assert (records["missing_predictions"], records["pred_lines"], records["blank_lines"]) == (1, 2, 1)
     # A blank ground-truth line: the prediction on that line has no ground truth and is not scored.

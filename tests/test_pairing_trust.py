@@ -490,5 +490,10 @@ def test_missing_predictions_are_named_by_id_or_line_in_every_listing(tmp_path):
     assert f"  {pred} (B): no prediction with this id; scored as empty\n" in by_id
     assert f"  {pred} (C): no prediction with this id; scored as empty\n" in by_id
     by_line = run("eval", schema, gt, pred, "-f", "markdown").stdout.decode()
-    assert f"- `{pred} (line 2)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" \
+    assert f"- `{pred} (B)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" \
+        in by_line
+    # Records without an id are named FILE:LINE by their ground-truth line (item 8).
+    bare = write(tmp_path / "bare.jsonl", [{"x": k} for k in range(3)])
+    by_line = run("eval", schema, bare, pred, "-f", "markdown").stdout.decode()
+    assert f"- `{pred} ({bare}:2)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" \
         in by_line

@@ -189,3 +189,35 @@ def test_truncated_gz_predictions_with_id_field(ds, tmp_path):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert str(broken) in done.stderr and "compressed" in done.stderr
+
+
+def test_documents_from_shards_and_merges_are_named_by_file_and_line(tmp_path):
+    """Issue 16, item 8: records without an id are named FILE:LINE, so that the first line of each
+    shard (and of each merged state) is not "line 1" three times."""
+    import json
+
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"x": {"type": "string"}}}))
+    for n in (1, 2):
+        put(tmp_path / "gt" / f"part-{n}.jsonl", ['{"x": "a"}', '{"x": "b"}'])
+        put(tmp_path / "pred" / f"part-{n}.jsonl", ['{"x": "z"}', '{"x": "b"}'])  # line 1 of each shard wrong
+    gt, pred = tmp_path / "gt" / "*.jsonl", tmp_path / "pred" / "*.jsonl"
+    report = eval_json(schema, gt, pred)
+    named = sorted((d["doc_id"], d["score"]) for d in report["worst_documents"])
+    assert named == [(f"{tmp_path}/gt/part-1.jsonl:1", 0.0), (f"{tmp_path}/gt/part-1.jsonl:2", 1.0),
+                     (f"{tmp_path}/gt/part-2.jsonl:1", 0.0), (f"{tmp_path}/gt/part-2.jsonl:2", 1.0)]
+    states = []
+    for n in (1, 2):
+        state = tmp_path / f"state-{n}.json"
+        done = run("eval", schema, tmp_path / "gt" / f"part-{n}.jsonl", tmp_path / "pred" / f"part-{n}.jsonl",
+                   "--save-state", state, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        states.append(state)
+    done = run("merge", *states, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    merged = orjson.loads(done.stdout)
+    assert sorted(d["doc_id"] for d in merged["worst_documents"]) == [d for d, _ in named]
+    # In the terminal, each is named as a file and line a user can open.
+    table = run("eval", "s.json", "gt/*.jsonl", "pred/*.jsonl", "--show-errors", "2", cwd=tmp_path).stdout
+    assert "gt/part-1.jsonl:1 · score 0.000" in table
+    assert "gt/part-2.jsonl:1 · score 0.000" in table

@@ -74,7 +74,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     if errors:
         lines += [f"<details><summary>{len(errors)} record problem(s)</summary>", ""]
         for e in errors[:20]:
-            lines.append(f"- {text(error_location(e), 120)}: {text(e['message'], 200)}")
+            lines.append(f"- {text(error_location(e), 400)}: {text(e['message'], 200)}")
         if len(errors) > 20:
             lines.append(f"- … and {len(errors) - 20} more (see the JSON report)")
         lines += ["", "</details>", ""]

@@ -87,7 +87,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         console.print()
         console.print(Text(f"{len(errors)} record problem(s):", style="bold yellow"))
         for error in errors[:10]:
-            console.print(Text("  ") + safe(error_location(error), 120) + Text(": ") + safe(error["message"], 200))
+            console.print(Text("  ") + safe(error_location(error), 400) + Text(": ") + safe(error["message"], 200))
         if len(errors) > 10:
             console.print(Text(f"  … and {len(errors) - 10} more (see the JSON report)", style="dim"))
 
