@@ -34,7 +34,9 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise UsageError("--dask needs the optional extra: pip install 'stickler-cli[dask]'") from None
+        from .extras import install_hint
+
+        raise UsageError(f"--dask needs the optional extra 'dask': {install_hint('dask')}") from None
     source = PlanSource.of(plan, plugins)
     cluster = None
     try:

@@ -58,7 +58,9 @@ class MissingExtraError(ImportError):
         self.comparator = comparator
         self.extra = extra
         detail = f" ({missing} is not installed)" if missing else ""
-        super().__init__(f"{comparator} needs the optional extra{detail}: pip install 'stickler-cli[{extra}]'")
+        from ..extras import install_hint
+
+        super().__init__(f"{comparator} needs the optional extra {extra!r}{detail}: {install_hint(extra)}")
 
 
 def value_text(value: Any) -> str | None:
@@ -182,7 +184,7 @@ class Comparator:
     # bounding box, an ANLS* tree): the compiler then treats such a property as
     # a single value instead of matching its items.
     whole_value: ClassVar[bool] = False
-    # The optional extra (pip install 'stickler-cli[extra]') the comparator needs,
+    # The optional extra (extras.install_hint) the comparator needs,
     # and the modules that extra provides (checked without importing them).
     extra: ClassVar[str | None] = None
     requires: ClassVar[tuple[str, ...]] = ()

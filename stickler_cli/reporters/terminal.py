@@ -17,6 +17,7 @@ from rich.text import Text
 
 from ..analysis import MISSES, imperfect
 from ..gates import verdict
+from ..extras import install_hint
 from ..reader import error_location
 from ..engine.result import TraceRow
 from .calibration import render_calibration
@@ -193,7 +194,7 @@ def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> Non
             console.print(Text("  scores a whole array or object as one value", style="dim"))
         if entry["extra"]:
             state = "installed" if entry["available"] else "not installed"
-            console.print(Text(f"  needs: pip install 'stickler-cli[{entry['extra']}]' ({state})",
+            console.print(Text(f"  needs the extra {entry['extra']!r} ({state}): {install_hint(entry['extra'])}",
                                style="green" if entry["available"] else "yellow"))
         if not entry["options"]:
             console.print(Text("  no options", style="dim"))
