@@ -26,8 +26,12 @@ def has_misses(tally: list[int]) -> bool:
 
 
 def row(r: TraceRow) -> dict[str, Any]:
-    return {"path": r.path, "type": r.label, "gt": r.gt, "pred": r.pred, "similarity": r.similarity,
-            "score": r.score, "threshold": r.threshold, "comparator": r.comparator}
+    """One comparison as the reports show it (README, "Which documents and fields failed"): plain
+    values, the prediction's confidence at a leaf (else null), and whether a schema default stood
+    in for a missing value on either side."""
+    return {"path": r.path, "type": r.label, "gt": r.gt, "pred": r.pred, "confidence": r.confidence,
+            "similarity": r.similarity, "score": r.score, "threshold": r.threshold, "comparator": r.comparator,
+            "gt_default": r.gt_default, "pred_default": r.pred_default}
 
 
 def explain(engine: Engine, gt: dict, pred: dict) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ from . import limits, state_file
 from .evaluate import evaluate_files, evaluate_two
 from .parallel import available_cores
 from .plan import Kind, Plan
-from .reader import STDIN, check_readable, decode, file_size, whole_file
+from .reader import STDIN, check_readable, file_size
 from .reporters.progress import progress_bar
 from .shards import resolve_shards
 from .report import build_report
@@ -603,8 +603,18 @@ def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, j
 @app.command("compare")
 def compare_command(
     schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
-    ground_truth: str = typer.Argument(..., help="Ground truth: JSON text, or a path to a .json file."),
-    prediction: str = typer.Argument(..., help="Prediction: JSON text, or a path to a .json file."),
+    ground_truth: str = typer.Argument(..., help="Ground truth: JSON text, a .json file, or a JSON Lines file "
+                                                 "(- for standard input) with --id or --line."),
+    prediction: str = typer.Argument(..., help="Prediction: JSON text, a .json file, or a JSON Lines file "
+                                               "(- for standard input) with --id or --line."),
+    record_id: Optional[str] = typer.Option(
+        None, "--id", metavar="VALUE", rich_help_panel=INPUTS,
+        help="Compare the records whose document id is VALUE (in --id-field, else in the first of doc_id, "
+             "document_id, id, file, ... each record has)."),
+    id_field: Optional[str] = typer.Option(None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS,
+                                           help="The field --id is looked up in."),
+    line: Optional[int] = typer.Option(None, "--line", min=1, metavar="N", rich_help_panel=INPUTS,
+                                       help="Compare line N of each file (blank lines counted, as eval counts them)."),
     output_format: str = TABLE_OR_JSON_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
@@ -615,27 +625,34 @@ def compare_command(
     llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Compare one pair and explain every field's score and classification."""
+    """Compare one pair and explain every field's score and classification.
+
+    The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
+    """
+    from .analysis import row
+    from .compare_input import Selector, choose_pair
+
     _use_limits(limit)
     _check_format(output_format, TABLE_OR_JSON)
+    selector = Selector(line, record_id, id_field)
+    selector.check()
     _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     plan = load_schema(schema, _schema_resources(schema_resource))
     check_ready(plan)
-    gt = _json_argument(ground_truth, "ground truth")
-    pred = _json_argument(prediction, "prediction")
-    result = Engine(plan).compare(gt, pred, explain=True)
+    gt, pred = choose_pair(ground_truth, prediction, selector)
+    result = Engine(plan).compare(gt.record, pred.record, explain=True)
     if output_format == "json":
-        rows = [
-            {"path": r.path, "result": r.label, "gt": r.gt, "pred": r.pred, "similarity": r.similarity,
-             "score": r.score, "threshold": r.threshold, "comparator": r.comparator}
-            for r in result.trace or []
-        ]
+        # The report's comparison rows, "type" named "result" as this output always had it.
+        rows = [{("result" if key == "type" else key): value for key, value in row(r).items()}
+                for r in result.trace or []]
         payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows,
-                   "errors": result.errors}
+                   "errors": result.errors, "inputs": {"ground_truth": gt.as_dict(), "prediction": pred.as_dict()}}
         sys.stdout.buffer.write(json_report.dumps(payload))
         return
     console = Console()
+    if gt.line is not None or pred.line is not None:
+        console.print(terminal.safe(f"{gt.where()} against {pred.where()}", 2 * terminal.NAME_LIMIT), style="dim")
     terminal.render_trace(result.score, result.field_scores, result.trace or [], console)
     for message in result.errors:
         console.print(terminal.safe(f"error: {message}", limit=400), style="yellow")
@@ -705,28 +722,6 @@ def comparators_command(
         sys.stdout.buffer.write(orjson.dumps(catalogue, option=orjson.OPT_INDENT_2, default=repr) + b"\n")
         return
     terminal.render_comparators(catalogue, Console())
-
-
-def _json_argument(text: str, what: str) -> dict:
-    raw: bytes
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        raw = text.encode()
-        source = f"<{what} argument>"
-    else:
-        path = Path(text)
-        if not path.is_file():
-            raise InputError(f"{what} is neither JSON text nor an existing file", text)
-        with open(path, "rb") as handle:
-            raw = whole_file(text, handle, b"", limits.current().line_bytes)
-        source = text
-    try:
-        value = decode(raw)
-    except ValueError as exc:
-        raise InputError(f"{what} is not valid JSON ({exc})", source) from None
-    if not isinstance(value, dict):
-        raise InputError(f"{what} must be a JSON object", source)
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

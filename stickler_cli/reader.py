@@ -800,3 +800,25 @@ def check_readable(*paths: str) -> None:
                 raise InputError("cannot read: permission denied", path)
             continue
         _open(path).close()
+
+
+def parse_record(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
+    """(record, None), or (None, why not) for a line that is not one JSON object: one line read
+    as pairing reads it (``stickler compare`` picks one record this way)."""
+    return _parse(content)
+
+
+def record_id(record: dict, id_field: str | None = None) -> str | None:
+    """A record's document id as shown in messages (strings as written, numbers and booleans as
+    JSON): that of ``id_field``, or without one, of the first of ``ID_FIELDS`` the record has
+    (names folded, as pairing by line finds them: ``docId``, ``Document-ID``); None when absent."""
+    if id_field is None:
+        rank = len(ID_FIELDS)
+        for key in record:
+            position = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
+            if position < rank:
+                id_field, rank = key, position
+        if id_field is None:
+            return None
+    found = _id_of(record, id_field)
+    return None if found is None else found[1]

@@ -242,7 +242,9 @@ def test_non_matches_file(files, tmp_path, capsys, workers):
     assert [(r["doc_id"], r["path"], r["type"]) for r in rows] == [
         ("B", "id", "FD"), ("C", "id", "FD"), ("C", "name", "FD"), ("C", "amount", "FD"), ("D", "name", "FN")]
     assert rows[2]["gt"] == "gamma" and rows[2]["pred"] == "zzzzz" and rows[2]["score"] == 0.0
-    assert set(rows[0]) == {"doc_id", "path", "type", "gt", "pred", "similarity", "score", "threshold", "comparator"}
+    assert set(rows[0]) == {"doc_id", "path", "type", "gt", "pred", "confidence", "similarity", "score", "threshold",
+                            "comparator", "gt_default", "pred_default"}
+    assert (rows[0]["confidence"], rows[0]["gt_default"], rows[0]["pred_default"]) == (None, False, False)
 
 
 def test_non_matches_is_not_left_half_written(files, tmp_path, capsys):

@@ -157,6 +157,9 @@ def test_eval_tables_at_80_columns_piped(claims, tmp_path, capsys, monkeypatch):
         for c in doc["comparisons"]:
             if c["type"] in ("FD", "FA", "FN"):
                 assert re.search(rf"(?<!\S){c['type']}(?!\S)", out)
+                # the prediction's confidence, a column of its own, whole beside the score (issue 16, item 11)
+                _row(out, "–" if c["confidence"] is None else f"{c['confidence']:.3f}", f"{c['score']:.3f}")
+    assert re.search(r"Prediction +Conf +Score", worst)
 
 
 def test_a_wide_terminal_gets_one_field_table(claims, tmp_path, capsys, monkeypatch):
@@ -224,6 +227,24 @@ def test_compare_trace_keeps_figures_whole(claims, capsys, monkeypatch, columns)
     assert code == 0
     _fits(out, columns)
     _row(out, "0.917", "0.917", *(["0.8333"] if columns >= 100 else []))  # the threshold was cut to 0.833 at width 5
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_compare_of_a_jsonl_pair_keeps_every_figure_and_confidence_whole(claims, capsys, monkeypatch, columns):
+    """A record with confidences, chosen by --line from the two files: every row's confidence,
+    similarity and score whole, on the row of its field (issue 16, items 10 and 11)."""
+    code, out = _run(["compare", claims["schema"], claims["gt"], claims["b"], "--line", "7", "-f", "json"], capsys, monkeypatch)
+    assert code == 0
+    rows = json.loads(out)["comparisons"]
+    assert any(r["confidence"] is not None for r in rows)
+    code, out = _run(["compare", claims["schema"], claims["gt"], claims["b"], "--line", "7"], capsys, monkeypatch, columns)
+    assert code == 0
+    _fits(out, columns)
+    assert "…" not in out and "_confidence" not in out
+    assert re.search(r"Prediction +Conf +Sim +Score", out)
+    for r in rows:
+        figures = ["–" if r["confidence"] is None else f"{r['confidence']:.3f}", f"{r['similarity']:.3f}", f"{r['score']:.3f}"]
+        _row(out, *figures, *([f"{r['threshold']:g}"] if columns >= 100 else []))
 
 
 def test_fit_never_cuts_a_cell_at_any_width():

@@ -22,6 +22,7 @@ Semantics (README "What the numbers mean"; worked examples in tests/test_engine.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,8 @@ from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, 
                     null_mask, plain_values, weight_total)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
 from .prefetch import collect, models_needed, prefetching_fields
-from .values import EMPTIABLE, as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap
+from .values import (EMPTIABLE, as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap,
+                     without_wrappers)
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
 
 LABELS = ("TP", "FA", "FD", "FN", "TN")
@@ -195,11 +197,15 @@ class Engine:
             p = pred.get(key, _MISSING)
             if g is _MISSING:
                 g = default
+                if default is not None and recording and res.trace is not None:
+                    _filled(res, where + key, 0)
             elif type(g) is dict and "_value" in g:
                 g = g["_value"]
             conf = None
             if p is _MISSING:
                 p = default
+                if default is not None and recording and res.trace is not None:
+                    _filled(res, where + key, 1)
             elif type(p) is dict and "_value" in p:
                 conf = p.get("_confidence")
                 if recording and len(p) > (2 if "_confidence" in p else 1):
@@ -253,7 +259,7 @@ class Engine:
                 if conf is not None:
                     _confidence(res, f, both, conf, 1.0 if both else 0.0)
                 if res.trace is not None:
-                    _trace(res, f, label, g, p, float(both), float(both), path=where + f.key)
+                    _trace(res, f, label, g, p, float(both), float(both), path=where + f.key, conf=conf)
             return (1.0, 1.0, True) if both else (0.0, 0.0, False)
         raw = self._similarity(f, g, p) if similarity is None else similarity
         matched = raw >= f.threshold
@@ -263,7 +269,7 @@ class Engine:
             if conf is not None:
                 _confidence(res, f, matched, conf, raw)
             if res.trace is not None:
-                _trace(res, f, TP if matched else FD, g, p, raw, score, path=where + f.key)
+                _trace(res, f, TP if matched else FD, g, p, raw, score, path=where + f.key, conf=conf)
         return score, raw, False
 
     def _object(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
@@ -337,12 +343,12 @@ class Engine:
             if res is not None and res.trace is not None:
                 label = TP if s >= f.threshold else FD
                 _trace(res, f, label, gv[i], pv[j], s, s if label == TP or not f.clip else 0.0,
-                       path=f"{where}[{i}↔{j}]")
+                       path=f"{where}[{i}↔{j}]", conf=ps[j][1])
         if res is not None:
             res.predicted_leaves += len(pv)
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
-                _trace_unpaired(res, f, gv, pv, pairs, where)
+                _trace_unpaired(res, f, gv, pv, pairs, where, [c for _, c in ps])
         return score_sum / longest, raw_sum / longest, False
 
     def _primitive_pairs(self, f: FieldPlan, matrix: list[list[float]]) -> list[tuple[int, int]]:
@@ -602,17 +608,38 @@ def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similari
         res.errors.append(f"{f.path}: _confidence must be a number from 0 to 1, got {conf!r}")
 
 
+def _filled(res: DocResult, path: str, side: int) -> None:
+    """Note (explaining only) that the value at ``path`` was missing on ``side`` (0 gt, 1 pred) and
+    the schema's default stands in for it."""
+    if res.defaults is None:
+        res.defaults = {}
+    res.defaults.setdefault(path, [False, False])[side] = True
+
+
 def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float, score: float,
-           path: str | None = None, threshold: float | None = None, at: int | None = None) -> None:
-    row = TraceRow(path or f.path, LABELS[label], g, p, sim, score,
-                   f.threshold if threshold is None else threshold, f.comparator_name or "object")
+           path: str | None = None, threshold: float | None = None, at: int | None = None,
+           conf: Any = None) -> None:
+    """Add one comparison row: plain values, the prediction's confidence at a leaf (a number, else
+    None: a malformed one is listed in ``errors``), and which sides a default filled in."""
+    path = path or f.path
+    filled = None
+    if res.defaults:
+        filled = res.defaults.get(path)
+        if filled is None and path.endswith("]"):  # an item of a list that a default filled in
+            filled = res.defaults.get(path[:path.rindex("[")])
+    if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not math.isfinite(conf):
+        conf = None
+    row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
+                   f.threshold if threshold is None else threshold, f.comparator_name or "object",
+                   conf, bool(filled and filled[0]), bool(filled and filled[1]))
     if at is None:
         res.trace.append(row)
     else:
         res.trace.insert(at, row)
 
 
-def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str) -> None:
+def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str,
+                    confidences: list | None = None) -> None:
     paired_g = {i for i, _ in pairs}
     paired_p = {j for _, j in pairs}
     for i, value in enumerate(gv):
@@ -620,4 +647,5 @@ def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: lis
             _trace(res, f, FN, value, None, 0.0, 0.0, path=f"{where}[{i}↔-]")
     for j, value in enumerate(pv):
         if j not in paired_p:
-            _trace(res, f, FA, None, value, 0.0, 0.0, path=f"{where}[-↔{j}]")
+            _trace(res, f, FA, None, value, 0.0, 0.0, path=f"{where}[-↔{j}]",
+                   conf=confidences[j] if confidences else None)

@@ -30,7 +30,13 @@ class NonMatch:
 
 @dataclass(frozen=True, slots=True)
 class TraceRow:
-    """One comparison made while explaining a pair (``stickler compare``)."""
+    """One comparison made while explaining a pair (``stickler compare``, failure lists).
+
+    ``gt`` and ``pred`` are plain values (rich ``{"_value": …}`` wrappers removed at every depth);
+    ``confidence`` is the prediction's ``_confidence`` at a leaf (None elsewhere, or when it gave
+    none); ``gt_default``/``pred_default`` say that side's value was missing and the schema's
+    ``default`` was compared in its place.
+    """
 
     path: str
     label: str  # TP, FA, FD, FN or TN
@@ -40,6 +46,9 @@ class TraceRow:
     score: float
     threshold: float
     comparator: str
+    confidence: float | None = None
+    gt_default: bool = False
+    pred_default: bool = False
 
 
 @dataclass(slots=True)
@@ -62,6 +71,8 @@ class DocResult:
     non_matches: list[NonMatch] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     trace: list["TraceRow"] | None = None  # filled only when explaining one pair
+    # Explaining only: the paths whose value a schema default stood in for, as [gt, pred] flags.
+    defaults: dict[str, list[bool]] | None = None
     # Scored leaf values the prediction gave (or gave a confidence for): the
     # denominator of confidence coverage.
     predicted_leaves: int = 0

@@ -12,6 +12,28 @@ def unwrap(value: Any) -> tuple[Any, Any]:
     return value, None
 
 
+def without_wrappers(value: Any) -> Any:
+    """``value`` with every rich value ``{"_value": v, ...}`` replaced by ``v``, at every depth:
+    what a comparison row shows (explaining only; iterative, as records may nest 1,024 deep)."""
+    if type(value) is not dict and type(value) is not list:
+        return value
+    out: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, out, 0)]
+    while stack:
+        item, into, at = stack.pop()
+        while type(item) is dict and "_value" in item:
+            item = item["_value"]
+        if type(item) is dict:
+            into[at] = copy = dict.fromkeys(item)  # keys in their order, values filled as they come
+            stack.extend((v, copy, k) for k, v in item.items())
+        elif type(item) is list:
+            into[at] = copy = [None] * len(item)
+            stack.extend((v, copy, k) for k, v in enumerate(item))
+        else:
+            into[at] = item
+    return out[0]
+
+
 EMPTIABLE = (str, list, dict)  # the types whose empty value is null (the hot loops test it inline)
 
 

@@ -105,15 +105,26 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
     if not worst:
         return []
     lines = ["### Worst documents", ""]
-    for doc in worst[:shown]:
+    worst = worst[:shown]
+    # A confidence column when a failing comparison carries one; "(default)" after a value the
+    # schema's default stood in for (outside the code span: not part of the value).
+    confident = any(c.get("confidence") is not None for d in worst for c in d["comparisons"] if c["type"] in MISSES)
+    head, rule = ("| Confidence ", "---:|") if confident else ("", "")
+    for doc in worst:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], 60))}</code> · score {doc['score']:.3f} · "
                   f"{len(misses)} failing comparison(s)</summary>", "",
-                  "| Field | Type | Ground truth | Prediction | Score |", "|---|---|---|---|---:|"]
-        lines += [f"| {text(c['path'])} | {c['type']} | {text(c['gt'], 60)} | {text(c['pred'], 60)} | {c['score']:.3f} |"
-                  for c in misses]
+                  f"| Field | Type | Ground truth | Prediction {head}| Score |", f"|---|---|---|---|{rule}---:|"]
+        for c in misses:
+            confidence = f" {_rate(c.get('confidence'))} |" if confident else ""
+            lines.append(f"| {text(c['path'])} | {c['type']} | {_value(c['gt'], c.get('gt_default'))} "
+                         f"| {_value(c['pred'], c.get('pred_default'))} |{confidence} {c['score']:.3f} |")
         lines += ["", "</details>", ""]
     return lines
+
+
+def _value(value: Any, filled: bool | None) -> str:
+    return text(value, 60) + (" (default)" if filled else "")
 
 
 def render_diff_markdown(report: dict[str, Any]) -> str:

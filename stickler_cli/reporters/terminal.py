@@ -148,13 +148,30 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
 
 
 VALUE_SHOWN = 300  # characters of a value in `stickler compare` (folded onto lines, not cut at the column)
+DEFAULT_MARK = " (default)"  # after a value the schema's default stood in for (the record had none)
+CONFIDENCE_HEADER = "Conf"  # the prediction's _confidence at a leaf, a column of its own
+
+
+def value_cell(value: Any, filled: bool | None, limit: int) -> Text:
+    """A compared value as shown in a failure list, marked when the schema's default stood in for it."""
+    cell = safe(value, limit)
+    if filled:
+        cell.append(DEFAULT_MARK, style="dim")
+    return cell
+
+
+def confidence_cell(value: float | None) -> Text:
+    """The prediction's confidence (``–`` for none: an object or list row, or none given)."""
+    return Text("–", style="dim") if value is None else Text(f"{value:.3f}")
 
 
 def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
     """``stickler compare``: every comparison made for one pair (threshold and comparator only
-    on terminals of 100 columns or more, so that the values keep room on narrow ones)."""
+    on terminals of 100 columns or more, so that the values keep room on narrow ones; the
+    prediction's confidence when it gave any)."""
     table = _compact(f"Document score {score:.3f}", expand=True)
     wide = console.width >= 100
+    confident = any(r.confidence is not None for r in rows)
     widest = max((len(r.path) for r in rows), default=5)
     field_width = min(widest, 24 if wide else 18)
     # Paths are never cut: a long one wraps after a dot (values fold too; figures stay whole).
@@ -163,14 +180,17 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
     # Values fold onto more lines rather than being cut: this table is read to debug one pair.
     table.add_column("Ground truth", overflow="fold", ratio=1)
     table.add_column("Prediction", overflow="fold", ratio=1)
-    for name in ("Sim", "Score", "Thr") if wide else ("Sim", "Score"):  # never cut: a threshold may be 0.8333
+    figures = ("Sim", "Score", "Thr") if wide else ("Sim", "Score")  # never cut: a threshold may be 0.8333
+    for name in ((CONFIDENCE_HEADER,) if confident else ()) + figures:
         table.add_column(name, justify="right", no_wrap=True, min_width=5)
     if wide:
         table.add_column("Comparator", overflow="ellipsis", no_wrap=True, width=11)
     for row in rows:
         cells = [wrap_name(safe(row.path, 400), field_width), Text(row.label, style=_LABEL_STYLES[row.label]),
-                 safe(row.gt, VALUE_SHOWN), safe(row.pred, VALUE_SHOWN),
-                 f"{row.similarity:.3f}", f"{row.score:.3f}"]
+                 value_cell(row.gt, row.gt_default, VALUE_SHOWN), value_cell(row.pred, row.pred_default, VALUE_SHOWN)]
+        if confident:
+            cells.append(confidence_cell(row.confidence))
+        cells += [f"{row.similarity:.3f}", f"{row.score:.3f}"]
         if wide:
             cells += [f"{row.threshold:g}", row.comparator.removesuffix("Comparator")]
         table.add_row(*cells)
@@ -224,6 +244,8 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         return
     console.print()
     console.print(Text(f"The {len(worst)} worst document(s)", style="bold"))
+    # The confidence column only when a failing comparison carries one (else the values keep its room).
+    confident = any(c.get("confidence") is not None for d in worst for c in d["comparisons"] if c["type"] in MISSES)
     for doc in worst:
         where = f"ground truth line {doc['gt_line']}" + (f", prediction line {doc['pred_line']}" if doc["pred_line"] else "")
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
@@ -236,12 +258,16 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         table.add_column("", no_wrap=True, min_width=2)
         table.add_column("Ground truth", overflow="fold", ratio=1)
         table.add_column("Prediction", overflow="fold", ratio=1)
+        if confident:
+            table.add_column(CONFIDENCE_HEADER, justify="right", no_wrap=True, min_width=5)
         table.add_column("Score", justify="right", no_wrap=True, min_width=5)
         for c in misses:
-            table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]), safe(c["gt"], 80),
-                          safe(c["pred"], 80), f"{c['score']:.3f}")
+            table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
+                          value_cell(c["gt"], c.get("gt_default"), 80), value_cell(c["pred"], c.get("pred_default"), 80),
+                          *([confidence_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
         if not misses:
-            table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"), "", "", "", "")
+            table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"),
+                          *[""] * (len(table.columns) - 1))
         console.print(table)
 
 
