@@ -553,13 +553,10 @@ class _DocNames:
     def __call__(self, number: int, gt: dict) -> str:
         if self.named is not None:
             name = next((field for field in self.named if field in gt), None)
+            shown = None if name is None else record_id(gt, name)
         else:
-            name = _id_key(gt, self.ranks)
-        if name is not None:
-            found = _id_of(gt, name)
-            if found is not None and found[1]:
-                return found[1]
-        return f"{self.prefix}{number}"
+            shown = record_id(gt, None, self.ranks)
+        return shown or f"{self.prefix}{number}"
 
 
 def out_of_step(first: dict[str, Any]) -> InputError:
@@ -808,16 +805,13 @@ def parse_record(content: "bytes | Record | Overlong") -> tuple[Any, str | None]
     return _parse(content)
 
 
-def record_id(record: dict, id_field: str | None = None) -> str | None:
+def record_id(record: dict, id_field: str | None = None, ranks: dict[str, int] | None = None) -> str | None:
     """A record's document id as shown in messages (strings as written, numbers and booleans as
     JSON): that of ``id_field``, or without one, of the first of ``ID_FIELDS`` the record has
-    (names folded, as pairing by line finds them: ``docId``, ``Document-ID``); None when absent."""
+    (names folded, as pairing by line finds them: ``docId``, ``Document-ID``; ``ranks`` caches
+    the keys seen); None when absent."""
     if id_field is None:
-        rank = len(ID_FIELDS)
-        for key in record:
-            position = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
-            if position < rank:
-                id_field, rank = key, position
+        id_field = _id_key(record, {} if ranks is None else ranks)
         if id_field is None:
             return None
     found = _id_of(record, id_field)

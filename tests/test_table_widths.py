@@ -265,3 +265,18 @@ def test_fit_never_cuts_a_cell_at_any_width():
                 assert cell in text, (width, cell)
         for column in columns[:-1]:
             assert column.header in text
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_short_field_names_keep_the_field_header_whole(tmp_path, capsys, monkeypatch, columns):
+    """A one-letter path once set the column to one character, and "Field" stood vertically."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"x": {"type": "string"}}}))
+    (tmp_path / "g.jsonl").write_text('{"x": "a"}\n')
+    (tmp_path / "p.jsonl").write_text('{"x": "z"}\n')
+    args = [str(schema), str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl")]
+    for command in (["eval", *args, "--show-errors", "1"], ["compare", *args, "--line", "1"]):
+        _, out = _run(command, capsys, monkeypatch, columns)
+        _fits(out, columns)
+        assert re.search(r"^ Field +Ground truth +Prediction ", out, re.M), out
+        assert re.search(r"^ x +FD +a +z +(0\.000 +)?0\.000\b", out, re.M), out

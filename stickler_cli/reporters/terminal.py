@@ -173,7 +173,7 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
     wide = console.width >= 100
     confident = any(r.confidence is not None for r in rows)
     widest = max((len(r.path) for r in rows), default=5)
-    field_width = min(widest, 24 if wide else 18)
+    field_width = max(len("Field"), min(widest, 24 if wide else 18))  # the header never folds
     # Paths are never cut: a long one wraps after a dot (values fold too; figures stay whole).
     table.add_column("Field", width=field_width, overflow="fold")
     table.add_column("", no_wrap=True, width=2)
@@ -249,11 +249,12 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
     for doc in worst:
         where = f"ground truth line {doc['gt_line']}" + (f", prediction line {doc['pred_line']}" if doc["pred_line"] else "")
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
-        table = _compact(Text("  ") + safe(doc["doc_id"], 60) + Text(f" · score {doc['score']:.3f} · {where}"),
+        # The name whole (a FILE:LINE name ends in its line number; an id is what a user searches for).
+        table = _compact(Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · {where}"),
                          expand=True)
         widest = max((len(c["path"]) for c in misses), default=5)
         # Paths and values fold onto more lines rather than being cut (a value may be an amount).
-        path_width = min(widest, 30)
+        path_width = max(len("Field"), min(widest, 30))  # the header never folds
         table.add_column("Field", overflow="fold", width=path_width)
         table.add_column("", no_wrap=True, min_width=2)
         table.add_column("Ground truth", overflow="fold", ratio=1)
