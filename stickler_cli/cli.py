@@ -630,7 +630,7 @@ def compare_command(
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
     from .analysis import row
-    from .compare_input import Selector, choose_pair
+    from .compare_input import Selector, choose_pair, id_disagreement
 
     _use_limits(limit)
     _check_format(output_format, TABLE_OR_JSON)
@@ -641,6 +641,8 @@ def compare_command(
     plan = load_schema(schema, _schema_resources(schema_resource))
     check_ready(plan)
     gt, pred = choose_pair(ground_truth, prediction, selector)
+    if selector.line is not None and (disagreement := id_disagreement(gt, pred)):
+        sys.stderr.write(f"stickler: warning: {_printable(disagreement)}\n")
     result = Engine(plan).compare(gt.record, pred.record, explain=True)
     if output_format == "json":
         # The report's comparison rows, "type" named "result" as this output always had it.

@@ -195,3 +195,18 @@ def _only(records: _Records) -> Chosen:
     if found is None:
         raise InputError("holds no record", records.source)
     return found
+
+
+def id_disagreement(gt: Chosen, pred: Chosen) -> str | None:
+    """Chosen by line, records carrying different document ids are most likely not the same
+    document (files out of step): what to say about it, or None."""
+    from .reader import _id_key
+
+    name = _id_key(gt.record, {}, pred.record)
+    if name is None:
+        return None
+    ours, theirs = record_id(gt.record, name), record_id(pred.record, name)
+    if ours is None or theirs is None or ours == theirs:
+        return None
+    return (f"{gt.where()} has {name} {ours!r} and {pred.where()} has {theirs!r}: not the same document? "
+            f"(--id {ours} compares the records carrying it)")

@@ -82,6 +82,12 @@ def test_line_counts_blank_lines_as_eval_does(pair, capsys):
                                "prediction": {"source": pair["pred"], "line": 3}}
     assert [(r["path"], r["gt"], r["pred"]) for r in found["comparisons"]] == [
         ("doc_id", "doc-0042", "doc-0001"), ("total", 42, 10), ("currency", "CAD", "USD")]
+    # Line 3 of each carries another document id: compared as asked, with a warning that says so.
+    code, _, err = _compare(pair, capsys, "--line", "3")
+    assert code == 0
+    assert err == (f"stickler: warning: {pair['gt']}:3 has doc_id 'doc-0042' and {pair['pred']}:3 has 'doc-0001': "
+                   "not the same document? (--id doc-0042 compares the records carrying it)\n")
+    assert _compare(pair, capsys, "--id", "doc-0042")[2] == ""  # chosen by id: nothing to warn of
 
 
 def test_the_table_names_the_lines_compared_and_fits_80_columns(pair, capsys, monkeypatch):
