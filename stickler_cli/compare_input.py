@@ -11,6 +11,7 @@ their place, so ``--line 42`` is the pair eval calls line 42.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
@@ -78,7 +79,7 @@ def choose_pair(ground_truth: str, prediction: str, selector: Selector) -> tuple
     selector.check()
     if ground_truth == STDIN and prediction == STDIN:
         raise UsageError("only one of the two inputs can be standard input (-)")
-    inputs = [_input(ground_truth, "ground truth"), _input(prediction, "prediction")]
+    inputs = [_input(ground_truth, "ground truth", selector), _input(prediction, "prediction", selector)]
     if selector.given and all(isinstance(i, Chosen) for i in inputs):
         option = "--line" if selector.line is not None else "--id"
         raise UsageError(f"{option} chooses a record of a JSON Lines file (or a .json array); both inputs are "
@@ -87,8 +88,10 @@ def choose_pair(ground_truth: str, prediction: str, selector: Selector) -> tuple
     return gt, pred
 
 
-def _input(argument: str, what: str) -> Input:
-    """JSON text, a ``.json`` file read whole, or a file of records read line by line."""
+def _input(argument: str, what: str, selector: Selector) -> Input:
+    """JSON text, a ``.json`` file read whole, or a file of records read line by line. Standard
+    input without a selector is read whole, so that ``jq '.[3]' | stickler compare s.json gt.json -``
+    (one pretty-printed object) works; with one, it is JSON Lines."""
     if argument.lstrip().startswith("{"):
         return Chosen(_object(argument.encode(), f"<{what} argument>", what), None, None)
     if argument != STDIN:
@@ -96,17 +99,32 @@ def _input(argument: str, what: str) -> Input:
             raise InputError(f"{what} is neither JSON text nor an existing file", argument)
         if os.path.isdir(argument):
             raise InputError("is a directory, expected a JSON or JSON Lines file", argument)
-    if argument.endswith(".json"):
+    if argument.endswith(".json") or (argument == STDIN and not selector.given):
         try:
-            with open(argument, "rb") as handle:
-                raw = whole_file(argument, handle, b"", limits.current().line_bytes)
+            if argument == STDIN:
+                raw = whole_file(argument, sys.stdin.buffer, b"", limits.current().line_bytes)
+            else:
+                with open(argument, "rb") as handle:
+                    raw = whole_file(argument, handle, b"", limits.current().line_bytes)
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", argument) from None
-        value = _value(raw, argument, what)
+        value = _value(raw, argument, what) if argument != STDIN else _stdin_value(raw, what)
         if isinstance(value, list):  # an array of records, numbered by position as eval numbers them
             return _Records(argument, iter([(n, 0, Record(item)) for n, item in enumerate(value, start=1)]), True)
         return Chosen(_check_object(value, argument, what), argument, None)
     return _Records(argument, ground_truth_lines(argument, PairingStats()))
+
+
+def _stdin_value(raw: bytes, what: str) -> Any:
+    """Standard input read whole: one JSON value, or one JSON Lines record (several: say how to choose)."""
+    try:
+        return decode(raw)
+    except ValueError:
+        lines = [line for line in raw.splitlines() if line.strip()]
+        if len(lines) > 1:
+            raise InputError("holds more than one line and is not one JSON value: for JSON Lines, pass --id or "
+                             "--line to choose the record to compare", STDIN) from None
+        return _value(raw, STDIN, what)
 
 
 def _value(raw: bytes, source: str, what: str) -> Any:

@@ -143,6 +143,19 @@ def test_standard_input_for_one_of_the_two(pair):
     done = subprocess.run([sys.executable, "-m", "stickler_cli", "compare", pair["schema"], "-", "-"],
                           input=b"{}", capture_output=True)
     assert (done.returncode, done.stderr) == (2, b"stickler: error: only one of the two inputs can be standard input (-)\n")
+    # Without a selector, standard input is one JSON value, pretty-printed or not (jq '.[3]' | ...).
+    pretty = json.dumps({"doc_id": "doc-0042", "total": 41, "currency": "CAD"}, indent=2).encode()
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "compare", pair["schema"],
+                           '{"doc_id": "doc-0042", "total": 42, "currency": "CAD"}', "-", "-f", "json"],
+                          input=pretty, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    rows = {r["path"]: (r["gt"], r["pred"]) for r in json.loads(done.stdout)["comparisons"]}
+    assert rows == {"doc_id": ("doc-0042", "doc-0042"), "total": (42, 41), "currency": ("CAD", "CAD")}
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "compare", pair["schema"], "{}", "-"],
+                          input=b'{"total": 1}\n{"total": 2}\n', capture_output=True)
+    assert (done.returncode, done.stderr) == (2, b"stickler: error: -: holds more than one line and is not one JSON "
+                                                 b"value: for JSON Lines, pass --id or --line to choose the record to "
+                                                 b"compare\n")
 
 
 def test_the_two_json_object_form_is_unchanged(pair, tmp_path, capsys):
