@@ -2,13 +2,16 @@
 
 Scoring keeps only counts; a document is explained (every comparison with its
 ground truth, prediction, similarity and classification) only when it is among
-the worst kept, or when every non-match is asked for (``--non-matches``).
+the worst kept, when every non-match is asked for (``--non-matches``), or while
+a field it fails on still has room among the failing comparisons kept per field
+(``--limit failures-per-field``: the HTML report's field panels).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from typing import Any
 
@@ -108,6 +111,9 @@ def value_text(value: Any) -> str | None:
 def sample_row(row: dict[str, Any]) -> dict[str, Any]:
     """A failing comparison as the run keeps it: the sample's keys only, long values cut (see SAMPLE_VALUE_CHARS)."""
     out = {key: row[key] for key in SAMPLE_KEYS if key in row}
+    confidence = out.get("confidence")
+    if confidence is not None and not (type(confidence) in (int, float) and math.isfinite(confidence)):
+        out["confidence"] = None  # a malformed _confidence (listed in errors) is no figure to show
     cut = []
     for side in SIDES:
         text = value_text(out.get(side))

@@ -316,7 +316,7 @@ def _check_failures(failures: Any, kept: int, plan: Plan) -> None:
                 if row[key] is not None:
                     _number(row[key], f"{at}/{key}")
             if row.get("confidence") is not None:
-                _number(row["confidence"], f"{at}/confidence", 0.0, 1.0)
+                _number(row["confidence"], f"{at}/confidence")
             for key in ("gt_default", "pred_default"):
                 if key in row and type(row[key]) is not bool:
                     raise _bad(f"{at}/{key}", f"must be true or false, got {_shown(row[key])}")

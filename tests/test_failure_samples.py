@@ -217,8 +217,8 @@ TAMPERED = [
     ("a right comparison", lambda s: _first(s).__setitem__("type", "TP"), "/failures/invoice_id/0/type: must be one of FD, FA, FN"),
     ("a row of another field", _move,
      "/failures/customer_name/0/path: must be a comparison of field 'customer_name', got 'invoice_id'"),
-    ("a confidence above 1", lambda s: _first(s).__setitem__("confidence", 1.5),
-     "/failures/invoice_id/0/confidence: must be between 0 and 1, got 1.5"),
+    ("a confidence as text", lambda s: _first(s).__setitem__("confidence", "0.9"),
+     "/failures/invoice_id/0/confidence: must be a finite number, got '0.9'"),
     ("an unknown key", lambda s: _first(s).__setitem__("script", 1), "/failures/invoice_id/0/script: unknown key"),
     ("a missing key", lambda s: _first(s).pop("comparator"), "/failures/invoice_id/0: missing key 'comparator'"),
     ("a value longer than kept", lambda s: _first(s).__setitem__("gt", "x" * 5000),
@@ -245,3 +245,11 @@ def test_tampered_failure_rows_are_refused_naming_the_pointer(invoice: dict[str,
     with pytest.raises(InputError) as caught:
         state_file.merge([str(path)])
     assert expected in str(caught.value), str(caught.value)
+
+
+def test_kept_rows_hold_the_sample_keys_only() -> None:
+    """Keys a comparison row may gain are dropped unless the sample knows them, so a state stays checkable;
+    a confidence that is no number is kept as none (the run lists the malformed _confidence in errors)."""
+    row = {"doc_id": "d", "path": "a", "type": "FD", "gt": 1, "pred": 2, "similarity": 0.0, "score": 0.0,
+           "threshold": 1.0, "comparator": "ExactComparator", "confidence": "high", "pred_default": True, "new": 1}
+    assert analysis.sample_row(row) == {**{k: v for k, v in row.items() if k != "new"}, "confidence": None}

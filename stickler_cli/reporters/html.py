@@ -89,7 +89,8 @@ document.querySelectorAll("button.field-link").forEach(function (button) {
       rows += n;
       docs += doc.hidden ? 0 : 1;
     });
-    status.textContent = rows + " comparison" + (rows === 1 ? "" : "s") + " shown in " + docs + " document" + (docs === 1 ? "" : "s");
+    status.textContent = rows + " comparison" + (rows === 1 ? "" : "s") + " shown in " +
+      docs + " document" + (docs === 1 ? "" : "s");
   }
   hide.addEventListener("change", apply);
   search.addEventListener("input", apply);
@@ -464,7 +465,8 @@ def _confidence(report: dict[str, Any]) -> str:
             + (f"<p>{_e(sentence, 2000)}</p>" if sentence else "")
             + "<div class=cards>"
             + "".join(f"<div class=card><b>{_fmt(v)}</b><span>{_e(label)}</span></div>" for label, v in cards)
-            + f"</div>{_budgets(overall)}{_calibration_table(conf, labels)}<div class=charts>{reliability}{review}</div>"
+            + f"</div>{_budgets(overall)}{_calibration_table(conf, labels)}"
+            + f"<div class=charts>{reliability}{review}</div>"
             + "".join(f"<p class=legend>{_e(k)}</p>" for k in keys))
 
 
@@ -517,7 +519,8 @@ def _documents(report: dict[str, Any]) -> str:
             wrong += cls not in ("TP", "TN")
             rows.append(f'<tr class="{cls}"><td>{_e(c.get("path", ""), 200)}</td>'
                         f'<td class="tag {cls}">{_e(c.get("type", ""), 10)}</td>{_value_cell(c, "gt")}'
-                        f'{_value_cell(c, "pred")}{_num_cell(c.get("confidence"))}{_num_cell(c.get("similarity"))}</tr>')
+                        f'{_value_cell(c, "pred")}{_num_cell(c.get("confidence"))}'
+                        f'{_num_cell(c.get("similarity"))}</tr>')
         total, failing = total + len(rows), failing + wrong
         lines = f"ground truth line {_fmt(doc.get('gt_line'))}"
         if doc.get("pred_line") is not None:
@@ -529,7 +532,8 @@ def _documents(report: dict[str, Any]) -> str:
     controls = ('<div class="controls"><label><input type="checkbox" id="hide-ok" checked> hide right comparisons '
                 '(TP, TN)</label><input type="search" id="doc-search" placeholder="filter: path, value or document" '
                 f'aria-label="filter the comparisons"><span id="doc-status" class="meta">{failing} comparison'
-                f'{"" if failing == 1 else "s"} shown in {len(docs)} document{"" if len(docs) == 1 else "s"}</span></div>')
+                f'{"" if failing == 1 else "s"} shown in {len(docs)} document{"" if len(docs) == 1 else "s"}'
+                "</span></div>")
     return (f"<h2>Worst documents</h2><p class=meta>The {len(docs)} documents with the lowest scores, every comparison "
             f"made ({total} in all).</p>{controls}<div id=\"worst\" class=\"hide-ok\">{''.join(out)}</div>")
 
@@ -544,7 +548,8 @@ def _violations(report: dict[str, Any]) -> str:
         return ""
     headers = [("field", "text"), ("keyword", "text"), ("violations", "num")]
     return ("<h2>Schema violations</h2><p class=meta>Predictions checked against the schema: how often each "
-            "field broke each keyword (<code>$</code>: the document itself).</p>" + _table(headers, rows, sortable=True, cls="violations"))
+            "field broke each keyword (<code>$</code>: the document itself).</p>"
+            + _table(headers, rows, sortable=True, cls="violations"))
 
 
 def _location(error: dict[str, Any]) -> str:
@@ -562,7 +567,8 @@ def _errors(report: dict[str, Any]) -> str:
     errors = _list(report.get("errors"))
     if not errors:
         return ""
-    items = [f'<li>{_e(_location(e), 300)}: {_e(e.get("message", ""), 500)}</li>' for e in map(_dict, errors[:ERROR_LIMIT])]
+    items = [f'<li>{_e(_location(e), 300)}: {_e(e.get("message", ""), 500)}</li>'
+             for e in map(_dict, errors[:ERROR_LIMIT])]
     more = f"<p>… and {len(errors) - ERROR_LIMIT:,} more</p>" if len(errors) > ERROR_LIMIT else ""
     return f"<h2>Errors ({len(errors):,})</h2><ul>{''.join(items)}</ul>{more}"
 
