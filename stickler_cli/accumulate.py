@@ -18,14 +18,17 @@ from typing import Any, Callable
 import orjson
 
 from .confidence.store import ConfidenceStore
-from .engine.result import DocResult, counts_by_field, totals
+from .analysis import failure_field, sample_row
+from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
+from .limits import DEFAULT as DEFAULT_LIMITS
 from .plan import Plan
 from .reader import COUNTED, DataError
 
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
-# 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded)
-STATE_VERSION = 5
+# 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);
+# 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report)
+STATE_VERSION = 6
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -46,6 +49,8 @@ class Analysis:
     non_matches: bool = False  # every FD/FA/FN comparison, for --non-matches
     per_document: bool = False  # one line per document (score, field scores, counts), for --per-document
     documents: bool = False  # each document's score and per-field counts, for confidence intervals
+    # The first failing comparisons (FD/FA/FN) of each field path kept, in input order (--limit failures-per-field).
+    failures: int = DEFAULT_LIMITS.failures_per_field
 
 
 class Accumulator:
@@ -85,6 +90,12 @@ class Accumulator:
         self.documents = array("d")
         self.document_keys = array("Q")
         self.stats = dict.fromkeys(COUNTED, 0)
+        # The first ``failures_known`` failing comparisons of each field (by field index), in input order: rows
+        # of analysis.sample_row. A document is explained only while a field it fails on has room (``_open``).
+        self.failures: dict[int, list[dict[str, Any]]] = {}
+        self.failures_known = analysis.failures
+        self._open = list(range(self.size)) if analysis.failures > 0 else []
+        self._index = {f.path: f.index for f in plan.fields}
 
     @property
     def counts(self) -> list[list[int]]:
@@ -134,6 +145,44 @@ class Accumulator:
         return [{**sample, "score": -score, "position": -position}
                 for score, position, sample in sorted(self._worst, reverse=True)[:self.worst_known]]
 
+    def wants_failures(self, tally: list[int]) -> bool:
+        """Whether a document of these counts fails on a field whose sample still has room: only then is it
+        explained for the sample (in C for a document without misses: three slices of its counts)."""
+        if not self._open or not (any(tally[FA::5]) or any(tally[FD::5]) or any(tally[FN::5])):
+            return False
+        return any(tally[5 * i + FA] or tally[5 * i + FD] or tally[5 * i + FN] for i in self._open)
+
+    def keep_failures(self, rows: list[dict[str, Any]]) -> None:
+        """Keep a document's failing comparisons (``analysis.non_match_rows``) in the samples that have room."""
+        full = False
+        for row in rows:
+            field = failure_field(self.plan, row["path"], row["type"])
+            if field is None:
+                continue
+            kept = self.failures.setdefault(field.index, [])
+            if len(kept) < self.failures_known:
+                kept.append(sample_row(row))
+                full = full or len(kept) >= self.failures_known
+        if full:
+            self._reopen()
+
+    def full_fields(self) -> frozenset[int]:
+        """The fields whose sample is full: a later part of the input (a worker's chunk) need not sample them."""
+        return frozenset(range(self.size)) - frozenset(self._open)
+
+    def close_fields(self, full: frozenset[int]) -> None:
+        """Sample nothing for ``full`` fields (an earlier part of the input has filled them)."""
+        self._open = [i for i in self._open if i not in full]
+
+    def _reopen(self) -> None:
+        self._open = [i for i in self._open if len(self.failures.get(i, ())) < self.failures_known]
+
+    def failure_samples(self) -> dict[str, list[dict[str, Any]]]:
+        """The kept failing comparisons by field path, in the plan's field order."""
+        fields = self.plan.fields
+        return {fields[i].path: rows[:self.failures_known] for i, rows in sorted(self.failures.items())
+                if rows and self.failures_known}
+
     def add_lines(self, kind: str, rows: list[dict[str, Any]]) -> None:
         sink = self.sinks.get(kind)
         if sink is not None:
@@ -181,6 +230,8 @@ class Accumulator:
             "score_histogram": list(self.score_histogram),
             "worst": self.worst,
             "worst_kept": self.worst_known,
+            "failures": self.failure_samples(),
+            "failures_kept": self.failures_known,
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
             "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
@@ -221,6 +272,15 @@ class Accumulator:
         for kind, rows in state["lines"].items():
             if rows:
                 self.add_lines(kind, rows)
+        # The states come in input order and each kept its first failing comparisons: their concatenation, cut
+        # to the smaller bound, is the first ones of the whole input.
+        self.failures_known = min(self.failures_known, state["failures_kept"])
+        for path, rows in state["failures"].items():
+            kept = self.failures.setdefault(self._index[path], [])
+            room = self.failures_known - len(kept)
+            if room > 0:
+                kept.extend(rows[:room])
+        self._reopen()
         self.documents.extend(state["documents"])
         self.document_keys.extend(state["document_keys"])
         conformance = state["conformance"]

@@ -2,20 +2,24 @@
 
 Scoring keeps only counts; a document is explained (every comparison with its
 ground truth, prediction, similarity and classification) only when it is among
-the worst kept, or when every non-match is asked for (``--non-matches``).
+the worst kept, when every non-match is asked for (``--non-matches``), or while
+a field it fails on still has room among the failing comparisons kept per field
+(``--limit failures-per-field``: the HTML report's field panels).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from typing import Any
 
 import orjson
 
 from .engine import Engine
 from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
-from .plan import Plan
+from .plan import FieldPlan, Kind, ModelPlan, Plan
 
 MISSES = ("FD", "FA", "FN")
 
@@ -80,3 +84,82 @@ def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[st
     """The report's ``worst_documents``: each kept document with every comparison explained."""
     return [{"doc_id": d["doc_id"], "gt_line": d["gt_line"], "pred_line": d["pred_line"], "score": d["score"],
              "comparisons": explain(engine, d["gt"], d["pred"])} for d in worst]
+
+
+# -- failing comparisons kept per field (the HTML report's field panels) ---------------------------
+
+# Characters of a value's JSON that a kept failing comparison holds; a longer value is kept as its JSON text
+# cut to this length (and named in the row's "cut"), so that the sample's memory does not follow the data's
+# (the HTML report shows 300 characters of a value; --non-matches writes whole values).
+SAMPLE_VALUE_CHARS = 1000
+# What a kept failing comparison holds: its document, then a comparison row's keys (confidence and the
+# default marks when the rows carry them). Other keys are dropped, so that a state's rows can be checked.
+SAMPLE_REQUIRED = ("doc_id", "path", "type", "gt", "pred", "similarity", "score", "threshold", "comparator")
+SAMPLE_KEYS = (*SAMPLE_REQUIRED, "confidence", "gt_default", "pred_default")
+SIDES = ("gt", "pred")
+_ITEM = re.compile(r"\[(?:[0-9]+|-)↔(?:[0-9]+|-)\]")
+_LISTS = (Kind.PRIMITIVE_LIST, Kind.OBJECT_LIST)
+
+
+def value_text(value: Any) -> str | None:
+    """Compact JSON of a data value (integers beyond 64 bits too); None when it is nested too deeply to write."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        try:
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        except (RecursionError, ValueError):
+            return None
+
+
+def sample_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A failing comparison as the run keeps it: the sample's keys only, long values cut (see SAMPLE_VALUE_CHARS)."""
+    out = {key: row[key] for key in SAMPLE_KEYS if key in row}
+    confidence = out.get("confidence")
+    if confidence is not None and not (type(confidence) in (int, float) and math.isfinite(confidence)):
+        out["confidence"] = None  # a malformed _confidence (listed in errors) is no figure to show
+    cut = []
+    for side in SIDES:
+        text = value_text(out.get(side))
+        if text is None:
+            out[side] = "<nested too deeply to show>"
+            cut.append(side)
+        elif len(text) > SAMPLE_VALUE_CHARS:
+            out[side] = text[:SAMPLE_VALUE_CHARS - 1] + "…"
+            cut.append(side)
+    if cut:
+        out["cut"] = cut
+    return out
+
+
+def failure_field(plan: Plan, path: str, kind: str) -> FieldPlan | None:
+    """The field a comparison row belongs to, from its display path (``items[0↔1].name`` is ``items.name``);
+    None for a row that is not one of its field's counted comparisons (a list of objects compared as a whole:
+    its pairs are the counted ones) or for a path the plan does not have."""
+    found = _field_at(plan.root, path)
+    if found is None:
+        return None
+    field, item = found
+    if field.kind is Kind.OBJECT_LIST and not item and kind == "FD":
+        return None
+    return field
+
+
+def _field_at(model: ModelPlan, path: str) -> tuple[FieldPlan, bool] | None:
+    """(field, whether the path names one of its list items) of a display path below ``model``. Keys may hold
+    dots and brackets themselves: every field whose key starts the path is tried."""
+    for f in model.fields:
+        if not path.startswith(f.key):
+            continue
+        rest, item = path[len(f.key):], False
+        if f.kind in _LISTS:
+            match = _ITEM.match(rest)
+            if match:
+                rest, item = rest[match.end():], True
+        if not rest:
+            return f, item
+        if rest[0] == "." and f.model is not None:
+            found = _field_at(f.model, rest[1:])
+            if found is not None:
+                return found
+    return None

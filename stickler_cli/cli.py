@@ -287,7 +287,8 @@ def eval_command(
     if workers is None:
         workers = available_cores() if dask else _auto_workers(plan, total_bytes)
     analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
-                        per_document=bool(per_document), documents=ci is not None)
+                        per_document=bool(per_document), documents=ci is not None,
+                        failures=limits.current().failures_per_field)
     files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
     with contextlib.ExitStack() as stack:
         sinks = {kind: stack.enter_context(json_report.LineWriter(path)) for kind, path in files.items() if path}
@@ -339,7 +340,8 @@ def merge_command(
     json_report.check_targets(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
         [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
-    evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors)))
+    evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
+                                                                 failures=limits.current().failures_per_field))
     if ci is not None:
         state_file.check_documents(evaluation.accumulator, states)
         evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
@@ -549,7 +551,7 @@ def diff_command(
         if schema_resource or assert_formats:
             raise UsageError("--schema-resource and --assert-formats apply to a schema: two states carry theirs")
         json_report.check_targets(targets, [*(("state file", p) for p in paths), *plugin_files])
-        runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
+        runs = [state_file.merge([path], plugin or [], Analysis(worst=0, failures=0)) for path in paths]
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
@@ -559,8 +561,8 @@ def diff_command(
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
             ("predictions of B", predictions_b), *plugin_files])
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
-        runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, analysis=Analysis(worst=0, documents=True),
-                                 pairing=pairing))
+        runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b,
+                                 analysis=Analysis(worst=0, documents=True, failures=0), pairing=pairing))
         _warn_swapped(runs[0].accumulator.stats, ground_truth)
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     _emit_diff(report, output_format, output, junit_path, html_path)

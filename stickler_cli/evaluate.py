@@ -74,14 +74,21 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
 
 def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dict, gt_line: int,
          pred_line: int | None) -> None:
-    """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked."""
+    """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked for
+    (``--non-matches``) or while a field it fails on has room in its sample of failing comparisons."""
     acc.add(doc)
     if acc.analysis.documents:
         acc.document_keys.append(document_key(gt))
     if acc.is_among_worst(doc.score):
         acc.keep_worst(doc.score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred})
-    if acc.analysis.non_matches and has_misses(doc.tally):
-        acc.add_lines(ROWS_NON_MATCHES, non_match_rows(engine, doc_id, gt, pred))
+    lines = acc.analysis.non_matches and has_misses(doc.tally)
+    sample = acc.wants_failures(doc.tally)
+    if lines or sample:  # explained once for both
+        rows = non_match_rows(engine, doc_id, gt, pred)
+        if lines:
+            acc.add_lines(ROWS_NON_MATCHES, rows)
+        if sample:
+            acc.keep_failures(rows)
     if acc.analysis.per_document:
         acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, gt_line, pred_line)])
 

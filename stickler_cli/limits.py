@@ -53,6 +53,10 @@ class Limits:
     record_check_seconds: float = 1.0
     # Records over that time after which jsonschema checks no more records in the run (each is "unchecked").
     record_check_timeouts: int = 10
+    # Failing comparisons (FD/FA/FN) kept per field path for the HTML report's field panels: the first ones in
+    # input order. Each is one explained comparison held until the report is written (values cut to
+    # analysis.SAMPLE_VALUE_CHARS), so memory stays flat at any input size.
+    failures_per_field: int = 20
 
 
 DEFAULT = Limits()

@@ -98,13 +98,16 @@ def _init_worker(source: PlanSource, parent: int) -> None:
     _worker = built(source)
 
 
-def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Analysis) -> dict[str, Any]:
-    """Score one chunk: raw line pairs (parsed and paired here) or, paired by id, ready pairs."""
+def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Analysis,
+                 full: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """Score one chunk: raw line pairs (parsed and paired here) or, paired by id, ready pairs. ``full``: the
+    fields whose sample of failing comparisons the chunks before this one filled (none is explained for them)."""
     from .evaluate import add_pairing_stats, score_pairs
 
     assert _worker is not None, "worker not initialised"
     engine, plan = _worker
     acc = Accumulator(plan, analysis)
+    acc.close_fields(full)
     if pairing.id_field:
         score_pairs(engine, acc, chunk, shard.predictions)
     else:
@@ -178,7 +181,7 @@ def score_in_pool(
                              initargs=(source, os.getpid())) as pool:
         try:
             for chunk, shard in _chunks(shards, stats, pairing):
-                pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.analysis))
+                pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.analysis, acc.full_fields()))
                 while len(pending) >= 4 * workers or (pending and pending[0].done()):
                     acc.merge_state(pending.popleft().result())
                     check_alignment(acc.stats, acc.errors)

@@ -107,6 +107,7 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "confidence_metrics": _confidence_block(evaluation),
         "score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
         "worst_documents": worst_documents(Engine(plan), acc.worst),
+        "field_failures": {"kept_per_field": acc.failures_known, "fields": acc.failure_samples()},
         "errors": list(acc.errors),
         "elapsed_seconds": evaluation.elapsed_seconds,
     }

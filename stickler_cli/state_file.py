@@ -185,6 +185,7 @@ def check(state: dict, plan: Plan) -> None:
     _check_conformance(state["conformance"])
     worst_kept = _count(state["worst_kept"], "/worst_kept")
     _check_worst(state["worst"], worst_kept, n)
+    _check_failures(state["failures"], _count(state["failures_kept"], "/failures_kept"), plan)
     lines = _object(state["lines"], "/lines", list(fresh["lines"]))
     for kind, rows in lines.items():
         for k, row in enumerate(_array(rows, f"/lines/{kind}")):
@@ -282,6 +283,59 @@ def _check_worst(worst: Any, kept: int, n: int) -> None:
         _number(entry["score"], f"{where}/score", 0.0, 1.0)
         if _count(entry["position"], f"{where}/position") >= n:
             raise _bad(f"{where}/position", f"must be below the document count {n}, got {entry['position']}")
+
+
+def _check_failures(failures: Any, kept: int, plan: Plan) -> None:
+    """The first failing comparisons of each field: at most ``kept`` per field, each a row as the run keeps
+    it (analysis.sample_row: known keys, values of their types, long values cut) whose path is of its field."""
+    from .analysis import MISSES, SAMPLE_KEYS, SAMPLE_REQUIRED, SAMPLE_VALUE_CHARS, SIDES, failure_field, value_text
+
+    paths = {f.path for f in plan.fields}
+    for path, rows in _object(failures, "/failures").items():
+        where = f"/failures/{_token(path)}"
+        if path not in paths:
+            raise _bad(where, "not a field of the schema")
+        if len(_array(rows, where)) > kept:
+            raise _bad(where, f"holds {len(rows)} comparisons, more than the {kept} per field the state kept")
+        for k, row in enumerate(rows):
+            at = f"{where}/{k}"
+            _object(row, at)
+            for key in SAMPLE_REQUIRED:
+                if key not in row:
+                    raise _bad(at, f"missing key {key!r}")
+            for key in row:
+                if key not in SAMPLE_KEYS and key != "cut":
+                    raise _bad(f"{at}/{_token(key)}", "unknown key")
+            _scalar(row["doc_id"], f"{at}/doc_id")
+            for key in ("path", "comparator"):
+                if not isinstance(row[key], str):
+                    raise _bad(f"{at}/{key}", f"must be a string, got {_shown(row[key])}")
+            if row["type"] not in MISSES:
+                raise _bad(f"{at}/type", f"must be one of {', '.join(MISSES)}, got {_shown(row['type'])}")
+            for key in ("similarity", "score", "threshold"):
+                if row[key] is not None:
+                    _number(row[key], f"{at}/{key}")
+            if row.get("confidence") is not None:
+                _number(row["confidence"], f"{at}/confidence")
+            for key in ("gt_default", "pred_default"):
+                if key in row and type(row[key]) is not bool:
+                    raise _bad(f"{at}/{key}", f"must be true or false, got {_shown(row[key])}")
+            cut = _array(row.get("cut", []), f"{at}/cut")
+            if any(side not in SIDES for side in cut) or len(set(cut)) != len(cut):
+                raise _bad(f"{at}/cut", f"must name gt and/or pred once each, got {_shown(cut)}")
+            for side in SIDES:
+                value = row[side]
+                if side in cut and not isinstance(value, str):
+                    raise _bad(f"{at}/{side}", "a cut value must be a string")
+                text = value if side in cut else value_text(value)
+                if text is None:
+                    raise _bad(f"{at}/{side}", "nested too deeply (a state keeps such a value cut)")
+                size = len(text)
+                if size > SAMPLE_VALUE_CHARS:
+                    raise _bad(f"{at}/{side}", f"holds {size} characters, more than the {SAMPLE_VALUE_CHARS} kept")
+            field = failure_field(plan, row["path"], row["type"])
+            if field is None or field.path != path:
+                raise _bad(f"{at}/path", f"must be a comparison of field {_shown(path)}, got {_shown(row['path'])}")
 
 
 def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: list[list[int]],

@@ -24,7 +24,7 @@ HOSTILE = [SCRIPT, IMG, TEXTAREA]
 HOSTILE_FIELD = 'x"><img src=x onerror=window.__pwned=1>\x07'
 TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "p", "div", "b", "span", "table",
         "thead", "tbody", "tr", "th", "td", "button", "code", "details", "summary", "caption", "ul", "li", "script",
-        "svg", "rect", "line", "text", "circle", "polyline", "small"}
+        "svg", "rect", "line", "text", "circle", "polyline", "small", "section", "h3", "label", "input", "i"}
 
 
 def _report(confidence: bool = True) -> dict[str, Any]:
@@ -167,7 +167,7 @@ def test_partial_confidence_and_odd_values() -> None:
     report["gates"] = None
     report["field_metrics"]["plain"]["tp"] = 10**5000  # too many digits for str()
     page = render_html(report)
-    assert "Reliability diagram" not in page and "Review-budget curve" not in page and "auroc" in page
+    assert "Reliability diagram" not in page and "Review-budget curve" not in page and "AUROC" in page
 
 
 # --- in a real browser ---------------------------------------------------------------------------------
@@ -267,3 +267,194 @@ def test_in_chromium(tmp_path: Path) -> None:
             browser.close()
     data = screenshot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+# --- error analysis in the browser: a field's failing comparisons, the filters, the search -------------------
+
+CLICK_SCRIPT = "</script><script>window.__pwned=1;alert(1)</script>"
+
+
+def _clicks_report(tmp_path: Path) -> dict[str, Any]:
+    """Twenty documents: code wrong in the ten even ones (the fifth's prediction a script), name misspelt in
+    documents 1, 5 and 9 (0.667, under its 0.8 threshold), amount missing in 3 and 7, note added in 11.
+    The bound is 4 per field, so code keeps 4 of its 10. Scores: 0.75 for every document failing code,
+    amount or note (13 of them), 0.917 for a misspelt name: the 10 worst are documents 0, 2, 3, 4, 6, 7, 8,
+    10, 11 and 12, four comparisons each (40), one failing each (10), 9 TN (note absent on both sides)."""
+    schema = {"type": "object", "x-aws-stickler-model-name": "Clicks", "properties": {
+        "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator", "x-aws-stickler-threshold": 0.8},
+        "amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+        "note": {"type": ["string", "null"], "x-aws-stickler-comparator": "ExactComparator"}}}
+    gt, pred = [], []
+    for i in range(20):
+        g = {"code": f"C{i}", "name": f"Name {i}", "amount": i * 10.0 + 1}
+        p = dict(g)
+        if i % 2 == 0:
+            p["code"] = CLICK_SCRIPT if i == 4 else f"X{i}"
+        if i in (1, 5, 9):
+            p["name"] = f"Nmae {i}"
+        if i in (3, 7):
+            del p["amount"]
+        if i == 11:
+            p["note"] = "extra"
+        gt.append(g)
+        pred.append(p)
+    files = {name: tmp_path / name for name in ("s.json", "gt.jsonl", "pred.jsonl", "r.json")}
+    files["s.json"].write_text(json.dumps(schema))
+    files["gt.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in gt))
+    files["pred.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in pred))
+    code = main(["eval", str(files["s.json"]), str(files["gt.jsonl"]), str(files["pred.jsonl"]), "-f", "json",
+                 "-o", str(files["r.json"]), "--no-progress", "--limit", "failures-per-field=4"])
+    assert code == 0
+    return json.loads(files["r.json"].read_text())
+
+
+def test_field_failures_in_the_page_say_what_was_seen_and_what_is_shown(tmp_path: Path) -> None:
+    report = _clicks_report(tmp_path)
+    assert report["field_failures"]["kept_per_field"] == 4
+    kept = report["field_failures"]["fields"]
+    assert {p: len(rows) for p, rows in kept.items()} == {"code": 4, "name": 3, "amount": 2, "note": 1}
+    assert [r["pred"] for r in kept["code"]] == ["X0", "X2", CLICK_SCRIPT, "X6"]
+    page = render_html(report)
+    assert ("<b>10</b> failing (FD 10 · FA 0 · FN 0); showing <b>4</b>, the first 4 in input order" in page)
+    assert "<b>3</b> failing (FD 3 · FA 0 · FN 0); showing <b>3</b>, all of them." in page
+    assert CLICK_SCRIPT not in page and "&lt;/script&gt;&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt;" in page
+    assert page.count('<section class="failures"') == 4 and page.count('class="field-link"') == 4
+
+
+def test_the_page_names_the_budget_legends_violations_and_leaves_unknowns_out() -> None:
+    report = _report()
+    report["confidence_metrics"]["overall"]["error_capture_at_budget"] = {
+        "value": 3.067, "budgets": {"0.10": {"fields_reviewed": 3, "errors_found": 2, "pct_errors_caught": 0.4,
+                                              "pct_errors_random": 0.1, "gain": 4.0},
+                                     "0.30": {"fields_reviewed": 9, "errors_found": 4, "pct_errors_caught": 0.92,
+                                              "pct_errors_random": 0.3, "gain": 3.067},
+                                     "0.50": {"fields_reviewed": 15, "errors_found": 5, "pct_errors_caught": 1.0,
+                                              "pct_errors_random": 0.5, "gain": 2.0}}}
+    report["confidence_metrics"]["fields"] = {"plain": {"auroc": {"value": 0.625}, "brier_score": {"value": 0.2},
+                                                        "ece": {"value": 0.05},
+                                                        "error_capture_at_budget": {"value": None}}}
+    report["schema_violations"] = {"plain": {"type": 3, "maxLength": 1}, "$": {"required": 2}}
+    report["errors"] = [{"source": "pred_err.jsonl", "line": 58, "doc_id": None, "message": "broken"},
+                        {"source": "pred.jsonl", "line": None, "doc_id": "D-42", "message": "missing"}]
+    page = render_html(report)
+    assert "<b>3.067</b><span>error-capture gain reviewing the least confident 30% (× random)</span>" in page
+    assert "<th><button type=\"button\">Gain@30%</button></th>" in page.replace(' data-type="num"', "")
+    assert '<td class="n" data-sort="0.625">0.625</td>' in page  # the per-field calibration row
+    assert "TP: matched" in page and "FN: in the truth, not predicted" in page  # the bars' legend
+    assert "bars, the share right per confidence bin" in page
+    violations = re.findall(r'<tr><td>([^<]*)</td><td><code>([^<]*)</code></td><td class="n" data-sort="[^"]*">(\d+)<',
+                            page)
+    assert violations == [("plain", "type", "3"), ("plain", "maxLength", "1"), ("$", "required", "2")]
+    assert "<li>pred_err.jsonl:58: broken</li>" in page and "<li>pred.jsonl (D-42): missing</li>" in page
+    assert "(null)" not in page
+
+
+def test_confidence_and_default_marks_render_when_rows_carry_them() -> None:
+    """Rows made by a version that marks confidences and filled-in defaults (the failures contract)."""
+    report = _report()
+    report["worst_documents"][0]["comparisons"].append(
+        {"path": "currency", "type": "FD", "gt": "CAD", "pred": "USD", "similarity": 0.0, "score": 0.0,
+         "threshold": 1.0, "comparator": "ExactComparator", "confidence": 0.93, "gt_default": False,
+         "pred_default": True})
+    report["field_failures"] = {"kept_per_field": 20, "fields": {"plain": [
+        {"doc_id": "d1", "path": "plain", "type": "FN", "gt": "x" * 40, "pred": None, "similarity": 0.0, "score": 0.0,
+         "threshold": 1.0, "comparator": "ExactComparator", "confidence": 0.25},
+        {"doc_id": "d2", "path": "plain", "type": "FD", "gt": '"' + "y" * 998 + "…", "pred": "z", "similarity": 0.1,
+         "score": 0.0, "threshold": 1.0, "comparator": "ExactComparator", "cut": ["gt"]}]}}
+    page = render_html(report)
+    assert '<td><code>&quot;USD&quot;</code><span class="dflt"' in page and ">default</span>" in page
+    assert '<td class="n" data-sort="0.93">0.930</td>' in page and '<td class="n" data-sort="0.25">0.250</td>' in page
+    assert "<code>&quot;yyy" in page and '<span class="cut">(cut)</span>' in page
+    bare = render_html(_report())  # rows without the keys: a dash, no mark
+    assert 'class="dflt"' not in bare and '<td class="n" data-sort="">—</td>' in bare
+
+
+def _shown_rows(page: Any, selector: str) -> int:
+    return page.eval_on_selector_all(selector, "rows => rows.filter(r => getComputedStyle(r).display !== 'none').length")
+
+
+def test_clicks_filters_and_search_in_chromium(tmp_path: Path) -> None:
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        _no_browser("playwright is not installed (pip install playwright; no `playwright install` needed)")
+    if not Path(CHROMIUM).exists():
+        _no_browser(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set STICKLER_CHROMIUM)")
+    report = _clicks_report(tmp_path)
+    kept = report["field_failures"]["fields"]
+    worst = [d["doc_id"] for d in report["worst_documents"]]
+    html_path = tmp_path / "clicks.html"
+    html_path.write_text(render_html(report), encoding="utf-8")
+    with sync_playwright() as driver:
+        try:
+            browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        except Error as exc:
+            _no_browser(f"Chromium at {CHROMIUM} did not start: {exc}")
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            problems: list[str] = []
+            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+            page.goto(html_path.as_uri(), wait_until="load")
+            assert page.locator("section.failures:visible").count() == 0  # no panel before a click
+
+            def panel_after_clicking(field: str) -> Any:
+                page.locator("table.fields button.field-link", has_text=field).first.click()
+                assert page.locator("section.failures:visible").count() == 1  # the other panels are hidden
+                return page.locator("section.failures:visible")
+
+            def cells(panel: Any, column: int) -> list[str]:
+                return panel.locator(f"tbody tr td:nth-child({column})").all_inner_texts()
+
+            code = panel_after_clicking("code")
+            assert code.locator("h3").inner_text() == "Failing comparisons of code"
+            assert code.locator("p").inner_text() == ("10 failing (FD 10 · FA 0 · FN 0); showing 4, the first 4 in "
+                                                      "input order (--limit failures-per-field=N keeps more).")
+            assert cells(code, 1) == [r["doc_id"] for r in kept["code"]]
+            assert cells(code, 3) == ["FD"] * 4
+            assert cells(code, 4) == ['"C0"', '"C2"', '"C4"', '"C6"']
+            assert cells(code, 5) == ['"X0"', '"X2"', json.dumps(CLICK_SCRIPT), '"X6"']  # a script, as text
+            name = panel_after_clicking("name")
+            assert name.locator("p").inner_text() == "3 failing (FD 3 · FA 0 · FN 0); showing 3, all of them."
+            assert cells(name, 5) == ['"Nmae 1"', '"Nmae 5"', '"Nmae 9"']
+            assert cells(name, 7) == ["0.667"] * 3  # similarity, under the 0.8 threshold
+            amount = panel_after_clicking("amount")
+            assert cells(amount, 3) == ["FN", "FN"] and cells(amount, 4) == ["31.0", "71.0"]
+            assert cells(amount, 5) == ["null", "null"]
+            note = panel_after_clicking("note")
+            assert cells(note, 3) == ["FA"] and cells(note, 5) == ['"extra"']
+
+            status = page.locator("#doc-status")
+            rows = "#worst tbody tr"
+            assert page.locator("#worst details.document").count() == 10
+            assert status.inner_text() == "10 comparisons shown in 10 documents"  # TP and TN hidden at first
+            assert _shown_rows(page, rows) == 10
+            page.locator("#hide-ok").uncheck()
+            assert status.inner_text() == "40 comparisons shown in 10 documents" and _shown_rows(page, rows) == 40
+            page.locator("#hide-ok").check()
+            assert status.inner_text() == "10 comparisons shown in 10 documents" and _shown_rows(page, rows) == 10
+
+            search = page.locator("#doc-search")
+            search.fill("x8")  # a predicted value, case folded
+            assert status.inner_text() == "1 comparison shown in 1 document" and _shown_rows(page, rows) == 1
+            assert page.locator("#worst details.document:visible").count() == 1
+            assert page.locator(f"{rows}:visible").inner_text().split("\t")[:4] == ["code", "FD", '"C8"', '"X8"']
+            page.locator("#hide-ok").uncheck()  # the right comparisons of that document do not match
+            assert status.inner_text() == "1 comparison shown in 1 document"
+            search.fill("amount")  # a path: every worst document has one
+            assert status.inner_text() == "10 comparisons shown in 10 documents"
+            page.locator("#hide-ok").check()
+            assert status.inner_text() == "2 comparisons shown in 2 documents"  # the two missing amounts
+            search.fill(worst[-1])  # a document: all its comparisons (document 12, its note added)
+            assert status.inner_text() == "1 comparison shown in 1 document"
+            page.locator("#hide-ok").uncheck()
+            assert status.inner_text() == "4 comparisons shown in 1 document" and _shown_rows(page, rows) == 4
+            search.fill("")
+            assert status.inner_text() == "40 comparisons shown in 10 documents"
+
+            assert page.evaluate("window.__pwned") is None
+            assert problems == []
+        finally:
+            browser.close()

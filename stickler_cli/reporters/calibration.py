@@ -23,6 +23,27 @@ def _value(block: dict[str, Any], name: str) -> float | None:
     return entry.get("value") if isinstance(entry, dict) else None
 
 
+def middle_budget(overall: dict[str, Any]) -> float | None:
+    """The review budget whose gain is ``error_capture_at_budget``'s value (the middle one), or None."""
+    entry = overall.get("error_capture_at_budget")
+    budgets = entry.get("budgets") if isinstance(entry, dict) else None
+    if not isinstance(budgets, dict) or not budgets:
+        return None
+    try:
+        return float(list(budgets)[len(budgets) // 2])
+    except ValueError:
+        return None
+
+
+def metric_labels(overall: dict[str, Any]) -> dict[str, str]:
+    """Column names of the confidence metrics, by metric name: the gain names its budget (``Gain@30%``)."""
+    headers = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain"}
+    budget = middle_budget(overall)
+    if budget is not None:
+        headers["error_capture_at_budget"] = f"Gain@{budget:.0%}"
+    return {name: headers.get(name, name) for name in overall}
+
+
 def render_calibration(confidence: dict[str, Any] | None, console: Console) -> None:
     """Print the calibration tables; nothing when no prediction carried a confidence."""
     if not confidence:
@@ -33,11 +54,7 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
         f"Confidence: {coverage['fields_with_confidence']} of {coverage['fields_total']} predicted values "
         f"carry one ({coverage['ratio']:.0%})", style="bold"))
     names = [n for n in confidence["overall"]]
-    headers = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain"}
-    budgets = (confidence["overall"].get("error_capture_at_budget") or {}).get("budgets") or {}
-    if budgets:
-        keys = list(budgets)
-        headers["error_capture_at_budget"] = f"Gain@{float(keys[len(keys) // 2]):.0%}"
+    headers = metric_labels(confidence["overall"])
     rows = [[Text("overall", style="bold"), *[_number(_value(confidence["overall"], n)) for n in names]]]
     rows += [[safe(path, 400), *[_number(_value(block, n)) for n in names]] for path, block in confidence["fields"].items()]
     for table in fit("Is the confidence trustworthy? (AUROC high, Brier and ECE low)", "Field",

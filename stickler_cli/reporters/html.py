@@ -55,6 +55,47 @@ document.querySelectorAll("table.sortable th button").forEach(function (button) 
     rows.forEach(function (pair) { body.appendChild(pair[1]); });
   });
 });
+/* A field's name shows the panel of its failing comparisons (every panel is in the page, hidden). */
+document.querySelectorAll("button.field-link").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var id = button.getAttribute("data-panel");
+    document.querySelectorAll("section.failures").forEach(function (panel) { panel.hidden = panel.id !== id; });
+    document.querySelectorAll("button.field-link").forEach(function (b) {
+      b.setAttribute("aria-pressed", b === button ? "true" : "false");
+    });
+    var shown = document.getElementById(id);
+    if (shown) { shown.scrollIntoView({block: "nearest"}); }
+  });
+});
+/* The worst documents: hide right comparisons (TP, TN), and keep the rows whose text or document matches. */
+(function () {
+  var box = document.getElementById("worst"), hide = document.getElementById("hide-ok");
+  var search = document.getElementById("doc-search"), status = document.getElementById("doc-status");
+  if (!box || !hide || !search || !status) { return; }
+  function apply() {
+    var query = search.value.trim().toLowerCase(), rows = 0, docs = 0;
+    box.classList.toggle("hide-ok", hide.checked);
+    box.querySelectorAll("details.document").forEach(function (doc) {
+      var whole = query !== "" && (doc.getAttribute("data-doc") || "").toLowerCase().indexOf(query) >= 0, n = 0;
+      doc.querySelectorAll("tbody tr").forEach(function (row) {
+        var match = query === "" || whole || row.textContent.toLowerCase().indexOf(query) >= 0;
+        var right = row.classList.contains("TP") || row.classList.contains("TN");
+        row.hidden = !match;
+        if (match && !(hide.checked && right)) { n += 1; }
+      });
+      doc.hidden = query !== "" && n === 0;
+      if (query !== "" && n > 0) { doc.open = true; }
+      doc.querySelector(".shown").textContent = String(n);
+      rows += n;
+      docs += doc.hidden ? 0 : 1;
+    });
+    status.textContent = rows + " comparison" + (rows === 1 ? "" : "s") + " shown in " +
+      docs + " document" + (docs === 1 ? "" : "s");
+  }
+  hide.addEventListener("change", apply);
+  search.addEventListener("input", apply);
+  apply();
+})();
 """
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
 CSP = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'; "
@@ -84,7 +125,22 @@ svg.chart{background:#fff;border:1px solid #d8dce3;border-radius:6px;margin:4px 
 svg text{font:11px system-ui,sans-serif;fill:#1d2430}.charts{display:flex;flex-wrap:wrap}
 details{background:#fff;border:1px solid #d8dce3;border-radius:6px;padding:6px 10px;margin:8px 0}
 summary{cursor:pointer}
+button.field-link{all:unset;cursor:pointer;color:#1f5bc4;text-decoration:underline dotted}
+button.field-link:focus-visible{outline:2px solid #2f6fdf}button.field-link[aria-pressed=true]{font-weight:700}
+section.failures{background:#fff;border:1px solid #d8dce3;border-radius:6px;padding:6px 12px;margin:10px 0}
+section.failures h3{font-size:15px;margin:4px 0}
+.legend{display:flex;flex-wrap:wrap;gap:4px 14px;color:#5b6472;font-size:12px;margin:4px 0}
+.legend i{display:inline-block;width:11px;height:11px;border-radius:2px;vertical-align:-1px;margin-right:4px}
+.controls{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:6px 0}
+.controls input[type=search]{width:300px;padding:3px 6px;font:inherit}
+#worst.hide-ok tr.TP,#worst.hide-ok tr.TN{display:none}tr[hidden],details[hidden]{display:none}
+.dflt{font-size:11px;color:#8a5a00;background:#fff3d6;border-radius:3px;padding:0 4px;margin-left:4px}
+.cut{font-size:11px;color:#5b6472;margin-left:4px}
+table.failing{width:100%}table.failing td:nth-child(4),table.failing td:nth-child(5){width:30%}
 """
+# What each colour of a field's bar means (the legend under the field table).
+_MEANINGS = {"tp": "TP: matched", "fd": "FD: both present, differ", "fa": "FA: predicted, absent from the truth",
+             "fn": "FN: in the truth, not predicted", "tn": "TN: absent on both sides"}
 # Confusion-matrix cells and their colours, in the order they are stacked.
 _KINDS = (("tp", "#2e9e4f"), ("fd", "#e58a1f"), ("fa", "#9b4fd0"), ("fn", "#d64545"), ("tn", "#b8bec8"))
 
@@ -218,22 +274,87 @@ def _stacked_bar(fm: dict[str, Any]) -> str:
     return f'<svg class="bar" width="120" height="12" role="img" aria-label="confusion counts">{"".join(parts)}</svg>'
 
 
+def _legend() -> str:
+    """What the colours of the fields' bars mean."""
+    return ('<div class="legend">' + "".join(f'<span><i style="background:{colour}"></i>{_e(_MEANINGS[kind])}</span>'
+                                             for kind, colour in _KINDS) + "</div>")
+
+
+def _misses(fm: dict[str, Any]) -> int:
+    return sum(int(n) for n in (_number(fm.get(k)) or 0 for k in ("fd", "fa", "fn")))
+
+
 def _fields(report: dict[str, Any]) -> str:
     fields = [(path, fm) for path, fm in _dict(report.get("field_metrics")).items() if isinstance(fm, dict)]
     if not fields:
         return ""
+    failures = _dict(report.get("field_failures"))
+    kept = _dict(failures.get("fields"))
     nums = ["tp", "fa", "fd", "fn", "tn", "cm_precision", "cm_recall", "cm_f1", "cm_accuracy", "mean_score",
             "weight", "threshold", "schema_violations"]
     names = {"cm_f1": "F1", "mean_score": "mean score", "schema_violations": "violations"}
     labels = [names.get(k, k.removeprefix("cm_") if len(k) > 2 else k.upper()) for k in nums]
     headers = [("field", "text"), ("comparator", "text")] + [(label, "num") for label in labels] + [("breakdown", "")]
-    rows = [f'<tr><td>{_e(path, 200)}</td><td>{_e(fm.get("comparator", ""), 80)}</td>'
-            + "".join(_num_cell(fm.get(k), ci=fm.get(f"{k}_ci")) for k in nums) + f"<td>{_stacked_bar(fm)}</td></tr>"
-            for path, fm in fields]
-    return ("<h2>Fields</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
-            + _table(headers, rows, sortable=True, cls="fields")
+    rows, panels = [], []
+    for i, (path, fm) in enumerate(fields):
+        samples = [r for r in _list(kept.get(path)) if isinstance(r, dict)]
+        name = _e(path, 200)
+        if samples or _misses(fm):
+            name = (f'<button type="button" class="field-link" data-panel="fail-{i}" aria-controls="fail-{i}" '
+                    f'aria-pressed="false">{name}</button>')
+            panels.append(_panel(i, path, fm, samples, _number(failures.get("kept_per_field"))))
+        rows.append(f'<tr><td>{name}</td><td>{_e(fm.get("comparator", ""), 80)}</td>'
+                    + "".join(_num_cell(fm.get(k), ci=fm.get(f"{k}_ci")) for k in nums)
+                    + f"<td>{_stacked_bar(fm)}</td></tr>")
+    hint = " Click a field's name to see its failing comparisons." if panels else ""
+    return ("<h2>Fields</h2><p class=meta>Click a column header to sort; again to reverse." + hint + "</p>"
+            + _table(headers, rows, sortable=True, cls="fields") + _legend()
+            + f'<div id="failures">{"".join(panels)}</div>'
             + "<details><summary>Confusion matrix per field</summary><div class=grids>"
             + "".join(_grid(path, fm) for path, fm in fields) + "</div></details>")
+
+
+def _panel(i: int, path: str, fm: dict[str, Any], samples: list[dict[str, Any]], bound: float | None) -> str:
+    """One field's kept failing comparisons (hidden until its name is clicked), with how many there were."""
+    seen = _misses(fm)
+    counts = " · ".join(f"{k.upper()} {_fmt(fm.get(k))}" for k in ("fd", "fa", "fn"))
+    shown = len(samples)
+    if bound is not None and shown >= bound and seen > shown:
+        which = (f"showing <b>{shown:,}</b>, the first {shown:,} in input order (<code>--limit "
+                 f"failures-per-field=N</code> keeps more)")
+    else:
+        which = f"showing <b>{shown:,}</b>" + (", all of them" if shown and shown >= seen else "")
+    rows = "".join(
+        f'<tr class="{_kind(r)}"><td>{_e(r.get("doc_id", ""), 120)}</td><td>{_e(r.get("path", ""), 200)}</td>'
+        f'<td class="tag {_kind(r)}">{_e(r.get("type", ""), 10)}</td>{_value_cell(r, "gt")}{_value_cell(r, "pred")}'
+        f'{_num_cell(r.get("confidence"))}{_num_cell(r.get("similarity"))}{_num_cell(r.get("threshold"))}'
+        f'<td>{_e(r.get("comparator", ""), 80)}</td></tr>' for r in samples)
+    headers = [("document", "text"), ("comparison", "text"), ("type", "text"), ("ground truth", ""),
+               ("prediction", ""), ("confidence", "num"), ("similarity", "num"), ("threshold", "num"),
+               ("comparator", "text")]
+    table = _table(headers, [rows], sortable=True, cls="failing") if samples else ""
+    return (f'<section class="failures" id="fail-{i}" hidden><h3>Failing comparisons of <code>{_e(path, 200)}</code>'
+            f'</h3><p class=meta><b>{seen:,}</b> failing ({counts}); {which}.</p>{table}</section>')
+
+
+def _kind(row: dict[str, Any]) -> str:
+    kind = row.get("type")
+    return kind if kind in ("TP", "TN", "FD", "FA", "FN") else ""
+
+
+def _value_cell(row: dict[str, Any], side: str) -> str:
+    """A ground-truth or predicted value as JSON, marked when the schema's default filled it in or when the
+    run kept it cut (then it is already JSON text)."""
+    value = row.get(side)
+    cut = side in _list(row.get("cut"))
+    text = clean(value if cut and isinstance(value, str) else _json(value), VALUE_LIMIT)
+    marks = ""
+    if row.get(f"{side}_default") is True:
+        marks += ('<span class="dflt" title="absent from the record: the schema\'s default was filled in">'
+                  "default</span>")
+    if cut:
+        marks += '<span class="cut">(cut)</span>'
+    return f"<td><code>{escape(text, quote=True)}</code>{marks}</td>"
 
 
 def _grid(path: str, fm: dict[str, Any]) -> str:
@@ -311,47 +432,143 @@ def _review_curve(curve: list[Any]) -> str:
 
 
 def _confidence(report: dict[str, Any]) -> str:
+    """The figures the terminal prints (calibration.py: the same names, the gain naming its budget), the
+    sentence read off them, the review budgets, one row per field, and the two charts with their keys."""
+    from ..confidence.trust import trust_sentence
+    from .calibration import metric_labels, middle_budget
+
     conf = report.get("confidence_metrics")
     if not isinstance(conf, dict):
         return ""
     overall, coverage = _dict(conf.get("overall")), _dict(conf.get("coverage"))
-    cards = [(name.replace("_", " "), _dict(overall.get(name)).get("value"))
-             for name in ("auroc", "brier_score", "ece", "error_capture_at_budget") if name in overall]
+    labels = metric_labels(overall)
+    budget = middle_budget(overall)
+    long_labels = {"auroc": "AUROC (0.5 chance, 1 best)", "brier_score": "Brier score (0 best)",
+                   "ece": "ECE: calibration error (0 best)",
+                   "error_capture_at_budget": "error-capture gain" + (
+                       f" reviewing the least confident {budget:.0%} (× random)" if budget is not None else "")}
+    cards = [(long_labels.get(name, labels[name]), _dict(overall.get(name)).get("value")) for name in overall]
     if coverage:
-        cards.append(("fields with confidence", coverage.get("ratio")))
-    charts = _reliability(_list(_dict(overall.get("ece")).get("bins"))) + _review_curve(_list(conf.get("review_curve")))
-    return ("<h2>Confidence</h2><div class=cards>"
+        cards.append(("predicted values with a confidence", coverage.get("ratio")))
+    sentence = trust_sentence(overall)
+    bins = _list(_dict(overall.get("ece")).get("bins"))
+    curve = _list(conf.get("review_curve"))
+    reliability, review = _reliability(bins), _review_curve(curve)
+    keys = []
+    if reliability:
+        keys.append("Reliability diagram: bars, the share right per confidence bin; dots, the bin's mean confidence; "
+                    "dashed, perfect calibration.")
+    if review:
+        keys.append("Review-budget curve: the share of errors caught when the least confident values are reviewed "
+                    "first; dashed, a random review.")
+    return ("<h2>Confidence</h2>"
+            + (f"<p>{_e(sentence, 2000)}</p>" if sentence else "")
+            + "<div class=cards>"
             + "".join(f"<div class=card><b>{_fmt(v)}</b><span>{_e(label)}</span></div>" for label, v in cards)
-            + f"</div><div class=charts>{charts}</div>")
+            + f"</div>{_budgets(overall)}{_calibration_table(conf, labels)}"
+            + f"<div class=charts>{reliability}{review}</div>"
+            + "".join(f"<p class=legend>{_e(k)}</p>" for k in keys))
+
+
+def _budgets(overall: dict[str, Any]) -> str:
+    """Review the least confident first: what each budget catches (the terminal's table)."""
+    budgets = _dict(_dict(overall.get("error_capture_at_budget")).get("budgets"))
+    rows = []
+    for key, b in budgets.items():
+        b = _dict(b)
+        rows.append(f"<tr><td class=n>{_pct(_float(str(key)))}</td>{_num_cell(b.get('fields_reviewed'))}"
+                    f"<td class=n>{_pct(b.get('pct_errors_caught'))} ({_fmt(b.get('errors_found'))})</td>"
+                    f"{_num_cell(b.get('gain'), 1)}</tr>")
+    if not rows:
+        return ""
+    headers = [("review", ""), ("values", ""), ("errors caught", ""), ("× random", "")]
+    return "<h3>Review the least confident first</h3>" + _table(headers, rows)
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _calibration_table(conf: dict[str, Any], labels: dict[str, str]) -> str:
+    """Per field: the confidence figures of the values that carried one (the terminal's table)."""
+    overall, fields = _dict(conf.get("overall")), _dict(conf.get("fields"))
+    if not fields:
+        return ""
+    def row(name: str, block: dict[str, Any]) -> str:
+        return f"<tr><td>{name}</td>" + "".join(_num_cell(_dict(block.get(m)).get("value")) for m in labels) + "</tr>"
+    rows = [row("<b>overall</b>", overall)] + [row(_e(path, 200), _dict(block)) for path, block in fields.items()]
+    headers = [("field", "text")] + [(label, "num") for label in labels.values()]
+    return ("<h3>Per field</h3><p class=meta>Is the confidence trustworthy? AUROC high, Brier and ECE low.</p>"
+            + _table(headers, rows, sortable=True, cls="calibration"))
 
 
 def _documents(report: dict[str, Any]) -> str:
     docs = [d for d in _list(report.get("worst_documents")) if isinstance(d, dict)]
     if not docs:
         return ""
-    out = ["<h2>Worst documents</h2>"]
+    out, total, failing = [], 0, 0
+    headers = [("path", ""), ("type", ""), ("ground truth", ""), ("prediction", ""), ("confidence", ""),
+               ("similarity", "")]
     for i, doc in enumerate(docs):
-        rows = []
-        for c in _list(doc.get("comparisons")):
-            c = _dict(c)
-            kind = str(c.get("type", ""))
-            cls = kind if kind in ("TP", "TN", "FD", "FA", "FN") else ""
-            rows.append(f'<tr class="{cls}"><td>{_e(c.get("path", ""), 200)}</td><td class="tag {cls}">{_e(kind, 10)}</td>'
-                        f'<td><code>{_e(_json(c.get("gt")), VALUE_LIMIT)}</code></td>'
-                        f'<td><code>{_e(_json(c.get("pred")), VALUE_LIMIT)}</code></td>{_num_cell(c.get("similarity"))}</tr>')
-        headers = [("path", ""), ("type", ""), ("ground truth", ""), ("prediction", ""), ("similarity", "")]
-        out.append(f'<details{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), 120)}</b>'
-                   f' — score {_fmt(doc.get("score"))} (ground truth line {_fmt(doc.get("gt_line"))}, prediction line '
-                   f'{_fmt(doc.get("pred_line"))})</summary>{_table(headers, rows, cls="doc")}</details>')
-    return "".join(out)
+        rows, wrong = [], 0
+        for c in map(_dict, _list(doc.get("comparisons"))):
+            cls = _kind(c)
+            wrong += cls not in ("TP", "TN")
+            rows.append(f'<tr class="{cls}"><td>{_e(c.get("path", ""), 200)}</td>'
+                        f'<td class="tag {cls}">{_e(c.get("type", ""), 10)}</td>{_value_cell(c, "gt")}'
+                        f'{_value_cell(c, "pred")}{_num_cell(c.get("confidence"))}'
+                        f'{_num_cell(c.get("similarity"))}</tr>')
+        total, failing = total + len(rows), failing + wrong
+        lines = f"ground truth line {_fmt(doc.get('gt_line'))}"
+        if doc.get("pred_line") is not None:
+            lines += f", prediction line {_fmt(doc.get('pred_line'))}"
+        out.append(f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), 120)}"'
+                   f'{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), 120)}</b>'
+                   f' — score {_fmt(doc.get("score"))} · <span class="shown">{wrong}</span> shown of {len(rows)} '
+                   f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}</details>")
+    controls = ('<div class="controls"><label><input type="checkbox" id="hide-ok" checked> hide right comparisons '
+                '(TP, TN)</label><input type="search" id="doc-search" placeholder="filter: path, value or document" '
+                f'aria-label="filter the comparisons"><span id="doc-status" class="meta">{failing} comparison'
+                f'{"" if failing == 1 else "s"} shown in {len(docs)} document{"" if len(docs) == 1 else "s"}'
+                "</span></div>")
+    return (f"<h2>Worst documents</h2><p class=meta>The {len(docs)} documents with the lowest scores, every comparison "
+            f"made ({total} in all).</p>{controls}<div id=\"worst\" class=\"hide-ok\">{''.join(out)}</div>")
+
+
+def _violations(report: dict[str, Any]) -> str:
+    """Schema violations by field path and JSON Schema keyword (the document's own at ``$``)."""
+    rows = [f'<tr><td>{_e(path, 200)}</td><td><code>{_e(keyword, 80)}</code></td>'
+            f"{_num_cell(n)}</tr>"
+            for path, counts in _dict(report.get("schema_violations")).items()
+            for keyword, n in _dict(counts).items()]
+    if not rows:
+        return ""
+    headers = [("field", "text"), ("keyword", "text"), ("violations", "num")]
+    return ("<h2>Schema violations</h2><p class=meta>Predictions checked against the schema: how often each "
+            "field broke each keyword (<code>$</code>: the document itself).</p>"
+            + _table(headers, rows, sortable=True, cls="violations"))
+
+
+def _location(error: dict[str, Any]) -> str:
+    """Where a record problem is (reader.error_location: the file, its line and the document when known;
+    what is not known is left out)."""
+    from ..reader import error_location
+
+    line = error.get("line")
+    return error_location({"source": clean(error.get("source") or "", 200),
+                           "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
+                           "doc_id": error.get("doc_id") if isinstance(error.get("doc_id"), (str, int)) else None})
 
 
 def _errors(report: dict[str, Any]) -> str:
     errors = _list(report.get("errors"))
     if not errors:
         return ""
-    items = [f'<li>{_e(e.get("source", ""), 200)}:{_fmt(e.get("line"))} ({_e(e.get("doc_id", ""), 120)}): '
-             f'{_e(e.get("message", ""), 500)}</li>' for e in map(_dict, errors[:ERROR_LIMIT])]
+    items = [f'<li>{_e(_location(e), 300)}: {_e(e.get("message", ""), 500)}</li>'
+             for e in map(_dict, errors[:ERROR_LIMIT])]
     more = f"<p>… and {len(errors) - ERROR_LIMIT:,} more</p>" if len(errors) > ERROR_LIMIT else ""
     return f"<h2>Errors ({len(errors):,})</h2><ul>{''.join(items)}</ul>{more}"
 
@@ -367,8 +584,8 @@ def render_html(report: dict[str, Any]) -> str:
             f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
-            + _summary(report) + _gates(report) + _fields(report) + _histogram(report) + _confidence(report)
-            + _documents(report) + _errors(report)
+            + _summary(report) + _gates(report) + _fields(report) + _violations(report) + _histogram(report)
+            + _confidence(report) + _documents(report) + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")
 
 
