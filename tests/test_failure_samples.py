@@ -55,7 +55,8 @@ def test_a_field_with_more_failures_than_the_bound_keeps_exactly_the_bound(plan:
     assert [r["pred"] for r in kept["code"]] == [f"X{i}" for i in range(20)]  # the first 20, in input order
     assert [r["doc_id"] for r in kept["code"]] == [f"pair {i}" for i in range(1, 21)]
     assert kept["code"][0] == {"doc_id": "pair 1", "path": "code", "type": "FD", "gt": "C0", "pred": "X0",
-                               "similarity": 0.0, "score": 0.0, "threshold": 0.5, "comparator": "ExactComparator"}
+                               "similarity": 0.0, "score": 0.0, "threshold": 0.5, "comparator": "ExactComparator",
+                               "confidence": None, "gt_default": False, "pred_default": False}
 
 
 def test_a_document_is_explained_only_while_a_field_it_fails_on_has_room(plan: Any, monkeypatch) -> None:
