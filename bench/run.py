@@ -10,7 +10,9 @@ bench/oracle_bench.py for what is timed):
 3. flat memory: stickler's peak RSS on 10,000 and on 100,000 documents;
 4. long lists: documents with 50 and with 200 line items, both tools;
 5. one worker against two by size of input, whole `stickler eval` runs (bench/workers.py):
-   what `--workers` defaults to.
+   what `--workers` defaults to;
+6. start-up: whole-process times of `stickler --version`, `--help`, `eval` and `compare` on 10
+   documents, beside the reference library's import and 10-document run (bench/startup.py).
 Ratios are only ever taken between numbers measured in this same run. The machine
 is shared and noisy (its speed moves by ±25% from minute to minute), so case 1
 is measured in interleaved rounds: a run of the reference library (about 20 s),
@@ -185,6 +187,14 @@ def main(argv: list[str]) -> int:
     emit("## 5. One worker against two, by size of input (whole `stickler eval` runs, interleaved)")
     emit()
     for line in workers.table(workers.measure(base, (1, 4) if q else workers.SIZES_MB, 2 if q else workers.ROUNDS)):
+        emit(line)
+    emit()
+    # 6. start-up
+    from bench import startup
+
+    emit("## 6. Start-up (whole process)")
+    emit()
+    for line in startup.table(startup.measure(args.oracle_python, 3 if q else startup.ROUNDS)):
         emit(line)
     emit()
     emit(f"(bench took {time.perf_counter() - started:.0f} s; data in {base})")

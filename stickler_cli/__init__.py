@@ -6,24 +6,81 @@ The Python API is what the CLI uses::
     plan = st.load_schema("schemas/invoice.json")     # or st.compile_schema(dict)
     result = st.compare(plan, gt_dict, pred_dict)     # one pair -> DocResult
     report = st.evaluate(plan, [(gt, pred), ...])     # many pairs -> report dict
+
+Every module below this package imports it first, ``stickler --version`` included, so it imports
+nothing itself: each name is imported from its module on first use (``__getattr__``), and not even
+``typing`` is imported here.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+import sys
+import types
 
-from .confidence import ConfidenceMetric, ConfidencePairs
-from .engine import DocResult, Engine
-from .errors import ExitCode, InputError, SchemaError, SticklerError
-from .evaluate import Evaluation, evaluate_files, evaluate_pairs
-from .plan import Plan
-from .report import build_report
-from .schema import compile_schema, load_schema, pydantic_model
 from .version import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (type checkers know this name)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Sequence
+
+    from .confidence import ConfidenceMetric, ConfidencePairs
+    from .engine import DocResult, Engine
+    from .errors import ExitCode, InputError, SchemaError, SticklerError
+    from .evaluate import evaluate_files
+    from .plan import Plan
+    from .schema import compile_schema, load_schema, pydantic_model
+
+# The names imported from other modules on first use.
+_LAZY = (
+    "ConfidenceMetric", "ConfidencePairs", "DocResult", "Engine", "ExitCode", "InputError", "SchemaError",
+    "SticklerError", "evaluate_files", "Plan", "compile_schema", "load_schema", "pydantic_model",
+)
+
+
+class _Package(types.ModuleType):
+    """This package, whose ``evaluate`` stays the function below: importing the submodule
+    ``stickler_cli.evaluate`` (which any command does, sooner or later) would otherwise replace it.
+    The submodule is ``from stickler_cli.evaluate import ...``, as always."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "evaluate" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ConfidenceMetric", "ConfidencePairs"):
+        from . import confidence as module
+    elif name in ("DocResult", "Engine"):
+        from . import engine as module
+    elif name in ("ExitCode", "InputError", "SchemaError", "SticklerError"):
+        from . import errors as module
+    elif name == "evaluate_files":
+        from .evaluate import evaluate_files as value  # `from . import evaluate` is the function below
+        module = None
+    elif name == "Plan":
+        from . import plan as module
+    elif name in ("compile_schema", "load_schema", "pydantic_model"):
+        from . import schema as module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if module is not None:
+        value = getattr(module, name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 def compare(plan: Plan, gt: dict, pred: dict, explain: bool = False) -> DocResult:
     """Score one ground-truth/prediction pair."""
+    from .engine import Engine
+
     return Engine(plan).compare(gt, pred, explain=explain)
 
 
@@ -34,6 +91,9 @@ def evaluate(plan: Plan, pairs: Iterable[tuple[dict, dict]],
     ``confidence_metrics`` replaces the four built-in metrics; a metric is any
     ``ConfidenceMetric`` subclass with a ``name`` and ``compute(pairs)``.
     """
+    from .evaluate import Evaluation, evaluate_pairs
+    from .report import build_report
+
     inputs = {"ground_truth": None, "predictions": None, "id_field": None}
     metrics = list(confidence_metrics) if confidence_metrics is not None else None
     return build_report(Evaluation(plan, evaluate_pairs(plan, pairs), inputs, confidence_metrics=metrics))

@@ -13,33 +13,21 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Iterator, NoReturn, Optional
 
-import orjson
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from . import comparators, gates as quality_gates, interrupts
-from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
-from .comparators.plugins import PluginError, load_module
-from .comparators.registry import check_ready, suggest
-from .confidence import ECE, METRICS, ConfidenceMetric, ErrorCaptureAtBudget
-from .engine import Engine
-from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
-from . import limits, state_file
-from .evaluate import evaluate_files, evaluate_two
-from .parallel import available_cores
-from .plan import Kind, Plan
-from .reader import STDIN, check_readable, file_size
-from .reporters.progress import progress_bar
-from .shards import resolve_shards
-from .report import build_report
-from .reporters import json_report, junit, markdown, terminal
-from .schema import load_schema
-from .schema.keywords import unknown_keywords
-from .version import __version__
+# Only what --help needs is imported here: each command imports what it uses when it runs
+# (docs/performance.md, "Start-up"; tests/test_startup.py checks that --help imports no engine).
+from . import interrupts, limits
 from .cli_help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
+from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
+from .version import __version__
+
+if TYPE_CHECKING:
+    from .confidence import ConfidenceMetric
+    from .gates import Gate
+    from .plan import Plan
 
 app = HelpTyper(
     add_completion=False,
@@ -148,6 +136,9 @@ def _check_format(output_format: str, allowed: tuple[str, ...] = FORMATS) -> Non
 
 def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[ConfidenceMetric]:
     """The metric objects the options ask for; a wrong name or value is a usage error."""
+    from .confidence import ECE, METRICS, ErrorCaptureAtBudget
+    from .errors import suggest
+
     try:
         budget_values = [float(b) for b in budgets.split(",") if b.strip()]
         chosen: list[ConfidenceMetric] = []
@@ -172,6 +163,9 @@ def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hos
                 cache: str | None = None, calls: bool = True) -> None:
     """Adopt the user's LLM endpoint, key variable, allowed hosts and cache file for this run
     (``calls=False``: none is made, answers come from the cache only)."""
+    if (calls and base_url is None and api_key_env is None and not hosts and cache is None
+            and "stickler_cli.comparators.llm" not in sys.modules):
+        return  # the defaults, in force until the module is first imported (by a schema naming LLMComparator)
     from .comparators.llm import configure
 
     configure(base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache,
@@ -180,6 +174,8 @@ def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hos
 
 def _load_plugins(specs: list[str] | None) -> list[tuple[str, str]]:
     """Import each ``--plugin``; the files its comparators came from (no output may overwrite them)."""
+    from .comparators.plugins import PluginError, load_module
+
     files: list[tuple[str, str]] = []
     for spec in specs or []:
         try:
@@ -259,6 +255,17 @@ def eval_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
+    from . import gates as quality_gates, state_file
+    from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
+    from .comparators.registry import check_ready
+    from .evaluate import evaluate_files
+    from .reader import STDIN, check_readable, file_size
+    from .report import build_report
+    from .reporters import json_report
+    from .reporters.progress import progress_bar
+    from .schema import load_schema
+    from .shards import resolve_shards
+
     _use_limits(limit)
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
@@ -284,8 +291,12 @@ def eval_command(
         if gate.pattern is not None:
             quality_gates.matching(gate, [f.path for f in plan.fields])
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    if workers is None:
-        workers = available_cores() if dask else _auto_workers(plan, total_bytes)
+    if workers is None and dask:
+        from .parallel import available_cores
+
+        workers = available_cores()
+    elif workers is None:
+        workers = _auto_workers(plan, total_bytes)
     analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
                         per_document=bool(per_document), documents=ci is not None,
                         failures=limits.current().failures_per_field)
@@ -330,6 +341,11 @@ def merge_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Merge the states of sharded runs into one report, as if it had been one run."""
+    from . import gates as quality_gates, state_file
+    from .accumulate import Analysis
+    from .report import build_report
+    from .reporters import json_report
+
     _use_limits(limit)
     _check_format(output_format)
     _check_ci(ci)
@@ -407,16 +423,24 @@ def _warn_swapped(stats: dict[str, int], ground_truth: str) -> None:
 def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int:
     """All cores for large inputs on a machine of at least AUTO_WORKERS_MIN_CORES cores; else one,
     and always one for model-backed comparators (each process would load its own model)."""
+    if total_bytes < AUTO_WORKERS_BYTES:  # most runs: the process pool's module is not even imported
+        return 1
+    from .engine import Engine
+    from .parallel import available_cores
+
     cores = available_cores() if cores is None else cores
-    if cores < AUTO_WORKERS_MIN_CORES or total_bytes < AUTO_WORKERS_BYTES or Engine(plan).model_backed:
+    if cores < AUTO_WORKERS_MIN_CORES or Engine(plan).model_backed:
         return 1
     return cores
 
 
 def _emit(report: dict[str, Any], output_format: str, output: str | None,
-          gates: list[quality_gates.Gate] | None = None, junit_path: str | None = None, html_path: str | None = None,
+          gates: list[Gate] | None = None, junit_path: str | None = None, html_path: str | None = None,
           show_errors: int = 0, notes: list[str] | None = None) -> None:
     """Check the gates, write every file asked for, print the report; exit 1 when a gate failed."""
+    from . import gates as quality_gates
+    from .reporters import json_report, markdown
+
     report["gates"] = quality_gates.check(gates or [], report)
     data = json_report.dumps(report)
     written: list[str] = []
@@ -424,6 +448,8 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
         json_report.write(output, data)
         written.append(f"JSON report written to {output}")
     if junit_path:
+        from .reporters import junit
+
         json_report.write(junit_path, junit.render_junit(report))
         written.append(f"JUnit XML written to {junit_path}")
     if html_path:
@@ -443,6 +469,11 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
             sys.stdout.write(markdown.render_markdown(report, shown))
             sys.stdout.flush()
         else:
+            from rich.console import Console
+            from rich.text import Text
+
+            from .reporters import terminal
+
             console = Console()
             terminal.render_report(report, console)
             if show_errors:
@@ -528,8 +559,13 @@ def diff_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare two prediction sets on the same ground truth: differences, intervals, p-values."""
-    from . import diff
-    from .evaluate import pairing_for
+    from . import diff, state_file
+    from .accumulate import Analysis
+    from .comparators.registry import check_ready
+    from .evaluate import evaluate_two, pairing_for
+    from .reader import STDIN, check_readable
+    from .reporters import json_report
+    from .schema import load_schema
 
     _use_limits(limit)
     _check_pairing(id_field, pair_by_line, check_id)
@@ -575,6 +611,11 @@ def diff_command(
 def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, junit_path: str | None,
                html_path: str | None) -> None:
     """Write every file asked for, append the Markdown to $GITHUB_STEP_SUMMARY, print the diff."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from .reporters import json_report, junit, markdown, terminal
+
     data = json_report.dumps(report)
     if output:
         json_report.write(output, data)
@@ -631,8 +672,14 @@ def compare_command(
 
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
+    from rich.console import Console
+
     from .analysis import row
+    from .comparators.registry import check_ready
     from .compare_input import Selector, choose_pair, id_disagreement
+    from .engine import Engine
+    from .reporters import json_report, terminal
+    from .schema import load_schema
 
     _use_limits(limit)
     _check_format(output_format, TABLE_OR_JSON)
@@ -677,6 +724,14 @@ def schema_check(
     (exit 2); other unknown keywords are listed as warnings on stderr. With --assert-formats, a `format`
     that this installation cannot check is a warning too.
     """
+    from rich.console import Console
+    from rich.text import Text
+
+    from .plan import Kind
+    from .reporters import terminal
+    from .schema import load_schema
+    from .schema.keywords import unknown_keywords
+
     _use_limits(limit)
     _load_plugins(plugin)
     plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
@@ -719,6 +774,12 @@ def comparators_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """List every comparator (built-in and plugin) with its options and defaults."""
+    import orjson
+    from rich.console import Console
+
+    from . import comparators
+    from .reporters import terminal
+
     _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
     catalogue = comparators.catalogue()
@@ -736,6 +797,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return _run(args)
         except interrupts.Interrupted as exc:
+            from .reporters import json_report
+
             json_report.remove_temporaries()
             sys.stderr.write(f"stickler: interrupted by {exc.name}\n")
             return exc.exit_code
@@ -801,7 +864,9 @@ def _error(message: str) -> None:
 
 def _printable(text: str) -> str:
     """One line of inert text: messages quote the schema and the data."""
-    return terminal.safe(text, 2000).plain
+    from .reporters.sanitize import safe
+
+    return safe(text, 2000).plain
 
 
 def run() -> None:

@@ -11,11 +11,18 @@ in cli.py), in the order the panels first appear; options without one are listed
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, get_args, get_origin
 
 import typer
 from typer.core import TyperCommand, TyperGroup
+
+try:  # typer >= 0.25 checks every value with a pydantic TypeAdapter (see _PlainValues)
+    from typer._coercion import RuntimeParam, build_runtime_param
+except ImportError:  # an older typer checks values itself
+    RuntimeParam = None  # type: ignore[assignment,misc]
 
 ARGUMENTS = "Arguments"
 OPTIONS = "Options"
@@ -163,8 +170,95 @@ def _usage_pieces(command: Any, ctx: Any) -> list[str]:
     return pieces
 
 
+# -- values without pydantic ------------------------------------------------------------
+#
+# typer (0.25 and later) checks each option's value with a pydantic TypeAdapter built on first
+# use: importing pydantic and building the adapters costs ~60 ms of every command, more than
+# scoring a small file. The values stickler's options take are plain (text, a whole number, a
+# decimal number, repeated text): those are checked here the way pydantic checks them; anything
+# else (a sign, an exponent, spaces, a value out of range) goes to typer's own check, so that
+# every message a wrong value gets is typer's. tests/test_startup.py compares both on such values.
+
+_DIGITS = re.compile(r"[0-9]{1,18}")
+_DECIMAL = re.compile(r"[0-9]{1,30}(\.[0-9]{1,30})?")
+_UNSURE = object()
+
+
+def plain_value(annotation: Any, info: Any, value: Any) -> Any:
+    """``value`` as pydantic would give it for a str, bool, int, float or list[str] option, or
+    ``_UNSURE`` when only pydantic should say (an unusual spelling, a value out of range)."""
+    if annotation is str:
+        return value if isinstance(value, str) else _UNSURE
+    if annotation is bool:
+        return value if isinstance(value, bool) else _UNSURE
+    if annotation is int:
+        if type(value) is int:
+            number: Any = value
+        elif isinstance(value, str) and _DIGITS.fullmatch(value):
+            number = int(value)
+        else:
+            return _UNSURE
+    elif annotation is float:
+        if type(value) is float:
+            number = value
+        elif isinstance(value, str) and _DECIMAL.fullmatch(value):
+            number = float(value)  # correctly rounded, as pydantic's parser is
+        else:
+            return _UNSURE
+    elif get_origin(annotation) is list and get_args(annotation) == (str,):
+        if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+            return list(value)
+        return _UNSURE
+    else:
+        return _UNSURE
+    if getattr(info, "clamp", False) or (info.min is not None and number < info.min) or (
+            info.max is not None and number > info.max):
+        return _UNSURE
+    return number
+
+
+if RuntimeParam is not None:
+    @dataclass(frozen=True)
+    class _PlainValues(RuntimeParam):  # type: ignore[misc,valid-type]
+        """typer's value check, with plain values checked by ``plain_value`` (no pydantic)."""
+
+        descriptor: Any = None
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            plain = plain_value(self.annotation, self.parameter_info, value)
+            if plain is not _UNSURE:
+                return plain
+            return build_runtime_param(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
+
+
+def _check_plainly(params: list[Any]) -> None:
+    """Give each option of a plain type the ``_PlainValues`` check (typers without one keep theirs)."""
+    if RuntimeParam is None:
+        return
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if descriptor is None or getattr(param, "_runtime_param", False) is not None:
+            continue
+        if descriptor.file_annotation is not None or descriptor.parameter_info.parser is not None:
+            continue
+        annotation = descriptor.annotation
+        if annotation in (str, bool, int, float) or (get_origin(annotation) is list and get_args(annotation) == (str,)):
+            param._runtime_param = _PlainValues(parameter_info=descriptor.parameter_info, annotation=annotation,
+                                                descriptor=descriptor)
+
+
 class HelpCommand(TyperCommand):
-    """A command whose --help is printed by ``print_help``."""
+    """A command whose --help is printed by ``print_help``, and whose values are checked without
+    pydantic where they are plain."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _check_plainly(self.params)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        _check_plainly([option] if option is not None else [])
+        return option
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         print_help(self, ctx)
@@ -175,6 +269,15 @@ class HelpCommand(TyperCommand):
 
 class HelpGroup(TyperGroup):
     """A command group whose --help is printed by ``print_help``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _check_plainly(self.params)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        _check_plainly([option] if option is not None else [])
+        return option
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         print_help(self, ctx)

@@ -11,10 +11,10 @@ from typing import Any, Sequence
 
 from .accumulate import Accumulator, Analysis
 from .errors import UsageError
-from .evaluate import score_shard
 from .parallel import PlanSource, built
 from .plan import Plan
 from .reader import Pairing, check_alignment
+from .scoring import score_shard
 from .shards import Shard
 
 

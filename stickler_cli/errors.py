@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Iterable
+
 
 class ExitCode(IntEnum):
     """Stable process exit codes, documented in the README."""
@@ -69,3 +73,11 @@ class ComparatorSetupError(SticklerError):
 
 class UsageError(SticklerError):
     """Bad command-line usage that typer itself cannot catch."""
+
+
+def suggest(word: str, options: Iterable[str]) -> str:
+    """A ' (did you mean X?)' suffix when a close option exists, else ''."""
+    import difflib
+
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {match[0]!r}?)" if match else ""

@@ -7,14 +7,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator, Analysis
-from .analysis import document_key, document_row, has_misses, non_match_rows
+from .accumulate import Accumulator, Analysis
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import (COUNTED, DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines,
-                     pair_by_id, pair_by_line)
+from .reader import DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines
+# The loop every process runs (scoring.py), below this module, the process pool and Dask.
+from .scoring import BATCH, _add, _batched, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
+
+__all__ = [
+    "BATCH", "Evaluation", "Progress", "add_pairing_stats", "evaluate_files", "evaluate_pairs", "evaluate_two",
+    "pairing_for", "read_pairs", "score_pairs", "score_shard",
+]
 
 
 @dataclass
@@ -29,30 +34,6 @@ class Evaluation:
     ci_level: float | None = None  # bootstrap intervals at this level (needs Analysis(documents=True))
     bootstrap: int = 1000  # resamples
     seed: int = 0
-
-
-BATCH = 256  # documents read ahead, so that list items and model-backed comparators are scored a batch at a time
-
-
-def _batched(items: Iterable[Any], engine: Engine, docs_of) -> Iterator[Any]:
-    """Yield ``items`` unchanged, a batch at a time after ``engine.prepare``.
-
-    ``docs_of(batch)`` gives the (gt, pred) dicts of a batch. When the plan
-    has nothing to prepare, the stream is passed straight through (no read-ahead).
-    """
-    if not engine.prepares:
-        yield from items
-        return
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == BATCH:
-            engine.prepare(docs_of(batch))
-            yield from batch
-            batch = []
-    if batch:
-        engine.prepare(docs_of(batch))
-        yield from batch
 
 
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulator:
@@ -70,52 +51,6 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
             acc.add_error(DataError("<predictions>", None, None, message))
         _add(engine, acc, doc, f"pair {k}", gt, pred, k, k)
     return acc
-
-
-def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dict, gt_line: int,
-         pred_line: int | None) -> None:
-    """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked for
-    (``--non-matches``) or while a field it fails on has room in its sample of failing comparisons."""
-    acc.add(doc)
-    if acc.analysis.documents:
-        acc.document_keys.append(document_key(gt))
-    if acc.is_among_worst(doc.score):
-        acc.keep_worst(doc.score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred})
-    lines = acc.analysis.non_matches and has_misses(doc.tally)
-    sample = acc.wants_failures(doc.tally)
-    if lines or sample:  # explained once for both
-        rows = non_match_rows(engine, doc_id, gt, pred)
-        if lines:
-            acc.add_lines(ROWS_NON_MATCHES, rows)
-        if sample:
-            acc.keep_failures(rows)
-    if acc.analysis.per_document:
-        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, gt_line, pred_line)])
-
-
-def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_path: str) -> None:
-    """Score paired records into ``acc``: the loop every process runs, serial or not."""
-    docs_of = lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]  # noqa: E731
-    conformance = engine.conformance
-    for pair in _batched(pairs, engine, docs_of):
-        for error in pair.errors:
-            acc.add_error(error)
-        if pair.pred_read:
-            acc.add_conformance(conformance.violations(pair.pred))
-            for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
-                acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        if pair.gt is None:
-            continue
-        doc = engine.compare(pair.gt, pair.pred)
-        for message in doc.errors:
-            acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
-
-
-def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: Iterator | None = None) -> Iterator[Pair]:
-    if pairing.id_field:
-        return pair_by_id(shard.ground_truth, shard.predictions, stats, pairing, gt_lines)
-    return pair_by_line(shard.ground_truth, shard.predictions, stats, pairing, gt_lines)
 
 
 def pairing_for(plan: Plan, id_field: str | None = None, strict: bool = False, pair_by_line: bool = False,
@@ -158,18 +93,6 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: s
         check_pairing_outcome(acc.stats, pairing, [pred])
     return tuple(Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": id_field}, elapsed)
                  for acc, pred in zip(accs, (pred_a, pred_b)))  # type: ignore[return-value]
-
-
-def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:
-    for key in COUNTED:
-        acc.stats[key] += getattr(stats, key)
-
-
-def score_shard(engine: Engine, acc: Accumulator, shard: Shard, pairing: Pairing = Pairing()) -> None:
-    """Read one shard pair and score all of it into ``acc`` (one process)."""
-    stats = PairingStats()
-    score_pairs(engine, acc, read_pairs(shard, stats, pairing), shard.predictions)
-    add_pairing_stats(acc, stats)
 
 
 Progress = Callable[[int, int], None]  # (documents done, ground-truth bytes read)

@@ -15,13 +15,11 @@ no document at all fails every gate: an empty input must not pass a pipeline.
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .comparators.registry import suggest
-from .errors import UsageError
+from .errors import UsageError, suggest
 
 OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "cm_f1", "cm_accuracy",
            "valid_json_rate", "schema_valid_rate")
@@ -79,6 +77,8 @@ def make(key: str, threshold: Any, origin: str) -> Gate:
 
 def from_toml(path: str, under_tool: bool) -> list[Gate]:
     """The gates of a TOML file: its ``[fail-under]`` table (``[tool.stickler.fail-under]`` in pyproject.toml)."""
+    import tomllib
+
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, fields
 
-from .errors import UsageError
+from .errors import UsageError, suggest
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,6 @@ def _value(name: str, text: str, kind: type, where: str) -> int | float:
 def parse(items: list[str] | None, table: dict | None = None, base: Limits = DEFAULT,
           table_origin: str = "pyproject.toml [tool.stickler.limits]") -> Limits:
     """``base`` with the bounds of a ``[tool.stickler.limits]`` table, then ``NAME=VALUE`` items, applied."""
-    from .comparators.registry import suggest
-
     changes: dict[str, int | float] = {}
     given = [(str(k), str(v), table_origin) for k, v in (table or {}).items()]
     for item in items or []:

@@ -27,6 +27,7 @@ from .engine import Engine
 from .errors import SticklerError
 from .plan import Plan
 from .reader import ALIGNMENT_BLOCK, Pairing, PairingStats, check_alignment, line_pairs, pair_lines
+from .scoring import add_pairing_stats, read_pairs, score_pairs
 from .shards import Shard
 
 CHUNK_SIZE = 500  # pairs per task: large enough to amortise pickling and merging, small enough to balance
@@ -102,8 +103,6 @@ def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Analysis
                  full: frozenset[int] = frozenset()) -> dict[str, Any]:
     """Score one chunk: raw line pairs (parsed and paired here) or, paired by id, ready pairs. ``full``: the
     fields whose sample of failing comparisons the chunks before this one filled (none is explained for them)."""
-    from .evaluate import add_pairing_stats, score_pairs
-
     assert _worker is not None, "worker not initialised"
     engine, plan = _worker
     acc = Accumulator(plan, analysis)
@@ -123,8 +122,6 @@ def _chunks(shards: Sequence[Shard], stats: PairingStats, pairing: Pairing) -> I
     """Chunks of work in input order. Pairing by line sends raw lines, so the parent
     only splits lines and the workers do all the parsing; pairing by id needs the
     parent to parse (to find each prediction), so it sends paired records."""
-    from .evaluate import read_pairs
-
     for shard in shards:
         items: Iterator[Any]
         if pairing.id_field:
@@ -170,8 +167,6 @@ def score_in_pool(
     long the input. An error in the reader (bad ground truth) or in a worker
     (a comparator that cannot start) stops the run and is raised here.
     """
-    from .evaluate import add_pairing_stats
-
     source = PlanSource.of(plan, plugins)
     engine = _built.setdefault(_key(source), (Engine(plan), plan))[0]  # forked workers inherit it
     stats = PairingStats()  # pairing by id counts here; by line, the workers count

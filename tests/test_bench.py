@@ -73,3 +73,13 @@ def test_workers_case_table():
     rows = [{"mb": 8, "bytes": 8 * 2**20, "documents": 9118, "times": [(2.0, 1.6), (1.9, 2.8), (2.0, 1.5)],
              "speedups": [1.25, 1.9 / 2.8, 2.0 / 1.5], "median": 1.25, "identical": True}]
     assert table(rows)[2] == "| 8.0 MB | 9,118 | 2.00 | 1.60 | 1.25× (0.68–1.33) | identical |"
+
+
+def test_the_start_up_case_runs():
+    """bench/startup.py: every command runs through the console script; one round, no reference library."""
+    from bench import startup
+
+    times = startup.measure(oracle_python=None, rounds=1)
+    assert set(times) == {"python -c pass", "--version", "--help", "eval", "compare"}
+    assert all(len(v) == 1 and v[0] > 0 for v in times.values())
+    assert any("`stickler --version`" in line for line in startup.table(times))

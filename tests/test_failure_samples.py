@@ -68,7 +68,7 @@ def test_a_document_is_explained_only_while_a_field_it_fails_on_has_room(plan: A
         explained.append(doc_id)
         return real(engine, doc_id, gt, pred)
 
-    monkeypatch.setattr(importlib.import_module("stickler_cli.evaluate"), "non_match_rows", counting)
+    monkeypatch.setattr(importlib.import_module("stickler_cli.scoring"), "non_match_rows", counting)
     pairs = _code_wrong(50)
     pairs[40] = ({"code": "C40", "name": "A"}, {"code": "X40", "name": "B"})  # name fails once, late
     acc = Accumulator(plan, Analysis(failures=3))

@@ -51,6 +51,14 @@ class Param:
         return None
 
 
+class ComparatorConfigError(ValueError):
+    """A comparator name or config value is wrong; ``key`` names the config key at fault."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+
 class MissingExtraError(ImportError):
     """A comparator needs an optional extra that is not installed."""
 

@@ -23,10 +23,9 @@ import numpy as np
 
 from ..errors import ComparatorSetupError
 from .base import Comparator, MissingExtraError, Param, value_text
+from .names import BUNDLED_MODEL, BUNDLED_NAMES, registered_model, unknown_model
 
 EXTRA = "semantic"
-BUNDLED_MODEL = "all-MiniLM-L6-v2"
-BUNDLED_NAMES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
 CACHE_LIMIT = 200_000  # distinct strings kept per model; the cache restarts beyond it
 MAX_CHARS = 20_000  # longer texts are cut before embedding (the model reads 256 tokens anyway)
 
@@ -48,16 +47,12 @@ def require_extra(cls: type[Comparator], model: str) -> None:
 
 def check_model(model: str, key: str = "model") -> None:
     """Raise ComparatorConfigError (at option ``key``) unless ``model`` is bundled or registered."""
-    from .registry import registered_model, unknown_model
-
     if model not in BUNDLED_NAMES and registered_model(model) is None:
         raise unknown_model(model, key, sorted(BUNDLED_NAMES))
 
 
 def model_location(model: str) -> str:
     """The directory or name sentence-transformers should load for ``model`` (bundled or registered)."""
-    from .registry import registered_model
-
     if model in BUNDLED_NAMES:
         bundled = importlib.import_module(BUNDLED_PACKAGE)
         return str(Path(bundled.__file__).resolve().parent / "model")

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Sequence
 
 from .. import limits
 from ..errors import ComparatorSetupError, UsageError
-from .base import Comparator, Param
+from .base import Comparator, ComparatorConfigError, Param
 
 # Bump when the prompt wording changes: cached answers to the old prompt no
 # longer apply.
@@ -692,8 +692,6 @@ class LLMComparator(Comparator):
         try:
             self._schema_endpoint = _endpoint_of(self.base_url, "base_url") if self.base_url else None
         except ValueError as exc:
-            from .registry import ComparatorConfigError
-
             raise ComparatorConfigError(f"{self.name} option 'base_url': {exc}", "base_url") from None
         self.endpoint = ""
         self.model_name = (self.model or "").strip()
@@ -1115,8 +1113,6 @@ class LLMComparator(Comparator):
 def _within_bounds(name: str, options: dict[str, tuple[float, str]]) -> None:
     """A schema chooses these options, so they may not exceed the user's bounds: a timeout of 1e9 s
     or a million retries would undo every time bound on a run."""
-    from .registry import ComparatorConfigError
-
     bounds = limits.current()
     for option, (value, bound) in options.items():
         most = getattr(bounds, bound)

@@ -16,12 +16,16 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from .base import Comparator
+from ..errors import suggest
+from .base import Comparator, ComparatorConfigError
+from .names import _EMBEDDINGS, EmbeddingFunction, register, register_embedding, registered_by
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 ENTRY_POINT_GROUP = "stickler.comparators"
 EMBEDDING_ENTRY_POINT_GROUP = "stickler.embeddings"
@@ -44,6 +48,8 @@ class _EntryPoints:
         if self.loaded:
             return
         self.loaded = True
+        from importlib import metadata  # ~20 ms, and a scan of every installed distribution: only when needed
+
         for entry in metadata.entry_points(group=self.group):
             origin = f"{self.what} {entry.name!r} ({entry.value})"
             try:
@@ -57,8 +63,6 @@ class _EntryPoints:
 
 
 def _register_embedding(entry: metadata.EntryPoint, origin: str) -> None:
-    from .registry import register_embedding
-
     register_embedding(entry.name, entry.load())
 
 
@@ -78,8 +82,6 @@ def comparator_classes(module: ModuleType) -> list[type[Comparator]]:
 
 def register_object(obj: Any, origin: str) -> list[type[Comparator]]:
     """Register a Comparator subclass, or every comparator a module defines."""
-    from .registry import register
-
     if isinstance(obj, type) and issubclass(obj, Comparator):
         classes = [obj]
     elif isinstance(obj, ModuleType):
@@ -94,8 +96,6 @@ def register_object(obj: Any, origin: str) -> list[type[Comparator]]:
 def load_module(spec: str) -> list[type[Comparator]]:
     """Import ``--plugin`` ``spec`` (a module name or a .py path) and register its comparators
     (and whatever embedding functions and models it registers itself)."""
-    from .registry import registered_by
-
     try:
         if spec.endswith(".py") or "/" in spec or "\\" in spec:
             path = Path(spec)
@@ -149,3 +149,24 @@ def reset_entry_points() -> None:
     """Forget that entry points were loaded (tests install plugins mid-session)."""
     _comparator_entry_points.reset()
     _embedding_entry_points.reset()
+
+
+def embedding_function(name: str) -> EmbeddingFunction:
+    """The embedding function registered as ``name``; installed packages are loaded on the first miss.
+
+    An unknown name is a ComparatorConfigError at the ``embedding_function`` option: a
+    schema cannot name code, only pick among what the user loaded.
+    """
+    function = _EMBEDDINGS.get(name)
+    if function is None:
+        load_embedding_entry_points()
+        function = _EMBEDDINGS.get(name)
+    if function is None:
+        raise ComparatorConfigError(
+            f"embedding_function {name!r} is not registered{suggest(name, _EMBEDDINGS)}: a schema names no code, "
+            "only a function the user registered (register_embedding in a --plugin module, or a "
+            f"stickler.embeddings entry point); registered: {', '.join(sorted(_EMBEDDINGS)) or 'none'}"
+            + "".join(f"; {failure}" for failure in embedding_entry_point_failures()),
+            "embedding_function",
+        )
+    return function

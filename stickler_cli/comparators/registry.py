@@ -5,69 +5,43 @@ Built-ins register here; plugins (entry-point groups ``stickler.comparators`` an
 ``register_embedding`` and ``register_model`` with their own. A schema (and the
 schema a state file embeds) only ever *names* what is registered: no string read
 from it is imported, looked up as an attribute or loaded as a path to code.
+
+The tables themselves are in names.py, below both this module and plugins.py, so that
+the arrows run one way: registry -> plugins -> names (a name not registered yet is
+looked for among the installed entry points by this module and plugins.py, never by names.py).
 """
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from .base import Comparator, MissingExtraError
+from ..errors import suggest
+from .base import Comparator, ComparatorConfigError, MissingExtraError
+from .names import (  # the tables, filled by register*: re-exported, as this module always offered them
+    _BY_NAME, _EMBEDDINGS, _MODELS, BUILTIN_NAMES, BUILTINS, EmbeddingFunction, register, register_embedding,
+    register_model, registered_by, registered_model, unknown_model,
+)
+from .plugins import comparator_classes, embedding_function, entry_point_failures, load_entry_points
 
 if TYPE_CHECKING:
     from ..plan import Plan
 
-# Built-in comparator modules; every Comparator subclass with a name that a
-# module defines is registered. Optional-extra comparators live here too: their
-# modules import the heavy libraries only when a comparator is first used.
-BUILTIN_MODULES = (
-    "exact", "levenshtein", "numeric", "fuzzy", "llm", "date", "semantic", "bert",
-    "bbox", "anls", "normalized", "phone", "structured",
-)
+# Built-in comparator modules (names.BUILTINS); every Comparator subclass with a name that a module
+# defines is registered when the module is imported: on the first lookup of one of its names.
+BUILTIN_MODULES = tuple(BUILTINS)
 
-
-class ComparatorConfigError(ValueError):
-    """A comparator name or config value is wrong; ``key`` names the config key at fault."""
-
-    def __init__(self, message: str, key: str | None = None) -> None:
-        super().__init__(message)
-        self.key = key
-
-
-_BY_NAME: dict[str, type[Comparator]] = {}
-
-
-def register(cls: type[Comparator]) -> type[Comparator]:
-    """Make ``cls`` available under its ``name`` and ``aliases``; usable as a decorator.
-
-    A name already taken by another class is an error: a plugin silently
-    replacing a built-in would change scores without anyone asking for it.
-    """
-    if not (isinstance(cls, type) and issubclass(cls, Comparator)):
-        raise TypeError(f"{cls!r} is not a Comparator subclass")
-    if not cls.name:
-        raise ValueError(f"{cls.__qualname__} needs a non-empty 'name'")
-    for key in (cls.name, *cls.aliases):
-        taken = _BY_NAME.get(key)
-        if taken is not None and taken is not cls and _qualified(taken) != _qualified(cls):
-            raise ValueError(
-                f"comparator name {key!r} of {_qualified(cls)} is already taken by {_qualified(taken)}"
-            )
-    for key in (cls.name, *cls.aliases):
-        _BY_NAME[key] = cls
-    return cls
-
-
-def _qualified(obj: Any) -> str:
-    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', type(obj).__qualname__)}"
+__all__ = [
+    "BUILTIN_MODULES", "BUILTIN_NAMES", "BUILTINS", "ComparatorConfigError", "EmbeddingFunction", "build", "catalogue", "check_ready",
+    "embedding_function", "lookup", "register", "register_embedding", "register_model", "registered",
+    "registered_by", "registered_model", "suggest", "unknown_model",
+]
 
 
 def registered() -> list[type[Comparator]]:
     """Each registered class once (built-ins and installed plugins), in name order."""
-    from .plugins import load_entry_points
-
+    _register_builtins()
     load_entry_points()
     return sorted(set(_BY_NAME.values()), key=lambda c: c.name)
 
@@ -94,21 +68,17 @@ def catalogue() -> list[dict[str, Any]]:
     return entries
 
 
-def suggest(word: str, options: Iterable[str]) -> str:
-    """A ' (did you mean X?)' suffix when a close option exists, else ''."""
-    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean {match[0]!r}?)" if match else ""
-
-
 def lookup(name: str) -> type[Comparator]:
     """The class registered as ``name``; installed plugins are loaded on the first miss."""
-    from .plugins import entry_point_failures, load_entry_points
-
     cls = _BY_NAME.get(name)
+    if cls is None and name in BUILTIN_NAMES:
+        _register_builtin(BUILTIN_NAMES[name][0])
+        cls = _BY_NAME.get(name)
     if cls is None:
         load_entry_points()
         cls = _BY_NAME.get(name)
     if cls is None:
+        _register_builtins()  # the message lists every name
         names = sorted({c.name for c in _BY_NAME.values()})
         failures = "".join(f"; {failure}" for failure in entry_point_failures())
         raise ComparatorConfigError(
@@ -151,118 +121,6 @@ def build(name: str, config: dict[str, Any] | None = None) -> Comparator:
         raise ComparatorConfigError(f"{cls.name} could not be set up: {type(exc).__name__}: {exc}") from None
 
 
-# -- embedding functions and models: registered by code the user loaded ----------------
-
-EmbeddingFunction = Callable[[list[str]], Sequence[Any]]
-_EMBEDDINGS: dict[str, EmbeddingFunction] = {}
-_MODELS: dict[str, str] = {}
-_REGISTERING_MODULES: set[str] = set()  # modules that registered one, so a plugin loader sees that it did
-
-
-def _check_name(name: Any, what: str) -> None:
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"{what} name must be a non-empty string, got {name!r}")
-    if ":" in name:  # "module:function" is how code was once named; a name never looks like it
-        raise ValueError(f"{what} name {name!r} must not contain ':'")
-
-
-def register_embedding(name: str, function: EmbeddingFunction | None = None) -> Any:
-    """Make ``function`` (a list of texts -> one vector per text) the embedding function a
-    schema names ``name`` (SemanticComparator's ``embedding_function``).
-
-    Call it from a ``--plugin`` module or an installed package, or use it as a decorator:
-    ``@register_embedding("titan")``. A name taken by another function is an error, as for
-    comparators: silently replacing one would change scores nobody asked to change.
-    """
-    if function is None:
-        def decorate(fn: EmbeddingFunction) -> EmbeddingFunction:
-            register_embedding(name, fn)
-            return fn
-        return decorate
-    _check_name(name, "embedding function")
-    if not callable(function):
-        raise TypeError(f"embedding function {name!r} must be callable, got {type(function).__name__}")
-    taken = _EMBEDDINGS.get(name)
-    if taken is not None and taken is not function and _qualified(taken) != _qualified(function):
-        raise ValueError(f"embedding function name {name!r} of {_qualified(function)} is already taken by "
-                         f"{_qualified(taken)}")
-    _EMBEDDINGS[name] = function
-    _REGISTERING_MODULES.add(_caller_module())
-    return function
-
-
-def register_model(name: str, location: str) -> None:
-    """Let schemas name the sentence-transformers model at ``location`` (a local model directory,
-    or a model already in the Hugging Face cache) as ``name`` (the ``model`` option of
-    SemanticComparator and BERTComparator). The user decides which directories are loaded: a
-    model directory's configuration names Python classes to import."""
-    from .embedding import BUNDLED_NAMES
-
-    _check_name(name, "model")
-    if name in BUNDLED_NAMES:
-        raise ValueError(f"model name {name!r} is the bundled model's")
-    location = str(location)
-    if not location:
-        raise ValueError(f"model {name!r}: the location must not be empty")
-    taken = _MODELS.get(name)
-    if taken is not None and taken != location:
-        raise ValueError(f"model name {name!r} ({location}) is already taken by {taken}")
-    _MODELS[name] = location
-    _REGISTERING_MODULES.add(_caller_module())
-
-
-def _caller_module() -> str:
-    """The module whose code called into this one (a decorator's caller included)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") == __name__:
-        frame = frame.f_back
-    return str(frame.f_globals.get("__name__")) if frame is not None else ""
-
-
-def registered_by(module: str) -> bool:
-    """Whether code of ``module`` registered an embedding function or a model."""
-    return module in _REGISTERING_MODULES
-
-
-def embedding_function(name: str) -> EmbeddingFunction:
-    """The embedding function registered as ``name``; installed packages are loaded on the first miss.
-
-    An unknown name is a ComparatorConfigError at the ``embedding_function`` option: a
-    schema cannot name code, only pick among what the user loaded.
-    """
-    from .plugins import embedding_entry_point_failures, load_embedding_entry_points
-
-    function = _EMBEDDINGS.get(name)
-    if function is None:
-        load_embedding_entry_points()
-        function = _EMBEDDINGS.get(name)
-    if function is None:
-        raise ComparatorConfigError(
-            f"embedding_function {name!r} is not registered{suggest(name, _EMBEDDINGS)}: a schema names no code, "
-            "only a function the user registered (register_embedding in a --plugin module, or a "
-            f"stickler.embeddings entry point); registered: {', '.join(sorted(_EMBEDDINGS)) or 'none'}"
-            + "".join(f"; {failure}" for failure in embedding_entry_point_failures()),
-            "embedding_function",
-        )
-    return function
-
-
-def registered_model(name: str) -> str | None:
-    """The location registered for model ``name``, or None."""
-    return _MODELS.get(name)
-
-
-def unknown_model(name: str, key: str, bundled: Sequence[str]) -> ComparatorConfigError:
-    """The error for a ``model`` that is neither bundled nor registered."""
-    known = [*bundled, *sorted(_MODELS)]
-    return ComparatorConfigError(
-        f"model {name!r} is not one stickler knows{suggest(name, known)}: a schema names the bundled model or "
-        f"one the user registered (stickler_cli.comparators.register_model in a --plugin module), never a "
-        f"directory of its own choosing; known: {', '.join(known)}",
-        key,
-    )
-
-
 def check_ready(plan: "Plan") -> None:
     """Before scoring: every comparator has what only the user can give it (an LLM endpoint).
 
@@ -270,6 +128,8 @@ def check_ready(plan: "Plan") -> None:
     comparator that lacks it stops the run here, before any data is read, naming the
     field's JSON pointer.
     """
+    if f"{__package__}.llm" not in sys.modules:  # no LLMComparator was built: nothing to check
+        return
     from ..errors import SchemaError
     from ..schema.extensions import PREFIX
     from .llm import AccessError, LLMComparator
@@ -286,12 +146,12 @@ def check_ready(plan: "Plan") -> None:
             raise SchemaError(str(exc), where, plan.source) from None
 
 
+def _register_builtin(module_name: str) -> None:
+    """Import one built-in comparator module (a name of BUILTIN_MODULES) and register its comparators."""
+    for cls in comparator_classes(importlib.import_module(f"{__package__}.{module_name}")):
+        register(cls)
+
+
 def _register_builtins() -> None:
-    from .plugins import comparator_classes
-
     for module_name in BUILTIN_MODULES:
-        for cls in comparator_classes(importlib.import_module(f"{__package__}.{module_name}")):
-            register(cls)
-
-
-_register_builtins()
+        _register_builtin(module_name)

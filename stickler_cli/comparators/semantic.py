@@ -31,7 +31,7 @@ def _model_encoder(model: str) -> Callable[[list[str]], Sequence[Any]]:
 
 def _embedding(function: Any) -> Callable[[list[str]], Sequence[Any]]:
     """A registered name (schemas) is looked up, never imported; a callable (Python API) is used as it is."""
-    from .registry import embedding_function
+    from .plugins import embedding_function
 
     if isinstance(function, str):
         return embedding_function(function)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 import orjson
+
+from ..assignment import linear_sum_assignment
 
 # Weight of the tie-breaking objective: far below any real difference in summed
 # similarity, so it only chooses among pairings whose similarity totals are equal.
@@ -15,6 +18,21 @@ TIE_BREAK = 1e-9
 # The most item pairs one list puts to the Hungarian algorithm (1,000 x 1,000 items: about a
 # second and 40 MB). Longer lists are paired by ``bounded_pairs``.
 MATCH_BOUND = 1_000_000
+
+# Small matrices are solved in Python (assignment.py: scipy's method step for step, so the same
+# pairs, ties included), which spares importing scipy.optimize: ~0.3 s, more than the rest of a
+# small run. A Python solve costs more than scipy's, about 2 µs + 0.25 µs per cell (measured,
+# docs/performance.md, "Start-up"): once that extra adds up to what the import costs, scipy takes
+# over, so a long run pays at most twice the better choice. Once scipy.optimize is imported
+# (by anything), it is always used. EXACT_SOLVER_CELLS = 0 always uses scipy.
+EXACT_SOLVER_CELLS = 100  # the largest matrix (rows x columns) solved in Python
+EXACT_SOLVER_BUDGET = 0.3  # seconds of estimated extra time solving in Python, per process
+_exact_spent = 0.0  # estimated extra seconds spent so far in this process
+
+
+def _python_solve_cost(cells: int) -> float:
+    """Estimated extra seconds of solving ``cells`` cells in Python rather than with scipy."""
+    return (2.0 + 0.25 * cells) * 1e-6
 
 
 def assign(
@@ -27,14 +45,19 @@ def assign(
     same total, the one with the highest ``tie_break`` total wins, so that the
     order of the items never changes the outcome (docs/parity.md, "Tied pairings").
     """
+    global _exact_spent
     if len(matrix) == 1 and len(matrix[0]) == 1:
         return [(0, 0)]
-    from scipy.optimize import linear_sum_assignment  # imported on first use: 0.4 s of start-up
-
     m = np.asarray(matrix, dtype=float)
     if tie_break is not None:
         m = m + TIE_BREAK * np.asarray(tie_break, dtype=float)
-    rows, cols = linear_sum_assignment(m, maximize=True)
+    if (m.size <= EXACT_SOLVER_CELLS and _exact_spent < EXACT_SOLVER_BUDGET and "scipy.optimize" not in sys.modules
+            and np.isfinite(m).all()):
+        _exact_spent += _python_solve_cost(m.size)
+        return linear_sum_assignment((-m).tolist())  # maximising: scipy negates the matrix too
+    from scipy.optimize import linear_sum_assignment as solve  # imported on first use: 0.3 s of start-up
+
+    rows, cols = solve(m, maximize=True)
     return list(zip(rows.tolist(), cols.tolist()))
 
 

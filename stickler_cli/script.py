@@ -1,0 +1,31 @@
+"""The ``stickler`` console script (pyproject.toml, ``[project.scripts]``).
+
+``stickler --version`` is answered here, before typer, rich and the engine are imported: the whole
+command then costs about what starting Python costs. Everything else goes to ``cli.main``, which
+imports what each command uses when it runs (docs/performance.md, "Start-up").
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .version import __version__
+
+
+def run() -> None:
+    args = sys.argv[1:]
+    if args == ["--version"]:  # exactly what the app's eager --version does with nothing after it
+        try:
+            sys.stdout.write(f"stickler {__version__}\n")
+            sys.stdout.flush()
+        except OSError:
+            pass  # a closed pipe, a full disk: cli.main reports it as it reports any output it cannot write
+        else:
+            sys.exit(0)
+    from .cli import main
+
+    sys.exit(main(args))
+
+
+if __name__ == "__main__":
+    run()
