@@ -83,3 +83,19 @@ def test_the_start_up_case_runs():
     assert set(times) == {"python -c pass", "--version", "--help", "eval", "compare"}
     assert all(len(v) == 1 and v[0] > 0 for v in times.values())
     assert any("`stickler --version`" in line for line in startup.table(times))
+
+
+def test_the_floor_and_the_whole_process_case(tmp_path):
+    """Case 1's parse floor is reported beside the throughput; case 7's table takes each round's ratio."""
+    from bench import startup
+    from bench.measure import parse_floor
+
+    gt, pred = write(tmp_path, 30, seed=3)
+    assert parse_floor(str(gt), str(pred), 0.0) > 0
+    times = {"eval": [0.5, 0.4, 0.6], "stickler-eval: eval": [25.0, 30.0, 24.0]}
+    rows = startup.whole_table(times, 1500)
+    assert rows[4:7] == ["| 1 | 25.00 s | 0.500 s | 50.0× |", "| 2 | 30.00 s | 0.400 s | 75.0× |",
+                         "| 3 | 24.00 s | 0.600 s | 40.0× |"]
+    assert rows[7] == "| **median** | 25.00 s | 0.500 s | **50.0×** (target ≥ 50×) |"
+    eval_only = startup.measure(oracle_python=None, rounds=1, documents=12, labels=("eval",))
+    assert set(eval_only) == {"eval"}
