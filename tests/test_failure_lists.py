@@ -163,3 +163,68 @@ def test_without_any_confidence_the_lists_keep_their_columns(files, capsys, monk
     assert "| `currency` | FD | `CAD` | `USD` (default) | 0.000 |" in out
     code, out = _eval(files, capsys, monkeypatch, "--show-errors", "1")
     assert "Conf" not in out and re.search(r"Prediction +Score", out)
+
+
+BIG = 10**30  # beyond 64 bits: orjson cannot write it, Python's json can
+LONG_ID = "s3://acme-claims-bucket/2026/07/vendor-acme-health/batch-0042/claim-000000000000000000000017.pdf"
+
+
+def test_long_names_huge_numbers_and_long_values_in_every_failure_list(tmp_path, capsys, monkeypatch):
+    """Review of issue 16: names and paths whole in Markdown; a 64-bit-plus integer shown as JSON
+    digits, never as a Python repr and never cut; other long values cut with the count left out."""
+    schema = {"type": "object", "properties": {
+        "doc_id": {"type": "string"},
+        "beneficiary_information_section": {"type": "object", "properties": {
+            "secondary_insurance_policy_holder_details": {"type": "object", "properties": {
+                "employer_identification_number": {"type": "string"}}}}},
+        "amount": {"type": "integer", "x-aws-stickler-comparator": "ExactComparator"},
+        "lines": {"type": "array", "items": {"type": "integer"}, "x-aws-stickler-comparator": "ExactComparator"},
+        "notes": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}
+    path = ("beneficiary_information_section.secondary_insurance_policy_holder_details."
+            "employer_identification_number")
+    nested = {"beneficiary_information_section": {"secondary_insurance_policy_holder_details": {
+        "employer_identification_number": "12-3456789"}}}
+    gt = {"doc_id": LONG_ID, **nested, "amount": 7, "lines": [1], "notes": "n" * 5000}
+    pred = {"doc_id": LONG_ID, "amount": BIG, "lines": [BIG], "notes": "m" * 5000}
+    files = {"schema": tmp_path / "s.json", "gt": tmp_path / "gt.jsonl", "pred": tmp_path / "p.jsonl"}
+    files["schema"].write_text(json.dumps(schema))
+    files["gt"].write_text(json.dumps(gt) + "\n")
+    files["pred"].write_text(json.dumps(pred) + "\n")
+    files = {k: str(v) for k, v in files.items()}
+
+    code, md = _eval(files, capsys, monkeypatch, "-f", "markdown")
+    assert code == 0
+    assert f"<summary><code>{LONG_ID}</code>" in md
+    assert f"| `{path}` |" in md  # the field table
+    assert f"| `amount` | FD | `7` | `{BIG}` |" in md
+    assert f"| `lines[0↔0]` | FD | `1` | `{BIG}` |" in md
+    assert f"`{'m' * 300}… (+4,700 characters)`" in md
+
+    monkeypatch.setenv("COLUMNS", "1000")  # wide enough that no value folds: each row on one line
+    code = main(["eval", files["schema"], files["gt"], files["pred"], "--show-errors", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert re.search(rf"\n amount +FD +7 +{BIG} +0\.000 *\n", out)
+    assert re.search(rf"\n lines\[0↔0\] +FD +1 +{BIG} +0\.000 *\n", out)
+    assert f" {'m' * 300}… (+4,700 characters) " in out
+
+    target = tmp_path / "misses.jsonl"
+    code, _ = _eval(files, capsys, monkeypatch, "--non-matches", str(target))
+    lines = target.read_text().splitlines()
+    assert [json.loads(line)["pred"] for line in lines if json.loads(line)["path"] == "amount"] == [BIG]
+    assert all(", " not in line and '": ' not in line for line in lines)  # one compact style throughout
+
+    monkeypatch.setenv("COLUMNS", "160")
+    code = main(["compare", files["schema"], files["gt"], files["pred"]])
+    out = capsys.readouterr().out
+    assert sum(map(len, re.findall("m{5,}", out))) == 5000  # up to 10,000 characters shown whole
+    assert re.search(r"\n notes +FD +n+ +m+ +0\.000 +0\.000 +[0-9.]+ +Exact *\n", out)
+    assert "…" not in out
+
+
+def test_a_confidence_outside_0_1_is_shown_as_none(tmp_path):
+    """It is listed in errors and left out of the metrics: the failure lists do not show it either."""
+    schema = st.compile_schema({"type": "object", "properties": {"x": {"type": "string"}}})
+    result = Engine(schema).compare({"x": "a"}, {"x": {"_value": "b", "_confidence": 2.0}}, explain=True)
+    assert [(r.path, r.confidence) for r in result.trace] == [("x", None)]
+    assert result.errors == ["x: _confidence must be a number from 0 to 1, got 2.0"]

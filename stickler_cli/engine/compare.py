@@ -22,7 +22,6 @@ Semantics (README "What the numbers mean"; worked examples in tests/test_engine.
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import numpy as np
@@ -619,16 +618,16 @@ def _filled(res: DocResult, path: str, side: int) -> None:
 def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float, score: float,
            path: str | None = None, threshold: float | None = None, at: int | None = None,
            conf: Any = None) -> None:
-    """Add one comparison row: plain values, the prediction's confidence at a leaf (a number, else
-    None: a malformed one is listed in ``errors``), and which sides a default filled in."""
+    """Add one comparison row: plain values, the prediction's confidence at a leaf (a number from 0
+    to 1, else None: a malformed one is listed in ``errors``), and which sides a default filled in."""
     path = path or f.path
     filled = None
     if res.defaults:
         filled = res.defaults.get(path)
         if filled is None and path.endswith("]"):  # an item of a list that a default filled in
             filled = res.defaults.get(path[:path.rindex("[")])
-    if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not math.isfinite(conf):
-        conf = None
+    if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
+        conf = None  # as the metrics ignore it (NaN fails the comparison too)
     row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
                    f.threshold if threshold is None else threshold, f.comparator_name or "object",
                    conf, bool(filled and filled[0]), bool(filled and filled[1]))

@@ -27,7 +27,9 @@ def dumps(report: dict[str, Any], indent: bool = True) -> bytes:
     try:
         return orjson.dumps(report, option=(orjson.OPT_INDENT_2 if indent else 0) | orjson.OPT_NON_STR_KEYS) + b"\n"
     except TypeError:
-        return json.dumps(_finite(report), indent=2 if indent else None, ensure_ascii=False, default=str).encode() + b"\n"
+        # Compact as orjson writes it when not indented (a --non-matches file keeps one style throughout).
+        return json.dumps(_finite(report), indent=2 if indent else None, separators=None if indent else (",", ":"),
+                          ensure_ascii=False, default=str).encode() + b"\n"
 
 
 DEEPEST = 200  # levels written by the fallback; deeper values are replaced by a note

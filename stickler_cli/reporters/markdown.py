@@ -22,7 +22,11 @@ from .sanitize import plain
 WORST_SHOWN = 5
 
 
-def text(value: Any, limit: int = 80) -> str:
+NAME_LIMIT = 400  # characters of a name (field path, document, file, gate) shown whole: they wrap in a PR comment
+VALUE_LISTED = 300  # characters of a value in the failure lists (numbers are never cut)
+
+
+def text(value: Any, limit: int = NAME_LIMIT) -> str:
     """Inert Markdown for one table cell or line: a code span, fenced by more backticks than it holds."""
     content = plain(value, limit).replace("|", "\\|")
     if not content:
@@ -59,7 +63,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines.append("")
     if bad:
         lines += ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|"]
-        lines += [f"| {text(g['gate'], 120)} | {g['threshold']:g} | {_rate(g['actual'])} |" for g in bad]
+        lines += [f"| {text(g['gate'])} | {g['threshold']:g} | {_rate(g['actual'])} |" for g in bad]
         lines.append("")
     lines += ["### Fields", "", "| Field | Weight | Score | TP | FA | FD | FN | TN | Precision | Recall | F1 | Schema violations |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -74,7 +78,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     if errors:
         lines += [f"<details><summary>{len(errors)} record problem(s)</summary>", ""]
         for e in errors[:20]:
-            lines.append(f"- {text(error_location(e), 400)}: {text(e['message'], 200)}")
+            lines.append(f"- {text(error_location(e))}: {text(e['message'], 200)}")
         if len(errors) > 20:
             lines.append(f"- … and {len(errors) - 20} more (see the JSON report)")
         lines += ["", "</details>", ""]
@@ -112,7 +116,7 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
     head, rule = ("| Confidence ", "---:|") if confident else ("", "")
     for doc in worst:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
-        lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], 60))}</code> · score {doc['score']:.3f} · "
+        lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], NAME_LIMIT))}</code> · score {doc['score']:.3f} · "
                   f"{len(misses)} failing comparison(s)</summary>", "",
                   f"| Field | Type | Ground truth | Prediction {head}| Score |", f"|---|---|---|---|{rule}---:|"]
         for c in misses:
@@ -124,7 +128,7 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
 
 
 def _value(value: Any, filled: bool | None) -> str:
-    return text(value, 60) + (" (default)" if filled else "")
+    return text(value, VALUE_LISTED) + (" (default)" if filled else "")
 
 
 def render_diff_markdown(report: dict[str, Any]) -> str:
@@ -146,6 +150,6 @@ def render_diff_markdown(report: dict[str, Any]) -> str:
         interval = "–" if ci is None else "[{:+.3f}, {:+.3f}]".format(ci["low"], ci["high"])
         label = LABELS[r["verdict"]]
         label = (f"**{label}**" if r["verdict"] == REGRESSED else label) + (" (watched)" if r["watched"] else "")
-        lines.append(f"| {text(key(r), 200)} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
+        lines.append(f"| {text(key(r))} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
                      f"| {_rate(r['p_value'])} | {label} |")
     return "\n".join(lines) + "\n\n"

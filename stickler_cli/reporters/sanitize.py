@@ -10,6 +10,7 @@ is shown as U+FFFD.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -38,7 +39,8 @@ def plain(value: Any, limit: int = 60) -> str:
 
 
 def safe(value: Any, limit: int = 60) -> Text:
-    """Printable, markup-free, length-limited text of a data value."""
+    """Printable, markup-free, length-limited text of a data value. A number is never cut (a figure
+    cut is a wrong figure); other text past ``limit`` characters is cut with the count left out."""
     if isinstance(value, str):
         text = value
     elif value is None:
@@ -47,11 +49,16 @@ def safe(value: Any, limit: int = 60) -> Text:
         try:
             text = orjson.dumps(value, default=str).decode()
         except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits, deep nesting
-            try:
-                text = str(value)
-            except (ValueError, RecursionError):  # beyond 4,300 digits, or deeper than Python prints
+            try:  # still JSON, compact as orjson writes it
+                text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+            except (ValueError, RecursionError):  # beyond 4,300 digits, or deeper than Python writes
                 text = f"<{type(value).__name__} too large to show>"
     text = _CONTROL.sub("�", text)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    if len(text) > limit and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        text = cut(text, limit)
     return Text(text)
+
+
+def cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters and how many more there were: "abc… (+4,997 characters)"."""
+    return f"{text[:limit]}… (+{len(text) - limit:,} characters)"

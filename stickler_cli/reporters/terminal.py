@@ -147,7 +147,11 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
     return {p for _, p in sorted(scored)[:n]}
 
 
-VALUE_SHOWN = 300  # characters of a value in `stickler compare` (folded onto lines, not cut at the column)
+# Characters of a value shown, folded onto lines (never cut at the column): `stickler compare` explains one
+# pair, so it shows nearly anything whole; the failure lists show enough to triage. Past these, the
+# text says how many characters were left out; a number is never cut (sanitize.safe).
+VALUE_SHOWN = 10_000
+VALUE_LISTED = 300
 DEFAULT_MARK = " (default)"  # after a value the schema's default stood in for (the record had none)
 CONFIDENCE_HEADER = "Conf"  # the prediction's _confidence at a leaf, a column of its own
 
@@ -184,7 +188,7 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
     for name in ((CONFIDENCE_HEADER,) if confident else ()) + figures:
         table.add_column(name, justify="right", no_wrap=True, min_width=5)
     if wide:
-        table.add_column("Comparator", overflow="ellipsis", no_wrap=True, width=11)
+        table.add_column("Comparator", overflow="fold")  # a plugin's name too, whole
     for row in rows:
         cells = [wrap_name(safe(row.path, 400), field_width), Text(row.label, style=_LABEL_STYLES[row.label]),
                  value_cell(row.gt, row.gt_default, VALUE_SHOWN), value_cell(row.pred, row.pred_default, VALUE_SHOWN)]
@@ -264,7 +268,8 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         table.add_column("Score", justify="right", no_wrap=True, min_width=5)
         for c in misses:
             table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
-                          value_cell(c["gt"], c.get("gt_default"), 80), value_cell(c["pred"], c.get("pred_default"), 80),
+                          value_cell(c["gt"], c.get("gt_default"), VALUE_LISTED),
+                          value_cell(c["pred"], c.get("pred_default"), VALUE_LISTED),
                           *([confidence_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
         if not misses:
             table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"),
