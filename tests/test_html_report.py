@@ -458,3 +458,47 @@ def test_clicks_filters_and_search_in_chromium(tmp_path: Path) -> None:
             assert problems == []
         finally:
             browser.close()
+
+
+def test_the_summary_counts_schema_validity_over_the_records_read() -> None:
+    """One denominator, as the terminal's "Schema-valid 0.929 (39 of 42)": a record that is not JSON is not valid."""
+    report = {"schema_conformance": {"predictions_read": 42, "valid_json": 40, "valid_json_rate": 40 / 42,
+                                     "checked": 40, "schema_valid": 39, "schema_valid_rate": 39 / 42, "violations": 3}}
+    page = render_html(report)
+    assert "39 of 42 valid against the schema (92.9%;" in page
+    assert "of 40 valid against" not in page
+
+
+def test_a_field_table_of_long_paths_fits_a_1920_pixel_window(tmp_path: Path) -> None:
+    """Every column of the field table (the breakdown bars too) is visible without scrolling, with
+    field paths as long as real schemas have (the page was once capped at 1,240 pixels)."""
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        _no_browser("playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        _no_browser(f"no Chromium at {CHROMIUM}")
+    leaf = {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"}
+    schema = {"type": "object", "properties": {"beneficiary_information_section": {"type": "object", "properties": {
+        "secondary_insurance_policy_holder_details": {"type": "object", "properties": {
+            "employer_identification_number": leaf, "employer_name": leaf}}}}}}
+    paths = {name: tmp_path / name for name in ("s.json", "g.jsonl", "p.jsonl")}
+    paths["s.json"].write_text(json.dumps(schema))
+    value = lambda v: {"beneficiary_information_section": {"secondary_insurance_policy_holder_details": {  # noqa: E731
+        "employer_identification_number": v, "employer_name": v}}}
+    paths["g.jsonl"].write_text("".join(json.dumps(value(f"v{i}")) + "\n" for i in range(5)))
+    paths["p.jsonl"].write_text("".join(json.dumps(value(f"v{i % 2}")) + "\n" for i in range(5)))
+    target = tmp_path / "r.html"
+    main(["eval", *(str(paths[n]) for n in ("s.json", "g.jsonl", "p.jsonl")), "--html", str(target), "--no-progress"])
+    with sync_playwright() as driver:
+        try:
+            browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        except Error as exc:
+            _no_browser(f"Chromium at {CHROMIUM} did not start: {exc}")
+        try:
+            page = browser.new_page(viewport={"width": 1920, "height": 1000})
+            page.goto(target.as_uri(), wait_until="load")
+            width, shown = page.eval_on_selector("table.fields", "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+            assert width <= shown, (width, shown)
+        finally:
+            browser.close()

@@ -103,7 +103,7 @@ CSP = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCR
 
 _CSS = """
 body{font:13px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;background:#f6f7f9;margin:0}
-main{max-width:1240px;margin:0 auto;padding:20px 28px 60px}
+main{max-width:1760px;margin:0 auto;padding:20px 28px 60px}
 h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:28px 0 10px;border-bottom:1px solid #d8dce3;padding-bottom:4px}
 .meta{color:#5b6472}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}
 .card{background:#fff;border:1px solid #d8dce3;border-radius:6px;padding:8px 14px;min-width:110px}
@@ -243,8 +243,8 @@ def _summary(report: dict[str, Any]) -> str:
     if c:
         html += (f'<p>Schema conformance: {_fmt(c.get("valid_json"))} of {_fmt(c.get("predictions_read"))} '
                  f'predictions valid JSON ({_pct(c.get("valid_json_rate"))}); {_fmt(c.get("schema_valid"))} of '
-                 f'{_fmt(c.get("checked"))} valid against the schema ({_pct(c.get("schema_valid_rate"))}); '
-                 f'{_fmt(c.get("violations"))} violations.</p>')
+                 f'{_fmt(c.get("predictions_read"))} valid against the schema ({_pct(c.get("schema_valid_rate"))}; '
+                 f'a record that is not JSON is not schema-valid); {_fmt(c.get("violations"))} violations.</p>')
     return "<h2>Summary</h2>" + html
 
 
