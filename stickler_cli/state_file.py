@@ -15,6 +15,8 @@ the same run are not checked again: they never left the process tree.
 from __future__ import annotations
 
 import math
+import os
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -439,9 +441,39 @@ def plan_of(state: dict, path: str, plugins: Sequence[str] = ()) -> Plan:
         raise InputError(f"/schema{exc.pointer.rstrip('/')}: embedded schema: {exc.message}", path) from None
 
 
+def check_distinct(paths: Sequence[str]) -> None:
+    """A state given twice (by any name: a link, ``./``) would count its documents twice: refused.
+    Two files with the same bytes are most likely one shard saved twice: warned of (two shards of
+    identical data would give identical states, so it is not refused)."""
+    import hashlib
+
+    seen: dict[tuple[int, int], str] = {}
+    digests: dict[str, str] = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # load() says what is wrong with it
+        first = seen.get((info.st_dev, info.st_ino))
+        if first is not None:
+            raise InputError(f"is given twice (also as {first}): its documents would be counted twice", path)
+        seen[(info.st_dev, info.st_ino)] = path
+        try:
+            with open(path, "rb") as handle:
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError:
+            continue
+        twin = digests.get(digest)
+        digests[digest] = path
+        if twin is not None:
+            sys.stderr.write(f"stickler: warning: {path} has the same content as {twin}: the same shard saved twice? "
+                             "Its documents are counted twice\n")
+
+
 def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis()) -> Evaluation:
     """One Evaluation from several state files, each checked whole before any is added;
     the schema is the first state's."""
+    check_distinct(paths)
     states = [(path, load(path)) for path in paths]
     first_path, first = states[0]
     for path, state in states[1:]:

@@ -1,6 +1,9 @@
 """`stickler eval --save-state` on parts, then `stickler merge`, equals one `stickler eval`."""
 
+import json
+import os
 import shutil
+from pathlib import Path
 
 import orjson
 import pytest
@@ -334,3 +337,24 @@ def test_untampered_states_still_merge_and_diff(saved, ci_state):
     assert run("merge", saved["a"], saved["b"], ci_state, "--format", "json").returncode == 0
     done = run("diff", ci_state, ci_state, "--format", "json")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_state_given_twice_is_refused_and_a_copy_is_warned_of(saved, tmp_path):
+    """Merged twice, a state's documents would be counted twice: by the same path, another spelling
+    or a link it is exit 2; a copy with the same bytes (one shard saved twice?) is counted with a warning."""
+    a = Path(saved["a"])
+    link = tmp_path / "link.json"
+    link.symlink_to(a)
+    for twice in ([a, a], [a, saved["b"], link], [a, Path(os.path.relpath(a, tmp_path))]):
+        done = run("merge", *twice, "--format", "json", cwd=tmp_path)
+        assert done.returncode == 2, done.stdout
+        assert done.stderr == f"stickler: error: {twice[-1]}: is given twice (also as {twice[0]}): its documents " \
+                              "would be counted twice\n"
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(a.read_bytes())
+    done = run("merge", a, copy, "--format", "json")
+    assert done.returncode == 0
+    assert done.stderr == (f"stickler: warning: {copy} has the same content as {a}: the same shard saved twice? "
+                           "Its documents are counted twice\n")
+    one = json.loads(run("merge", a, "--format", "json").stdout)
+    assert json.loads(done.stdout)["document_count"] == 2 * one["document_count"]
