@@ -48,6 +48,18 @@ def non_match_rows(engine: Engine, doc_id: str, gt: dict, pred: dict) -> list[di
     return [{"doc_id": doc_id, **r} for r in explain(engine, gt, pred) if r["type"] in MISSES]
 
 
+def where(doc: dict[str, Any]) -> str:
+    """Where a kept document is, for a reader: "gt/part-2.jsonl:6, pred/part-2.jsonl:6" (or, without
+    file names, as the Python API scores dicts: "ground truth line 6, prediction line 6")."""
+    gt, pred = doc.get("gt_source"), doc.get("pred_source")
+    found = f"{gt}:{doc.get('gt_line')}" if gt else f"ground truth line {doc.get('gt_line')}"
+    if doc.get("pred_line"):
+        found += f", {pred}:{doc['pred_line']}" if pred else f", prediction line {doc['pred_line']}"
+    elif pred:
+        found += f", no line of {pred}"
+    return found
+
+
 def imperfect(worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The worst documents that have something to show (a perfect document can be among the
     worst kept when there are few documents)."""
@@ -66,7 +78,7 @@ def document_key(gt: dict) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
-def document_row(plan: Plan, doc: DocResult, doc_id: str, gt_line: int, pred_line: int | None) -> dict[str, Any]:
+def document_row(plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any]) -> dict[str, Any]:
     """One ``--per-document`` line: the document's score, its top-level fields' scores and every
     field path's classifications (only the counts that are not zero)."""
     counts: dict[str, dict[str, int]] = {}
@@ -76,13 +88,14 @@ def document_row(plan: Plan, doc: DocResult, doc_id: str, gt_line: int, pred_lin
         found = {name: tally[base + k] for k, name in enumerate(COUNT_NAMES) if tally[base + k]}
         if found:
             counts[f.path] = found
-    return {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "score": doc.score,
+    return {"doc_id": doc_id, **where, "score": doc.score,
             "field_scores": doc.field_scores, "counts": counts}
 
 
 def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The report's ``worst_documents``: each kept document with every comparison explained."""
-    return [{"doc_id": d["doc_id"], "gt_line": d["gt_line"], "pred_line": d["pred_line"], "score": d["score"],
+    return [{"doc_id": d["doc_id"], "gt_source": d["gt_source"], "gt_line": d["gt_line"], "pred_source": d["pred_source"],
+             "pred_line": d["pred_line"], "score": d["score"],
              "comparisons": explain(engine, d["gt"], d["pred"])} for d in worst]
 
 

@@ -86,7 +86,7 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: s
         if not any(chunks):
             break
         for acc, chunk, pred in zip(accs, chunks, (pred_a, pred_b)):
-            score_pairs(engine, acc, chunk, pred)
+            score_pairs(engine, acc, chunk, Shard(gt_path, pred))
     elapsed = time.perf_counter() - started
     for acc, side_stats, pred in zip(accs, stats, (pred_a, pred_b)):
         add_pairing_stats(acc, side_stats)
@@ -148,7 +148,7 @@ def evaluate_files(
             pairs = read_pairs(shard, stats, pairing)
             if progress is not None:
                 pairs = _reporting(pairs, stats, acc, progress)
-            score_pairs(engine, acc, pairs, shard.predictions)
+            score_pairs(engine, acc, pairs, shard)
         if progress is not None:  # the last batch is scored after the last pair was read
             progress(acc.document_count, stats.gt_bytes_read)
         add_pairing_stats(acc, stats)

@@ -108,12 +108,12 @@ def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Analysis
     acc = Accumulator(plan, analysis)
     acc.close_fields(full)
     if pairing.id_field:
-        score_pairs(engine, acc, chunk, shard.predictions)
+        score_pairs(engine, acc, chunk, shard)
     else:
         stats = PairingStats()
         # Out-of-step pairs are counted here; the parent stops the run on the count over every chunk.
         pairs = pair_lines(chunk, shard.ground_truth, shard.predictions, stats, pairing, stop_out_of_step=False)
-        score_pairs(engine, acc, pairs, shard.predictions)
+        score_pairs(engine, acc, pairs, shard)
         add_pairing_stats(acc, stats)
     return acc.get_state(with_schema=False, as_arrays=True)
 

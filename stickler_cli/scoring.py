@@ -41,14 +41,14 @@ def _batched(items: Iterable[Any], engine: Engine, docs_of) -> Iterator[Any]:
 
 
 def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dict, gt_line: int,
-         pred_line: int | None) -> None:
+         pred_line: int | None, shard: Shard | None = None) -> None:
     """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked for
     (``--non-matches``) or while a field it fails on has room in its sample of failing comparisons."""
     acc.add(doc)
     if acc.analysis.documents:
         acc.document_keys.append(document_key(gt))
     if acc.is_among_worst(doc.score):
-        acc.keep_worst(doc.score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred})
+        acc.keep_worst(doc.score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred})
     lines = acc.analysis.non_matches and has_misses(doc.tally)
     sample = acc.wants_failures(doc.tally)
     if lines or sample:  # explained once for both
@@ -58,11 +58,18 @@ def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dic
         if sample:
             acc.keep_failures(rows)
     if acc.analysis.per_document:
-        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, gt_line, pred_line)])
+        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, _lines(shard, gt_line, pred_line))])
 
 
-def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_path: str) -> None:
-    """Score paired records into ``acc``: the loop every process runs, serial or not."""
+def _lines(shard: Shard | None, gt_line: int, pred_line: int | None) -> dict[str, Any]:
+    """Where a document is: its lines and their files (of several shards, the line alone says little)."""
+    return {"gt_source": shard.ground_truth if shard else None, "gt_line": gt_line,
+            "pred_source": shard.predictions if shard else None, "pred_line": pred_line}
+
+
+def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: Shard) -> None:
+    """Score paired records of one shard into ``acc``: the loop every process runs, serial or not."""
+    pred_path = shard.predictions
     docs_of = lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]  # noqa: E731
     conformance = engine.conformance
     for pair in _batched(pairs, engine, docs_of):
@@ -77,7 +84,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_pa
         doc = engine.compare(pair.gt, pair.pred)
         for message in doc.errors:
             acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
+        _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line, shard)
 
 
 def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: Iterator | None = None) -> Iterator[Pair]:
@@ -94,5 +101,5 @@ def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:
 def score_shard(engine: Engine, acc: Accumulator, shard: Shard, pairing: Pairing = Pairing()) -> None:
     """Read one shard pair and score all of it into ``acc`` (one process)."""
     stats = PairingStats()
-    score_pairs(engine, acc, read_pairs(shard, stats, pairing), shard.predictions)
+    score_pairs(engine, acc, read_pairs(shard, stats, pairing), shard)
     add_pairing_stats(acc, stats)

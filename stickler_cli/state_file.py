@@ -266,7 +266,7 @@ def _check_conformance(block: Any) -> None:
             _count(n, f"{where}/{_token(keyword)}")
 
 
-WORST_KEYS = ("doc_id", "gt_line", "pred_line", "gt", "pred", "score", "position")
+WORST_KEYS = ("doc_id", "gt_source", "gt_line", "pred_source", "pred_line", "gt", "pred", "score", "position")
 
 
 def _check_worst(worst: Any, kept: int, n: int) -> None:
@@ -278,6 +278,9 @@ def _check_worst(worst: Any, kept: int, n: int) -> None:
         _object(entry, where, WORST_KEYS)
         _scalar(entry["doc_id"], f"{where}/doc_id")
         _count(entry["gt_line"], f"{where}/gt_line")
+        for side in ("gt_source", "pred_source"):
+            if entry[side] is not None and type(entry[side]) is not str:
+                raise _bad(f"{where}/{side}", f"must be a file name (a string) or null, got {type(entry[side]).__name__}")
         if entry["pred_line"] is not None:
             _count(entry["pred_line"], f"{where}/pred_line")
         _object(entry["gt"], f"{where}/gt")

@@ -219,5 +219,9 @@ def test_documents_from_shards_and_merges_are_named_by_file_and_line(tmp_path):
     assert sorted(d["doc_id"] for d in merged["worst_documents"]) == [d for d, _ in named]
     # In the terminal, each is named as a file and line a user can open.
     table = run("eval", "s.json", "gt/*.jsonl", "pred/*.jsonl", "--show-errors", "2", cwd=tmp_path).stdout
-    assert "gt/part-1.jsonl:1 · score 0.000" in table
-    assert "gt/part-2.jsonl:1 · score 0.000" in table
+    # Each says where the document is: its files and lines (a line alone says nothing of which shard).
+    assert "gt/part-1.jsonl:1 · score 0.000 · gt/part-1.jsonl:1, pred/part-1.jsonl:1" in table
+    assert "gt/part-2.jsonl:1 · score 0.000 · gt/part-2.jsonl:1, pred/part-2.jsonl:1" in table
+    assert sorted((d["doc_id"], d["gt_source"], d["pred_source"]) for d in merged["worst_documents"]) == [
+        (f"{tmp_path}/gt/part-{n}.jsonl:{line}", f"{tmp_path}/gt/part-{n}.jsonl", f"{tmp_path}/pred/part-{n}.jsonl")
+        for n in (1, 2) for line in (1, 2)]

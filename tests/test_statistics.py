@@ -149,7 +149,9 @@ def test_per_document_lines(files, tmp_path, capsys, workers):
     for path in ("id", "n"):  # the lines' classifications add up to the report's counts
         for name in ("tp", "fa", "fd", "fn", "tn"):
             assert sum(d["counts"].get(path, {}).get(name, 0) for d in lines) == report["field_metrics"][path][name]
-    assert set(lines[0]) == {"doc_id", "gt_line", "pred_line", "score", "field_scores", "counts"}
+    assert set(lines[0]) == {"doc_id", "gt_source", "gt_line", "pred_source", "pred_line", "score", "field_scores",
+                             "counts"}
+    assert (lines[0]["gt_source"], lines[0]["pred_source"]) == (files["gt"], files["pred"])
     assert set(lines[0]["field_scores"]) == {"id", "n"}
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import orjson
 
-from .sanitize import INVISIBLE
+from ..analysis import where
+from .sanitize import INVISIBLE, data_text, limited
 
 VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
 ERROR_LIMIT = 50  # errors listed before "… and N more"
@@ -147,24 +148,12 @@ _KINDS = (("tp", "#2e9e4f"), ("fd", "#e58a1f"), ("fa", "#9b4fd0"), ("fn", "#d645
 
 def clean(value: Any, limit: int | None = None) -> str:
     """Text of ``value`` without characters HTML forbids, cut to ``limit``; not yet escaped."""
-    text = _FORBIDDEN.sub("\ufffd", value if isinstance(value, str) else _json(value))
-    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+    return limited(value, _FORBIDDEN.sub("\ufffd", data_text(value)), limit)
 
 
 def _e(value: Any, limit: int | None = None) -> str:
     """Escaped text, safe in element content and in quoted attributes alike."""
     return escape(clean(value, limit), quote=True)
-
-
-def _json(value: Any) -> str:
-    """Compact JSON of a data value; orjson cannot write integers beyond 64 bits: ``str`` then."""
-    try:
-        return orjson.dumps(value, default=str).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        try:
-            return str(value)
-        except (ValueError, RecursionError):  # beyond 4,300 digits, or too deep to print
-            return f"<{type(value).__name__} too large to show>"
 
 
 def _number(value: Any) -> float | None:
@@ -176,6 +165,11 @@ def _number(value: Any) -> float | None:
     except OverflowError:
         return None
     return number if math.isfinite(number) else None
+
+
+def _json(value: Any) -> str:
+    """A data value as JSON text (strings quoted, integers beyond 64 bits as digits)."""
+    return orjson.dumps(value).decode() if isinstance(value, str) else data_text(value)
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -347,7 +341,8 @@ def _value_cell(row: dict[str, Any], side: str) -> str:
     run kept it cut (then it is already JSON text)."""
     value = row.get(side)
     cut = side in _list(row.get("cut"))
-    text = clean(value if cut and isinstance(value, str) else _json(value), VALUE_LIMIT)
+    raw = value if cut and isinstance(value, str) else _json(value)
+    text = limited(value, _FORBIDDEN.sub("\ufffd", raw), VALUE_LIMIT)  # a number whole, other values cut
     marks = ""
     if row.get(f"{side}_default") is True:
         marks += ('<span class="dflt" title="absent from the record: the schema\'s default was filled in">'
@@ -522,11 +517,9 @@ def _documents(report: dict[str, Any]) -> str:
                         f'{_value_cell(c, "pred")}{_num_cell(c.get("confidence"))}'
                         f'{_num_cell(c.get("similarity"))}</tr>')
         total, failing = total + len(rows), failing + wrong
-        lines = f"ground truth line {_fmt(doc.get('gt_line'))}"
-        if doc.get("pred_line") is not None:
-            lines += f", prediction line {_fmt(doc.get('pred_line'))}"
-        out.append(f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), 120)}"'
-                   f'{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), 120)}</b>'
+        lines = _e(where(doc), 1000)
+        out.append(f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), 400)}"'
+                   f'{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), 400)}</b>'
                    f' — score {_fmt(doc.get("score"))} · <span class="shown">{wrong}</span> shown of {len(rows)} '
                    f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}</details>")
     controls = ('<div class="controls"><label><input type="checkbox" id="hide-ok" checked> hide right comparisons '

@@ -41,22 +41,30 @@ def plain(value: Any, limit: int = 60) -> str:
 def safe(value: Any, limit: int = 60) -> Text:
     """Printable, markup-free, length-limited text of a data value. A number is never cut (a figure
     cut is a wrong figure); other text past ``limit`` characters is cut with the count left out."""
+    return Text(limited(value, _CONTROL.sub("�", data_text(value)), limit))
+
+
+def data_text(value: Any) -> str:
+    """A data value as text: a string as itself, anything else as compact JSON (integers beyond
+    64 bits too, which orjson cannot write)."""
     if isinstance(value, str):
-        text = value
-    elif value is None:
-        text = "null"
-    else:
-        try:
-            text = orjson.dumps(value, default=str).decode()
-        except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits, deep nesting
-            try:  # still JSON, compact as orjson writes it
-                text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-            except (ValueError, RecursionError):  # beyond 4,300 digits, or deeper than Python writes
-                text = f"<{type(value).__name__} too large to show>"
-    text = _CONTROL.sub("�", text)
-    if len(text) > limit and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
-        text = cut(text, limit)
-    return Text(text)
+        return value
+    if value is None:
+        return "null"
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits, deep nesting
+        try:  # still JSON, compact as orjson writes it
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        except (ValueError, RecursionError):  # beyond 4,300 digits, or deeper than Python writes
+            return f"<{type(value).__name__} too large to show>"
+
+
+def limited(value: Any, text: str, limit: int | None) -> str:
+    """``text`` (of ``value``) within ``limit`` characters, unless ``value`` is a number: never cut."""
+    if limit is None or len(text) <= limit or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return text
+    return cut(text, limit)
 
 
 def cut(text: str, limit: int) -> str:

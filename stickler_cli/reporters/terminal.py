@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis import MISSES, imperfect
+from ..analysis import MISSES, imperfect, where
 from ..gates import verdict
 from ..extras import install_hint
 from ..reader import error_location
@@ -251,10 +251,10 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
     # The confidence column only when a failing comparison carries one (else the values keep its room).
     confident = any(c.get("confidence") is not None for d in worst for c in d["comparisons"] if c["type"] in MISSES)
     for doc in worst:
-        where = f"ground truth line {doc['gt_line']}" + (f", prediction line {doc['pred_line']}" if doc["pred_line"] else "")
+        found = where(doc)
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         # The name whole (a FILE:LINE name ends in its line number; an id is what a user searches for).
-        table = _compact(Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · {where}"),
+        table = _compact(Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · ") + safe(found, 2 * NAME_LIMIT),
                          expand=True)
         widest = max((len(c["path"]) for c in misses), default=5)
         # Paths and values fold onto more lines rather than being cut (a value may be an amount).
