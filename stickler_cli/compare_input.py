@@ -92,7 +92,7 @@ def _input(argument: str, what: str, selector: Selector) -> Input:
     """JSON text, a ``.json`` file read whole, or a file of records read line by line. Standard
     input without a selector is read whole, so that ``jq '.[3]' | stickler compare s.json gt.json -``
     (one pretty-printed object) works; with one, it is JSON Lines."""
-    if argument.lstrip().startswith("{"):
+    if argument.lstrip().startswith(("{", "[")) and not os.path.exists(argument):
         return Chosen(_object(argument.encode(), f"<{what} argument>", what), None, None)
     if argument != STDIN:
         if not os.path.exists(argument):

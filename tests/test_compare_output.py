@@ -172,3 +172,9 @@ def test_the_two_json_object_form_is_unchanged(pair, tmp_path, capsys):
     code = main(["compare", pair["schema"], str(one), "{}", "--line", "1"])
     assert code == 2 and capsys.readouterr().err == ("stickler: error: --line chooses a record of a JSON Lines file (or a "
                                                      ".json array); both inputs are one JSON object\n")
+
+
+def test_json_text_that_is_not_an_object_says_so(pair, capsys):
+    code = main(["compare", pair["schema"], "[]", "{}"])
+    _, err = capsys.readouterr()
+    assert (code, err) == (2, "stickler: error: <ground truth argument>: ground truth must be a JSON object\n")
