@@ -32,6 +32,10 @@ def _overall(auroc=None, ece=None, **others):
                "confident first catches errors early; ECE 0.100 (between 0.05 and 0.15): its values are rough "
                "probabilities only."),
     (None, 0.02, "In part: AUROC is undefined"),
+    # Neither ranking (undefined, or weak) nor a probability: no, not "in part" (review of issue 16).
+    (None, 0.5, "No: AUROC is undefined"),
+    (0.7, 0.2, "No: AUROC 0.700 (between 0.6 and 0.8): it ranks errors first only weakly; ECE 0.200 (above 0.15)"),
+    ("absent", 0.2, "No: ECE 0.200 (above 0.15): its values are not probabilities."),
     ("absent", 0.02, "Yes: ECE 0.020 (at most 0.05)"),
 ])
 def test_the_sentence_follows_the_figures(auroc, ece, expected):

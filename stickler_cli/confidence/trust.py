@@ -54,8 +54,8 @@ def trust_sentence(overall: dict[str, Any]) -> str | None:
             reasons.append(f"ECE {ece:.3f} (above {ECE_FAIR:g}): its values are not probabilities")
     ranks = auroc is not None and auroc >= AUROC_GOOD
     calibrated = ece is not None and ece <= ECE_GOOD
-    if auroc is not None and auroc < AUROC_WEAK:
-        answer = "No"
+    if (auroc is not None and auroc < AUROC_WEAK) or (ece is not None and ece > ECE_FAIR and not ranks):
+        answer = "No"  # it does not rank errors first, or it neither ranks well nor reads as a probability
     elif (ranks or not has_auroc) and (calibrated or not has_ece):
         answer = "Yes"
     else:
