@@ -27,6 +27,13 @@ NAMED = 10  # watched figures the verdict line names; the tables (and -f json) l
 LABELS = {IMPROVED: "better", REGRESSED: "worse", UNCHANGED: "noise", NO_DATA: "no data"}
 
 
+def rule(level: float) -> str:
+    """The rule the verdicts follow, said under the table (a p above the bar with an interval that
+    leaves out 0 is noise, and a reader should not have to guess why)."""
+    return (f"better or worse: p < {1 - level:g} and the {level * 100:g}% interval leaves out 0; anything else is "
+            "noise (both tests must agree)")
+
+
 def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None:
     """Two saved states can be compared only document by document: same schema, every document's
     row kept (``--ci``), and the same ground truth at every position."""

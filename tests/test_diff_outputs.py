@@ -46,6 +46,7 @@ def test_the_verdict_names_the_watched_figures_that_got_worse(files, capsys, mon
     assert ("B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, "
             f"{HOSTILE}.cm_f1") in out
     assert err == ""  # the table said it
+    assert "better or worse: p < 0.05 and the 95% interval leaves out 0; anything else is noise" in out
     assert main(_diff(files, "--fail-on-regression", "-f", "json")) == 1
     out, err = capsys.readouterr()
     assert err == ("stickler: B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, "
@@ -72,6 +73,8 @@ def test_markdown_and_the_step_summary(files, tmp_path, capsys, monkeypatch):
     assert (f"| `id.cm_f1` | {f1['a']:.3f} | {f1['b']:.3f} | {f1['difference']:+.3f} | "
             f"[{ci['low']:+.3f}, {ci['high']:+.3f}] | {f1['p_value']:.3f} | **worse** (watched) |") in out
     assert "| `note.cm_f1` | 1.000 | 1.000 | +0.000 | [+0.000, +0.000] | 1.000 | noise (watched) |" in out
+    assert "\n_better or worse: p < 0.05 and the 95% interval leaves out 0; anything else is noise (both tests " \
+           "must agree)_\n" in out
     # appended whatever --format says
     assert main(_diff(files)) == 0
     capsys.readouterr()

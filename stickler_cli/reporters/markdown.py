@@ -134,7 +134,7 @@ def _value(value: Any, filled: bool | None) -> str:
 def render_diff_markdown(report: dict[str, Any]) -> str:
     """``stickler diff`` as Markdown: the verdict naming the watched figures that changed, then a table
     of the watched figures and every significant change (all of them: ``-f json`` has the rest)."""
-    from ..diff import LABELS, REGRESSED, key, shown, verdict
+    from ..diff import LABELS, REGRESSED, key, rule, shown, verdict
 
     level = report["bootstrap"]["level"]
     inputs = report.get("inputs") or {}
@@ -152,4 +152,5 @@ def render_diff_markdown(report: dict[str, Any]) -> str:
         label = (f"**{label}**" if r["verdict"] == REGRESSED else label) + (" (watched)" if r["watched"] else "")
         lines.append(f"| {text(key(r))} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
                      f"| {_rate(r['p_value'])} | {label} |")
+    lines += ["", f"_{rule(level)}_"]
     return "\n".join(lines) + "\n\n"

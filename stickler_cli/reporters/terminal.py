@@ -316,6 +316,7 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
                      Text(diff.LABELS[r["verdict"]], style=styles[r["verdict"]])])
     for table in fit(title, "Figure", columns, rows, console.width):
         console.print(table)
+    console.print(Text(diff.rule(level), style="dim"))
     style = "bold red" if report["regressions"] else "bold green" if report["improvements"] else "bold"
     console.print(safe(diff.verdict(report), 4 * NAME_LIMIT), style=style)
 
