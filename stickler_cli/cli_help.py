@@ -247,9 +247,9 @@ def _check_plainly(params: list[Any]) -> None:
                                                 descriptor=descriptor)
 
 
-class HelpCommand(TyperCommand):
-    """A command whose --help is printed by ``print_help``, and whose values are checked without
-    pydantic where they are plain."""
+class _Help:
+    """What a command and a command group share: --help printed by ``print_help``, and values
+    checked without pydantic where they are plain."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -267,23 +267,12 @@ class HelpCommand(TyperCommand):
         return _usage_pieces(self, ctx)
 
 
-class HelpGroup(TyperGroup):
-    """A command group whose --help is printed by ``print_help``."""
+class HelpCommand(_Help, TyperCommand):
+    """A command of stickler's (see ``_Help``)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        _check_plainly(self.params)
 
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        _check_plainly([option] if option is not None else [])
-        return option
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        print_help(self, ctx)
-
-    def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        return _usage_pieces(self, ctx)
+class HelpGroup(_Help, TyperGroup):
+    """A command group of stickler's (see ``_Help``)."""
 
 
 class HelpTyper(typer.Typer):

@@ -114,34 +114,21 @@ def test_html_page_of_the_diff(files, tmp_path, capsys):
 
 def test_html_page_of_the_diff_in_chromium(files, tmp_path, capsys):
     """The page loads with no console error (its script allowed by the policy) and sorts on a click."""
-    from tests.test_html_report import CHROMIUM, _no_browser
+    from tests.support.browser import chromium
 
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError:
-        _no_browser("playwright is not installed")
-    if not Path(CHROMIUM).exists():
-        _no_browser(f"no Chromium at {CHROMIUM}")
     page_path = tmp_path / "diff.html"
     assert main(_diff(files, "--html", str(page_path))) == 0
     capsys.readouterr()
-    with sync_playwright() as driver:
-        try:
-            browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        except Error as exc:
-            _no_browser(f"Chromium did not start: {exc}")
-        try:
-            page = browser.new_page()
-            problems: list[str] = []
-            page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.goto(page_path.as_uri(), wait_until="load")
-            figures = page.eval_on_selector_all("tbody tr td:nth-child(1)", "cells => cells.map(c => c.textContent)")
-            assert len(figures) == 13 and figures[0] == "weighted_overall_score"
-            page.locator("thead th", has_text="p").locator("button").click()
-            p_values = page.eval_on_selector_all("tbody tr td:nth-child(7)", "cells => cells.map(c => c.textContent)")
-            assert [float(v) for v in p_values if v != "—"] == sorted(float(v) for v in p_values if v != "—")
-            assert page.evaluate("document.querySelectorAll('tr.failed').length") >= 3
-            assert problems == []
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(page_path.as_uri(), wait_until="load")
+        figures = page.eval_on_selector_all("tbody tr td:nth-child(1)", "cells => cells.map(c => c.textContent)")
+        assert len(figures) == 13 and figures[0] == "weighted_overall_score"
+        page.locator("thead th", has_text="p").locator("button").click()
+        p_values = page.eval_on_selector_all("tbody tr td:nth-child(7)", "cells => cells.map(c => c.textContent)")
+        assert [float(v) for v in p_values if v != "—"] == sorted(float(v) for v in p_values if v != "—")
+        assert page.evaluate("document.querySelectorAll('tr.failed').length") >= 3
+        assert problems == []

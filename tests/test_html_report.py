@@ -5,9 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ import pytest
 
 from stickler_cli.cli import main
 from stickler_cli.reporters.html import render_html
+from tests.support.browser import chromium
 
 SCRIPT = "<script>document.title='pwned';window.__pwned=1</script>"
 IMG = '"><img src=x onerror="window.__pwned=1">'
@@ -172,15 +171,6 @@ def test_partial_confidence_and_odd_values() -> None:
 
 # --- in a real browser ---------------------------------------------------------------------------------
 
-CHROMIUM = os.environ.get("STICKLER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-
-
-def _no_browser(reason: str) -> None:
-    if os.environ.get("STICKLER_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"STICKLER_REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
-
-
 def _cli_report(tmp_path: Path) -> dict[str, Any]:
     """A report from the real CLI, end to end, on predictions that carry script payloads and confidences."""
     hostile_field = 'x"><img src=x onerror=window.__pwned=1>'
@@ -217,54 +207,41 @@ def _column(page: Any, index: int) -> list[str]:
 
 
 def test_in_chromium(tmp_path: Path) -> None:
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError:
-        _no_browser("playwright is not installed (pip install playwright; no `playwright install` needed)")
-    if not Path(CHROMIUM).exists():
-        _no_browser(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set STICKLER_CHROMIUM)")
     report = _cli_report(tmp_path)
     html_path = tmp_path / "report.html"
     html_path.write_text(render_html(report), encoding="utf-8")
     screenshot = tmp_path / "report.png"
-    with sync_playwright() as driver:
-        try:
-            browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        except Error as exc:
-            _no_browser(f"Chromium at {CHROMIUM} did not start: {exc}")
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            problems: list[str] = []
-            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.goto(html_path.as_uri(), wait_until="load")
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.goto(html_path.as_uri(), wait_until="load")
 
-            assert page.evaluate("window.__pwned") is None
-            assert page.title() == "Probe<script>window.__pwned=1</script> — stickler report"  # as text, unchanged
-            assert page.locator("svg.chart").count() == 3  # histogram, reliability diagram, review curve
-            assert page.get_by_text(SCRIPT).count() >= 1  # shown as text
+        assert page.evaluate("window.__pwned") is None
+        assert page.title() == "Probe<script>window.__pwned=1</script> — stickler report"  # as text, unchanged
+        assert page.locator("svg.chart").count() == 3  # histogram, reliability diagram, review curve
+        assert page.get_by_text(SCRIPT).count() >= 1  # shown as text
 
-            names = _column(page, 1)
-            assert len(names) == 4
-            header = page.locator("table.fields thead th", has_text="field").first.locator("button")
-            header.click()
-            assert _column(page, 1) == sorted(names, key=str.lower) != names
-            header.click()
-            assert _column(page, 1) == sorted(names, key=str.lower, reverse=True)
+        names = _column(page, 1)
+        assert len(names) == 4
+        header = page.locator("table.fields thead th", has_text="field").first.locator("button")
+        header.click()
+        assert _column(page, 1) == sorted(names, key=str.lower) != names
+        header.click()
+        assert _column(page, 1) == sorted(names, key=str.lower, reverse=True)
 
-            before = _column(page, 3)  # TP, numeric
-            tp = page.locator("table.fields thead th:nth-child(3) button")
-            tp.press("Enter")  # headers are buttons: the keyboard sorts too
-            after = _column(page, 3)
-            assert [float(v) for v in after] == sorted(float(v) for v in before)
-            tp.click()
-            assert [float(v) for v in _column(page, 3)] == sorted((float(v) for v in before), reverse=True)
+        before = _column(page, 3)  # TP, numeric
+        tp = page.locator("table.fields thead th:nth-child(3) button")
+        tp.press("Enter")  # headers are buttons: the keyboard sorts too
+        after = _column(page, 3)
+        assert [float(v) for v in after] == sorted(float(v) for v in before)
+        tp.click()
+        assert [float(v) for v in _column(page, 3)] == sorted((float(v) for v in before), reverse=True)
 
-            page.screenshot(path=str(screenshot), full_page=True)
-            assert page.evaluate("window.__pwned") is None
-            assert problems == []
-        finally:
-            browser.close()
+        page.screenshot(path=str(screenshot), full_page=True)
+        assert page.evaluate("window.__pwned") is None
+        assert problems == []
     data = screenshot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
@@ -375,89 +352,76 @@ def _shown_rows(page: Any, selector: str) -> int:
 
 
 def test_clicks_filters_and_search_in_chromium(tmp_path: Path) -> None:
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError:
-        _no_browser("playwright is not installed (pip install playwright; no `playwright install` needed)")
-    if not Path(CHROMIUM).exists():
-        _no_browser(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set STICKLER_CHROMIUM)")
     report = _clicks_report(tmp_path)
     kept = report["field_failures"]["fields"]
     worst = [d["doc_id"] for d in report["worst_documents"]]
     html_path = tmp_path / "clicks.html"
     html_path.write_text(render_html(report), encoding="utf-8")
-    with sync_playwright() as driver:
-        try:
-            browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        except Error as exc:
-            _no_browser(f"Chromium at {CHROMIUM} did not start: {exc}")
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            problems: list[str] = []
-            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-            page.goto(html_path.as_uri(), wait_until="load")
-            assert page.locator("section.failures:visible").count() == 0  # no panel before a click
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+        page.goto(html_path.as_uri(), wait_until="load")
+        assert page.locator("section.failures:visible").count() == 0  # no panel before a click
 
-            def panel_after_clicking(field: str) -> Any:
-                page.locator("table.fields button.field-link", has_text=field).first.click()
-                assert page.locator("section.failures:visible").count() == 1  # the other panels are hidden
-                return page.locator("section.failures:visible")
+        def panel_after_clicking(field: str) -> Any:
+            page.locator("table.fields button.field-link", has_text=field).first.click()
+            assert page.locator("section.failures:visible").count() == 1  # the other panels are hidden
+            return page.locator("section.failures:visible")
 
-            def cells(panel: Any, column: int) -> list[str]:
-                return panel.locator(f"tbody tr td:nth-child({column})").all_inner_texts()
+        def cells(panel: Any, column: int) -> list[str]:
+            return panel.locator(f"tbody tr td:nth-child({column})").all_inner_texts()
 
-            code = panel_after_clicking("code")
-            assert code.locator("h3").inner_text() == "Failing comparisons of code"
-            assert code.locator("p").inner_text() == ("10 failing (FD 10 · FA 0 · FN 0); showing 4, the first 4 in "
-                                                      "input order (--limit failures-per-field=N keeps more).")
-            assert cells(code, 1) == [r["doc_id"] for r in kept["code"]]
-            assert cells(code, 3) == ["FD"] * 4
-            assert cells(code, 4) == ['"C0"', '"C2"', '"C4"', '"C6"']
-            assert cells(code, 5) == ['"X0"', '"X2"', json.dumps(CLICK_SCRIPT), '"X6"']  # a script, as text
-            name = panel_after_clicking("name")
-            assert name.locator("p").inner_text() == "3 failing (FD 3 · FA 0 · FN 0); showing 3, all of them."
-            assert cells(name, 5) == ['"Nmae 1"', '"Nmae 5"', '"Nmae 9"']
-            assert cells(name, 7) == ["0.667"] * 3  # similarity, under the 0.8 threshold
-            amount = panel_after_clicking("amount")
-            assert cells(amount, 3) == ["FN", "FN"] and cells(amount, 4) == ["31.0", "71.0"]
-            assert cells(amount, 5) == ["null", "null"]
-            note = panel_after_clicking("note")
-            assert cells(note, 3) == ["FA"] and cells(note, 5) == ['"extra"']
+        code = panel_after_clicking("code")
+        assert code.locator("h3").inner_text() == "Failing comparisons of code"
+        assert code.locator("p").inner_text() == ("10 failing (FD 10 · FA 0 · FN 0); showing 4, the first 4 in "
+                                                  "input order (--limit failures-per-field=N keeps more).")
+        assert cells(code, 1) == [r["doc_id"] for r in kept["code"]]
+        assert cells(code, 3) == ["FD"] * 4
+        assert cells(code, 4) == ['"C0"', '"C2"', '"C4"', '"C6"']
+        assert cells(code, 5) == ['"X0"', '"X2"', json.dumps(CLICK_SCRIPT), '"X6"']  # a script, as text
+        name = panel_after_clicking("name")
+        assert name.locator("p").inner_text() == "3 failing (FD 3 · FA 0 · FN 0); showing 3, all of them."
+        assert cells(name, 5) == ['"Nmae 1"', '"Nmae 5"', '"Nmae 9"']
+        assert cells(name, 7) == ["0.667"] * 3  # similarity, under the 0.8 threshold
+        amount = panel_after_clicking("amount")
+        assert cells(amount, 3) == ["FN", "FN"] and cells(amount, 4) == ["31.0", "71.0"]
+        assert cells(amount, 5) == ["null", "null"]
+        note = panel_after_clicking("note")
+        assert cells(note, 3) == ["FA"] and cells(note, 5) == ['"extra"']
 
-            status = page.locator("#doc-status")
-            rows = "#worst tbody tr"
-            assert page.locator("#worst details.document").count() == 10
-            assert status.inner_text() == "10 comparisons shown in 10 documents"  # TP and TN hidden at first
-            assert _shown_rows(page, rows) == 10
-            page.locator("#hide-ok").uncheck()
-            assert status.inner_text() == "40 comparisons shown in 10 documents" and _shown_rows(page, rows) == 40
-            page.locator("#hide-ok").check()
-            assert status.inner_text() == "10 comparisons shown in 10 documents" and _shown_rows(page, rows) == 10
+        status = page.locator("#doc-status")
+        rows = "#worst tbody tr"
+        assert page.locator("#worst details.document").count() == 10
+        assert status.inner_text() == "10 comparisons shown in 10 documents"  # TP and TN hidden at first
+        assert _shown_rows(page, rows) == 10
+        page.locator("#hide-ok").uncheck()
+        assert status.inner_text() == "40 comparisons shown in 10 documents" and _shown_rows(page, rows) == 40
+        page.locator("#hide-ok").check()
+        assert status.inner_text() == "10 comparisons shown in 10 documents" and _shown_rows(page, rows) == 10
 
-            search = page.locator("#doc-search")
-            search.fill("x8")  # a predicted value, case folded
-            assert status.inner_text() == "1 comparison shown in 1 document" and _shown_rows(page, rows) == 1
-            assert page.locator("#worst details.document:visible").count() == 1
-            assert page.locator(f"{rows}:visible").inner_text().split("\t")[:4] == ["code", "FD", '"C8"', '"X8"']
-            page.locator("#hide-ok").uncheck()  # the right comparisons of that document do not match
-            assert status.inner_text() == "1 comparison shown in 1 document"
-            search.fill("amount")  # a path: every worst document has one
-            assert status.inner_text() == "10 comparisons shown in 10 documents"
-            page.locator("#hide-ok").check()
-            assert status.inner_text() == "2 comparisons shown in 2 documents"  # the two missing amounts
-            search.fill(worst[-1])  # a document: all its comparisons (document 12, its note added)
-            assert status.inner_text() == "1 comparison shown in 1 document"
-            page.locator("#hide-ok").uncheck()
-            assert status.inner_text() == "4 comparisons shown in 1 document" and _shown_rows(page, rows) == 4
-            search.fill("")
-            assert status.inner_text() == "40 comparisons shown in 10 documents"
+        search = page.locator("#doc-search")
+        search.fill("x8")  # a predicted value, case folded
+        assert status.inner_text() == "1 comparison shown in 1 document" and _shown_rows(page, rows) == 1
+        assert page.locator("#worst details.document:visible").count() == 1
+        assert page.locator(f"{rows}:visible").inner_text().split("\t")[:4] == ["code", "FD", '"C8"', '"X8"']
+        page.locator("#hide-ok").uncheck()  # the right comparisons of that document do not match
+        assert status.inner_text() == "1 comparison shown in 1 document"
+        search.fill("amount")  # a path: every worst document has one
+        assert status.inner_text() == "10 comparisons shown in 10 documents"
+        page.locator("#hide-ok").check()
+        assert status.inner_text() == "2 comparisons shown in 2 documents"  # the two missing amounts
+        search.fill(worst[-1])  # a document: all its comparisons (document 12, its note added)
+        assert status.inner_text() == "1 comparison shown in 1 document"
+        page.locator("#hide-ok").uncheck()
+        assert status.inner_text() == "4 comparisons shown in 1 document" and _shown_rows(page, rows) == 4
+        search.fill("")
+        assert status.inner_text() == "40 comparisons shown in 10 documents"
 
-            assert page.evaluate("window.__pwned") is None
-            assert problems == []
-        finally:
-            browser.close()
+        assert page.evaluate("window.__pwned") is None
+        assert problems == []
 
 
 def test_the_summary_counts_schema_validity_over_the_records_read() -> None:
@@ -472,12 +436,6 @@ def test_the_summary_counts_schema_validity_over_the_records_read() -> None:
 def test_a_field_table_of_long_paths_fits_a_1920_pixel_window(tmp_path: Path) -> None:
     """Every column of the field table (the breakdown bars too) is visible without scrolling, with
     field paths as long as real schemas have (the page was once capped at 1,240 pixels)."""
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError:
-        _no_browser("playwright is not installed")
-    if not Path(CHROMIUM).exists():
-        _no_browser(f"no Chromium at {CHROMIUM}")
     leaf = {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"}
     schema = {"type": "object", "properties": {"beneficiary_information_section": {"type": "object", "properties": {
         "secondary_insurance_policy_holder_details": {"type": "object", "properties": {
@@ -490,15 +448,8 @@ def test_a_field_table_of_long_paths_fits_a_1920_pixel_window(tmp_path: Path) ->
     paths["p.jsonl"].write_text("".join(json.dumps(value(f"v{i % 2}")) + "\n" for i in range(5)))
     target = tmp_path / "r.html"
     main(["eval", *(str(paths[n]) for n in ("s.json", "g.jsonl", "p.jsonl")), "--html", str(target), "--no-progress"])
-    with sync_playwright() as driver:
-        try:
-            browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        except Error as exc:
-            _no_browser(f"Chromium at {CHROMIUM} did not start: {exc}")
-        try:
-            page = browser.new_page(viewport={"width": 1920, "height": 1000})
-            page.goto(target.as_uri(), wait_until="load")
-            width, shown = page.eval_on_selector("table.fields", "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
-            assert width <= shown, (width, shown)
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1920, "height": 1000})
+        page.goto(target.as_uri(), wait_until="load")
+        width, shown = page.eval_on_selector("table.fields", "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+        assert width <= shown, (width, shown)

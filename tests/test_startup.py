@@ -122,6 +122,12 @@ def test_compare_imports_neither_scipy_nor_pydantic(tmp_path):
     assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "stickler_cli.comparators.llm")) == []
 
 
+def _python(script: str) -> subprocess.CompletedProcess:
+    """``script`` in a fresh interpreter with this checkout first on the path."""
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
 def test_the_python_api_imports_names_when_used(tmp_path):
     script = ("import sys, stickler_cli as st\n"
               "before = sorted(sys.modules)\n"
@@ -131,8 +137,7 @@ def test_the_python_api_imports_names_when_used(tmp_path):
               "print(report['document_count'], callable(st.evaluate), st.Plan.__name__, "
               "sorted(set(st.__all__) - set(dir(st))), file=sys.stderr)\n"
               "print(' '.join(before))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = _python(script)
     assert done.returncode == 0, done.stderr
     assert done.stderr.split() == ["1", "True", "Plan", "[]"]
     assert _loaded(set(done.stdout.split()), (*ENGINE, "typer", "rich", "typing")) == []
@@ -187,8 +192,7 @@ def test_a_built_in_name_is_refused_before_its_module_is_imported(tmp_path):
               "    register(Mine)\n"
               "except ValueError as exc:\n"
               "    print(exc)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = _python(script)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ("comparator name 'phone' of __main__.Mine is already taken by "
                                    "stickler_cli.comparators.phone.PhoneComparator")
