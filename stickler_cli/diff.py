@@ -22,7 +22,7 @@ from .version import __version__
 
 IMPROVED, REGRESSED, UNCHANGED, NO_DATA = "improved", "regressed", "no significant change", "no data"
 DEFAULT_WATCHED = ("weighted_overall_score", "*.cm_f1")
-FIGURES = ("cm_precision", "cm_recall", "cm_f1", "mean_score")
+FIGURES = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "mean_score")
 NAMED = 10  # watched figures the verdict line names; the tables (and -f json) list every one
 LABELS = {IMPROVED: "better", REGRESSED: "worse", UNCHANGED: "noise", NO_DATA: "no data"}
 

@@ -21,9 +21,9 @@ from typing import Any, Iterable
 
 from .errors import UsageError, suggest
 
-OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "cm_f1", "cm_accuracy",
+OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy",
            "valid_json_rate", "schema_valid_rate")
-PER_FIELD = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy", "mean_score")
+PER_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy", "mean_score")
 TABLE = "fail-under"  # the TOML table: [fail-under] in a gates file, [tool.stickler.fail-under] in pyproject.toml
 # The tables [tool.stickler] may hold (limits: see limits.py; schema-resources: URL = "file", see schema/registry.py).
 TOOL_TABLES = (TABLE, "limits", "schema-resources")
@@ -182,8 +182,8 @@ def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None =
     if metric == "weighted_overall_score":
         return block[metric] if report and report["document_count"] else None
     tp, fp, fn = block["tp"], block["fp"], block["fn"]
-    support = {"cm_precision": tp + fp, "cm_recall": tp + fn, "cm_f1": tp + fp + fn,
-               "cm_accuracy": tp + fp + fn + block["tn"]}
+    support = {"cm_precision": tp + fp, "cm_recall": tp + fn, "recall_with_fd": tp + fn + block["fd"],
+               "cm_f1": tp + fp + fn, "cm_accuracy": tp + fp + fn + block["tn"]}
     if metric == "mean_score":
         return block.get("mean_score")
     return block[metric] if support[metric] else None

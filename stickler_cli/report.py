@@ -66,7 +66,7 @@ def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
 
 def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
     """``<figure>_ci`` = {low, high, level} beside the weighted score and each field's precision,
-    recall, F1 and mean score (None where some resample has nothing to measure)."""
+    recall, recall with FD, F1 and mean score (None where some resample has nothing to measure)."""
     from .statistics import document_rows, intervals
 
     acc, level = evaluation.accumulator, evaluation.ci_level

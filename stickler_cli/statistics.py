@@ -66,6 +66,7 @@ def figures(sums: np.ndarray, n_documents: int, fields: int) -> dict[str, np.nda
             "weighted_overall_score": sums[:, 0] / n_documents,
             "cm_precision": np.where(tp + fp > 0, tp / (tp + fp), np.nan),
             "cm_recall": np.where(tp + fn > 0, tp / (tp + fn), np.nan),
+            "recall_with_fd": np.where(tp + fn + fd > 0, tp / (tp + fn + fd), np.nan),
             "cm_f1": np.where(tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), np.nan),
             "mean_score": np.where(score_n > 0, score_sum / score_n, np.nan),
         }
@@ -81,7 +82,7 @@ def intervals(rows: np.ndarray, fields: int, level: float = 0.95, n_resamples: i
     merged = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
     cut = _percentiles(level)
     out: dict[str, Any] = {"weighted_overall_score": _interval(merged["weighted_overall_score"], cut), "fields": {}}
-    for name in ("cm_precision", "cm_recall", "cm_f1", "mean_score"):
+    for name in ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "mean_score"):
         out["fields"][name] = [_interval(merged[name][:, f], cut) for f in range(fields)]
     return out
 

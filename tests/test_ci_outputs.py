@@ -159,7 +159,7 @@ def test_markdown_escapes_data():
 
     hostile = HOSTILE + " @octocat https://e.vil www.e.vil $x$ ``a`` `"
     block = {"tp": 1, "fa": 0, "fd": 1, "fp": 1, "fn": 0, "tn": 0, "cm_precision": 0.5, "cm_recall": 1.0,
-             "cm_f1": 0.667, "cm_accuracy": 0.5, "weight": 1.0, "mean_score": 0.5, "schema_violations": 0}
+             "recall_with_fd": 0.5, "cm_f1": 0.667, "cm_accuracy": 0.5, "weight": 1.0, "mean_score": 0.5, "schema_violations": 0}
     report = {"schema": {"model_name": hostile}, "document_count": 1, "metrics": {**block, "weighted_overall_score": 0.5},
               "field_metrics": {hostile: block, "plain": block}, "gates": [], "confidence_metrics": None,
               "worst_documents": [{"doc_id": hostile, "score": 0.5, "gt_line": 1, "pred_line": 1, "comparisons": [

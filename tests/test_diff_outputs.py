@@ -109,7 +109,7 @@ def test_html_page_of_the_diff(files, tmp_path, capsys):
     assert "Content-Security-Policy" in page and "http" not in page.replace("http-equiv", "")
     assert ("B is significantly worse on 3 watched figure(s): <code>weighted_overall_score</code>, "
             "<code>id.cm_f1</code>, <code>n&lt;script&gt;") in page
-    assert page.count("<tr class=\"failed\">") >= 3 and page.count("<tr") == 1 + 1 + 3 * 4  # header, weighted, 3 fields
+    assert page.count("<tr class=\"failed\">") >= 3 and page.count("<tr") == 1 + 1 + 3 * 5  # header, weighted, 3 fields × 5 figures
 
 
 def test_html_page_of_the_diff_in_chromium(files, tmp_path, capsys):
@@ -126,7 +126,7 @@ def test_html_page_of_the_diff_in_chromium(files, tmp_path, capsys):
         page.on("pageerror", lambda e: problems.append(str(e)))
         page.goto(page_path.as_uri(), wait_until="load")
         figures = page.eval_on_selector_all("tbody tr td:nth-child(1)", "cells => cells.map(c => c.textContent)")
-        assert len(figures) == 13 and figures[0] == "weighted_overall_score"
+        assert len(figures) == 16 and figures[0] == "weighted_overall_score"
         page.locator("thead th", has_text="p").locator("button").click()
         p_values = page.eval_on_selector_all("tbody tr td:nth-child(7)", "cells => cells.map(c => c.textContent)")
         assert [float(v) for v in p_values if v != "—"] == sorted(float(v) for v in p_values if v != "—")

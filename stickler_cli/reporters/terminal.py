@@ -55,6 +55,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     summary.add_row("Weighted score", _rate(m["weighted_overall_score"]) + _interval(m.get("weighted_overall_score_ci")))
     summary.add_row("Precision", _rate(m["cm_precision"]))
     summary.add_row("Recall", _rate(m["cm_recall"]))
+    summary.add_row("Recall with FD", _rate(m["recall_with_fd"]))
     summary.add_row("F1", _rate(m["cm_f1"]))
     summary.add_row("Accuracy", _rate(m["cm_accuracy"]))
     summary.add_row(

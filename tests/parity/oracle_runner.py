@@ -7,6 +7,14 @@ Usage (with the oracle venv's python):
 Prints one JSON object to stdout (keys sorted, floats unrounded):
     {"document_count", "metrics", "field_metrics", "confidence_metrics",
      "errors", "invalid_predictions", ["per_document"]}
+With --per-document, each document's record holds compare_with's scores and its
+recall with FD ({"overall", "fields": {top-level field: value}}).
+
+"recall_with_fd" in "metrics" and in each field block is the library's own
+recall with FD (MetricsHelper.calculate_derived_metrics with recall_with_fd=True,
+what compare_with(recall_with_fd=True) reports as cm_recall) applied to the
+bulk counts: the bulk evaluator sums the counts but computes only the
+traditional recall itself.
 
 Runner conventions (not library behaviour, see NOTES_BULK.md):
   * blank lines in either JSONL file are skipped;
@@ -31,6 +39,7 @@ from stickler import StructuredModel
 from stickler.structured_object_evaluator.bulk_structured_model_evaluator import (
     BulkStructuredModelEvaluator,
 )
+from stickler.structured_object_evaluator.models.metrics_helper import MetricsHelper
 from stickler.structured_object_evaluator.models.confidence import (
     AUROCMetric,
     BrierScoreMetric,
@@ -40,6 +49,13 @@ from stickler.structured_object_evaluator.models.confidence import (
 
 CM_KEYS = ("tp", "fa", "fd", "fp", "tn", "fn")
 DERIVED_KEYS = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy")
+
+
+def recall_with_fd(counts):
+    """The library's recall with FD in the denominator, from one block of summed counts
+    (a count the bulk evaluator never saw for a field is 0)."""
+    block = {k: counts.get(k, 0) for k in CM_KEYS}
+    return MetricsHelper().calculate_derived_metrics(block, recall_with_fd=True)["cm_recall"]
 
 
 def read_jsonl(path):
@@ -143,12 +159,22 @@ def main(argv=None):
             pred_model = Model.from_json({})
         evaluator.update(gt_model, pred_model, doc_id=doc_id)
         if args.per_document:
-            r = gt_model.compare_with(pred_model)
+            r = gt_model.compare_with(pred_model, include_confusion_matrix=True, recall_with_fd=True)
+            cm = r["confusion_matrix"]
             per_document.append(
                 {
                     "doc_id": doc_id,
                     "overall_score": r["overall_score"],
                     "field_scores": r["field_scores"],
+                    # compare_with's own recall_with_fd=True recall (its cm_recall then), as it reports it
+                    "recall_with_fd": {
+                        "overall": cm["overall"]["derived"]["cm_recall"],
+                        "fields": {
+                            name: f["overall"]["derived"]["cm_recall"]
+                            for name, f in cm["fields"].items()
+                            if isinstance(f.get("overall"), dict) and "derived" in f["overall"]
+                        },
+                    },
                 }
             )
 
@@ -158,10 +184,11 @@ def main(argv=None):
     for k in CM_KEYS + DERIVED_KEYS + ("weighted_overall_score",):
         if k in result.metrics:
             metrics[k] = result.metrics[k]
+    metrics["recall_with_fd"] = recall_with_fd(result.metrics)
     field_metrics = {}
     for path, fm in (result.field_metrics or {}).items():
         # keep every key the oracle provides (tp..fn, cm_*, mean_score if any)
-        field_metrics[path] = dict(fm)
+        field_metrics[path] = {**fm, "recall_with_fd": recall_with_fd(fm)}
 
     out = {
         "document_count": result.document_count,

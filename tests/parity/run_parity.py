@@ -36,7 +36,7 @@ from .transform import for_oracle, for_us
 ROOT = Path(__file__).resolve().parents[2]
 TOLERANCE = 1e-9
 COUNTS = ("tp", "fa", "fd", "fp", "tn", "fn")
-FIGURES = ("cm_precision", "cm_recall", "cm_f1", "cm_accuracy")
+FIGURES = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
 
 FIXTURES = [
     ("invoice", "schemas/invoice.json", "fixtures/invoice"),
