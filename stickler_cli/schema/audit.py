@@ -74,6 +74,30 @@ def compile_patterns(node: dict, pointer: str, patterns: Patterns) -> None:
             patterns.compile(name, f"{pointer}/patternProperties/{escape(name)}")
 
 
+def _unique_by_hash(cls: Any, made: dict | None = None) -> Any:
+    """``cls`` checking ``uniqueItems`` by hash (conformance.unique_items), in every subschema: a ``$ref``
+    into a metaschema that names its ``$schema`` is checked by that draft's class, made alike."""
+    import attrs
+    import jsonschema
+
+    from .conformance import unique_items
+
+    made = {} if made is None else made
+    fast = made[cls] = jsonschema.validators.extend(cls, {"uniqueItems": unique_items})
+    standard = fast.evolve
+
+    def evolve(self: Any, **changes: Any) -> Any:
+        evolved = standard(self, **changes)
+        kind = type(evolved)
+        if kind in made.values():
+            return evolved
+        mine = made.get(kind) or _unique_by_hash(kind, made)
+        return mine(**{f.alias: getattr(evolved, f.name) for f in attrs.fields(kind) if f.init})
+
+    fast.evolve = evolve
+    return fast
+
+
 def check_metaschema(schema: Any, where: str = "", default: Any = None) -> None:
     """The schema must be valid under its draft's metaschema (a document read with it: its own draft, else
     ``default``, the schema's); the most relevant error, located."""
@@ -84,6 +108,7 @@ def check_metaschema(schema: Any, where: str = "", default: Any = None) -> None:
     from .registry import _refuse, validator_class
 
     cls = validator_class(schema) if default is None else jsonschema.validators.validator_for(schema, default=default)
+    cls = _unique_by_hash(cls)  # in linear time: a huge enum of mixed values took minutes
     checker = cls(cls.META_SCHEMA, registry=referencing.Registry(retrieve=_refuse).combine(METASCHEMAS))
     try:
         errors = list(checker.iter_errors(schema))
