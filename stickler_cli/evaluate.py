@@ -11,6 +11,7 @@ from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator, Analys
 from .analysis import document_key, document_row, has_misses, non_match_rows
 from .confidence import ConfidenceMetric
 from .engine import Engine
+from .engine.batch import BatchResult
 from .plan import Plan
 from .reader import (COUNTED, DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines,
                      pair_by_id, pair_by_line)
@@ -31,78 +32,80 @@ class Evaluation:
     seed: int = 0
 
 
-BATCH = 256  # documents read ahead, so that list items and model-backed comparators are scored a batch at a time
-
-
-def _batched(items: Iterable[Any], engine: Engine, docs_of) -> Iterator[Any]:
-    """Yield ``items`` unchanged, a batch at a time after ``engine.prepare``.
-
-    ``docs_of(batch)`` gives the (gt, pred) dicts of a batch. When the plan
-    has nothing to prepare, the stream is passed straight through (no read-ahead).
-    """
-    if not engine.prepares:
-        yield from items
-        return
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == BATCH:
-            engine.prepare(docs_of(batch))
-            yield from batch
-            batch = []
-    if batch:
-        engine.prepare(docs_of(batch))
-        yield from batch
+BATCH = 256  # documents scored together (Engine.score_batch): one comparator call per field for all of them
 
 
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulator:
     """Score an iterable of (ground truth, prediction) dicts: the Python API's bulk entry."""
     engine = Engine(plan)
     acc = Accumulator(plan)
-    for k, (gt, pred) in enumerate(_batched(pairs, engine, list), start=1):
-        for key in ("gt_lines", "pred_lines", "paired"):
-            acc.stats[key] += 1
-        acc.add_conformance(engine.conformance.violations(pred))
-        for message in engine.conformance.take_messages():  # a pattern that ran out of time, a record too deep
-            acc.add_error(DataError("<predictions>", None, None, message))
-        doc = engine.compare(gt, pred)
-        for message in doc.errors:
-            acc.add_error(DataError("<predictions>", None, None, message))
-        _add(engine, acc, doc, f"pair {k}", gt, pred, k, k)
+    conformance = engine.conformance
+    k = 0
+    for batch in _chunks(pairs):
+        scored = engine.score_batch(batch)
+        first = acc.document_count
+        acc.add_batch(scored)
+        for d, (gt, pred) in enumerate(batch):
+            k += 1
+            for key in ("gt_lines", "pred_lines", "paired"):
+                acc.stats[key] += 1
+            acc.add_conformance(conformance.violations(pred))
+            for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
+                acc.add_error(DataError("<predictions>", None, None, message))
+            for message in scored.errors.get(d, ()):
+                acc.add_error(DataError("<predictions>", None, None, message))
+            _analyse(engine, acc, scored, d, first + d, f"pair {k}", gt, pred, k, k)
     return acc
 
 
-def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dict, gt_line: int,
-         pred_line: int | None) -> None:
-    """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked."""
-    acc.add(doc)
+def _chunks(items: Iterable[Any]) -> Iterator[list[Any]]:
+    """``items`` in lists of BATCH."""
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, BATCH)):
+        yield batch
+
+
+def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, position: int, doc_id: str, gt: dict,
+             pred: dict, gt_line: int, pred_line: int | None) -> None:
+    """What a scored document adds beyond the totals (``Accumulator.add_batch``): kept whole if it is
+    among the worst, its misses explained if asked, its line of ``--per-document``."""
     if acc.analysis.documents:
         acc.document_keys.append(document_key(gt))
-    if acc.is_among_worst(doc.score):
-        acc.keep_worst(doc.score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred})
-    if acc.analysis.non_matches and has_misses(doc.tally):
+    score = float(scored.scores[d])
+    if acc.is_among_worst(score):
+        acc.keep_worst(score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred},
+                       position)
+    if acc.analysis.non_matches and has_misses(scored.tally[d].tolist()):
         acc.add_lines(ROWS_NON_MATCHES, non_match_rows(engine, doc_id, gt, pred))
     if acc.analysis.per_document:
-        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, gt_line, pred_line)])
+        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, scored.document(d), doc_id, gt_line, pred_line)])
 
 
 def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_path: str) -> None:
-    """Score paired records into ``acc``: the loop every process runs, serial or not."""
-    docs_of = lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]  # noqa: E731
+    """Score paired records into ``acc``: the loop every process runs, serial or not.
+
+    A batch at a time (``Engine.score_batch``): its totals are added at once, then each pair's
+    problems, schema conformance and error analysis in input order.
+    """
     conformance = engine.conformance
-    for pair in _batched(pairs, engine, docs_of):
-        for error in pair.errors:
-            acc.add_error(error)
-        if pair.pred_read:
-            acc.add_conformance(conformance.violations(pair.pred))
-            for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
+    for batch in _chunks(pairs):
+        scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
+        first = acc.document_count
+        acc.add_batch(scored)
+        d = 0
+        for pair in batch:
+            for error in pair.errors:
+                acc.add_error(error)
+            if pair.pred_read:
+                acc.add_conformance(conformance.violations(pair.pred))
+                for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
+                    acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+            if pair.gt is None:
+                continue
+            for message in scored.errors.get(d, ()):
                 acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        if pair.gt is None:
-            continue
-        doc = engine.compare(pair.gt, pair.pred)
-        for message in doc.errors:
-            acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
+            _analyse(engine, acc, scored, d, first + d, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
+            d += 1
 
 
 def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: Iterator | None = None) -> Iterator[Pair]:
