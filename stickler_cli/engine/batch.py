@@ -142,23 +142,27 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
     else:
         given = values = [d.get(key, default) for d in objects]
     rich = dict in set(map(type, given))
+    kind = f.kind
     confidences = odd = None
-    if rich and predicted:  # one pass: values, confidences, metadata
+    if rich and predicted:  # one pass: values, confidences (NaN: none; -1.0: malformed), metadata
         values, confidences, odd = [], [], []
         keep, note = values.append, confidences.append
+        leaf = kind is _PRIMITIVE
         for k, v in enumerate(given):
             if type(v) is dict and "_value" in v:
                 size = len(v)
                 if size > 1 and (size > 2 or "_confidence" not in v):
                     odd.append(k)  # metadata beyond _value and _confidence: Engine.compare keeps it
                 keep(v["_value"])
-                note(v.get("_confidence"))
+                if leaf:
+                    c = v.get("_confidence")
+                    note(c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c))
             else:
                 keep(default if v is _MISSING else v)
-                note(None)
+                if leaf:
+                    note(math.nan)
     elif rich and values is given:
         values = [v["_value"] if type(v) is dict and "_value" in v else v for v in given]
-    kind = f.kind
     if kind is _PRIMITIVE:
         null = [v is None or (type(v) in EMPTIABLE and not v) for v in values]
     elif kind is _OBJECT:
@@ -166,34 +170,39 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
     else:
         null = [v is None or (type(v) is list and not v) for v in values]
     column = _Column(values, np.array(null, dtype=bool))
-    if confidences is None:
+    if odd is None:
         return column
     flagged = np.zeros(len(values), dtype=bool)
     flagged[odd] = True
-    if kind is _PRIMITIVE:  # only leaves record confidences
-        has, value, bad = _confidences(confidences)
-        column.confidence, column.has_confidence = value, has
-        flagged |= bad
+    if confidences:  # only leaves record confidences
+        value = np.array(confidences, dtype=float)
+        column.has_confidence = ~np.isnan(value)
+        column.confidence = value
+        flagged |= value < 0.0
     column.odd = flagged if flagged.any() else None
     return column
 
 
 def _confidences(confidences: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(given, value as a float, malformed) of each ``_confidence`` (None: not given)."""
-    has = np.array([c is not None for c in confidences], dtype=bool)
-    value = np.array([c if type(c) is float else math.nan if c is None else _as_float(c) for c in confidences],
+    value = np.array([c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c) for c in confidences],
                      dtype=float)
-    bad = has & ~((value >= 0.0) & (value <= 1.0))  # NaN, out of range, not a number: Engine.compare reports
-    return has, value, bad
+    has = ~np.isnan(value)
+    return has, value, value < 0.0
 
 
-def _as_float(c: Any) -> float:
-    if c is None or type(c) is bool or not isinstance(c, (int, float)):
+def _as_confidence(c: Any) -> float:
+    """A ``_confidence`` as ``compare._confidence`` takes it: NaN when there is none, -1.0 when it is
+    malformed (not a number from 0 to 1; Engine.compare reports it)."""
+    if c is None:
         return math.nan
+    if type(c) is bool or not isinstance(c, (int, float)):
+        return -1.0
     try:
-        return float(c)
+        number = float(c)
     except OverflowError:
-        return math.nan
+        return -1.0
+    return number if 0.0 <= number <= 1.0 else -1.0
 
 
 def _take(mask: np.ndarray, at: np.ndarray | None) -> np.ndarray:
