@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from .compare import Engine
 
 _MISSING = object()
+_BUILT_IN = "stickler_cli."  # comparators of this package take index arrays in similarity_cells
 _PRIMITIVE, _OBJECT, _PRIMITIVE_LIST = Kind.PRIMITIVE, Kind.OBJECT, Kind.PRIMITIVE_LIST
 
 # Per-document sums of up to this many values a document (list item pairs) are added in
@@ -324,19 +325,22 @@ class BatchScorer:
             if rows.any():
                 self.odd[owner[rows]] = True
 
-    def cells(self, f: FieldPlan, gts: list, preds: list, rows: list[int], cols: list[int]) -> np.ndarray:
+    def cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]]): one call when the
         comparator is vectorised, else pair by pair as ``Engine._primitive`` asks (a failure is
         reported and scores 0.0; ``run`` then scores the batch document by document)."""
-        if f.comparator.scores_cells:
+        comparator = f.comparator
+        if comparator.scores_cells:
             try:
-                return np.asarray(f.comparator.similarity_cells(gts, preds, rows, cols), dtype=float)
+                if type(comparator).__module__.startswith(_BUILT_IN):  # they take index arrays
+                    return np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float)
+                return np.asarray(comparator.similarity_cells(gts, preds, rows.tolist(), cols.tolist()), dtype=float)
             except SticklerError:
                 raise
             except Exception:  # find the failing pairs, each reported
                 pass
         similarity = self.engine._similarity
-        return np.array([similarity(f, gts[i], preds[j]) for i, j in zip(rows, cols)], dtype=float)
+        return np.array([similarity(f, gts[i], preds[j]) for i, j in zip(rows.tolist(), cols.tolist())], dtype=float)
 
     # -- a frame: rows of (gt object, pred object) of one model ---------------------------
 
@@ -393,8 +397,8 @@ class BatchScorer:
             if known is not None and f.index in known:
                 sim = known[f.index][present]
             else:
-                sim = self.cells(f, gc.values, pc.values, (present if gi is None else gi[present]).tolist(),
-                                 (present if pi is None else pi[present]).tolist())
+                sim = self.cells(f, gc.values, pc.values, present if gi is None else gi[present],
+                                 present if pi is None else pi[present])
             hit = sim >= f.threshold
             raw[present] = sim
             matched[present] = hit
@@ -483,9 +487,9 @@ class BatchScorer:
         batched = cells <= self.batch_pairs if f.comparator.scores_cells else np.zeros(len(cells), dtype=bool)
         in_batch = np.repeat(batched, cells)
         if in_batch.all():
-            sims[:] = self.cells(f, g_items, p_items, rows.tolist(), cols.tolist())
+            sims[:] = self.cells(f, g_items, p_items, rows, cols)
         elif in_batch.any():
-            sims[in_batch] = self.cells(f, g_items, p_items, rows[in_batch].tolist(), cols[in_batch].tolist())
+            sims[in_batch] = self.cells(f, g_items, p_items, rows[in_batch], cols[in_batch])
         g_start = np.cumsum(n_items) - n_items
         p_start = np.cumsum(m_items) - m_items
         for k in np.flatnonzero(~batched).tolist():  # a long list, or a comparator with its own matrix
@@ -598,7 +602,6 @@ class BatchScorer:
         raw = np.empty((count, len(rows)))
         both = np.zeros((count, len(rows)), dtype=bool)
         score = None if arrays.all_primitive else np.empty((count, len(rows)))
-        row_list, col_list = rows.tolist(), cols.tolist()
         for k, f in enumerate(model.fields):
             gc, pc = gt.column(f), pred.column(f)
             if f.kind is _PRIMITIVE:
@@ -607,15 +610,15 @@ class BatchScorer:
                 both[k] = g_null & p_null
                 present = np.flatnonzero(~(g_null | p_null))
                 if len(present) == len(rows):
-                    raw[k] = self.cells(f, gc.values, pc.values, row_list, col_list)
+                    raw[k] = self.cells(f, gc.values, pc.values, rows, cols)
                 else:
                     raw[k] = 0.0
                     if len(present):
-                        raw[k, present] = self.cells(f, gc.values, pc.values, rows[present].tolist(),
-                                                     cols[present].tolist())
+                        raw[k, present] = self.cells(f, gc.values, pc.values, rows[present], cols[present])
             else:
                 g_values, p_values = gc.values, pc.values
-                results = [engine._field(f, g_values[i], p_values[j], None, None) for i, j in zip(row_list, col_list)]
+                results = [engine._field(f, g_values[i], p_values[j], None, None)
+                           for i, j in zip(rows.tolist(), cols.tolist())]
                 raw[k] = [c[1] for c in results]
                 both[k] = [c[2] for c in results]
                 score[k] = [c[0] for c in results]
