@@ -9,6 +9,7 @@ states of different schemas is refused.
 from __future__ import annotations
 
 import hashlib
+import math
 import heapq
 from array import array
 from dataclasses import dataclass
@@ -146,6 +147,14 @@ class Accumulator:
         """Whether a document of this score, the latest added, belongs among the worst kept."""
         worst = self._worst
         return len(worst) < self.analysis.worst or (bool(worst) and score < -worst[0][0])
+
+    def worst_bound(self) -> float:
+        """The score from which a document is not among the worst kept (``is_among_worst`` is False
+        for any score at or above it)."""
+        worst = self._worst
+        if len(worst) < self.analysis.worst:
+            return math.inf
+        return -worst[0][0] if worst else -math.inf
 
     def keep_worst(self, score: float, sample: dict[str, Any], position: int | None = None) -> None:
         """Keep a document (``sample``: its id, lines, ground truth and prediction) at ``position`` in the

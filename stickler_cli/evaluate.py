@@ -69,15 +69,16 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
              pred: dict, gt_line: int, pred_line: int | None) -> None:
     """What a scored document adds beyond the totals (``Accumulator.add_batch``): kept whole if it is
     among the worst, its misses explained if asked, its line of ``--per-document``."""
-    if acc.analysis.documents:
+    analysis = acc.analysis
+    if analysis.documents:
         acc.document_keys.append(document_key(gt))
     score = float(scored.scores[d])
     if acc.is_among_worst(score):
         acc.keep_worst(score, {"doc_id": doc_id, "gt_line": gt_line, "pred_line": pred_line, "gt": gt, "pred": pred},
                        position)
-    if acc.analysis.non_matches and has_misses(scored.tally[d].tolist()):
+    if analysis.non_matches and has_misses(scored.tally[d].tolist()):
         acc.add_lines(ROWS_NON_MATCHES, non_match_rows(engine, doc_id, gt, pred))
-    if acc.analysis.per_document:
+    if analysis.per_document:
         acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, scored.document(d), doc_id, gt_line, pred_line)])
 
 
@@ -87,24 +88,36 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], pred_pa
     A batch at a time (``Engine.score_batch``): its totals are added at once, then each pair's
     problems, schema conformance and error analysis in input order.
     """
-    conformance = engine.conformance
+    check = engine.conformance.violations
+    take_messages = engine.conformance.take_messages
+    analysis = acc.analysis
+    plain = not (analysis.documents or analysis.non_matches or analysis.per_document)
     for batch in _chunks(pairs):
         scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
         first = acc.document_count
         acc.add_batch(scored)
+        scores = scored.scores.tolist()
+        errors = scored.errors
+        worst = acc.worst_bound()
         d = 0
         for pair in batch:
-            for error in pair.errors:
-                acc.add_error(error)
+            if pair.errors:
+                for error in pair.errors:
+                    acc.add_error(error)
             if pair.pred_read:
-                acc.add_conformance(conformance.violations(pair.pred))
-                for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
+                acc.add_conformance(check(pair.pred))
+                for message in take_messages():  # a pattern that ran out of time, a record too deep
                     acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
             if pair.gt is None:
                 continue
-            for message in scored.errors.get(d, ()):
-                acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+            if errors and d in errors:
+                for message in errors[d]:
+                    acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+            if plain and scores[d] >= worst:  # nothing to keep of this document
+                d += 1
+                continue
             _analyse(engine, acc, scored, d, first + d, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line)
+            worst = acc.worst_bound()
             d += 1
 
 

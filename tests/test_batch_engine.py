@@ -377,3 +377,53 @@ def test_an_empty_batch():
     acc = Accumulator(plan)
     acc.add_batch(scored)
     assert acc.document_count == 0
+
+
+SPACES = [" ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85", "\xa0", "\u2005", "\u3000", "\u200b"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from(list("abAB1!é") + ["Ā", "😀"] + SPACES), max_size=14), min_size=1,
+                max_size=8),
+       st.lists(st.text(st.sampled_from(list("abAB1!é") + ["Ā", "😀"] + SPACES), max_size=14), min_size=1,
+                max_size=8), st.booleans())
+def test_token_sort_cells_sort_each_text_once_and_equal_the_scorer(gts, preds, normalize):
+    """FuzzyComparator's token_sort_ratio cells sort an ASCII text's words once (Python's split), then
+    score with ratio: the same floats as token_sort_ratio pair by pair, whatever the spaces; a text that
+    is not ASCII (rapidfuzz splits those on fewer spaces) is scored by token_sort_ratio itself."""
+    from stickler_cli.comparators.fuzzy import FuzzyComparator
+
+    comparator = FuzzyComparator(method="token_sort_ratio", normalize=normalize)
+    rows = np.repeat(np.arange(len(gts)), len(preds))
+    cols = np.tile(np.arange(len(preds)), len(gts))
+    cells = comparator.similarity_cells(gts, preds, rows, cols).tolist()
+    assert bits(cells) == bits([comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)])
+
+
+# -- the run around the engine ---------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["id", "ID", "doc_id", "docId", "name", "Document-ID", "uuid",
+                                                 "record_id", "x", "_id"]), st.just(1), max_size=5),
+                min_size=1, max_size=12))
+def test_id_keys_by_shape_equal_the_search_record_by_record(records):
+    """The reader finds each record's id field once per shape of record (its keys in order), not key by key."""
+    from stickler_cli.reader import _id_key, _IdKeys
+
+    keys, ranks = _IdKeys(), {}
+    for record, other in zip(records, records[1:] + records[:1]):
+        assert keys(record) == _id_key(record, ranks)
+        assert keys(record, other) == _id_key(record, ranks, other)
+
+
+def test_worst_bound_says_which_scores_need_no_look():
+    plan = compile_schema({"type": "object", "properties": {"name": {"type": "string"}}})
+    for keep in (0, 1, 3):
+        acc = Accumulator(plan, Analysis(worst=keep))
+        for k, score in enumerate([0.5, 0.9, 0.1, 0.7, 0.1, 1.0, 0.3]):
+            bound = acc.worst_bound()
+            for probe in (0.0, 0.1, 0.3, 0.5, 0.7, 1.0):
+                assert acc.is_among_worst(probe) == (probe < bound)
+            acc.document_count += 1
+            if acc.is_among_worst(score):
+                acc.keep_worst(score, {"k": k})

@@ -106,14 +106,16 @@ def text_matrix(scorer: Callable[..., float], a: Sequence[str | None], b: Sequen
 
 
 def text_cells(scorer: Callable[..., float], a: Sequence[str | None], b: Sequence[str | None],
-               rows: Sequence[int], cols: Sequence[int], scale: float = 1.0) -> np.ndarray:
+               rows: Sequence[int], cols: Sequence[int], scale: float = 1.0,
+               scores: np.ndarray | None = None) -> np.ndarray:
     """``scorer`` on the text pairs (a[rows[k]], b[cols[k]]) (rapidfuzz ``cpdist``), as ``text_matrix``.
 
     ``rows`` and ``cols`` may be integer arrays: the pairs are gathered in numpy, not one by one.
+    ``scores``: the scorer's answers, already computed (the texts' rules below still apply).
     """
     left = gather(a, rows)
     right = gather(b, cols)
-    out = cpdist(left, right, scorer=scorer, dtype=np.float64, workers=1)
+    out = cpdist(left, right, scorer=scorer, dtype=np.float64, workers=1) if scores is None else scores
     if scale != 1.0:
         out = out / scale
     if None in a or None in b:
