@@ -61,8 +61,8 @@ class BatchResult:
     ``tally[d]``, ``score_sum[d]``, ``score_n[d]`` are document d's flat
     counts and per-field sums as in ``DocResult``; the confidence pairs of all
     documents are in columns, document after document (``confidence_counts[d]``
-    of them for document d, in the order ``Engine.compare`` lists them within
-    each field).
+    of them for document d), field after field, each field's in the order
+    ``Engine.compare`` lists them (it lists a document's fields interleaved).
     """
 
     scores: np.ndarray  # (n,) document scores
