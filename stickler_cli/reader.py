@@ -209,8 +209,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                     if content[:1] == b"[" and _is_array(content):
                         held = [(number, start, content)]  # one array in the whole file, or a bad first record?
                         continue
-                yield from held
-                held = []
+                if held:
+                    yield from held
+                    held = []
                 yield number, start, content
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
             where = f" after line {number}" if number else ""
