@@ -144,24 +144,10 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
         given = values = [d.get(key, default) for d in objects]
     rich = dict in set(map(type, given))
     kind = f.kind
-    confidences = odd = None
+    confidences: list | None = None
+    odd: bool | None = None
     if rich and predicted:  # one pass: values, confidences (NaN: none; -1.0: malformed), metadata
-        values, confidences, odd = [], [], []
-        keep, note = values.append, confidences.append
-        leaf = kind is _PRIMITIVE
-        for k, v in enumerate(given):
-            if type(v) is dict and "_value" in v:
-                size = len(v)
-                if size > 1 and (size > 2 or "_confidence" not in v):
-                    odd.append(k)  # metadata beyond _value and _confidence: Engine.compare keeps it
-                keep(v["_value"])
-                if leaf:
-                    c = v.get("_confidence")
-                    note(c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c))
-            else:
-                keep(default if v is _MISSING else v)
-                if leaf:
-                    note(math.nan)
+        values, confidences, odd = _unwrap_predictions(given, default, kind is _PRIMITIVE)
     elif rich and values is given:
         values = [v["_value"] if type(v) is dict and "_value" in v else v for v in given]
     if kind is _PRIMITIVE:
@@ -174,7 +160,9 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
     if odd is None:
         return column
     flagged = np.zeros(len(values), dtype=bool)
-    flagged[odd] = True
+    if odd:  # metadata beyond _value and _confidence: Engine.compare keeps it
+        flagged[[k for k, v in enumerate(given) if type(v) is dict and "_value" in v
+                 and (len(v) > 2 or (len(v) == 2 and "_confidence" not in v))]] = True
     if confidences:  # only leaves record confidences
         value = np.array(confidences, dtype=float)
         column.has_confidence = ~np.isnan(value)
@@ -182,6 +170,35 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
         flagged |= value < 0.0
     column.odd = flagged if flagged.any() else None
     return column
+
+
+def _unwrap_predictions(given: list, default: Any, leaf: bool) -> tuple[list, list, bool]:
+    """(values, confidences, whether any rich value carries metadata) of a prediction column with rich
+    values; confidences (of leaves only) as floats, NaN where none, -1.0 where malformed."""
+    values: list = []
+    confidences: list = []
+    keep, note = values.append, confidences.append
+    odd = False
+    nan = math.nan
+    if leaf:
+        for v in given:
+            if type(v) is dict and "_value" in v:
+                keep(v["_value"])
+                c = v.get("_confidence")
+                if c is None or len(v) != 2:
+                    odd = odd or len(v) > 2 or (len(v) == 2 and "_confidence" not in v)
+                note(c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c))
+            else:
+                keep(default if v is _MISSING else v)
+                note(nan)
+    else:
+        for v in given:
+            if type(v) is dict and "_value" in v:
+                keep(v["_value"])
+                odd = odd or len(v) > 2 or (len(v) == 2 and "_confidence" not in v)
+            else:
+                keep(default if v is _MISSING else v)
+    return values, confidences, odd
 
 
 def _confidences(confidences: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
