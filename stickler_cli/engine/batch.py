@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
-from .items import cell_grid, combine, vectorised_model
+from .items import combine, vectorised_model
 from .matching import MATCH_BOUND, TIE_BREAK
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
 from .values import EMPTIABLE
@@ -644,9 +644,16 @@ class BatchScorer:
 
 
 def _grid(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gt item, pred item, first pair of each list) of every item pair of lists laid end to end."""
-    rows, cols, starts = cell_grid(list(zip(n.tolist(), m.tolist())))
-    return rows, cols, np.asarray(starts, dtype=np.intp)
+    """(gt item, pred item, first pair of each list) of every item pair of lists laid end to end:
+    ``items.cell_grid`` on arrays. List k has n[k] x m[k] pairs, row by row."""
+    cells = n * m
+    starts = np.cumsum(cells) - cells
+    owner = np.repeat(np.arange(len(n)), cells)
+    local = np.arange(int(cells.sum())) - starts[owner]
+    width = m[owner]
+    rows = (np.cumsum(n) - n)[owner] + local // width
+    cols = (np.cumsum(m) - m)[owner] + local % width
+    return rows, cols, starts
 
 
 def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
@@ -655,18 +662,18 @@ def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
     ``full``: similarities plus their tie-break), list after list, each list's pairs in row order."""
     from scipy.optimize import linear_sum_assignment  # imported on first use (start-up)
 
-    lists, gis, pjs = [], [], []
-    for k, (a, b, s) in enumerate(zip(n.tolist(), m.tolist(), starts.tolist())):
-        if a == 1 and b == 1:
-            lists.append(k)
-            gis.append(0)
-            pjs.append(0)
+    gis, pjs = [], []
+    one = np.zeros(1, dtype=np.intp)
+    for a, b, s in zip(n.tolist(), m.tolist(), starts.tolist()):
+        if a == 1 and b == 1:  # matching.assign's own shortcut
+            gis.append(one)
+            pjs.append(one)
             continue
         i, j = linear_sum_assignment(full[s:s + a * b].reshape(a, b), maximize=True)
-        lists.extend([k] * len(i))
-        gis.extend(i.tolist())
-        pjs.extend(j.tolist())
-    return np.array(lists, dtype=np.intp), np.array(gis, dtype=np.intp), np.array(pjs, dtype=np.intp)
+        gis.append(i)
+        pjs.append(j)
+    lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])
+    return lists, np.concatenate(gis).astype(np.intp), np.concatenate(pjs).astype(np.intp)
 
 
 def _no_pairs(n: int) -> tuple[np.ndarray, ...]:
