@@ -9,12 +9,14 @@ states of different schemas is refused.
 from __future__ import annotations
 
 import hashlib
+import math
 import heapq
 from array import array
 from dataclasses import dataclass
 from operator import add
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
 import orjson
 
 from .confidence.store import ConfidenceStore
@@ -24,6 +26,9 @@ from .errors import SticklerError
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .plan import Plan
 from .reader import COUNTED, DataError
+
+if TYPE_CHECKING:
+    from .engine.batch import BatchResult
 
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
 # 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);
@@ -125,14 +130,47 @@ class Accumulator:
             self.documents.extend(doc.score_sum)
             self.documents.extend(doc.score_n)
 
+    def add_batch(self, batch: BatchResult) -> None:
+        """``add`` for every document of a batch, in arrays: the same totals to the last bit (floats
+        are added document after document, as ``add`` adds them)."""
+        n = len(batch)
+        if not n:
+            return
+        scores = batch.scores
+        self.document_count += n
+        self.score_sum = float(np.cumsum(np.concatenate(([self.score_sum], scores)))[-1])
+        bins = np.zeros(n, dtype=np.int64)
+        inside = (scores >= 0.0) & (scores < 1.0)
+        bins[inside] = (scores[inside] * HISTOGRAM_BINS).astype(np.int64)
+        bins[scores >= 1.0] = HISTOGRAM_BINS - 1
+        self.score_histogram = (np.bincount(bins, minlength=HISTOGRAM_BINS) + self.score_histogram).tolist()
+        self.tally = (batch.tally.sum(axis=0) + self.tally).tolist()
+        self.field_score_sum = np.cumsum(np.vstack((self.field_score_sum, batch.score_sum)), axis=0)[-1].tolist()
+        self.field_score_n = (batch.score_n.sum(axis=0) + self.field_score_n).tolist()
+        self.predicted_leaves += int(batch.predicted_leaves.sum())
+        self.confidences.extend_columns(batch.confidence_field, batch.confidence_match, batch.confidence_value,
+                                        batch.confidence_similarity, batch.confidence_counts)
+        if self.analysis.documents:
+            rows = np.hstack((scores[:, None], batch.tally, batch.score_sum, batch.score_n)).astype(np.float64)
+            self.documents.frombytes(rows.tobytes())
+
     def is_among_worst(self, score: float) -> bool:
         """Whether a document of this score, the latest added, belongs among the worst kept."""
         worst = self._worst
         return len(worst) < self.analysis.worst or (bool(worst) and score < -worst[0][0])
 
-    def keep_worst(self, score: float, sample: dict[str, Any]) -> None:
-        """Keep the document just added (``sample``: its id, lines, ground truth and prediction)."""
-        entry = (-score, -(self.document_count - 1), sample)
+    def worst_bound(self) -> float:
+        """The score from which a document is not among the worst kept (``is_among_worst`` is False
+        for any score at or above it)."""
+        worst = self._worst
+        if len(worst) < self.analysis.worst:
+            return math.inf
+        return -worst[0][0] if worst else -math.inf
+
+    def keep_worst(self, score: float, sample: dict[str, Any], position: int | None = None) -> None:
+        """Keep a document (``sample``: its id, lines, ground truth and prediction) at ``position`` in the
+        input (default: the one just added)."""
+        entry = (-score, -(self.document_count - 1 if position is None else position), sample)
         if len(self._worst) < self.analysis.worst:
             heapq.heappush(self._worst, entry)
         elif self._worst:
@@ -144,6 +182,11 @@ class Accumulator:
         than every merged state kept, so the list does not depend on how a run was split."""
         return [{**sample, "score": -score, "position": -position}
                 for score, position, sample in sorted(self._worst, reverse=True)[:self.worst_known]]
+
+    @property
+    def samples_open(self) -> bool:
+        """Whether some field's sample of failing comparisons still has room."""
+        return bool(self._open)
 
     def wants_failures(self, tally: list[int]) -> bool:
         """Whether a document of these counts fails on a field whose sample still has room: only then is it

@@ -13,7 +13,7 @@ from .engine import Engine
 from .plan import Plan
 from .reader import DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
-from .scoring import BATCH, _add, _batched, add_pairing_stats, read_pairs, score_pairs, score_shard
+from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
 
 __all__ = [
@@ -40,16 +40,22 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulato
     """Score an iterable of (ground truth, prediction) dicts: the Python API's bulk entry."""
     engine = Engine(plan)
     acc = Accumulator(plan)
-    for k, (gt, pred) in enumerate(_batched(pairs, engine, list), start=1):
-        for key in ("gt_lines", "pred_lines", "paired"):
-            acc.stats[key] += 1
-        acc.add_conformance(engine.conformance.violations(pred))
-        for message in engine.conformance.take_messages():  # a pattern that ran out of time, a record too deep
-            acc.add_error(DataError("<predictions>", None, None, message))
-        doc = engine.compare(gt, pred)
-        for message in doc.errors:
-            acc.add_error(DataError("<predictions>", None, None, message))
-        _add(engine, acc, doc, f"pair {k}", gt, pred, k, k)
+    conformance = engine.conformance
+    k = 0
+    for batch in _chunks(pairs):
+        scored = engine.score_batch(batch)
+        first = acc.document_count
+        acc.add_batch(scored)
+        for d, (gt, pred) in enumerate(batch):
+            k += 1
+            for key in ("gt_lines", "pred_lines", "paired"):
+                acc.stats[key] += 1
+            acc.add_conformance(conformance.violations(pred))
+            for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
+                acc.add_error(DataError("<predictions>", None, None, message))
+            for message in scored.errors.get(d, ()):
+                acc.add_error(DataError("<predictions>", None, None, message))
+            _analyse(engine, acc, scored, d, first + d, f"pair {k}", gt, pred, k, k)
     return acc
 
 

@@ -209,8 +209,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                     if content[:1] == b"[" and _is_array(content):
                         held = [(number, start, content)]  # one array in the whole file, or a bad first record?
                         continue
-                yield from held
-                held = []
+                if held:
+                    yield from held
+                    held = []
                 yield number, start, content
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
             where = f" after line {number}" if number else ""
@@ -471,7 +472,7 @@ class _StepCheck:
 
     def __init__(self, pairing: Pairing, pred_path: str, stats: PairingStats, stop: bool = True) -> None:
         self.stop = stop
-        self.ranks: dict[str, int] = {}  # a record key -> its rank among ID_FIELDS (len(ID_FIELDS): none)
+        self.id_key = _IdKeys()
         self.fields = pairing.check_ids or ()
         self.trusted = pairing.user_named
         self.scored = pairing.scored
@@ -485,7 +486,7 @@ class _StepCheck:
         """The id field both records carry: a field the user named, else the best-ranked usual id name."""
         if self.trusted:
             return next((name for name in self.fields if name in gt and name in pred), None)
-        return _id_key(gt, self.ranks, pred)
+        return self.id_key(gt, pred)
 
     def check(self, number: int, gt: dict, pred: dict, doc_id: str) -> DataError | None:
         name = self._field(gt, pred)
@@ -540,6 +541,34 @@ def _id_key(record: dict, ranks: dict[str, int], other: dict | None = None) -> s
     return best
 
 
+class _IdKeys:
+    """``_id_key`` for many records: records of one shape (the same keys in the same order, as a
+    JSONL file's usually are) share the search for their id-like keys, done once per shape."""
+
+    SHAPES = 1024  # shapes remembered; a file of ever-new shapes searches each record itself
+
+    def __init__(self) -> None:
+        self.ranks: dict[str, int] = {}
+        self.shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def __call__(self, record: dict, other: dict | None = None) -> str | None:
+        shape = tuple(record)
+        found = self.shapes.get(shape)
+        if found is None:
+            if len(self.shapes) >= self.SHAPES:
+                return _id_key(record, self.ranks, other)
+            ranked = sorted((self.ranks.get(key) if key in self.ranks else self._rank(key), k, key)
+                            for k, key in enumerate(shape))
+            found = self.shapes[shape] = tuple(key for position, _, key in ranked if position < len(ID_FIELDS))
+        if other is None:
+            return found[0] if found else None
+        return next((key for key in found if key in other), None)
+
+    def _rank(self, key: str) -> int:
+        position = self.ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
+        return position
+
+
 class _DocNames:
     """Names documents paired by line: by the ground truth's id when it carries one (the field named
     with --check-id, else a usual id name), else ``FILE:LINE``, so that documents from several shards
@@ -547,15 +576,15 @@ class _DocNames:
 
     def __init__(self, pairing: Pairing, gt_path: str) -> None:
         self.named = pairing.check_ids if pairing.user_named else None
-        self.ranks: dict[str, int] = {}
+        self.id_key = _IdKeys()
         self.prefix = ("<stdin>" if gt_path == STDIN else gt_path) + ":"
 
     def __call__(self, number: int, gt: dict) -> str:
         if self.named is not None:
             name = next((field for field in self.named if field in gt), None)
-            shown = None if name is None else record_id(gt, name)
         else:
-            shown = record_id(gt, None, self.ranks)
+            name = self.id_key(gt)
+        shown = None if name is None else record_id(gt, name)
         return shown or f"{self.prefix}{number}"
 
 

@@ -8,57 +8,61 @@ imports the modules above it.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Iterable, Iterator
 
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator
 from .analysis import document_key, document_row, has_misses, non_match_rows
 from .engine import Engine
+from .engine.batch import BatchResult
+from .engine.result import FA, FD, FN
 from .reader import COUNTED, DataError, Pair, Pairing, PairingStats, pair_by_id, pair_by_line
 from .shards import Shard
 
-BATCH = 256  # documents read ahead, so that list items and model-backed comparators are scored a batch at a time
+BATCH = 256  # documents scored together (Engine.score_batch): one comparator call per field for all of them
 
 
-def _batched(items: Iterable[Any], engine: Engine, docs_of) -> Iterator[Any]:
-    """Yield ``items`` unchanged, a batch at a time after ``engine.prepare``.
-
-    ``docs_of(batch)`` gives the (gt, pred) dicts of a batch. When the plan
-    has nothing to prepare, the stream is passed straight through (no read-ahead).
-    """
-    if not engine.prepares:
-        yield from items
-        return
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == BATCH:
-            engine.prepare(docs_of(batch))
-            yield from batch
-            batch = []
-    if batch:
-        engine.prepare(docs_of(batch))
-        yield from batch
+def _chunks(items: Iterable[Any]) -> Iterator[list[Any]]:
+    """``items`` in lists of BATCH."""
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, BATCH)):
+        yield batch
 
 
-def _add(engine: Engine, acc: Accumulator, doc, doc_id: str, gt: dict, pred: dict, gt_line: int,
-         pred_line: int | None, shard: Shard | None = None) -> None:
-    """Add a scored document, keeping it whole if it is among the worst, explaining its misses if asked for
-    (``--non-matches``) or while a field it fails on has room in its sample of failing comparisons."""
-    acc.add(doc)
-    if acc.analysis.documents:
+def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, position: int, doc_id: str, gt: dict,
+             pred: dict, gt_line: int, pred_line: int | None, shard: Shard | None = None) -> None:
+    """What a scored document adds beyond the totals (``Accumulator.add_batch``): kept whole if it is
+    among the worst, its misses explained if asked for (``--non-matches``) or while a field it fails
+    on has room in its sample of failing comparisons, its line of ``--per-document``."""
+    analysis = acc.analysis
+    if analysis.documents:
         acc.document_keys.append(document_key(gt))
-    if acc.is_among_worst(doc.score):
-        acc.keep_worst(doc.score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred})
-    lines = acc.analysis.non_matches and has_misses(doc.tally)
-    sample = acc.wants_failures(doc.tally)
+    score = float(scored.scores[d])
+    if acc.is_among_worst(score):
+        acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred},
+                       position)
+    lines = sample = False
+    if analysis.non_matches or acc.samples_open:
+        tally = scored.tally[d].tolist()
+        lines = analysis.non_matches and has_misses(tally)
+        sample = acc.wants_failures(tally)
     if lines or sample:  # explained once for both
         rows = non_match_rows(engine, doc_id, gt, pred)
         if lines:
             acc.add_lines(ROWS_NON_MATCHES, rows)
         if sample:
             acc.keep_failures(rows)
-    if acc.analysis.per_document:
-        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, _lines(shard, gt_line, pred_line))])
+    if analysis.per_document:
+        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, scored.document(d), doc_id,
+                                                       _lines(shard, gt_line, pred_line))])
+
+
+def _with_misses(scored: BatchResult) -> list[bool]:
+    """Per document of a batch, whether any field counts an FA, FD or FN."""
+    tally = scored.tally
+    if not len(tally):  # a batch of only unpaired predictions
+        return []
+    return (tally.reshape(len(tally), -1, 5)[:, :, [FA, FD, FN]] > 0).any(axis=(1, 2)).tolist()
 
 
 def _lines(shard: Shard | None, gt_line: int, pred_line: int | None) -> dict[str, Any]:
@@ -68,23 +72,46 @@ def _lines(shard: Shard | None, gt_line: int, pred_line: int | None) -> dict[str
 
 
 def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: Shard) -> None:
-    """Score paired records of one shard into ``acc``: the loop every process runs, serial or not."""
+    """Score paired records of one shard into ``acc``: the loop every process runs, serial or not.
+
+    A batch at a time (``Engine.score_batch``): its totals are added at once, then each pair's
+    problems, schema conformance and error analysis in input order.
+    """
     pred_path = shard.predictions
-    docs_of = lambda batch: [(p.gt, p.pred) for p in batch if p.gt is not None]  # noqa: E731
-    conformance = engine.conformance
-    for pair in _batched(pairs, engine, docs_of):
-        for error in pair.errors:
-            acc.add_error(error)
-        if pair.pred_read:
-            acc.add_conformance(conformance.violations(pair.pred))
-            for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
-                acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        if pair.gt is None:
-            continue
-        doc = engine.compare(pair.gt, pair.pred)
-        for message in doc.errors:
-            acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-        _add(engine, acc, doc, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line, shard)
+    check = engine.conformance.violations
+    take_messages = engine.conformance.take_messages
+    analysis = acc.analysis
+    plain = not (analysis.documents or analysis.non_matches or analysis.per_document)
+    for batch in _chunks(pairs):
+        scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
+        first = acc.document_count
+        acc.add_batch(scored)
+        scores = scored.scores.tolist()
+        errors = scored.errors
+        worst = acc.worst_bound()
+        # Which documents could add to an open sample of failing comparisons: those with a miss.
+        missing = _with_misses(scored) if plain and acc.samples_open else None
+        d = 0
+        for pair in batch:
+            if pair.errors:
+                for error in pair.errors:
+                    acc.add_error(error)
+            if pair.pred_read:
+                acc.add_conformance(check(pair.pred))
+                for message in take_messages():  # a pattern that ran out of time, a record too deep
+                    acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+            if pair.gt is None:
+                continue
+            if errors and d in errors:
+                for message in errors[d]:
+                    acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+            if plain and scores[d] >= worst and (missing is None or not missing[d]):  # nothing to keep of it
+                d += 1
+                continue
+            _analyse(engine, acc, scored, d, first + d, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line,
+                     shard)
+            worst = acc.worst_bound()
+            d += 1
 
 
 def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: Iterator | None = None) -> Iterator[Pair]:

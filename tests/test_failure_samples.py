@@ -73,11 +73,13 @@ def test_a_document_is_explained_only_while_a_field_it_fails_on_has_room(plan: A
     pairs[40] = ({"code": "C40", "name": "A"}, {"code": "X40", "name": "B"})  # name fails once, late
     acc = Accumulator(plan, Analysis(failures=3))
     from stickler_cli.engine import Engine
-    from stickler_cli.evaluate import _add
+    from stickler_cli.reader import Pair
+    from stickler_cli.scoring import score_pairs
+    from stickler_cli.shards import Shard
 
     engine = Engine(plan)
-    for k, (gt, pred) in enumerate(pairs):
-        _add(engine, acc, engine.compare(gt, pred), f"d{k}", gt, pred, k + 1, k + 1)
+    score_pairs(engine, acc, [Pair(f"d{k}", gt, pred, k + 1, k + 1, []) for k, (gt, pred) in enumerate(pairs)],
+                Shard("g.jsonl", "p.jsonl"))
     assert explained == ["d0", "d1", "d2", "d40"]  # code full after 3; d40 explained for name's sake
     assert {plan.fields[i].path: [r["doc_id"] for r in rows] for i, rows in acc.failures.items()} == {
         "code": ["d0", "d1", "d2"], "name": ["d40"]}

@@ -10,9 +10,10 @@ from __future__ import annotations
 import string
 from typing import Any, Sequence
 
+import numpy as np
 import orjson
 
-from .base import Comparator, Param, value_text
+from .base import Comparator, Param, gather, value_text
 
 _STRIP = str.maketrans("", "", string.punctuation + string.whitespace)
 
@@ -72,6 +73,7 @@ class ExactComparator(Comparator):
         return [[1.0 if a is not None and a == b else 0.0 for b in pred_keys] for a in self._keys(gts)]
 
     def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
-                         cols: Sequence[int]) -> list[float]:
-        gt_keys, pred_keys = self._keys(gts), self._keys(preds)
-        return [1.0 if (a := gt_keys[i]) is not None and a == pred_keys[j] else 0.0 for i, j in zip(rows, cols)]
+                         cols: Sequence[int]) -> np.ndarray:
+        left, right = gather(self._keys(gts), rows), gather(self._keys(preds), cols)
+        equal = (left == right) & (left != None)  # noqa: E711  (elementwise: a key of None equals nothing)
+        return equal.astype(float)

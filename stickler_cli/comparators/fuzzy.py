@@ -6,8 +6,9 @@ from typing import Any, Sequence
 
 import numpy as np
 from rapidfuzz import fuzz
+from rapidfuzz.process import cpdist
 
-from .base import MAX_PARTIAL_TEXT, MAX_TEXT, Comparator, Param, bounded, text_cells, text_matrix, value_text
+from .base import MAX_PARTIAL_TEXT, MAX_TEXT, Comparator, Param, bounded, gather, text_cells, text_matrix, value_text
 
 METHODS = {
     "ratio": fuzz.ratio,
@@ -57,4 +58,29 @@ class FuzzyComparator(Comparator):
 
     def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
                          cols: Sequence[int]) -> np.ndarray:
-        return text_cells(self._scorer, self._texts(gts), self._texts(preds), rows, cols, 100.0)
+        a, b = self._texts(gts), self._texts(preds)
+        scores = _token_sort_cells(a, b, rows, cols) if self.method == "token_sort_ratio" else None
+        return text_cells(self._scorer, a, b, rows, cols, 100.0, scores)
+
+
+def _sorted_words(text: str | None) -> str | None:
+    """An ASCII text's words sorted and joined by one space, as rapidfuzz's token_sort_ratio sorts them
+    (None for other texts: rapidfuzz splits them on a narrower set of spaces than Python does)."""
+    return " ".join(sorted(text.split())) if text is not None and text.isascii() else None
+
+
+def _token_sort_cells(a: Sequence[str | None], b: Sequence[str | None], rows: Sequence[int],
+                      cols: Sequence[int]) -> np.ndarray:
+    """token_sort_ratio of the pairs (a[rows[k]], b[cols[k]]): the words of each text sorted once, not
+    once per pair, then ``ratio`` (rapidfuzz's own definition; the same floats, tests/test_item_matrices.py);
+    pairs with a text that is not ASCII are left to token_sort_ratio itself."""
+    left, right = gather([_sorted_words(t) for t in a], rows), gather([_sorted_words(t) for t in b], cols)
+    sorted_pair = (left != None) & (right != None)  # noqa: E711  (elementwise)
+    if sorted_pair.all():
+        return cpdist(left, right, scorer=fuzz.ratio, dtype=np.float64, workers=1)
+    rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+    out = cpdist(gather(a, rows), gather(b, cols), scorer=fuzz.token_sort_ratio, dtype=np.float64, workers=1)
+    if sorted_pair.any():
+        out[sorted_pair] = cpdist(left[sorted_pair], right[sorted_pair], scorer=fuzz.ratio, dtype=np.float64,
+                                  workers=1)
+    return out

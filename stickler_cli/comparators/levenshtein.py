@@ -17,6 +17,11 @@ def _text(value: Any, normalize: bool) -> str | None:
     return bounded(text)
 
 
+def _has_dict(values: Sequence[Any]) -> bool:
+    """Whether any value is a mapping (scored 0.0 against anything), found by type, not value by value."""
+    return any(issubclass(kind, dict) for kind in set(map(type, values)))
+
+
 class LevenshteinComparator(Comparator):
     name = "LevenshteinComparator"
     aliases = ("levenshtein", "Levenshtein")
@@ -39,17 +44,17 @@ class LevenshteinComparator(Comparator):
     scores_cells = True
 
     def _texts(self, values: Sequence[Any]) -> list[str | None]:
-        if self.normalize:
-            return [_text(v, True) for v in values]
+        if self.normalize:  # strings inline: this runs for every value of a batch
+            return [" ".join(v.lower().split())[:MAX_TEXT] if type(v) is str else _text(v, True) for v in values]
         return [v[:MAX_TEXT] if type(v) is str else _text(v, False) for v in values]
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
-        if any(isinstance(v, dict) for v in (*gts, *preds)):
+        if _has_dict(gts) or _has_dict(preds):
             return np.asarray(super().similarity_matrix(gts, preds), dtype=float).reshape(len(gts), len(preds))
         return text_matrix(Levenshtein.normalized_similarity, self._texts(gts), self._texts(preds))
 
     def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
                          cols: Sequence[int]) -> np.ndarray:
-        if any(isinstance(v, dict) for v in (*gts, *preds)):
-            return np.asarray(super().similarity_cells(gts, preds, rows, cols), dtype=float)
+        if _has_dict(gts) or _has_dict(preds):
+            return np.asarray(super().similarity_cells(gts, preds, list(rows), list(cols)), dtype=float)
         return text_cells(Levenshtein.normalized_similarity, self._texts(gts), self._texts(preds), rows, cols)

@@ -49,6 +49,27 @@ class ConfidenceStore:
         if len(self._field) >= FOLD_AT and len(self._field) >= len(self.field):
             self.fold()
 
+    def extend_columns(self, field: np.ndarray, match: np.ndarray, value: np.ndarray, similarity: np.ndarray,
+                       per_document: np.ndarray) -> None:
+        """Add the pairs of several documents at once (``per_document[d]`` of them for document d, in
+        order), folding exactly where ``extend`` called once per document would: the groups' sums
+        are then the same to the last bit."""
+        ends = np.cumsum(per_document)
+        done = 0
+        while done < len(field):
+            # ``extend`` folds after the first document that brings the buffer to the threshold.
+            threshold = max(FOLD_AT, len(self.field))
+            reach = done + max(threshold - len(self._field), 1)
+            d = int(np.searchsorted(ends, reach))
+            end = int(ends[d]) if d < len(ends) else len(field)
+            self._field.frombytes(field[done:end].astype(np.int32).tobytes())
+            self._match.frombytes(match[done:end].astype(np.int8).tobytes())
+            self._value.frombytes(value[done:end].astype(np.float64).tobytes())
+            self._similarity.frombytes(similarity[done:end].astype(np.float64).tobytes())
+            done = end
+            if len(self._field) >= FOLD_AT and len(self._field) >= len(self.field):
+                self.fold()
+
     def __len__(self) -> int:
         """Pairs held (grouped or not)."""
         return int(self.count.sum()) + len(self._field) + sum(int(b[3].sum()) for b in self._blocks)

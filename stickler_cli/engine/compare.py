@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
+from .batch import BatchResult, BatchScorer
 from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, find_lists, items, model_arrays,
                     null_mask, plain_values, weight_total)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
@@ -122,6 +123,21 @@ class Engine:
                     raise
                 except Exception as exc:  # scoring will ask again, value by value
                     self._report(f, "could not prefetch", exc)
+
+    @property
+    def columnar(self) -> bool:
+        """Whether ``score_batch`` scores in arrays (else document by document: model-backed comparators
+        batch their own work in ``prefetch`` and report failures per document)."""
+        return not self.model_backed
+
+    def score_batch(self, docs: list[tuple[Any, Any]]) -> BatchResult:
+        """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
+        ``compare`` on each document, to the last bit."""
+        scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
+        if self.columnar:
+            return scorer.run()
+        self.prepare(docs)
+        return scorer.one_by_one()
 
     def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).

@@ -145,14 +145,15 @@ def batch_routes(root: ModelPlan) -> list[tuple[tuple[FieldPlan, ...], FieldPlan
         for f in model.fields:
             if f.kind is Kind.OBJECT:
                 visit(f.model, route + (f,))
-            elif f.kind is Kind.OBJECT_LIST and _batchable(f.model):
+            elif f.kind is Kind.OBJECT_LIST and vectorised_model(f.model):
                 found.append((route, f))
 
     visit(root, ())
     return found
 
 
-def _batchable(model: ModelPlan) -> bool:
+def vectorised_model(model: ModelPlan) -> bool:
+    """Whether every primitive field of ``model`` has a vectorised comparator and none below calls a model."""
     for f in model.fields:
         if f.kind is Kind.PRIMITIVE and not f.comparator.scores_cells:
             return False

@@ -1,0 +1,712 @@
+"""The engine's main path: a batch of documents scored field by field, in arrays.
+
+``Engine.compare`` walks one document at a time and calls a comparator once per
+value. Here the unit is a batch: each field's (ground truth, prediction) values
+are gathered over every document of the batch (list items included, once
+matched), compared in one vectorised call (``similarity_cells``: rapidfuzz's
+``cpdist``, numpy for numbers, keys for Exact), and classified, counted and
+summed with numpy. Python still walks the JSON (reading each field's values
+once per object) and does what belongs to one document: the Hungarian
+assignment of each list.
+
+The numbers are ``Engine.compare``'s to the last bit, by construction: every
+float is made by the same operation on the same operands in the same order
+(sums of a document's values are added one after the other, never pairwise),
+and tests hold the two paths equal on generated schemas and documents
+(tests/test_batch_engine.py). What the fast path leaves out, a document gets
+from ``Engine.compare`` itself: a malformed ``_confidence``, a rich value
+carrying metadata (``_bbox``...), a list beyond the matching bound; and when a
+comparator fails anywhere in the batch, every document of the batch is scored
+one by one, so that each failure is reported with its own document.
+
+A batch is a tree of frames. A frame is a set of rows, each a (ground truth
+object, predicted object) pair of one model and the document it belongs to:
+the documents themselves at the top; the objects found under an object field;
+the matched item pairs of an object list. Objects are held in tables (one per
+side), whose columns (a field's values, nulls, confidences) are read once per
+object, however many pairs the object is in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ..errors import SticklerError
+from ..plan import FieldPlan, Kind, ModelPlan
+from .items import combine, vectorised_model
+from .matching import MATCH_BOUND, TIE_BREAK
+from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
+from .values import EMPTIABLE
+
+if TYPE_CHECKING:
+    from .compare import Engine
+
+_MISSING = object()
+_BUILT_IN = "stickler_cli."  # comparators of this package take index arrays in similarity_cells
+_PRIMITIVE, _OBJECT, _PRIMITIVE_LIST = Kind.PRIMITIVE, Kind.OBJECT, Kind.PRIMITIVE_LIST
+
+# Per-document sums of up to this many values a document (list item pairs) are added in
+# arrays, column after column; beyond it, in a Python loop (same order, same floats).
+SUM_COLUMNS = 64
+
+
+@dataclass
+class BatchResult:
+    """What ``Engine.score_batch`` gives for n documents: ``DocResult``'s content, one row per document.
+
+    ``tally[d]``, ``score_sum[d]``, ``score_n[d]`` are document d's flat
+    counts and per-field sums as in ``DocResult``; the confidence pairs of all
+    documents are in columns, document after document (``confidence_counts[d]``
+    of them for document d), field after field, each field's in the order
+    ``Engine.compare`` lists them (it lists a document's fields interleaved).
+    """
+
+    scores: np.ndarray  # (n,) document scores
+    top_keys: tuple[str, ...]
+    top_scores: np.ndarray  # (n, top-level fields)
+    tally: np.ndarray  # (n, 5 * fields) int64
+    score_sum: np.ndarray  # (n, fields) float64
+    score_n: np.ndarray  # (n, fields) int64
+    predicted_leaves: np.ndarray  # (n,) int64
+    confidence_field: np.ndarray  # int32
+    confidence_match: np.ndarray  # bool
+    confidence_value: np.ndarray  # float64
+    confidence_similarity: np.ndarray  # float64
+    confidence_counts: np.ndarray  # (n,) int64
+    errors: dict[int, list[str]] = field(default_factory=dict)  # by document, only where there are some
+    metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
+    slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def document(self, d: int) -> DocResult:
+        """Document d's result as ``Engine.compare`` gives it (the trace excepted)."""
+        start = int(self.confidence_counts[:d].sum())
+        end = start + int(self.confidence_counts[d])
+        pairs = [ConfidencePair(f, m, v, s) for f, m, v, s in zip(
+            self.confidence_field[start:end].tolist(), self.confidence_match[start:end].tolist(),
+            self.confidence_value[start:end].tolist(), self.confidence_similarity[start:end].tolist())]
+        return DocResult(
+            score=float(self.scores[d]), field_scores=dict(zip(self.top_keys, self.top_scores[d].tolist())),
+            tally=self.tally[d].tolist(), score_sum=self.score_sum[d].tolist(), score_n=self.score_n[d].tolist(),
+            confidences=pairs, errors=list(self.errors.get(d, ())), predicted_leaves=int(self.predicted_leaves[d]),
+            metadata=list(self.metadata.get(d, ())))
+
+
+class _Column:
+    """One field's values over a table's objects, read as ``Engine._model`` reads them."""
+
+    __slots__ = ("values", "null", "confidence", "has_confidence", "odd")
+
+    def __init__(self, values: list, null: np.ndarray, confidence: np.ndarray | None = None,
+                 has_confidence: np.ndarray | None = None, odd: np.ndarray | None = None) -> None:
+        self.values = values
+        self.null = null  # null as the field's kind means it
+        self.confidence = confidence  # float64, NaN where none (predictions of primitive fields)
+        self.has_confidence = has_confidence
+        self.odd = odd  # objects the fast path leaves to Engine.compare (metadata, malformed confidence)
+
+
+class _Table:
+    """Objects of one model on one side (ground truth or prediction), columns read on first use."""
+
+    __slots__ = ("objects", "predicted", "_columns")
+
+    def __init__(self, objects: list[dict], predicted: bool) -> None:
+        self.objects = objects
+        self.predicted = predicted
+        self._columns: dict[int, _Column] = {}
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+    def column(self, f: FieldPlan) -> _Column:
+        found = self._columns.get(f.index)
+        if found is None:
+            found = self._columns[f.index] = _read(self.objects, f, self.predicted)
+        return found
+
+
+def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
+    """``f``'s column: a missing key takes the default (never unwrapped), rich values are unwrapped;
+    for predictions also each value's confidence and whether it carries metadata."""
+    key, default = f.key, f.default
+    if type(default) is dict:  # a default is never unwrapped: keep missing keys apart
+        given = [d.get(key, _MISSING) for d in objects]
+        values = [default if v is _MISSING else v["_value"] if type(v) is dict and "_value" in v else v
+                  for v in given]
+    else:
+        given = values = [d.get(key, default) for d in objects]
+    rich = dict in set(map(type, given))
+    kind = f.kind
+    confidences: list | None = None
+    odd: bool | None = None
+    if rich and predicted:  # one pass: values, confidences (NaN: none; -1.0: malformed), metadata
+        values, confidences, odd = _unwrap_predictions(given, default, kind is _PRIMITIVE)
+    elif rich and values is given:
+        values = [v["_value"] if type(v) is dict and "_value" in v else v for v in given]
+    if kind is _PRIMITIVE:
+        null = [v is None or (type(v) in EMPTIABLE and not v) for v in values]
+    elif kind is _OBJECT:
+        null = [v is None for v in values]
+    else:
+        null = [v is None or (type(v) is list and not v) for v in values]
+    column = _Column(values, np.array(null, dtype=bool))
+    if odd is None:
+        return column
+    flagged = np.zeros(len(values), dtype=bool)
+    if odd:  # metadata beyond _value and _confidence: Engine.compare keeps it
+        flagged[[k for k, v in enumerate(given) if type(v) is dict and "_value" in v
+                 and (len(v) > 2 or (len(v) == 2 and "_confidence" not in v))]] = True
+    if confidences:  # only leaves record confidences
+        value = np.array(confidences, dtype=float)
+        column.has_confidence = ~np.isnan(value)
+        column.confidence = value
+        flagged |= value < 0.0
+    column.odd = flagged if flagged.any() else None
+    return column
+
+
+def _unwrap_predictions(given: list, default: Any, leaf: bool) -> tuple[list, list, bool]:
+    """(values, confidences, whether any rich value carries metadata) of a prediction column with rich
+    values; confidences (of leaves only) as floats, NaN where none, -1.0 where malformed."""
+    values: list = []
+    confidences: list = []
+    keep, note = values.append, confidences.append
+    odd = False
+    nan = math.nan
+    if leaf:
+        for v in given:
+            if type(v) is dict and "_value" in v:
+                keep(v["_value"])
+                c = v.get("_confidence")
+                if c is None or len(v) != 2:
+                    odd = odd or len(v) > 2 or (len(v) == 2 and "_confidence" not in v)
+                note(c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c))
+            else:
+                keep(default if v is _MISSING else v)
+                note(nan)
+    else:
+        for v in given:
+            if type(v) is dict and "_value" in v:
+                keep(v["_value"])
+                odd = odd or len(v) > 2 or (len(v) == 2 and "_confidence" not in v)
+            else:
+                keep(default if v is _MISSING else v)
+    return values, confidences, odd
+
+
+def _confidences(confidences: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(given, value as a float, malformed) of each ``_confidence`` (None: not given)."""
+    value = np.array([c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c) for c in confidences],
+                     dtype=float)
+    has = ~np.isnan(value)
+    return has, value, value < 0.0
+
+
+def _as_confidence(c: Any) -> float:
+    """A ``_confidence`` as ``compare._confidence`` takes it: NaN when there is none, -1.0 when it is
+    malformed (not a number from 0 to 1; Engine.compare reports it)."""
+    if c is None:
+        return math.nan
+    if type(c) is bool or not isinstance(c, (int, float)):
+        return -1.0
+    try:
+        number = float(c)
+    except OverflowError:
+        return -1.0
+    return number if 0.0 <= number <= 1.0 else -1.0
+
+
+def _take(mask: np.ndarray, at: np.ndarray | None) -> np.ndarray:
+    return mask if at is None else mask[at]
+
+
+def _values(values: list, at: np.ndarray | None) -> list:
+    return values if at is None else [values[i] for i in at.tolist()]
+
+
+def sequential_sums(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """Per owner (0..n-1), the sum of its values added one after the other from 0.0, in order.
+
+    ``owner`` is non-decreasing. Not ``np.add.reduceat`` or ``bincount``: those
+    may add in another order (pairwise), which changes the last bit.
+    """
+    out = np.zeros(n)
+    if not len(values):
+        return out
+    counts = np.bincount(owner, minlength=n)
+    width = int(counts.max())
+    if width <= SUM_COLUMNS:
+        rank = np.arange(len(owner)) - (np.cumsum(counts) - counts)[owner]
+        grid = np.zeros((width, n))
+        grid[rank, owner] = values  # a shorter owner's row ends in zeros: x + 0.0 is x
+        for row in grid:
+            out += row
+        return out
+    sums = out.tolist()
+    for o, v in zip(owner.tolist(), values.tolist()):
+        sums[o] += v
+    return np.array(sums)
+
+
+class BatchScorer:
+    """Scores one batch for ``Engine.score_batch``: the frames' counts and sums, per document."""
+
+    def __init__(self, engine: "Engine", docs: Sequence[tuple[Any, Any]], pair_floor: float,
+                 batch_pairs: int) -> None:
+        self.engine = engine
+        self.docs = docs
+        self.pair_floor = pair_floor  # compare.PAIR_FLOOR
+        self.batch_pairs = batch_pairs  # compare.BATCH_PAIRS: longer lists keep their own matrices
+        n = self.n = len(docs)
+        size = engine.size
+        self.tally = np.zeros((n, 5 * size), dtype=np.int64)
+        self.score_sum = np.zeros((n, size))
+        self.score_n = np.zeros((n, size), dtype=np.int64)
+        self.leaves = np.zeros(n, dtype=np.int64)
+        self.odd = np.zeros(n, dtype=bool)  # documents left to Engine.compare
+        self.top: list[np.ndarray] = []
+        # (owner documents, field index, is_match, confidence, similarity), a chunk per field and frame
+        self.pairs: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def run(self) -> BatchResult:
+        engine, n = self.engine, self.n
+        root = engine.plan.root
+        if not n:
+            return self.result(np.zeros(0), np.zeros((0, len(root.fields))), _no_pairs(0))
+        gt = _Table([g if type(g) is dict else {} for g, _ in self.docs], False)
+        pred = _Table([p if type(p) is dict else {} for _, p in self.docs], True)
+        reported = len(engine._pending)
+        scores, _ = self.frame(root, gt, pred, None, None, np.arange(n), True, None, top=True)
+        if len(engine._pending) > reported:  # a comparator failed: each document reports its own
+            del engine._pending[reported:]
+            return self.one_by_one()
+        result = self.result(scores, np.stack(self.top, axis=1), self.confidence_columns())
+        odd = np.flatnonzero(self.odd).tolist()
+        if odd:
+            _replace(result, {d: engine.compare(*self.docs[d]) for d in odd})
+        return result
+
+    def one_by_one(self) -> BatchResult:
+        """Every document of the batch through ``Engine.compare``."""
+        result = self.result(np.zeros(self.n), np.zeros((self.n, len(self.engine.plan.root.fields))),
+                             _no_pairs(self.n))
+        _replace(result, {d: self.engine.compare(g, p) for d, (g, p) in enumerate(self.docs)})
+        return result
+
+    def result(self, scores: np.ndarray, top: np.ndarray, pairs: tuple[np.ndarray, ...]) -> BatchResult:
+        return BatchResult(scores, tuple(f.key for f in self.engine.plan.root.fields), top, self.tally,
+                           self.score_sum, self.score_n, self.leaves, *pairs)
+
+    def confidence_columns(self) -> tuple[np.ndarray, ...]:
+        """The confidence pairs, document after document, field after field (each field's in its walk
+        order), without the documents left to Engine.compare."""
+        if not self.pairs:
+            return _no_pairs(self.n)
+        owner = np.concatenate([p[0] for p in self.pairs])
+        fields = np.concatenate([np.full(len(p[0]), p[1], dtype=np.int32) for p in self.pairs])
+        match = np.concatenate([p[2] for p in self.pairs])
+        value = np.concatenate([p[3] for p in self.pairs])
+        similarity = np.concatenate([p[4] for p in self.pairs])
+        order = np.lexsort((fields, owner))  # stable: each field's pairs stay in their walk order
+        if self.odd.any():
+            order = order[~self.odd[owner[order]]]
+        return (fields[order], match[order], value[order], similarity[order],
+                np.bincount(owner[order], minlength=self.n).astype(np.int64))
+
+    # -- recording ------------------------------------------------------------------
+
+    def count(self, index: int, owner: np.ndarray, label: np.ndarray, amount: np.ndarray | None = None) -> None:
+        """Add ``amount`` (default 1) of ``label`` to field ``index``'s counts, row by row, to each row's document."""
+        counts = np.bincount(owner * 5 + label, weights=amount, minlength=5 * self.n)
+        self.tally[:, 5 * index:5 * index + 5] += counts.reshape(self.n, 5).astype(np.int64)
+
+    def add_scores(self, index: int, score: np.ndarray, owner: np.ndarray, unique: bool) -> None:
+        if unique:  # a row per document at most: each document's sum is its one score
+            self.score_sum[owner, index] += score
+            self.score_n[owner, index] += 1
+        else:
+            self.score_sum[:, index] += sequential_sums(score, owner, self.n)
+            self.score_n[:, index] += np.bincount(owner, minlength=self.n)
+
+    def flag(self, owner: np.ndarray, odd: np.ndarray | None, at: np.ndarray | None) -> None:
+        """Leave to Engine.compare the documents of the rows whose objects are odd."""
+        if odd is not None:
+            rows = _take(odd, at)
+            if rows.any():
+                self.odd[owner[rows]] = True
+
+    def cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]]): one call when the
+        comparator is vectorised, else pair by pair as ``Engine._primitive`` asks (a failure is
+        reported and scores 0.0; ``run`` then scores the batch document by document)."""
+        comparator = f.comparator
+        if comparator.scores_cells:
+            try:
+                if type(comparator).__module__.startswith(_BUILT_IN):  # they take index arrays
+                    return np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float)
+                return np.asarray(comparator.similarity_cells(gts, preds, rows.tolist(), cols.tolist()), dtype=float)
+            except SticklerError:
+                raise
+            except Exception:  # find the failing pairs, each reported
+                pass
+        similarity = self.engine._similarity
+        return np.array([similarity(f, gts[i], preds[j]) for i, j in zip(rows.tolist(), cols.tolist())], dtype=float)
+
+    # -- a frame: rows of (gt object, pred object) of one model ---------------------------
+
+    def frame(self, model: ModelPlan, gt: _Table, pred: _Table, gi: np.ndarray | None, pi: np.ndarray | None,
+              owner: np.ndarray, unique: bool, known: dict[int, np.ndarray] | None,
+              top: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(document-style scores, raw similarities) of each row, as ``Engine._model``; counts recorded.
+
+        Row r pairs ``gt`` object ``gi[r]`` with ``pred`` object ``pi[r]`` (None: the
+        tables' objects in order) for document ``owner[r]``; ``unique`` when no
+        document has two rows. ``known[f.index][r]`` is primitive field f's
+        already computed similarity (matched list items).
+        """
+        rows = len(owner)
+        fields, total_weight = self.engine._rows[id(model)]
+        doc_num = np.zeros(rows)
+        sim_num = np.zeros(rows)
+        sim_den = np.zeros(rows)
+        for _key, _default, index, primitive, weight, f in fields:
+            if primitive:
+                score, raw, both = self.primitive(f, gt, pred, gi, pi, owner, known)
+            elif f.kind is _OBJECT:
+                score, raw, both = self.object(f, gt, pred, gi, pi, owner, unique)
+            elif f.kind is _PRIMITIVE_LIST:
+                score, raw, both = self.primitive_list(f, gt, pred, gi, pi, owner)
+            else:
+                score, raw, both = self.object_list(f, gt, pred, gi, pi, owner)
+            self.add_scores(index, score, owner, unique)
+            if top:
+                self.top.append(score)
+            doc_num += score * weight
+            if both is None:
+                sim_num += raw * weight
+                sim_den += weight
+            else:  # fields null on both sides are left out (adding 0.0 changes nothing)
+                sim_num += np.where(both, 0.0, raw * weight)
+                sim_den += np.where(both, 0.0, weight)
+        doc = doc_num / total_weight if total_weight else np.ones(rows)
+        sim = np.divide(sim_num, sim_den, out=np.ones(rows), where=sim_den != 0)
+        return doc, sim
+
+    def primitive(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner, known):
+        """``Engine._primitive`` for every row: (score, raw similarity, null on both sides or None)."""
+        gc, pc = gt.column(f), pred.column(f)
+        self.flag(owner, pc.odd, pi)
+        g_null, p_null = _take(gc.null, gi), _take(pc.null, pi)
+        both = g_null & p_null
+        raw = both.astype(float)  # null on both sides: 1.0; on one side: 0.0
+        label = np.where(both, TN, np.where(g_null, FA, FN))
+        matched = both.copy()
+        score = raw
+        present = np.flatnonzero(~(g_null | p_null))
+        if len(present):
+            if known is not None and f.index in known:
+                sim = known[f.index][present]
+            else:
+                sim = self.cells(f, gc.values, pc.values, present if gi is None else gi[present],
+                                 present if pi is None else pi[present])
+            hit = sim >= f.threshold
+            raw[present] = sim
+            matched[present] = hit
+            label[present] = np.where(hit, TP, FD)
+            if f.clip and not hit.all():
+                score = raw.copy()
+                score[present[~hit]] = 0.0
+        self.count(f.index, owner, label)
+        if pc.has_confidence is None:
+            self.leaves += np.bincount(owner[~p_null], minlength=self.n)
+        else:
+            has = _take(pc.has_confidence, pi)
+            self.leaves += np.bincount(owner[~p_null | has], minlength=self.n)
+            at = np.flatnonzero(has)
+            if len(at):
+                self.pairs.append((owner[at], f.index, matched[at], _take(pc.confidence, pi)[at], raw[at]))
+        return score, raw, both if both.any() else None
+
+    def object(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner, unique: bool):
+        """``Engine._object`` for every row: the objects present on both sides are a frame of their own."""
+        gc, pc = gt.column(f), pred.column(f)
+        self.flag(owner, pc.odd, pi)
+        g_null, p_null = _take(gc.null, gi), _take(pc.null, pi)
+        both = g_null & p_null
+        score = both.astype(float)
+        raw = score.copy()
+        label = np.where(both, TN, np.where(g_null, FA, FN))
+        present = np.flatnonzero(~(g_null | p_null))
+        if len(present):
+            g_objects = [v if type(v) is dict else {} for v in _values(gc.values, present if gi is None else gi[present])]
+            p_objects = [v if type(v) is dict else {} for v in _values(pc.values, present if pi is None else pi[present])]
+            doc, sim = self.frame(f.model, _Table(g_objects, False), _Table(p_objects, True), None, None,
+                                  owner[present], unique, None)
+            hit = sim >= f.threshold
+            label[present] = np.where(hit, TP, FD)
+            score[present] = np.where(hit, sim, 0.0) if f.clip else sim
+            raw[present] = doc  # what an object adds to its parent's similarity: its document-style score
+        self.count(f.index, owner, label)
+        return score, raw, both if both.any() else None
+
+    def list_values(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner):
+        """A list field's rows: (gt items, pred items, rows with both lists, score, null on both sides or None);
+        the rows where a list is null are counted (``Engine._list_null``). Items are unwrapped, a lone value
+        where a list belongs is one item; lists beyond the matching bound are left to Engine.compare (here
+        they stand as their first items)."""
+        gc, pc = gt.column(f), pred.column(f)
+        self.flag(owner, pc.odd, pi)
+        g_null, p_null = _take(gc.null, gi), _take(pc.null, pi)
+        both = g_null & p_null
+        score = both.astype(float)
+        g_values, p_values = _values(gc.values, gi), _values(pc.values, pi)
+        nulls = np.flatnonzero(g_null | p_null)
+        if len(nulls):
+            amount = []
+            for r, b, g in zip(nulls.tolist(), both[nulls].tolist(), g_null[nulls].tolist()):
+                other = None if b else p_values[r] if g else g_values[r]
+                amount.append(1 if b or type(other) is not list else len(other))
+            label = np.where(both[nulls], TN, np.where(g_null[nulls], FA, FN))
+            self.count(f.index, owner[nulls], label, np.array(amount, dtype=float))
+        present = np.flatnonzero(~(g_null | p_null))
+        g_lists, p_lists = [], []
+        for r in present.tolist():
+            g, p = g_values[r], p_values[r]
+            g_lists.append(g if type(g) is list else [g])
+            p_lists.append(p if type(p) is list else [p])
+            if len(g_lists[-1]) * len(p_lists[-1]) > MATCH_BOUND:
+                self.odd[owner[r]] = True
+                g_lists[-1], p_lists[-1] = g_lists[-1][:1], p_lists[-1][:1]
+        return g_lists, p_lists, present, score, both if both.any() else None
+
+    def primitive_list(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner):
+        """``Engine._primitive_list`` for every row: the item pairs of every list in one comparator call,
+        then each list's assignment; pairs counted in arrays."""
+        g_lists, p_lists, present, score, both = self.list_values(f, gt, pred, gi, pi, owner)
+        raw = score.copy()
+        if not len(present):
+            return score, raw, both
+        g_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in g_lists for v in items]
+        p_given = [v for items in p_lists for v in items]
+        p_items = [v["_value"] if type(v) is dict and "_value" in v else v for v in p_given]
+        n_items = np.array([len(a) for a in g_lists], dtype=np.intp)
+        m_items = np.array([len(b) for b in p_lists], dtype=np.intp)
+        cells = n_items * m_items
+        rows, cols, starts = _grid(n_items, m_items)
+        sims = np.empty(len(rows))
+        batched = cells <= self.batch_pairs if f.comparator.scores_cells else np.zeros(len(cells), dtype=bool)
+        in_batch = np.repeat(batched, cells)
+        if in_batch.all():
+            sims[:] = self.cells(f, g_items, p_items, rows, cols)
+        elif in_batch.any():
+            sims[in_batch] = self.cells(f, g_items, p_items, rows[in_batch], cols[in_batch])
+        g_start = np.cumsum(n_items) - n_items
+        p_start = np.cumsum(m_items) - m_items
+        for k in np.flatnonzero(~batched).tolist():  # a long list, or a comparator with its own matrix
+            a, b = int(g_start[k]), int(p_start[k])
+            matrix = self.engine._similarity_matrix(f, g_items[a:a + n_items[k]], p_items[b:b + m_items[k]],
+                                                    as_array=True)
+            sims[starts[k]:starts[k] + cells[k]] = matrix.ravel()
+        full = sims + TIE_BREAK * np.where(sims >= f.threshold, 1.0 + sims, 0.0)  # matching.assign's objective
+        lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
+        s = sims[starts[lists] + pair_i * m_items[lists] + pair_j]
+        hit = s >= f.threshold
+        n = len(present)
+        raw_sum = sequential_sums(s, lists, n)
+        score_sum = sequential_sums(np.where(hit, s, 0.0), lists, n) if f.clip else raw_sum
+        longest = np.maximum(n_items, m_items)
+        score[present] = score_sum / longest
+        raw[present] = raw_sum / longest
+        list_owner = owner[present]
+        self.count_pairs(f.index, list_owner, np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n),
+                         n_items, m_items)
+        self.leaves += np.bincount(list_owner, weights=m_items, minlength=self.n).astype(np.int64)
+        if dict in set(map(type, p_given)):
+            confidences = [v.get("_confidence") if type(v) is dict and "_value" in v else None for v in p_given]
+            has, value, bad = _confidences(confidences)
+            if bad.any():
+                self.odd[np.repeat(list_owner, m_items)[bad]] = True
+            item = p_start[lists] + pair_j
+            at = np.flatnonzero(has[item])
+            if len(at):
+                self.pairs.append((list_owner[lists[at]], f.index, hit[at], value[item[at]], s[at]))
+        return score, raw, both
+
+    def count_pairs(self, index: int, owner: np.ndarray, tp: np.ndarray, paired: np.ndarray, n: np.ndarray,
+                    m: np.ndarray) -> None:
+        """Lists' counts (``compare._count_pairs``): matched pairs TP, other pairs FD, unpaired FN and FA."""
+        amounts = np.stack([tp, m - paired, paired - tp, n - paired], axis=1)  # TP, FA, FD, FN
+        self.count(index, np.repeat(owner, 4), np.tile(np.array([TP, FA, FD, FN]), len(owner)),
+                   amounts.ravel().astype(float))
+
+    def object_list(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner):
+        """``Engine._object_list`` for every row: the item pairs of every list scored a field at a time,
+        each list's assignment, then the matched pairs counted as a frame of their own."""
+        g_lists, p_lists, present, score, both = self.list_values(f, gt, pred, gi, pi, owner)
+        raw = score.copy()
+        if not len(present):
+            return score, raw, both
+        model = f.model
+        g_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in g_lists for v in items]
+        p_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in p_lists for v in items]
+        g_table = _Table([a if type(a) is dict else {} for a in g_items], False)
+        p_table = _Table([b if type(b) is dict else {} for b in p_items], True)
+        n_items = np.array([len(a) for a in g_lists], dtype=np.intp)
+        m_items = np.array([len(b) for b in p_lists], dtype=np.intp)
+        g_start = np.cumsum(n_items) - n_items
+        p_start = np.cumsum(m_items) - m_items
+        cells = n_items * m_items
+        rows, cols, starts = _grid(n_items, m_items)
+        # Lists laid end to end: those of at most batch_pairs pairs when every comparator of the
+        # items is vectorised (a lone pair always); the others keep their own matrices (cdist).
+        batched = (cells <= self.batch_pairs) & (vectorised_model(model) | (cells == 1))
+        in_batch = np.repeat(batched, cells)
+        primitive = [(k, field_.index) for k, field_ in enumerate(model.fields) if field_.kind is _PRIMITIVE]
+        if in_batch.all():
+            docs, sims, by_field = self.item_cells(model, g_table, p_table, rows, cols)
+            known = {index: by_field[k] for k, index in primitive}
+        else:
+            docs, sims = np.empty(len(rows)), np.empty(len(rows))
+            known = {index: np.empty(len(rows)) for _, index in primitive}
+            if in_batch.any():
+                b_docs, b_sims, by_field = self.item_cells(model, g_table, p_table, rows[in_batch], cols[in_batch])
+                docs[in_batch], sims[in_batch] = b_docs, b_sims
+                for k, index in primitive:
+                    known[index][in_batch] = by_field[k]
+            for k in np.flatnonzero(~batched).tolist():
+                a, b = int(g_start[k]), int(p_start[k])
+                k_docs, k_sims, k_known = self.engine._item_matrices(
+                    model, g_items[a:a + n_items[k]], p_items[b:b + m_items[k]])
+                span = slice(starts[k], starts[k] + cells[k])
+                docs[span], sims[span] = k_docs.ravel(), k_sims.ravel()
+                for index, matrix in k_known.items():
+                    known[index][span] = matrix.ravel()
+        threshold = model.match_threshold
+        full = sims + TIE_BREAK * ((sims >= threshold) + docs)  # matching.assign's objective
+        lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
+        cell = starts[lists] + pair_i * m_items[lists] + pair_j
+        pair_score = docs[cell]
+        n = len(present)
+        totals = sequential_sums(np.where(pair_score >= self.pair_floor, pair_score, 0.0), lists, n)
+        hit = sims[cell] >= threshold
+        list_owner = owner[present]
+        self.count_pairs(f.index, list_owner, np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n),
+                         n_items, m_items)
+        list_score = totals / np.maximum(n_items, m_items)
+        score[present] = list_score
+        raw[present] = list_score
+        matched = np.flatnonzero(hit)
+        if len(matched):
+            at = lists[matched]
+            self.frame(model, g_table, p_table, g_start[at] + pair_i[matched], p_start[at] + pair_j[matched],
+                       list_owner[at], False, {index: values[cell[matched]] for index, values in known.items()})
+        return score, raw, both
+
+    def item_cells(self, model: ModelPlan, gt: _Table, pred: _Table, rows: np.ndarray,
+                   cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``Engine._item_cells`` on tables: (document-style scores, similarities, per-field similarities)
+        of the item pairs (gt[rows[k]], pred[cols[k]])."""
+        engine = self.engine
+        arrays = engine._model_arrays(model)
+        count = len(model.fields)
+        raw = np.empty((count, len(rows)))
+        both = np.zeros((count, len(rows)), dtype=bool)
+        score = None if arrays.all_primitive else np.empty((count, len(rows)))
+        for k, f in enumerate(model.fields):
+            gc, pc = gt.column(f), pred.column(f)
+            if f.kind is _PRIMITIVE:
+                g_null = gc.null[rows]
+                p_null = pc.null[cols]
+                both[k] = g_null & p_null
+                present = np.flatnonzero(~(g_null | p_null))
+                if len(present) == len(rows):
+                    raw[k] = self.cells(f, gc.values, pc.values, rows, cols)
+                else:
+                    raw[k] = 0.0
+                    if len(present):
+                        raw[k, present] = self.cells(f, gc.values, pc.values, rows[present], cols[present])
+            else:
+                g_values, p_values = gc.values, pc.values
+                results = [engine._field(f, g_values[i], p_values[j], None, None)
+                           for i, j in zip(rows.tolist(), cols.tolist())]
+                raw[k] = [c[1] for c in results]
+                both[k] = [c[2] for c in results]
+                score[k] = [c[0] for c in results]
+        docs, sims = combine(arrays, raw, both, score)
+        return docs, sims, raw
+
+
+def _grid(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gt item, pred item, first pair of each list) of every item pair of lists laid end to end:
+    ``items.cell_grid`` on arrays. List k has n[k] x m[k] pairs, row by row."""
+    cells = n * m
+    starts = np.cumsum(cells) - cells
+    owner = np.repeat(np.arange(len(n)), cells)
+    local = np.arange(int(cells.sum())) - starts[owner]
+    width = m[owner]
+    rows = (np.cumsum(n) - n)[owner] + local // width
+    cols = (np.cumsum(m) - m)[owner] + local % width
+    return rows, cols, starts
+
+
+def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
+            starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(list, gt item, pred item) of the pairs each list's assignment chooses (``matching.assign`` on
+    ``full``: similarities plus their tie-break), list after list, each list's pairs in row order."""
+    from scipy.optimize import linear_sum_assignment  # imported on first use (start-up)
+
+    gis, pjs = [], []
+    one = np.zeros(1, dtype=np.intp)
+    for a, b, s in zip(n.tolist(), m.tolist(), starts.tolist()):
+        if a == 1 and b == 1:  # matching.assign's own shortcut
+            gis.append(one)
+            pjs.append(one)
+            continue
+        i, j = linear_sum_assignment(full[s:s + a * b].reshape(a, b), maximize=True)
+        gis.append(i)
+        pjs.append(j)
+    lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])
+    return lists, np.concatenate(gis).astype(np.intp), np.concatenate(pjs).astype(np.intp)
+
+
+def _no_pairs(n: int) -> tuple[np.ndarray, ...]:
+    return (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0),
+            np.zeros(n, dtype=np.int64))
+
+
+def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
+    """Put ``Engine.compare``'s results for some documents in place of the fast path's."""
+    counts = result.confidence_counts
+    ends = np.cumsum(counts)
+    pieces: list[tuple[int, list[ConfidencePair]]] = []
+    for d, doc in docs.items():
+        result.scores[d] = doc.score
+        result.top_scores[d] = [doc.field_scores[k] for k in result.top_keys]
+        result.tally[d] = doc.tally
+        result.score_sum[d] = doc.score_sum
+        result.score_n[d] = doc.score_n
+        result.predicted_leaves[d] = doc.predicted_leaves
+        if doc.errors:
+            result.errors[d] = list(doc.errors)
+        if doc.metadata:
+            result.metadata[d] = list(doc.metadata)
+        if doc.confidences:  # the fast path left this document's pairs out
+            pieces.append((int(ends[d]), doc.confidences))
+            counts[d] = len(doc.confidences)
+    result.slow += len(docs)
+    if not pieces:
+        return
+    at = np.concatenate([np.full(len(pairs), position) for position, pairs in pieces])
+    rows = [pair for _, pairs in pieces for pair in pairs]
+    field_, match, value, similarity = (list(column) for column in zip(*rows))
+    result.confidence_field = np.insert(result.confidence_field, at, np.array(field_, dtype=np.int32))
+    result.confidence_match = np.insert(result.confidence_match, at, np.array(match, dtype=bool))
+    result.confidence_value = np.insert(result.confidence_value, at, np.array(value, dtype=float))
+    result.confidence_similarity = np.insert(result.confidence_similarity, at, np.array(similarity, dtype=float))
