@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import combine, vectorised_model
-from .matching import MATCH_BOUND, TIE_BREAK
+from .matching import MATCH_BOUND, TIE_BREAK, maximise
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
 from .values import EMPTIABLE
 
@@ -660,8 +660,6 @@ def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
             starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(list, gt item, pred item) of the pairs each list's assignment chooses (``matching.assign`` on
     ``full``: similarities plus their tie-break), list after list, each list's pairs in row order."""
-    from scipy.optimize import linear_sum_assignment  # imported on first use (start-up)
-
     gis, pjs = [], []
     one = np.zeros(1, dtype=np.intp)
     for a, b, s in zip(n.tolist(), m.tolist(), starts.tolist()):
@@ -669,9 +667,9 @@ def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
             gis.append(one)
             pjs.append(one)
             continue
-        i, j = linear_sum_assignment(full[s:s + a * b].reshape(a, b), maximize=True)
-        gis.append(i)
-        pjs.append(j)
+        i, j = maximise(full[s:s + a * b].reshape(a, b))  # scipy, or its port for a small list (start-up)
+        gis.append(np.asarray(i, dtype=np.intp))
+        pjs.append(np.asarray(j, dtype=np.intp))
     lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])
     return lists, np.concatenate(gis).astype(np.intp), np.concatenate(pjs).astype(np.intp)
 

@@ -45,20 +45,28 @@ def assign(
     same total, the one with the highest ``tie_break`` total wins, so that the
     order of the items never changes the outcome (docs/parity.md, "Tied pairings").
     """
-    global _exact_spent
     if len(matrix) == 1 and len(matrix[0]) == 1:
         return [(0, 0)]
     m = np.asarray(matrix, dtype=float)
     if tie_break is not None:
         m = m + TIE_BREAK * np.asarray(tie_break, dtype=float)
+    rows, cols = maximise(m)
+    return list(zip(rows, cols))
+
+
+def maximise(m: np.ndarray) -> tuple[list[int], list[int]]:
+    """The rows and columns of the assignment with the largest sum of ``m``: scipy's, or for a small
+    matrix its Python port (the same pairs, ties included), which spares importing scipy.optimize."""
+    global _exact_spent
     if (m.size <= EXACT_SOLVER_CELLS and _exact_spent < EXACT_SOLVER_BUDGET and "scipy.optimize" not in sys.modules
             and np.isfinite(m).all()):
         _exact_spent += _python_solve_cost(m.size)
-        return linear_sum_assignment((-m).tolist())  # maximising: scipy negates the matrix too
+        pairs = linear_sum_assignment((-m).tolist())  # maximising: scipy negates the matrix too
+        return [i for i, _ in pairs], [j for _, j in pairs]
     from scipy.optimize import linear_sum_assignment as solve  # imported on first use: 0.3 s of start-up
 
     rows, cols = solve(m, maximize=True)
-    return list(zip(rows.tolist(), cols.tolist()))
+    return rows.tolist(), cols.tolist()
 
 
 def item_key(value: Any) -> Hashable | None:

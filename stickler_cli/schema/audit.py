@@ -80,7 +80,7 @@ def _unique_by_hash(cls: Any, made: dict | None = None) -> Any:
     import attrs
     import jsonschema
 
-    from .conformance import unique_items
+    from .json_values import unique_items
 
     made = {} if made is None else made
     fast = made[cls] = jsonschema.validators.extend(cls, {"uniqueItems": unique_items})
