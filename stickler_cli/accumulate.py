@@ -23,7 +23,6 @@ from .confidence.store import ConfidenceStore
 from .analysis import failure_field, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
-from .limits import DEFAULT as DEFAULT_LIMITS
 from .plan import Plan
 from .reader import COUNTED, DataError
 
@@ -54,8 +53,10 @@ class Analysis:
     non_matches: bool = False  # every FD/FA/FN comparison, for --non-matches
     per_document: bool = False  # one line per document (score, field scores, counts), for --per-document
     documents: bool = False  # each document's score and per-field counts, for confidence intervals
-    # The first failing comparisons (FD/FA/FN) of each field path kept, in input order (--limit failures-per-field).
-    failures: int = DEFAULT_LIMITS.failures_per_field
+    # The first failing comparisons (FD/FA/FN) of each field path kept, in input order (--limit failures-per-field):
+    # for the HTML report. Each document explained for them costs about as much as scoring a hundred, so
+    # none unless asked for (`stickler eval` asks when --html or --save-state is given).
+    failures: int = 0
 
 
 class Accumulator:

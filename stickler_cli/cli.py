@@ -299,7 +299,8 @@ def eval_command(
         workers = _auto_workers(plan, total_bytes)
     analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
                         per_document=bool(per_document), documents=ci is not None,
-                        failures=limits.current().failures_per_field)
+                        # Explaining documents for the samples costs time: kept for the outputs that show them.
+                        failures=limits.current().failures_per_field if html_path or save_state else 0)
     files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
     with contextlib.ExitStack() as stack:
         sinks = {kind: stack.enter_context(json_report.LineWriter(path)) for kind, path in files.items() if path}

@@ -36,10 +36,10 @@ class Evaluation:
     seed: int = 0
 
 
-def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]]) -> Accumulator:
+def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Analysis = Analysis()) -> Accumulator:
     """Score an iterable of (ground truth, prediction) dicts: the Python API's bulk entry."""
     engine = Engine(plan)
-    acc = Accumulator(plan)
+    acc = Accumulator(plan, analysis)
     conformance = engine.conformance
     k = 0
     for batch in _chunks(pairs):

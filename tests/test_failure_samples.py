@@ -46,7 +46,7 @@ def _code_wrong(n: int) -> list[tuple[dict, dict]]:
 
 
 def test_a_field_with_more_failures_than_the_bound_keeps_exactly_the_bound(plan: Any) -> None:
-    acc = evaluate_pairs(plan, _code_wrong(30))
+    acc = evaluate_pairs(plan, _code_wrong(30), Analysis(failures=20))
     report = build_report(Evaluation(plan, acc))
     assert DEFAULT.failures_per_field == 20 and report["field_failures"]["kept_per_field"] == 20
     assert report["field_metrics"]["code"]["fd"] == 30
@@ -94,7 +94,7 @@ def test_list_comparisons_belong_to_their_field(plan: Any) -> None:
                                               {"sku": "c", "unit": "kg", "colour": "red", "qty": 3}]}
     pred = {"code": "C", "name": "A", "items": [{"sku": "a", "unit": "kg", "colour": "red", "qty": 5},  # 3 of 4: paired
                                                 {"sku": "zzz", "unit": "m", "colour": "blue", "qty": 99}]}
-    report = build_report(Evaluation(plan, evaluate_pairs(plan, [(gt, pred)])))
+    report = build_report(Evaluation(plan, evaluate_pairs(plan, [(gt, pred)], Analysis(failures=20))))
     kept = report["field_failures"]["fields"]
     for path, rows in kept.items():
         fm = report["field_metrics"][path]
@@ -108,7 +108,8 @@ def test_list_comparisons_belong_to_their_field(plan: Any) -> None:
 
 def test_long_values_are_kept_cut(plan: Any) -> None:
     long = "é" * 5000
-    report = build_report(Evaluation(plan, evaluate_pairs(plan, [({"code": long, "name": "A"}, {"code": "x", "name": "A"})])))
+    report = build_report(Evaluation(plan, evaluate_pairs(plan, [({"code": long, "name": "A"}, {"code": "x", "name": "A"})],
+                                                          Analysis(failures=20))))
     row = report["field_failures"]["fields"]["code"][0]
     assert row["cut"] == ["gt"] and row["pred"] == "x"
     assert len(row["gt"]) == SAMPLE_VALUE_CHARS and row["gt"] == '"' + "é" * (SAMPLE_VALUE_CHARS - 2) + "…"
@@ -256,3 +257,30 @@ def test_kept_rows_hold_the_sample_keys_only() -> None:
     row = {"doc_id": "d", "path": "a", "type": "FD", "gt": 1, "pred": 2, "similarity": 0.0, "score": 0.0,
            "threshold": 1.0, "comparator": "ExactComparator", "confidence": "high", "pred_default": True, "new": 1}
     assert analysis.sample_row(row) == {**{k: v for k, v in row.items() if k != "new"}, "confidence": None}
+
+
+def test_samples_are_kept_only_for_the_outputs_that_show_them(tmp_path, monkeypatch) -> None:
+    """Explaining a document costs about as much as scoring a hundred: without --html or --save-state,
+    `stickler eval` explains none for the samples (bench case 1 spent half its time on them)."""
+    import json
+
+    from stickler_cli.cli import main
+
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {
+        "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps({"code": f"C{i}"}) + "\n" for i in range(30)))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"code": f"X{i}"}) + "\n" for i in range(30)))  # 30 FD
+    explained = []
+    real = analysis.non_match_rows
+    monkeypatch.setattr(importlib.import_module("stickler_cli.scoring"), "non_match_rows",
+                        lambda *a: explained.append(a[1]) or real(*a))
+    args = ["eval", str(schema), str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), "--no-progress"]
+    assert main([*args, "-f", "json", "-o", str(tmp_path / "r.json")]) == 0
+    assert explained == [] and json.loads((tmp_path / "r.json").read_text())["field_failures"]["fields"] == {}
+    assert main([*args, "--html", str(tmp_path / "r.html"), "-f", "json", "-o", str(tmp_path / "r2.json")]) == 0
+    assert len(explained) == 20
+    assert len(json.loads((tmp_path / "r2.json").read_text())["field_failures"]["fields"]["code"]) == 20
+    explained.clear()
+    assert main([*args, "--save-state", str(tmp_path / "s.state"), "-f", "json"]) == 0
+    assert len(explained) == 20

@@ -281,7 +281,8 @@ def _clicks_report(tmp_path: Path) -> dict[str, Any]:
     files["gt.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in gt))
     files["pred.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in pred))
     code = main(["eval", str(files["s.json"]), str(files["gt.jsonl"]), str(files["pred.jsonl"]), "-f", "json",
-                 "-o", str(files["r.json"]), "--no-progress", "--limit", "failures-per-field=4"])
+                 "-o", str(files["r.json"]), "--no-progress", "--limit", "failures-per-field=4",
+                 "--html", str(tmp_path / "r.html")])  # the samples are kept for --html (and --save-state)
     assert code == 0
     return json.loads(files["r.json"].read_text())
 

@@ -74,7 +74,11 @@ def save_states(data, tmp_path):
 
 
 def whole_report(data):
-    done = run("eval", data["schema"], data["gt"], data["pred"], "--format", "json")
+    """The whole run, keeping the failure samples as the halves' saved states do."""
+    import tempfile
+
+    page = Path(tempfile.mkdtemp()) / "whole.html"
+    done = run("eval", data["schema"], data["gt"], data["pred"], "--format", "json", "--html", page)
     assert done.returncode == 0, done.stderr
     return orjson.loads(done.stdout)
 
