@@ -65,6 +65,8 @@ def measure(oracle_python: str | None = None, rounds: int = ROUNDS, documents: i
             labels: tuple[str, ...] | None = None) -> dict[str, list[float]]:
     """Label -> the whole-process seconds of each round (only ``labels``, when given, and the
     reference library's commands)."""
+    if oracle_python:  # the commands run in a folder of their own: a relative path would name nothing there
+        oracle_python = os.path.abspath(oracle_python)
     with tempfile.TemporaryDirectory(prefix="stickler-startup-") as work:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "GITHUB_STEP_SUMMARY")}
         env["PYTHONPYCACHEPREFIX"] = str(Path(work) / "pycache")
