@@ -113,13 +113,13 @@ def main(argv: list[str]) -> int:
     base = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="stickler-bench-"))
     base.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    lines: list[str] = [f"Machine: {machine()}", ""]
+    lines: list[str] = []
 
     def emit(text: str = "") -> None:
         print(text, flush=True)
         lines.append(text)
 
-    emit(lines[0])
+    emit(f"Machine: {machine()}")
     emit()
     # 1. single core, same file
     gt, pred = data(base, "invoice", sizes["oracle"], seed=1)
