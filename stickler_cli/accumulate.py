@@ -20,7 +20,7 @@ import numpy as np
 import orjson
 
 from .confidence.store import ConfidenceStore
-from .analysis import failure_field, sample_row
+from .analysis import failure_field, has_misses, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
 from .plan import Plan
@@ -191,8 +191,8 @@ class Accumulator:
 
     def wants_failures(self, tally: list[int]) -> bool:
         """Whether a document of these counts fails on a field whose sample still has room: only then is it
-        explained for the sample (in C for a document without misses: three slices of its counts)."""
-        if not self._open or not (any(tally[FA::5]) or any(tally[FD::5]) or any(tally[FN::5])):
+        explained for the sample."""
+        if not self._open or not has_misses(tally):
             return False
         return any(tally[5 * i + FA] or tally[5 * i + FD] or tally[5 * i + FN] for i in self._open)
 

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from .engine import Engine
+from .json_text import compact_json
 from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
 from .plan import FieldPlan, Kind, ModelPlan, Plan
 
@@ -25,8 +26,8 @@ MISSES = ("FD", "FA", "FN")
 
 
 def has_misses(tally: list[int]) -> bool:
-    """Whether a document's flat per-field counts hold any FD, FA or FN."""
-    return any(tally[i + FA] or tally[i + FD] or tally[i + FN] for i in range(0, len(tally), 5))
+    """Whether a document's flat per-field counts hold any FD, FA or FN (three slices: in C)."""
+    return any(tally[FA::5]) or any(tally[FD::5]) or any(tally[FN::5])
 
 
 def row(r: TraceRow) -> dict[str, Any]:
@@ -114,17 +115,6 @@ _ITEM = re.compile(r"\[(?:[0-9]+|-)↔(?:[0-9]+|-)\]")
 _LISTS = (Kind.PRIMITIVE_LIST, Kind.OBJECT_LIST)
 
 
-def value_text(value: Any) -> str | None:
-    """Compact JSON of a data value (integers beyond 64 bits too); None when it is nested too deeply to write."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        try:
-            return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-        except (RecursionError, ValueError):
-            return None
-
-
 def sample_row(row: dict[str, Any]) -> dict[str, Any]:
     """A failing comparison as the run keeps it: the sample's keys only, long values cut (see SAMPLE_VALUE_CHARS)."""
     out = {key: row[key] for key in SAMPLE_KEYS if key in row}
@@ -133,7 +123,7 @@ def sample_row(row: dict[str, Any]) -> dict[str, Any]:
         out["confidence"] = None  # a malformed _confidence (listed in errors) is no figure to show
     cut = []
     for side in SIDES:
-        text = value_text(out.get(side))
+        text = compact_json(out.get(side))
         if text is None:
             out[side] = "<nested too deeply to show>"
             cut.append(side)

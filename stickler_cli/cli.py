@@ -588,7 +588,7 @@ def diff_command(
         if schema_resource or assert_formats:
             raise UsageError("--schema-resource and --assert-formats apply to a schema: two states carry theirs")
         json_report.check_targets(targets, [*(("state file", p) for p in paths), *plugin_files])
-        runs = [state_file.merge([path], plugin or [], Analysis(worst=0, failures=0)) for path in paths]
+        runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
@@ -599,7 +599,7 @@ def diff_command(
             ("predictions of B", predictions_b), *plugin_files])
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b,
-                                 analysis=Analysis(worst=0, documents=True, failures=0), pairing=pairing))
+                                 analysis=Analysis(worst=0, documents=True), pairing=pairing))
         _warn_swapped(runs[0].accumulator.stats, ground_truth)
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     _emit_diff(report, output_format, output, junit_path, html_path)

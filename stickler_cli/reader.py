@@ -528,6 +528,12 @@ class _StepCheck:
         return error
 
 
+def _rank(key: str, ranks: dict[str, int]) -> int:
+    """A key's rank among ID_FIELDS, its name folded (len(ID_FIELDS): no id name), remembered in ``ranks``."""
+    position = ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
+    return position
+
+
 def _id_key(record: dict, ranks: dict[str, int], other: dict | None = None) -> str | None:
     """The record's best-ranked key (present in ``other`` too, when given) whose name, folded (``ID``,
     ``docId``, ``Document-ID``), is a usual document-id name; ``ranks`` caches the keys seen."""
@@ -535,7 +541,7 @@ def _id_key(record: dict, ranks: dict[str, int], other: dict | None = None) -> s
     for key in record:
         position = ranks.get(key)
         if position is None:
-            position = ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
+            position = _rank(key, ranks)
         if position < rank and (other is None or key in other):
             best, rank = key, position
     return best
@@ -557,16 +563,12 @@ class _IdKeys:
         if found is None:
             if len(self.shapes) >= self.SHAPES:
                 return _id_key(record, self.ranks, other)
-            ranked = sorted((self.ranks.get(key) if key in self.ranks else self._rank(key), k, key)
-                            for k, key in enumerate(shape))
+            ranks = self.ranks
+            ranked = sorted((ranks[key] if key in ranks else _rank(key, ranks), k, key) for k, key in enumerate(shape))
             found = self.shapes[shape] = tuple(key for position, _, key in ranked if position < len(ID_FIELDS))
         if other is None:
             return found[0] if found else None
         return next((key for key in found if key in other), None)
-
-    def _rank(self, key: str) -> int:
-        position = self.ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
-        return position
 
 
 class _DocNames:
@@ -834,13 +836,12 @@ def parse_record(content: "bytes | Record | Overlong") -> tuple[Any, str | None]
     return _parse(content)
 
 
-def record_id(record: dict, id_field: str | None = None, ranks: dict[str, int] | None = None) -> str | None:
+def record_id(record: dict, id_field: str | None = None) -> str | None:
     """A record's document id as shown in messages (strings as written, numbers and booleans as
     JSON): that of ``id_field``, or without one, of the first of ``ID_FIELDS`` the record has
-    (names folded, as pairing by line finds them: ``docId``, ``Document-ID``; ``ranks`` caches
-    the keys seen); None when absent."""
+    (names folded, as pairing by line finds them: ``docId``, ``Document-ID``); None when absent."""
     if id_field is None:
-        id_field = _id_key(record, {} if ranks is None else ranks)
+        id_field = _id_key(record, {})
         if id_field is None:
             return None
     found = _id_of(record, id_field)

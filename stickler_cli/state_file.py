@@ -293,7 +293,8 @@ def _check_worst(worst: Any, kept: int, n: int) -> None:
 def _check_failures(failures: Any, kept: int, plan: Plan) -> None:
     """The first failing comparisons of each field: at most ``kept`` per field, each a row as the run keeps
     it (analysis.sample_row: known keys, values of their types, long values cut) whose path is of its field."""
-    from .analysis import MISSES, SAMPLE_KEYS, SAMPLE_REQUIRED, SAMPLE_VALUE_CHARS, SIDES, failure_field, value_text
+    from .analysis import MISSES, SAMPLE_KEYS, SAMPLE_REQUIRED, SAMPLE_VALUE_CHARS, SIDES, failure_field
+    from .json_text import compact_json
 
     paths = {f.path for f in plan.fields}
     for path, rows in _object(failures, "/failures").items():
@@ -332,7 +333,7 @@ def _check_failures(failures: Any, kept: int, plan: Plan) -> None:
                 value = row[side]
                 if side in cut and not isinstance(value, str):
                     raise _bad(f"{at}/{side}", "a cut value must be a string")
-                text = value if side in cut else value_text(value)
+                text = value if side in cut else compact_json(value)
                 if text is None:
                     raise _bad(f"{at}/{side}", "nested too deeply (a state keeps such a value cut)")
                 size = len(text)

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from html import escape
 from typing import Any
 
-import orjson
 
 from ..analysis import where
+from ..json_text import compact_json
 from .sanitize import INVISIBLE, data_text, limited
 
 VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
@@ -169,7 +169,8 @@ def _number(value: Any) -> float | None:
 
 def _json(value: Any) -> str:
     """A data value as JSON text (strings quoted, integers beyond 64 bits as digits)."""
-    return orjson.dumps(value).decode() if isinstance(value, str) else data_text(value)
+    text = compact_json(value)
+    return data_text(value) if text is None else text  # data_text: what says it is too deep to show
 
 
 def _fmt(value: Any, digits: int = 3) -> str:

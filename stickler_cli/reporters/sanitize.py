@@ -10,12 +10,12 @@ is shown as U+FFFD.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-import orjson
 from rich.text import Text
+
+from ..json_text import compact_json
 
 # Every character of Unicode categories Cc, Cf, Zl and Zp (Unicode 15.1): C0 and C1 controls
 # (ESC, CSI, BEL, CR, LF, TAB, NEL…), the line and paragraph separators U+2028/U+2029 (line breaks
@@ -49,15 +49,8 @@ def data_text(value: Any) -> str:
     64 bits too, which orjson cannot write)."""
     if isinstance(value, str):
         return value
-    if value is None:
-        return "null"
-    try:
-        return orjson.dumps(value, default=str).decode()
-    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits, deep nesting
-        try:  # still JSON, compact as orjson writes it
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-        except (ValueError, RecursionError):  # beyond 4,300 digits, or deeper than Python writes
-            return f"<{type(value).__name__} too large to show>"
+    text = compact_json(value)
+    return f"<{type(value).__name__} too large to show>" if text is None else text
 
 
 def limited(value: Any, text: str, limit: int | None) -> str:

@@ -27,7 +27,6 @@ from .sanitize import safe
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
 
 
-_compact = compact
 NAME_LIMIT = 400  # characters of a field path or gate shown (they wrap; only beyond this are they cut)
 
 # The field table's figures; a table too wide for the console is dealt into two along these groups.
@@ -170,24 +169,31 @@ def confidence_cell(value: float | None) -> Text:
     return Text("–", style="dim") if value is None else Text(f"{value:.3f}")
 
 
+def _comparison_table(title: str | Text, paths: list[str], widest_path: int, confident: bool,
+                      figures: tuple[str, ...]) -> tuple[Table, int]:
+    """The table of comparisons (``compare``, the worst documents) and its path column's width: paths and
+    values fold onto more lines rather than being cut (a value may be an amount), the header never folds,
+    the confidence column only when some row has one, the figures whole."""
+    table = compact(title, expand=True)
+    path_width = max(len("Field"), min(max(map(len, paths), default=5), widest_path))
+    table.add_column("Field", overflow="fold", width=path_width)
+    table.add_column("", no_wrap=True, width=2)
+    table.add_column("Ground truth", overflow="fold", ratio=1)
+    table.add_column("Prediction", overflow="fold", ratio=1)
+    for name in ((CONFIDENCE_HEADER,) if confident else ()) + figures:
+        table.add_column(name, justify="right", no_wrap=True, min_width=5)
+    return table, path_width
+
+
 def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
     """``stickler compare``: every comparison made for one pair (threshold and comparator only
     on terminals of 100 columns or more, so that the values keep room on narrow ones; the
     prediction's confidence when it gave any)."""
-    table = _compact(f"Document score {score:.3f}", expand=True)
     wide = console.width >= 100
     confident = any(r.confidence is not None for r in rows)
-    widest = max((len(r.path) for r in rows), default=5)
-    field_width = max(len("Field"), min(widest, 24 if wide else 18))  # the header never folds
-    # Paths are never cut: a long one wraps after a dot (values fold too; figures stay whole).
-    table.add_column("Field", width=field_width, overflow="fold")
-    table.add_column("", no_wrap=True, width=2)
-    # Values fold onto more lines rather than being cut: this table is read to debug one pair.
-    table.add_column("Ground truth", overflow="fold", ratio=1)
-    table.add_column("Prediction", overflow="fold", ratio=1)
     figures = ("Sim", "Score", "Thr") if wide else ("Sim", "Score")  # never cut: a threshold may be 0.8333
-    for name in ((CONFIDENCE_HEADER,) if confident else ()) + figures:
-        table.add_column(name, justify="right", no_wrap=True, min_width=5)
+    table, field_width = _comparison_table(f"Document score {score:.3f}", [r.path for r in rows],
+                                           24 if wide else 18, confident, figures)
     if wide:
         table.add_column("Comparator", overflow="fold")  # a plugin's name too, whole
     for row in rows:
@@ -255,18 +261,8 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         found = where(doc)
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         # The name whole (a FILE:LINE name ends in its line number; an id is what a user searches for).
-        table = _compact(Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · ") + safe(found, 2 * NAME_LIMIT),
-                         expand=True)
-        widest = max((len(c["path"]) for c in misses), default=5)
-        # Paths and values fold onto more lines rather than being cut (a value may be an amount).
-        path_width = max(len("Field"), min(widest, 30))  # the header never folds
-        table.add_column("Field", overflow="fold", width=path_width)
-        table.add_column("", no_wrap=True, min_width=2)
-        table.add_column("Ground truth", overflow="fold", ratio=1)
-        table.add_column("Prediction", overflow="fold", ratio=1)
-        if confident:
-            table.add_column(CONFIDENCE_HEADER, justify="right", no_wrap=True, min_width=5)
-        table.add_column("Score", justify="right", no_wrap=True, min_width=5)
+        title = Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · ") + safe(found, 2 * NAME_LIMIT)
+        table, path_width = _comparison_table(title, [c["path"] for c in misses], 30, confident, ("Score",))
         for c in misses:
             table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
                           value_cell(c["gt"], c.get("gt_default"), VALUE_LISTED),
