@@ -454,3 +454,19 @@ def test_a_field_table_of_long_paths_fits_a_1920_pixel_window(tmp_path: Path) ->
         page.goto(target.as_uri(), wait_until="load")
         width, shown = page.eval_on_selector("table.fields", "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
         assert width <= shown, (width, shown)
+
+
+def test_document_names_and_paths_are_shown_whole_in_every_table() -> None:
+    """A FILE:LINE name of 150 characters ends in its line number: the field panels once cut it at 120."""
+    name = "s3-mirror/" + "claims-batch-2026-07/" * 6 + "gt.jsonl:1742"
+    path = "beneficiary_information_section.secondary_insurance_policy_holder_details.employer_identification_number"
+    row = {"doc_id": name, "path": path, "type": "FD", "gt": "a", "pred": "b", "similarity": 0.0, "score": 0.0,
+           "threshold": 1.0, "comparator": "ExactComparator"}
+    block = {"tp": 0, "fa": 0, "fd": 1, "fp": 1, "fn": 0, "tn": 0, "cm_precision": 0.0, "cm_recall": 0.0,
+             "cm_f1": 0.0, "cm_accuracy": 0.0, "mean_score": 0.0, "weight": 1.0, "comparator": "ExactComparator"}
+    page = render_html({"field_metrics": {path: block}, "field_failures": {"kept_per_field": 20, "fields": {path: [row]}},
+                        "worst_documents": [{"doc_id": name, "score": 0.0, "gt_line": 1742, "pred_line": 1742,
+                                             "comparisons": [row]}]})
+    assert len(name) > 120 and page.count(f"<td>{name}</td>") == 1  # the field panel
+    assert f"<b>{name}</b>" in page  # the worst document
+    assert page.count(f"<td>{path}</td>") == 2 and f"<code>{path}</code>" in page

@@ -22,6 +22,7 @@ from ..json_text import compact_json
 from .sanitize import INVISIBLE, data_text, limited
 
 VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
+NAME_LIMIT = 400  # characters of a document name or field path shown (they wrap), as the terminal and Markdown show them
 ERROR_LIMIT = 50  # errors listed before "… and N more"
 OPEN_DOCUMENTS = 3  # worst documents shown unfolded
 
@@ -295,7 +296,7 @@ def _fields(report: dict[str, Any]) -> str:
     rows, panels = [], []
     for i, (path, fm) in enumerate(fields):
         samples = [r for r in _list(kept.get(path)) if isinstance(r, dict)]
-        name = _e(path, 200)
+        name = _e(path, NAME_LIMIT)
         if samples or _misses(fm):
             name = (f'<button type="button" class="field-link" data-panel="fail-{i}" aria-controls="fail-{i}" '
                     f'aria-pressed="false">{name}</button>')
@@ -322,7 +323,7 @@ def _panel(i: int, path: str, fm: dict[str, Any], samples: list[dict[str, Any]],
     else:
         which = f"showing <b>{shown:,}</b>" + (", all of them" if shown and shown >= seen else "")
     rows = "".join(
-        f'<tr class="{_kind(r)}"><td>{_e(r.get("doc_id", ""), 120)}</td><td>{_e(r.get("path", ""), 200)}</td>'
+        f'<tr class="{_kind(r)}"><td>{_e(r.get("doc_id", ""), NAME_LIMIT)}</td><td>{_e(r.get("path", ""), NAME_LIMIT)}</td>'
         f'<td class="tag {_kind(r)}">{_e(r.get("type", ""), 10)}</td>{_value_cell(r, "gt")}{_value_cell(r, "pred")}'
         f'{_num_cell(r.get("confidence"))}{_num_cell(r.get("similarity"))}{_num_cell(r.get("threshold"))}'
         f'<td>{_e(r.get("comparator", ""), 80)}</td></tr>' for r in samples)
@@ -330,7 +331,7 @@ def _panel(i: int, path: str, fm: dict[str, Any], samples: list[dict[str, Any]],
                ("prediction", ""), ("confidence", "num"), ("similarity", "num"), ("threshold", "num"),
                ("comparator", "text")]
     table = _table(headers, [rows], sortable=True, cls="failing") if samples else ""
-    return (f'<section class="failures" id="fail-{i}" hidden><h3>Failing comparisons of <code>{_e(path, 200)}</code>'
+    return (f'<section class="failures" id="fail-{i}" hidden><h3>Failing comparisons of <code>{_e(path, NAME_LIMIT)}</code>'
             f'</h3><p class=meta><b>{seen:,}</b> failing ({counts}); {which}.</p>{table}</section>')
 
 
@@ -359,7 +360,7 @@ def _grid(path: str, fm: dict[str, Any]) -> str:
     """One field's counts laid out by ground truth (rows) against prediction (columns)."""
     def cell(kind: str, span: int = 1) -> str:
         return f'<td colspan="{span}" class="{kind.upper()}"><b>{kind.upper()}</b> {_fmt(fm.get(kind))}</td>'
-    return (f'<table class="grid"><caption>{_e(path, 120)}</caption><tr><th></th><th>pred matches</th>'
+    return (f'<table class="grid"><caption>{_e(path, NAME_LIMIT)}</caption><tr><th></th><th>pred matches</th>'
             f"<th>pred differs</th><th>pred absent</th></tr><tr><th>GT present</th>{cell('tp')}{cell('fd')}"
             f"{cell('fn')}</tr><tr><th>GT absent</th>{cell('fa', 2)}{cell('tn')}</tr></table>")
 
@@ -497,7 +498,7 @@ def _calibration_table(conf: dict[str, Any], labels: dict[str, str]) -> str:
         return ""
     def row(name: str, block: dict[str, Any]) -> str:
         return f"<tr><td>{name}</td>" + "".join(_num_cell(_dict(block.get(m)).get("value")) for m in labels) + "</tr>"
-    rows = [row("<b>overall</b>", overall)] + [row(_e(path, 200), _dict(block)) for path, block in fields.items()]
+    rows = [row("<b>overall</b>", overall)] + [row(_e(path, NAME_LIMIT), _dict(block)) for path, block in fields.items()]
     headers = [("field", "text")] + [(label, "num") for label in labels.values()]
     return ("<h3>Per field</h3><p class=meta>Is the confidence trustworthy? AUROC high, Brier and ECE low.</p>"
             + _table(headers, rows, sortable=True, cls="calibration"))
@@ -515,14 +516,14 @@ def _documents(report: dict[str, Any]) -> str:
         for c in map(_dict, _list(doc.get("comparisons"))):
             cls = _kind(c)
             wrong += cls not in ("TP", "TN")
-            rows.append(f'<tr class="{cls}"><td>{_e(c.get("path", ""), 200)}</td>'
+            rows.append(f'<tr class="{cls}"><td>{_e(c.get("path", ""), NAME_LIMIT)}</td>'
                         f'<td class="tag {cls}">{_e(c.get("type", ""), 10)}</td>{_value_cell(c, "gt")}'
                         f'{_value_cell(c, "pred")}{_num_cell(c.get("confidence"))}'
                         f'{_num_cell(c.get("similarity"))}</tr>')
         total, failing = total + len(rows), failing + wrong
         lines = _e(where(doc), 1000)
-        out.append(f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), 400)}"'
-                   f'{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), 400)}</b>'
+        out.append(f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), NAME_LIMIT)}"'
+                   f'{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), NAME_LIMIT)}</b>'
                    f' — score {_fmt(doc.get("score"))} · <span class="shown">{wrong}</span> shown of {len(rows)} '
                    f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}</details>")
     controls = ('<div class="controls"><label><input type="checkbox" id="hide-ok" checked> hide right comparisons '
@@ -536,7 +537,7 @@ def _documents(report: dict[str, Any]) -> str:
 
 def _violations(report: dict[str, Any]) -> str:
     """Schema violations by field path and JSON Schema keyword (the document's own at ``$``)."""
-    rows = [f'<tr><td>{_e(path, 200)}</td><td><code>{_e(keyword, 80)}</code></td>'
+    rows = [f'<tr><td>{_e(path, NAME_LIMIT)}</td><td><code>{_e(keyword, 80)}</code></td>'
             f"{_num_cell(n)}</tr>"
             for path, counts in _dict(report.get("schema_violations")).items()
             for keyword, n in _dict(counts).items()]
