@@ -14,8 +14,8 @@ the same run are not checked again: they never left the process tree.
 
 from __future__ import annotations
 
+import hashlib
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -401,12 +401,19 @@ def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: l
 
 def load(path: str) -> dict[str, Any]:
     """A state file's content, its header checked (``check`` does the rest, against the plan)."""
+    return _decoded(_read(path), path)
+
+
+def _read(path: str) -> bytes:
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         raise InputError("state file not found", path) from None
     except OSError as exc:
         raise InputError(f"cannot read state file: {exc.strerror or exc}", path) from None
+
+
+def _decoded(data: bytes, path: str) -> dict[str, Any]:
     try:
         state = decode(data)
     except ValueError as exc:
@@ -446,39 +453,39 @@ def plan_of(state: dict, path: str, plugins: Sequence[str] = ()) -> Plan:
 
 
 def check_distinct(paths: Sequence[str]) -> None:
-    """A state given twice (by any name: a link, ``./``) would count its documents twice: refused.
-    Two files with the same bytes are most likely one shard saved twice: warned of (two shards of
-    identical data would give identical states, so it is not refused)."""
-    import hashlib
-
-    seen: dict[tuple[int, int], str] = {}
-    digests: dict[str, str] = {}
+    """A state given twice (by any name: a link, ``./``) would count its documents twice: refused."""
+    seen: dict[tuple, str] = {}
     for path in paths:
-        try:
-            info = os.stat(path)
-        except OSError:
+        identity = json_report.identity(path, existing=True)
+        if identity is None:
             continue  # load() says what is wrong with it
-        first = seen.get((info.st_dev, info.st_ino))
-        if first is not None:
-            raise InputError(f"is given twice (also as {first}): its documents would be counted twice", path)
-        seen[(info.st_dev, info.st_ino)] = path
-        try:
-            with open(path, "rb") as handle:
-                digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        except OSError:
-            continue
+        if identity in seen:
+            raise InputError(f"is given twice (also as {seen[identity]}): its documents would be counted twice", path)
+        seen[identity] = path
+
+
+def _loaded(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Each state file read once and decoded. Two files of the same bytes are most likely one shard saved
+    twice: warned of (two shards of identical data would give identical states, so it is not refused)."""
+    digests: dict[str, str] = {}
+    states = []
+    for path in paths:
+        data = _read(path)
+        digest = hashlib.sha256(data).hexdigest()
         twin = digests.get(digest)
         digests[digest] = path
         if twin is not None:
             sys.stderr.write(f"stickler: warning: {path} has the same content as {twin}: the same shard saved twice? "
                              "Its documents are counted twice\n")
+        states.append((path, _decoded(data, path)))
+    return states
 
 
 def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis()) -> Evaluation:
     """One Evaluation from several state files, each checked whole before any is added;
     the schema is the first state's."""
     check_distinct(paths)
-    states = [(path, load(path)) for path in paths]
+    states = _loaded(paths)
     first_path, first = states[0]
     for path, state in states[1:]:
         if state["schema_sha256"] != first["schema_sha256"]:

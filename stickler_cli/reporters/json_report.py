@@ -73,7 +73,7 @@ def check_targets(targets: dict[str, str | None], inputs: Sequence[tuple[str, st
     terminal) is written in place and clobbers nothing."""
     read: dict[tuple, tuple[str, str]] = {}
     for what, given in inputs:
-        if given != STDIN and (key := _identity(given, existing=True)) is not None:
+        if given != STDIN and (key := identity(given, existing=True)) is not None:
             read.setdefault(key, (what, given))
     written: dict[tuple, tuple[str, str]] = {}
     for option, path in targets.items():
@@ -83,7 +83,7 @@ def check_targets(targets: dict[str, str | None], inputs: Sequence[tuple[str, st
         with contextlib.suppress(OSError):
             if stat.S_ISCHR(os.stat(path).st_mode):
                 continue
-        key = _identity(path)
+        key = identity(path)
         if key in read:
             what, given = read[key]
             same = "" if given == path else f" ({given})"
@@ -96,7 +96,7 @@ def check_targets(targets: dict[str, str | None], inputs: Sequence[tuple[str, st
         written[key] = (option, path)
 
 
-def _identity(path: str, existing: bool = False) -> tuple | None:
+def identity(path: str, existing: bool = False) -> tuple | None:
     """What ``path`` names on disk: (device, inode) of an existing file; for a file still to be
     made, its directory's (device, inode) and its name, symbolic links followed. None for a
     file that does not exist when ``existing`` is asked for (or cannot be looked at)."""
