@@ -124,6 +124,19 @@ def test_report_path_checked_before_work_and_inputs_never_overwritten(tmp_path):
     assert gt.read_text() == '{"a": "x"}\n'
 
 
+def test_dash_as_an_output_is_refused_not_a_file_named_dash(tmp_path):
+    schema = write(tmp_path / "s.json", '{"type": "object", "properties": {"a": {"type": "string"}}}')
+    gt = write(tmp_path / "gt.jsonl", '{"a": "x"}\n')
+    pred = write(tmp_path / "pred.jsonl", '{"a": "y"}\n')
+    for option in ("--non-matches", "--per-document", "--output", "--html", "--junit", "--save-state"):
+        done = run("eval", schema, gt, pred, option, "-", cwd=tmp_path)
+        assert done.returncode == 2, option
+        assert done.stderr.strip().splitlines() == [
+            f"stickler: error: {option} -: standard output carries the printed report; name a file "
+            "(/dev/stdout writes into that stream)"], option
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gt.jsonl", "pred.jsonl", "s.json"]
+
+
 def test_pairing_by_id(tmp_path):
     schema = write(tmp_path / "s.json", '{"type": "object", "properties": {"id": {"type": "string"}, "a": {"type": "string"}}}')
     gt = write(tmp_path / "gt.jsonl", '{"id": "1", "a": "x"}\n{"id": "2", "a": "y"}\n{"id": "3", "a": "z"}\n')

@@ -79,6 +79,9 @@ def check_targets(targets: dict[str, str | None], inputs: Sequence[tuple[str, st
     for option, path in targets.items():
         if not path:
             continue
+        if path == STDIN:  # never a file named "-" beside the user's files
+            raise UsageError(f"{option} -: standard output carries the printed report; name a file "
+                             f"(/dev/stdout writes into that stream)")
         check_writable(path)
         with contextlib.suppress(OSError):
             if stat.S_ISCHR(os.stat(path).st_mode):
