@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
 # 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);
 # 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report)
-STATE_VERSION = 6
+STATE_VERSION = 7
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 

@@ -308,7 +308,7 @@ def eval_command(
         evaluation = evaluate_files(plan, shards, id_field=id_field, strict=strict, workers=workers,
                                     plugins=plugin or [], progress=progress, dask=dask, analysis=analysis,
                                     sinks=sinks, pair_by_line=pair_by_line, check_ids=check_id)
-    _warn_swapped(evaluation.accumulator.stats, ground_truth)
+    _warn_about_records(evaluation.accumulator.stats, ground_truth)
     evaluation.confidence_metrics = metrics
     evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
     if save_state:
@@ -413,12 +413,12 @@ def _check_pairing(id_field: str | None, pair_by_line: bool, check_id: list[str]
             raise UsageError("--check-id needs a field name")
 
 
-def _warn_swapped(stats: dict[str, int], ground_truth: str) -> None:
-    """Confidences belong to predictions: ground truth carrying them is almost always a swapped argument."""
-    count = stats.get("gt_with_confidence", 0)
-    if count:
-        sys.stderr.write(f"stickler: warning: {_printable(ground_truth)}: {count:,} ground-truth record(s) carry "
-                         "_confidence, which predictions carry: are the ground truth and prediction arguments swapped?\n")
+def _warn_about_records(stats: dict[str, int], inputs: str) -> None:
+    """What the record counts of a run warn of (reader.record_warnings), on stderr, naming the inputs."""
+    from .reader import record_warnings
+
+    for warning in record_warnings(stats):
+        sys.stderr.write(f"stickler: warning: {_printable(inputs)}: {warning}\n")
 
 
 def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int:
@@ -600,7 +600,9 @@ def diff_command(
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b,
                                  analysis=Analysis(worst=0, documents=True), pairing=pairing))
-        _warn_swapped(runs[0].accumulator.stats, ground_truth)
+        _warn_about_records(runs[0].accumulator.stats, f"{ground_truth}, {predictions_a}")
+        # The ground truth was read twice: its own warning is given once.
+        _warn_about_records({**runs[1].accumulator.stats, "gt_with_confidence": 0}, f"{ground_truth}, {predictions_b}")
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     _emit_diff(report, output_format, output, junit_path, html_path)
     if fail_on_regression and not report["document_count"]:
@@ -679,6 +681,7 @@ def compare_command(
     from .comparators.registry import check_ready
     from .compare_input import Selector, choose_pair, id_disagreement
     from .engine import Engine
+    from .engine.values import adopt_older_shape
     from .reporters import json_report, terminal
     from .schema import load_schema
 
@@ -693,6 +696,8 @@ def compare_command(
     gt, pred = choose_pair(ground_truth, prediction, selector)
     if selector.line is not None and (disagreement := id_disagreement(gt, pred)):
         sys.stderr.write(f"stickler: warning: {_printable(disagreement)}\n")
+    older = sum(adopt_older_shape(plan.root, chosen.record) > 0 for chosen in (gt, pred))
+    _warn_about_records({"older_shape_records": older}, f"{ground_truth}, {prediction}")
     result = Engine(plan).compare(gt.record, pred.record, explain=True)
     if output_format == "json":
         # The report's comparison rows, "type" named "result" as this output always had it.

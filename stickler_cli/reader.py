@@ -84,6 +84,7 @@ class Pair:
     pred_line: int | None
     errors: list[DataError]
     pred_invalid: bool = False  # the prediction line was unusable and is scored as {}
+    older_shape: bool = False  # a record's text may hold {"value": …, "confidence": …} (engine/values.adopt_older_shape)
 
     @property
     def pred_read(self) -> bool:
@@ -104,6 +105,7 @@ class PairingStats:
     misaligned_pairs: int = 0  # pairing by line: pairs whose document ids show the files out of step
     ids_compared: int = 0  # pairing by line: pairs whose document ids were compared
     gt_with_confidence: int = 0  # ground-truth records carrying _confidence (swapped arguments?)
+    older_shape_records: int = 0  # records holding {"value": …, "confidence": …} (counted by scoring.score_pairs)
     gt_bytes_read: int = 0  # of the ground-truth files, as stored on disk (for progress)
     first_misaligned: "DataError | None" = None  # the earliest out-of-step pair, for the stop message
 
@@ -111,9 +113,22 @@ class PairingStats:
 # The counts a run reports (``inputs.records``), added up across workers and states.
 COUNTED = ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions",
            "invalid_predictions", "blank_lines", "long_lines", "misaligned_pairs", "ids_compared",
-           "gt_with_confidence")
+           "gt_with_confidence", "older_shape_records")
 
 STDIN = "-"
+
+
+def record_warnings(stats: dict[str, int]) -> list[str]:
+    """What the counts of a run say about its records that the user should hear (stderr and the
+    report's ``warnings``): arguments likely swapped, values in the deprecated older rich shape."""
+    found = []
+    if count := stats.get("gt_with_confidence", 0):
+        found.append(f"{count:,} ground-truth record(s) carry _confidence, which predictions carry: are the "
+                     "ground truth and prediction arguments swapped?")
+    if count := stats.get("older_shape_records", 0):
+        found.append(f'{count:,} record(s) hold values in the older rich shape {{"value": …, "confidence": …}}, read '
+                     'as {"_value": …, "_confidence": …}; rename the two keys (the older shape is deprecated)')
+    return found
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
 
 
@@ -389,6 +404,19 @@ def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
 
 
 _CONFIDENCE = b'"_confidence"'
+_OLDER_KEY = b'"confidence"'  # the older rich-value shape's key ("_confidence" does not hold it)
+
+
+def may_hold_older_shape(*contents: "bytes | Record | Overlong | None") -> bool:
+    """Whether records read from ``contents`` may hold the older rich-value shape: found in the raw
+    text (cheap: most lines are never walked), or unknown (a parsed record, an escaped key)."""
+    for content in contents:
+        if type(content) is bytes:
+            if _OLDER_KEY in content or b"\\u" in content:
+                return True
+        elif type(content) is Record:
+            return True
+    return False
 
 
 def _gt_record(path: str, number: int, content: "bytes | Record | Overlong", stats: PairingStats) -> dict:
@@ -675,7 +703,8 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             stats.invalid_predictions += problem is not None
             why = ("more prediction lines than ground-truth lines" if gt_item is None
                    else "that line of the ground truth is blank")
-            yield _orphan(pred_path, number, f"prediction has no ground truth ({why}); not scored", pred=pred)
+            yield _orphan(pred_path, number, f"prediction has no ground truth ({why}); not scored", pred=pred,
+                          older_shape=may_hold_older_shape(pred_item[2]))
             continue
         gt_number, _, gt_content = gt_item
         stats.gt_lines += 1
@@ -686,7 +715,7 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             stats.missing_predictions += 1
             why = "that line of the predictions is blank" if blank else "fewer prediction lines"
             errors.append(DataError(pred_path, None, doc_id, f"no prediction for this ground truth ({why}); scored as empty"))
-            yield Pair(doc_id, gt, {}, gt_number, None, errors)
+            yield Pair(doc_id, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content))
             continue
         pred_number, _, pred_content = pred_item
         stats.pred_lines += 1
@@ -697,13 +726,15 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
                 raise InputError(f"prediction {problem}", pred_path, pred_number)
             stats.invalid_predictions += 1
             errors.append(DataError(pred_path, pred_number, doc_id, f"prediction {problem}; scored as empty"))
-            yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True)
+            yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True,
+                       older_shape=may_hold_older_shape(gt_content))
             continue
         if steps is not None:
             error = steps.check(gt_number, gt, pred, doc_id)
             if error is not None:
                 errors.append(error)
-        yield Pair(doc_id, gt, pred, gt_number, pred_number, errors)
+        yield Pair(doc_id, gt, pred, gt_number, pred_number, errors,
+                   older_shape=may_hold_older_shape(gt_content, pred_content))
 
 
 def _keeps_lines(path: str) -> bool:
@@ -777,17 +808,20 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             if location is None:
                 stats.missing_predictions += 1
                 errors.append(DataError(pred_path, None, shown, "no prediction with this id; scored as empty"))
-                yield Pair(shown, gt, {}, gt_number, None, errors)
+                yield Pair(shown, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content))
                 continue
             pred_number, where, _ = location
-            pred, _ = _parse(_stored(handle, where))
+            pred_content = _stored(handle, where)
+            pred, _ = _parse(pred_content)
             stats.paired += 1
-            yield Pair(shown, gt, pred, gt_number, pred_number, errors)
+            yield Pair(shown, gt, pred, gt_number, pred_number, errors,
+                       older_shape=may_hold_older_shape(gt_content, pred_content))
         for key, (number, where, shown) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1
-            pred, _ = _parse(_stored(handle, where))
+            pred_content = _stored(handle, where)
+            pred, _ = _parse(pred_content)
             yield _orphan(pred_path, number, f"prediction {id_field} {_json(shown, key)} has no ground truth; not scored",
-                          shown, pred)
+                          shown, pred, may_hold_older_shape(pred_content))
 
 
 def _kind(value: Any) -> str:
@@ -807,10 +841,11 @@ def _stored(handle: BinaryIO | None, where: int | bytes | Record) -> bytes | Rec
     return handle.readline().strip().removeprefix(BOM)  # type: ignore[union-attr]
 
 
-def _orphan(source: str, line: int, message: str, doc_id: str | None = None, pred: dict | None = None) -> Pair:
+def _orphan(source: str, line: int, message: str, doc_id: str | None = None, pred: dict | None = None,
+            older_shape: bool = False) -> Pair:
     """A prediction that cannot be scored: carried to report its error (and, when it was read,
     to count its conformance to the schema)."""
-    return Pair(doc_id or "", None, pred, 0, line, [DataError(source, line, doc_id, message)])
+    return Pair(doc_id or "", None, pred, 0, line, [DataError(source, line, doc_id, message)], older_shape=older_shape)
 
 
 def check_readable(*paths: str) -> None:

@@ -15,6 +15,7 @@ from .confidence.report import confidence_metrics
 from .engine import Engine
 from .evaluate import Evaluation
 from .metrics import count_block
+from .reader import record_warnings
 from .version import __version__
 
 REPORT_VERSION = "1.0"
@@ -109,5 +110,6 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "worst_documents": worst_documents(Engine(plan), acc.worst),
         "field_failures": {"kept_per_field": acc.failures_known, "fields": acc.failure_samples()},
         "errors": list(acc.errors),
+        "warnings": record_warnings(acc.stats),
         "elapsed_seconds": evaluation.elapsed_seconds,
     }

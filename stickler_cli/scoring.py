@@ -16,6 +16,7 @@ from .analysis import document_key, document_row, has_misses, non_match_rows
 from .engine import Engine
 from .engine.batch import BatchResult
 from .engine.result import FA, FD, FN
+from .engine.values import adopt_older_shape
 from .reader import COUNTED, DataError, Pair, Pairing, PairingStats, pair_by_id, pair_by_line
 from .shards import Shard
 
@@ -82,7 +83,11 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
     take_messages = engine.conformance.take_messages
     analysis = acc.analysis
     plain = not (analysis.documents or analysis.non_matches or analysis.per_document)
+    root = engine.plan.root
     for batch in _chunks(pairs):
+        for pair in batch:
+            if pair.older_shape:
+                _adopt_older_shape(root, acc, pair)
         scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
         first = acc.document_count
         acc.add_batch(scored)
@@ -112,6 +117,13 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                      shard)
             worst = acc.worst_bound()
             d += 1
+
+
+def _adopt_older_shape(root: Any, acc: Accumulator, pair: Pair) -> None:
+    """Read a pair's values of the older rich shape as rich values, counting the records that hold any."""
+    for record in (pair.gt, pair.pred):
+        if record and adopt_older_shape(root, record):
+            acc.stats["older_shape_records"] += 1
 
 
 def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: Iterator | None = None) -> Iterator[Pair]:

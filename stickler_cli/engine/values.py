@@ -52,3 +52,50 @@ def is_null_list(value: Any) -> bool:
 def as_list(value: Any) -> list:
     """A list field's items; a lone value where a list belongs is a one-item list."""
     return value if type(value) is list else [value]
+
+
+# The older rich-value shape, {"value": v, "confidence": c}, which stickler-eval 1.0.0 still reads
+# (deprecated there): exactly these two keys. An object with other keys beside them is data.
+OLDER_KEYS = frozenset(("value", "confidence"))
+
+
+def _older(value: Any) -> bool:
+    return type(value) is dict and len(value) == 2 and value.keys() == OLDER_KEYS
+
+
+def adopt_older_shape(model: Any, record: dict) -> int:
+    """Rewrite in place each value of the older rich shape ``{"value": v, "confidence": c}`` that
+    stands where ``model`` (a ModelPlan) puts a field, list item included, as the rich value
+    ``{"_value": v, "_confidence": c}``; return how many were rewritten. Where the schema declares
+    an object with a ``value`` or ``confidence`` property, such an object is that object's data."""
+    from ..plan import Kind
+
+    rewritten = 0
+    stack = [(model, record)]
+    while stack:
+        plan, obj = stack.pop()
+        for f in plan.fields:
+            value = obj.get(f.key)
+            if value is None:
+                continue
+            kind, inner = f.kind, f.model
+            data = inner is not None and any(g.key in OLDER_KEYS for g in inner.fields)
+            if _older(value) and not data:
+                obj[f.key] = value = {"_value": value["value"], "_confidence": value["confidence"]}
+                rewritten += 1
+            if type(value) is dict and "_value" in value:
+                value = value["_value"]
+            if kind is Kind.OBJECT:
+                if type(value) is dict:
+                    stack.append((inner, value))
+            elif type(value) is list and kind is not Kind.PRIMITIVE:
+                for i, item in enumerate(value):
+                    if _older(item) and not data:
+                        value[i] = item = {"_value": item["value"], "_confidence": item["confidence"]}
+                        rewritten += 1
+                    if kind is Kind.OBJECT_LIST:
+                        if type(item) is dict and "_value" in item:
+                            item = item["_value"]
+                        if type(item) is dict:
+                            stack.append((inner, item))
+    return rewritten

@@ -83,6 +83,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
         if len(errors) > 20:
             lines.append(f"- … and {len(errors) - 20} more (see the JSON report)")
         lines += ["", "</details>", ""]
+    lines += [f"> **Warning:** {text(w, 400)}" for w in report.get("warnings") or []]
     return "\n".join(lines) + "\n"
 
 
