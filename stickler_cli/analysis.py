@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from .engine import Engine
-from .json_text import compact_json
+from .json_text import compact_json, named_non_finite
 from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
 from .plan import FieldPlan, Kind, ModelPlan, Plan
 
@@ -34,7 +34,8 @@ def row(r: TraceRow) -> dict[str, Any]:
     """One comparison as the reports show it (README, "Which documents and fields failed"): plain
     values, the prediction's confidence at a leaf (else null), and whether a schema default stood
     in for a missing value on either side."""
-    return {"path": r.path, "type": r.label, "gt": r.gt, "pred": r.pred, "confidence": r.confidence,
+    return {"path": r.path, "type": r.label, "gt": named_non_finite(r.gt), "pred": named_non_finite(r.pred),
+            "confidence": r.confidence,
             "similarity": r.similarity, "score": r.score, "threshold": r.threshold, "comparator": r.comparator,
             "gt_default": r.gt_default, "pred_default": r.pred_default}
 

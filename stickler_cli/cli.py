@@ -733,7 +733,6 @@ def schema_check(
     from rich.console import Console
     from rich.text import Text
 
-    from .plan import Kind
     from .reporters import terminal
     from .schema import load_schema
     from .schema.keywords import unknown_keywords
@@ -761,11 +760,10 @@ def schema_check(
 
     rows = []
     for f in plan.fields:
-        threshold = f.model.match_threshold if f.kind is Kind.OBJECT_LIST else f.threshold
         rows.append([
             Text("  " * f.path.count(".")) + terminal.safe(f.key, terminal.NAME_LIMIT), f.kind.value,
             terminal.safe((f.comparator_name or "fields").removesuffix("Comparator"), 60),
-            f"{threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
+            f"{f.deciding_threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
         ])
     columns = [Column("Kind", "left"), Column("Comparator", "left"), Column("Threshold"), Column("Weight"),
                Column("Clip", "left")]

@@ -1,21 +1,75 @@
 """A data value as compact JSON text, whatever the data holds: orjson writes it, and Python's json
-writes what orjson cannot (integers beyond 64 bits, nesting past orjson's depth). One rule for the
-reports, the failure samples and the state files, so that a value reads the same everywhere."""
+writes what orjson cannot (integers beyond 64 bits, nesting past orjson's depth) or would write
+wrongly (NaN and infinities, which orjson writes as null: "null against null, a mismatch" is not
+what the data said). One rule for the reports, the failure samples and the state files, so that a
+value reads the same everywhere."""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import orjson
 
+# How JSON outputs, which have no such numbers, name the numbers the data may hold (as Python's json
+# and stickler read them: README, "Trust").
+NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
 
 def compact_json(value: Any) -> str | None:
-    """``value`` as compact JSON (strings quoted); None when it is nested too deeply for Python to write."""
+    """``value`` as compact JSON (strings quoted; NaN and infinities as ``NaN``, ``Infinity`` and
+    ``-Infinity``, as the data spelled them); None when it is nested too deeply for Python to write."""
     try:
-        return orjson.dumps(value, default=str).decode()
+        text = orjson.dumps(value, default=str)
     except TypeError:  # orjson.JSONEncodeError included
-        try:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-        except (ValueError, RecursionError):  # beyond 4,300 digits, or deeper than Python writes
-            return None
+        return _python_json(value)
+    if b"null" in text and holds_non_finite(value):
+        return _python_json(value)
+    return text.decode()
+
+
+def _python_json(value: Any) -> str | None:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (ValueError, RecursionError):  # beyond 4,300 digits, or deeper than Python writes
+        return None
+
+
+def holds_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds NaN or an infinity at any depth (iterative: records nest 1,024 deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                return True
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
+
+
+def named_non_finite(value: Any) -> Any:
+    """``value`` with NaN and infinities at any depth as the strings "NaN", "Infinity" and "-Infinity":
+    a data value as a JSON output carries it (JSON has no such numbers, and null would say "missing")."""
+    if not holds_non_finite(value):
+        return value
+    out: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, out, 0)]
+    while stack:
+        item, into, at = stack.pop()
+        kind = type(item)
+        if kind is float and not math.isfinite(item):
+            into[at] = NON_FINITE_NAMES[repr(item)]
+        elif kind is dict:
+            into[at] = copy = dict.fromkeys(item)
+            stack.extend((v, copy, k) for k, v in item.items())
+        elif kind is list:
+            into[at] = copy = [None] * len(item)
+            stack.extend((v, copy, k) for k, v in enumerate(item))
+        else:
+            into[at] = item
+    return out[0]

@@ -40,6 +40,14 @@ class FieldPlan:
     nullable: bool = False
     default: Any = None
 
+    @property
+    def deciding_threshold(self) -> float:
+        """The threshold this field's verdicts are decided by, as reports show it: a list of objects
+        is decided by its items' match threshold, not by its own ``threshold``."""
+        if self.kind is Kind.OBJECT_LIST and self.model is not None:
+            return self.model.match_threshold
+        return self.threshold
+
 
 @dataclass(frozen=True, slots=True)
 class ModelPlan:

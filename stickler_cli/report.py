@@ -30,7 +30,7 @@ def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
         if n:
             block["mean_score"] = acc.field_score_sum[f.index] / n
         block["weight"] = f.weight
-        block["threshold"] = f.threshold
+        block["threshold"] = f.deciding_threshold
         block["comparator"] = f.comparator_name or f.kind.value
         block["schema_violations"] = sum(acc.violations.get(f.path, {}).values())
         out[f.path] = block

@@ -645,7 +645,7 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
     if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
         conf = None  # as the metrics ignore it (NaN fails the comparison too)
     row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
-                   f.threshold if threshold is None else threshold, f.comparator_name or "object",
+                   f.deciding_threshold if threshold is None else threshold, f.comparator_name or "object",
                    conf, bool(filled and filled[0]), bool(filled and filled[1]))
     if at is None:
         res.trace.append(row)
