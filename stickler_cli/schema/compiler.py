@@ -47,6 +47,11 @@ FORMAT_DEFAULTS: dict[str, tuple[str, float]] = {
 OBJECT_THRESHOLD = 0.7
 STRUCTURED = "StructuredModelComparator"
 WHOLE_VALUE_THRESHOLD = 0.5  # an array/object scored as one value (e.g. a bounding box)
+# An object schema with no properties is a free-form mapping (a Dict[str, Any] field): compared as one
+# value, by default equal or not as JSON (keys in any order, strings and numbers as written), and
+# classified at 1.0 whatever its comparator, as in stickler-eval 1.0.0.
+MAPPING_DEFAULT = ("ExactComparator", {"case_sensitive": True, "normalize": False})
+MAPPING_THRESHOLD = 1.0
 NAMED_COMPARATOR_THRESHOLD = 0.5  # a comparator named without a threshold
 DEFAULT_MATCH_THRESHOLD = 0.7
 DEFAULT_MODEL_NAME = "DynamicModel"
@@ -232,6 +237,13 @@ class _Compiler:
                 threshold=WHOLE_VALUE_THRESHOLD if threshold is None else threshold, **common,
             )
 
+        if json_type == "object" and _free_form(node):
+            comparator, name = self._comparator(node, pointer, MAPPING_DEFAULT[0], default_config=MAPPING_DEFAULT[1])
+            return FieldPlan(
+                kind=Kind.PRIMITIVE, json_type="object", comparator=comparator, comparator_name=name,
+                threshold=MAPPING_THRESHOLD if threshold is None else threshold, **common,
+            )
+
         if json_type == "object":
             self._no_comparator(node, pointer, named, "an object is compared field by field")
             model = self.model(node, pointer, prefix=f"{path}.", refs=refs)
@@ -248,6 +260,12 @@ class _Compiler:
             refs = self._enter(items, item_pointer, refs)
             item_node = self.refs.merged(items, item_pointer)
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
+            if item_type == "object" and _free_form(item_node):
+                comparator, name = self._comparator(node, pointer, MAPPING_DEFAULT[0], default_config=MAPPING_DEFAULT[1])
+                return FieldPlan(
+                    kind=Kind.PRIMITIVE_LIST, json_type="object", comparator=comparator, comparator_name=name,
+                    threshold=MAPPING_THRESHOLD if threshold is None else threshold, **common,
+                )
             if item_type == "object":
                 self._no_comparator(node, pointer, named, "list items are matched object by object")
                 model = self.model(item_node, item_pointer, prefix=f"{path}.", refs=refs)
@@ -353,9 +371,11 @@ class _Compiler:
         return TYPE_DEFAULTS[json_type]
 
     @staticmethod
-    def _comparator(node: dict, pointer: str, default_name: str, on_object: bool = False):
-        name = ext.get(node, "comparator", pointer) or default_name
-        config = ext.get(node, "comparator-config", pointer) or {}
+    def _comparator(node: dict, pointer: str, default_name: str, on_object: bool = False,
+                    default_config: dict | None = None):
+        named = ext.get(node, "comparator", pointer)
+        name = named or default_name
+        config = ext.get(node, "comparator-config", pointer) or ({} if named else default_config or {})
         try:
             comparator = comparators.build(name, config)
             if not on_object and getattr(comparator, "strict_types", False) and comparator.name == STRUCTURED:
@@ -393,3 +413,9 @@ class _Compiler:
         for key in ("comparator", "comparator-config"):
             if ext.PREFIX + key in node:
                 raise SchemaError(f"'{ext.PREFIX}{key}' has no effect here: {why}", pointer)
+
+
+def _free_form(node: dict) -> bool:
+    """An object schema that names no properties: a free-form mapping, compared as one value."""
+    properties = node.get("properties")
+    return not isinstance(properties, dict) or not properties
