@@ -209,8 +209,7 @@ def _root(
 
 @app.command("eval")
 def eval_command(
-    schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations; leave it out (give "
-                                           "GROUND_TRUTH PREDICTIONS only) to infer one from the data."),
+    schema: str = typer.Argument(..., help="Annotated JSON Schema; omit it to infer one from the data."),
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
     predictions: Optional[str] = typer.Argument(
         None, metavar="PREDICTIONS",
@@ -247,7 +246,7 @@ def eval_command(
         help="Write one JSON line per document here (doc_id, lines, score, field scores, classification counts)."),
     save_schema: Optional[str] = typer.Option(
         None, "--save-schema", metavar="FILE", rich_help_panel=OUTPUTS,
-        help="Without a schema argument: write the inferred schema here, to edit and reuse."),
+        help="Write the schema inferred (no SCHEMA given) here."),
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
