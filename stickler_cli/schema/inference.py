@@ -376,7 +376,8 @@ class _Builder:
         kinds = set(items.kinds)
         if kinds == {"integer", "number"}:
             kinds = {"number"}
-        item_seen = _seen(items)
+        item_seen = f"{items.present - items.nulls:,} items" + (f" ({items.nulls:,} null)" if items.nulls else "")
+        seen = _seen(shape, "lists")
         if kinds == {"object"} and items.keys and not items.too_deep:
             properties, required = self.model(items, f"{path}.")
             item_node: dict[str, Any] = {
@@ -385,7 +386,7 @@ class _Builder:
             if required:
                 item_node["required"] = required
             return {"type": _nullable(["array"], shape), "items": item_node, "x-aws-stickler-weight": 1.0,
-                    "description": f"list of objects, paired by Hungarian matching; seen: {seen}, {item_seen} items"}
+                    "description": f"list of objects, paired by Hungarian matching; seen: {seen}, {item_seen}"}
         if len(kinds) != 1 or kinds & {"object", "array"}:
             listed = ", ".join(sorted(kinds)) or "null"
             self.note(path, f"list items of type {listed}: the list is scored as one value by ANLS*")
@@ -394,8 +395,8 @@ class _Builder:
         node, value_kind = _primitive(name, kind, items)
         node["type"] = _nullable([node["type"]], items)
         prop = _annotated({"type": _nullable(["array"], shape), "items": node},
-                          choose(name, value_kind, self.unavailable), f"{seen}, items: {item_seen}")
-        prop["description"] = "list: each item " + prop["description"]
+                          choose(name, value_kind, self.unavailable), f"{seen}, {item_seen}")
+        prop["description"] = "list: " + prop["description"]
         return prop
 
     def whole(self, shape: _Shape, types: list[str], seen: str, why: str) -> dict[str, Any]:
@@ -431,8 +432,8 @@ def _nullable(types: list[str], shape: _Shape) -> Any:
     return types[0] if len(types) == 1 else types
 
 
-def _seen(shape: _Shape) -> str:
-    parts = [f"{shape.present - shape.nulls:,} values"]
+def _seen(shape: _Shape, what: str = "values") -> str:
+    parts = [f"{shape.present - shape.nulls:,} {what}"]
     if shape.nulls:
         parts.append(f"{shape.nulls:,} null")
     return ", ".join(parts)
