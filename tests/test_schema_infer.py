@@ -158,6 +158,10 @@ def test_colliding_names_and_too_many_fields_are_left_out_with_a_note():
     assert set(inferred.schema["properties"]) == {"a"}
     assert sum("collides" in n for n in inferred.notes) == 2
     compile_schema(inferred.schema)
+    emptied = infer_schema([{"x.y": 1, "x": {"y": 2}}, {"l.k": 1, "l": [{"k": 2}]}])  # x and l lose their only field
+    assert emptied.schema["properties"]["x"]["x-aws-stickler-comparator"] == "ANLSStarComparator"
+    assert emptied.schema["properties"]["l"]["x-aws-stickler-comparator"] == "ANLSStarComparator"
+    compile_schema(emptied.schema)
     capped = infer_schema([{f"k{i}": i for i in range(50)}], max_fields=10)
     assert len(capped.schema["properties"]) == 10 and any("more than 10 fields" in n for n in capped.notes)
 

@@ -361,6 +361,9 @@ class _Builder:
             self.note(path, f"{why}: scored as one value by ANLS*")
             return self.whole(shape, ["object"], seen, why)
         properties, required = self.model(shape, f"{path}.")
+        if not properties:
+            self.note(path, "no field of its own left: scored as one value by ANLS*")
+            return self.whole(shape, ["object"], seen, "no field of its own left")
         node = {"type": _nullable(["object"], shape), "description": f"object, compared field by field; seen: {seen}",
                 "x-aws-stickler-weight": 1.0, "properties": properties}
         if required:
@@ -380,6 +383,9 @@ class _Builder:
         seen = _seen(shape, "lists")
         if kinds == {"object"} and items.keys and not items.too_deep:
             properties, required = self.model(items, f"{path}.")
+            if not properties:
+                self.note(path, "no field of its own left in its items: scored as one value by ANLS*")
+                return self.whole(shape, ["array"], seen, "no field of its own left in its items")
             item_node: dict[str, Any] = {
                 "type": _nullable(["object"], items), "properties": properties,
                 "x-aws-stickler-match-threshold": MATCH_THRESHOLD}
