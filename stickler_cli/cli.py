@@ -209,9 +209,11 @@ def _root(
 
 @app.command("eval")
 def eval_command(
-    schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
+    schema: str = typer.Argument(..., help="Annotated JSON Schema; omit it to infer one from the data."),
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
-    predictions: str = typer.Argument(..., help="Predictions JSONL, paired with the ground truth; a pattern with a pattern."),
+    predictions: Optional[str] = typer.Argument(
+        None, metavar="PREDICTIONS",
+        help="Predictions JSONL, paired with the ground truth; a pattern with a pattern."),
     id_field: Optional[str] = ID_FIELD_OPTION,
     pair_by_line: bool = PAIR_BY_LINE_OPTION,
     check_id: Optional[list[str]] = CHECK_ID_OPTION,
@@ -242,6 +244,9 @@ def eval_command(
     per_document: Optional[str] = typer.Option(
         None, "--per-document", metavar="FILE", rich_help_panel=OUTPUTS,
         help="Write one JSON line per document here (doc_id, lines, score, field scores, classification counts)."),
+    save_schema: Optional[str] = typer.Option(
+        None, "--save-schema", metavar="FILE", rich_help_panel=OUTPUTS,
+        help="Write the schema inferred (no SCHEMA given) here."),
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
@@ -270,6 +275,10 @@ def eval_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(ci)
+    inferring = predictions is None  # GT PRED: no schema given, one is inferred from the data
+    if inferring:
+        schema, ground_truth, predictions = "", schema, ground_truth
+    _check_inferring(inferring, ground_truth, predictions, save_schema, schema_resource)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
@@ -278,8 +287,12 @@ def eval_command(
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
     if dask and STDIN in inputs:
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
-    check_readable(schema, *inputs)
-    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    check_readable(*([] if inferring else [schema]), *inputs)
+    if inferring:
+        plan = _inferred_plan(shards, ground_truth, predictions, save_schema, assert_formats,
+                              [*inputs, *(p for _, p in plugin_files)])
+    else:
+        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
     check_ready(plan)
     data_files = [(what, path) for shard in shards
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
@@ -317,6 +330,105 @@ def eval_command(
     if per_document:
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
     _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors, notes)
+
+
+def _check_inferring(inferring: bool, ground_truth: str, predictions: str, save_schema: str | None,
+                     schema_resource: list[str] | None) -> None:
+    """The two-argument form of ``eval`` (GT PRED, a schema inferred) and the options that need it or refuse it."""
+    from .reader import STDIN
+
+    if not inferring:
+        if save_schema:
+            raise UsageError("--save-schema keeps an inferred schema: give GROUND_TRUTH PREDICTIONS only to infer one")
+        return
+    if schema_resource:
+        raise UsageError("--schema-resource maps a schema's references: no schema was given")
+    if STDIN in (ground_truth, predictions):
+        raise UsageError("inferring a schema reads the data before scoring it: give files, not standard input "
+                         "('-'), or give a schema")
+    if _looks_like_schema(ground_truth):
+        raise UsageError(f"{ground_truth} looks like a schema: eval takes SCHEMA GROUND_TRUTH PREDICTIONS, or "
+                         f"GROUND_TRUTH PREDICTIONS to infer a schema; the predictions are missing")
+
+
+SCHEMA_SNIFF_BYTES = 4 * 2**20  # a first argument up to this size is looked at: is it a schema rather than data?
+
+
+def _looks_like_schema(path: str) -> bool:
+    """Whether ``path`` holds one JSON object that reads as a schema ($schema, or an object type with
+    properties): ``eval schema.json gt.jsonl`` missing its predictions, not ground truth to infer from."""
+    import orjson
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SCHEMA_SNIFF_BYTES + 1)
+        if len(head) > SCHEMA_SNIFF_BYTES or not head.lstrip().startswith(b"{"):
+            return False
+        value = orjson.loads(head)
+    except (OSError, ValueError):
+        return False
+    return isinstance(value, dict) and (
+        "$schema" in value or (value.get("type") == "object" and isinstance(value.get("properties"), dict)))
+
+
+def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
+    """Infer a schema from the first ``--limit infer-records`` records of each side (its files in
+    order): (Inferred, notes on what was read and what looked doubtful)."""
+    from .reader import sample
+    from .schema.inference import infer_schema
+
+    bounds = limits.current()
+    notes: list[str] = []
+    records: list[Any] = []
+    for _, paths in sides:
+        left = bounds.infer_records
+        for path in paths:
+            bad, first = 0, ""
+            for number, value, problem in sample(path, left + 1):
+                if left == 0:
+                    notes.append(f"read the first {bounds.infer_records:,} records (--limit infer-records=N reads more)")
+                    break
+                left -= 1
+                if problem:
+                    bad += 1
+                    first = first or f"{path}:{number}: {problem}"
+                    continue
+                records.append(value)
+            if bad:
+                notes.append(f"{first}" + (f" ({bad:,} such lines skipped)" if bad > 1 else " (skipped)"))
+            if left == 0:
+                break
+    source = " and ".join(name for name, _ in sides)
+    inferred = infer_schema(records, source=source, max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
+                            unavailable=_unavailable_comparators())
+    return inferred, [*notes, *inferred.notes]
+
+
+def _unavailable_comparators() -> set[str]:
+    """Built-in comparators whose optional extra is not installed here (inference never chooses them)."""
+    from .comparators.registry import lookup
+
+    return {name for name in ("PhoneComparator", "FuzzyComparator", "DateComparator") if not lookup(name).available()}
+
+
+def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_schema: str | None,
+                   assert_formats: bool, inputs: list[str]) -> Plan:
+    """``eval GT PRED``: a schema inferred from the data, said in one line on stderr, kept with --save-schema."""
+    from .reporters import json_report
+    from .schema import compile_schema
+
+    if save_schema:
+        json_report.check_targets({"--save-schema": save_schema}, [("input", p) for p in inputs])
+    inferred, notes = _infer([(ground_truth, [s.ground_truth for s in shards]),
+                              (predictions, [s.predictions for s in shards])])
+    plan = compile_schema(inferred.schema, source=save_schema or "<inferred>", assert_formats=assert_formats)
+    if save_schema:
+        json_report.write(save_schema, json_report.dumps(inferred.schema))
+    kept = f"written to {save_schema}" if save_schema else "--save-schema FILE keeps it to edit"
+    doubts = f", {len(notes)} note(s): `stickler schema infer` lists them" if notes else ""
+    sys.stderr.write(f"stickler: no schema given: inferred one ({len(plan.fields)} fields) from {inferred.records:,} "
+                     f"records{doubts}; {_printable(kept)}\n")
+    return plan
 
 
 @app.command("merge")
@@ -769,6 +881,44 @@ def schema_check(
                Column("Clip", "left")]
     for table in fit(None, "Field", columns, rows, console.width):
         console.print(table)
+
+
+@schema_app.command("infer")
+def schema_infer(
+    ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz, a .json array too; - for standard input)."),
+    predictions: Optional[str] = typer.Argument(
+        None, help="Predictions JSONL: their values count too (types, nulls, formats)."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
+                                         help="Write the schema here instead of standard output."),
+    limit: Optional[list[str]] = LIMIT_OPTION,
+    debug: bool = DEBUG_OPTION,
+) -> None:
+    """Infer an annotated schema from the data: each field's type, comparator and threshold, with why.
+
+    Notes on what looked doubtful (mixed types, only nulls, only empty lists, lines that are not
+    objects) go to stderr. `stickler schema check` passes on the output; edit it, then evaluate with it.
+    """
+    from .reader import STDIN, check_readable
+    from .reporters import json_report
+    from .schema import compile_schema
+
+    _use_limits(limit)
+    if predictions is not None and STDIN in (ground_truth, predictions) and ground_truth == predictions:
+        raise UsageError("standard input ('-') can be read once: give one of the two as a file")
+    files = [p for p in (ground_truth, predictions) if p is not None]
+    check_readable(*files)
+    json_report.check_targets({"--output": output}, [("input", p) for p in files])
+    inferred, notes = _infer([(p, [p]) for p in files])
+    compile_schema(inferred.schema, source="<inferred>")  # what is written compiles: `schema check` passes
+    data = json_report.dumps(inferred.schema)
+    for note in notes:
+        sys.stderr.write(f"stickler: note: {_printable(note)}\n")
+    if output:
+        json_report.write(output, data)
+        sys.stderr.write(f"stickler: schema of {len(inferred.schema['properties'])} top-level fields inferred from "
+                         f"{inferred.records:,} records written to {_printable(output)}\n")
+    else:
+        _print_json(data)
 
 
 @app.command("comparators")

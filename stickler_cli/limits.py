@@ -57,6 +57,8 @@ class Limits:
     # input order. Each is one explained comparison held until the report is written (values cut to
     # analysis.SAMPLE_VALUE_CHARS), so memory stays flat at any input size.
     failures_per_field: int = 20
+    # Records of each file `stickler schema infer` (and `eval` without a schema) reads to infer a schema.
+    infer_records: int = 10_000
 
 
 DEFAULT = Limits()

@@ -881,3 +881,14 @@ def record_id(record: dict, id_field: str | None = None) -> str | None:
             return None
     found = _id_of(record, id_field)
     return None if found is None else found[1]
+
+
+def sample(path: str, count: int) -> Iterator[tuple[int, Any, str | None]]:
+    """(line, value, None), or (line, None, why not), for the first ``count`` records of a file, read
+    as pairing reads them (``stickler schema infer``): a line that is not a JSON object is its why-not."""
+    stats = PairingStats()
+    for taken, (number, _, content) in enumerate(_lines(path, stats)):
+        if taken >= count:
+            return
+        value, problem = _parse(content)
+        yield number, value, problem
