@@ -108,8 +108,7 @@ def render_terminal(report: dict[str, Any], console: Console, worst_shown: int) 
     worst = report["worst_packets"][:worst_shown]
     if worst:
         console.print()
-        rows = [[safe(p["packet_id"], NAME_LIMIT) + Text(f" ({p['where']})", style="dim"), *map(str, _worst_row(p))]
-                for p in worst]
+        rows = [[safe(p["packet_id"], NAME_LIMIT), *map(str, _worst_row(p))] for p in worst]
         columns = [Column(h, group=0 if k < 3 else 1) for k, h in enumerate(WORST_COLUMNS)]
         for table in fit(f"The {len(worst)} worst packet(s)", "Packet", columns, rows, width):
             console.print(table)
