@@ -52,6 +52,7 @@ demo: $(BIN)/stickler
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 	$(BIN)/stickler eval fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --save-schema out/employee-inferred.json
+	$(BIN)/stickler split fixtures/packets/gt.jsonl fixtures/packets/pred.jsonl
 
 ## test: the whole suite (SEMANTIC=no: without torch; the semantic comparators' tests then skip). The
 ## official JSON Schema Test Suite is fetched first (with pip, into ~/.cache/stickler-tests; never
@@ -61,17 +62,18 @@ test: $(DEV)
 	$(BIN)/python -m pytest
 
 ## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)
-$(ORACLE_VENV)/.installed:
+# The docsplit extra (pandas): stickler.doc_split, which `stickler split` is compared with.
+$(ORACLE_VENV)/.installed-docsplit:
 	$(PYTHON) -m venv $(ORACLE_VENV)
-	$(ORACLE_VENV)/bin/pip install --quiet stickler-eval==1.0.0
+	$(ORACLE_VENV)/bin/pip install --quiet 'stickler-eval[docsplit]==1.0.0'
 	@touch $@
 
-parity: $(DEV) $(ORACLE_VENV)/.installed
+parity: $(DEV) $(ORACLE_VENV)/.installed-docsplit
 	STICKLER_ORACLE_PYTHON=$(ORACLE_VENV)/bin/python $(BIN)/python -m pytest -m oracle tests/parity
 	$(BIN)/python -m tests.parity.run_parity --oracle-python $(ORACLE_VENV)/bin/python
 
 ## bench: stickler against stickler-eval 1.0.0 on the same generated files (docs/performance.md)
-bench: $(DEV) $(ORACLE_VENV)/.installed
+bench: $(DEV) $(ORACLE_VENV)/.installed-docsplit
 	@mkdir -p out
 	$(BIN)/python -m bench.run --oracle-python $(ORACLE_VENV)/bin/python --markdown out/bench.md
 
