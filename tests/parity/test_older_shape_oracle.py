@@ -4,18 +4,11 @@ Where the two differ on purpose (a third key beside them) is docs/parity.md's ro
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-import stickler_cli as st
-from stickler_cli.evaluate import evaluate_files
-from stickler_cli.report import build_report
-
-from .transform import for_oracle
+from .small_corpus import both_reports, counts
 
 pytestmark = pytest.mark.oracle
 
@@ -35,23 +28,8 @@ PRED = [{"name": {"value": "Acme", "confidence": 0.9}, "city": {"value": "Berlin
 
 
 def test_older_shape_read_as_the_oracle_reads_it(tmp_path: Path) -> None:
-    python = os.environ.get("STICKLER_ORACLE_PYTHON")
-    if not python or not Path(python).exists():
-        pytest.fail("oracle tests need STICKLER_ORACLE_PYTHON (run them with `make parity`)")
-    ours_schema, theirs_schema = tmp_path / "ours.json", tmp_path / "theirs.json"
-    ours_schema.write_text(json.dumps(SCHEMA))
-    theirs_schema.write_text(json.dumps(for_oracle(SCHEMA)))
-    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
-    gt.write_text("".join(json.dumps(r) + "\n" for r in GT))
-    pred.write_text("".join(json.dumps(r) + "\n" for r in PRED))
-    runner = Path(__file__).with_name("oracle_runner.py")
-    done = subprocess.run([python, str(runner), str(theirs_schema), str(gt), str(pred)],
-                          capture_output=True, text=True, check=True)
-    theirs = json.loads(done.stdout)
-    ours = build_report(evaluate_files(st.load_schema(str(ours_schema)), str(gt), str(pred)))
-    keys = ("tp", "fa", "fd", "fn", "tn")
-    assert {p: [m[k] for k in keys] for p, m in ours["field_metrics"].items()} == \
-        {p: [m[k] for k in keys] for p, m in theirs["field_metrics"].items()}
+    ours, theirs = both_reports(tmp_path, SCHEMA, GT, PRED)
+    assert counts(ours) == counts(theirs)
     assert ours["metrics"]["weighted_overall_score"] == pytest.approx(theirs["metrics"]["weighted_overall_score"], abs=1e-12)
     assert ours["confidence_metrics"]["coverage"] == theirs["confidence_metrics"]["coverage"]
     for name in ("auroc", "brier_score", "ece"):
