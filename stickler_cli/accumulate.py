@@ -23,7 +23,8 @@ from .confidence.store import ConfidenceStore
 from .analysis import failure_field, has_misses, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
-from .plan import Kind, Plan
+from .plan import Plan
+from . import rollup
 from .reader import COUNTED, DataError
 
 if TYPE_CHECKING:
@@ -44,20 +45,6 @@ def schema_digest(schema: dict, resources: dict | None = None) -> str:
     which cannot be recomputed from the parsed schema, so loading a state checks this one."""
     embedded = {"schema": schema, "resources": resources} if resources else schema
     return hashlib.sha256(orjson.dumps(embedded, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-def containers(plan: Plan) -> list[tuple[int, int, int]]:
-    """(index, lo, hi) of each object and list-of-objects field: ``tally[lo:hi]`` holds the counts of
-    every field beneath it (the compiler numbers fields depth first, so a subtree's are consecutive)."""
-    out = []
-    for f in plan.fields:
-        if f.kind in (Kind.OBJECT, Kind.OBJECT_LIST) and f.model is not None:
-            below = [g.index for g in f.model.walk()]
-            if below:
-                if below != list(range(f.index + 1, f.index + 1 + len(below))):
-                    raise AssertionError(f"the fields beneath {f.path} are not numbered consecutively")
-                out.append((f.index, 5 * below[0], 5 * (below[-1] + 1)))
-    return out
 
 
 @dataclass(frozen=True)
@@ -83,13 +70,11 @@ class Accumulator:
         self.document_count = 0
         self.score_sum = 0.0
         self.tally = [0] * (5 * self.size)  # flat per-field counts, as in DocResult
-        # Per object / list-of-objects field, its own counts from the documents in which it was not
-        # opened (no field beneath it has a count: null on a side, or no list item matched). The leaf
-        # roll-up of a node (report.aggregate_counts) counts such a node as one leaf; nothing else can
-        # tell these counts apart from those of the documents it was opened in.
+        # Per object / list of objects, its own counts from the documents it was not opened in (nothing
+        # beneath it counted: null on a side, no list item matched), flat like ``tally``: what the leaf
+        # roll-up (rollup.py) needs beyond the counts.
         self.unopened = [0] * (5 * self.size)
-        self.containers = containers(plan)
-        self.containers_index = frozenset(i for i, _, _ in self.containers)
+        self.nodes = rollup.nodes(plan)
         self.field_score_sum = [0.0] * self.size
         self.field_score_n = [0] * self.size
         # Confidence pairs: the only state that could grow with the number of
@@ -143,11 +128,7 @@ class Accumulator:
         k = int(score * HISTOGRAM_BINS) if 0.0 <= score < 1.0 else HISTOGRAM_BINS - 1 if score >= 1.0 else 0
         self.score_histogram[k] += 1
         self.tally = list(map(add, self.tally, doc.tally))
-        tally, unopened = doc.tally, self.unopened
-        for i, lo, hi in self.containers:
-            if not any(tally[lo:hi]):
-                for k in range(5 * i, 5 * i + 5):
-                    unopened[k] += tally[k]
+        rollup.add_unopened(self.unopened, doc.tally, self.nodes)
         self.field_score_sum = list(map(add, self.field_score_sum, doc.score_sum))
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
@@ -173,11 +154,7 @@ class Accumulator:
         bins[scores >= 1.0] = HISTOGRAM_BINS - 1
         self.score_histogram = (np.bincount(bins, minlength=HISTOGRAM_BINS) + self.score_histogram).tolist()
         self.tally = (batch.tally.sum(axis=0) + self.tally).tolist()
-        for i, lo, hi in self.containers:
-            closed = ~batch.tally[:, lo:hi].any(axis=1)
-            if closed.any():
-                own = batch.tally[closed, 5 * i:5 * i + 5].sum(axis=0).tolist()
-                self.unopened[5 * i:5 * i + 5] = list(map(add, self.unopened[5 * i:5 * i + 5], own))
+        rollup.add_unopened_batch(self.unopened, batch.tally, self.nodes)
         self.field_score_sum = np.cumsum(np.vstack((self.field_score_sum, batch.score_sum)), axis=0)[-1].tolist()
         self.field_score_n = (batch.score_n.sum(axis=0) + self.field_score_n).tolist()
         self.predicted_leaves += int(batch.predicted_leaves.sum())

@@ -289,7 +289,7 @@ def eval_command(
         [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
-            quality_gates.matching(gate, [f.path for f in plan.fields])
+            quality_gates.matching(gate, quality_gates.candidates(gate, plan))
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     if workers is None and dask:
         from .parallel import available_cores

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .accumulate import HISTOGRAM_BINS, Accumulator
-from .engine.result import counts_by_field
+from . import rollup
 from .analysis import worst_documents
 from .confidence.report import confidence_metrics
 from .engine import Engine
@@ -22,30 +22,10 @@ from .version import __version__
 REPORT_VERSION = "1.0"
 
 
-def leaf_counts(acc: Accumulator) -> list[list[int]]:
-    """Per field, what it adds to the leaf roll-up of the nodes above it: a leaf its counts, an object or
-    a list of objects its own counts from the documents it was not opened in (``Accumulator.unopened``)."""
-    counts = acc.counts
-    unopened = counts_by_field(acc.unopened)
-    return [unopened[f.index] if f.index in acc.containers_index else counts[f.index] for f in acc.plan.fields]
-
-
 def aggregate_counts(acc: Accumulator) -> tuple[list[int], dict[int, list[int]]]:
-    """The leaf roll-up (stickler-eval's ``aggregate``): for the document and for each object and list of
-    objects, [tp, fa, fd, fn, tn] summed over the leaves beneath it.
-
-    Per document, as stickler-eval reckons it: a node opened (compared field by field: an object present on
-    both sides, a list with at least one item matched) adds up its children's roll-ups; a node not opened
-    (null on a side, no item matched, a leaf) counts its own verdicts. Items below the match threshold and
-    unmatched items of a list that has a match add nothing. Counts add up over documents.
-    """
-    own = leaf_counts(acc)
-    by_node: dict[int, list[int]] = {}
-    for i, lo, hi in acc.containers:
-        rows = [own[i]] + own[lo // 5:hi // 5]
-        by_node[i] = [sum(row[k] for row in rows) for k in range(5)]
-    document = [sum(row[k] for row in own) for k in range(5)]
-    return document, by_node
+    """The leaf roll-ups of a run (rollup.py): the document's, and each object's and list of objects' by
+    field index, as [tp, fa, fd, fn, tn]."""
+    return rollup.roll_up(acc.tally, acc.unopened, acc.nodes)
 
 
 def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:

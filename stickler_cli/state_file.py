@@ -20,10 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, containers, schema_digest
+from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
 from .errors import InputError, SchemaError
 from .evaluate import Evaluation
 from .plan import Plan
+from . import rollup
 from .reader import decode
 from .reporters import json_report
 
@@ -199,7 +200,7 @@ def check(state: dict, plan: Plan) -> None:
 def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:
     """Each object's (list of objects') counts from the documents it was not opened in: part of its own
     counts, and none for a field with nothing beneath it."""
-    opened = {i for i, _, _ in containers(plan)}
+    opened = {i for i, _, _ in rollup.nodes(plan)}
     for k, row in enumerate(_array(rows, "/unopened", len(counts))):
         _counts(row, f"/unopened/{k}", 5)
         if k not in opened and any(row):
