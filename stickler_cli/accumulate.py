@@ -24,6 +24,7 @@ from .analysis import failure_field, has_misses, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
 from .plan import Plan
+from . import rollup
 from .reader import COUNTED, DataError
 
 if TYPE_CHECKING:
@@ -31,8 +32,9 @@ if TYPE_CHECKING:
 
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
 # 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);
-# 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report)
-STATE_VERSION = 7
+# 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report);
+# 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts)
+STATE_VERSION = 8
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -68,6 +70,11 @@ class Accumulator:
         self.document_count = 0
         self.score_sum = 0.0
         self.tally = [0] * (5 * self.size)  # flat per-field counts, as in DocResult
+        # Per object / list of objects, its own counts from the documents it was not opened in (nothing
+        # beneath it counted: null on a side, no list item matched), flat like ``tally``: what the leaf
+        # roll-up (rollup.py) needs beyond the counts.
+        self.unopened = [0] * (5 * self.size)
+        self.nodes = rollup.nodes(plan)
         self.field_score_sum = [0.0] * self.size
         self.field_score_n = [0] * self.size
         # Confidence pairs: the only state that could grow with the number of
@@ -121,6 +128,7 @@ class Accumulator:
         k = int(score * HISTOGRAM_BINS) if 0.0 <= score < 1.0 else HISTOGRAM_BINS - 1 if score >= 1.0 else 0
         self.score_histogram[k] += 1
         self.tally = list(map(add, self.tally, doc.tally))
+        rollup.add_unopened(self.unopened, doc.tally, self.nodes)
         self.field_score_sum = list(map(add, self.field_score_sum, doc.score_sum))
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
@@ -146,6 +154,7 @@ class Accumulator:
         bins[scores >= 1.0] = HISTOGRAM_BINS - 1
         self.score_histogram = (np.bincount(bins, minlength=HISTOGRAM_BINS) + self.score_histogram).tolist()
         self.tally = (batch.tally.sum(axis=0) + self.tally).tolist()
+        rollup.add_unopened_batch(self.unopened, batch.tally, self.nodes)
         self.field_score_sum = np.cumsum(np.vstack((self.field_score_sum, batch.score_sum)), axis=0)[-1].tolist()
         self.field_score_n = (batch.score_n.sum(axis=0) + self.field_score_n).tolist()
         self.predicted_leaves += int(batch.predicted_leaves.sum())
@@ -264,6 +273,7 @@ class Accumulator:
             "score_sum": self.score_sum,
             "overall": list(self.overall),
             "counts": self.counts,
+            "unopened": counts_by_field(self.unopened),
             "field_score_sum": list(self.field_score_sum),
             "field_score_n": list(self.field_score_n),
             "confidence": {**self.confidences.state(as_arrays), "predicted_leaves": self.predicted_leaves},
@@ -299,6 +309,7 @@ class Accumulator:
         self.document_count += state["document_count"]
         self.score_sum += state["score_sum"]
         self.tally = list(map(add, self.tally, (c for field in state["counts"] for c in field)))
+        self.unopened = list(map(add, self.unopened, (c for field in state["unopened"] for c in field)))
         self.field_score_sum = list(map(add, self.field_score_sum, state["field_score_sum"]))
         self.field_score_n = list(map(add, self.field_score_n, state["field_score_n"]))
         conf = state["confidence"]

@@ -21,6 +21,7 @@ from .engine import Engine
 from .json_text import compact_json, named_non_finite
 from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
 from .plan import FieldPlan, Kind, ModelPlan, Plan
+from . import rollup
 
 MISSES = ("FD", "FA", "FN")
 
@@ -80,18 +81,29 @@ def document_key(gt: dict) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
-def document_row(plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any]) -> dict[str, Any]:
-    """One ``--per-document`` line: the document's score, its top-level fields' scores and every
-    field path's classifications (only the counts that are not zero)."""
+def document_row(plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any],
+                 nodes: list[rollup.Node] | None = None) -> dict[str, Any]:
+    """One ``--per-document`` line: the document's score, its top-level fields' scores, every
+    field path's classifications and, with the plan's ``nodes`` (rollup.nodes), the leaf roll-up
+    of the document and of each object and list of objects (only the counts that are not zero)."""
     counts: dict[str, dict[str, int]] = {}
     tally = doc.tally
-    for f in plan.fields:
+    fields = plan.fields
+    for f in fields:
         base = 5 * f.index
         found = {name: tally[base + k] for k, name in enumerate(COUNT_NAMES) if tally[base + k]}
         if found:
             counts[f.path] = found
-    return {"doc_id": doc_id, **where, "score": doc.score,
-            "field_scores": doc.field_scores, "counts": counts}
+    row = {"doc_id": doc_id, **where, "score": doc.score, "field_scores": doc.field_scores, "counts": counts}
+    if nodes:
+        document, by_node = rollup.of_document(tally, nodes)
+
+        def shown(c: list[int]) -> dict[str, int]:
+            return {name: c[k] for k, name in enumerate(COUNT_NAMES) if c[k]}
+
+        row["aggregate"] = {"document": shown(document),
+                            "fields": {fields[i].path: shown(c) for i, c in by_node.items() if any(c)}}
+    return row
 
 
 def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -68,7 +68,8 @@ BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", metavar="FRACTIONS", r
 FAIL_UNDER_OPTION = typer.Option(
     None, "--fail-under", metavar="METRIC=VALUE", rich_help_panel=GATES,
     help="Exit 1 when a metric is below VALUE: weighted_overall_score=0.9, invoice_id.cm_f1=0.99, "
-         "'line_items.*.cm_recall=0.8'. Repeatable; also [tool.stickler.fail-under] in pyproject.toml.")
+         "'line_items.*.cm_recall=0.8', vendor.aggregate.cm_f1=0.9 (the leaves beneath a node). Repeatable; "
+         "also [tool.stickler.fail-under] in pyproject.toml.")
 GATES_OPTION = typer.Option(None, "--gates", metavar="FILE", rich_help_panel=GATES,
                             help="TOML file whose [fail-under] table holds gates.")
 JUNIT_OPTION = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
@@ -302,7 +303,7 @@ def eval_command(
         [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
-            quality_gates.matching(gate, [f.path for f in plan.fields])
+            quality_gates.matching(gate, quality_gates.candidates(gate, plan))
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     if workers is None and dask:
         from .parallel import available_cores

@@ -7,6 +7,12 @@ the command line, a ``--gates`` TOML file and ``[tool.stickler]`` in the
 working directory's ``pyproject.toml``; a gate on the command line replaces a
 file's gate of the same name.
 
+A gate may also name a leaf roll-up (report.aggregate_counts): ``aggregate.cm_f1=0.9``
+for the whole document's, ``vendor.aggregate.cm_f1=0.9`` for an object's or a list of
+objects' (globs too: ``*.aggregate.cm_recall``). ``aggregate`` before the metric always
+means the roll-up; a field that is itself named ``aggregate`` is gated through a glob
+that matches it literally (``x.aggregat[e].cm_f1``).
+
 A metric with nothing to measure (recall of a field never present in the ground
 truth) is "no data": reported, not failed, like a skipped test. A run that scored
 no document at all fails every gate: an empty input must not pass a pipeline.
@@ -17,13 +23,18 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .errors import UsageError, suggest
+
+if TYPE_CHECKING:
+    from .plan import Plan
 
 OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy",
            "valid_json_rate", "schema_valid_rate")
 PER_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy", "mean_score")
+AGGREGATE = "aggregate"  # FIELD.aggregate.METRIC, aggregate.METRIC: a leaf roll-up's figure
+ROLLED_UP = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
 TABLE = "fail-under"  # the TOML table: [fail-under] in a gates file, [tool.stickler.fail-under] in pyproject.toml
 # The tables [tool.stickler] may hold (limits: see limits.py; schema-resources: URL = "file", see schema/registry.py).
 TOOL_TABLES = (TABLE, "limits", "schema-resources")
@@ -40,11 +51,29 @@ class Gate:
     @property
     def pattern(self) -> str | None:
         """The field path (or glob) the gate is on; None for an overall metric."""
-        return None if self.key in OVERALL else self.key.rsplit(".", 1)[0]
+        return split(self.key)[0]
 
     @property
     def metric(self) -> str:
-        return self.key if self.key in OVERALL else self.key.rsplit(".", 1)[1]
+        """``cm_f1``; ``aggregate.cm_f1`` for a roll-up's."""
+        return split(self.key)[1]
+
+    @property
+    def rolled_up(self) -> bool:
+        return self.metric.startswith(AGGREGATE + ".")
+
+
+def split(key: str) -> tuple[str | None, str]:
+    """(field path or glob, metric) of a gate's key; no path for the run's figures."""
+    if key in OVERALL:
+        return None, key
+    path, _, metric = key.rpartition(".")
+    if path == AGGREGATE and metric in ROLLED_UP:
+        return None, key
+    head, dot, tail = path.rpartition(".")
+    if dot and head and tail == AGGREGATE and metric in ROLLED_UP:
+        return head, f"{AGGREGATE}.{metric}"
+    return path, metric
 
 
 def parse(text: str, origin: str = "--fail-under") -> Gate:
@@ -64,11 +93,16 @@ def make(key: str, threshold: Any, origin: str) -> Gate:
     """A checked gate: a known metric and a threshold in [0, 1]."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
         raise UsageError(f"{origin}: gate {key!r}: the threshold must be a number in [0, 1], got {threshold!r}")
-    if key not in OVERALL:
+    if key not in OVERALL and not split(key)[1].startswith(AGGREGATE + "."):
         path, dot, metric = key.rpartition(".")
         if not dot or not path:
             raise UsageError(f"{origin}: gate {key!r}: unknown metric{suggest(key, OVERALL)}; overall metrics: "
-                             f"{', '.join(OVERALL)}; per field: FIELD.METRIC with METRIC one of {', '.join(PER_FIELD)}")
+                             f"{', '.join(OVERALL)}; per field: FIELD.METRIC with METRIC one of {', '.join(PER_FIELD)}; "
+                             f"leaf roll-ups: aggregate.METRIC, FIELD.aggregate.METRIC with METRIC one of "
+                             f"{', '.join(ROLLED_UP)}")
+        if path.endswith(AGGREGATE) and (path == AGGREGATE or path.endswith("." + AGGREGATE)):
+            raise UsageError(f"{origin}: gate {key!r}: a leaf roll-up has no {metric!r}; "
+                             f"known: {', '.join(ROLLED_UP)}")
         if metric not in PER_FIELD:
             raise UsageError(f"{origin}: gate {key!r}: unknown field metric {metric!r}{suggest(metric, PER_FIELD)}; "
                              f"known: {', '.join(PER_FIELD)}")
@@ -127,12 +161,23 @@ def collect(cli: Iterable[str], gates_file: str | None, pyproject: str = PYPROJE
     return list(chosen.values())
 
 
+def candidates(gate: Gate, plan: Plan) -> list[str]:
+    """The field paths a field gate may name: every field's, or for a leaf roll-up's figure those of the
+    objects and lists of objects (the nodes with fields beneath them)."""
+    if gate.rolled_up:
+        return [f.path for f in plan.fields if f.model is not None and f.model.fields]
+    return [f.path for f in plan.fields]
+
+
 def matching(gate: Gate, paths: list[str]) -> list[str]:
     """The field paths a field gate applies to; none is a usage error (checked before a run too)."""
     found = [p for p in paths if fnmatch.fnmatchcase(p, gate.pattern or "")]
     if not found:
-        raise UsageError(f"{gate.origin}: gate {gate.key!r} matches no field path"
-                         f"{suggest(gate.pattern or '', paths)}; fields: {', '.join(paths)}")
+        what = "object or list of objects (a leaf roll-up is a node's with fields beneath it)" if gate.rolled_up \
+            else "field path"
+        raise UsageError(f"{gate.origin}: gate {gate.key!r} matches no {what}"
+                         f"{suggest(gate.pattern or '', paths)}; {'those' if gate.rolled_up else 'fields'}: "
+                         f"{', '.join(paths) or 'none'}")
     return found
 
 
@@ -144,6 +189,11 @@ def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
     for gate in gates:
         if gate.pattern is None:
             results.append(_result(gate, None, _counted(report["metrics"], gate.metric, report), empty))
+            continue
+        if gate.rolled_up:
+            metric = gate.metric.split(".", 1)[1]
+            results.extend(_result(gate, p, _counted(fields[p][AGGREGATE], metric), empty)
+                           for p in matching(gate, [p for p, block in fields.items() if AGGREGATE in block]))
             continue
         results.extend(_result(gate, p, _counted(fields[p], gate.metric), empty)
                        for p in matching(gate, list(fields)))
@@ -179,6 +229,8 @@ def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None =
     (nothing to measure)."""
     if report is not None and metric in ("valid_json_rate", "schema_valid_rate"):
         return report["schema_conformance"][metric]
+    if metric.startswith(AGGREGATE + "."):
+        return _counted(block[AGGREGATE], metric.split(".", 1)[1])
     if metric == "weighted_overall_score":
         return block[metric] if report and report["document_count"] else None
     tp, fp, fn = block["tp"], block["fp"], block["fn"]

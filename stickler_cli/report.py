@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .accumulate import HISTOGRAM_BINS, Accumulator
+from . import rollup
 from .analysis import worst_documents
 from .confidence.report import confidence_metrics
 from .engine import Engine
@@ -21,11 +22,20 @@ from .version import __version__
 REPORT_VERSION = "1.0"
 
 
+def aggregate_counts(acc: Accumulator) -> tuple[list[int], dict[int, list[int]]]:
+    """The leaf roll-ups of a run (rollup.py): the document's, and each object's and list of objects' by
+    field index, as [tp, fa, fd, fn, tn]."""
+    return rollup.roll_up(acc.tally, acc.unopened, acc.nodes)
+
+
 def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     counts = acc.counts  # built from the flat tally once, not once per field
+    _, rolled_up = aggregate_counts(acc)
     for f in acc.plan.fields:
         block: dict[str, Any] = count_block(counts[f.index])
+        if f.index in rolled_up:
+            block["aggregate"] = count_block(rolled_up[f.index])
         n = acc.field_score_n[f.index]
         if n:
             block["mean_score"] = acc.field_score_sum[f.index] / n
@@ -39,6 +49,7 @@ def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
 
 def overall_metrics(acc: Accumulator) -> dict[str, Any]:
     block: dict[str, Any] = count_block(acc.overall)
+    block["aggregate"] = count_block(aggregate_counts(acc)[0])
     block["weighted_overall_score"] = acc.score_sum / acc.document_count if acc.document_count else 0.0
     return block
 

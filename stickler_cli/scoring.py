@@ -55,7 +55,7 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
             acc.keep_failures(rows)
     if analysis.per_document:
         acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, scored.document(d), doc_id,
-                                                       _lines(shard, gt_line, pred_line))])
+                                                       _lines(shard, gt_line, pred_line), acc.nodes)])
 
 
 def _with_misses(scored: BatchResult) -> list[bool]:

@@ -24,6 +24,7 @@ from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, sc
 from .errors import InputError, SchemaError
 from .evaluate import Evaluation
 from .plan import Plan
+from . import rollup
 from .reader import decode
 from .reporters import json_report
 
@@ -167,6 +168,7 @@ def check(state: dict, plan: Plan) -> None:
     counts = _array(state["counts"], "/counts", size)
     for k, row in enumerate(counts):
         _counts(row, f"/counts/{k}", 5)
+    _check_unopened(state["unopened"], counts, plan)
     top = [f.index for f in plan.root.fields]
     overall = [sum(counts[i][c] for i in top) for c in range(5)]
     if _counts(state["overall"], "/overall", 5) != overall:
@@ -193,6 +195,18 @@ def check(state: dict, plan: Plan) -> None:
         for k, row in enumerate(_array(rows, f"/lines/{kind}")):
             _object(row, f"/lines/{kind}/{k}")
     _check_documents(state, n, size, score_sum, counts, sums, score_n)
+
+
+def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:
+    """Each object's (list of objects') counts from the documents it was not opened in: part of its own
+    counts, and none for a field with nothing beneath it."""
+    opened = {i for i, _, _ in rollup.nodes(plan)}
+    for k, row in enumerate(_array(rows, "/unopened", len(counts))):
+        _counts(row, f"/unopened/{k}", 5)
+        if k not in opened and any(row):
+            raise _bad(f"/unopened/{k}", f"must be all zeros: {plan.fields[k].path!r} has no fields beneath it")
+        if any(a > b for a, b in zip(row, counts[k])):
+            raise _bad(f"/unopened/{k}", f"cannot exceed the field's counts {counts[k]}, got {_shown(row)}")
 
 
 def _check_confidence(block: Any, size: int) -> None:

@@ -312,6 +312,26 @@ def _fields(report: dict[str, Any]) -> str:
             + "".join(_grid(path, fm) for path, fm in fields) + "</div></details>")
 
 
+def _aggregates(report: dict[str, Any]) -> str:
+    """The leaf roll-up of the document and of each object and list of objects (stickler-eval's
+    ``aggregate``): a parent's own verdict beside what its leaves got."""
+    nodes = [(path, _dict(fm.get("aggregate"))) for path, fm in _dict(report.get("field_metrics")).items()
+             if isinstance(fm, dict) and isinstance(fm.get("aggregate"), dict)]
+    if not nodes:
+        return ""
+    nums = ["tp", "fa", "fd", "fn", "tn", "cm_precision", "cm_recall", "cm_f1", "cm_accuracy"]
+    headers = [("node", "text")] + [(k.removeprefix("cm_") if len(k) > 2 else k.upper(), "num") for k in nums]
+    headers[-2] = ("F1", "num")
+    document = _dict(_dict(report.get("metrics")).get("aggregate"))
+    rows = [f"<tr><td>{name}</td>" + "".join(_num_cell(block.get(k)) for k in nums) + "</tr>"
+            for name, block in [("<b>(document)</b>", document), *((_e(p, NAME_LIMIT), b) for p, b in nodes)]]
+    return ("<h2>Leaves beneath each node</h2><p class=meta>The counts of the leaf fields beneath each object and "
+            "list of objects, summed (stickler-eval's <code>aggregate</code>): a parent counted wrong because one "
+            "child was, beside how many of its children were right. A node compared as a whole (null on a side, "
+            "no list item matched) counts as one leaf; list items below the match threshold add nothing.</p>"
+            + _table(headers, rows, sortable=True, cls="fields"))
+
+
 def _panel(i: int, path: str, fm: dict[str, Any], samples: list[dict[str, Any]], bound: float | None) -> str:
     """One field's kept failing comparisons (hidden until its name is clicked), with how many there were."""
     seen = _misses(fm)
@@ -581,7 +601,7 @@ def render_html(report: dict[str, Any]) -> str:
             f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
-            + _summary(report) + _gates(report) + _fields(report) + _violations(report) + _histogram(report)
+            + _summary(report) + _gates(report) + _fields(report) + _aggregates(report) + _violations(report) + _histogram(report)
             + _confidence(report) + _documents(report) + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")
 

@@ -73,6 +73,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
                      f"| {f['fn']} | {f['tn']} | {_rate(f['cm_precision'])} | {_rate(f['cm_recall'])} "
                      f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |")
     lines.append("")
+    lines += _aggregates(report)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)
     errors = report.get("errors") or []
@@ -85,6 +86,20 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
         lines += ["", "</details>", ""]
     lines += [f"> **Warning:** {text(w, 400)}" for w in report.get("warnings") or []]
     return "\n".join(lines) + "\n"
+
+
+def _aggregates(report: dict[str, Any]) -> list[str]:
+    """The leaf roll-up of the document and of each object and list of objects (none without one)."""
+    nodes = [(text(p), f["aggregate"]) for p, f in report["field_metrics"].items() if "aggregate" in f]
+    if not nodes:
+        return []
+    lines = ["### Leaves beneath each node", "",
+             "The leaf fields' counts summed beneath each object and list of objects (stickler-eval's `aggregate`).",
+             "", "| Node | TP | FA | FD | FN | TN | Precision | Recall | F1 |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, a in [("**(document)**", report["metrics"]["aggregate"]), *nodes]:
+        lines.append(f"| {label} | {a['tp']} | {a['fa']} | {a['fd']} | {a['fn']} | {a['tn']} | {_rate(a['cm_precision'])} "
+                     f"| {_rate(a['cm_recall'])} | {_rate(a['cm_f1'])} |")
+    return lines + [""]
 
 
 def _calibration(confidence: dict[str, Any] | None) -> list[str]:

@@ -81,6 +81,8 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     console.print()
     for table in field_tables(report["field_metrics"], console.width):
         console.print(table)
+    for table in aggregate_tables(report, console.width):
+        console.print(table)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     errors = report["errors"]
@@ -135,6 +137,38 @@ def field_tables(fields: dict[str, dict[str, Any]], width: int) -> list[Table]:
             _violations(f.get("schema_violations", 0)),
         ])
     return fit("Fields (worst F1 in bold red)", "Field", FIELD_COLUMNS, rows, width)
+
+
+AGGREGATE_COLUMNS = (
+    *(Column(name, group=1) for name in ("TP", "FA", "FD", "FN", "TN")),
+    *(Column(name, group=2) for name in ("Prec", "Rec", "F1")),
+)
+AGGREGATE_TITLE = "Leaves beneath each node (stickler-eval's aggregate)"
+DOCUMENT_ROW = "(document)"
+
+
+def aggregate_rows(report: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
+    """(name, depth, roll-up block) of the document and of each object and list of objects, in the field
+    table's order; none when no field has fields beneath it (the roll-up would repeat the counts)."""
+    nodes = [(p.rsplit(".", 1)[-1], p.count(".") + 1, f["aggregate"])
+             for p, f in report["field_metrics"].items() if "aggregate" in f]
+    if not nodes:
+        return []
+    return [(DOCUMENT_ROW, 0, report["metrics"]["aggregate"]), *nodes]
+
+
+def aggregate_tables(report: dict[str, Any], width: int) -> list[Table]:
+    """The leaf roll-up of each node: its leaves' counts summed, and the figures from them."""
+    rows = []
+    for name, depth, a in aggregate_rows(report):
+        label = Text("  " * depth) + (Text(name, style="bold") if not depth else safe(name, NAME_LIMIT))
+        rows.append([
+            label, *(str(a[k]) for k in ("tp", "fa", "fd", "fn", "tn")),
+            _rate(a["cm_precision"] if a["tp"] + a["fp"] else None),
+            _rate(a["cm_recall"] if a["tp"] + a["fn"] else None),
+            _rate(a["cm_f1"] if a["tp"] + a["fp"] + a["fn"] else None),
+        ])
+    return fit(AGGREGATE_TITLE, "Node", AGGREGATE_COLUMNS, rows, width) if rows else []
 
 
 def _violations(n: int) -> Text:

@@ -33,6 +33,7 @@ def main() -> None:
                 "metrics": result["metrics"],
                 "field_metrics": result["field_metrics"],
                 "confidence_metrics": result["confidence_metrics"],
+                "aggregate": result["aggregate"],
             }
             (ROOT / folder / "expected.json").write_bytes(
                 orjson.dumps(expected, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"

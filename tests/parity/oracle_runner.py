@@ -10,6 +10,12 @@ Prints one JSON object to stdout (keys sorted, floats unrounded):
 With --per-document, each document's record holds compare_with's scores and its
 recall with FD ({"overall", "fields": {top-level field: value}}).
 
+"aggregate" is the library's leaf roll-up (the "aggregate" compare_with reports at every
+node of its confusion matrix), summed over the documents: {"overall": counts of the
+root, "fields": {dotted path: counts}} for every node the documents' matrices hold
+(a leaf's is its own counts). It is taken from the compare_with call the bulk evaluator makes
+itself (captured, not repeated); per document with --per-document.
+
 "recall_with_fd" in "metrics" and in each field block is the library's own
 recall with FD (MetricsHelper.calculate_derived_metrics with recall_with_fd=True,
 what compare_with(recall_with_fd=True) reports as cm_recall) applied to the
@@ -56,6 +62,23 @@ def recall_with_fd(counts):
     (a count the bulk evaluator never saw for a field is 0)."""
     block = {k: counts.get(k, 0) for k in CM_KEYS}
     return MetricsHelper().calculate_derived_metrics(block, recall_with_fd=True)["cm_recall"]
+
+
+def aggregates(cm, into, path=""):
+    """Add each node's "aggregate" counts of one document's confusion matrix to ``into``:
+    {"overall": the root's, "fields": {dotted path: counts}} (leaves too: theirs are their own counts)."""
+    node = cm.get("aggregate")
+    if isinstance(node, dict):
+        if path:
+            target = into.setdefault("fields", {}).setdefault(path, dict.fromkeys(CM_KEYS, 0))
+        else:
+            target = into.setdefault("overall", dict.fromkeys(CM_KEYS, 0))
+        for k in CM_KEYS:
+            target[k] += node.get(k, 0)
+    for name, sub in (cm.get("fields") or {}).items():
+        if isinstance(sub, dict):
+            aggregates(sub, into, f"{path}.{name}" if path else name)
+    return into
 
 
 def read_jsonl(path):
@@ -142,6 +165,16 @@ def main(argv=None):
         ],
     )
     per_document = []
+    captured = []  # compare_with's results: the bulk evaluator's own calls, seen as they return
+    compare_with = Model.compare_with
+
+    def capturing(self, *a, **k):
+        result = compare_with(self, *a, **k)
+        captured.append(result)
+        return result
+
+    Model.compare_with = capturing
+    summed_aggregate = {"overall": dict.fromkeys(CM_KEYS, 0), "fields": {}}
     for (doc_id, gt_obj), pred_obj in zip(gt_docs, preds):
         try:
             gt_model = Model.from_json(strip(gt_obj))
@@ -157,13 +190,17 @@ def main(argv=None):
                     invalid.append(doc_id)
         if pred_model is None:
             pred_model = Model.from_json({})
+        captured.clear()
         evaluator.update(gt_model, pred_model, doc_id=doc_id)
+        doc_aggregate = aggregates(captured[-1]["confusion_matrix"], {}) if captured else {}
+        aggregates(captured[-1]["confusion_matrix"], summed_aggregate) if captured else None
         if args.per_document:
             r = gt_model.compare_with(pred_model, include_confusion_matrix=True, recall_with_fd=True)
             cm = r["confusion_matrix"]
             per_document.append(
                 {
                     "doc_id": doc_id,
+                    "aggregate": doc_aggregate,
                     "overall_score": r["overall_score"],
                     "field_scores": r["field_scores"],
                     # compare_with's own recall_with_fd=True recall (its cm_recall then), as it reports it
@@ -197,6 +234,7 @@ def main(argv=None):
         "confidence_metrics": result.confidence_metrics,
         "errors": result.errors,
         "invalid_predictions": invalid,
+        "aggregate": summed_aggregate,
     }
     if args.per_document:
         out["per_document"] = per_document

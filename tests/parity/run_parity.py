@@ -10,6 +10,8 @@ the ones docs/parity.md lists, each applied here by name:
   must then be all zeros (parity.md: "Fields never compared");
 - generated documents whose list pairing is tied (parity.md: "Tied pairings"),
   found by ties.py, are left out of the generated sets and counted.
+The leaf roll-up (``aggregate``) of the document and of every object and list of
+objects is compared too: counts equal to the oracle's summed over the documents.
 Exit status 1 on any other difference.
 """
 
@@ -109,8 +111,25 @@ def differences(name: str, mine: dict, theirs: dict, in_lists: set[str], tied: s
     for path in theirs["field_metrics"]:
         if path not in mine["field_metrics"]:
             out.append(f"{name}: oracle reports {path}, we do not")
+    out.extend(aggregate_differences(name, mine, theirs.get("aggregate")))
     out.extend(confidence_differences(name, mine.get("confidence_metrics"), theirs.get("confidence_metrics"),
                                       in_lists, tied))
+    return out
+
+
+def aggregate_differences(name: str, mine: dict, theirs: dict | None) -> list[str]:
+    """The leaf roll-up: the document's and each object's / list of objects' counts equal the oracle's
+    "aggregate" summed over the documents (its figures follow from the counts by the same formulas)."""
+    if theirs is None:
+        return [f"{name}: the oracle runner gave no aggregate"]
+    out = []
+    blocks = [("metrics", mine["metrics"]["aggregate"], theirs["overall"])]
+    blocks += [(path, block["aggregate"], theirs["fields"].get(path, {}))
+               for path, block in mine["field_metrics"].items() if "aggregate" in block]
+    for where, a, b in blocks:
+        for key in COUNTS:
+            if a[key] != b.get(key, 0):
+                out.append(f"{name}: {where}.aggregate.{key} {a[key]} != {b.get(key, 0)}")
     return out
 
 
