@@ -406,9 +406,9 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
 
 def _unavailable_comparators() -> set[str]:
     """Built-in comparators whose optional extra is not installed here (inference never chooses them)."""
-    from .comparators.registry import lookup
+    from .schema.inference import unavailable_comparators
 
-    return {name for name in ("PhoneComparator", "FuzzyComparator", "DateComparator") if not lookup(name).available()}
+    return set(unavailable_comparators())
 
 
 def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_schema: str | None,
@@ -929,7 +929,8 @@ def schema_check(
     assert_formats: bool = ASSERT_FORMATS_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Validate a schema and every x-aws-stickler-* value; list the compiled fields.
+    """Validate a schema and every x-aws-stickler-* value; list the compiled fields and, for each
+    comparator inferred (x-aws-stickler-infer-unspecified, or comparator "auto"), what was chosen and why.
 
     An unknown keyword close to a JSON Schema keyword (a typo such as "requird") is an error
     (exit 2); other unknown keywords are listed as warnings on stderr. With --assert-formats, a `format`
