@@ -407,9 +407,9 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
 
 def _unavailable_comparators() -> set[str]:
     """Built-in comparators whose optional extra is not installed here (inference never chooses them)."""
-    from .comparators.registry import lookup
+    from .schema.inference import unavailable_comparators
 
-    return {name for name in ("PhoneComparator", "FuzzyComparator", "DateComparator") if not lookup(name).available()}
+    return set(unavailable_comparators())
 
 
 def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_schema: str | None,
@@ -930,7 +930,8 @@ def schema_check(
     assert_formats: bool = ASSERT_FORMATS_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Validate a schema and every x-aws-stickler-* value; list the compiled fields.
+    """Validate a schema and every x-aws-stickler-* value; list the compiled fields and, for each
+    comparator inferred (x-aws-stickler-infer-unspecified, or comparator "auto"), what was chosen and why.
 
     An unknown keyword close to a JSON Schema keyword (a typo such as "requird") is an error
     (exit 2); other unknown keywords are listed as warnings on stderr. With --assert-formats, a `format`
@@ -968,13 +969,33 @@ def schema_check(
     for f in plan.fields:
         rows.append([
             Text("  " * f.path.count(".")) + terminal.safe(f.key, terminal.NAME_LIMIT), f.kind.value,
-            terminal.safe((f.comparator_name or "fields").removesuffix("Comparator"), 60),
+            terminal.safe((f.comparator_name or "fields").removesuffix("Comparator"), 60) + ("*" if f.inferred else ""),
             f"{f.deciding_threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
         ])
     columns = [Column("Kind", "left"), Column("Comparator", "left"), Column("Threshold"), Column("Weight"),
                Column("Clip", "left")]
     for table in fit(None, "Field", columns, rows, console.width):
         console.print(table)
+    _print_inferred(console, plan)
+
+
+def _print_inferred(console: Any, plan: Plan) -> None:
+    """Each inferred choice and why (x-aws-stickler-infer-unspecified, comparator "auto"), wrapped to the width."""
+    import textwrap
+
+    from rich.text import Text
+
+    from .reporters import terminal
+
+    inferred = [f for f in plan.fields if f.inferred]
+    if not inferred:
+        return
+    console.print(Text(f"* inferred from the name and type ({len(inferred)} field{'s' * (len(inferred) != 1)}), and why:"))
+    for f in inferred:
+        line = f"{terminal.safe(f.path, terminal.NAME_LIMIT).plain}: {f.inferred}"
+        for part in textwrap.wrap(line, width=max(console.width, 40), initial_indent="  ", subsequent_indent="    ",
+                                  break_on_hyphens=False):
+            console.print(Text(part), overflow="fold")
 
 
 @schema_app.command("infer")

@@ -39,6 +39,9 @@ class FieldPlan:
     required: bool = False
     nullable: bool = False
     default: Any = None
+    # What inference chose and why (x-aws-stickler-infer-unspecified or comparator "auto"), as
+    # `stickler schema check` shows it; "" when the schema configured the field itself.
+    inferred: str = ""
 
     @property
     def deciding_threshold(self) -> float:

@@ -107,7 +107,7 @@ def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = N
                 raise SchemaError(
                     f"'{ext.PREFIX}{key}' belongs on a property, not on the root object", "/"
                 )
-        root = compiler.model(node, pointer or "", prefix="", refs=())
+        root = compiler.model(node, pointer or "", prefix="", refs=(), infer=False)
         audit.check_references(schema, patterns, bounds, references)
     except RecursionError:  # only when a limit was raised past what Python's stack allows
         raise SchemaError("nested too deeply for Python's recursion limit; lower --limit schema-depth", "/") from None
@@ -144,6 +144,7 @@ class _Compiler:
         self.visited = 0  # subschemas visited: each use of a $ref visits its target again
         # Report path -> JSON pointer of the field reported there: two fields must never share a row.
         self.paths: dict[str, str] = {}
+        self.unavailable: frozenset[str] | None = None  # comparators inference cannot choose here, when first asked
 
     def _visit(self, pointer: str) -> None:
         """Count one more subschema visited; refuse once the bound is passed (while compiling, not after)."""
@@ -163,7 +164,10 @@ class _Compiler:
                               "name reads as nesting); rename one", pointer)
         self.paths[path] = pointer
 
-    def model(self, node: dict, pointer: str, prefix: str, refs: tuple[tuple[str, int], ...]) -> ModelPlan:
+    def model(self, node: dict, pointer: str, prefix: str, refs: tuple[tuple[str, int], ...],
+              infer: bool) -> ModelPlan:
+        """The plan of an object schema; ``infer`` is the inference scope it inherits (its own
+        ``x-aws-stickler-infer-unspecified`` sets it for its subtree)."""
         depth = self.bounds.schema_depth
         if pointer.count("/properties/") >= depth:
             raise SchemaError(f"objects nested more than {depth} levels deep; stickler compares at most {depth} "
@@ -178,6 +182,9 @@ class _Compiler:
             raise SchemaError("'required' must be an array of property names", f"{pointer}/required")
         name = ext.get(node, "model-name", pointer) or DEFAULT_MODEL_NAME
         match = ext.get(node, "match-threshold", pointer)
+        match = DEFAULT_MATCH_THRESHOLD if match is None else match
+        scoped = ext.get(node, "infer-unspecified", pointer)
+        infer = infer if scoped is None else scoped
         fields = []
         for key, sub in properties.items():
             sub_pointer = f"{pointer}/properties/{escape(key)}"
@@ -185,17 +192,18 @@ class _Compiler:
                 raise SchemaError("a property schema must be an object", sub_pointer)
             path = f"{prefix}{key}"
             self._claim(path, sub_pointer)
-            fields.append(self.field(key, sub, sub_pointer, path, key in required, refs))
+            fields.append(self.field(key, sub, sub_pointer, path, key in required, refs, infer, match))
         return ModelPlan(
             name=name,
             fields=tuple(fields),
-            match_threshold=DEFAULT_MATCH_THRESHOLD if match is None else match,
+            match_threshold=match,
             pointer=pointer or "/",
             total_weight=sum(f.weight for f in fields),
         )
 
     def field(
-        self, key: str, raw: dict, pointer: str, path: str, required: bool, refs: tuple[tuple[str, int], ...]
+        self, key: str, raw: dict, pointer: str, path: str, required: bool, refs: tuple[tuple[str, int], ...],
+        infer: bool = False, match: float = DEFAULT_MATCH_THRESHOLD,
     ) -> FieldPlan:
         refs = self._enter(raw, pointer, refs)
         index = self.next_index
@@ -228,8 +236,14 @@ class _Compiler:
             default=node.get("default"),
         )
         threshold = ext.get(node, "threshold", pointer)
+        asked = ext.get(node, "comparator", pointer)
+        auto = asked == ext.AUTO
+        wants = auto or (infer and asked is None)  # a named comparator is the author's whole choice
 
-        named = self._named_class(node, pointer) if json_type in ("object", "array") else None
+        def inferred(kind: Kind, item_type: str, choice: Any) -> FieldPlan:
+            return self._inferred(node, pointer, kind, item_type, choice, threshold, common)
+
+        named = self._named_class(node, pointer) if json_type in ("object", "array") and not auto else None
         if named is not None and named.whole_value:
             comparator, name = self._comparator(node, pointer, "")
             return FieldPlan(
@@ -238,6 +252,8 @@ class _Compiler:
             )
 
         if json_type == "object" and _free_form(node):
+            if wants:
+                return inferred(Kind.PRIMITIVE, "object", _inference().choose_for_mapping(match))
             comparator, name = self._comparator(node, pointer, MAPPING_DEFAULT[0], default_config=MAPPING_DEFAULT[1])
             return FieldPlan(
                 kind=Kind.PRIMITIVE, json_type="object", comparator=comparator, comparator_name=name,
@@ -245,8 +261,12 @@ class _Compiler:
             )
 
         if json_type == "object":
+            if auto:
+                raise SchemaError(f"'{ext.PREFIX}comparator': 'auto' has nothing to infer on an object compared "
+                                  f"field by field; set '{ext.PREFIX}infer-unspecified': true on it to infer its "
+                                  "fields", pointer)
             self._no_comparator(node, pointer, named, "an object is compared field by field")
-            model = self.model(node, pointer, prefix=f"{path}.", refs=refs)
+            model = self.model(node, pointer, prefix=f"{path}.", refs=refs, infer=infer)
             return FieldPlan(
                 kind=Kind.OBJECT, json_type="object", model=model,
                 threshold=OBJECT_THRESHOLD if threshold is None else threshold, **common,
@@ -261,14 +281,20 @@ class _Compiler:
             item_node = self.refs.merged(items, item_pointer)
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
             if item_type == "object" and _free_form(item_node):
+                if wants:
+                    return inferred(Kind.PRIMITIVE_LIST, "object", _inference().choose_for_mapping(match))
                 comparator, name = self._comparator(node, pointer, MAPPING_DEFAULT[0], default_config=MAPPING_DEFAULT[1])
                 return FieldPlan(
                     kind=Kind.PRIMITIVE_LIST, json_type="object", comparator=comparator, comparator_name=name,
                     threshold=MAPPING_THRESHOLD if threshold is None else threshold, **common,
                 )
             if item_type == "object":
+                if auto:
+                    raise SchemaError(f"'{ext.PREFIX}comparator': 'auto' has nothing to infer on a list of objects "
+                                      f"(its items are paired by Hungarian matching); set '{ext.PREFIX}"
+                                      "infer-unspecified': true on its 'items' to infer their fields", pointer)
                 self._no_comparator(node, pointer, named, "list items are matched object by object")
-                model = self.model(item_node, item_pointer, prefix=f"{path}.", refs=refs)
+                model = self.model(item_node, item_pointer, prefix=f"{path}.", refs=refs, infer=infer)
                 return FieldPlan(
                     kind=Kind.OBJECT_LIST, json_type="object", model=model,
                     threshold=DEFAULT_MATCH_THRESHOLD if threshold is None else threshold,
@@ -276,6 +302,8 @@ class _Compiler:
                 )
             if item_type == "array":
                 raise SchemaError("arrays of arrays are not supported", item_pointer)
+            if wants:
+                return inferred(Kind.PRIMITIVE_LIST, item_type, self._choose(key, _schema_kind(item_type, item_node)))
             name, default_threshold = self._default_comparator(item_type, item_node, node)
             comparator, name = self._comparator(node, pointer, name)
             return FieldPlan(
@@ -284,6 +312,8 @@ class _Compiler:
                 threshold=default_threshold if threshold is None else threshold, **common,
             )
 
+        if wants:
+            return inferred(Kind.PRIMITIVE, json_type, self._choose(key, _schema_kind(json_type, node)))
         name, default_threshold = self._default_comparator(json_type, node)
         comparator, name = self._comparator(node, pointer, name)
         return FieldPlan(
@@ -292,6 +322,33 @@ class _Compiler:
         )
 
     # -- pieces -----------------------------------------------------------------
+
+    def _choose(self, key: str, kind: str) -> Any:
+        """The inferred choice for property ``key`` of schema kind ``kind``."""
+        inference = _inference()
+        if self.unavailable is None:
+            self.unavailable = inference.unavailable_comparators()
+        return inference.choose_for_property(key, kind, self.unavailable)
+
+    def _inferred(self, node: dict, pointer: str, kind: Kind, json_type: str, choice: Any, threshold: float | None,
+                  common: dict[str, Any]) -> FieldPlan:
+        """The plan of a field whose comparator is inferred: the author's threshold, clip and comparator
+        options still win (the options merged over the inferred ones), as in stickler-eval 1.0.0."""
+        author = ext.get(node, "comparator-config", pointer) or {}
+        config = {**choice.config, **author}
+        comparator = self._build(choice.comparator, config, node, pointer)
+        clip = ext.get(node, "clip-under-threshold", pointer)
+        kept = [what for what, given in (("options", author), ("threshold", threshold is not None),
+                                          ("clip", clip is not None)) if given]
+        threshold = choice.threshold if threshold is None else threshold
+        clip = choice.clip if clip is None else clip
+        shown = _options(choice.comparator, config)
+        each = "each item: " if kind is Kind.PRIMITIVE_LIST else ""
+        inferred = (f"{choice.comparator}{f' ({shown})' if shown else ''}, threshold {float(threshold)}"
+                    f"{'' if clip else ', not clipped'} — inferred: {each}{choice.reason}"
+                    + (f"; yours: {', '.join(kept)}" if kept else ""))
+        return FieldPlan(kind=kind, json_type=json_type, comparator=comparator, comparator_name=comparator.name,
+                         threshold=threshold, inferred=inferred, **{**common, "clip": clip})
 
     def _enter(self, node: dict, pointer: str, refs: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
         """Track the $refs open above this node, by what they lead to, so that recursion is an error, not
@@ -376,14 +433,19 @@ class _Compiler:
         named = ext.get(node, "comparator", pointer)
         name = named or default_name
         config = ext.get(node, "comparator-config", pointer) or ({} if named else default_config or {})
+        comparator = _Compiler._build(name, config, node, pointer)
+        if not on_object and getattr(comparator, "strict_types", False) and comparator.name == STRUCTURED:
+            raise SchemaError(
+                f"{STRUCTURED} with strict_types compares only objects; this property is not one",
+                f"{pointer}/{ext.PREFIX}comparator-config/strict_types",
+            )
+        return comparator, comparator.name
+
+    @staticmethod
+    def _build(name: str, config: dict, node: dict, pointer: str) -> comparators.Comparator:
+        """Comparator ``name`` with ``config``; a bad name or option is a SchemaError at its pointer."""
         try:
-            comparator = comparators.build(name, config)
-            if not on_object and getattr(comparator, "strict_types", False) and comparator.name == STRUCTURED:
-                raise SchemaError(
-                    f"{STRUCTURED} with strict_types compares only objects; this property is not one",
-                    f"{pointer}/{ext.PREFIX}comparator-config/strict_types",
-                )
-            return comparator, comparator.name
+            return comparators.build(name, config)
         except comparators.ComparatorConfigError as exc:
             if exc.key is not None:
                 where = f"{pointer}/{ext.PREFIX}comparator-config/{escape(exc.key)}"
@@ -413,6 +475,45 @@ class _Compiler:
         for key in ("comparator", "comparator-config"):
             if ext.PREFIX + key in node:
                 raise SchemaError(f"'{ext.PREFIX}{key}' has no effect here: {why}", pointer)
+
+
+def _inference() -> Any:
+    """The inference rules, imported only by a schema that asks for them."""
+    from . import inference
+
+    return inference
+
+
+def _schema_kind(json_type: str, node: dict) -> str:
+    """What inference reads from a property: its JSON type and format as stickler-eval's importer types
+    them (a key of ``inference.SCHEMA_RULES``)."""
+    declared = node.get("type")
+    if isinstance(declared, list) and len([t for t in declared if t != "null"]) > 1:
+        return "union"  # ["integer", "number"] too: a union to the library, compared exactly
+    if "enum" in node or "const" in node:
+        return "enum"
+    if json_type == "mixed":
+        return "union"
+    if json_type == "string":
+        fmt = node.get("format")
+        return _inference().SCHEMA_FORMATS.get(fmt, "string") if isinstance(fmt, str) else "string"
+    return json_type  # boolean, integer, number, null
+
+
+def _options(comparator: str, config: dict[str, Any]) -> str:
+    """A comparator's options in a few words, for ``schema check``."""
+    if comparator == "ExactComparator":
+        words = ["case-sensitive" if config.get("case_sensitive") else "case-insensitive"]
+        if config.get("normalize"):
+            words.append("normalized")
+        return ", ".join(words)
+    words = []
+    for key, value in config.items():
+        if key == "tolerance" and comparator == "DateComparator" and isinstance(value, (int, float)) and value < 1:
+            words.append(f"tolerance {value * 24 * 60:g} min")
+        else:
+            words.append(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}")
+    return ", ".join(words)
 
 
 def _free_form(node: dict) -> bool:

@@ -18,7 +18,8 @@ FIELD_KEYS = {
     "clip-under-threshold",
     "aggregate",
 }
-MODEL_KEYS = {"model-name", "match-threshold"}
+MODEL_KEYS = {"model-name", "match-threshold", "infer-unspecified"}
+AUTO = "auto"  # "x-aws-stickler-comparator": "auto" asks for the inferred comparator (one property)
 ALL_KEYS = {PREFIX + k for k in FIELD_KEYS | MODEL_KEYS}
 
 
@@ -53,7 +54,7 @@ def get(node: dict, name: str, pointer: str) -> Any:
         if not _is_number(value) or value <= 0:
             raise SchemaError(f"must be a number greater than 0, got {value!r}", where)
         return float(value)
-    if name in ("clip-under-threshold", "aggregate"):
+    if name in ("clip-under-threshold", "aggregate", "infer-unspecified"):
         if not isinstance(value, bool):
             raise SchemaError(f"must be true or false, got {value!r}", where)
         return value

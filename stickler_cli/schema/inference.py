@@ -13,7 +13,9 @@ a pydantic field, read here from the values instead of a Python annotation:
 - model-backed comparators (semantic, BERT, LLM) are never chosen, and a comparator this
   installation lacks (PhoneComparator without the ``phone`` extra) becomes Levenshtein, as there.
 
-Every property says why in its ``description``; what the data made doubtful (mixed types, only
+The same rules serve a schema that asks for them (``x-aws-stickler-infer-unspecified``, or
+``"x-aws-stickler-comparator": "auto"``): ``choose_for_property`` reads the property's JSON type and
+format as the library's importer types them. Every property says why in its ``description``; what the data made doubtful (mixed types, only
 nulls, only empty lists, lines that are not objects) is returned as notes, never raised.
 """
 
@@ -144,7 +146,12 @@ def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset()) -> C
     """The comparator for a field called ``name`` whose values are of ``kind`` (one of KINDS):
     the type's choice, refined by the first name rule that fits the type; a comparator in
     ``unavailable`` (or a model-backed one) becomes Levenshtein (Exact for dates), threshold kept."""
-    comparator, config, threshold, family, seen = _TYPE_RULES[kind]
+    return _decide(name, _TYPE_RULES[kind], unavailable)
+
+
+def _decide(name: str, type_rule: tuple[str, dict[str, Any], float, str | None, str],
+            unavailable: frozenset[str]) -> Choice:
+    comparator, config, threshold, family, seen = type_rule
     clip = True
     reason = seen
     found = _matching_rule(name)
@@ -163,6 +170,51 @@ def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset()) -> C
     if comparator == "ExactComparator":  # stickler-eval's Exact: case-sensitive unless said, never normalised
         config = {"case_sensitive": config.get("case_sensitive", True), "normalize": False}
     return Choice(comparator, dict(config), threshold, clip, reason)
+
+
+# -- a property of a schema (x-aws-stickler-infer-unspecified, "x-aws-stickler-comparator": "auto") --------
+# stickler-eval reads a JSON Schema property through its Python type, then infers as above: format date and
+# date-time are dates, email (and any other format) stays a string, while uri, uuid and time become types
+# (URL, UUID, time) that no name rule refines and that are compared exactly, as are a union of several types
+# and null. The kinds a schema property maps to, with the reason shown by `stickler schema check`:
+_EXACT_TYPED = ("ExactComparator", {}, 1.0, None)
+SCHEMA_RULES: dict[str, tuple[str, dict[str, Any], float, str | None, str]] = {
+    "boolean": (*_TYPE_RULES["boolean"][:4], "type boolean"),
+    "enum": (*_TYPE_RULES["enum"][:4], "enum or const"),
+    "integer": (*_TYPE_RULES["integer"][:4], "type integer"),
+    "number": (*_TYPE_RULES["number"][:4], "type number"),
+    "date": (*_TYPE_RULES["date"][:4], "format date"),
+    "date-time": (*_TYPE_RULES["date-time"][:4], "format date-time"),
+    "string": (*_TYPE_RULES["string"][:4], "type string"),
+    "uri": (*_EXACT_TYPED, "format uri (a URL: compared exactly, names not read)"),
+    "uuid": (*_EXACT_TYPED, "format uuid (compared exactly, names not read)"),
+    "time": (*_EXACT_TYPED, "format time (compared exactly, names not read)"),
+    "union": (*_EXACT_TYPED, "several types (compared exactly, names not read)"),
+    "null": (*_EXACT_TYPED, "type null (compared exactly)"),
+}
+SCHEMA_FORMATS = {"date": "date", "date-time": "date-time", "uri": "uri", "uuid": "uuid", "time": "time"}
+
+
+def choose_for_property(name: str, kind: str, unavailable: frozenset[str] = frozenset()) -> Choice:
+    """The inferred choice for a schema property named ``name`` of ``kind`` (a key of SCHEMA_RULES), as
+    stickler-eval 1.0.0 infers it for a property of an object with ``x-aws-stickler-infer-unspecified``.
+    The name read is the part after the last '.' (the library reads the field's path)."""
+    return _decide(name.rsplit(".", 1)[-1] or "value", SCHEMA_RULES[kind], unavailable)
+
+
+def choose_for_mapping(match_threshold: float) -> Choice:
+    """A free-form mapping (an object schema without properties): one value for ANLS*, judged at the
+    enclosing object's match threshold and not clipped, so a mapping mostly right keeps its partial score."""
+    return Choice("ANLSStarComparator", {}, match_threshold, False,
+                  "a free-form mapping: one value for ANLS*, at the object's match threshold")
+
+
+def unavailable_comparators() -> frozenset[str]:
+    """Built-in comparators whose optional extra is not installed here (inference never chooses them)."""
+    from ..comparators.registry import lookup
+
+    return frozenset(name for name in ("PhoneComparator", "FuzzyComparator", "DateComparator")
+                     if not lookup(name).available())
 
 
 # -- looking at the values ------------------------------------------------------------

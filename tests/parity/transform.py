@@ -7,7 +7,8 @@ changed, so that every remaining count and score must agree with the oracle.
   options (parity.md: "ExactComparator default"), also where it is the default
   (enum, const, format uri/uuid/time).
 - for_oracle: our defaults written out (parity.md: "clip-under-threshold
-  default"), ``required`` dropped (parity.md: "Records missing a required
+  default"; not on a property whose configuration is inferred, where both sides
+  infer the same clip), ``required`` dropped (parity.md: "Records missing a required
   property"), our own config keys removed.
 """
 
@@ -62,11 +63,39 @@ def for_us(schema: dict) -> dict:
     return out
 
 
+INFER = "x-aws-stickler-infer-unspecified"
+
+
+def _inferred(schema: dict) -> set[int]:
+    """The ids of the property schemas whose comparator is inferred (x-aws-stickler-infer-unspecified in
+    scope and no comparator named, or comparator "auto"). References are not followed."""
+    found: set[int] = set()
+
+    def model(node: Any, infer: bool) -> None:
+        if not isinstance(node, dict):
+            return
+        infer = node.get(INFER, infer)
+        for prop in (node.get("properties") or {}).values():
+            if not isinstance(prop, dict):
+                continue
+            items = prop.get("items") if isinstance(prop.get("items"), dict) else None
+            if prop.get("properties"):
+                model(prop, infer)
+            elif items is not None and items.get("properties"):
+                model(items, infer)
+            elif prop.get(COMPARATOR) == "auto" or (infer and COMPARATOR not in prop):
+                found.add(id(prop))
+
+    model(schema, False)
+    return found
+
+
 def for_oracle(schema: dict) -> dict:
     out = copy.deepcopy(schema)
+    inferred = _inferred(out)
 
     def visit(prop: dict) -> None:
-        if not _is_object_list(prop):
+        if not _is_object_list(prop) and id(prop) not in inferred:
             prop.setdefault(CLIP, False)
         config = prop.get(CONFIG)
         if isinstance(config, dict) and prop.get(COMPARATOR) == "ExactComparator":
