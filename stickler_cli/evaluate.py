@@ -11,7 +11,8 @@ from .accumulate import Accumulator, Analysis
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines
+from .reader import (DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines,
+                     value_carries_boxes)
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
 from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
@@ -34,6 +35,8 @@ class Evaluation:
     ci_level: float | None = None  # bootstrap intervals at this level (needs Analysis(documents=True))
     bootstrap: int = 1000  # resamples
     seed: int = 0
+    iou_thresholds: tuple[float, ...] | None = None  # localisation mAP; None: COCO's 0.50:0.95
+    box_rule: str = "value-and-iou"  # when a predicted box counts as found (localisation.RULES)
 
 
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Analysis = Analysis()) -> Accumulator:
@@ -43,7 +46,8 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
     conformance = engine.conformance
     k = 0
     for batch in _chunks(pairs):
-        scored = engine.score_batch(batch)
+        scored = engine.score_batch(batch, [d for d, (gt, pred) in enumerate(batch)
+                                            if value_carries_boxes(gt) or value_carries_boxes(pred)])
         first = acc.document_count
         acc.add_batch(scored)
         for d, (gt, pred) in enumerate(batch):

@@ -57,6 +57,9 @@ class Limits:
     # input order. Each is one explained comparison held until the report is written (values cut to
     # analysis.SAMPLE_VALUE_CHARS), so memory stays flat at any input size.
     failures_per_field: int = 20
+    # Predicted boxes (leaves carrying `_bbox`) kept for localisation mAP, which ranks them all: about 21 bytes
+    # each in memory, more in a state file. Past it the run stops, naming this limit.
+    box_detections: int = 5_000_000
 
 
 DEFAULT = Limits()

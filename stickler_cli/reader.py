@@ -84,6 +84,7 @@ class Pair:
     pred_line: int | None
     errors: list[DataError]
     pred_invalid: bool = False  # the prediction line was unusable and is scored as {}
+    boxes: bool = False  # a side carries "_bbox": scored by Engine.compare, which collects boxes
 
     @property
     def pred_read(self) -> bool:
@@ -403,6 +404,41 @@ def _gt_record(path: str, number: int, content: "bytes | Record | Overlong", sta
     return value
 
 
+_BBOX = b'"_bbox"'
+_ESCAPED_BBOX = re.compile(rb"\\u00(?:5[fF]|6[2fF]|78)")  # "_", "b", "o" or "x" written as an escape
+
+
+def carries_boxes(content: Any, value: Any) -> bool:
+    """Whether a record (its raw line, and its parsed value) holds a ``_bbox`` key at any depth: found
+    in the raw line (cheap), the parsed value walked only for a line that escapes one of its letters."""
+    if type(content) is bytes:
+        return _BBOX in content or (_ESCAPED_BBOX.search(content) is not None and has_key(value, "_bbox"))
+    return has_key(value, "_bbox")
+
+
+def value_carries_boxes(value: Any) -> bool:
+    """``carries_boxes`` of a value given without its line (the Python API): serialised by orjson
+    (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
+    try:
+        return _BBOX in orjson.dumps(value)
+    except TypeError:
+        return has_key(value, "_bbox")
+
+
+def has_key(value: Any, key: str) -> bool:
+    """Whether a parsed value holds ``key`` in an object at any depth."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if key in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _has_confidence(value: Any) -> bool:
     """Whether a parsed record holds a ``_confidence`` key at any depth."""
     stack = [value]
@@ -686,7 +722,7 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             stats.missing_predictions += 1
             why = "that line of the predictions is blank" if blank else "fewer prediction lines"
             errors.append(DataError(pred_path, None, doc_id, f"no prediction for this ground truth ({why}); scored as empty"))
-            yield Pair(doc_id, gt, {}, gt_number, None, errors)
+            yield Pair(doc_id, gt, {}, gt_number, None, errors, boxes=carries_boxes(gt_content, gt))
             continue
         pred_number, _, pred_content = pred_item
         stats.pred_lines += 1
@@ -697,13 +733,15 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
                 raise InputError(f"prediction {problem}", pred_path, pred_number)
             stats.invalid_predictions += 1
             errors.append(DataError(pred_path, pred_number, doc_id, f"prediction {problem}; scored as empty"))
-            yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True)
+            yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True,
+                       boxes=carries_boxes(gt_content, gt))
             continue
         if steps is not None:
             error = steps.check(gt_number, gt, pred, doc_id)
             if error is not None:
                 errors.append(error)
-        yield Pair(doc_id, gt, pred, gt_number, pred_number, errors)
+        yield Pair(doc_id, gt, pred, gt_number, pred_number, errors,
+                   boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred))
 
 
 def _keeps_lines(path: str) -> bool:
@@ -777,12 +815,14 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             if location is None:
                 stats.missing_predictions += 1
                 errors.append(DataError(pred_path, None, shown, "no prediction with this id; scored as empty"))
-                yield Pair(shown, gt, {}, gt_number, None, errors)
+                yield Pair(shown, gt, {}, gt_number, None, errors, boxes=carries_boxes(gt_content, gt))
                 continue
             pred_number, where, _ = location
-            pred, _ = _parse(_stored(handle, where))
+            pred_content = _stored(handle, where)
+            pred, _ = _parse(pred_content)
             stats.paired += 1
-            yield Pair(shown, gt, pred, gt_number, pred_number, errors)
+            yield Pair(shown, gt, pred, gt_number, pred_number, errors,
+                       boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred))
         for key, (number, where, shown) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1
             pred, _ = _parse(_stored(handle, where))

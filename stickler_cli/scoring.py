@@ -83,7 +83,9 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
     analysis = acc.analysis
     plain = not (analysis.documents or analysis.non_matches or analysis.per_document)
     for batch in _chunks(pairs):
-        scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
+        scored_pairs = [p for p in batch if p.gt is not None]
+        scored = engine.score_batch([(p.gt, p.pred) for p in scored_pairs],
+                                    [d for d, p in enumerate(scored_pairs) if p.boxes])
         first = acc.document_count
         acc.add_batch(scored)
         scores = scored.scores.tolist()
