@@ -11,8 +11,7 @@ from .accumulate import Accumulator, Analysis
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import (DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines,
-                     value_carries_boxes)
+from .reader import DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
 from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
@@ -46,8 +45,7 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
     conformance = engine.conformance
     k = 0
     for batch in _chunks(pairs):
-        scored = engine.score_batch(batch, [d for d, (gt, pred) in enumerate(batch)
-                                            if value_carries_boxes(gt) or value_carries_boxes(pred)])
+        scored = engine.score_batch(batch)
         first = acc.document_count
         acc.add_batch(scored)
         for d, (gt, pred) in enumerate(batch):

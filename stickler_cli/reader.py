@@ -47,6 +47,7 @@ import orjson
 
 from . import limits
 from .errors import InputError, UsageError
+from .localisation import carries_boxes
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,41 +403,6 @@ def _gt_record(path: str, number: int, content: "bytes | Record | Overlong", sta
     if found:
         stats.gt_with_confidence += 1
     return value
-
-
-_BBOX = b'"_bbox"'
-_ESCAPED_BBOX = re.compile(rb"\\u00(?:5[fF]|6[2fF]|78)")  # "_", "b", "o" or "x" written as an escape
-
-
-def carries_boxes(content: Any, value: Any) -> bool:
-    """Whether a record (its raw line, and its parsed value) holds a ``_bbox`` key at any depth: found
-    in the raw line (cheap), the parsed value walked only for a line that escapes one of its letters."""
-    if type(content) is bytes:
-        return _BBOX in content or (_ESCAPED_BBOX.search(content) is not None and has_key(value, "_bbox"))
-    return has_key(value, "_bbox")
-
-
-def value_carries_boxes(value: Any) -> bool:
-    """``carries_boxes`` of a value given without its line (the Python API): serialised by orjson
-    (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
-    try:
-        return _BBOX in orjson.dumps(value)
-    except TypeError:
-        return has_key(value, "_bbox")
-
-
-def has_key(value: Any, key: str) -> bool:
-    """Whether a parsed value holds ``key`` in an object at any depth."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if key in item:
-                return True
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
 
 
 def _has_confidence(value: Any) -> bool:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..comparators.bbox import box_iou, parse_box
 from ..errors import SticklerError
-from ..localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord
+from ..localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
@@ -134,10 +134,13 @@ class Engine:
 
     def score_batch(self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
-        ``compare`` on each document, to the last bit. The documents ``boxed`` (their positions) carry
-        ``_bbox`` somewhere: ``compare`` scores them, collecting their boxes (localisation.py)."""
+        ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` somewhere are
+        scored by ``compare``, which collects their boxes (localisation.py): ``boxed``, their positions,
+        when the caller found them (the reader does, in the raw lines), else each document is looked at."""
         scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
         if self.columnar:
+            if boxed is None:
+                boxed = [d for d, (g, p) in enumerate(docs) if value_carries_boxes(g) or value_carries_boxes(p)]
             if boxed:
                 scorer.odd[boxed] = True
             return scorer.run()
