@@ -78,12 +78,11 @@ HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPU
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
                                   help="Print the N worst documents with their failing fields.")
 IOU_THRESHOLDS_OPTION = typer.Option(
-    "0.5:0.95:0.05", "--iou-thresholds", metavar="START:STOP:STEP", rich_help_panel=STATISTICS,
-    help="Localisation mAP (values carrying _bbox): the IoU thresholds averaged, a range or a list (0.5,0.75).")
+    "0.5:0.95:0.05", "--iou-thresholds", metavar="RANGE", rich_help_panel=STATISTICS, show_default=False,
+    help="Box mAP IoU thresholds [0.5:0.95:0.05], or a list.")
 BOX_FOUND_OPTION = typer.Option(
-    "value-and-iou", "--box-found", metavar="RULE", rich_help_panel=STATISTICS,
-    help="When a predicted box counts as found: value-and-iou (its value matched and IoU clears the "
-         "threshold) or iou (IoU alone, as stickler-eval's BBoxMAPAccumulator).")
+    "value-and-iou", "--box-found", metavar="RULE", rich_help_panel=STATISTICS, show_default=False,
+    help="Box mAP: found by value-and-iou [default] or iou.")
 CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on the weighted score and "
                               "each field's precision, recall, F1 and mean score.")
