@@ -259,3 +259,20 @@ def test_terminal_table_keeps_figures_whole_at_80_columns() -> None:
     assert all(len(line) <= 80 for line in text.splitlines())
     row = next(line for line in text.splitlines() if line.strip().startswith("line_items.description") and "0.797" in line)
     assert row.split()[1:] == ["0.433", "0.797", "0.501", "0.708", "25", "24", "20"]
+
+
+def test_boxes_under_an_object_or_list_missing_on_one_side() -> None:
+    """A nested object or a list null on one side: the other side's boxes are misses (ground truth) or false
+    detections (prediction), never lost and never put on the wrong side."""
+    plan = compile_schema({"type": "object", "properties": {
+        "party": {"type": "object", "properties": {"name": {"type": "string"}}},
+        "items": {"type": "array", "items": {"type": "object", "properties": {"c": {"type": "string"}}}}}})
+    boxed = {"_value": "v", "_bbox": [0, 0, 4, 4]}
+    docs = [({"party": {"name": boxed}, "items": [{"c": boxed}]}, {}),
+            ({}, {"party": {"name": {**boxed, "_confidence": 0.4}}, "items": [{"c": boxed}, {"c": boxed}]})]
+    acc = evaluate_pairs(plan, docs)
+    block = localisation_block([f.path for f in plan.fields], acc.boxes)
+    name, c = block["fields"]["party.name"], block["fields"]["items.c"]
+    assert (name["gt_only"], name["pred_only"], name["detections"]) == (1, 1, 1)
+    assert (c["gt_only"], c["pred_only"], c["detections"]) == (1, 2, 2)
+    assert name["ap"] == 0.0 and c["true_positives_50"] == 0

@@ -309,7 +309,7 @@ class Engine:
                 label = TN if g_null and p_null else FA if g_null else FN
                 res.tally[5 * f.index + label] += 1
                 if label != TN:
-                    _lone_boxes(res, f.model, p if g_null else g, not g_null, where + ".")
+                    _lone_boxes(res, f.model, p if g_null else g, g_null, where + ".")
                 if res.trace is not None:
                     _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
             if g_null and p_null:
@@ -343,7 +343,7 @@ class Engine:
                 res.tally[at + FN] += len(_as_list(g))
             if f.kind is Kind.OBJECT_LIST and not (g_null and p_null):
                 for k, item in enumerate(items(p if g_null else g)):
-                    _lone_boxes(res, f.model, item, not g_null, f"{where}[{k}].")
+                    _lone_boxes(res, f.model, item, g_null, f"{where}[{k}].")
             if res.trace is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
                 _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
