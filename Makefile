@@ -50,6 +50,7 @@ demo: $(BIN)/stickler
 	  -o out/invoice-report.json --html out/invoice-report.html --junit out/invoice-junit.xml; \
 	  test $$? -eq 1 && echo "(exit code 1: a quality gate failed, as this demo intends)"
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
+	$(BIN)/stickler eval schemas/boxes.json fixtures/boxes/gt.jsonl fixtures/boxes/pred.jsonl --html out/boxes-report.html
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 	$(BIN)/stickler eval fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --save-schema out/employee-inferred.json
 	$(BIN)/stickler split fixtures/packets/gt.jsonl fixtures/packets/pred.jsonl

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import orjson
 
+from . import limits
 from .confidence.store import ConfidenceStore
+from .localisation import BoxStore
 from .analysis import failure_field, has_misses, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
@@ -33,8 +35,9 @@ if TYPE_CHECKING:
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
 # 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);
 # 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report);
-# 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts)
-STATE_VERSION = 8
+# 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts);
+# 9: boxes (localisation.BoxStore: per-field box counts and every predicted box's detection)
+STATE_VERSION = 9
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -81,6 +84,7 @@ class Accumulator:
         # documents; grouped so that it does not (confidence/store.py).
         self.confidences = ConfidenceStore()
         self.predicted_leaves = 0
+        self.boxes = BoxStore(self.size, limits.current().box_detections)  # localisation mAP
         self.errors: list[dict[str, Any]] = []
         # Schema conformance of the predictions read: how many were checked, how many
         # conform, and the violations as {field path: {keyword: count}}.
@@ -133,6 +137,8 @@ class Accumulator:
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
         self.confidences.extend(doc.confidences)
+        if doc.boxes:
+            self.boxes.add(doc.boxes)
         if self.analysis.documents:
             self.documents.append(score)
             self.documents.extend(doc.tally)
@@ -160,6 +166,8 @@ class Accumulator:
         self.predicted_leaves += int(batch.predicted_leaves.sum())
         self.confidences.extend_columns(batch.confidence_field, batch.confidence_match, batch.confidence_value,
                                         batch.confidence_similarity, batch.confidence_counts)
+        for d in sorted(batch.boxes):  # in input order
+            self.boxes.add(batch.boxes[d])
         if self.analysis.documents:
             rows = np.hstack((scores[:, None], batch.tally, batch.score_sum, batch.score_n)).astype(np.float64)
             self.documents.frombytes(rows.tobytes())
@@ -277,6 +285,7 @@ class Accumulator:
             "field_score_sum": list(self.field_score_sum),
             "field_score_n": list(self.field_score_n),
             "confidence": {**self.confidences.state(as_arrays), "predicted_leaves": self.predicted_leaves},
+            "boxes": self.boxes.state(),
             "errors": list(self.errors),
             "stats": dict(self.stats),
             "conformance": {"checked": self.schema_checked, "valid": self.schema_valid,
@@ -315,6 +324,7 @@ class Accumulator:
         conf = state["confidence"]
         self.confidences.merge(conf)
         self.predicted_leaves += conf.get("predicted_leaves", 0)
+        self.boxes.merge(state["boxes"])
         self.errors.extend(state["errors"])
         self.score_histogram = list(map(add, self.score_histogram, state["score_histogram"]))
         for entry in state["worst"]:

@@ -78,6 +78,12 @@ HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPU
                            help="Also write a self-contained HTML report here.")
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
                                   help="Print the N worst documents with their failing fields.")
+IOU_THRESHOLDS_OPTION = typer.Option(
+    "0.5:0.95:0.05", "--iou-thresholds", metavar="RANGE", rich_help_panel=STATISTICS, show_default=False,
+    help="Box mAP IoU thresholds [0.5:0.95:0.05], or a list.")
+BOX_FOUND_OPTION = typer.Option(
+    "value-and-iou", "--box-found", metavar="RULE", rich_help_panel=STATISTICS, show_default=False,
+    help="Box mAP: found by value-and-iou [default] or iou.")
 CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on the weighted score and "
                               "each field's precision, recall, F1 and mean score.")
@@ -158,6 +164,13 @@ def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[Confide
     if not chosen:
         raise UsageError("--confidence-metrics names no metric; known: " + ", ".join(METRICS))
     return chosen
+
+
+def _box_settings(iou_thresholds: str, box_found: str) -> tuple[tuple[float, ...], str]:
+    """(IoU thresholds, rule) of localisation mAP, checked before any work."""
+    from .localisation import check_rule, parse_thresholds
+
+    return parse_thresholds(iou_thresholds), check_rule(box_found)
 
 
 def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hosts: list[str] | None = None,
@@ -251,6 +264,8 @@ def eval_command(
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
+    iou_thresholds: str = IOU_THRESHOLDS_OPTION,
+    box_found: str = BOX_FOUND_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
     assert_formats: bool = ASSERT_FORMATS_OPTION,
@@ -281,6 +296,7 @@ def eval_command(
         schema, ground_truth, predictions = "", schema, ground_truth
     _check_inferring(inferring, ground_truth, predictions, save_schema, schema_resource)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
+    boxes = _box_settings(iou_thresholds, box_found)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     gates = quality_gates.collect(fail_under or [], gates_file)
@@ -324,6 +340,7 @@ def eval_command(
                                     sinks=sinks, pair_by_line=pair_by_line, check_ids=check_id)
     _warn_about_records(evaluation.accumulator.stats, ground_truth)
     evaluation.confidence_metrics = metrics
+    evaluation.iou_thresholds, evaluation.box_rule = boxes
     evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
@@ -451,6 +468,8 @@ def merge_command(
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
     seed: int = SEED_OPTION,
+    iou_thresholds: str = IOU_THRESHOLDS_OPTION,
+    box_found: str = BOX_FOUND_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
@@ -464,6 +483,7 @@ def merge_command(
     _check_format(output_format)
     _check_ci(ci)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
+    boxes = _box_settings(iou_thresholds, box_found)
     plugin_files = _load_plugins(plugin)
     _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
@@ -480,6 +500,7 @@ def merge_command(
         sys.stderr.write(f"stickler: warning: the states kept their {kept} worst documents each: "
                          f"--show-errors shows at most {kept} (give --show-errors to `stickler eval` too)\n")
     evaluation.confidence_metrics = metrics
+    evaluation.iou_thresholds, evaluation.box_rule = boxes
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
     _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors)

@@ -34,6 +34,8 @@ class Evaluation:
     ci_level: float | None = None  # bootstrap intervals at this level (needs Analysis(documents=True))
     bootstrap: int = 1000  # resamples
     seed: int = 0
+    iou_thresholds: tuple[float, ...] | None = None  # localisation mAP; None: COCO's 0.50:0.95
+    box_rule: str = "value-and-iou"  # when a predicted box counts as found (localisation.RULES)
 
 
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Analysis = Analysis()) -> Accumulator:

@@ -59,6 +59,9 @@ class Limits:
     failures_per_field: int = 20
     # Records of each file `stickler schema infer` (and `eval` without a schema) reads to infer a schema.
     infer_records: int = 10_000
+    # Predicted boxes (leaves carrying `_bbox`) kept for localisation mAP, which ranks them all: about 21 bytes
+    # each in memory, more in a state file. Past it the run stops, naming this limit.
+    box_detections: int = 5_000_000
 
 
 DEFAULT = Limits()

@@ -47,6 +47,7 @@ import orjson
 
 from . import limits
 from .errors import InputError, UsageError
+from .localisation import carries_boxes
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,7 @@ class Pair:
     errors: list[DataError]
     pred_invalid: bool = False  # the prediction line was unusable and is scored as {}
     older_shape: bool = False  # a record's text may hold {"value": …, "confidence": …} (engine/values.adopt_older_shape)
+    boxes: bool = False  # a side carries "_bbox": scored by Engine.compare, which collects boxes
 
     @property
     def pred_read(self) -> bool:
@@ -715,7 +717,8 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             stats.missing_predictions += 1
             why = "that line of the predictions is blank" if blank else "fewer prediction lines"
             errors.append(DataError(pred_path, None, doc_id, f"no prediction for this ground truth ({why}); scored as empty"))
-            yield Pair(doc_id, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content))
+            yield Pair(doc_id, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content),
+                       boxes=carries_boxes(gt_content, gt))
             continue
         pred_number, _, pred_content = pred_item
         stats.pred_lines += 1
@@ -727,14 +730,15 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             stats.invalid_predictions += 1
             errors.append(DataError(pred_path, pred_number, doc_id, f"prediction {problem}; scored as empty"))
             yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True,
-                       older_shape=may_hold_older_shape(gt_content))
+                       older_shape=may_hold_older_shape(gt_content), boxes=carries_boxes(gt_content, gt))
             continue
         if steps is not None:
             error = steps.check(gt_number, gt, pred, doc_id)
             if error is not None:
                 errors.append(error)
         yield Pair(doc_id, gt, pred, gt_number, pred_number, errors,
-                   older_shape=may_hold_older_shape(gt_content, pred_content))
+                   older_shape=may_hold_older_shape(gt_content, pred_content),
+                   boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred))
 
 
 def _keeps_lines(path: str) -> bool:
@@ -808,14 +812,16 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             if location is None:
                 stats.missing_predictions += 1
                 errors.append(DataError(pred_path, None, shown, "no prediction with this id; scored as empty"))
-                yield Pair(shown, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content))
+                yield Pair(shown, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content),
+                           boxes=carries_boxes(gt_content, gt))
                 continue
             pred_number, where, _ = location
             pred_content = _stored(handle, where)
             pred, _ = _parse(pred_content)
             stats.paired += 1
             yield Pair(shown, gt, pred, gt_number, pred_number, errors,
-                       older_shape=may_hold_older_shape(gt_content, pred_content))
+                       older_shape=may_hold_older_shape(gt_content, pred_content),
+                   boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred))
         for key, (number, where, shown) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1
             pred_content = _stored(handle, where)

@@ -95,8 +95,20 @@ def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
                            "method": "percentile, documents resampled"}
 
 
+def _localisation_block(evaluation: Evaluation) -> dict[str, Any] | None:
+    from .localisation import DEFAULT_IOU_THRESHOLDS, localisation_block
+
+    return localisation_block([f.path for f in evaluation.plan.fields], evaluation.accumulator.boxes,
+                              evaluation.iou_thresholds or DEFAULT_IOU_THRESHOLDS, evaluation.box_rule)
+
+
 def build_report(evaluation: Evaluation) -> dict[str, Any]:
     report = _report(evaluation)
+    localisation = _localisation_block(evaluation) if evaluation.accumulator.boxes.seen else None
+    if localisation is not None:  # only when boxes were seen (placed after the confidence block)
+        items = list(report.items())
+        at = list(report).index("confidence_metrics") + 1
+        report = dict([*items[:at], ("localisation", localisation), *items[at:]])
     if evaluation.ci_level is not None:
         add_intervals(report, evaluation)
     return report

@@ -88,7 +88,9 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
         for pair in batch:
             if pair.older_shape:
                 _adopt_older_shape(root, acc, pair)
-        scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
+        scored_pairs = [p for p in batch if p.gt is not None]
+        scored = engine.score_batch([(p.gt, p.pred) for p in scored_pairs],
+                                    [d for d, p in enumerate(scored_pairs) if p.boxes])
         first = acc.document_count
         acc.add_batch(scored)
         scores = scored.scores.tolist()

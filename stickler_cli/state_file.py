@@ -182,6 +182,7 @@ def check(state: dict, plan: Plan) -> None:
     if sum(histogram) != n:
         raise _bad("/score_histogram", f"counts {sum(histogram)} documents, the state {n}")
     _check_confidence(state["confidence"], size)
+    _check_boxes(state["boxes"], size)
     _check_errors(state["errors"])
     stats = _object(state["stats"], "/stats", list(fresh["stats"]))
     for key, value in stats.items():
@@ -248,6 +249,41 @@ def _check_confidence(block: Any, size: int) -> None:
     if bad_sum.any():
         k = int(np.argmax(bad_sum))
         _number(similarity[k], f"/confidence/similarity_sum/{k}", 0.0, float(count[k]))
+
+
+def _check_boxes(block: Any, size: int) -> None:
+    """Localisation state (localisation.BoxStore): per-field box counts, then the detections as columns of
+    one length, each value of its type and range."""
+    from .localisation import COUNT_NAMES
+
+    columns = ("field", "confidence", "iou", "match")
+    block = _object(block, "/boxes", ("counts", *columns))
+    counts = _array(block["counts"], "/boxes/counts")
+    if counts:
+        _array(counts, "/boxes/counts", size)
+        for k, row in enumerate(counts):
+            _counts(row, f"/boxes/counts/{k}", len(COUNT_NAMES))
+    length = len(_array(block["field"], "/boxes/field"))
+    for name in columns:
+        _array(block[name], f"/boxes/{name}", length)
+    if length and not counts:
+        raise _bad("/boxes/counts", "must count the boxes of the detections listed")
+    for k, v in enumerate(block["field"]):
+        if type(v) is not int or not 0 <= v < size:
+            raise _bad(f"/boxes/field/{k}", f"must be a field index from 0 to {size - 1}, got {_shown(v)}")
+    if not all(_is_number(v) and 0.0 <= v <= 1.0 for c in ("confidence", "iou") for v in block[c]):
+        for name in ("confidence", "iou"):
+            _numbers(block[name], f"/boxes/{name}", None, 0.0, 1.0)
+    for k, v in enumerate(block["match"]):
+        if type(v) is not bool:
+            raise _bad(f"/boxes/match/{k}", f"must be true or false, got {_shown(v)}")
+    detections = [0] * size
+    for v in block["field"]:
+        detections[v] += 1
+    for k, row in enumerate(counts):
+        if row[1] != detections[k]:
+            raise _bad(f"/boxes/counts/{k}/1", f"must be the number of detections of field {k}, {detections[k]}, "
+                                               f"got {_shown(row[1])}")
 
 
 def _check_errors(errors: Any) -> None:

@@ -79,6 +79,7 @@ class BatchResult:
     confidence_counts: np.ndarray  # (n,) int64
     errors: dict[int, list[str]] = field(default_factory=dict)  # by document, only where there are some
     metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
+    boxes: dict[int, list] = field(default_factory=dict)  # localisation.BoxRecord lists, by document
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
 
     def __len__(self) -> int:
@@ -95,7 +96,7 @@ class BatchResult:
             score=float(self.scores[d]), field_scores=dict(zip(self.top_keys, self.top_scores[d].tolist())),
             tally=self.tally[d].tolist(), score_sum=self.score_sum[d].tolist(), score_n=self.score_n[d].tolist(),
             confidences=pairs, errors=list(self.errors.get(d, ())), predicted_leaves=int(self.predicted_leaves[d]),
-            metadata=list(self.metadata.get(d, ())))
+            metadata=list(self.metadata.get(d, ())), boxes=list(self.boxes.get(d, ())))
 
 
 class _Column:
@@ -695,6 +696,8 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
             result.errors[d] = list(doc.errors)
         if doc.metadata:
             result.metadata[d] = list(doc.metadata)
+        if doc.boxes:
+            result.boxes[d] = doc.boxes
         if doc.confidences:  # the fast path left this document's pairs out
             pieces.append((int(ends[d]), doc.confidences))
             counts[d] = len(doc.confidences)

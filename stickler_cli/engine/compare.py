@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from ..comparators.bbox import box_iou, parse_box
 from ..errors import SticklerError
+from ..localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
@@ -130,11 +132,17 @@ class Engine:
         batch their own work in ``prefetch`` and report failures per document)."""
         return not self.model_backed
 
-    def score_batch(self, docs: list[tuple[Any, Any]]) -> BatchResult:
+    def score_batch(self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
-        ``compare`` on each document, to the last bit."""
+        ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` somewhere are
+        scored by ``compare``, which collects their boxes (localisation.py): ``boxed``, their positions,
+        when the caller found them (the reader does, in the raw lines), else each document is looked at."""
         scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
         if self.columnar:
+            if boxed is None:
+                boxed = [d for d, (g, p) in enumerate(docs) if value_carries_boxes(g) or value_carries_boxes(p)]
+            if boxed:
+                scorer.odd[boxed] = True
             return scorer.run()
         self.prepare(docs)
         return scorer.one_by_one()
@@ -210,11 +218,14 @@ class Engine:
         for key, default, index, primitive, weight, f in rows:
             g = gt.get(key, _MISSING)
             p = pred.get(key, _MISSING)
+            gbox = pbox = None  # a leaf's ``_bbox`` on each side (localisation.py)
             if g is _MISSING:
                 g = default
                 if default is not None and recording and res.trace is not None:
                     _filled(res, where + key, 0)
             elif type(g) is dict and "_value" in g:
+                if len(g) > 1:
+                    gbox = g.get("_bbox")
                 g = g["_value"]
             conf = None
             if p is _MISSING:
@@ -225,10 +236,14 @@ class Engine:
                 conf = p.get("_confidence")
                 if recording and len(p) > (2 if "_confidence" in p else 1):
                     _keep_metadata(res, f, p, where)
+                    pbox = p.get("_bbox")
                 p = p["_value"]
             if primitive:
                 similarity = known[index][cell] if known is not None and index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
+                if recording and (gbox is not None or pbox is not None):
+                    _box(res, f, gbox, pbox, not (_null(g) or _null(p)) and raw >= f.threshold, raw, conf,
+                         where + key)
             else:
                 score, raw, both_null = self._field(f, g, p, conf, res, where)
             if recording:
@@ -293,6 +308,8 @@ class Engine:
             if res is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
                 res.tally[5 * f.index + label] += 1
+                if label != TN:
+                    _lone_boxes(res, f.model, p if g_null else g, g_null, where + ".")
                 if res.trace is not None:
                     _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
             if g_null and p_null:
@@ -324,6 +341,9 @@ class Engine:
                 res.tally[at + FA] += len(_as_list(p))
             else:
                 res.tally[at + FN] += len(_as_list(g))
+            if f.kind is Kind.OBJECT_LIST and not (g_null and p_null):
+                for k, item in enumerate(items(p if g_null else g)):
+                    _lone_boxes(res, f.model, item, g_null, f"{where}[{k}].")
             if res.trace is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
                 _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
@@ -448,6 +468,8 @@ class Engine:
                                 cell=start + i * width + j)
         if res is not None:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
+            if tp < len(gv) or tp < len(pv):  # the boxes of items without a matched counterpart
+                _unmatched_boxes(res, model, gv, pv, pairs, sims, where)
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
         score = total / max(len(gv), len(pv))
@@ -610,6 +632,65 @@ def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None
     extra = {k: v for k, v in rich.items() if k not in ("_value", "_confidence")}
     if extra:
         res.metadata.append((f.index, where + f.key, extra))
+
+
+def _box(res: DocResult, f: FieldPlan, gbox: Any, pbox: Any, matched: bool, raw: float, conf: Any,
+         path: str) -> None:
+    """Record a leaf's boxes (localisation.py); a box that is not one, or has its corners reversed,
+    is reported (and scored as the library scores it: IoU 0.0, corners reordered)."""
+    g, a = _box_state(res, gbox, path, "ground truth")
+    p, b = _box_state(res, pbox, path, "prediction")
+    iou = box_iou(a, b) if a is not None and b is not None else 0.0
+    valid = type(conf) in (int, float) and 0.0 <= conf <= 1.0  # else: ranked as if none was given
+    res.boxes.append(BoxRecord(f.index, g, p, matched, iou, float(conf) if valid else None))
+
+
+def _box_state(res: DocResult, value: Any, path: str, side: str) -> tuple[int, Any]:
+    if value is None:
+        return ABSENT, None
+    box = parse_box(value)
+    if box is None:
+        shown = repr(value)
+        res.errors.append(f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
+                          f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0")
+        return NOT_A_BOX, None
+    corners = value if len(value) == 4 else [*value[0], *value[1]]
+    if float(corners[2]) < float(corners[0]) or float(corners[3]) < float(corners[1]):
+        res.errors.append(f"{path}: {side} _bbox has x2 < x1 or y2 < y1 ({value!r}); its corners are reordered")
+        return REVERSED, box
+    return BOX, box
+
+
+def _lone_boxes(res: DocResult, model: ModelPlan | None, obj: Any, predicted: bool, where: str) -> None:
+    """Record the boxes of an object that has no matched counterpart: ground-truth boxes are missed,
+    predicted ones false detections (the fields' verdicts are FN and FA)."""
+    if model is None or type(obj) is not dict:
+        return
+    for f in model.fields:
+        value = obj.get(f.key)
+        if f.kind is Kind.PRIMITIVE:
+            if type(value) is dict and "_value" in value and value.get("_bbox") is not None:
+                box, conf = value["_bbox"], value.get("_confidence")
+                _box(res, f, box if not predicted else None, box if predicted else None, False, 0.0,
+                     conf if predicted else None, where + f.key)
+        elif f.kind is Kind.OBJECT:
+            _lone_boxes(res, f.model, unwrap(value)[0], predicted, where + f.key + ".")
+        elif f.kind is Kind.OBJECT_LIST and not _null_list(unwrap(value)[0]):
+            for k, item in enumerate(items(unwrap(value)[0])):
+                _lone_boxes(res, f.model, item, predicted, f"{where}{f.key}[{k}].")
+
+
+def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, pairs: list, sims: Any,
+                     where: str) -> None:
+    """The boxes of an object list's items left unpaired, or paired below the match threshold."""
+    paired_g = {i for i, j in pairs if sims[i, j] >= model.match_threshold}
+    paired_p = {j for i, j in pairs if sims[i, j] >= model.match_threshold}
+    for i, item in enumerate(gv):
+        if i not in paired_g:
+            _lone_boxes(res, model, item, False, f"{where}[{i}].")
+    for j, item in enumerate(pv):
+        if j not in paired_p:
+            _lone_boxes(res, model, item, True, f"{where}[{j}].")
 
 
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:

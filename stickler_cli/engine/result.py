@@ -79,6 +79,8 @@ class DocResult:
     # (field index, path, metadata) of rich prediction values with keys beyond
     # _value and _confidence, e.g. {"_bbox": [...]}: kept for accumulators.
     metadata: list[tuple[int, str, dict]] = field(default_factory=list)
+    # Leaves with a ``_bbox`` on either side, for localisation mAP (localisation.BoxRecord tuples).
+    boxes: list = field(default_factory=list)
 
 
     @property

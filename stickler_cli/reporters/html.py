@@ -489,6 +489,50 @@ def _confidence(report: dict[str, Any]) -> str:
             + "".join(f"<p class=legend>{_e(k)}</p>" for k in keys))
 
 
+def _pr_curve(path: str, precision: list[Any]) -> str:
+    """One field's precision–recall curve at IoU 0.50: COCO's interpolated precision at the 101 recall points."""
+    points = [(k / (len(precision) - 1), v) for k, v in enumerate(map(_number, precision)) if v is not None] \
+        if len(precision) > 1 else []
+    if not points:
+        return ""
+    def draw(sx: Callable, sy: Callable) -> str:
+        line = " ".join(f"{sx(r):.1f},{sy(p):.1f}" for r, p in points)
+        return f'<polyline points="{line}" fill="none" stroke="#2f6fdf" stroke-width="2"/>'
+    return _chart(clean(path, 60), "recall", "precision (IoU 0.50)", 1.0, draw)
+
+
+def _localisation(report: dict[str, Any]) -> str:
+    """Box mAP (README "Localisation: box mAP"): the means, one row per field, a precision–recall curve per field."""
+    from .localisation import RULE_TEXT, thresholds_label
+
+    block = report.get("localisation")
+    if not isinstance(block, dict):
+        return ""
+    boxes = _dict(block.get("boxes"))
+    label = thresholds_label([t for t in map(_number, _list(block.get("iou_thresholds"))) if t is not None])
+    cards = [(f"mAP@[{label}]", block.get("map")), ("mAP at IoU 0.50", block.get("map_50")),
+             ("mAP at IoU 0.75", block.get("map_75"))]
+    fields = _dict(block.get("fields"))
+    rows = [f"<tr><td>{_e(path, NAME_LIMIT)}</td>{_num_cell(f.get('ap'))}{_num_cell(f.get('ap_50'))}"
+            f"{_num_cell(f.get('ap_75'))}{_num_cell(f.get('mean_iou'))}{_num_cell(f.get('gt_boxes'), 0)}"
+            f"{_num_cell(f.get('pred_boxes'), 0)}{_num_cell(f.get('true_positives_50'), 0)}</tr>"
+            for path, f in ((p, _dict(f)) for p, f in fields.items())]
+    table = _table([("Field", "text"), ("AP", "num"), ("AP50", "num"), ("AP75", "num"), ("Mean IoU", "num"),
+                    ("GT boxes", "num"), ("Predicted", "num"), ("TP at 0.50", "num")], rows, sortable=True)
+    curves = "".join(_pr_curve(path, _list(_dict(f).get("pr_curve_50"))) for path, f in fields.items())
+    return ("<h2>Localisation</h2>"
+            + f"<p>{_e(RULE_TEXT.get(str(block.get('rule')), block.get('rule')))}. {_fmt(boxes.get('gt_boxes'))} "
+              f"ground-truth and {_fmt(boxes.get('pred_boxes'))} predicted boxes ({_fmt(boxes.get('gt_only'))} ground "
+              f"truth only, {_fmt(boxes.get('pred_only'))} prediction only, {_fmt(boxes.get('not_a_box'))} not a box, "
+              f"{_fmt(boxes.get('reversed'))} reversed).</p>"
+            + "<div class=cards>" + "".join(f"<div class=card><b>{_fmt(v)}</b><span>{_e(k)}</span></div>"
+                                            for k, v in cards) + "</div>"
+            + table + f"<div class=charts>{curves}</div>"
+            + "<p class=legend>Precision–recall at IoU 0.50: detections ranked by confidence, precision made "
+              "non-increasing (COCO's envelope) at 101 recall points; the area under it is AP50.</p>"
+            + "".join(f"<p class=legend>{_e(n, 500)}</p>" for n in _list(block.get("notes"))))
+
+
 def _budgets(overall: dict[str, Any]) -> str:
     """Review the least confident first: what each budget catches (the terminal's table)."""
     budgets = _dict(_dict(overall.get("error_capture_at_budget")).get("budgets"))
@@ -602,7 +646,7 @@ def render_html(report: dict[str, Any]) -> str:
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
             + _summary(report) + _gates(report) + _fields(report) + _aggregates(report) + _violations(report) + _histogram(report)
-            + _confidence(report) + _documents(report) + _errors(report)
+            + _confidence(report) + _localisation(report) + _documents(report) + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")
 
 

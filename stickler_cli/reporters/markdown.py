@@ -75,6 +75,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines.append("")
     lines += _aggregates(report)
     lines += _calibration(report.get("confidence_metrics"))
+    lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)
     errors = report.get("errors") or []
     if errors:
@@ -119,6 +120,29 @@ def _calibration(confidence: dict[str, Any] | None) -> list[str]:
         values = [(block.get(n) or {}).get("value") for n in overall]
         lines.append(f"| {label} | " + " | ".join(_rate(v) for v in values) + " |")
     return lines + [""]
+
+
+def _localisation(block: dict[str, Any] | None) -> list[str]:
+    """Box mAP per field (README "Localisation: box mAP"); nothing when no value carried a box."""
+    if not block:
+        return []
+    from .localisation import RULE_TEXT, thresholds_label
+
+    boxes = block["boxes"]
+    lines = ["### Localisation", "",
+             f"mAP@[{thresholds_label(block['iou_thresholds'])}] **{_rate(block['map'])}**, mAP50 {_rate(block['map_50'])}, "
+             f"mAP75 {_rate(block['map_75'])}. {RULE_TEXT.get(block['rule'], text(block['rule']))}. "
+             f"{boxes['gt_boxes']} ground-truth and {boxes['pred_boxes']} predicted boxes "
+             f"({boxes['gt_only']} ground truth only, {boxes['pred_only']} prediction only, "
+             f"{boxes['not_a_box']} not a box, {boxes['reversed']} reversed).", "",
+             "| Field | AP | AP50 | AP75 | Mean IoU | GT boxes | Predicted | TP at 0.50 |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for path, f in block["fields"].items():
+        lines.append(f"| {text(path)} | {_rate(f['ap'])} | {_rate(f['ap_50'])} | {_rate(f['ap_75'])} "
+                     f"| {_rate(f['mean_iou'])} | {f['gt_boxes']} | {f['pred_boxes']} | {f['true_positives_50']} |")
+    lines.append("")
+    lines += [f"- {text(note)}" for note in block["notes"]]
+    return lines + ([""] if block["notes"] else [])
 
 
 def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:

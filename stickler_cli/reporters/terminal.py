@@ -85,6 +85,10 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         console.print(table)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
+    if report.get("localisation"):
+        from .localisation import render_localisation
+
+        render_localisation(report["localisation"], console)
     errors = report["errors"]
     if errors:
         console.print()
