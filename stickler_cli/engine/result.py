@@ -79,7 +79,9 @@ class DocResult:
     # (field index, path, metadata) of rich prediction values with keys beyond
     # _value and _confidence, e.g. {"_bbox": [...]}: kept for accumulators.
     metadata: list[tuple[int, str, dict]] = field(default_factory=list)
-
+    # The similarity bin (thresholds.Layout, flat) of every compared pair of a primitive field: the
+    # threshold histograms (README "Is a threshold set right?").
+    similarity_bins: list[int] = field(default_factory=list)
 
     @property
     def counts(self) -> list[list[int]]:
