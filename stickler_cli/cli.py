@@ -78,8 +78,7 @@ HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPU
                            help="Also write a self-contained HTML report here.")
 SUGGEST_THRESHOLDS_OPTION = typer.Option(
     None, "--suggest-thresholds", metavar="FILE", rich_help_panel=OUTPUTS,
-    help="Write a JSON Patch (RFC 6902) of the schema here, setting each threshold that would raise its "
-         "field's F1 by 0.01 or more (README, \"Is a threshold set right?\").")
+    help="Write suggested thresholds here (a JSON Patch).")
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
                                   help="Print the N worst documents with their failing fields.")
 CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,

@@ -428,7 +428,9 @@ def _threshold_curve(path: str, b: dict[str, Any]) -> str:
     if not points or t0 is None:
         return ""
     def draw(sx: Callable, sy: Callable) -> str:
-        line = " ".join(f"{sx(t):.1f},{sy(f):.1f}" for t, f in points)
+        # A step: F1 at an edge holds from just above the edge before it (no similarity lies between them).
+        steps = [points[0]] + [p for (a, _), (b, f) in zip(points, points[1:]) for p in ((a, f), (b, f))]
+        line = " ".join(f"{sx(t):.1f},{sy(f):.1f}" for t, f in steps)
         parts = [f'<line x1="{sx(t0):.1f}" y1="{sy(0):.1f}" x2="{sx(t0):.1f}" y2="{sy(1):.1f}" stroke="#9aa1ad" '
                  f'stroke-dasharray="4 3"><title>configured threshold {t0:g}</title></line>',
                  f'<polyline points="{line}" fill="none" stroke="#2f6fdf" stroke-width="2"/>']
