@@ -372,3 +372,11 @@ def test_markdown_html_and_report_schema(tmp_path, capsys):
     assert "best threshold 0.78: F1 0.700" in page and "configured threshold 0.8" in page
     report = json.loads((tmp_path / "r.json").read_text())
     jsonschema.validate(report, json.loads((ROOT / "schemas/report.schema.json").read_text()))
+
+
+def test_the_patch_never_overwrites_an_input(tmp_path, capsys):
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema()))
+    gt, pred = write_corpus(tmp_path, corpus())
+    code, out, err = run_cli(capsys, "eval", path, gt, pred, "--plugin", PLUGIN, "--suggest-thresholds", path)
+    assert code == 2 and "--suggest-thresholds" in err and json.loads(path.read_text()) == schema()
