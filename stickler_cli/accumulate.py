@@ -28,6 +28,7 @@ from .errors import SticklerError
 from .plan import Plan
 from . import rollup
 from .reader import COUNTED, DataError
+from .thresholds import Layout
 
 if TYPE_CHECKING:
     from .engine.batch import BatchResult
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
 # 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report);
 # 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts);
 # 9: boxes (localisation.BoxStore: per-field box counts and every predicted box's detection)
-STATE_VERSION = 9
+# 10: similarity_bins (each primitive field's histogram of compared similarities, thresholds.py)
+STATE_VERSION = 10
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -80,6 +82,9 @@ class Accumulator:
         self.nodes = rollup.nodes(plan)
         self.field_score_sum = [0.0] * self.size
         self.field_score_n = [0] * self.size
+        # Each primitive field's compared similarities, counted in fixed bins (thresholds.Layout), flat.
+        self.layout = Layout(plan)
+        self.similarity = np.zeros(self.layout.size, dtype=np.int64)
         # Confidence pairs: the only state that could grow with the number of
         # documents; grouped so that it does not (confidence/store.py).
         self.confidences = ConfidenceStore()
@@ -139,6 +144,8 @@ class Accumulator:
         self.confidences.extend(doc.confidences)
         if doc.boxes:
             self.boxes.add(doc.boxes)
+        if doc.similarity_bins:
+            np.add.at(self.similarity, doc.similarity_bins, 1)
         if self.analysis.documents:
             self.documents.append(score)
             self.documents.extend(doc.tally)
@@ -164,6 +171,8 @@ class Accumulator:
         self.field_score_sum = np.cumsum(np.vstack((self.field_score_sum, batch.score_sum)), axis=0)[-1].tolist()
         self.field_score_n = (batch.score_n.sum(axis=0) + self.field_score_n).tolist()
         self.predicted_leaves += int(batch.predicted_leaves.sum())
+        if len(batch.similarity_bin):
+            self.similarity += np.bincount(batch.similarity_bin, minlength=self.layout.size)
         self.confidences.extend_columns(batch.confidence_field, batch.confidence_match, batch.confidence_value,
                                         batch.confidence_similarity, batch.confidence_counts)
         for d in sorted(batch.boxes):  # in input order
@@ -282,6 +291,7 @@ class Accumulator:
             "overall": list(self.overall),
             "counts": self.counts,
             "unopened": counts_by_field(self.unopened),
+            "similarity_bins": self.layout.split(self.similarity),
             "field_score_sum": list(self.field_score_sum),
             "field_score_n": list(self.field_score_n),
             "confidence": {**self.confidences.state(as_arrays), "predicted_leaves": self.predicted_leaves},
@@ -319,6 +329,9 @@ class Accumulator:
         self.score_sum += state["score_sum"]
         self.tally = list(map(add, self.tally, (c for field in state["counts"] for c in field)))
         self.unopened = list(map(add, self.unopened, (c for field in state["unopened"] for c in field)))
+        merged = [c for field in state["similarity_bins"] for c in field]
+        if merged:
+            self.similarity += np.array(merged, dtype=np.int64)
         self.field_score_sum = list(map(add, self.field_score_sum, state["field_score_sum"]))
         self.field_score_n = list(map(add, self.field_score_n, state["field_score_n"]))
         conf = state["confidence"]

@@ -75,6 +75,9 @@ JUNIT_OPTION = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUT
                             help="Also write JUnit XML here: a test case per gate and per field.")
 HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
                            help="Also write a self-contained HTML report here.")
+SUGGEST_THRESHOLDS_OPTION = typer.Option(
+    None, "--suggest-thresholds", metavar="FILE", rich_help_panel=OUTPUTS,
+    help="Write suggested thresholds here (a JSON Patch).")
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
                                   help="Print the N worst documents with their failing fields.")
 IOU_THRESHOLDS_OPTION = typer.Option(
@@ -249,6 +252,7 @@ def eval_command(
     gates_file: Optional[str] = GATES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
+    suggest_thresholds: Optional[str] = SUGGEST_THRESHOLDS_OPTION,
     show_errors: int = SHOW_ERRORS_OPTION,
     non_matches: Optional[str] = typer.Option(
         None, "--non-matches", metavar="FILE", rich_help_panel=OUTPUTS, help="Write every FD/FA/FN comparison here as JSON lines (doc_id, path, gt, pred, score, type)."),
@@ -312,7 +316,7 @@ def eval_command(
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
     json_report.check_targets(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--non-matches": non_matches, "--per-document": per_document, "--llm-cache": llm_cache},
+         "--suggest-thresholds": suggest_thresholds, "--non-matches": non_matches, "--per-document": per_document, "--llm-cache": llm_cache},
         [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
@@ -344,7 +348,23 @@ def eval_command(
     notes = [f"{sinks[ROWS_NON_MATCHES].count} non-matching comparisons written to {non_matches}"] if non_matches else []
     if per_document:
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
-    _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors, notes)
+    report = build_report(evaluation)
+    if suggest_thresholds:
+        notes.append(_write_threshold_patch(suggest_thresholds, plan, report))
+    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)
+
+
+def _write_threshold_patch(path: str, plan: Plan, report: dict[str, Any]) -> str:
+    """Write the schema patch of ``--suggest-thresholds``; the fields it cannot patch are named on stderr."""
+    from .reporters import json_report
+    from .thresholds import suggest_patch
+
+    operations, skipped = suggest_patch(plan, report["thresholds"]["fields"])
+    json_report.write(path, json_report.dumps(operations))  # type: ignore[arg-type]
+    for reason in skipped:
+        sys.stderr.write(f"stickler: warning: --suggest-thresholds: {_printable(reason)}\n")
+    fields = sum(op["op"] != "test" for op in operations)
+    return f"Threshold patch ({fields} field{'s' if fields != 1 else ''}) written to {path}"
 
 
 def _check_inferring(inferring: bool, ground_truth: str, predictions: str, save_schema: str | None,
@@ -461,6 +481,7 @@ def merge_command(
     gates_file: Optional[str] = GATES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
+    suggest_thresholds: Optional[str] = SUGGEST_THRESHOLDS_OPTION,
     show_errors: int = SHOW_ERRORS_OPTION,
     ci: Optional[float] = CI_OPTION,
     bootstrap: int = BOOTSTRAP_OPTION,
@@ -485,7 +506,8 @@ def merge_command(
     _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
     json_report.check_targets(
-        {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path},
+        {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
+         "--suggest-thresholds": suggest_thresholds},
         [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
                                                                  failures=limits.current().failures_per_field))
@@ -500,7 +522,9 @@ def merge_command(
     evaluation.iou_thresholds, evaluation.box_rule = boxes
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
-    _emit(build_report(evaluation), output_format, output, gates, junit_path, html_path, show_errors)
+    report = build_report(evaluation)
+    notes = [_write_threshold_patch(suggest_thresholds, evaluation.plan, report)] if suggest_thresholds else []
+    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)
 
 
 def _tool_table(name: str, shape: str, pyproject: str = "pyproject.toml") -> dict | None:

@@ -17,6 +17,7 @@ from .engine import Engine
 from .evaluate import Evaluation
 from .metrics import count_block
 from .reader import record_warnings
+from .thresholds import report_block as threshold_block
 from .version import __version__
 
 REPORT_VERSION = "1.0"
@@ -130,6 +131,7 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "schema_violations": {path: dict(sorted(acc.violations[path].items())) for path in sorted(acc.violations)},
         "confidence_metrics": _confidence_block(evaluation),
         "score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
+        "thresholds": threshold_block(plan, acc.layout, acc.similarity, acc.tally),
         "worst_documents": worst_documents(Engine(plan), acc.worst),
         "field_failures": {"kept_per_field": acc.failures_known, "fields": acc.failure_samples()},
         "errors": list(acc.errors),

@@ -169,6 +169,7 @@ def check(state: dict, plan: Plan) -> None:
     for k, row in enumerate(counts):
         _counts(row, f"/counts/{k}", 5)
     _check_unopened(state["unopened"], counts, plan)
+    _check_similarity_bins(state["similarity_bins"], counts, plan)
     top = [f.index for f in plan.root.fields]
     overall = [sum(counts[i][c] for i in top) for c in range(5)]
     if _counts(state["overall"], "/overall", 5) != overall:
@@ -208,6 +209,27 @@ def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:
             raise _bad(f"/unopened/{k}", f"must be all zeros: {plan.fields[k].path!r} has no fields beneath it")
         if any(a > b for a, b in zip(row, counts[k])):
             raise _bad(f"/unopened/{k}", f"cannot exceed the field's counts {counts[k]}, got {_shown(row)}")
+
+
+def _check_similarity_bins(rows: Any, counts: list[list[int]], plan: Plan) -> None:
+    """Each primitive field's similarity histogram (thresholds.Layout): its bins at or above the threshold's
+    edge hold exactly its TPs, those below exactly its FDs; other fields hold none."""
+    from .thresholds import Layout, verdict_bin
+
+    layout = Layout(plan)
+    for k, row in enumerate(_array(rows, "/similarity_bins", len(counts))):
+        pointer = f"/similarity_bins/{k}"
+        edges = layout.edges[k]
+        if edges is None:
+            if _array(row, pointer) != []:
+                raise _bad(pointer, f"must be empty: {plan.fields[k].path!r} is not compared by a comparator")
+            continue
+        _counts(row, pointer, len(edges) + 1)
+        first = verdict_bin(edges, plan.fields[k].threshold)
+        tp, fd = sum(row[first:]), sum(row[:first])
+        if (tp, fd) != (counts[k][0], counts[k][2]):
+            raise _bad(pointer, f"holds {tp} similarities at or above the threshold and {fd} below: the field "
+                                f"counts {counts[k][0]} TP and {counts[k][2]} FD")
 
 
 def _check_confidence(block: Any, size: int) -> None:

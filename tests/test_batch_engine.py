@@ -206,7 +206,7 @@ def outcome(doc):
     """What a document's result holds, confidence pairs field by field (their order within a field kept)."""
     return bits([doc.score, doc.field_scores, doc.tally, doc.score_sum, doc.score_n,
                  [tuple(p) for p in sorted(doc.confidences, key=lambda p: p.field_index)], doc.errors,
-                 doc.predicted_leaves, doc.metadata])
+                 doc.predicted_leaves, doc.metadata, sorted(doc.similarity_bins)])
 
 
 def assert_same(plan, docs):
@@ -216,7 +216,23 @@ def assert_same(plan, docs):
     for d, (gt, pred) in enumerate(docs):
         expected = reference.compare(gt, pred)
         assert outcome(scored.document(d)) == outcome(expected), (d, gt, pred)
+        assert_histogram_is_the_verdicts(plan, expected)
     return scored
+
+
+def assert_histogram_is_the_verdicts(plan, doc):
+    """Each primitive field's similarity bins hold its TPs at or above the threshold's edge, its FDs below."""
+    from stickler_cli.thresholds import Layout, verdict_bin
+
+    layout = Layout(plan)
+    for f in plan.fields:
+        o = layout.offsets[f.index]
+        if o < 0:
+            continue
+        local = [b - o for b in doc.similarity_bins if o <= b < o + layout.bins(f.index)]
+        first_tp = verdict_bin(layout.edges[f.index], f.threshold)
+        assert sum(b >= first_tp for b in local) == doc.tally[5 * f.index + 0], f.path
+        assert sum(b < first_tp for b in local) == doc.tally[5 * f.index + 2], f.path
 
 
 def state_bytes(acc: Accumulator) -> bytes:

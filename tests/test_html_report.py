@@ -220,7 +220,8 @@ def test_in_chromium(tmp_path: Path) -> None:
 
         assert page.evaluate("window.__pwned") is None
         assert page.title() == "Probe<script>window.__pwned=1</script> — stickler report"  # as text, unchanged
-        assert page.locator("svg.chart").count() == 3  # histogram, reliability diagram, review curve
+        # histogram, reliability diagram, review curve, and each primitive field's F1-vs-threshold curve
+        assert page.locator("svg.chart").count() == 3 + len(report["thresholds"]["fields"])
         assert page.get_by_text(SCRIPT).count() >= 1  # shown as text
 
         names = _column(page, 1)

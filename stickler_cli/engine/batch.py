@@ -81,6 +81,10 @@ class BatchResult:
     metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
     boxes: dict[int, list] = field(default_factory=dict)  # localisation.BoxRecord lists, by document
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
+    # The flat similarity bins (thresholds.Layout) of the compared pairs of primitive fields, document after
+    # document (``similarity_counts[d]`` of them for document d), each document's in no particular order.
+    similarity_bin: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    similarity_counts: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -89,6 +93,9 @@ class BatchResult:
         """Document d's result as ``Engine.compare`` gives it (the trace excepted)."""
         start = int(self.confidence_counts[:d].sum())
         end = start + int(self.confidence_counts[d])
+        counts = self.similarity_counts
+        first = int(counts[:d].sum()) if counts is not None else 0
+        bins = self.similarity_bin[first:first + int(counts[d])].tolist() if counts is not None else []
         pairs = [ConfidencePair(f, m, v, s) for f, m, v, s in zip(
             self.confidence_field[start:end].tolist(), self.confidence_match[start:end].tolist(),
             self.confidence_value[start:end].tolist(), self.confidence_similarity[start:end].tolist())]
@@ -96,7 +103,8 @@ class BatchResult:
             score=float(self.scores[d]), field_scores=dict(zip(self.top_keys, self.top_scores[d].tolist())),
             tally=self.tally[d].tolist(), score_sum=self.score_sum[d].tolist(), score_n=self.score_n[d].tolist(),
             confidences=pairs, errors=list(self.errors.get(d, ())), predicted_leaves=int(self.predicted_leaves[d]),
-            metadata=list(self.metadata.get(d, ())), boxes=list(self.boxes.get(d, ())))
+            metadata=list(self.metadata.get(d, ())), boxes=list(self.boxes.get(d, ())),
+            similarity_bins=bins)
 
 
 class _Column:
@@ -275,6 +283,9 @@ class BatchScorer:
         self.top: list[np.ndarray] = []
         # (owner documents, field index, is_match, confidence, similarity), a chunk per field and frame
         self.pairs: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.layout = engine.layout
+        # (owner documents, flat similarity bins) of the compared pairs, a chunk per primitive field and frame
+        self.similar: list[tuple[np.ndarray, np.ndarray]] = []
 
     def run(self) -> BatchResult:
         engine, n = self.engine, self.n
@@ -296,14 +307,28 @@ class BatchScorer:
 
     def one_by_one(self) -> BatchResult:
         """Every document of the batch through ``Engine.compare``."""
+        self.similar.clear()  # what a failed columnar pass gathered
         result = self.result(np.zeros(self.n), np.zeros((self.n, len(self.engine.plan.root.fields))),
                              _no_pairs(self.n))
         _replace(result, {d: self.engine.compare(g, p) for d, (g, p) in enumerate(self.docs)})
         return result
 
     def result(self, scores: np.ndarray, top: np.ndarray, pairs: tuple[np.ndarray, ...]) -> BatchResult:
+        bins, counts = self.similarity_columns()
         return BatchResult(scores, tuple(f.key for f in self.engine.plan.root.fields), top, self.tally,
-                           self.score_sum, self.score_n, self.leaves, *pairs)
+                           self.score_sum, self.score_n, self.leaves, *pairs, similarity_bin=bins,
+                           similarity_counts=counts)
+
+    def similarity_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """The similarity bins, document after document, without the documents left to Engine.compare."""
+        if not self.similar:
+            return np.zeros(0, dtype=np.int64), np.zeros(self.n, dtype=np.int64)
+        owner = np.concatenate([c[0] for c in self.similar])
+        bins = np.concatenate([c[1] for c in self.similar]).astype(np.int64)
+        order = np.argsort(owner, kind="stable")
+        if self.odd.any():
+            order = order[~self.odd[owner[order]]]
+        return bins[order], np.bincount(owner[order], minlength=self.n).astype(np.int64)
 
     def confidence_columns(self) -> tuple[np.ndarray, ...]:
         """The confidence pairs, document after document, field after field (each field's in its walk
@@ -418,6 +443,7 @@ class BatchScorer:
                 sim = self.cells(f, gc.values, pc.values, present if gi is None else gi[present],
                                  present if pi is None else pi[present])
             hit = sim >= f.threshold
+            self.similar.append((owner[present], self.layout.flat(f.index, sim)))
             raw[present] = sim
             matched[present] = hit
             label[present] = np.where(hit, TP, FD)
@@ -520,6 +546,7 @@ class BatchScorer:
         s = sims[starts[lists] + pair_i * m_items[lists] + pair_j]
         hit = s >= f.threshold
         n = len(present)
+        self.similar.append((owner[present][lists], self.layout.flat(f.index, s)))
         raw_sum = sequential_sums(s, lists, n)
         score_sum = sequential_sums(np.where(hit, s, 0.0), lists, n) if f.clip else raw_sum
         longest = np.maximum(n_items, m_items)
@@ -685,6 +712,8 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
     counts = result.confidence_counts
     ends = np.cumsum(counts)
     pieces: list[tuple[int, list[ConfidencePair]]] = []
+    similar: list[tuple[int, list[int]]] = []
+    similar_ends = np.cumsum(result.similarity_counts)
     for d, doc in docs.items():
         result.scores[d] = doc.score
         result.top_scores[d] = [doc.field_scores[k] for k in result.top_keys]
@@ -698,10 +727,17 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
             result.metadata[d] = list(doc.metadata)
         if doc.boxes:
             result.boxes[d] = doc.boxes
+        if doc.similarity_bins:  # the fast path left them out too
+            similar.append((int(similar_ends[d]), doc.similarity_bins))
+            result.similarity_counts[d] = len(doc.similarity_bins)
         if doc.confidences:  # the fast path left this document's pairs out
             pieces.append((int(ends[d]), doc.confidences))
             counts[d] = len(doc.confidences)
     result.slow += len(docs)
+    if similar:
+        at = np.concatenate([np.full(len(bins), position) for position, bins in similar])
+        result.similarity_bin = np.insert(result.similarity_bin, at,
+                                          np.array([b for _, bins in similar for b in bins], dtype=np.int64))
     if not pieces:
         return
     at = np.concatenate([np.full(len(pairs), position) for position, pairs in pieces])

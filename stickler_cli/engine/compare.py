@@ -39,6 +39,7 @@ from .prefetch import collect, models_needed, prefetching_fields
 from .values import (EMPTIABLE, as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap,
                      without_wrappers)
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
+from ..thresholds import Layout
 
 LABELS = ("TP", "FA", "FD", "FN", "TN")
 
@@ -62,6 +63,7 @@ class Engine:
         self.plan = plan
         self.fields = plan.fields
         self.size = len(self.fields)
+        self.layout = Layout(plan)  # the similarity bins of the threshold histograms
         self._prefetching = prefetching_fields(plan.root)
         self._wanted = {f.index for f in self._prefetching}
         self._needed = models_needed(plan.root, self._wanted)
@@ -296,6 +298,7 @@ class Engine:
         score = raw if matched or not f.clip else 0.0
         if res is not None:
             res.tally[5 * f.index + (TP if matched else FD)] += 1
+            res.similarity_bins.append(self.layout.flat_one(f.index, raw))
             if conf is not None:
                 _confidence(res, f, matched, conf, raw)
             if res.trace is not None:
@@ -373,6 +376,8 @@ class Engine:
                 score_sum += s
             elif not f.clip:
                 score_sum += s
+            if res is not None:
+                res.similarity_bins.append(self.layout.flat_one(f.index, s))
             if res is not None and ps[j][1] is not None:
                 _confidence(res, f, s >= f.threshold, ps[j][1], s)
             if res is not None and res.trace is not None:

@@ -82,6 +82,9 @@ class DocResult:
     # Leaves with a ``_bbox`` on either side, for localisation mAP (localisation.BoxRecord tuples).
     boxes: list = field(default_factory=list)
 
+    # The similarity bin (thresholds.Layout, flat) of every compared pair of a primitive field: the
+    # threshold histograms (README "Is a threshold set right?").
+    similarity_bins: list[int] = field(default_factory=list)
 
     @property
     def counts(self) -> list[list[int]]:

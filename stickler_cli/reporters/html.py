@@ -416,6 +416,58 @@ def _histogram(report: dict[str, Any]) -> str:
     return "<h2>Document scores</h2>" + _chart("Score distribution", "document score", "documents", top, bars)
 
 
+HTML_CURVES = 48  # F1-vs-threshold charts drawn at most (fields with a warning or a suggestion first)
+
+
+def _threshold_curve(path: str, b: dict[str, Any]) -> str:
+    """One field's F1 against the threshold: the curve, the configured threshold (dashed) and the best (dot)."""
+    curve = _dict(b.get("curve"))
+    points = [(t, f) for t, f in zip(_list(curve.get("thresholds")), _list(curve.get("f1")))
+              if _number(t) is not None and _number(f) is not None]
+    t0, best, best_f1 = _number(b.get("threshold")), _number(b.get("best_threshold")), _number(b.get("best_f1"))
+    if not points or t0 is None:
+        return ""
+    def draw(sx: Callable, sy: Callable) -> str:
+        # A step: F1 at an edge holds from just above the edge before it (no similarity lies between them).
+        steps = [points[0]] + [p for (a, _), (b, f) in zip(points, points[1:]) for p in ((a, f), (b, f))]
+        line = " ".join(f"{sx(t):.1f},{sy(f):.1f}" for t, f in steps)
+        parts = [f'<line x1="{sx(t0):.1f}" y1="{sy(0):.1f}" x2="{sx(t0):.1f}" y2="{sy(1):.1f}" stroke="#9aa1ad" '
+                 f'stroke-dasharray="4 3"><title>configured threshold {t0:g}</title></line>',
+                 f'<polyline points="{line}" fill="none" stroke="#2f6fdf" stroke-width="2"/>']
+        if b.get("suggest") is True and best is not None and best_f1 is not None:
+            parts.append(f'<circle cx="{sx(best):.1f}" cy="{sy(best_f1):.1f}" r="4" fill="#d64545"><title>best '
+                         f'threshold {best:g}: F1 {best_f1:.3f}</title></circle>')
+        return "".join(parts)
+    return _chart(path[-48:], "threshold", "F1", 1.0, draw, y_fmt="{:.2f}")
+
+
+def _thresholds(report: dict[str, Any]) -> str:
+    """Each primitive field's F1 as a function of its threshold (thresholds.py), with the table behind it."""
+    fields = _dict(_dict(report.get("thresholds")).get("fields"))
+    if not fields:
+        return ""
+    rows = []
+    for path, b in fields.items():
+        b = _dict(b)
+        flips = _dict(b.get("flips"))
+        warnings = "<br>".join(_e(_dict(w).get("message"), 300) for w in _list(b.get("warnings")))
+        best = _num_cell(b.get("best_threshold")) if b.get("suggest") is True else '<td class="n">–</td>'
+        rows.append(f"<tr><td>{_e(path, NAME_LIMIT)}</td>{_num_cell(b.get('threshold'))}{_num_cell(b.get('compared'))}"
+                    f"{_num_cell(b.get('f1'))}{best}{_num_cell(b.get('separation'))}"
+                    f"{_num_cell(flips.get('total'))}<td>{warnings or '–'}</td></tr>")
+    table = _table([("Field", "text"), ("Threshold", "num"), ("Compared", "num"), ("F1", "num"), ("Best", "num"),
+                    ("Valley", "num"), ("Flips ±0.05", "num"), ("Warnings", "")], rows, sortable=True)
+    order = sorted(fields.items(), key=lambda item: not (_dict(item[1]).get("suggest") is True
+                                                          or _list(_dict(item[1]).get("warnings"))))
+    charts = [_threshold_curve(path, _dict(b)) for path, b in order[:HTML_CURVES]]
+    more = (f"<p class=meta>… and {len(fields) - HTML_CURVES:,} more fields' curves in the JSON report "
+            f"(thresholds.fields.*.curve).</p>" if len(fields) > HTML_CURVES else "")
+    return ("<h2>Thresholds</h2><p class=meta>F1 of each primitive field at every threshold on the 0.01 grid "
+            "(exact: FA and FN do not move, compared pairs switch between TP and FD); dashed, the configured "
+            "threshold; the red dot, the best at or above the similarities' valley.</p>"
+            + table + f'<div class="charts">{"".join(charts)}</div>' + more)
+
+
 def _reliability(bins: list[Any]) -> str:
     points = []
     for b in bins:
@@ -646,7 +698,7 @@ def render_html(report: dict[str, Any]) -> str:
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
             + _summary(report) + _gates(report) + _fields(report) + _aggregates(report) + _violations(report) + _histogram(report)
-            + _confidence(report) + _localisation(report) + _documents(report) + _errors(report)
+            + _thresholds(report) + _confidence(report) + _localisation(report) + _documents(report) + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")
 
 

@@ -74,6 +74,9 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
                      f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |")
     lines.append("")
     lines += _aggregates(report)
+    from .threshold_table import markdown_lines  # rich, which it imports, is not needed for Markdown otherwise
+
+    lines += markdown_lines(report, text)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)
