@@ -47,7 +47,8 @@ demo: $(BIN)/stickler
 	@mkdir -p out
 	$(BIN)/stickler eval schemas/invoice.json fixtures/invoice/gt.jsonl fixtures/invoice/pred.jsonl \
 	  --fail-under weighted_overall_score=0.9 --fail-under 'line_items.*.cm_recall=0.8' --show-errors 3 \
-	  -o out/invoice-report.json --html out/invoice-report.html --junit out/invoice-junit.xml; \
+	  -o out/invoice-report.json --html out/invoice-report.html --junit out/invoice-junit.xml \
+	  --suggest-thresholds out/invoice-thresholds.json; \
 	  test $$? -eq 1 && echo "(exit code 1: a quality gate failed, as this demo intends)"
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
 	$(BIN)/stickler eval schemas/boxes.json fixtures/boxes/gt.jsonl fixtures/boxes/pred.jsonl --html out/boxes-report.html
