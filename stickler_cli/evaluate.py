@@ -34,6 +34,7 @@ class Evaluation:
     ci_level: float | None = None  # bootstrap intervals at this level (needs Analysis(documents=True))
     bootstrap: int = 1000  # resamples
     seed: int = 0
+    slice_fdr: float = 0.05  # --fdr: the false-discovery rate at which slices are found worse (slice_stats.py)
 
 
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Analysis = Analysis()) -> Accumulator:
@@ -46,6 +47,7 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
         scored = engine.score_batch(batch)
         first = acc.document_count
         acc.add_batch(scored)
+        acc.add_slices([gt for gt, _ in batch], scored)
         for d, (gt, pred) in enumerate(batch):
             k += 1
             for key in ("gt_lines", "pred_lines", "paired"):

@@ -59,6 +59,10 @@ class Limits:
     failures_per_field: int = 20
     # Records of each file `stickler schema infer` (and `eval` without a schema) reads to infer a schema.
     infer_records: int = 10_000
+    # Values of each --slice-by path kept apart (the smallest labels in code-point order; the rest pooled as
+    # "(other)", slicing.py), and the characters of a value kept (longer values cut: they share a slice).
+    slice_values: int = 20
+    slice_value_chars: int = 200
 
 
 DEFAULT = Limits()

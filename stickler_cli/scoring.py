@@ -91,6 +91,8 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
         scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
         first = acc.document_count
         acc.add_batch(scored)
+        if acc.slices:
+            acc.add_slices([p.gt for p in batch if p.gt is not None], scored)
         scores = scored.scores.tolist()
         errors = scored.errors
         worst = acc.worst_bound()
