@@ -404,13 +404,16 @@ def test_the_terminal_section_fits_80_columns_piped_and_shows_every_figure_whole
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80
     section = out.split("Weak slices")[1]
-    assert "…" not in section.split("TP share = ")[0]
+    assert "…" not in section.split("Share: TP")[0]
     f = json.loads((tmp_path / "r.json").read_text())["slices"]["significant"][0]
     figures = [str(f["documents"]), f"{f['tp_share']:.3f}", f"{f['rest_tp_share']:.3f}", f"{f['difference']:+.3f}",
                f"[{f['low']:+.3f},", f"{f['high']:+.3f}]", f"{f['q_value']:.2g}"]
     for figure in figures:
         assert re.search(rf"(^|\s){re.escape(figure)}(\s|$)", section, re.M), (figure, section)
-    assert "Deutschland_Bundesrepublik_DE" in "".join(section.split())  # the long value wraps, whole
+    lines = section.splitlines()
+    rule = next(k for k, line in enumerate(lines) if line.strip().startswith("─"))
+    key = "".join(line[:24].strip() for line in lines[rule + 1:rule + 4])  # the key column's lines: wrapped, whole
+    assert key == "Deutschland_Bundesrepublik_DE ·invoice_id", key
 
 
 def test_no_table_without_a_finding_and_nothing_without_slicing(files, capsys) -> None:

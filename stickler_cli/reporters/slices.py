@@ -19,12 +19,8 @@ from .sanitize import safe
 SHOWN = 20  # findings listed on the terminal and in Markdown (all of them in the JSON and HTML reports)
 NAME_LIMIT = 400  # characters of a slicing path, value or field shown (they wrap)
 
-COLUMNS = (Column("Docs"), Column("TP share", group=1), Column("Rest", group=1), Column("Diff", group=2),
+COLUMNS = (Column("Docs"), Column("Share", group=1), Column("Rest", group=1), Column("Diff", group=2),
            Column("Interval", group=2), Column("q", group=3))
-
-
-def _name(finding: dict[str, Any]) -> str:
-    return f"{finding['path']}={finding['value']} {finding['field']}"
 
 
 def _interval(finding: dict[str, Any]) -> str:
@@ -54,15 +50,19 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
     if not findings:
         console.print(safe(summary(section), 4 * NAME_LIMIT), style="dim")
         return
-    rows = [[safe(_name(f), NAME_LIMIT), str(f["documents"]), f"{f['tp_share']:.3f}", f"{f['rest_tp_share']:.3f}",
-             f"{f['difference']:+.3f}", _interval(f), _q(f["q_value"])] for f in findings[:SHOWN]]
-    title = Text(f"Weak slices: TP share worse than the rest's (FDR {section['fdr']:g}, "
-                 f"{section['level'] * 100:g}% intervals)", style="bold")
-    for table in fit(title, "Slice · field", COLUMNS, rows, console.width):
-        console.print(table)
+    shown = findings[:SHOWN]
+    for path in dict.fromkeys(f["path"] for f in shown):  # a table per slicing path, the worst path first
+        rows = [[safe(f"{f['value']} · {f['field']}", NAME_LIMIT), str(f["documents"]), f"{f['tp_share']:.3f}",
+                 f"{f['rest_tp_share']:.3f}", f"{f['difference']:+.3f}", _interval(f), _q(f["q_value"])]
+                for f in shown if f["path"] == path]
+        title = Text.assemble(Text("Weak slices of ", style="bold"), safe(path, NAME_LIMIT),
+                              Text(f" (FDR {section['fdr']:g}, {section['level'] * 100:g}% intervals)", style="bold"))
+        for table in fit(title, "Value · field", COLUMNS, rows, console.width):
+            console.print(table)
     more = len(findings) - SHOWN
     note = f"… and {more} more (see the JSON report). " if more > 0 else ""
-    console.print(Text(note + "TP share = TP / (TP + FA + FD + FN); q: Benjamini-Hochberg adjusted p-value.",
+    console.print(Text(note + "Share: TP / (TP + FA + FD + FN) in the slice, Rest: in every other document; "
+                       "q: the Benjamini-Hochberg adjusted p-value.",
                        style="dim"))
 
 
