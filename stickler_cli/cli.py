@@ -86,8 +86,7 @@ BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_h
 SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
                            help="Seed of the bootstrap resamples (same seed, same intervals).")
 FDR_OPTION = typer.Option(0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS,
-                          help="False-discovery rate at which --slice-by finds slices worse than the rest "
-                               "(Benjamini-Hochberg).")
+                          help="False-discovery rate of --slice-by.")
 ID_FIELD_OPTION = typer.Option(None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS,
                                help="Pair records by this key instead of by line order.")
 PAIR_BY_LINE_OPTION = typer.Option(
@@ -272,8 +271,7 @@ def eval_command(
     seed: int = SEED_OPTION,
     slice_by: Optional[list[str]] = typer.Option(
         None, "--slice-by", metavar="PATH", rich_help_panel=STATISTICS,
-        help="Figures per value of this ground-truth path (vendor.country, _meta.template), and the slices where "
-             "a field is significantly worse than the rest; repeatable."),
+        help="Figures per value of this ground-truth path; weak slices."),
     fdr: float = FDR_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,

@@ -8,19 +8,15 @@ as any value.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.text import Text
-
-from .fit import Column, fit
-from .sanitize import safe
+if TYPE_CHECKING:  # rich is imported when the terminal section is drawn: Markdown and JSON outputs need none of it
+    from rich.console import Console
 
 SHOWN = 20  # findings listed on the terminal and in Markdown (all of them in the JSON and HTML reports)
 NAME_LIMIT = 400  # characters of a slicing path, value or field shown (they wrap)
 
-COLUMNS = (Column("Docs"), Column("Share", group=1), Column("Rest", group=1), Column("Diff", group=2),
-           Column("Interval", group=2), Column("q", group=3))
+COLUMNS = (("Docs", 0), ("Share", 1), ("Rest", 1), ("Diff", 2), ("Interval", 2), ("q", 3))  # (header, group)
 
 
 def _interval(finding: dict[str, Any]) -> str:
@@ -45,6 +41,12 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
     section = report.get("slices")
     if not section:
         return
+    from rich.text import Text
+
+    from .fit import Column, fit
+    from .sanitize import safe
+
+    columns = [Column(header, group=group) for header, group in COLUMNS]
     findings = section["significant"]
     console.print()
     if not findings:
@@ -57,7 +59,7 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
                 for f in shown if f["path"] == path]
         title = Text.assemble(Text("Weak slices of ", style="bold"), safe(path, NAME_LIMIT),
                               Text(f" (FDR {section['fdr']:g}, {section['level'] * 100:g}% intervals)", style="bold"))
-        for table in fit(title, "Value · field", COLUMNS, rows, console.width):
+        for table in fit(title, "Value · field", columns, rows, console.width):
             console.print(table)
     more = len(findings) - SHOWN
     note = f"… and {more} more (see the JSON report). " if more > 0 else ""
