@@ -17,6 +17,7 @@ and ``(other)`` are outside the cap.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Sequence
 
 import numpy as np
@@ -88,35 +89,50 @@ class SliceTable:
         self.chars = chars
         self.rows: dict[str, np.ndarray] = {}
         self.scores: dict[str, float] = {}
+        self._kept: list[str] = []  # the ordinary values kept, sorted
 
     def add(self, records: Sequence[Any], rows: np.ndarray, scores: np.ndarray) -> None:
-        """Add a batch: document d (``records[d]``, its row ``rows[d]`` and score ``scores[d]``)."""
-        labels = [label(r, self.keys, self.chars) for r in records]
+        """Add a batch: document d (``records[d]``, its row ``rows[d]`` and score ``scores[d]``). The rows are
+        summed by value in arrays (sorted by value, ``np.add.reduceat``); Python only reads each label."""
         codes: dict[str, int] = {}
-        index = np.fromiter((codes.setdefault(v, len(codes)) for v in labels), dtype=np.int64, count=len(labels))
+        keys, chars = self.keys, self.chars
+        index = np.fromiter((codes.setdefault(label(r, keys, chars), len(codes)) for r in records), dtype=np.int64,
+                            count=len(records))
         if len(codes) == 1:
-            self._add(labels[0], rows.sum(axis=0), float(np.cumsum(scores)[-1]) if len(scores) else 0.0)
+            self._add(next(iter(codes)), rows.sum(axis=0), float(scores.sum()))
             return
-        for value, k in codes.items():
-            chosen = index == k
-            self._add(value, rows[chosen].sum(axis=0), float(np.cumsum(scores[chosen])[-1]))
+        order = np.argsort(index, kind="stable")
+        grouped = index[order]
+        starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+        sums = np.add.reduceat(rows[order], starts, axis=0)
+        score_sums = np.add.reduceat(scores[order], starts).tolist()
+        values = list(codes)
+        for j, code in enumerate(grouped[starts].tolist()):
+            self._add(values[code], sums[j], score_sums[j])
 
     def _add(self, value: str, row: np.ndarray, score: float) -> None:
         if value in self.rows:
             self.rows[value] += row
             self.scores[value] += score
             return
+        kept = self._kept
+        if value not in SPECIAL and len(kept) >= self.cap and value > kept[-1]:
+            value = OTHER  # beyond the cap: pooled at once
+            if value in self.rows:
+                self.rows[value] += row
+                self.scores[value] += score
+                return
         self.rows[value] = row.astype(np.int64, copy=True)
-        self.scores[value] = score
+        self.scores[value] = float(score)
         if value not in SPECIAL:
+            bisect.insort(kept, value)
             self._trim()
 
     def _trim(self) -> None:
         """Pool the values beyond the cap (the largest labels) into ``(other)``."""
-        ordinary = [v for v in self.rows if v not in SPECIAL]
-        if len(ordinary) <= self.cap:
-            return
-        for value in sorted(ordinary)[self.cap:]:
+        kept = self._kept
+        while len(kept) > self.cap:
+            value = kept.pop()
             row, score = self.rows.pop(value), self.scores.pop(value)
             if OTHER in self.rows:
                 self.rows[OTHER] += row
@@ -139,15 +155,11 @@ class SliceTable:
     def merge(self, values: dict[str, Any], cap: int) -> None:
         """Add another part's ``state()`` (kept under ``cap`` values: the smaller cap wins)."""
         self.cap = min(self.cap, cap)
+        self._trim()
         for value, block in values.items():
             row = np.array([block["documents"], *(c for f in block["counts"] for c in f),
                             *(m for f in block["moments"] for m in f)], dtype=np.int64)
-            if value in self.rows:
-                self.rows[value] += row
-                self.scores[value] += block["score_sum"]
-            else:
-                self.rows[value], self.scores[value] = row, float(block["score_sum"])
-        self._trim()
+            self._add(value, row, float(block["score_sum"]))
 
 
 class Slices:
