@@ -22,6 +22,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .json_text import NON_FINITE_NAMES
+
 MISSING, OBJECT, LIST, OTHER = "(missing)", "(object)", "(list)", "(other)"
 SPECIAL = (MISSING, OBJECT, LIST, OTHER)
 LARGE_INTEGER = "(large integer)"  # an integer of more digits than Python writes: one value for all of them
@@ -55,7 +57,8 @@ def label(record: Any, keys: Sequence[str], chars: int) -> str:
         except ValueError:  # beyond the 4,300 digits Python writes
             return LARGE_INTEGER
     if kind is float:
-        return repr(value)[:chars]
+        text = repr(value)
+        return NON_FINITE_NAMES.get(text, text)[:chars]
     if kind is dict:
         return OBJECT
     if kind is list:

@@ -195,7 +195,8 @@ def test_slice_values_follow_the_documented_rules() -> None:
         assert label(record, keys, 200) == MISSING, record
     assert label({"vendor": {"country": {"a": 1}}}, keys, 200) == OBJECT
     assert label({"vendor": {"country": ["DE"]}}, keys, 200) == LIST
-    assert [label({"k": v}, ["k"], 200) for v in (True, 3, 2.5, float("nan"))] == ["true", "3", "2.5", "nan"]
+    assert [label({"k": v}, ["k"], 200) for v in (True, 3, 2.5, float("nan"), -float("inf"))] == [
+        "true", "3", "2.5", "NaN", "-Infinity"]
     assert label({"k": "x" * 300}, ["k"], 200) == "x" * 200
     assert label({"k": 10 ** 5000}, ["k"], 200) == LARGE_INTEGER
 
