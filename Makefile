@@ -54,6 +54,7 @@ demo: $(BIN)/stickler
 	$(BIN)/stickler eval schemas/boxes.json fixtures/boxes/gt.jsonl fixtures/boxes/pred.jsonl --html out/boxes-report.html
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 	$(BIN)/stickler eval fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --save-schema out/employee-inferred.json
+	$(BIN)/stickler eval schemas/employee.json fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --slice-by active --fail-under 'slice:active=*:cm_f1=0.5' -o out/employee-slices.json
 	$(BIN)/stickler split fixtures/packets/gt.jsonl fixtures/packets/pred.jsonl
 
 ## test: the whole suite (SEMANTIC=no: without torch; the semantic comparators' tests then skip). The

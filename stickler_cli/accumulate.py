@@ -25,8 +25,10 @@ from .localisation import BoxStore
 from .analysis import failure_field, has_misses, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
+from .limits import DEFAULT as DEFAULT_LIMITS
 from .plan import Plan
 from . import rollup
+from .slicing import Slices
 from .reader import COUNTED, DataError
 from .thresholds import Layout
 
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
 # 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts);
 # 9: boxes (localisation.BoxStore: per-field box counts and every predicted box's detection)
 # 10: similarity_bins (each primitive field's histogram of compared similarities, thresholds.py)
-STATE_VERSION = 10
+# 11: slices (--slice-by: per slicing path and value, the fields' counts and moments, slicing.py)
+STATE_VERSION = 11
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -64,6 +67,11 @@ class Analysis:
     # for the HTML report. Each document explained for them costs about as much as scoring a hundred, so
     # none unless asked for (`stickler eval` asks when --html or --save-state is given).
     failures: int = 0
+    # --slice-by: ground-truth paths whose values slice the counts (slicing.py), at most ``slice_values``
+    # values per path kept (limits.Limits.slice_values), each cut to ``slice_chars`` characters.
+    slices: tuple[str, ...] = ()
+    slice_values: int = DEFAULT_LIMITS.slice_values
+    slice_chars: int = DEFAULT_LIMITS.slice_value_chars
 
 
 class Accumulator:
@@ -118,6 +126,7 @@ class Accumulator:
         self.failures_known = analysis.failures
         self._open = list(range(self.size)) if analysis.failures > 0 else []
         self._index = {f.path: f.index for f in plan.fields}
+        self.slices = Slices(analysis.slices, self.size, analysis.slice_values, analysis.slice_chars)
 
     @property
     def counts(self) -> list[list[int]]:
@@ -180,6 +189,11 @@ class Accumulator:
         if self.analysis.documents:
             rows = np.hstack((scores[:, None], batch.tally, batch.score_sum, batch.score_n)).astype(np.float64)
             self.documents.frombytes(rows.tobytes())
+
+    def add_slices(self, records: list[Any], batch: BatchResult) -> None:
+        """With ``--slice-by``: a scored batch's counts by slice value (``records[d]``: document d's ground truth)."""
+        if self.slices:
+            self.slices.add_batch(records, batch.tally, batch.scores)
 
     def is_among_worst(self, score: float) -> bool:
         """Whether a document of this score, the latest added, belongs among the worst kept."""
@@ -308,6 +322,7 @@ class Accumulator:
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
             "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
+            "slices": self.slices.state(),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -369,3 +384,4 @@ class Accumulator:
                 self._count_violations(path, keyword, n)
         for key, value in state["stats"].items():
             self.stats[key] = self.stats.get(key, 0) + value
+        self.slices.merge(state["slices"])

@@ -92,6 +92,8 @@ BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_h
                                 help="Bootstrap resamples for --ci.")
 SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
                            help="Seed of the bootstrap resamples (same seed, same intervals).")
+FDR_OPTION = typer.Option(0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS,
+                          help="False-discovery rate of --slice-by.")
 ID_FIELD_OPTION = typer.Option(None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS,
                                help="Pair records by this key instead of by line order.")
 PAIR_BY_LINE_OPTION = typer.Option(
@@ -134,6 +136,22 @@ TABLE_OR_JSON = ("table", "json")
 def _check_ci(level: float | None) -> None:
     if level is not None and not 0.0 < level < 1.0:
         raise UsageError(f"--ci must be a level between 0 and 1, such as 0.95; got {level:g}")
+
+
+def _check_fdr(fdr: float) -> None:
+    if not 0.0 < fdr < 1.0:
+        raise UsageError(f"--fdr must be a rate between 0 and 1, such as 0.05; got {fdr:g}")
+
+
+def _slice_paths(given: list[str] | None, gates: list[Gate]) -> tuple[str, ...]:
+    """The --slice-by paths, then those the gates name (a slice gate slices by its path), each once."""
+    paths: list[str] = []
+    for path in [*(given or []), *(g.slice[0] for g in gates if g.slice)]:
+        if not path or any(not key for key in path.split(".")):
+            raise UsageError(f"--slice-by {path!r}: expected a dotted path of ground-truth keys, such as vendor.country")
+        if path not in paths:
+            paths.append(path)
+    return tuple(paths)
 
 
 def _check_format(output_format: str, allowed: tuple[str, ...] = FORMATS) -> None:
@@ -267,6 +285,10 @@ def eval_command(
     seed: int = SEED_OPTION,
     iou_thresholds: str = IOU_THRESHOLDS_OPTION,
     box_found: str = BOX_FOUND_OPTION,
+    slice_by: Optional[list[str]] = typer.Option(
+        None, "--slice-by", metavar="PATH", rich_help_panel=STATISTICS,
+        help="Figures per value of this ground-truth path; weak slices."),
+    fdr: float = FDR_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
     assert_formats: bool = ASSERT_FORMATS_OPTION,
@@ -292,6 +314,7 @@ def eval_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(ci)
+    _check_fdr(fdr)
     inferring = predictions is None  # GT PRED: no schema given, one is inferred from the data
     if inferring:
         schema, ground_truth, predictions = "", schema, ground_truth
@@ -331,7 +354,9 @@ def eval_command(
     analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
                         per_document=bool(per_document), documents=ci is not None,
                         # Explaining documents for the samples costs time: kept for the outputs that show them.
-                        failures=limits.current().failures_per_field if html_path or save_state else 0)
+                        failures=limits.current().failures_per_field if html_path or save_state else 0,
+                        slices=_slice_paths(slice_by, gates), slice_values=limits.current().slice_values,
+                        slice_chars=limits.current().slice_value_chars)
     files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
     with contextlib.ExitStack() as stack:
         sinks = {kind: stack.enter_context(json_report.LineWriter(path)) for kind, path in files.items() if path}
@@ -343,6 +368,7 @@ def eval_command(
     evaluation.confidence_metrics = metrics
     evaluation.iou_thresholds, evaluation.box_rule = boxes
     evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
+    evaluation.slice_fdr = fdr
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
     notes = [f"{sinks[ROWS_NON_MATCHES].count} non-matching comparisons written to {non_matches}"] if non_matches else []
@@ -488,6 +514,7 @@ def merge_command(
     seed: int = SEED_OPTION,
     iou_thresholds: str = IOU_THRESHOLDS_OPTION,
     box_found: str = BOX_FOUND_OPTION,
+    fdr: float = FDR_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
@@ -500,6 +527,7 @@ def merge_command(
     _use_limits(limit)
     _check_format(output_format)
     _check_ci(ci)
+    _check_fdr(fdr)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     boxes = _box_settings(iou_thresholds, box_found)
     plugin_files = _load_plugins(plugin)
@@ -520,6 +548,7 @@ def merge_command(
                          f"--show-errors shows at most {kept} (give --show-errors to `stickler eval` too)\n")
     evaluation.confidence_metrics = metrics
     evaluation.iou_thresholds, evaluation.box_rule = boxes
+    evaluation.slice_fdr = fdr
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
     report = build_report(evaluation)

@@ -36,6 +36,7 @@ class Evaluation:
     seed: int = 0
     iou_thresholds: tuple[float, ...] | None = None  # localisation mAP; None: COCO's 0.50:0.95
     box_rule: str = "value-and-iou"  # when a predicted box counts as found (localisation.RULES)
+    slice_fdr: float = 0.05  # --fdr: the false-discovery rate at which slices are found worse (slice_stats.py)
 
 
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Analysis = Analysis()) -> Accumulator:
@@ -48,6 +49,7 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
         scored = engine.score_batch(batch)
         first = acc.document_count
         acc.add_batch(scored)
+        acc.add_slices([gt for gt, _ in batch], scored)
         for d, (gt, pred) in enumerate(batch):
             k += 1
             for key in ("gt_lines", "pred_lines", "paired"):

@@ -13,6 +13,12 @@ objects' (globs too: ``*.aggregate.cm_recall``). ``aggregate`` before the metric
 means the roll-up; a field that is itself named ``aggregate`` is gated through a glob
 that matches it literally (``x.aggregat[e].cm_f1``).
 
+A gate may name a slice (``--slice-by``, slice_stats.py): ``slice:PATH=VALUE:METRIC`` holds METRIC (an
+overall or a field's, as above) to the documents whose ground truth has VALUE at PATH:
+``slice:vendor.country=DE:invoice_id.cm_f1=0.95``. VALUE may be a glob (``slice:vendor.country=*:...``:
+one gate per slice value) or a special slice such as ``(missing)``. A slice gate slices the run by its
+path. A slice the run did not see (or pooled into ``(other)``) is "no data".
+
 A metric with nothing to measure (recall of a field never present in the ground
 truth) is "no data": reported, not failed, like a skipped test. A run that scored
 no document at all fails every gate: an empty input must not pass a pipeline.
@@ -39,6 +45,11 @@ TABLE = "fail-under"  # the TOML table: [fail-under] in a gates file, [tool.stic
 # The tables [tool.stickler] may hold (limits: see limits.py; schema-resources: URL = "file", see schema/registry.py).
 TOOL_TABLES = (TABLE, "limits", "schema-resources")
 
+SLICE = "slice:"  # slice:PATH=VALUE:METRIC
+# What a slice keeps (slicing.py): the counts, and the documents' scores; no mean score, roll-up or conformance.
+SLICE_OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
+SLICE_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
+
 PASSED, FAILED, NO_DATA = "passed", "failed", "no data"
 
 
@@ -51,12 +62,24 @@ class Gate:
     @property
     def pattern(self) -> str | None:
         """The field path (or glob) the gate is on; None for an overall metric."""
-        return split(self.key)[0]
+        return split(self.inner)[0]
 
     @property
     def metric(self) -> str:
         """``cm_f1``; ``aggregate.cm_f1`` for a roll-up's."""
-        return split(self.key)[1]
+        return split(self.inner)[1]
+
+    @property
+    def slice(self) -> tuple[str, str] | None:
+        """(slicing path, value or glob) of a slice gate."""
+        found = slice_of(self.key)
+        return None if found is None else (found[0], found[1])
+
+    @property
+    def inner(self) -> str:
+        """The key without its slice: ``invoice_id.cm_f1`` of ``slice:vendor.country=DE:invoice_id.cm_f1``."""
+        found = slice_of(self.key)
+        return self.key if found is None else found[2]
 
     @property
     def rolled_up(self) -> bool:
@@ -76,6 +99,18 @@ def split(key: str) -> tuple[str | None, str]:
     return path, metric
 
 
+def slice_of(key: str) -> tuple[str, str, str] | None:
+    """(path, value, metric key) of ``slice:PATH=VALUE:METRIC``; None for a gate on the whole run. The
+    metric follows the last colon (a field path has none) and the value the first ``=`` (a path has none)."""
+    if not key.startswith(SLICE):
+        return None
+    head, colon, inner = key[len(SLICE):].rpartition(":")
+    path, equals, value = head.partition("=")
+    if not colon or not equals or not path.strip() or not value or not inner:
+        return "", "", ""
+    return path.strip(), value, inner.strip()
+
+
 def parse(text: str, origin: str = "--fail-under") -> Gate:
     """``KEY=VALUE`` from the command line."""
     key, sep, value = text.rpartition("=")
@@ -93,6 +128,18 @@ def make(key: str, threshold: Any, origin: str) -> Gate:
     """A checked gate: a known metric and a threshold in [0, 1]."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
         raise UsageError(f"{origin}: gate {key!r}: the threshold must be a number in [0, 1], got {threshold!r}")
+    sliced = slice_of(key)
+    if sliced is not None:
+        path, _, inner = sliced
+        if not path or any(not k for k in path.split(".")):
+            raise UsageError(f"{origin}: gate {key!r}: expected slice:PATH=VALUE:METRIC, "
+                             "e.g. slice:vendor.country=DE:invoice_id.cm_f1")
+        field, metric = split(make(inner, threshold, origin).key)
+        allowed = SLICE_OVERALL if field is None else SLICE_FIELD
+        if metric not in allowed:
+            raise UsageError(f"{origin}: gate {key!r}: a slice keeps counts, not {metric!r}; per slice: "
+                             f"{', '.join(SLICE_OVERALL)}, FIELD.METRIC with METRIC one of {', '.join(SLICE_FIELD)}")
+        return Gate(key, float(threshold), origin)
     if key not in OVERALL and not split(key)[1].startswith(AGGREGATE + "."):
         path, dot, metric = key.rpartition(".")
         if not dot or not path:
@@ -187,6 +234,9 @@ def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
     fields = report["field_metrics"]
     empty = not report["document_count"]
     for gate in gates:
+        if gate.slice is not None:
+            results.extend(_slice_results(gate, report, empty))
+            continue
         if gate.pattern is None:
             results.append(_result(gate, None, _counted(report["metrics"], gate.metric, report), empty))
             continue
@@ -197,6 +247,37 @@ def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         results.extend(_result(gate, p, _counted(fields[p], gate.metric), empty)
                        for p in matching(gate, list(fields)))
+    return results
+
+
+def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict[str, Any]]:
+    """A slice gate's results: one per slice value matching and field matching; "no data" when no value matches."""
+    path, value = gate.slice or ("", "")
+    sliced = (report.get("slices") or {}).get("paths", {})
+    if path not in sliced:
+        raise UsageError(f"{gate.origin}: gate {gate.key!r}: the run was not sliced by {path!r}"
+                         f"{suggest(path, list(sliced))} (sliced by: {', '.join(sliced) or 'nothing'}; "
+                         "give `stickler eval --slice-by` before saving the states)")
+    values = sliced[path]["values"]
+    chosen = [v for v in values if fnmatch.fnmatchcase(v, value)]
+    where = {"path": path, "value": value}
+    if not chosen:
+        result = _result(gate, gate.pattern, None, empty)
+        return [{**result, "gate": f"{gate.key} >= {gate.threshold:g}", "slice": where}]
+    results = []
+    for v in chosen:
+        block = values[v]
+        if gate.pattern is None:
+            metric = gate.metric
+            actual = block["weighted_overall_score"] if metric == "weighted_overall_score" else _counted(block["metrics"], metric)
+            found = [(None, actual)]
+        else:
+            fields = block["field_metrics"]
+            found = [(p, _counted(fields[p], gate.metric)) for p in matching(gate, list(fields))]
+        for field, actual in found:
+            result = _result(gate, field, actual, empty)
+            name = f"{SLICE}{path}={v}:{gate.metric if field is None else f'{field}.{gate.metric}'}"
+            results.append({**result, "gate": f"{name} >= {gate.threshold:g}", "slice": {"path": path, "value": v}})
     return results
 
 

@@ -62,6 +62,10 @@ class Limits:
     # Predicted boxes (leaves carrying `_bbox`) kept for localisation mAP, which ranks them all: about 21 bytes
     # each in memory, more in a state file. Past it the run stops, naming this limit.
     box_detections: int = 5_000_000
+    # Values of each --slice-by path kept apart (the smallest labels in code-point order; the rest pooled as
+    # "(other)", slicing.py), and the characters of a value kept (longer values cut: they share a slice).
+    slice_values: int = 20
+    slice_value_chars: int = 200
 
 
 DEFAULT = Limits()

@@ -112,6 +112,12 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         report = dict([*items[:at], ("localisation", localisation), *items[at:]])
     if evaluation.ci_level is not None:
         add_intervals(report, evaluation)
+    acc = evaluation.accumulator
+    if acc.slices:
+        from .slice_stats import DEFAULT_LEVEL, analyse
+
+        report["slices"] = analyse(acc.slices.state(), [f.path for f in acc.plan.fields], acc.top_level,
+                                   evaluation.slice_fdr, evaluation.ci_level or DEFAULT_LEVEL)
     return report
 
 

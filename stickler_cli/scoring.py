@@ -93,6 +93,8 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                                     [d for d, p in enumerate(scored_pairs) if p.boxes])
         first = acc.document_count
         acc.add_batch(scored)
+        if acc.slices:
+            acc.add_slices([p.gt for p in batch if p.gt is not None], scored)
         scores = scored.scores.tolist()
         errors = scored.errors
         worst = acc.worst_bound()

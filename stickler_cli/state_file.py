@@ -14,6 +14,7 @@ the same run are not checked again: they never left the process tree.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import sys
@@ -197,6 +198,50 @@ def check(state: dict, plan: Plan) -> None:
         for k, row in enumerate(_array(rows, f"/lines/{kind}")):
             _object(row, f"/lines/{kind}/{k}")
     _check_documents(state, n, size, score_sum, counts, sums, score_n)
+    _check_slices(state["slices"], n, counts)
+
+
+def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
+    """Per slicing path, its values' counts (slicing.py): each a partition of the run's documents, so the
+    documents and counts add up to the state's; at most ``max_values`` ordinary values; moments that some
+    documents could have (0 ≤ y ≤ x per document: Σy² ≤ Σxy ≤ Σx², Σx ≤ Σx² ≤ (Σx)², as for y)."""
+    from .slicing import MOMENTS, SPECIAL
+
+    block = _object(block, "/slices", ("max_values", "paths"))
+    cap = _count(block["max_values"], "/slices/max_values")
+    if cap < 1:
+        raise _bad("/slices/max_values", "must be at least 1")
+    size = len(counts)
+    for path, values in _object(block["paths"], "/slices/paths").items():
+        where = f"/slices/paths/{_token(path)}"
+        if not path or any(not key for key in path.split(".")):
+            raise _bad(where, "must be a dotted path of ground-truth keys")
+        ordinary = [v for v in _object(values, where) if v not in SPECIAL]
+        if len(ordinary) > cap:
+            raise _bad(where, f"holds {len(ordinary)} values, more than the {cap} the state kept (max_values)")
+        documents, total = 0, [[0] * 5 for _ in range(size)]
+        for value, entry in values.items():
+            at = f"{where}/{_token(value)}"
+            _object(entry, at, ("documents", "score_sum", "counts", "moments"))
+            k = _count(entry["documents"], f"{at}/documents")
+            if k < 1:
+                raise _bad(f"{at}/documents", "a slice holds at least one document")
+            documents += k
+            _number(entry["score_sum"], f"{at}/score_sum", 0.0, float(k))
+            rows = _array(entry["counts"], f"{at}/counts", size)
+            moments = _array(entry["moments"], f"{at}/moments", size)
+            for i, (row, moment) in enumerate(zip(rows, moments)):
+                _counts(row, f"{at}/counts/{i}", 5)
+                sxx, sxy, syy = _counts(moment, f"{at}/moments/{i}", MOMENTS)
+                x, y = sum(row[:4]), row[0]
+                if not (syy <= sxy <= sxx and x <= sxx <= x * x and y <= syy <= y * y):
+                    raise _bad(f"{at}/moments/{i}", f"cannot be the sums x², xy, y² of documents whose decided "
+                                                    f"comparisons add up to {x} and TPs to {y}, got {_shown(moment)}")
+                total[i] = [a + b for a, b in zip(total[i], row)]
+        if documents != n:
+            raise _bad(where, f"counts {documents} documents, the state {n}")
+        if total != counts:
+            raise _bad(where, "the slices' counts do not add up to the state's counts")
 
 
 def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:
@@ -577,6 +622,13 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis 
             check(state, plan)
         except BadState as exc:
             raise _input_error(exc, path) from None
+    sliced = list(first["slices"]["paths"])
+    for path, state in states[1:]:
+        if list(state["slices"]["paths"]) != sliced:
+            raise InputError(f"sliced by {list(state['slices']['paths']) or 'nothing'}, {first_path} by "
+                             f"{sliced or 'nothing'}: states merge only when every run had the same --slice-by", path)
+    cap = min(state["slices"]["max_values"] for _, state in states)
+    analysis = dataclasses.replace(analysis, slices=tuple(sliced), slice_values=cap)
     acc = Accumulator(plan, analysis)
     for path, state in states:
         acc.merge_state(state)

@@ -18,6 +18,7 @@ from ..confidence.trust import trust_sentence
 from ..gates import verdict
 from ..reader import error_location
 from .sanitize import plain
+from .slices import render_markdown as slice_lines
 
 WORST_SHOWN = 5
 
@@ -77,6 +78,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     from .threshold_table import markdown_lines  # rich, which it imports, is not needed for Markdown otherwise
 
     lines += markdown_lines(report, text)
+    lines += slice_lines(report, text)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)

@@ -24,6 +24,7 @@ from . import threshold_table
 from .calibration import render_calibration
 from .fit import Column, compact, fit, wrap_name
 from .sanitize import safe
+from .slices import render_terminal as render_slices
 
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
 
@@ -85,6 +86,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     for table in aggregate_tables(report, console.width):
         console.print(table)
     threshold_table.render(report, console)
+    render_slices(report, console)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     if report.get("localisation"):

@@ -1,0 +1,198 @@
+"""Slices (``--slice-by PATH``): each field's counts per value of a ground-truth field, mergeable.
+
+A document's slice value is read from its ground-truth record at a dotted path (``vendor.country``,
+``_meta.template``: the schema need not declare it). Per slicing path and per value this keeps the
+same per-field tallies the accumulator keeps (TP, FA, FD, FN, TN), plus three sums over documents
+of each field's decided comparisons x (TP + FA + FD + FN) and successes y (TP): Σx², Σxy, Σy²,
+which give the design effect of comparisons clustered in documents (slice_stats.py). All integers:
+one run, workers, Dask and ``stickler merge`` reach the same numbers.
+
+Memory is bounded: at most ``cap`` values per path are kept, and which ones does not depend on how
+the input was split: the ``cap`` smallest labels in code-point order (a bottom-k rule). A value
+that gives way has its counts added to ``(other)``. A value among the cap smallest of the whole
+input is among the cap smallest of every part of it, so no part ever pools it: merging parts in any
+order keeps exactly what one run keeps. The special labels ``(missing)``, ``(object)``, ``(list)``
+and ``(other)`` are outside the cap.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any, Sequence
+
+import numpy as np
+
+from .json_text import NON_FINITE_NAMES
+
+MISSING, OBJECT, LIST, OTHER = "(missing)", "(object)", "(list)", "(other)"
+SPECIAL = (MISSING, OBJECT, LIST, OTHER)
+LARGE_INTEGER = "(large integer)"  # an integer of more digits than Python writes: one value for all of them
+MOMENTS = 3  # Σx², Σxy, Σy² per field
+
+
+def label(record: Any, keys: Sequence[str], chars: int) -> str:
+    """The slice value of a ground-truth record at ``keys``: a string as it is (cut to ``chars``), a
+    number or boolean as JSON writes it, ``(missing)`` for an absent key, null or an empty string (or a
+    step through something that is not an object), ``(object)`` / ``(list)`` for non-scalar values.
+    A rich value ``{"_value": v}`` counts as ``v``."""
+    value = record
+    for key in keys:
+        while type(value) is dict and "_value" in value:
+            value = value["_value"]
+        if type(value) is not dict:
+            return MISSING
+        value = value.get(key)
+    while type(value) is dict and "_value" in value:
+        value = value["_value"]
+    kind = type(value)
+    if kind is str:
+        return value[:chars] if value else MISSING
+    if value is None:
+        return MISSING
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        try:
+            return str(value)[:chars]
+        except ValueError:  # beyond the 4,300 digits Python writes
+            return LARGE_INTEGER
+    if kind is float:
+        text = repr(value)
+        return NON_FINITE_NAMES.get(text, text)[:chars]
+    if kind is dict:
+        return OBJECT
+    if kind is list:
+        return LIST
+    return str(value)[:chars]
+
+
+def row_width(fields: int) -> int:
+    """A slice's row: its document count, then five counts per field, then three moments per field."""
+    return 1 + 5 * fields + MOMENTS * fields
+
+
+def document_rows(tally: np.ndarray) -> np.ndarray:
+    """Per document of a batch: 1, its flat tally, then per field x², xy, y² (int64)."""
+    n = len(tally)
+    counts = tally.reshape(n, -1, 5)
+    x = counts[:, :, :4].sum(axis=2)
+    y = counts[:, :, 0]
+    moments = np.stack((x * x, x * y, y * y), axis=2).reshape(n, -1)  # field after field: x², xy, y²
+    return np.hstack((np.ones((n, 1), dtype=np.int64), tally.astype(np.int64), moments.astype(np.int64)))
+
+
+class SliceTable:
+    """One slicing path's rows (``row_width``) and score sums, by label, capped as the module says."""
+
+    def __init__(self, path: str, fields: int, cap: int, chars: int) -> None:
+        self.path = path
+        self.keys = path.split(".")
+        self.fields = fields
+        self.cap = cap
+        self.chars = chars
+        self.rows: dict[str, np.ndarray] = {}
+        self.scores: dict[str, float] = {}
+        self._kept: list[str] = []  # the ordinary values kept, sorted
+
+    def add(self, records: Sequence[Any], rows: np.ndarray, scores: np.ndarray) -> None:
+        """Add a batch: document d (``records[d]``, its row ``rows[d]`` and score ``scores[d]``). The rows are
+        summed by value in arrays (sorted by value, ``np.add.reduceat``); Python only reads each label."""
+        codes: dict[str, int] = {}
+        keys, chars = self.keys, self.chars
+        index = np.fromiter((codes.setdefault(label(r, keys, chars), len(codes)) for r in records), dtype=np.int64,
+                            count=len(records))
+        if len(codes) == 1:
+            self._add(next(iter(codes)), rows.sum(axis=0), float(scores.sum()))
+            return
+        order = np.argsort(index, kind="stable")
+        grouped = index[order]
+        starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+        sums = np.add.reduceat(rows[order], starts, axis=0)
+        score_sums = np.add.reduceat(scores[order], starts).tolist()
+        values = list(codes)
+        for j, code in enumerate(grouped[starts].tolist()):
+            self._add(values[code], sums[j], score_sums[j])
+
+    def _add(self, value: str, row: np.ndarray, score: float) -> None:
+        if value in self.rows:
+            self.rows[value] += row
+            self.scores[value] += score
+            return
+        kept = self._kept
+        if value not in SPECIAL and len(kept) >= self.cap and value > kept[-1]:
+            value = OTHER  # beyond the cap: pooled at once
+            if value in self.rows:
+                self.rows[value] += row
+                self.scores[value] += score
+                return
+        self.rows[value] = row.astype(np.int64, copy=True)
+        self.scores[value] = float(score)
+        if value not in SPECIAL:
+            bisect.insort(kept, value)
+            self._trim()
+
+    def _trim(self) -> None:
+        """Pool the values beyond the cap (the largest labels) into ``(other)``."""
+        kept = self._kept
+        while len(kept) > self.cap:
+            value = kept.pop()
+            row, score = self.rows.pop(value), self.scores.pop(value)
+            if OTHER in self.rows:
+                self.rows[OTHER] += row
+                self.scores[OTHER] += score
+            else:
+                self.rows[OTHER], self.scores[OTHER] = row, score
+
+    def state(self) -> dict[str, Any]:
+        """``{label: {documents, score_sum, counts: [[5] per field], moments: [[3] per field]}}``, labels sorted."""
+        out = {}
+        size = self.fields
+        for value in sorted(self.rows):
+            row = self.rows[value].tolist()
+            out[value] = {"documents": row[0], "score_sum": self.scores[value],
+                          "counts": [row[1 + 5 * i:6 + 5 * i] for i in range(size)],
+                          "moments": [row[1 + 5 * size + MOMENTS * i:1 + 5 * size + MOMENTS * (i + 1)]
+                                      for i in range(size)]}
+        return out
+
+    def merge(self, values: dict[str, Any], cap: int) -> None:
+        """Add another part's ``state()`` (kept under ``cap`` values: the smaller cap wins)."""
+        self.cap = min(self.cap, cap)
+        self._trim()
+        for value, block in values.items():
+            row = np.array([block["documents"], *(c for f in block["counts"] for c in f),
+                            *(m for f in block["moments"] for m in f)], dtype=np.int64)
+            self._add(value, row, float(block["score_sum"]))
+
+
+class Slices:
+    """Every slicing path of a run."""
+
+    def __init__(self, paths: Sequence[str], fields: int, cap: int, chars: int) -> None:
+        self.tables = [SliceTable(p, fields, cap, chars) for p in paths]
+        self.cap = cap
+
+    def __bool__(self) -> bool:
+        return bool(self.tables)
+
+    def add_batch(self, records: Sequence[Any], tally: np.ndarray, scores: np.ndarray) -> None:
+        if not len(records):
+            return
+        rows = document_rows(tally)
+        for table in self.tables:
+            table.add(records, rows, scores)
+
+    def state(self) -> dict[str, Any]:
+        """``{"max_values": cap, "paths": {path: SliceTable.state()}}``."""
+        return {"max_values": self.cap, "paths": {t.path: t.state() for t in self.tables}}
+
+    def merge(self, state: dict[str, Any]) -> None:
+        paths = [t.path for t in self.tables]
+        if list(state["paths"]) != paths:
+            from .errors import SticklerError
+
+            raise SticklerError(f"cannot merge states sliced by {list(state['paths']) or 'nothing'} into one sliced "
+                                f"by {paths or 'nothing'}: give every run the same --slice-by")
+        self.cap = min(self.cap, state["max_values"])
+        for table in self.tables:
+            table.merge(state["paths"][table.path], self.cap)
