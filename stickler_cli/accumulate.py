@@ -25,6 +25,7 @@ from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
 from .plan import Plan
 from . import rollup
+from .list_errors import ListErrors
 from .reader import COUNTED, DataError
 
 if TYPE_CHECKING:
@@ -33,8 +34,9 @@ if TYPE_CHECKING:
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
 # 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);
 # 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report);
-# 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts)
-STATE_VERSION = 8
+# 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts);
+# 9: list_errors (what went wrong in each list of objects, list_errors.py)
+STATE_VERSION = 9
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -109,6 +111,8 @@ class Accumulator:
         self.failures_known = analysis.failures
         self._open = list(range(self.size)) if analysis.failures > 0 else []
         self._index = {f.path: f.index for f in plan.fields}
+        # What went wrong in lists of objects: counts per list field and the worst lists (list_errors.py).
+        self.list_errors = ListErrors(plan)
 
     @property
     def counts(self) -> list[list[int]]:
@@ -243,6 +247,10 @@ class Accumulator:
         else:
             self.lines[kind].extend(rows)
 
+    def add_list_errors(self, found: list, doc_id: Any, position: int) -> None:
+        """A scored document's imperfect lists (``BatchResult.list_errors``), the document at ``position``."""
+        self.list_errors.add(found, doc_id, position)
+
     def add_conformance(self, violations: list[tuple[str, str]]) -> None:
         self.schema_checked += 1
         if not violations:
@@ -289,6 +297,7 @@ class Accumulator:
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
             "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
+            "list_errors": self.list_errors.state(),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -336,6 +345,7 @@ class Accumulator:
             if room > 0:
                 kept.extend(rows[:room])
         self._reopen()
+        self.list_errors.merge(state["list_errors"], offset, state["document_count"])
         self.documents.extend(state["documents"])
         self.document_keys.extend(state["document_keys"])
         conformance = state["conformance"]

@@ -195,6 +195,64 @@ def check(state: dict, plan: Plan) -> None:
         for k, row in enumerate(_array(rows, f"/lines/{kind}")):
             _object(row, f"/lines/{kind}/{k}")
     _check_documents(state, n, size, score_sum, counts, sums, score_n)
+    _check_list_errors(state["list_errors"], plan, n)
+
+
+def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
+    """What went wrong in lists (list_errors.py): the settings they were labelled with, per list of objects its
+    counts (parts no larger than their wholes) and at most ``kept`` examples whose rows lie within their lists."""
+    from .engine.row_errors import CATEGORIES
+    from .list_errors import COUNTS, EVENT_KEYS, EXAMPLE_EVENTS, EXAMPLE_KEYS, SETTINGS, list_fields
+
+    block = _object(block, "/list_errors", ("settings", "kept", "fields"))
+    settings = _object(block["settings"], "/list_errors/settings", SETTINGS)
+    for name in SETTINGS:
+        at = f"/list_errors/settings/{name}"
+        if name in ("list_tail_rows", "list_classify_cells"):
+            if _count(settings[name], at) < 1:
+                raise _bad(at, "must be at least 1")
+        elif _number(settings[name], at, 0.0, 1.0) <= 0:
+            raise _bad(at, f"must be above 0, got {settings[name]!r}")
+    kept = _count(block["kept"], "/list_errors/kept")
+    paths = [plan.fields[i].path for i in list_fields(plan)]
+    fields = _object(block["fields"], "/list_errors/fields", paths)
+    for path in paths:
+        where = f"/list_errors/fields/{_token(path)}"
+        entry = _object(fields[path], where, (*COUNTS, "tau_sum", "examples"))
+        for key in COUNTS:
+            _count(entry[key], f"{where}/{key}")
+        for part, whole in (("truncated_lists", "truncated"), ("reordered", "lists"), ("unclassified_lists", "lists"),
+                            ("truncated_lists", "lists"), ("unclassified_lists", "unclassified_rows")):
+            if entry[part] > entry[whole]:
+                raise _bad(f"{where}/{part}", f"cannot exceed {whole} ({entry[whole]}), got {entry[part]}")
+        _number(entry["tau_sum"], f"{where}/tau_sum", -float(entry["reordered"]), float(entry["reordered"]))
+        examples = _array(entry["examples"], f"{where}/examples")
+        if len(examples) > min(kept, entry["lists"]):
+            raise _bad(f"{where}/examples", f"holds {len(examples)} lists, more than the {min(kept, entry['lists'])} "
+                                            "the state kept")
+        for k, example in enumerate(examples):
+            at = f"{where}/examples/{k}"
+            _object(example, at, EXAMPLE_KEYS)
+            _scalar(example["doc_id"], f"{at}/doc_id")
+            if _count(example["position"], f"{at}/position") >= n:
+                raise _bad(f"{at}/position", f"must be below the document count {n}, got {example['position']}")
+            rows = {"gt": _count(example["gt_rows"], f"{at}/gt_rows"), "pred": _count(example["pred_rows"], f"{at}/pred_rows")}
+            if example["tau"] is not None:
+                _number(example["tau"], f"{at}/tau", -1.0, 1.0)
+            _count(example["unclassified"], f"{at}/unclassified")
+            events = _array(example["events"], f"{at}/events")
+            if len(events) > EXAMPLE_EVENTS or _count(example["events_total"], f"{at}/events_total") < len(events):
+                raise _bad(f"{at}/events", f"holds {len(events)} events: at most {EXAMPLE_EVENTS}, and at most "
+                                           "events_total")
+            for e, event in enumerate(events):
+                place = f"{at}/events/{e}"
+                _object(event, place, EVENT_KEYS)
+                if event["type"] not in CATEGORIES:
+                    raise _bad(f"{place}/type", f"must be one of {', '.join(CATEGORIES)}, got {_shown(event['type'])}")
+                for side in ("gt", "pred"):
+                    for r, row in enumerate(_array(event[side], f"{place}/{side}")):
+                        if _count(row, f"{place}/{side}/{r}") >= rows[side]:
+                            raise _bad(f"{place}/{side}/{r}", f"must be a row of the list (below {rows[side]}), got {row}")
 
 
 def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:

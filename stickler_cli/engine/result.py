@@ -79,7 +79,8 @@ class DocResult:
     # (field index, path, metadata) of rich prediction values with keys beyond
     # _value and _confidence, e.g. {"_bbox": [...]}: kept for accumulators.
     metadata: list[tuple[int, str, dict]] = field(default_factory=list)
-
+    # What went wrong in each list of objects not matched whole and in order (engine/row_errors.ListFindings).
+    list_errors: list = field(default_factory=list)
 
     @property
     def counts(self) -> list[list[int]]:
