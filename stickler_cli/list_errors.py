@@ -15,11 +15,13 @@ from .engine.row_errors import CATEGORIES, ListFindings
 from .errors import SticklerError
 from .plan import Kind, Plan
 
-# Per list field: each label's count, then the lists found out of order and the sum of their Kendall taus,
-# the lists with a truncated tail, the lists with something to say, and the unclassified ones and their rows.
+# Per list field: each label's count, then the lists found out of order (their Kendall taus summed in
+# ``tau_millionths``: each tau rounded to 1e-6, in integers, so that sums are exact in any grouping), the lists with
+# a truncated tail, the lists with something to say, and the unclassified ones and their rows.
 COUNTS = (*CATEGORIES, "reordered", "truncated_lists", "lists", "unclassified_lists", "unclassified_rows")
 SETTINGS = ("list_like_similarity", "list_text_similarity", "list_text_margin", "list_tail_rows",
             "list_classify_cells")
+TAU_UNIT = 1_000_000  # taus are summed in millionths
 EXAMPLE_EVENTS = 20  # events of one example kept (the rest counted in events_total)
 EXAMPLE_KEYS = ("doc_id", "position", "gt_rows", "pred_rows", "tau", "unclassified", "events", "events_total")
 EVENT_KEYS = ("type", "gt", "pred")
@@ -45,7 +47,7 @@ class ListErrors:
         self.fields = list_fields(plan)
         self.settings = settings()
         self.kept = limits.current().list_examples
-        self.counts: dict[int, dict[str, Any]] = {i: {**dict.fromkeys(COUNTS, 0), "tau_sum": 0.0} for i in self.fields}
+        self.counts: dict[int, dict[str, Any]] = {i: {**dict.fromkeys(COUNTS, 0), "tau_millionths": 0} for i in self.fields}
         self.examples: dict[int, list[dict[str, Any]]] = {i: [] for i in self.fields}
         self.empty = True  # nothing added or merged yet: a merge may adopt another state's settings
 
@@ -60,7 +62,7 @@ class ListErrors:
                 counts["unclassified_rows"] += finding.unclassified
             if finding.tau is not None:
                 counts["reordered"] += 1
-                counts["tau_sum"] += finding.tau
+                counts["tau_millionths"] += round(finding.tau * TAU_UNIT)
             truncated = False
             for label, _, _ in finding.events:
                 counts[label] += 1
@@ -95,7 +97,7 @@ class ListErrors:
             i = index[path]
             for key in COUNTS:
                 self.counts[i][key] += block[key]
-            self.counts[i]["tau_sum"] += block["tau_sum"]
+            self.counts[i]["tau_millionths"] += block["tau_millionths"]
             for example in block["examples"]:
                 self._keep(i, {**example, "position": example["position"] + offset})
         for i in self.fields:
@@ -109,7 +111,7 @@ class ListErrors:
         for i in self.fields:
             counts = self.counts[i]
             block = {key: counts[key] for key in COUNTS}
-            block["mean_tau"] = counts["tau_sum"] / counts["reordered"] if counts["reordered"] else None
+            block["mean_tau"] = counts["tau_millionths"] / TAU_UNIT / counts["reordered"] if counts["reordered"] else None
             block["examples"] = sorted(self.examples[i], key=_rank)[:self.kept]
             out[fields[i].path] = block
         return {"settings": {name.removeprefix("list_"): value for name, value in self.settings.items()},

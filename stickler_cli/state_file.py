@@ -202,7 +202,7 @@ def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
     """What went wrong in lists (list_errors.py): the settings they were labelled with, per list of objects its
     counts (parts no larger than their wholes) and at most ``kept`` examples whose rows lie within their lists."""
     from .engine.row_errors import CATEGORIES
-    from .list_errors import COUNTS, EVENT_KEYS, EXAMPLE_EVENTS, EXAMPLE_KEYS, SETTINGS, list_fields
+    from .list_errors import COUNTS, EVENT_KEYS, EXAMPLE_EVENTS, EXAMPLE_KEYS, SETTINGS, TAU_UNIT, list_fields
 
     block = _object(block, "/list_errors", ("settings", "kept", "fields"))
     settings = _object(block["settings"], "/list_errors/settings", SETTINGS)
@@ -218,14 +218,17 @@ def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
     fields = _object(block["fields"], "/list_errors/fields", paths)
     for path in paths:
         where = f"/list_errors/fields/{_token(path)}"
-        entry = _object(fields[path], where, (*COUNTS, "tau_sum", "examples"))
+        entry = _object(fields[path], where, (*COUNTS, "tau_millionths", "examples"))
         for key in COUNTS:
             _count(entry[key], f"{where}/{key}")
         for part, whole in (("truncated_lists", "truncated"), ("reordered", "lists"), ("unclassified_lists", "lists"),
                             ("truncated_lists", "lists"), ("unclassified_lists", "unclassified_rows")):
             if entry[part] > entry[whole]:
                 raise _bad(f"{where}/{part}", f"cannot exceed {whole} ({entry[whole]}), got {entry[part]}")
-        _number(entry["tau_sum"], f"{where}/tau_sum", -float(entry["reordered"]), float(entry["reordered"]))
+        bound = TAU_UNIT * entry["reordered"]
+        if not _is_int(entry["tau_millionths"]) or not -bound <= entry["tau_millionths"] <= bound:
+            raise _bad(f"{where}/tau_millionths", f"must be a whole number from {-bound} to {bound} (the reordered "
+                                                  f"lists' taus in millionths), got {_shown(entry['tau_millionths'])}")
         examples = _array(entry["examples"], f"{where}/examples")
         if len(examples) > min(kept, entry["lists"]):
             raise _bad(f"{where}/examples", f"holds {len(examples)} lists, more than the {min(kept, entry['lists'])} "
@@ -567,6 +570,10 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis 
         if state["schema_digest"] != first["schema_digest"]:
             raise InputError(f"embeds a different schema than {first_path} under the same schema sha256: one of "
                              "them was altered; states of different schemas cannot be merged", path)
+        settings = (state.get("list_errors") or {}).get("settings")
+        if settings != (first.get("list_errors") or {}).get("settings"):
+            raise InputError(f"its lists were labelled with other settings than {first_path}'s ({settings}): what went "
+                             "wrong in lists cannot be added up; save both with the same --limit list-… values", path)
         if state.get("schema_formats_asserted", False) != first.get("schema_formats_asserted", False):
             asserted, other = (path, first_path) if state.get("schema_formats_asserted") else (first_path, path)
             raise InputError(f"{asserted} was saved with --assert-formats and {other} without: their schema-valid "
