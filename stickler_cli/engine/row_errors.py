@@ -36,6 +36,9 @@ from ..plan import Kind, ModelPlan
 CATEGORIES = ("merged", "split", "duplicated", "mismatched", "truncated", "dropped", "hallucinated")
 
 Event = tuple[str, tuple[int, ...], tuple[int, ...]]  # (label, truth rows, predicted rows)
+TEXT_TYPES = ("string", "mixed")  # the primitive fields (schema type) whose string values make a row's text
+SMALL_TAU = 32  # Kendall tau of up to this many matched rows in Python, beyond in numpy (the same value)
+_STRING_KEYS: dict[int, tuple[ModelPlan, tuple[str, ...]]] = {}  # per item model: its primitive fields' keys
 
 
 @dataclass(slots=True)
@@ -70,6 +73,9 @@ def kendall_tau(order: Sequence[int]) -> float:
     k = len(order)
     if k < 2:
         return 1.0
+    if k <= SMALL_TAU:  # a few values: plain Python costs less than building arrays
+        score = sum((x < y) - (x > y) for p, x in enumerate(order) for y in order[p + 1:])
+        return score / (k * (k - 1) / 2)
     a = np.asarray(order, dtype=np.int64)
     signs = np.sign(a[None, :] - a[:, None])  # row i, column j: +1 when a[j] > a[i]
     return float(np.triu(signs, 1).sum()) / (k * (k - 1) / 2)
@@ -86,16 +92,35 @@ def row_text(model: ModelPlan, row: Any) -> str:
     field order, joined by spaces (rich values unwrapped)."""
     if type(row) is not dict:
         return row if type(row) is str else ""
+    cached = _STRING_KEYS.get(id(model))
+    if cached is None or cached[0] is not model:
+        cached = _STRING_KEYS[id(model)] = (model, tuple(f.key for f in model.fields if f.kind is Kind.PRIMITIVE
+                                                          and f.json_type in TEXT_TYPES))
     parts = []
-    for f in model.fields:
-        if f.kind is not Kind.PRIMITIVE:
-            continue
-        value = row.get(f.key)
+    for key in cached[1]:
+        value = row.get(key)
         if type(value) is dict and "_value" in value:
             value = value["_value"]
-        if type(value) is str and value.strip():
+        if type(value) is str:
             parts.append(value)
     return " ".join(parts)
+
+
+def _words(model: ModelPlan, rows: Sequence[Any], wanted: set[int]) -> dict[int, list[str]]:
+    """The words of rows ``wanted`` as the token-sort ratio reads them (lower case, non-alphanumerics as spaces:
+    rapidfuzz's default_process; sorted); only the rows an event could take are read."""
+    from rapidfuzz.utils import default_process
+
+    out = {}
+    for k in wanted:
+        text = row_text(model, rows[k])
+        out[k] = sorted(default_process(text).split()) if text else []
+    return out
+
+
+def _around(open_rows: set[int], size: int) -> list[int]:
+    """The first rows of the adjacent pairs (b, b+1) that hold an open row."""
+    return sorted({b for r in open_rows for b in (r - 1, r) if 0 <= b < size - 1})
 
 
 def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence[Any], sims: Any,
@@ -107,7 +132,12 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     n, m = len(gv), len(pv)
     threshold = model.match_threshold
     pairs = sorted((int(i), int(j)) for i, j in pairs)
-    tp_g = {i: j for i, j in pairs if sims[i, j] >= threshold}
+    if isinstance(sims, np.ndarray) and pairs:
+        rows, cols = zip(*pairs)
+        hits = (sims[list(rows), list(cols)] >= threshold).tolist()
+        tp_g = {i: j for (i, j), hit in zip(pairs, hits) if hit}
+    else:
+        tp_g = {i: j for i, j in pairs if sims[i, j] >= threshold}
     tp_p = {j: i for i, j in tp_g.items()}
     open_g = [i for i in range(n) if i not in tp_g]
     open_p = [j for j in range(m) if j not in tp_p]
@@ -123,12 +153,20 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     used_p: set[int] = set()
     is_open_g, is_open_p = set(open_g), set(open_p)
     if (open_g and n >= 2) or (open_p and m >= 2):
-        g_text = [row_text(model, r) for r in gv]
-        p_text = [row_text(model, r) for r in pv]
-        if open_g and n >= 2:
-            _joined(events, "merged", p_text, g_text, is_open_p, is_open_g, tp_p, used_p, used_g, bounds, flip=False)
-        if open_p and m >= 2:
-            _joined(events, "split", g_text, p_text, is_open_g, is_open_p, tp_g, used_g, used_p, bounds, flip=True)
+        merge_starts = _around(is_open_g, n) if open_g else []
+        split_starts = _around(is_open_p, m) if open_p else []
+        # The rows an event could take on the side of the single row: open ones, and those matched to a row of
+        # an adjacent pair that holds an open row.
+        merge_rows = is_open_p | {j for j, i in tp_p.items() if i in is_open_g or i - 1 in is_open_g or i + 1 in is_open_g}
+        split_rows = is_open_g | {i for i, j in tp_g.items() if j in is_open_p or j - 1 in is_open_p or j + 1 in is_open_p}
+        g_words = _words(model, gv, {c for b in merge_starts for c in (b, b + 1)} | (split_rows if split_starts else set()))
+        p_words = _words(model, pv, {c for b in split_starts for c in (b, b + 1)} | (merge_rows if merge_starts else set()))
+        if merge_starts:
+            _joined(events, "merged", p_words, g_words, merge_rows, merge_starts, is_open_p, is_open_g, tp_p, used_p,
+                    used_g, bounds, flip=False)
+        if split_starts:
+            _joined(events, "split", g_words, p_words, split_rows, split_starts, is_open_g, is_open_p, tp_g, used_g,
+                    used_p, bounds, flip=True)
     matched_rows = np.array(sorted(tp_g), dtype=np.intp)
     for j in open_p:  # duplicated: like a truth row another predicted row matched
         if j in used_p or not len(matched_rows):
@@ -159,31 +197,47 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     return found
 
 
-def _joined(events: list[Event], label: str, one: list[str], two: list[str], open_one: set[int], open_two: set[int],
-            tp_one: dict[int, int], used_one: set[int], used_two: set[int], bounds: limits.Limits, flip: bool) -> None:
-    """Merged (a predicted row ``one[a]`` like truth rows ``two[b]`` and ``two[b+1]`` joined) or, sides
-    swapped (``flip``), split. The rows of an event are open or matched to each other; at least one
-    is open. Events are taken by text similarity, highest first (ties: the lower rows)."""
-    from rapidfuzz import fuzz, process, utils
+def _joined(events: list[Event], label: str, one: dict[int, list[str]], two: dict[int, list[str]], rows: set[int],
+            starts: list[int], open_one: set[int], open_two: set[int], tp_one: dict[int, int], used_one: set[int],
+            used_two: set[int], bounds: limits.Limits, flip: bool) -> None:
+    """Merged (a predicted row's words ``one[a]`` like truth rows ``two[b]`` and ``two[b+1]`` joined, for ``a`` in
+    ``rows`` and ``b`` in ``starts``) or, sides swapped (``flip``), split. The rows of an event are open or matched
+    to each other; at least one is open. Events are taken by text similarity, highest first (ties: the lower rows).
 
-    starts = [b for b in range(len(two) - 1) if (b in open_two or b + 1 in open_two) and two[b] and two[b + 1]]
-    rows = [a for a in range(len(one)) if one[a]]
-    if not starts or not rows:
+    The similarity is rapidfuzz's token-sort ratio / 100 (``fuzz.ratio`` of the sorted words joined by
+    spaces). It cannot exceed 2·min(la, lb) / (la + lb) for texts of la and lb characters, so pairs whose
+    lengths rule them out are never compared: a list costs a few array operations unless some row is about
+    as long as two rows of the other side."""
+    from rapidfuzz import fuzz
+
+    r = bounds.list_text_similarity
+    mine = {a: one[a] for a in sorted(rows) if one[a]}
+    theirs = two
+    starts = [b for b in starts if theirs[b] and theirs[b + 1]]
+    if not starts or not mine:
         return
-    queries = [one[a] for a in rows]
-    joined = process.cdist(queries, [two[b] + " " + two[b + 1] for b in starts], scorer=fuzz.token_sort_ratio,
-                           processor=utils.default_process, dtype=np.float64, workers=1) / 100.0
-    alone = process.cdist(queries, two, scorer=fuzz.token_sort_ratio, processor=utils.default_process,
-                          dtype=np.float64, workers=1) / 100.0
-    columns = np.asarray(starts, dtype=np.intp)
+    rows = list(mine)
+    length = np.array([sum(map(len, w)) + len(w) - 1 for w in mine.values()], dtype=float)[:, None]
+    their_length = {c: sum(map(len, theirs[c])) + len(theirs[c]) - 1 for b in starts for c in (b, b + 1)}
+    joined_length = np.array([their_length[b] + their_length[b + 1] + 1 for b in starts], dtype=float)[None, :]
+    possible = 2 * np.minimum(length, joined_length) >= r * (length + joined_length) - 1e-9
+    if not possible.any():
+        return
     margin = bounds.list_text_margin
-    good = ((joined >= bounds.list_text_similarity) & (joined >= alone[:, columns] + margin)
-            & (joined >= alone[:, columns + 1] + margin))
-    candidates = sorted((-joined[r, c], rows[r], starts[c]) for r, c in zip(*np.nonzero(good)))
-    for _, a, b in candidates:
+    candidates = []
+    for i, k in zip(*np.nonzero(possible)):
+        a, b = rows[int(i)], starts[int(k)]
+        text = " ".join(mine[a])
+        joined = fuzz.ratio(text, " ".join(sorted(theirs[b] + theirs[b + 1]))) / 100.0
+        if joined < r:
+            continue
+        alone = max(fuzz.ratio(text, " ".join(theirs[c])) / 100.0 for c in (b, b + 1))
+        if joined >= alone + margin:
+            candidates.append((-joined, a, b))
+    for _, a, b in sorted(candidates):
         if a in used_one or b in used_two or b + 1 in used_two:
             continue
-        claimable = all(r in open_two or tp_one.get(a) == r for r in (b, b + 1))
+        claimable = all(c in open_two or tp_one.get(a) == c for c in (b, b + 1))
         if not claimable or not (a in open_one or tp_one.get(a) in (b, b + 1)):
             continue
         used_one.add(a)
