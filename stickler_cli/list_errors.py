@@ -8,6 +8,7 @@ worst of the whole input. States classified with different settings are not adde
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Sequence
 
 from . import limits
@@ -68,14 +69,19 @@ class ListErrors:
                 counts[label] += 1
                 truncated = truncated or label == "truncated"
             counts["truncated_lists"] += truncated
+            kept = self.examples[finding.field]
+            if len(kept) >= self.kept:  # worse than the least bad kept? (most lists are not: no example built)
+                weight = len(finding.events) + (finding.tau is not None) + finding.unclassified
+                tau = finding.tau if finding.tau is not None else 2.0
+                if (-weight, position, tau, finding.gt_rows, finding.pred_rows) >= _rank(kept[-1]):
+                    continue
             self._keep(finding.field, _example(finding, doc_id, position))
 
     def _keep(self, field: int, example: dict[str, Any]) -> None:
+        """Insert ``example`` among the field's kept examples (sorted worst first), keeping at most ``kept``."""
         kept = self.examples[field]
-        kept.append(example)
-        if len(kept) > self.kept:
-            kept.sort(key=_rank)
-            del kept[self.kept:]
+        bisect.insort(kept, example, key=_rank)
+        del kept[self.kept:]
 
     def state(self) -> dict[str, Any]:
         fields = self.plan.fields
