@@ -7,14 +7,12 @@ requires (``safe`` for the terminal, a code span in Markdown, escaped in HTML).
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..list_errors import HEADERS, SHOWN, describe, has_findings, shown_columns
-from .fit import Column, fit
-from .sanitize import safe
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 Escape = Callable[..., str]  # (value, limit) -> inert text: the Markdown and HTML reporters' own
 
@@ -34,11 +32,16 @@ def _fields(block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(path, f) for path, f in block["fields"].items() if f.get("lists")]
 
 
-def render_terminal(report: dict[str, Any], console: Console) -> None:
+def render_terminal(report: dict[str, Any], console: "Console") -> None:
     """A table of the labels per list field (fit to the width: no figure cut), then the worst lists in words."""
     block = report.get("list_errors")
     if not has_findings(block):
         return
+    from rich.text import Text  # here: the Markdown and HTML reports need no Rich
+
+    from .fit import Column, fit
+    from .sanitize import safe
+
     keys = shown_columns(block)
     rows = [[safe(path, NAME_LIMIT), *(_cell(f, key) for key in keys)] for path, f in _fields(block)]
     console.print()
