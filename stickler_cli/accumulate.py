@@ -29,6 +29,7 @@ from .limits import DEFAULT as DEFAULT_LIMITS
 from .plan import Plan
 from . import rollup
 from .slicing import Slices
+from .list_errors import ListErrors
 from .reader import COUNTED, DataError
 from .thresholds import Layout
 
@@ -42,7 +43,8 @@ if TYPE_CHECKING:
 # 9: boxes (localisation.BoxStore: per-field box counts and every predicted box's detection)
 # 10: similarity_bins (each primitive field's histogram of compared similarities, thresholds.py)
 # 11: slices (--slice-by: per slicing path and value, the fields' counts and moments, slicing.py)
-STATE_VERSION = 11
+# 12: list_errors (what went wrong in each list of objects, list_errors.py)
+STATE_VERSION = 12
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -127,6 +129,8 @@ class Accumulator:
         self._open = list(range(self.size)) if analysis.failures > 0 else []
         self._index = {f.path: f.index for f in plan.fields}
         self.slices = Slices(analysis.slices, self.size, analysis.slice_values, analysis.slice_chars)
+        # What went wrong in lists of objects: counts per list field and the worst lists (list_errors.py).
+        self.list_errors = ListErrors(plan)
 
     @property
     def counts(self) -> list[list[int]]:
@@ -274,6 +278,10 @@ class Accumulator:
         else:
             self.lines[kind].extend(rows)
 
+    def add_list_errors(self, found: list, doc_id: Any, position: int) -> None:
+        """A scored document's imperfect lists (``BatchResult.list_errors``), the document at ``position``."""
+        self.list_errors.add(found, doc_id, position)
+
     def add_conformance(self, violations: list[tuple[str, str]]) -> None:
         self.schema_checked += 1
         if not violations:
@@ -323,6 +331,7 @@ class Accumulator:
             "documents": self.documents if as_arrays else self.documents.tolist(),
             "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
             "slices": self.slices.state(),
+            "list_errors": self.list_errors.state(),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -374,6 +383,7 @@ class Accumulator:
             if room > 0:
                 kept.extend(rows[:room])
         self._reopen()
+        self.list_errors.merge(state["list_errors"], offset, state["document_count"])
         self.documents.extend(state["documents"])
         self.document_keys.extend(state["document_keys"])
         conformance = state["conformance"]

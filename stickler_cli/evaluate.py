@@ -59,6 +59,8 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
                 acc.add_error(DataError("<predictions>", None, None, message))
             for message in scored.errors.get(d, ()):
                 acc.add_error(DataError("<predictions>", None, None, message))
+            if d in scored.list_errors:
+                acc.add_list_errors(scored.list_errors[d], f"pair {k}", first + d)
             _analyse(engine, acc, scored, d, first + d, f"pair {k}", gt, pred, k, k)
     return acc
 

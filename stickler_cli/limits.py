@@ -66,6 +66,16 @@ class Limits:
     # "(other)", slicing.py), and the characters of a value kept (longer values cut: they share a slice).
     slice_values: int = 20
     slice_value_chars: int = 200
+    # What went wrong in a list (README, "What went wrong in a list"; engine/row_errors.py): a list of more item
+    # pairs than list-classify-cells is not classified (its open rows are counted as unclassified), so the text
+    # comparisons of one list stay below twice this; the lists with the most labelled rows kept per list field
+    # as examples; and the settings of the labels (similarities from 0 to 1; tail rows a whole number).
+    list_classify_cells: int = 10_000
+    list_examples: int = 5
+    list_like_similarity: float = 0.5
+    list_text_similarity: float = 0.8
+    list_text_margin: float = 0.1
+    list_tail_rows: int = 2
 
 
 DEFAULT = Limits()
@@ -83,6 +93,7 @@ def use(limits: Limits) -> None:
     _current = limits
 
 
+AT_MOST_ONE = frozenset({"list-like-similarity", "list-text-similarity", "list-text-margin"})
 NAMES = {f.name.replace("_", "-"): f for f in fields(Limits)}
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(|k|ki|m|mi|g|gi)(?:b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 10**3, "ki": 2**10, "m": 10**6, "mi": 2**20, "g": 10**9, "gi": 2**30}
@@ -105,6 +116,8 @@ def _value(name: str, text: str, kind: type, where: str) -> int | float:
         number = int(number)
     if not number > 0:
         raise UsageError(f"{where} {name}: must be above 0, got {text!r}")
+    if name in AT_MOST_ONE and number > 1:
+        raise UsageError(f"{where} {name}: a similarity, must be at most 1, got {text!r}")
     return number
 
 

@@ -140,6 +140,7 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "thresholds": threshold_block(plan, acc.layout, acc.similarity, acc.tally),
         "worst_documents": worst_documents(Engine(plan), acc.worst),
         "field_failures": {"kept_per_field": acc.failures_known, "fields": acc.failure_samples()},
+        "list_errors": acc.list_errors.report(),
         "errors": list(acc.errors),
         "warnings": record_warnings(acc.stats),
         "elapsed_seconds": evaluation.elapsed_seconds,

@@ -98,6 +98,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
         scores = scored.scores.tolist()
         errors = scored.errors
         worst = acc.worst_bound()
+        listed = scored.list_errors  # the documents with a list not matched whole and in order
         # Which documents could add to an open sample of failing comparisons: those with a miss.
         missing = _with_misses(scored) if plain and acc.samples_open else None
         d = 0
@@ -114,6 +115,8 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
             if errors and d in errors:
                 for message in errors[d]:
                     acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+            if listed and d in listed:
+                acc.add_list_errors(listed[d], pair.doc_id, first + d)
             if plain and scores[d] >= worst and (missing is None or not missing[d]):  # nothing to keep of it
                 d += 1
                 continue

@@ -199,6 +199,7 @@ def check(state: dict, plan: Plan) -> None:
             _object(row, f"/lines/{kind}/{k}")
     _check_documents(state, n, size, score_sum, counts, sums, score_n)
     _check_slices(state["slices"], n, counts)
+    _check_list_errors(state["list_errors"], plan, n)
 
 
 def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
@@ -242,6 +243,66 @@ def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
             raise _bad(where, f"counts {documents} documents, the state {n}")
         if total != counts:
             raise _bad(where, "the slices' counts do not add up to the state's counts")
+
+
+def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
+    """What went wrong in lists (list_errors.py): the settings they were labelled with, per list of objects its
+    counts (parts no larger than their wholes) and at most ``kept`` examples whose rows lie within their lists."""
+    from .engine.row_errors import CATEGORIES
+    from .list_errors import COUNTS, EVENT_KEYS, EXAMPLE_EVENTS, EXAMPLE_KEYS, SETTINGS, TAU_UNIT, list_fields
+
+    block = _object(block, "/list_errors", ("settings", "kept", "fields"))
+    settings = _object(block["settings"], "/list_errors/settings", SETTINGS)
+    for name in SETTINGS:
+        at = f"/list_errors/settings/{name}"
+        if name in ("list_tail_rows", "list_classify_cells"):
+            if _count(settings[name], at) < 1:
+                raise _bad(at, "must be at least 1")
+        elif _number(settings[name], at, 0.0, 1.0) <= 0:
+            raise _bad(at, f"must be above 0, got {settings[name]!r}")
+    kept = _count(block["kept"], "/list_errors/kept")
+    paths = [plan.fields[i].path for i in list_fields(plan)]
+    fields = _object(block["fields"], "/list_errors/fields", paths)
+    for path in paths:
+        where = f"/list_errors/fields/{_token(path)}"
+        entry = _object(fields[path], where, (*COUNTS, "tau_millionths", "examples"))
+        for key in COUNTS:
+            _count(entry[key], f"{where}/{key}")
+        for part, whole in (("truncated_lists", "truncated"), ("reordered", "lists"), ("unclassified_lists", "lists"),
+                            ("truncated_lists", "lists"), ("unclassified_lists", "unclassified_rows")):
+            if entry[part] > entry[whole]:
+                raise _bad(f"{where}/{part}", f"cannot exceed {whole} ({entry[whole]}), got {entry[part]}")
+        bound = TAU_UNIT * entry["reordered"]
+        if not _is_int(entry["tau_millionths"]) or not -bound <= entry["tau_millionths"] <= bound:
+            raise _bad(f"{where}/tau_millionths", f"must be a whole number from {-bound} to {bound} (the reordered "
+                                                  f"lists' taus in millionths), got {_shown(entry['tau_millionths'])}")
+        examples = _array(entry["examples"], f"{where}/examples")
+        if len(examples) > min(kept, entry["lists"]):
+            raise _bad(f"{where}/examples", f"holds {len(examples)} lists, more than the {min(kept, entry['lists'])} "
+                                            "the state kept")
+        for k, example in enumerate(examples):
+            at = f"{where}/examples/{k}"
+            _object(example, at, EXAMPLE_KEYS)
+            _scalar(example["doc_id"], f"{at}/doc_id")
+            if _count(example["position"], f"{at}/position") >= n:
+                raise _bad(f"{at}/position", f"must be below the document count {n}, got {example['position']}")
+            rows = {"gt": _count(example["gt_rows"], f"{at}/gt_rows"), "pred": _count(example["pred_rows"], f"{at}/pred_rows")}
+            if example["tau"] is not None:
+                _number(example["tau"], f"{at}/tau", -1.0, 1.0)
+            _count(example["unclassified"], f"{at}/unclassified")
+            events = _array(example["events"], f"{at}/events")
+            if len(events) > EXAMPLE_EVENTS or _count(example["events_total"], f"{at}/events_total") < len(events):
+                raise _bad(f"{at}/events", f"holds {len(events)} events: at most {EXAMPLE_EVENTS}, and at most "
+                                           "events_total")
+            for e, event in enumerate(events):
+                place = f"{at}/events/{e}"
+                _object(event, place, EVENT_KEYS)
+                if event["type"] not in CATEGORIES:
+                    raise _bad(f"{place}/type", f"must be one of {', '.join(CATEGORIES)}, got {_shown(event['type'])}")
+                for side in ("gt", "pred"):
+                    for r, row in enumerate(_array(event[side], f"{place}/{side}")):
+                        if _count(row, f"{place}/{side}/{r}") >= rows[side]:
+                            raise _bad(f"{place}/{side}/{r}", f"must be a row of the list (below {rows[side]}), got {row}")
 
 
 def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:
@@ -612,6 +673,10 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis 
         if state["schema_digest"] != first["schema_digest"]:
             raise InputError(f"embeds a different schema than {first_path} under the same schema sha256: one of "
                              "them was altered; states of different schemas cannot be merged", path)
+        settings = (state.get("list_errors") or {}).get("settings")
+        if settings != (first.get("list_errors") or {}).get("settings"):
+            raise InputError(f"its lists were labelled with other settings than {first_path}'s ({settings}): what went "
+                             "wrong in lists cannot be added up; save both with the same --limit list-… values", path)
         if state.get("schema_formats_asserted", False) != first.get("schema_formats_asserted", False):
             asserted, other = (path, first_path) if state.get("schema_formats_asserted") else (first_path, path)
             raise InputError(f"{asserted} was saved with --assert-formats and {other} without: their schema-valid "

@@ -206,7 +206,8 @@ def outcome(doc):
     """What a document's result holds, confidence pairs field by field (their order within a field kept)."""
     return bits([doc.score, doc.field_scores, doc.tally, doc.score_sum, doc.score_n,
                  [tuple(p) for p in sorted(doc.confidences, key=lambda p: p.field_index)], doc.errors,
-                 doc.predicted_leaves, doc.metadata, sorted(doc.similarity_bins)])
+                 doc.predicted_leaves, doc.metadata, sorted(doc.similarity_bins),
+                 [(f.field, f.gt_rows, f.pred_rows, f.events, f.tau, f.unclassified) for f in doc.list_errors]])
 
 
 def assert_same(plan, docs):
@@ -311,6 +312,8 @@ def test_the_bench_documents_take_the_columnar_path_and_add_up_alike(tmp_path):
         one.add_conformance(engine.conformance.violations(pred))
         doc = engine.compare(gt, pred)
         one.add(doc)
+        if doc.list_errors:  # what went wrong in its lists
+            one.add_list_errors(doc.list_errors, f"pair {k}", k - 1)
         if one.is_among_worst(doc.score):
             one.keep_worst(doc.score, {"doc_id": f"pair {k}", "gt_source": None, "gt_line": k, "pred_source": None,
                                        "pred_line": k, "gt": gt, "pred": pred})

@@ -39,6 +39,7 @@ from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import combine, vectorised_model
 from .matching import MATCH_BOUND, TIE_BREAK, maximise
+from . import row_errors
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
 from .values import EMPTIABLE
 
@@ -80,6 +81,8 @@ class BatchResult:
     errors: dict[int, list[str]] = field(default_factory=dict)  # by document, only where there are some
     metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
     boxes: dict[int, list] = field(default_factory=dict)  # localisation.BoxRecord lists, by document
+    # By document, only where there are some: the lists not matched whole and in order (row_errors.ListFindings).
+    list_errors: dict[int, list] = field(default_factory=dict)
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
     # The flat similarity bins (thresholds.Layout) of the compared pairs of primitive fields, document after
     # document (``similarity_counts[d]`` of them for document d), each document's in no particular order.
@@ -104,7 +107,7 @@ class BatchResult:
             tally=self.tally[d].tolist(), score_sum=self.score_sum[d].tolist(), score_n=self.score_n[d].tolist(),
             confidences=pairs, errors=list(self.errors.get(d, ())), predicted_leaves=int(self.predicted_leaves[d]),
             metadata=list(self.metadata.get(d, ())), boxes=list(self.boxes.get(d, ())),
-            similarity_bins=bins)
+            similarity_bins=bins, list_errors=list(self.list_errors.get(d, ())))
 
 
 class _Column:
@@ -281,6 +284,7 @@ class BatchScorer:
         self.leaves = np.zeros(n, dtype=np.int64)
         self.odd = np.zeros(n, dtype=bool)  # documents left to Engine.compare
         self.top: list[np.ndarray] = []
+        self.list_errors: dict[int, list] = {}  # by document: row_errors.ListFindings of its imperfect lists
         # (owner documents, field index, is_match, confidence, similarity), a chunk per field and frame
         self.pairs: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.layout = engine.layout
@@ -317,7 +321,7 @@ class BatchScorer:
         bins, counts = self.similarity_columns()
         return BatchResult(scores, tuple(f.key for f in self.engine.plan.root.fields), top, self.tally,
                            self.score_sum, self.score_n, self.leaves, *pairs, similarity_bin=bins,
-                           similarity_counts=counts)
+                           similarity_counts=counts, list_errors=self.list_errors)
 
     def similarity_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """The similarity bins, document after document, without the documents left to Engine.compare."""
@@ -579,7 +583,9 @@ class BatchScorer:
         each list's assignment, then the matched pairs counted as a frame of their own."""
         g_lists, p_lists, present, score, both = self.list_values(f, gt, pred, gi, pi, owner)
         raw = score.copy()
+        found = self.one_side_lists(f, gt, pred, gi, pi)
         if not len(present):
+            self.keep_list_errors(found, owner)
             return score, raw, both
         model = f.model
         g_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in g_lists for v in items]
@@ -625,8 +631,11 @@ class BatchScorer:
         totals = sequential_sums(np.where(pair_score >= self.pair_floor, pair_score, 0.0), lists, n)
         hit = sims[cell] >= threshold
         list_owner = owner[present]
-        self.count_pairs(f.index, list_owner, np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n),
-                         n_items, m_items)
+        tp, paired = np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n)
+        self.count_pairs(f.index, list_owner, tp, paired, n_items, m_items)
+        found += self.classify_lists(f, g_items, p_items, sims, lists, pair_i, pair_j, tp, paired, n_items, m_items,
+                                     starts, present)
+        self.keep_list_errors(found, owner)
         list_score = totals / np.maximum(n_items, m_items)
         score[present] = list_score
         raw[present] = list_score
@@ -636,6 +645,52 @@ class BatchScorer:
             self.frame(model, g_table, p_table, g_start[at] + pair_i[matched], p_start[at] + pair_j[matched],
                        list_owner[at], False, {index: values[cell[matched]] for index, values in known.items()})
         return score, raw, both
+
+    def keep_list_errors(self, found: list[tuple[int, "row_errors.ListFindings"]], owner: np.ndarray) -> None:
+        """Each document's imperfect lists of one field, in the frame's row order (``Engine.compare``'s walk)."""
+        for r, finding in sorted(found, key=lambda item: item[0]):
+            self.list_errors.setdefault(int(owner[r]), []).append(finding)
+
+    def one_side_lists(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi) -> list:
+        """(row, findings) of the object lists null on one side: each truth row dropped, or each predicted row
+        hallucinated (row_errors.one_side)."""
+        gc, pc = gt.column(f), pred.column(f)
+        g_null, p_null = _take(gc.null, gi), _take(pc.null, pi)
+        one = np.flatnonzero(g_null ^ p_null)
+        if not len(one):
+            return []
+        g_values, p_values = _values(gc.values, gi), _values(pc.values, pi)
+        found = []
+        for r, missing in zip(one.tolist(), g_null[one].tolist()):
+            other = p_values[r] if missing else g_values[r]
+            size = len(other) if type(other) is list else 1
+            found.append((r, row_errors.one_side(f.index, 0 if missing else size, size if missing else 0)))
+        return found
+
+    def classify_lists(self, f: FieldPlan, g_items: list, p_items: list, sims: np.ndarray, lists: np.ndarray,
+                       pair_i: np.ndarray, pair_j: np.ndarray, tp: np.ndarray, paired: np.ndarray, n: np.ndarray,
+                       m: np.ndarray, starts: np.ndarray, rows_of: np.ndarray) -> list:
+        """(row, findings) of each list not matched whole and in order (row_errors.classify), found from the
+        assignment in arrays: the other lists cost nothing more. List k is the frame's row ``rows_of[k]``."""
+        whole = (tp == n) & (n == m)
+        if len(lists) > 1:  # each list's pairs come in truth-row order: a predicted row going back is out of order
+            back = (lists[1:] == lists[:-1]) & (pair_j[1:] < pair_j[:-1])
+            whole[lists[1:][back]] = False
+        imperfect = np.flatnonzero(~whole)
+        found: list = []
+        if not len(imperfect):
+            return found
+        first = np.cumsum(paired) - paired
+        g_start, p_start = np.cumsum(n) - n, np.cumsum(m) - m
+        for k in imperfect.tolist():
+            a, b, rows, cols = int(g_start[k]), int(p_start[k]), int(n[k]), int(m[k])
+            span = slice(int(first[k]), int(first[k] + paired[k]))
+            matrix = sims[starts[k]:starts[k] + rows * cols].reshape(rows, cols)
+            finding = row_errors.classify(f.index, f.model, g_items[a:a + rows], p_items[b:b + cols], matrix,
+                                        list(zip(pair_i[span].tolist(), pair_j[span].tolist())))
+            if finding:
+                found.append((int(rows_of[k]), finding))
+        return found
 
     def item_cells(self, model: ModelPlan, gt: _Table, pred: _Table, rows: np.ndarray,
                    cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -730,6 +785,9 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
         if doc.similarity_bins:  # the fast path left them out too
             similar.append((int(similar_ends[d]), doc.similarity_bins))
             result.similarity_counts[d] = len(doc.similarity_bins)
+        result.list_errors.pop(d, None)
+        if doc.list_errors:
+            result.list_errors[d] = list(doc.list_errors)
         if doc.confidences:  # the fast path left this document's pairs out
             pieces.append((int(ends[d]), doc.confidences))
             counts[d] = len(doc.confidences)

@@ -36,6 +36,7 @@ from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, 
                     null_mask, plain_values, weight_total)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
 from .prefetch import collect, models_needed, prefetching_fields
+from . import row_errors
 from .values import (EMPTIABLE, as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap,
                      without_wrappers)
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
@@ -433,6 +434,9 @@ class Engine:
     def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
         early = self._list_null(f, g, p, res, where)
         if early is not None:
+            if res is not None and _null_list(g) != _null_list(p):  # every row on the other side went wrong
+                n, m = (0, len(_as_list(p))) if _null_list(g) else (len(_as_list(g)), 0)
+                res.list_errors.append(row_errors.one_side(f.index, n, m))
             return early
         model = f.model
         entry = self._prepared.get((f.index, id(g), id(p))) if self._prepared else None
@@ -454,6 +458,12 @@ class Engine:
                          if known_arrays and res is not None else None)
             # Ties are broken toward matched pairs, then higher pair scores.
             pairs = assign(sims, (sims >= model.match_threshold) + docs)
+        if res is not None:  # before the matched pairs are descended into: the order BatchScorer finds lists in
+            matched = sum(1 for i, j in pairs if sims[i, j] >= model.match_threshold)
+            if not row_errors.in_order(pairs, matched, len(gv), len(pv)):
+                found = row_errors.classify(f.index, model, gv, pv, sims, pairs)
+                if found:
+                    res.list_errors.append(found)
         width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0

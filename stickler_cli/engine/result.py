@@ -86,6 +86,9 @@ class DocResult:
     # threshold histograms (README "Is a threshold set right?").
     similarity_bins: list[int] = field(default_factory=list)
 
+    # What went wrong in each list of objects not matched whole and in order (engine/row_errors.ListFindings).
+    list_errors: list = field(default_factory=list)
+
     @property
     def counts(self) -> list[list[int]]:
         """Per field ``[tp, fa, fd, fn, tn]`` (a copy of ``tally``, shaped)."""

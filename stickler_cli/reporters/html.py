@@ -21,6 +21,7 @@ from ..analysis import where
 from ..json_text import compact_json
 from .sanitize import INVISIBLE, data_text, limited
 from .slices import render_html as render_slices
+from . import list_section
 
 VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
 NAME_LIMIT = 400  # characters of a document name or field path shown (they wrap), as the terminal and Markdown show them
@@ -699,8 +700,9 @@ def render_html(report: dict[str, Any]) -> str:
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
             + _summary(report) + _gates(report) + _fields(report) + _aggregates(report)
-            + render_slices(report, _e, _table, _num_cell) + _violations(report) + _histogram(report)
-            + _thresholds(report) + _confidence(report) + _localisation(report) + _documents(report) + _errors(report)
+            + render_slices(report, _e, _table, _num_cell) + list_section.html_section(report, _e) + _violations(report)
+            + _histogram(report) + _thresholds(report) + _confidence(report) + _localisation(report) + _documents(report)
+            + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")
 
 

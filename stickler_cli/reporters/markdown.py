@@ -19,6 +19,7 @@ from ..gates import verdict
 from ..reader import error_location
 from .sanitize import plain
 from .slices import render_markdown as slice_lines
+from . import list_section
 
 WORST_SHOWN = 5
 
@@ -79,6 +80,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
 
     lines += markdown_lines(report, text)
     lines += slice_lines(report, text)
+    lines += list_section.markdown_lines(report, text)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)

@@ -20,8 +20,19 @@ def run(*args, cwd=None, timeout=120):
 # per field are the same ones, in the same order; only the names of their documents differ. When
 # the parts were merged in another order (``in_order=False``), they are the first of that order:
 # as many per field, not the same ones.
+# The lists kept as examples of what went wrong in lists are likewise the same ones (names aside) when the parts
+# come in order, else as bad (the same numbers of labelled rows), ties taken from another order.
 def assert_same_reordered(a, b, ignore=("elapsed_seconds",), in_order=True):
-    assert_same(a, b, ignore=(*ignore, "worst_documents", "field_failures"))
+    assert_same(a, b, ignore=(*ignore, "worst_documents", "field_failures", "list_errors"))
+    assert_same(a["list_errors"], b["list_errors"], ignore=("examples",))
+    for path, block in a["list_errors"]["fields"].items():
+        other = b["list_errors"]["fields"][path]["examples"]
+        if in_order:
+            assert_same(block["examples"], other, ignore=("doc_id",))
+        else:
+            def weights(examples):
+                return [e["events_total"] + (e["tau"] is not None) + e["unclassified"] for e in examples]
+            assert weights(block["examples"]) == weights(other)
     assert_same([d["score"] for d in a["worst_documents"]], [d["score"] for d in b["worst_documents"]])
     if in_order:
         assert_same(a["field_failures"], b["field_failures"], ignore=("doc_id",))

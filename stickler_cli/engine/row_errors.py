@@ -1,0 +1,245 @@
+"""What went wrong in one list of objects: each row left unmatched by the Hungarian pairing, labelled.
+
+README "What went wrong in a list" defines the labels; this module is the rule. A row is *open*
+when it is not in a pair at or above the item model's match threshold (a TP pair). Every open row
+gets exactly one label, by the first rule of this order that claims it (``CATEGORIES``):
+
+1. merged: one predicted row whose text is like two adjacent truth rows joined;
+2. split: two adjacent predicted rows whose texts joined are like one truth row;
+3. duplicated: an open predicted row at or above the match threshold with a truth row already
+   matched (TP) to another predicted row;
+4. mismatched: a pair below the match threshold whose similarity is at least ``like`` (the row is
+   there, its values are wrong);
+5. truncated: the open truth rows that end the list, when there are at least ``tail_rows`` of them
+   and some truth row before them is matched;
+6. dropped: any other open truth row;
+7. hallucinated: any other open predicted row.
+
+Apart from those, a list whose matched rows are out of order has its Kendall tau reported (scoring
+ignores the order). Only lists with an open row or an out-of-order match are classified: the
+engine checks that from the assignment it has already made, so a list matched whole and in order
+costs nothing here. A list of more than ``list-classify-cells`` item pairs is not classified: its
+open rows are counted as unclassified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import limits
+from ..plan import Kind, ModelPlan
+
+# The labels, in their order of precedence (the first rule that claims an open row labels it).
+CATEGORIES = ("merged", "split", "duplicated", "mismatched", "truncated", "dropped", "hallucinated")
+
+Event = tuple[str, tuple[int, ...], tuple[int, ...]]  # (label, truth rows, predicted rows)
+TEXT_TYPES = ("string", "mixed")  # the primitive fields (schema type) whose string values make a row's text
+SMALL_TAU = 32  # Kendall tau of up to this many matched rows in Python, beyond in numpy (the same value)
+_STRING_KEYS: dict[int, tuple[ModelPlan, tuple[str, ...]]] = {}  # per item model: its primitive fields' keys
+
+
+@dataclass(slots=True)
+class ListFindings:
+    """One list's labelled rows: ``events`` in precedence order; ``tau`` the Kendall tau of the matched
+    rows' order when it is below 1 (None: in order, or fewer than two matched rows); ``unclassified``
+    the open rows of a list beyond the bound (then nothing else is said of it)."""
+
+    field: int  # the list field's index in the plan
+    gt_rows: int
+    pred_rows: int
+    events: list[Event] = field(default_factory=list)
+    tau: float | None = None
+    unclassified: int = 0
+
+    def __bool__(self) -> bool:
+        """Whether there is anything to say of the list."""
+        return bool(self.events or self.tau is not None or self.unclassified)
+
+
+def in_order(pairs: Sequence[tuple[int, int]], tp: int, n: int, m: int) -> bool:
+    """Whether a list needs no classification: every row of both sides matched (``tp`` TP pairs), in order.
+    ``pairs`` are the assignment's, in truth-row order."""
+    if not tp == n == m:
+        return False
+    return all(a[1] < b[1] for a, b in zip(pairs, pairs[1:]))
+
+
+def kendall_tau(order: Sequence[int]) -> float:
+    """Kendall's tau (tau-a; values are distinct) between positions and ``order``: (concordant − discordant)
+    pairs over all pairs; 1.0 for fewer than two values. [2, 0, 1]: one concordant, two discordant, −1/3."""
+    k = len(order)
+    if k < 2:
+        return 1.0
+    if k <= SMALL_TAU:  # a few values: plain Python costs less than building arrays
+        score = sum((x < y) - (x > y) for p, x in enumerate(order) for y in order[p + 1:])
+        return score / (k * (k - 1) / 2)
+    a = np.asarray(order, dtype=np.int64)
+    signs = np.sign(a[None, :] - a[:, None])  # row i, column j: +1 when a[j] > a[i]
+    return float(np.triu(signs, 1).sum()) / (k * (k - 1) / 2)
+
+
+def one_side(field_index: int, n: int, m: int) -> ListFindings:
+    """A list null on one side: every truth row dropped (no prediction), or every predicted row hallucinated."""
+    events: list[Event] = [("dropped", (i,), ()) for i in range(n)] + [("hallucinated", (), (j,)) for j in range(m)]
+    return ListFindings(field_index, n, m, events)
+
+
+def row_text(model: ModelPlan, row: Any) -> str:
+    """A row's text for merged and split: the values of its primitive fields that are strings, in the schema's
+    field order, joined by spaces (rich values unwrapped)."""
+    if type(row) is not dict:
+        return row if type(row) is str else ""
+    cached = _STRING_KEYS.get(id(model))
+    if cached is None or cached[0] is not model:
+        cached = _STRING_KEYS[id(model)] = (model, tuple(f.key for f in model.fields if f.kind is Kind.PRIMITIVE
+                                                          and f.json_type in TEXT_TYPES))
+    parts = []
+    for key in cached[1]:
+        value = row.get(key)
+        if type(value) is dict and "_value" in value:
+            value = value["_value"]
+        if type(value) is str:
+            parts.append(value)
+    return " ".join(parts)
+
+
+def _words(model: ModelPlan, rows: Sequence[Any], wanted: set[int]) -> dict[int, list[str]]:
+    """The words of rows ``wanted`` as the token-sort ratio reads them (lower case, non-alphanumerics as spaces:
+    rapidfuzz's default_process; sorted); only the rows an event could take are read."""
+    from rapidfuzz.utils import default_process
+
+    out = {}
+    for k in wanted:
+        text = row_text(model, rows[k])
+        out[k] = sorted(default_process(text).split()) if text else []
+    return out
+
+
+def _around(open_rows: set[int], size: int) -> list[int]:
+    """The first rows of the adjacent pairs (b, b+1) that hold an open row."""
+    return sorted({b for r in open_rows for b in (r - 1, r) if 0 <= b < size - 1})
+
+
+def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence[Any], sims: Any,
+             pairs: Sequence[tuple[int, int]]) -> ListFindings:
+    """Label the open rows of one list: ``gv``/``pv`` its items, ``sims[i, j]`` the item model's similarity of
+    truth row i and predicted row j (an array, or for a list beyond the matching bound a mapping of the
+    pairs made), ``pairs`` the assignment."""
+    bounds = limits.current()
+    n, m = len(gv), len(pv)
+    threshold = model.match_threshold
+    pairs = sorted((int(i), int(j)) for i, j in pairs)
+    if isinstance(sims, np.ndarray) and pairs:
+        rows, cols = zip(*pairs)
+        hits = (sims[list(rows), list(cols)] >= threshold).tolist()
+        tp_g = {i: j for (i, j), hit in zip(pairs, hits) if hit}
+    else:
+        tp_g = {i: j for i, j in pairs if sims[i, j] >= threshold}
+    tp_p = {j: i for i, j in tp_g.items()}
+    open_g = [i for i in range(n) if i not in tp_g]
+    open_p = [j for j in range(m) if j not in tp_p]
+    if n * m > bounds.list_classify_cells or not isinstance(sims, np.ndarray):
+        return ListFindings(field_index, n, m, unclassified=len(open_g) + len(open_p))
+    order = [tp_g[i] for i in sorted(tp_g)]
+    ordered = all(a < b for a, b in zip(order, order[1:]))
+    found = ListFindings(field_index, n, m, tau=None if ordered else kendall_tau(order))
+    if not open_g and not open_p:
+        return found
+    events = found.events
+    used_g: set[int] = set()
+    used_p: set[int] = set()
+    is_open_g, is_open_p = set(open_g), set(open_p)
+    if (open_g and n >= 2) or (open_p and m >= 2):
+        merge_starts = _around(is_open_g, n) if open_g else []
+        split_starts = _around(is_open_p, m) if open_p else []
+        # The rows an event could take on the side of the single row: open ones, and those matched to a row of
+        # an adjacent pair that holds an open row.
+        merge_rows = is_open_p | {j for j, i in tp_p.items() if i in is_open_g or i - 1 in is_open_g or i + 1 in is_open_g}
+        split_rows = is_open_g | {i for i, j in tp_g.items() if j in is_open_p or j - 1 in is_open_p or j + 1 in is_open_p}
+        g_words = _words(model, gv, {c for b in merge_starts for c in (b, b + 1)} | (split_rows if split_starts else set()))
+        p_words = _words(model, pv, {c for b in split_starts for c in (b, b + 1)} | (merge_rows if merge_starts else set()))
+        if merge_starts:
+            _joined(events, "merged", p_words, g_words, merge_rows, merge_starts, is_open_p, is_open_g, tp_p, used_p,
+                    used_g, bounds, flip=False)
+        if split_starts:
+            _joined(events, "split", g_words, p_words, split_rows, split_starts, is_open_g, is_open_p, tp_g, used_g,
+                    used_p, bounds, flip=True)
+    matched_rows = np.array(sorted(tp_g), dtype=np.intp)
+    for j in open_p:  # duplicated: like a truth row another predicted row matched
+        if j in used_p or not len(matched_rows):
+            continue
+        others = matched_rows[[tp_g[int(i)] != j for i in matched_rows]]
+        if len(others):
+            column = sims[others, j]
+            best = int(np.argmax(column))  # the first of the highest
+            if column[best] >= threshold:
+                events.append(("duplicated", (int(others[best]),), (j,)))
+                used_p.add(j)
+    for i, j in pairs:  # mismatched: a pair below the match threshold, still alike
+        if i in is_open_g and i not in used_g and j not in used_p and sims[i, j] >= bounds.list_like_similarity:
+            events.append(("mismatched", (i,), (j,)))
+            used_g.add(i)
+            used_p.add(j)
+    tail = []
+    for i in range(n - 1, -1, -1):
+        if i not in is_open_g or i in used_g:
+            break
+        tail.append(i)
+    if len(tail) >= bounds.list_tail_rows and tp_g:  # every matched row lies before the tail
+        for i in reversed(tail):
+            events.append(("truncated", (i,), ()))
+            used_g.add(i)
+    events.extend(("dropped", (i,), ()) for i in open_g if i not in used_g)
+    events.extend(("hallucinated", (), (j,)) for j in open_p if j not in used_p)
+    return found
+
+
+def _joined(events: list[Event], label: str, one: dict[int, list[str]], two: dict[int, list[str]], rows: set[int],
+            starts: list[int], open_one: set[int], open_two: set[int], tp_one: dict[int, int], used_one: set[int],
+            used_two: set[int], bounds: limits.Limits, flip: bool) -> None:
+    """Merged (a predicted row's words ``one[a]`` like truth rows ``two[b]`` and ``two[b+1]`` joined, for ``a`` in
+    ``rows`` and ``b`` in ``starts``) or, sides swapped (``flip``), split. The rows of an event are open or matched
+    to each other; at least one is open. Events are taken by text similarity, highest first (ties: the lower rows).
+
+    The similarity is rapidfuzz's token-sort ratio / 100 (``fuzz.ratio`` of the sorted words joined by
+    spaces). It cannot exceed 2·min(la, lb) / (la + lb) for texts of la and lb characters, so pairs whose
+    lengths rule them out are never compared: a list costs a few array operations unless some row is about
+    as long as two rows of the other side."""
+    from rapidfuzz import fuzz
+
+    r = bounds.list_text_similarity
+    mine = {a: one[a] for a in sorted(rows) if one[a]}
+    theirs = two
+    starts = [b for b in starts if theirs[b] and theirs[b + 1]]
+    if not starts or not mine:
+        return
+    rows = list(mine)
+    length = np.array([sum(map(len, w)) + len(w) - 1 for w in mine.values()], dtype=float)[:, None]
+    their_length = {c: sum(map(len, theirs[c])) + len(theirs[c]) - 1 for b in starts for c in (b, b + 1)}
+    joined_length = np.array([their_length[b] + their_length[b + 1] + 1 for b in starts], dtype=float)[None, :]
+    possible = 2 * np.minimum(length, joined_length) >= r * (length + joined_length) - 1e-9
+    if not possible.any():
+        return
+    margin = bounds.list_text_margin
+    candidates = []
+    for i, k in zip(*np.nonzero(possible)):
+        a, b = rows[int(i)], starts[int(k)]
+        text = " ".join(mine[a])
+        joined = fuzz.ratio(text, " ".join(sorted(theirs[b] + theirs[b + 1]))) / 100.0
+        if joined < r:
+            continue
+        alone = max(fuzz.ratio(text, " ".join(theirs[c])) / 100.0 for c in (b, b + 1))
+        if joined >= alone + margin:
+            candidates.append((-joined, a, b))
+    for _, a, b in sorted(candidates):
+        if a in used_one or b in used_two or b + 1 in used_two:
+            continue
+        claimable = all(c in open_two or tp_one.get(a) == c for c in (b, b + 1))
+        if not claimable or not (a in open_one or tp_one.get(a) in (b, b + 1)):
+            continue
+        used_one.add(a)
+        used_two.update((b, b + 1))
+        events.append((label, (b, b + 1), (a,)) if not flip else (label, (a,), (b, b + 1)))

@@ -1,0 +1,203 @@
+"""What went wrong in lists, over a run: the labels of engine/row_errors.py counted per list field, and
+the lists with the most labelled rows kept as examples (README "What went wrong in a list").
+
+The state adds up: counts add, each state keeps its ``kept`` worst lists per field ranked by (most
+events, earliest in the input), so the merged states' union, cut to the smallest ``kept``, is the
+worst of the whole input. States classified with different settings are not added together.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any, Sequence
+
+from . import limits
+from .engine.row_errors import CATEGORIES, ListFindings
+from .errors import SticklerError
+from .plan import Kind, Plan
+
+# Per list field: each label's count, then the lists found out of order (their Kendall taus summed in
+# ``tau_millionths``: each tau rounded to 1e-6, in integers, so that sums are exact in any grouping), the lists with
+# a truncated tail, the lists with something to say, and the unclassified ones and their rows.
+COUNTS = (*CATEGORIES, "reordered", "truncated_lists", "lists", "unclassified_lists", "unclassified_rows")
+SETTINGS = ("list_like_similarity", "list_text_similarity", "list_text_margin", "list_tail_rows",
+            "list_classify_cells")
+TAU_UNIT = 1_000_000  # taus are summed in millionths
+EXAMPLE_EVENTS = 20  # events of one example kept (the rest counted in events_total)
+EXAMPLE_KEYS = ("doc_id", "position", "gt_rows", "pred_rows", "tau", "unclassified", "events", "events_total")
+EVENT_KEYS = ("type", "gt", "pred")
+SHOWN = 3  # examples per field printed in the terminal and Markdown
+
+
+def settings() -> dict[str, float | int]:
+    """The labels' settings in force (``--limit list-…``)."""
+    bounds = limits.current()
+    return {name: getattr(bounds, name) for name in SETTINGS}
+
+
+def list_fields(plan: Plan) -> list[int]:
+    """The indices of the plan's lists of objects."""
+    return [f.index for f in plan.fields if f.kind is Kind.OBJECT_LIST]
+
+
+class ListErrors:
+    """The run's counts and examples, by field index of each list of objects."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.fields = list_fields(plan)
+        self.settings = settings()
+        self.kept = limits.current().list_examples
+        self.counts: dict[int, dict[str, Any]] = {i: {**dict.fromkeys(COUNTS, 0), "tau_millionths": 0} for i in self.fields}
+        self.examples: dict[int, list[dict[str, Any]]] = {i: [] for i in self.fields}
+        self.empty = True  # nothing added or merged yet: a merge may adopt another state's settings
+
+    def add(self, found: Sequence[ListFindings], doc_id: Any, position: int) -> None:
+        """One document's lists (engine order) at ``position`` in the input."""
+        self.empty = False
+        for finding in found:
+            counts = self.counts[finding.field]
+            counts["lists"] += 1
+            if finding.unclassified:
+                counts["unclassified_lists"] += 1
+                counts["unclassified_rows"] += finding.unclassified
+            if finding.tau is not None:
+                counts["reordered"] += 1
+                counts["tau_millionths"] += round(finding.tau * TAU_UNIT)
+            truncated = False
+            for label, _, _ in finding.events:
+                counts[label] += 1
+                truncated = truncated or label == "truncated"
+            counts["truncated_lists"] += truncated
+            kept = self.examples[finding.field]
+            if len(kept) >= self.kept:  # worse than the least bad kept? (most lists are not: no example built)
+                weight = len(finding.events) + (finding.tau is not None) + finding.unclassified
+                tau = finding.tau if finding.tau is not None else 2.0
+                if (-weight, position, tau, finding.gt_rows, finding.pred_rows) >= _rank(kept[-1]):
+                    continue
+            self._keep(finding.field, _example(finding, doc_id, position))
+
+    def _keep(self, field: int, example: dict[str, Any]) -> None:
+        """Insert ``example`` among the field's kept examples (sorted worst first), keeping at most ``kept``."""
+        kept = self.examples[field]
+        bisect.insort(kept, example, key=_rank)
+        del kept[self.kept:]
+
+    def state(self) -> dict[str, Any]:
+        fields = self.plan.fields
+        return {"settings": dict(self.settings), "kept": self.kept,
+                "fields": {fields[i].path: {**self.counts[i], "examples": sorted(self.examples[i], key=_rank)}
+                           for i in self.fields}}
+
+    def merge(self, state: dict[str, Any], offset: int, documents: int) -> None:
+        """Add a state whose documents come after this one's first ``offset``."""
+        if state["settings"] != self.settings:
+            if not self.empty:
+                raise SticklerError(f"cannot merge states whose lists were classified with different settings "
+                                    f"({state['settings']} and {self.settings})")
+            self.settings = dict(state["settings"])
+        self.empty = self.empty and not documents
+        self.kept = min(self.kept, state["kept"])
+        index = {self.plan.fields[i].path: i for i in self.fields}
+        for path, block in state["fields"].items():
+            i = index[path]
+            for key in COUNTS:
+                self.counts[i][key] += block[key]
+            self.counts[i]["tau_millionths"] += block["tau_millionths"]
+            for example in block["examples"]:
+                self._keep(i, {**example, "position": example["position"] + offset})
+        for i in self.fields:
+            self.examples[i].sort(key=_rank)
+            del self.examples[i][self.kept:]
+
+    def report(self) -> dict[str, Any]:
+        """The report's ``list_errors``: settings, and per list of objects its counts, mean tau and examples."""
+        fields = self.plan.fields
+        out = {}
+        for i in self.fields:
+            counts = self.counts[i]
+            block = {key: counts[key] for key in COUNTS}
+            block["mean_tau"] = counts["tau_millionths"] / TAU_UNIT / counts["reordered"] if counts["reordered"] else None
+            block["examples"] = sorted(self.examples[i], key=_rank)[:self.kept]
+            out[fields[i].path] = block
+        return {"settings": {name.removeprefix("list_"): value for name, value in self.settings.items()},
+                "examples_kept": self.kept, "fields": out}
+
+
+def _example(finding: ListFindings, doc_id: Any, position: int) -> dict[str, Any]:
+    events = [{"type": label, "gt": list(gt), "pred": list(pred)} for label, gt, pred in finding.events]
+    return {"doc_id": doc_id, "position": position, "gt_rows": finding.gt_rows, "pred_rows": finding.pred_rows,
+            "tau": finding.tau, "unclassified": finding.unclassified, "events": events[:EXAMPLE_EVENTS],
+            "events_total": len(events)}
+
+
+def _rank(example: dict[str, Any]) -> tuple:
+    """Worst first: the most labelled rows (an out-of-order list counts one more, an unclassified list its
+    open rows), then the earlier in the input, then the lower (more out-of-order) tau."""
+    weight = example["events_total"] + (example["tau"] is not None) + example["unclassified"]
+    tau = example["tau"] if example["tau"] is not None else 2.0
+    return (-weight, example["position"], tau, example["gt_rows"], example["pred_rows"])
+
+
+# -- words for people ---------------------------------------------------------------------------------------
+
+HEADERS = {"dropped": "Dropped", "truncated": "Tail", "hallucinated": "Halluc", "duplicated": "Dup",
+           "merged": "Merged", "split": "Split", "mismatched": "Mismatch", "reordered": "Reorder",
+           "unclassified_rows": "Unclass"}
+SHOWN_ORDER = ("dropped", "truncated", "hallucinated", "duplicated", "merged", "split", "mismatched", "reordered",
+               "unclassified_rows")
+
+
+def has_findings(block: dict[str, Any] | None) -> bool:
+    """Whether a report's ``list_errors`` has anything to say."""
+    return bool(block) and any(f.get("lists") for f in block.get("fields", {}).values())
+
+
+def shown_columns(block: dict[str, Any]) -> list[str]:
+    """The figures some list field has (a column of zeros says nothing), in a fixed order."""
+    fields = [f for f in block["fields"].values() if f.get("lists")]
+    return [key for key in SHOWN_ORDER if any(f.get(key) for f in fields)]
+
+
+def _rows(indices: list[int]) -> str:
+    """Row indices as people read them: ``3``, ``2, 5``, ``4–7`` for a run."""
+    out: list[str] = []
+    k = 0
+    while k < len(indices):
+        end = k
+        while end + 1 < len(indices) and indices[end + 1] == indices[end] + 1:
+            end += 1
+        out.append(f"{indices[k]}–{indices[end]}" if end - k >= 2 else ", ".join(map(str, indices[k:end + 1])))
+        k = end + 1
+    return ", ".join(out)
+
+
+def describe(example: dict[str, Any]) -> str:
+    """One example in words: ``dropped gt 3; merged pred 1 = gt 1+2; order τ −0.33`` (rows numbered from 0)."""
+    parts: list[str] = []
+    by_label: dict[str, list[dict[str, Any]]] = {}
+    for event in example["events"]:
+        by_label.setdefault(event["type"], []).append(event)
+    for label in CATEGORIES:
+        events = by_label.get(label)
+        if not events:
+            continue
+        if label in ("dropped", "truncated"):
+            parts.append(f"{label} gt {_rows([e['gt'][0] for e in events])}")
+        elif label == "hallucinated":
+            parts.append(f"{label} pred {_rows([e['pred'][0] for e in events])}")
+        elif label == "duplicated":
+            parts.append(f"{label} " + ", ".join(f"pred {e['pred'][0]} (of gt {e['gt'][0]})" for e in events))
+        elif label == "merged":
+            parts.append(f"{label} " + ", ".join(f"pred {e['pred'][0]} = gt {e['gt'][0]}+{e['gt'][1]}" for e in events))
+        elif label == "split":
+            parts.append(f"{label} " + ", ".join(f"gt {e['gt'][0]} = pred {e['pred'][0]}+{e['pred'][1]}" for e in events))
+        else:
+            parts.append(f"{label} " + ", ".join(f"gt {e['gt'][0]} ~ pred {e['pred'][0]}" for e in events))
+    if example["events_total"] > len(example["events"]):
+        parts.append(f"… {example['events_total'] - len(example['events'])} more")
+    if example["tau"] is not None:
+        parts.append(f"order τ {example['tau']:+.2f}")
+    if example["unclassified"]:
+        parts.append(f"{example['unclassified']} rows unclassified (list beyond list-classify-cells)")
+    return "; ".join(parts)
