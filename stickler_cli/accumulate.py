@@ -20,6 +20,7 @@ import numpy as np
 import orjson
 
 from .confidence.store import ConfidenceStore
+from .cosmetic import CosmeticTally
 from .analysis import failure_field, has_misses, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
@@ -33,8 +34,9 @@ if TYPE_CHECKING:
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
 # 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);
 # 6: failures, failures_kept (the first failing comparisons of each field, for the HTML report);
-# 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts)
-STATE_VERSION = 8
+# 7: older_shape_records; 8: unopened (the counts behind each node's leaf roll-up, report.aggregate_counts);
+# 9: cosmetic (each FD of a leaf classified by the first normalisation that would match it, cosmetic.py)
+STATE_VERSION = 9
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -109,6 +111,8 @@ class Accumulator:
         self.failures_known = analysis.failures
         self._open = list(range(self.size)) if analysis.failures > 0 else []
         self._index = {f.path: f.index for f in plan.fields}
+        # Each FD of a leaf re-scored under normalisations (cosmetic.py): counts, suggestions, examples.
+        self.cosmetic = CosmeticTally(plan)
 
     @property
     def counts(self) -> list[list[int]]:
@@ -120,7 +124,9 @@ class Accumulator:
         """Document-level counts: the top-level fields' counts added up."""
         return totals(self.tally, self.top_level)
 
-    def add(self, doc: DocResult) -> None:
+    def add(self, doc: DocResult, doc_id: Any = None) -> None:
+        if doc.fd_values:
+            self.cosmetic.add([(0, index, g, p) for index, g, p in doc.fd_values], [doc_id])
         self.document_count += 1
         self.score_sum += doc.score
         score = doc.score
@@ -139,12 +145,15 @@ class Accumulator:
             self.documents.extend(doc.score_sum)
             self.documents.extend(doc.score_n)
 
-    def add_batch(self, batch: BatchResult) -> None:
+    def add_batch(self, batch: BatchResult, doc_ids: list[Any] | None = None) -> None:
         """``add`` for every document of a batch, in arrays: the same totals to the last bit (floats
-        are added document after document, as ``add`` adds them)."""
+        are added document after document, as ``add`` adds them). ``doc_ids``: the documents' ids, for
+        the examples of cosmetic FDs."""
         n = len(batch)
         if not n:
             return
+        if batch.fd_values:
+            self.cosmetic.add(batch.fd_values, doc_ids)
         scores = batch.scores
         self.document_count += n
         self.score_sum = float(np.cumsum(np.concatenate(([self.score_sum], scores)))[-1])
@@ -289,6 +298,7 @@ class Accumulator:
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
             "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
+            "cosmetic": self.cosmetic.state(),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -338,6 +348,7 @@ class Accumulator:
         self._reopen()
         self.documents.extend(state["documents"])
         self.document_keys.extend(state["document_keys"])
+        self.cosmetic.merge(state["cosmetic"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]
         self.schema_valid += conformance["valid"]

@@ -90,7 +90,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                 _adopt_older_shape(root, acc, pair)
         scored = engine.score_batch([(p.gt, p.pred) for p in batch if p.gt is not None])
         first = acc.document_count
-        acc.add_batch(scored)
+        acc.add_batch(scored, [p.doc_id for p in batch if p.gt is not None])
         scores = scored.scores.tolist()
         errors = scored.errors
         worst = acc.worst_bound()

@@ -195,6 +195,18 @@ def check(state: dict, plan: Plan) -> None:
         for k, row in enumerate(_array(rows, f"/lines/{kind}")):
             _object(row, f"/lines/{kind}/{k}")
     _check_documents(state, n, size, score_sum, counts, sums, score_n)
+    _check_cosmetic(state["cosmetic"], plan, counts)
+
+
+def _check_cosmetic(block: Any, plan: Plan, counts: list[list[int]]) -> None:
+    """The cosmetic-or-real tally (cosmetic.check_state): as many classified FDs per leaf as it counts."""
+    from .cosmetic import check_state
+    from .engine.result import FD
+
+    try:
+        check_state(block, plan, {f.path: counts[f.index][FD] for f in plan.fields})
+    except ValueError as exc:
+        raise _bad(*exc.args) from None
 
 
 def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:

@@ -80,6 +80,8 @@ class BatchResult:
     errors: dict[int, list[str]] = field(default_factory=dict)  # by document, only where there are some
     metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
+    # (document, field index, gt value, pred value) of each FD of a leaf or list of leaves (DocResult.fd_values)
+    fd_values: list[tuple[int, int, Any, Any]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -274,6 +276,8 @@ class BatchScorer:
         self.top: list[np.ndarray] = []
         # (owner documents, field index, is_match, confidence, similarity), a chunk per field and frame
         self.pairs: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
+        # (owner documents, field index, gt values, pred values) of the FDs of leaves, a chunk per field and frame
+        self.fd: list[tuple[np.ndarray, int, list, list]] = []
 
     def run(self) -> BatchResult:
         engine, n = self.engine, self.n
@@ -288,6 +292,8 @@ class BatchScorer:
             del engine._pending[reported:]
             return self.one_by_one()
         result = self.result(scores, np.stack(self.top, axis=1), self.confidence_columns())
+        result.fd_values = [(d, index, g, p) for owner, index, gs, ps in self.fd
+                            for d, g, p in zip(owner.tolist(), gs, ps) if not self.odd[d]]
         odd = np.flatnonzero(self.odd).tolist()
         if odd:
             _replace(result, {d: engine.compare(*self.docs[d]) for d in odd})
@@ -420,6 +426,10 @@ class BatchScorer:
             raw[present] = sim
             matched[present] = hit
             label[present] = np.where(hit, TP, FD)
+            if not hit.all():  # the FDs' values, for cosmetic.py
+                miss = present[~hit]
+                self.fd.append((owner[miss], f.index, _values(gc.values, miss if gi is None else gi[miss]),
+                                _values(pc.values, miss if pi is None else pi[miss])))
             if f.clip and not hit.all():
                 score = raw.copy()
                 score[present[~hit]] = 0.0
@@ -519,6 +529,11 @@ class BatchScorer:
         s = sims[starts[lists] + pair_i * m_items[lists] + pair_j]
         hit = s >= f.threshold
         n = len(present)
+        if not hit.all():  # the FDs' values, for cosmetic.py
+            miss = np.flatnonzero(~hit)
+            self.fd.append((owner[present][lists[miss]], f.index,
+                            _values(g_items, g_start[lists[miss]] + pair_i[miss]),
+                            _values(p_items, p_start[lists[miss]] + pair_j[miss])))
         raw_sum = sequential_sums(s, lists, n)
         score_sum = sequential_sums(np.where(hit, s, 0.0), lists, n) if f.clip else raw_sum
         longest = np.maximum(n_items, m_items)
@@ -695,6 +710,8 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
             result.errors[d] = list(doc.errors)
         if doc.metadata:
             result.metadata[d] = list(doc.metadata)
+        if doc.fd_values:  # the fast path left this document's out
+            result.fd_values.extend((d, index, g, p) for index, g, p in doc.fd_values)
         if doc.confidences:  # the fast path left this document's pairs out
             pieces.append((int(ends[d]), doc.confidences))
             counts[d] = len(doc.confidences)

@@ -281,6 +281,8 @@ class Engine:
         score = raw if matched or not f.clip else 0.0
         if res is not None:
             res.tally[5 * f.index + (TP if matched else FD)] += 1
+            if not matched:
+                _keep_fd(res, f, g, p)
             if conf is not None:
                 _confidence(res, f, matched, conf, raw)
             if res.trace is not None:
@@ -353,6 +355,8 @@ class Engine:
                 score_sum += s
             elif not f.clip:
                 score_sum += s
+            if res is not None and not s >= f.threshold:
+                _keep_fd(res, f, gv[i], pv[j])
             if res is not None and ps[j][1] is not None:
                 _confidence(res, f, s >= f.threshold, ps[j][1], s)
             if res is not None and res.trace is not None:
@@ -610,6 +614,13 @@ def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None
     extra = {k: v for k, v in rich.items() if k not in ("_value", "_confidence")}
     if extra:
         res.metadata.append((f.index, where + f.key, extra))
+
+
+def _keep_fd(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:
+    """Keep an FD's values for the cosmetic-or-real classification (cosmetic.py)."""
+    if res.fd_values is None:
+        res.fd_values = []
+    res.fd_values.append((f.index, g, p))
 
 
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:

@@ -79,7 +79,9 @@ class DocResult:
     # (field index, path, metadata) of rich prediction values with keys beyond
     # _value and _confidence, e.g. {"_bbox": [...]}: kept for accumulators.
     metadata: list[tuple[int, str, dict]] = field(default_factory=list)
-
+    # (field index, gt value, pred value) of each FD of a leaf or of a list of leaves (a matched item pair
+    # below the threshold), in walk order; None when there is none: what cosmetic.py classifies.
+    fd_values: list[tuple[int, object, object]] | None = None
 
     @property
     def counts(self) -> list[list[int]]:

@@ -17,6 +17,7 @@ from ..analysis import MISSES, imperfect
 from ..confidence.trust import trust_sentence
 from ..gates import verdict
 from ..reader import error_location
+from .cosmetic import markdown_lines
 from .sanitize import plain
 
 WORST_SHOWN = 5
@@ -74,6 +75,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
                      f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |")
     lines.append("")
     lines += _aggregates(report)
+    lines += markdown_lines(report.get("cosmetic_errors"))
     lines += _calibration(report.get("confidence_metrics"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)
     errors = report.get("errors") or []

@@ -21,6 +21,7 @@ from ..extras import install_hint
 from ..reader import error_location
 from ..engine.result import TraceRow
 from .calibration import render_calibration
+from .cosmetic import render_cosmetic
 from .fit import Column, compact, fit, wrap_name
 from .sanitize import safe
 
@@ -83,6 +84,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         console.print(table)
     for table in aggregate_tables(report, console.width):
         console.print(table)
+    render_cosmetic(report.get("cosmetic_errors"), console)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     errors = report["errors"]
