@@ -7,7 +7,7 @@ would accept the most of them. Advice only: every figure of the report stays the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..cosmetic import OUTCOMES, STEP_NAMES, figures, iter_fields, suggestion_text, summary
 
@@ -44,10 +44,9 @@ def _name(path: str) -> str:
     return path if len(path) <= 200 else path[:199] + "…"
 
 
-def markdown_lines(block: dict[str, Any] | None) -> list[str]:
-    """The section in Markdown: a line per field, its suggestion under it (data and schema text as code spans)."""
-    from .markdown import text
-
+def markdown_lines(block: dict[str, Any] | None, text: Callable[..., str]) -> list[str]:
+    """The section in Markdown: a line per field, its suggestion under it (data and schema text as code spans,
+    ``text``: markdown.text)."""
     shown = iter_fields(block)
     if not shown:
         return []
@@ -63,10 +62,10 @@ def markdown_lines(block: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def html_section(block: dict[str, Any] | None) -> str:
-    """The section in HTML: a sortable table of every field with FDs classified, then each field's examples."""
-    from .html import _e, _num_cell, _table
-
+def html_section(block: dict[str, Any] | None, _e: Callable[..., str], _num_cell: Callable[..., str],
+                 _table: Callable[..., str]) -> str:
+    """The section in HTML: a sortable table of every field with FDs classified, then each field's examples
+    (escaped and laid out by html.py's ``_e``, ``_num_cell`` and ``_table``)."""
     fields = [(p, e) for p, e in (block or {}).get("fields", {}).items()]
     if not iter_fields(block):
         return ""

@@ -602,7 +602,7 @@ def render_html(report: dict[str, Any]) -> str:
             f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
-            + _summary(report) + _gates(report) + _fields(report) + _aggregates(report) + html_section(report.get("cosmetic_errors"))
+            + _summary(report) + _gates(report) + _fields(report) + _aggregates(report) + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
             + _violations(report) + _histogram(report)
             + _confidence(report) + _documents(report) + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")

@@ -75,7 +75,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
                      f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |")
     lines.append("")
     lines += _aggregates(report)
-    lines += markdown_lines(report.get("cosmetic_errors"))
+    lines += markdown_lines(report.get("cosmetic_errors"), text)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)
     errors = report.get("errors") or []
