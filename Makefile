@@ -50,6 +50,7 @@ demo: $(BIN)/stickler
 	  -o out/invoice-report.json --html out/invoice-report.html --junit out/invoice-junit.xml; \
 	  test $$? -eq 1 && echo "(exit code 1: a quality gate failed, as this demo intends)"
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
+	$(BIN)/stickler eval schemas/cosmetic.json fixtures/cosmetic/gt.jsonl fixtures/cosmetic/pred.jsonl --id-field id
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 	$(BIN)/stickler eval fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --save-schema out/employee-inferred.json
 	$(BIN)/stickler split fixtures/packets/gt.jsonl fixtures/packets/pred.jsonl
