@@ -30,7 +30,11 @@ REAL = "real"  # no step made the pair match
 UNSCORED = "not_rescored"  # the comparator calls a model or a service: not called again for advice
 OUTCOMES = (*STEPS, REAL, UNSCORED)
 _REAL, _UNSCORED = len(STEPS), len(STEPS) + 1
+_NUMBER = STEPS.index("number")
 
+# Classified pairs of plain values remembered per tally (a cache: memory, not results, depends on it).
+SEEN_PAIRS = 4096
+_PLAIN = (str, int, float, bool)
 # The characters of a value's JSON text kept in an example (longer ones end in "…"); how many examples are
 # kept per field and outcome is limits.Limits.cosmetic_examples (--limit cosmetic-examples=N).
 EXAMPLE_CHARS = 120
@@ -43,6 +47,7 @@ CURRENCY_CODES = frozenset("usd eur gbp jpy chf cad aud nzd cny rmb inr sek nok 
 _CODE = re.compile(r"^([a-z]{3})?(.*?)([a-z]{3})?$", re.DOTALL)
 # Point decimal, comma groups (1,234.50), tried first; then comma decimal, point groups (1.234,50).
 _POINT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", re.ASCII)
+_DIGIT = re.compile(r"\d")  # a text with no digit (of any script: NFKC may make one) spells no number or date
 _COMMA = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?", re.ASCII)
 
 # Settings of a comparator that accept more spellings, tried as suggestions (same comparator, these
@@ -74,11 +79,22 @@ def _unicode(text: str) -> str:
     return _no_punctuation(_no_space(text.casefold()))
 
 
+_ASCII_SPACE = str.maketrans("", "", "".join(chr(c) for c in range(128) if chr(c).isspace()))
+_ASCII_SPACE_AND_DOLLAR = str.maketrans("", "", "$" + "".join(chr(c) for c in range(128) if chr(c).isspace()))
+_ASCII_PUNCTUATION = str.maketrans("", "", "".join(chr(c) for c in range(128)
+                                                   if unicodedata.category(chr(c)).startswith("P")))
+
+
 def text_forms(value: Any) -> tuple[Any, Any, Any, Any]:
     """A value after steps 1-4 (case, whitespace, punctuation, Unicode), each on top of the ones before;
     a value that is not a string is the same at every step."""
     if type(value) is not str:
         return value, value, value, value
+    if value.isascii():  # the same steps, by translation tables; NFKC and accents change no ASCII text
+        case = value.lower()
+        space = case.translate(_ASCII_SPACE)
+        punctuation = space.translate(_ASCII_PUNCTUATION)
+        return case, space, punctuation, punctuation
     case = value.casefold()
     space = _no_space(case)
     punctuation = _no_punctuation(space)
@@ -91,16 +107,28 @@ def read_number(value: Any) -> str | None:
     (Unicode Sc) dropped, and one currency code of CURRENCY_CODES at either end; whitespace dropped; a
     U+2212 minus read as "-"; "(x)" read as "-x"; then the whole text must be a number with point
     decimals and optional comma groups, or else with comma decimals and optional point groups."""
-    if type(value) in (int, float):
+    kind = type(value)
+    if kind is int and -10**15 < value < 10**15:  # the common cases, without Decimal: the same text
+        return str(value)
+    if kind is float and -1e15 < value < 1e15:
+        if value.is_integer():
+            return str(int(value))
+        shortest = repr(value)
+        if "e" not in shortest:
+            return shortest  # the shortest repr has no trailing zeros: Decimal's normalised text
+    if kind in (int, float):
         try:
             number = Decimal(str(value))
         except (InvalidOperation, ValueError):  # an integer beyond 4,300 digits
             return None
         return _canonical(number) if number.is_finite() else None
-    if type(value) is not str or len(value) > NUMBER_CHARS:
+    if type(value) is not str or len(value) > NUMBER_CHARS or not _DIGIT.search(value):
         return None
-    text = unicodedata.normalize("NFKC", value).casefold().replace("\u2212", "-")
-    text = "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Sc")
+    if value.isascii():  # the same, by a translation table ("$" is the one ASCII currency symbol)
+        text = value.lower().translate(_ASCII_SPACE_AND_DOLLAR)
+    else:
+        text = unicodedata.normalize("NFKC", value).casefold().replace("\u2212", "-")
+        text = "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Sc")
     found = _CODE.match(text)
     if found is not None and (found.group(1) or found.group(3)):
         if all(code is None or code in CURRENCY_CODES for code in (found.group(1), found.group(3))):
@@ -126,7 +154,7 @@ def read_dates(value: Any) -> tuple[str, ...]:
     """The days a string spells as one full date (year, month and day), as the Date comparator reads it
     with its default configuration, month-first then day-first (``01/02/2024`` reads two ways): ISO
     ``YYYY-MM-DD`` texts, without repeats. Ranges, partial dates and non-strings read none."""
-    if type(value) is not str:
+    if type(value) is not str or not _DIGIT.search(value):  # a full date has digits: its year and day
         return ()
     from .comparators.date import DateReading, read_readings
 
@@ -167,6 +195,12 @@ def classify(comparator: "Comparator", threshold: float, g: Any, p: Any) -> int:
     when they read several; a value that spells none keeps its form from the step before.
     """
     before = (g, p)
+    if type(g) is not str and type(p) is not str:  # no text step changes them, no date is read from them
+        number = (read_number(g), read_number(p))
+        if number[0] is None and number[1] is None:
+            return _REAL
+        pair = (g if number[0] is None else number[0], p if number[1] is None else number[1])
+        return _NUMBER if _matches(comparator, threshold, *pair) else _REAL
     for k, pair in enumerate(zip(text_forms(g), text_forms(p))):
         if not (_same(pair[0], before[0]) and _same(pair[1], before[1])):
             if _matches(comparator, threshold, *pair):
@@ -174,7 +208,7 @@ def classify(comparator: "Comparator", threshold: float, g: Any, p: Any) -> int:
             before = pair
     number = (read_number(g), read_number(p))
     pair = (before[0] if number[0] is None else number[0], before[1] if number[1] is None else number[1])
-    k = STEPS.index("number")
+    k = _NUMBER
     if not (_same(pair[0], before[0]) and _same(pair[1], before[1])):
         if _matches(comparator, threshold, *pair):
             return k
@@ -237,6 +271,9 @@ class CosmeticTally:
         self.examples: dict[str, dict[str, list[dict[str, Any]]]] = {}
         self._fields = plan.fields
         self._candidates: dict[int, list[tuple[str, "Comparator"]]] = {}
+        # What pairs of plain values already classified came to: models repeat their habits ("usd" for "USD"
+        # in every document), so most FDs of a long run are pairs seen before. Cleared past SEEN_PAIRS.
+        self._seen: dict[tuple, tuple[int, tuple[str, ...]]] = {}
 
     def _built(self, f: FieldPlan) -> list[tuple[str, "Comparator"]]:
         found = self._candidates.get(f.index)
@@ -256,19 +293,29 @@ class CosmeticTally:
         """Classify a batch's FD pairs: (document in the batch, field index, gt value, pred value), the
         documents in input order. Within a document pairs are taken in field order, then by their JSON
         text, so that the examples kept do not depend on which engine path scored the document."""
-        for d, index, g, p in sorted(entries, key=_order):
+        seen = self._seen
+        for d, index, g, p in _in_order(entries):
             f = self._fields[index]
             path = f.path
             counts = self.counts.setdefault(path, [0] * len(OUTCOMES))
-            if not classified(f):
-                outcome = _UNSCORED
+            key = (index, type(g), g, type(p), p) if type(g) in _PLAIN and type(p) in _PLAIN else None
+            found = seen.get(key) if key is not None else None
+            if found is not None:
+                outcome, keys = found
+            elif not classified(f):
+                outcome, keys = _UNSCORED, ()
             else:
                 outcome = classify(f.comparator, f.threshold, g, p)
-                if outcome < _REAL:
-                    accepted = self.accepted.setdefault(path, {})
-                    for key, candidate in self._built(f):
-                        if _matches(candidate, f.threshold, g, p):
-                            accepted[key] = accepted.get(key, 0) + 1
+                keys = tuple(k for k, candidate in self._built(f) if _matches(candidate, f.threshold, g, p)) \
+                    if outcome < _REAL else ()
+                if key is not None:
+                    if len(seen) >= SEEN_PAIRS:
+                        seen.clear()
+                    seen[key] = (outcome, keys)
+            if keys:
+                accepted = self.accepted.setdefault(path, {})
+                for k in keys:
+                    accepted[k] = accepted.get(k, 0) + 1
             counts[outcome] += 1
             kept = self.examples.setdefault(path, {}).setdefault(OUTCOMES[outcome], [])
             if len(kept) < self.examples_kept:
@@ -311,8 +358,18 @@ class CosmeticTally:
                 del by[outcome][self.examples_kept:]
 
 
-def _order(entry: tuple[int, int, Any, Any]) -> tuple[int, int, str, str]:
-    return entry[0], entry[1], compact_json(entry[2]) or "", compact_json(entry[3]) or ""
+def _in_order(entries: Sequence[tuple[int, int, Any, Any]]) -> list[tuple[int, int, Any, Any]]:
+    """Entries by document and field; several of one document and field (list items) by their JSON text."""
+    ordered = sorted(entries, key=lambda e: (e[0], e[1]))
+    k = 0
+    while k < len(ordered):
+        end = k + 1
+        while end < len(ordered) and ordered[end][:2] == ordered[k][:2]:
+            end += 1
+        if end - k > 1:
+            ordered[k:end] = sorted(ordered[k:end], key=lambda e: (compact_json(e[2]) or "", compact_json(e[3]) or ""))
+        k = end
+    return ordered
 
 
 def example_text(value: Any) -> str:
