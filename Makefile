@@ -52,6 +52,7 @@ demo: $(BIN)/stickler
 	  test $$? -eq 1 && echo "(exit code 1: a quality gate failed, as this demo intends)"
 	$(BIN)/stickler eval schemas/shipment.json fixtures/shipment/gt.jsonl fixtures/shipment/pred.jsonl
 	$(BIN)/stickler eval schemas/boxes.json fixtures/boxes/gt.jsonl fixtures/boxes/pred.jsonl --html out/boxes-report.html
+	$(BIN)/stickler eval schemas/cosmetic.json fixtures/cosmetic/gt.jsonl fixtures/cosmetic/pred.jsonl --id-field id
 	$(BIN)/stickler compare schemas/quickstart.json fixtures/quickstart/gt.json fixtures/quickstart/pred.json
 	$(BIN)/stickler eval fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --save-schema out/employee-inferred.json
 	$(BIN)/stickler eval schemas/employee.json fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --slice-by active --fail-under 'slice:active=*:cm_f1=0.5' -o out/employee-slices.json

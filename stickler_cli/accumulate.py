@@ -22,6 +22,7 @@ import orjson
 from . import limits
 from .confidence.store import ConfidenceStore
 from .localisation import BoxStore
+from .cosmetic import CosmeticTally
 from .analysis import failure_field, has_misses, sample_row
 from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
 from .errors import SticklerError
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
 # 10: similarity_bins (each primitive field's histogram of compared similarities, thresholds.py)
 # 11: slices (--slice-by: per slicing path and value, the fields' counts and moments, slicing.py)
 # 12: list_errors (what went wrong in each list of objects, list_errors.py)
-STATE_VERSION = 12
+# 13: cosmetic (each FD of a leaf classified by the first normalisation that would match it, cosmetic.py)
+STATE_VERSION = 13
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -131,6 +133,8 @@ class Accumulator:
         self.slices = Slices(analysis.slices, self.size, analysis.slice_values, analysis.slice_chars)
         # What went wrong in lists of objects: counts per list field and the worst lists (list_errors.py).
         self.list_errors = ListErrors(plan)
+        # Each FD of a leaf re-scored under normalisations (cosmetic.py): counts, suggestions, examples.
+        self.cosmetic = CosmeticTally(plan)
 
     @property
     def counts(self) -> list[list[int]]:
@@ -142,7 +146,9 @@ class Accumulator:
         """Document-level counts: the top-level fields' counts added up."""
         return totals(self.tally, self.top_level)
 
-    def add(self, doc: DocResult) -> None:
+    def add(self, doc: DocResult, doc_id: Any = None) -> None:
+        if doc.fd_values:
+            self.cosmetic.add([(0, index, g, p) for index, g, p in doc.fd_values], [doc_id])
         self.document_count += 1
         self.score_sum += doc.score
         score = doc.score
@@ -165,12 +171,15 @@ class Accumulator:
             self.documents.extend(doc.score_sum)
             self.documents.extend(doc.score_n)
 
-    def add_batch(self, batch: BatchResult) -> None:
+    def add_batch(self, batch: BatchResult, doc_ids: list[Any] | None = None) -> None:
         """``add`` for every document of a batch, in arrays: the same totals to the last bit (floats
-        are added document after document, as ``add`` adds them)."""
+        are added document after document, as ``add`` adds them). ``doc_ids``: the documents' ids, for
+        the examples of cosmetic FDs."""
         n = len(batch)
         if not n:
             return
+        if batch.fd_values:
+            self.cosmetic.add(batch.fd_values, doc_ids)
         scores = batch.scores
         self.document_count += n
         self.score_sum = float(np.cumsum(np.concatenate(([self.score_sum], scores)))[-1])
@@ -332,6 +341,7 @@ class Accumulator:
             "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
             "slices": self.slices.state(),
             "list_errors": self.list_errors.state(),
+            "cosmetic": self.cosmetic.state(),
         }
         if with_schema:
             state["schema"] = self.plan.schema
@@ -386,6 +396,7 @@ class Accumulator:
         self.list_errors.merge(state["list_errors"], offset, state["document_count"])
         self.documents.extend(state["documents"])
         self.document_keys.extend(state["document_keys"])
+        self.cosmetic.merge(state["cosmetic"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]
         self.schema_valid += conformance["valid"]

@@ -48,7 +48,7 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
     for batch in _chunks(pairs):
         scored = engine.score_batch(batch)
         first = acc.document_count
-        acc.add_batch(scored)
+        acc.add_batch(scored, [f"pair {k + d}" for d in range(1, len(batch) + 1)])
         acc.add_slices([gt for gt, _ in batch], scored)
         for d, (gt, pred) in enumerate(batch):
             k += 1

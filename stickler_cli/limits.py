@@ -57,6 +57,9 @@ class Limits:
     # input order. Each is one explained comparison held until the report is written (values cut to
     # analysis.SAMPLE_VALUE_CHARS), so memory stays flat at any input size.
     failures_per_field: int = 20
+    # Examples kept per field and outcome of the cosmetic-or-real classification of FDs (cosmetic.py): the
+    # first ones in input order, each value cut to cosmetic.EXAMPLE_CHARS characters.
+    cosmetic_examples: int = 3
     # Records of each file `stickler schema infer` (and `eval` without a schema) reads to infer a schema.
     infer_records: int = 10_000
     # Predicted boxes (leaves carrying `_bbox`) kept for localisation mAP, which ranks them all: about 21 bytes

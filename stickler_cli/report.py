@@ -13,6 +13,7 @@ from .accumulate import HISTOGRAM_BINS, Accumulator
 from . import rollup
 from .analysis import worst_documents
 from .confidence.report import confidence_metrics
+from .cosmetic import report_block as cosmetic_report
 from .engine import Engine
 from .evaluate import Evaluation
 from .metrics import count_block
@@ -141,6 +142,7 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "worst_documents": worst_documents(Engine(plan), acc.worst),
         "field_failures": {"kept_per_field": acc.failures_known, "fields": acc.failure_samples()},
         "list_errors": acc.list_errors.report(),
+        "cosmetic_errors": cosmetic_report(acc.cosmetic.state(), plan),
         "errors": list(acc.errors),
         "warnings": record_warnings(acc.stats),
         "elapsed_seconds": evaluation.elapsed_seconds,

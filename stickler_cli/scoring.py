@@ -92,7 +92,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
         scored = engine.score_batch([(p.gt, p.pred) for p in scored_pairs],
                                     [d for d, p in enumerate(scored_pairs) if p.boxes])
         first = acc.document_count
-        acc.add_batch(scored)
+        acc.add_batch(scored, [p.doc_id for p in batch if p.gt is not None])
         if acc.slices:
             acc.add_slices([p.gt for p in batch if p.gt is not None], scored)
         scores = scored.scores.tolist()

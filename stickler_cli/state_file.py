@@ -200,6 +200,7 @@ def check(state: dict, plan: Plan) -> None:
     _check_documents(state, n, size, score_sum, counts, sums, score_n)
     _check_slices(state["slices"], n, counts)
     _check_list_errors(state["list_errors"], plan, n)
+    _check_cosmetic(state["cosmetic"], plan, counts)
 
 
 def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
@@ -303,6 +304,17 @@ def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
                     for r, row in enumerate(_array(event[side], f"{place}/{side}")):
                         if _count(row, f"{place}/{side}/{r}") >= rows[side]:
                             raise _bad(f"{place}/{side}/{r}", f"must be a row of the list (below {rows[side]}), got {row}")
+
+
+def _check_cosmetic(block: Any, plan: Plan, counts: list[list[int]]) -> None:
+    """The cosmetic-or-real tally (cosmetic.check_state): as many classified FDs per leaf as it counts."""
+    from .cosmetic import check_state
+    from .engine.result import FD
+
+    try:
+        check_state(block, plan, {f.path: counts[f.index][FD] for f in plan.fields})
+    except ValueError as exc:
+        raise _bad(*exc.args) from None
 
 
 def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:

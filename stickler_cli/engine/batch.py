@@ -88,6 +88,8 @@ class BatchResult:
     # document (``similarity_counts[d]`` of them for document d), each document's in no particular order.
     similarity_bin: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     similarity_counts: np.ndarray | None = None
+    # (document, field index, gt value, pred value) of each FD of a leaf or list of leaves (DocResult.fd_values)
+    fd_values: list[tuple[int, int, Any, Any]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -290,6 +292,8 @@ class BatchScorer:
         self.layout = engine.layout
         # (owner documents, flat similarity bins) of the compared pairs, a chunk per primitive field and frame
         self.similar: list[tuple[np.ndarray, np.ndarray]] = []
+        # (owner documents, field index, gt values, pred values) of the FDs of leaves, a chunk per field and frame
+        self.fd: list[tuple[np.ndarray, int, list, list]] = []
 
     def run(self) -> BatchResult:
         engine, n = self.engine, self.n
@@ -304,6 +308,8 @@ class BatchScorer:
             del engine._pending[reported:]
             return self.one_by_one()
         result = self.result(scores, np.stack(self.top, axis=1), self.confidence_columns())
+        result.fd_values = [(d, index, g, p) for owner, index, gs, ps in self.fd
+                            for d, g, p in zip(owner.tolist(), gs, ps) if not self.odd[d]]
         odd = np.flatnonzero(self.odd).tolist()
         if odd:
             _replace(result, {d: engine.compare(*self.docs[d]) for d in odd})
@@ -451,6 +457,10 @@ class BatchScorer:
             raw[present] = sim
             matched[present] = hit
             label[present] = np.where(hit, TP, FD)
+            if not hit.all():  # the FDs' values, for cosmetic.py
+                miss = present[~hit]
+                self.fd.append((owner[miss], f.index, _values(gc.values, miss if gi is None else gi[miss]),
+                                _values(pc.values, miss if pi is None else pi[miss])))
             if f.clip and not hit.all():
                 score = raw.copy()
                 score[present[~hit]] = 0.0
@@ -551,6 +561,11 @@ class BatchScorer:
         hit = s >= f.threshold
         n = len(present)
         self.similar.append((owner[present][lists], self.layout.flat(f.index, s)))
+        if not hit.all():  # the FDs' values, for cosmetic.py
+            miss = np.flatnonzero(~hit)
+            self.fd.append((owner[present][lists[miss]], f.index,
+                            _values(g_items, g_start[lists[miss]] + pair_i[miss]),
+                            _values(p_items, p_start[lists[miss]] + pair_j[miss])))
         raw_sum = sequential_sums(s, lists, n)
         score_sum = sequential_sums(np.where(hit, s, 0.0), lists, n) if f.clip else raw_sum
         longest = np.maximum(n_items, m_items)
@@ -788,6 +803,8 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
         result.list_errors.pop(d, None)
         if doc.list_errors:
             result.list_errors[d] = list(doc.list_errors)
+        if doc.fd_values:  # the fast path left this document's out
+            result.fd_values.extend((d, index, g, p) for index, g, p in doc.fd_values)
         if doc.confidences:  # the fast path left this document's pairs out
             pieces.append((int(ends[d]), doc.confidences))
             counts[d] = len(doc.confidences)

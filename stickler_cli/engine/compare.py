@@ -300,6 +300,8 @@ class Engine:
         if res is not None:
             res.tally[5 * f.index + (TP if matched else FD)] += 1
             res.similarity_bins.append(self.layout.flat_one(f.index, raw))
+            if not matched:
+                _keep_fd(res, f, g, p)
             if conf is not None:
                 _confidence(res, f, matched, conf, raw)
             if res.trace is not None:
@@ -379,6 +381,8 @@ class Engine:
                 score_sum += s
             if res is not None:
                 res.similarity_bins.append(self.layout.flat_one(f.index, s))
+            if res is not None and not s >= f.threshold:
+                _keep_fd(res, f, gv[i], pv[j])
             if res is not None and ps[j][1] is not None:
                 _confidence(res, f, s >= f.threshold, ps[j][1], s)
             if res is not None and res.trace is not None:
@@ -706,6 +710,13 @@ def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, pairs
     for j, item in enumerate(pv):
         if j not in paired_p:
             _lone_boxes(res, model, item, True, f"{where}[{j}].")
+
+
+def _keep_fd(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:
+    """Keep an FD's values for the cosmetic-or-real classification (cosmetic.py)."""
+    if res.fd_values is None:
+        res.fd_values = []
+    res.fd_values.append((f.index, g, p))
 
 
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:

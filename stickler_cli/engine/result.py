@@ -89,6 +89,10 @@ class DocResult:
     # What went wrong in each list of objects not matched whole and in order (engine/row_errors.ListFindings).
     list_errors: list = field(default_factory=list)
 
+    # (field index, gt value, pred value) of each FD of a leaf or of a list of leaves (a matched item pair
+    # below the threshold), in walk order; None when there is none: what cosmetic.py classifies.
+    fd_values: list[tuple[int, object, object]] | None = None
+
     @property
     def counts(self) -> list[list[int]]:
         """Per field ``[tp, fa, fd, fn, tn]`` (a copy of ``tally``, shaped)."""

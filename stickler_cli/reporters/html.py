@@ -19,6 +19,7 @@ from typing import Any
 
 from ..analysis import where
 from ..json_text import compact_json
+from .cosmetic import html_section
 from .sanitize import INVISIBLE, data_text, limited
 from .slices import render_html as render_slices
 from . import list_section
@@ -700,6 +701,7 @@ def render_html(report: dict[str, Any]) -> str:
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
             + _summary(report) + _gates(report) + _fields(report) + _aggregates(report)
+            + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
             + render_slices(report, _e, _table, _num_cell) + list_section.html_section(report, _e) + _violations(report)
             + _histogram(report) + _thresholds(report) + _confidence(report) + _localisation(report) + _documents(report)
             + _errors(report)

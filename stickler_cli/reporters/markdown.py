@@ -17,6 +17,7 @@ from ..analysis import MISSES, imperfect
 from ..confidence.trust import trust_sentence
 from ..gates import verdict
 from ..reader import error_location
+from .cosmetic import markdown_lines as cosmetic_lines
 from .sanitize import plain
 from .slices import render_markdown as slice_lines
 from . import list_section
@@ -81,6 +82,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines += markdown_lines(report, text)
     lines += slice_lines(report, text)
     lines += list_section.markdown_lines(report, text)
+    lines += cosmetic_lines(report.get("cosmetic_errors"), text)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)

@@ -23,6 +23,7 @@ from ..engine.result import TraceRow
 from . import threshold_table
 from .calibration import render_calibration
 from . import list_section
+from .cosmetic import render_cosmetic
 from .fit import Column, compact, fit, wrap_name
 from .sanitize import safe
 from .slices import render_terminal as render_slices
@@ -89,6 +90,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     threshold_table.render(report, console)
     render_slices(report, console)
     list_section.render_terminal(report, console)
+    render_cosmetic(report.get("cosmetic_errors"), console)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     if report.get("localisation"):
