@@ -251,14 +251,18 @@ class _Compiler:
                 threshold=WHOLE_VALUE_THRESHOLD if threshold is None else threshold, **common,
             )
 
-        if json_type == "object" and _free_form(node):
+        def mapping(kind: Kind) -> FieldPlan:
+            """A free-form mapping (or a list of them), compared as one value."""
             if wants:
-                return inferred(Kind.PRIMITIVE, "object", _inference().choose_for_mapping(match))
+                return inferred(kind, "object", _inference().choose_for_mapping(match))
             comparator, name = self._comparator(node, pointer, MAPPING_DEFAULT[0], default_config=MAPPING_DEFAULT[1])
             return FieldPlan(
-                kind=Kind.PRIMITIVE, json_type="object", comparator=comparator, comparator_name=name,
+                kind=kind, json_type="object", comparator=comparator, comparator_name=name,
                 threshold=MAPPING_THRESHOLD if threshold is None else threshold, **common,
             )
+
+        if json_type == "object" and _free_form(node):
+            return mapping(Kind.PRIMITIVE)
 
         if json_type == "object":
             if auto:
@@ -281,13 +285,7 @@ class _Compiler:
             item_node = self.refs.merged(items, item_pointer)
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
             if item_type == "object" and _free_form(item_node):
-                if wants:
-                    return inferred(Kind.PRIMITIVE_LIST, "object", _inference().choose_for_mapping(match))
-                comparator, name = self._comparator(node, pointer, MAPPING_DEFAULT[0], default_config=MAPPING_DEFAULT[1])
-                return FieldPlan(
-                    kind=Kind.PRIMITIVE_LIST, json_type="object", comparator=comparator, comparator_name=name,
-                    threshold=MAPPING_THRESHOLD if threshold is None else threshold, **common,
-                )
+                return mapping(Kind.PRIMITIVE_LIST)
             if item_type == "object":
                 if auto:
                     raise SchemaError(f"'{ext.PREFIX}comparator': 'auto' has nothing to infer on a list of objects "
