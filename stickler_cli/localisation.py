@@ -22,7 +22,6 @@ Definitions (README "Localisation: box mAP"; measured against stickler-eval 1.0.
 from __future__ import annotations
 
 import math
-import re
 from array import array
 from typing import Any, NamedTuple, Sequence
 
@@ -30,6 +29,7 @@ import numpy as np
 import orjson
 
 from .errors import SticklerError, UsageError
+from .reader import BBOX_KEY, holds_key
 
 DEFAULT_IOU_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # COCO's 0.50:0.95
 DEFAULT_THRESHOLDS_TEXT = "0.5:0.95:0.05"
@@ -92,39 +92,13 @@ def check_rule(rule: str) -> str:
 
 # -- which records carry boxes (cheaply) ------------------------------------------------------------
 
-_BBOX = b'"_bbox"'
-_ESCAPED_BBOX = re.compile(rb"\\u00(?:5[fF]|6[2fF]|78)")  # "_", "b", "o" or "x" written as an escape
-
-
-def carries_boxes(content: Any, value: Any) -> bool:
-    """Whether a record (its raw line, and its parsed value) holds a ``_bbox`` key at any depth: found
-    in the raw line (cheap), the parsed value walked only for a line that escapes one of its letters."""
-    if type(content) is bytes:
-        return _BBOX in content or (_ESCAPED_BBOX.search(content) is not None and has_key(value, "_bbox"))
-    return has_key(value, "_bbox")
-
-
 def value_carries_boxes(value: Any) -> bool:
-    """``carries_boxes`` of a value given without its line (the Python API): serialised by orjson
+    """``reader.carries_boxes`` of a value given without its line (the Python API): serialised by orjson
     (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
     try:
-        return _BBOX in orjson.dumps(value)
+        return BBOX_KEY in orjson.dumps(value)
     except TypeError:
-        return has_key(value, "_bbox")
-
-
-def has_key(value: Any, key: str) -> bool:
-    """Whether a parsed value holds ``key`` in an object at any depth."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if key in item:
-                return True
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
+        return holds_key(value, "_bbox")
 
 
 # -- average precision -----------------------------------------------------------------------------

@@ -47,7 +47,6 @@ import orjson
 
 from . import limits
 from .errors import InputError, UsageError
-from .localisation import carries_boxes
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,24 +426,37 @@ def _gt_record(path: str, number: int, content: "bytes | Record | Overlong", sta
         raise InputError(f"ground truth {problem}", path, number)
     # Confidences belong to predictions: ground truth carrying them is almost always the two
     # arguments swapped. Found in the raw line (cheap); counted, and the CLI warns.
-    found = _CONFIDENCE in content if type(content) is bytes else _has_confidence(value)
+    found = _CONFIDENCE in content if type(content) is bytes else holds_key(value, "_confidence")
     if found:
         stats.gt_with_confidence += 1
     return value
 
 
-def _has_confidence(value: Any) -> bool:
-    """Whether a parsed record holds a ``_confidence`` key at any depth."""
+def holds_key(value: Any, key: str) -> bool:
+    """Whether a parsed value holds ``key`` in an object at any depth (iterative: records nest deep)."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            if "_confidence" in item:
+            if key in item:
                 return True
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
     return False
+
+
+BBOX_KEY = b'"_bbox"'
+_ESCAPED_BBOX = re.compile(rb"\\u00(?:5[fF]|6[2fF]|78)")  # "_", "b", "o" or "x" written as an escape
+
+
+def carries_boxes(content: Any, value: Any) -> bool:
+    """Whether a record (its raw line, and its parsed value) holds a ``_bbox`` key at any depth, so that
+    Engine.compare collects its boxes (localisation.py): found in the raw line (cheap), the parsed value
+    walked only for a line that escapes one of the key's letters."""
+    if type(content) is bytes:
+        return BBOX_KEY in content or (_ESCAPED_BBOX.search(content) is not None and holds_key(value, "_bbox"))
+    return holds_key(value, "_bbox")
 
 
 Key = Any  # an id as compared: a string as itself, a number or boolean tagged by its JSON type

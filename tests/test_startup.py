@@ -144,6 +144,15 @@ def test_the_python_api_imports_names_when_used(tmp_path):
     assert _loaded(set(done.stdout.split()), (*ENGINE, "typer", "rich", "typing")) == []
 
 
+def test_the_reader_and_the_report_writer_import_no_engine():
+    """Commands that read records or write files without scoring (`split`, `schema infer`) reach the reader
+    through json_report: the raw-line checks (boxes, the older rich shape) must not bring numpy with them."""
+    done = _python("import sys, stickler_cli.reader, stickler_cli.reporters.json_report\n"
+                   "print(' '.join(sorted(sys.modules)))\n")
+    assert done.returncode == 0, done.stderr
+    assert _loaded(set(done.stdout.split()), ENGINE) == []
+
+
 # -- no entry point read for built-ins ------------------------------------------------------
 
 
