@@ -30,10 +30,13 @@ def aggregate_counts(acc: Accumulator) -> tuple[list[int], dict[int, list[int]]]
     return rollup.roll_up(acc.tally, acc.unopened, acc.nodes)
 
 
-def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
+def field_metrics(acc: Accumulator, rolled_up: dict[int, list[int]] | None = None) -> dict[str, dict[str, Any]]:
+    """Each field's figures; ``rolled_up``: each object's and list of objects' leaf roll-up, when the
+    caller has it (aggregate_counts)."""
+    if rolled_up is None:
+        _, rolled_up = aggregate_counts(acc)
     out: dict[str, dict[str, Any]] = {}
     counts = acc.counts  # built from the flat tally once, not once per field
-    _, rolled_up = aggregate_counts(acc)
     for f in acc.plan.fields:
         block: dict[str, Any] = count_block(counts[f.index])
         if f.index in rolled_up:
@@ -49,9 +52,11 @@ def field_metrics(acc: Accumulator) -> dict[str, dict[str, Any]]:
     return out
 
 
-def overall_metrics(acc: Accumulator) -> dict[str, Any]:
+def overall_metrics(acc: Accumulator, document: list[int] | None = None) -> dict[str, Any]:
+    """The run's figures; ``document``: the leaf roll-up of the whole document, when the caller has it
+    (aggregate_counts)."""
     block: dict[str, Any] = count_block(acc.overall)
-    block["aggregate"] = count_block(aggregate_counts(acc)[0])
+    block["aggregate"] = count_block(aggregate_counts(acc)[0] if document is None else document)
     block["weighted_overall_score"] = acc.score_sum / acc.document_count if acc.document_count else 0.0
     return block
 
@@ -125,6 +130,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
 def _report(evaluation: Evaluation) -> dict[str, Any]:
     acc = evaluation.accumulator
     plan = evaluation.plan
+    document, rolled_up = aggregate_counts(acc)
     return {
         "report_version": REPORT_VERSION,
         "tool": {"name": "stickler", "version": __version__},
@@ -132,8 +138,8 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
                    **({"formats_asserted": True} if plan.assert_formats else {})},
         "inputs": {**evaluation.inputs, "records": dict(acc.stats)},
         "document_count": acc.document_count,
-        "metrics": overall_metrics(acc),
-        "field_metrics": field_metrics(acc),
+        "metrics": overall_metrics(acc, document),
+        "field_metrics": field_metrics(acc, rolled_up),
         "schema_conformance": schema_conformance(acc),
         "schema_violations": {path: dict(sorted(acc.violations[path].items())) for path in sorted(acc.violations)},
         "confidence_metrics": _confidence_block(evaluation),

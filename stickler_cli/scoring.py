@@ -92,9 +92,9 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
         scored = engine.score_batch([(p.gt, p.pred) for p in scored_pairs],
                                     [d for d, p in enumerate(scored_pairs) if p.boxes])
         first = acc.document_count
-        acc.add_batch(scored, [p.doc_id for p in batch if p.gt is not None])
+        acc.add_batch(scored, [p.doc_id for p in scored_pairs])
         if acc.slices:
-            acc.add_slices([p.gt for p in batch if p.gt is not None], scored)
+            acc.add_slices([p.gt for p in scored_pairs], scored)
         scores = scored.scores.tolist()
         errors = scored.errors
         worst = acc.worst_bound()

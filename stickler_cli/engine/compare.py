@@ -462,9 +462,9 @@ class Engine:
                          if known_arrays and res is not None else None)
             # Ties are broken toward matched pairs, then higher pair scores.
             pairs = assign(sims, (sims >= model.match_threshold) + docs)
+        hits = [sims[i, j] >= model.match_threshold for i, j in pairs]  # each pair matched, read once
         if res is not None:  # before the matched pairs are descended into: the order BatchScorer finds lists in
-            matched = sum(1 for i, j in pairs if sims[i, j] >= model.match_threshold)
-            if not row_errors.in_order(pairs, matched, len(gv), len(pv)):
+            if not row_errors.in_order(pairs, sum(hits), len(gv), len(pv)):
                 found = row_errors.classify(f.index, model, gv, pv, sims, pairs)
                 if found:
                     res.list_errors.append(found)
@@ -472,11 +472,10 @@ class Engine:
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
         tp = 0
-        for i, j in pairs:
+        for (i, j), matched in zip(pairs, hits):
             pair_score = float(docs[i, j])
             if pair_score >= PAIR_FLOOR:
                 total += pair_score
-            matched = sims[i, j] >= model.match_threshold
             if res is not None and res.trace is not None:
                 _trace(res, f, TP if matched else FD, gv[i], pv[j], float(sims[i, j]), pair_score,
                        path=f"{where}[{i}↔{j}]", threshold=model.match_threshold)
