@@ -21,7 +21,7 @@ import typer
 # (docs/performance.md, "Start-up"; tests/test_startup.py checks that --help imports no engine).
 from . import interrupts, limits
 from .cli_help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
-from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
+from .errors import ExitCode, SchemaError, SticklerError, UsageError
 from .version import __version__
 
 if TYPE_CHECKING:

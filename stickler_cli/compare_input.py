@@ -75,8 +75,8 @@ Input = Union[Chosen, _Records]
 
 
 def choose_pair(ground_truth: str, prediction: str, selector: Selector) -> tuple[Chosen, Chosen]:
-    """The ground-truth record and the prediction to compare (exit 2, one line, when there is none)."""
-    selector.check()
+    """The ground-truth record and the prediction to compare (exit 2, one line, when there is none);
+    ``selector`` already checked (``Selector.check``, before any work)."""
     if ground_truth == STDIN and prediction == STDIN:
         raise UsageError("only one of the two inputs can be standard input (-)")
     inputs = [_input(ground_truth, "ground truth", selector), _input(prediction, "prediction", selector)]

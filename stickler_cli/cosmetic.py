@@ -506,11 +506,6 @@ def suggestion_text(entry: dict[str, Any]) -> str | None:
             f"{entry['cosmetic']} cosmetic FDs")
 
 
-def has_cosmetic(block: dict[str, Any] | None) -> bool:
-    """Whether the report has something to say (some FD is cosmetic)."""
-    return bool(block) and any(e["cosmetic"] for e in block["fields"].values())
-
-
 def iter_fields(block: dict[str, Any] | None) -> Iterable[tuple[str, dict[str, Any]]]:
     """The fields with a cosmetic FD, in report order."""
     return [(p, e) for p, e in (block or {}).get("fields", {}).items() if e["cosmetic"]]

@@ -97,11 +97,6 @@ class Engine:
         """Whether a comparator calls a model or a service (and may hold its threads or sockets)."""
         return bool(self._prefetching or self._failing)
 
-    @property
-    def prepares(self) -> bool:
-        """Whether ``prepare`` does anything for this plan (worth reading documents ahead)."""
-        return bool(self._prefetching or self._routes)
-
     def prepare(self, docs: list[tuple[Any, Any]]) -> None:
         """Get ready to score a batch of documents (in any order, any number of times).
 
