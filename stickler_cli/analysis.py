@@ -13,15 +13,17 @@ import hashlib
 import json
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .engine import Engine
 from .json_text import compact_json, named_non_finite
 from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
 from .plan import FieldPlan, Kind, ModelPlan, Plan
 from . import rollup
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 MISSES = ("FD", "FA", "FN")
 

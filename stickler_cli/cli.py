@@ -968,13 +968,14 @@ def split_command(
     if output:
         json_report.write(output, data)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    markdown = render_markdown(report, worst) if summary_file or output_format == "markdown" else ""
     if summary_file:
-        _append(summary_file, render_markdown(report, worst))
+        _append(summary_file, markdown)
     with _printing():
         if output_format == "json":
             sys.stdout.buffer.write(data)
         elif output_format == "markdown":
-            sys.stdout.write(render_markdown(report, worst))
+            sys.stdout.write(markdown)
         else:
             from rich.console import Console
             from rich.text import Text
@@ -988,8 +989,8 @@ def split_command(
         sys.stdout.flush()
     from .gates import failed
 
-    if failed(report["gates"]):
-        _fail(f"{len(failed(report['gates']))} quality gate(s) failed", shown=output_format == "table")
+    if failing := failed(report["gates"]):
+        _fail(f"{len(failing)} quality gate(s) failed", shown=output_format == "table")
 
 
 @schema_app.command("check")

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .comparators import Comparator
+if TYPE_CHECKING:  # an annotation only: the plan's types load no comparator (nor numpy)
+    from .comparators import Comparator
 
 
 class Kind(Enum):

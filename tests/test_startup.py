@@ -123,6 +123,14 @@ def test_compare_imports_neither_scipy_nor_pydantic(tmp_path):
     assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "stickler_cli.comparators.llm")) == []
 
 
+def test_split_scores_nothing_so_imports_no_engine(tmp_path):
+    packets = ROOT / "fixtures" / "packets"
+    code, modules, out = _run(tmp_path, "split", str(packets / "gt.jsonl"), str(packets / "pred.jsonl"))
+    assert code == 0 and "Packet score" in out
+    # numpy it uses itself (Kendall's tau); the engine, the comparators and the schema machinery it does not.
+    assert _loaded(modules, tuple(name for name in ENGINE if name != "numpy")) == []
+
+
 def _python(script: str) -> subprocess.CompletedProcess:
     """``script`` in a fresh interpreter with this checkout first on the path."""
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,

@@ -20,12 +20,11 @@ from typing import Any
 from ..analysis import where
 from ..json_text import compact_json
 from .cosmetic import html_section
-from .sanitize import INVISIBLE, data_text, limited
+from .sanitize import INVISIBLE, NAME_LIMIT, data_text, limited
 from .slices import render_html as render_slices
 from . import list_section
 
 VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
-NAME_LIMIT = 400  # characters of a document name or field path shown (they wrap), as the terminal and Markdown show them
 ERROR_LIMIT = 50  # errors listed before "… and N more"
 OPEN_DOCUMENTS = 3  # worst documents shown unfolded
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..list_errors import HEADERS, SHOWN, describe, has_findings, shown_columns
+from .sanitize import NAME_LIMIT
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
 Escape = Callable[..., str]  # (value, limit) -> inert text: the Markdown and HTML reporters' own
 
 TITLE = "What went wrong in lists"
-NAME_LIMIT = 400  # characters of a field path or document id shown (they wrap)
 LEGEND = ("Rows not matched, each labelled once (README, What went wrong in a list); Reorder: lists whose "
           "matched rows are out of order, τ their mean Kendall tau.")
 

@@ -10,7 +10,6 @@ cannot split a table row.
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
 from ..analysis import MISSES, imperfect
@@ -18,25 +17,15 @@ from ..confidence.trust import trust_sentence
 from ..gates import verdict
 from ..reader import error_location
 from .cosmetic import markdown_lines as cosmetic_lines
-from .sanitize import plain
+from .sanitize import NAME_LIMIT, plain
+from .sanitize import markdown_cell as text
 from .slices import render_markdown as slice_lines
 from . import list_section
 
 WORST_SHOWN = 5
 
 
-NAME_LIMIT = 400  # characters of a name (field path, document, file, gate) shown whole: they wrap in a PR comment
 VALUE_LISTED = 300  # characters of a value in the failure lists (numbers are never cut)
-
-
-def text(value: Any, limit: int = NAME_LIMIT) -> str:
-    """Inert Markdown for one table cell or line: a code span, fenced by more backticks than it holds."""
-    content = plain(value, limit).replace("|", "\\|")
-    if not content:
-        return ""
-    fence = "`" * (max((len(run) for run in re.findall("`+", content)), default=0) + 1)
-    pad = " " if content[0] in "` " or content[-1] in "` " else ""
-    return f"{fence}{pad}{content}{pad}{fence}"
 
 
 def _rate(value: float | None, ci: dict[str, float] | None = None) -> str:

@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.text import Text
 
 from .fit import Column, fit
-from .markdown import text
-from .sanitize import safe
-from .terminal import NAME_LIMIT, render_gates
+from .gate_table import render_gates
+from .sanitize import NAME_LIMIT, safe
+from .sanitize import markdown_cell as text
 
 MISSING = "(missing)"  # the class of a page one side does not name
 CONFUSIONS_SHOWN = 20  # off-diagonal confusion cells listed on the terminal and in Markdown (the JSON has all)

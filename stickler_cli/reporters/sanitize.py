@@ -17,6 +17,10 @@ from rich.text import Text
 
 from ..json_text import compact_json
 
+# Characters of a name (field path, document, file, gate, slice value) shown whole in every report: names wrap;
+# only beyond this are they cut.
+NAME_LIMIT = 400
+
 # Every character of Unicode categories Cc, Cf, Zl and Zp (Unicode 15.1): C0 and C1 controls
 # (ESC, CSI, BEL, CR, LF, TAB, NEL…), the line and paragraph separators U+2028/U+2029 (line breaks
 # to many terminals and editors), and the format characters, which are invisible: the marks that
@@ -63,3 +67,13 @@ def limited(value: Any, text: str, limit: int | None) -> str:
 def cut(text: str, limit: int) -> str:
     """The first ``limit`` characters and how many more there were: "abc… (+4,997 characters)"."""
     return f"{text[:limit]}… (+{len(text) - limit:,} characters)"
+
+
+def markdown_cell(value: Any, limit: int = NAME_LIMIT) -> str:
+    """Inert Markdown for one table cell or line: a code span, fenced by more backticks than it holds."""
+    content = plain(value, limit).replace("|", "\\|")
+    if not content:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall("`+", content)), default=0) + 1)
+    pad = " " if content[0] in "` " or content[-1] in "` " else ""
+    return f"{fence}{pad}{content}{pad}{fence}"

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .sanitize import NAME_LIMIT
+
 if TYPE_CHECKING:  # rich is imported when the terminal section is drawn: Markdown and JSON outputs need none of it
     from rich.console import Console
 
 SHOWN = 20  # findings listed on the terminal and in Markdown (all of them in the JSON and HTML reports)
-NAME_LIMIT = 400  # characters of a slicing path, value or field shown (they wrap)
 
 COLUMNS = (("Docs", 0), ("Share", 1), ("Rest", 1), ("Diff", 2), ("Interval", 2), ("q", 3))  # (header, group)
 

@@ -25,13 +25,13 @@ from .calibration import render_calibration
 from . import list_section
 from .cosmetic import render_cosmetic
 from .fit import Column, compact, fit, wrap_name
-from .sanitize import safe
+from .gate_table import render_gates
+from .sanitize import NAME_LIMIT, safe
 from .slices import render_terminal as render_slices
 
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
 
 
-NAME_LIMIT = 400  # characters of a field path or gate shown (they wrap; only beyond this are they cut)
 
 # The field table's figures; a table too wide for the console is dealt into two along these groups.
 FIELD_COLUMNS = (
@@ -318,25 +318,6 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
             table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"),
                           *[""] * (len(table.columns) - 1))
         console.print(table)
-
-
-def render_gates(results: list[dict[str, Any]], console: Console) -> None:
-    """The quality gates: every result, failed ones first and in red; a verdict line."""
-    if not results:
-        return
-    failed = [r for r in results if r["status"] == "failed"]
-    console.print()
-    order = {"failed": 0, "no data": 1, "passed": 2}
-    rows = []
-    for r in sorted(results, key=lambda r: order[r["status"]]):
-        style = {"failed": "bold red", "no data": "yellow", "passed": "green"}[r["status"]]
-        actual = "–" if r["actual"] is None else f"{r['actual']:.3f}"
-        rows.append([safe(r["gate"], NAME_LIMIT), f"{r['threshold']:g}", actual, Text(r["status"], style=style)])
-    columns = [Column("Threshold"), Column("Actual"), Column("", justify="left")]
-    for table in fit("Quality gates", "Gate", columns, rows, console.width):
-        console.print(table)
-    line = verdict(results)
-    console.print(Text(line + " (exit code 1)", style="bold red") if failed else Text(line, style="bold green"))
 
 
 def render_diff(report: dict[str, Any], console: Console) -> None:

@@ -14,14 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from .fit import Column, fit
-from .sanitize import safe
+from .sanitize import NAME_LIMIT, safe
 
 TITLE = "Thresholds"
 COLUMNS = (Column("Thr", group=0), Column("F1", group=0), Column("Best", group=1), Column("F1 best", group=1),
            Column("Flips", group=2), Column("Note", justify="left", group=2))
 NOTE = ("Flips: verdicts that change if the threshold moves ±{window:g}. Best: the highest F1 at or above the "
         "similarities' valley (README, \"Is a threshold set right?\").")
-NAME_LIMIT = 400
 
 
 def rows_to_show(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
