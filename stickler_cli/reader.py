@@ -512,9 +512,9 @@ class Pairing:
 class _StepCheck:
     """Compares the document ids of line pairs; raises when the files are out of step."""
 
-    def __init__(self, pairing: Pairing, pred_path: str, stats: PairingStats, stop: bool = True) -> None:
+    def __init__(self, pairing: Pairing, pred_path: str, stats: PairingStats, stop: bool, id_key: "_IdKeys") -> None:
         self.stop = stop
-        self.id_key = _IdKeys()
+        self.id_key = id_key
         self.fields = pairing.check_ids or ()
         self.trusted = pairing.user_named
         self.scored = pairing.scored
@@ -591,23 +591,30 @@ def _id_key(record: dict, ranks: dict[str, int], other: dict | None = None) -> s
 
 class _IdKeys:
     """``_id_key`` for many records: records of one shape (the same keys in the same order, as a
-    JSONL file's usually are) share the search for their id-like keys, done once per shape."""
+    JSONL file's usually are) share the search for their id-like keys, done once per shape. One
+    instance serves a pairing's document names and its id check, which ask about the same ground
+    truth record one after the other: the last record's keys are kept for the second question."""
 
     SHAPES = 1024  # shapes remembered; a file of ever-new shapes searches each record itself
 
     def __init__(self) -> None:
         self.ranks: dict[str, int] = {}
         self.shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.last: tuple[dict | None, tuple[str, ...]] = (None, ())
 
     def __call__(self, record: dict, other: dict | None = None) -> str | None:
-        shape = tuple(record)
-        found = self.shapes.get(shape)
-        if found is None:
-            if len(self.shapes) >= self.SHAPES:
-                return _id_key(record, self.ranks, other)
-            ranks = self.ranks
-            ranked = sorted((ranks[key] if key in ranks else _rank(key, ranks), k, key) for k, key in enumerate(shape))
-            found = self.shapes[shape] = tuple(key for position, _, key in ranked if position < len(ID_FIELDS))
+        last, found = self.last
+        if record is not last:
+            shape = tuple(record)
+            found = self.shapes.get(shape)
+            if found is None:
+                if len(self.shapes) >= self.SHAPES:
+                    return _id_key(record, self.ranks, other)
+                ranks = self.ranks
+                ranked = sorted((ranks[key] if key in ranks else _rank(key, ranks), k, key)
+                                for k, key in enumerate(shape))
+                found = self.shapes[shape] = tuple(key for position, _, key in ranked if position < len(ID_FIELDS))
+            self.last = (record, found)
         if other is None:
             return found[0] if found else None
         return next((key for key in found if key in other), None)
@@ -618,9 +625,9 @@ class _DocNames:
     with --check-id, else a usual id name), else ``FILE:LINE``, so that documents from several shards
     or merged states never share a name as "line 12" of each would."""
 
-    def __init__(self, pairing: Pairing, gt_path: str) -> None:
+    def __init__(self, pairing: Pairing, gt_path: str, id_key: _IdKeys) -> None:
         self.named = pairing.check_ids if pairing.user_named else None
-        self.id_key = _IdKeys()
+        self.id_key = id_key
         self.prefix = ("<stdin>" if gt_path == STDIN else gt_path) + ":"
 
     def __call__(self, number: int, gt: dict) -> str:
@@ -699,8 +706,9 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
     end, and empty content where a line is blank: a missing record at that line. Out-of-step
     pairs are counted, and stop the run unless ``stop_out_of_step`` is off (a worker's chunk:
     its parent decides on the count over every chunk, ``check_alignment``)."""
-    steps = _StepCheck(pairing, pred_path, stats, stop_out_of_step) if pairing.check_ids else None
-    name_of = _DocNames(pairing, gt_path)
+    id_key = _IdKeys()  # one search for a record's id keys serves its name and its id check
+    steps = _StepCheck(pairing, pred_path, stats, stop_out_of_step, id_key) if pairing.check_ids else None
+    name_of = _DocNames(pairing, gt_path, id_key)
     for gt_item, pred_item in lines:
         blank = pred_item is not None and not pred_item[2]
         if blank:
