@@ -81,3 +81,27 @@ def test_named_non_finite_copies_only_what_holds_them():
     assert named_non_finite(plain) is plain
     given = {"a": [1, float("nan")], "b": "NaN"}
     assert named_non_finite(given) == {"a": [1, "NaN"], "b": "NaN"} and given["a"][1] != given["a"][1]
+
+
+@pytest.mark.parametrize("given, expected", [
+    (0.5, 0.5), (1, 1.0), (0, 0.0), (True, None), (1.5, None), (-0.1, None), (float("nan"), None), ("0.5", None),
+    (None, None), (10**400, None),
+])
+def test_one_rule_reads_a_confidence(given, expected):
+    """Engine.compare's pairs, its traces, its box ranking and the batch's columns read a _confidence alike."""
+    from stickler_cli.engine.values import confidence_value
+
+    assert confidence_value(given) == expected
+
+
+def test_a_numpy_float_confidence_ranks_a_box_as_it_counts_as_a_confidence():
+    """The box ranking refused float subclasses (numpy's float64, from the Python API) that the
+    confidence pairs took: the same value now means the same in both."""
+    import numpy as np
+
+    plan = st.compile_schema({"type": "object", "properties": {"v": {"type": "string"}}})
+    box = [0, 0, 10, 10]
+    result = st.compare(plan, {"v": {"_value": "a", "_bbox": box}},
+                        {"v": {"_value": "a", "_bbox": box, "_confidence": np.float64(0.25)}})
+    assert [c.confidence for c in result.confidences] == [0.25]
+    assert [b.confidence for b in result.boxes] == [0.25]

@@ -41,7 +41,7 @@ from .items import combine, vectorised_model
 from .matching import MATCH_BOUND, TIE_BREAK, maximise
 from . import row_errors
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
-from .values import EMPTIABLE
+from .values import EMPTIABLE, confidence_value
 
 if TYPE_CHECKING:
     from .compare import Engine
@@ -228,13 +228,8 @@ def _as_confidence(c: Any) -> float:
     malformed (not a number from 0 to 1; Engine.compare reports it)."""
     if c is None:
         return math.nan
-    if type(c) is bool or not isinstance(c, (int, float)):
-        return -1.0
-    try:
-        number = float(c)
-    except OverflowError:
-        return -1.0
-    return number if 0.0 <= number <= 1.0 else -1.0
+    number = confidence_value(c)
+    return -1.0 if number is None else number
 
 
 def _take(mask: np.ndarray, at: np.ndarray | None) -> np.ndarray:

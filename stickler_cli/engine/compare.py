@@ -37,8 +37,8 @@ from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, 
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
 from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
-from .values import (EMPTIABLE, as_list as _as_list, is_null as _null, is_null_list as _null_list, unwrap,
-                     without_wrappers)
+from .values import (EMPTIABLE, as_list as _as_list, confidence_value, is_null as _null, is_null_list as _null_list,
+                     unwrap, without_wrappers)
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
 from ..thresholds import Layout
 
@@ -654,8 +654,8 @@ def _box(res: DocResult, f: FieldPlan, gbox: Any, pbox: Any, matched: bool, raw:
     g, a = _box_state(res, gbox, path, "ground truth")
     p, b = _box_state(res, pbox, path, "prediction")
     iou = box_iou(a, b) if a is not None and b is not None else 0.0
-    valid = type(conf) in (int, float) and 0.0 <= conf <= 1.0  # else: ranked as if none was given
-    res.boxes.append(BoxRecord(f.index, g, p, matched, iou, float(conf) if valid else None))
+    # A malformed confidence is ranked as if none was given.
+    res.boxes.append(BoxRecord(f.index, g, p, matched, iou, confidence_value(conf)))
 
 
 def _box_state(res: DocResult, value: Any, path: str, side: str) -> tuple[int, Any]:
@@ -715,11 +715,9 @@ def _keep_fd(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:
 
 def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similarity: float) -> None:
     """Record a confidence pair; malformed confidences are the confidence module's concern."""
-    kind = type(conf)
-    if kind is float and 0.0 <= conf <= 1.0:
-        res.confidences.append(ConfidencePair(f.index, matched, conf, similarity))
-    elif (kind is int or (isinstance(conf, (int, float)) and kind is not bool)) and 0.0 <= conf <= 1.0:
-        res.confidences.append(ConfidencePair(f.index, matched, float(conf), similarity))
+    value = confidence_value(conf)
+    if value is not None:
+        res.confidences.append(ConfidencePair(f.index, matched, value, similarity))
     else:
         res.errors.append(f"{f.path}: _confidence must be a number from 0 to 1, got {conf!r}")
 
@@ -743,7 +741,7 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
         filled = res.defaults.get(path)
         if filled is None and path.endswith("]"):  # an item of a list that a default filled in
             filled = res.defaults.get(path[:path.rindex("[")])
-    if not isinstance(conf, (int, float)) or isinstance(conf, bool) or not 0.0 <= conf <= 1.0:
+    if confidence_value(conf) is None:
         conf = None  # as the metrics ignore it (NaN fails the comparison too)
     row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
                    f.deciding_threshold if threshold is None else threshold, f.comparator_name or "object",

@@ -5,6 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 
+def confidence_value(conf: Any) -> float | None:
+    """A ``_confidence`` as a figure: a number from 0 to 1 (a boolean is not one), as a float; None for
+    anything else (none given, or malformed: each caller reports it or ranks the value as unconfident)."""
+    if type(conf) is float:  # the usual case first
+        return conf if 0.0 <= conf <= 1.0 else None
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)):
+        return None
+    try:
+        number = float(conf)
+    except OverflowError:  # an integer beyond float64: far above 1
+        return None
+    return number if 0.0 <= number <= 1.0 else None
+
+
 def unwrap(value: Any) -> tuple[Any, Any]:
     """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``."""
     if type(value) is dict and "_value" in value:
