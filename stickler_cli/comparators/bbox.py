@@ -29,7 +29,7 @@ def _coordinate(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _corners(value: Any) -> list[Any] | None:
+def corners(value: Any) -> list[Any] | None:
     """The four raw coordinates of either accepted shape, or None."""
     if not isinstance(value, (list, tuple)):
         return None
@@ -43,7 +43,7 @@ def _corners(value: Any) -> list[Any] | None:
 
 def parse_box(value: Any) -> Box | None:
     """``(left, top, right, bottom)`` with left <= right and top <= bottom, or None if not a box."""
-    raw = _corners(value)
+    raw = corners(value)
     if raw is None:
         return None
     coords = [_coordinate(v) for v in raw]

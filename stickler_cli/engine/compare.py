@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..comparators.bbox import box_iou, parse_box
+from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
 from ..localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
@@ -667,8 +667,8 @@ def _box_state(res: DocResult, value: Any, path: str, side: str) -> tuple[int, A
         res.errors.append(f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
                           f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0")
         return NOT_A_BOX, None
-    corners = value if len(value) == 4 else [*value[0], *value[1]]
-    if float(corners[2]) < float(corners[0]) or float(corners[3]) < float(corners[1]):
+    raw = corners(value)  # a box parses, so these are its four coordinates
+    if float(raw[2]) < float(raw[0]) or float(raw[3]) < float(raw[1]):
         res.errors.append(f"{path}: {side} _bbox has x2 < x1 or y2 < y1 ({value!r}); its corners are reordered")
         return REVERSED, box
     return BOX, box
