@@ -71,9 +71,8 @@ class ListErrors:
             counts["truncated_lists"] += truncated
             kept = self.examples[finding.field]
             if len(kept) >= self.kept:  # worse than the least bad kept? (most lists are not: no example built)
-                weight = len(finding.events) + (finding.tau is not None) + finding.unclassified
-                tau = finding.tau if finding.tau is not None else 2.0
-                if (-weight, position, tau, finding.gt_rows, finding.pred_rows) >= _rank(kept[-1]):
+                if _rank_of(len(finding.events), finding.tau, finding.unclassified, position, finding.gt_rows,
+                            finding.pred_rows) >= _rank(kept[-1]):
                     continue
             self._keep(finding.field, _example(finding, doc_id, position))
 
@@ -132,11 +131,17 @@ def _example(finding: ListFindings, doc_id: Any, position: int) -> dict[str, Any
 
 
 def _rank(example: dict[str, Any]) -> tuple:
+    """An example's place among the kept, worst first (``_rank_of``)."""
+    return _rank_of(example["events_total"], example["tau"], example["unclassified"], example["position"],
+                    example["gt_rows"], example["pred_rows"])
+
+
+def _rank_of(events: int, tau: float | None, unclassified: int, position: int, gt_rows: int, pred_rows: int) -> tuple:
     """Worst first: the most labelled rows (an out-of-order list counts one more, an unclassified list its
-    open rows), then the earlier in the input, then the lower (more out-of-order) tau."""
-    weight = example["events_total"] + (example["tau"] is not None) + example["unclassified"]
-    tau = example["tau"] if example["tau"] is not None else 2.0
-    return (-weight, example["position"], tau, example["gt_rows"], example["pred_rows"])
+    open rows), then the earlier in the input, then the lower (more out-of-order) tau. One rule for the
+    examples kept and for the test that spares building one that would not be kept."""
+    weight = events + (tau is not None) + unclassified
+    return (-weight, position, 2.0 if tau is None else tau, gt_rows, pred_rows)
 
 
 # -- words for people ---------------------------------------------------------------------------------------
