@@ -455,21 +455,13 @@ def report_block(tally_state: dict[str, Any], plan: Plan) -> dict[str, Any]:
         entry: dict[str, Any] = {"fd": sum(counts), **dict(zip(OUTCOMES, counts)), "cosmetic": cosmetic,
                                  "comparator": f.comparator_name, "threshold": f.threshold}
         accepted = tally_state["accepted"].get(path, {})
-        ranked = [(key, accepted.get(key, 0)) for key in (candidate_key(n, c) for n, c in candidates(f))]
-        ranked = sorted((r for r in ranked if r[1]), key=lambda r: -r[1])  # stable: LENIENT before INSTEAD
-        entry["suggestions"] = [{"pointer": f.pointer, **_keywords(key), "accepts": n} for key, n in ranked]
+        ranked = [(name, config, accepted.get(candidate_key(name, config), 0)) for name, config in candidates(f)]
+        ranked = sorted((r for r in ranked if r[2]), key=lambda r: -r[2])  # stable: LENIENT before INSTEAD
+        entry["suggestions"] = [{"pointer": f.pointer, "comparator": name, "comparator_config": config, "accepts": n}
+                                for name, config, n in ranked]
         entry["examples"] = tally_state["examples"].get(path, {})
         fields[path] = entry
     return {"steps": list(STEPS), "examples_kept": tally_state["examples_kept"], "fields": fields}
-
-
-def _keywords(key: str) -> dict[str, Any]:
-    """A candidate key back as the report's ``comparator`` and ``comparator_config``."""
-    import json
-
-    keywords = json.loads(key)
-    return {"comparator": keywords["x-aws-stickler-comparator"],
-            "comparator_config": keywords["x-aws-stickler-comparator-config"]}
 
 
 # How the summary names each step.
