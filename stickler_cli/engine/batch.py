@@ -493,10 +493,11 @@ class BatchScorer:
         return score, raw, both if both.any() else None
 
     def list_values(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner):
-        """A list field's rows: (gt items, pred items, rows with both lists, score, null on both sides or None);
-        the rows where a list is null are counted (``Engine._list_null``). Items are unwrapped, a lone value
-        where a list belongs is one item; lists beyond the matching bound are left to Engine.compare (here
-        they stand as their first items)."""
+        """A list field's rows: (gt items, pred items, rows with both lists, score, null on both sides or None,
+        the rows null on one side only as (row, whether the ground truth is the null one, the other side's
+        item count)); the rows where a list is null are counted (``Engine._list_null``). Items are unwrapped,
+        a lone value where a list belongs is one item; lists beyond the matching bound are left to
+        Engine.compare (here they stand as their first items)."""
         gc, pc = gt.column(f), pred.column(f)
         self.flag(owner, pc.odd, pi)
         g_null, p_null = _take(gc.null, gi), _take(pc.null, pi)
@@ -504,11 +505,15 @@ class BatchScorer:
         score = both.astype(float)
         g_values, p_values = _values(gc.values, gi), _values(pc.values, pi)
         nulls = np.flatnonzero(g_null | p_null)
+        one_side = []
         if len(nulls):
             amount = []
             for r, b, g in zip(nulls.tolist(), both[nulls].tolist(), g_null[nulls].tolist()):
                 other = None if b else p_values[r] if g else g_values[r]
-                amount.append(1 if b or type(other) is not list else len(other))
+                size = 1 if b or type(other) is not list else len(other)
+                amount.append(size)
+                if not b:
+                    one_side.append((r, g, size))
             label = np.where(both[nulls], TN, np.where(g_null[nulls], FA, FN))
             self.count(f.index, owner[nulls], label, np.array(amount, dtype=float))
         present = np.flatnonzero(~(g_null | p_null))
@@ -520,12 +525,12 @@ class BatchScorer:
             if len(g_lists[-1]) * len(p_lists[-1]) > MATCH_BOUND:
                 self.odd[owner[r]] = True
                 g_lists[-1], p_lists[-1] = g_lists[-1][:1], p_lists[-1][:1]
-        return g_lists, p_lists, present, score, both if both.any() else None
+        return g_lists, p_lists, present, score, both if both.any() else None, one_side
 
     def primitive_list(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner):
         """``Engine._primitive_list`` for every row: the item pairs of every list in one comparator call,
         then each list's assignment; pairs counted in arrays."""
-        g_lists, p_lists, present, score, both = self.list_values(f, gt, pred, gi, pi, owner)
+        g_lists, p_lists, present, score, both, _ = self.list_values(f, gt, pred, gi, pi, owner)
         raw = score.copy()
         if not len(present):
             return score, raw, both
@@ -591,9 +596,11 @@ class BatchScorer:
     def object_list(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner):
         """``Engine._object_list`` for every row: the item pairs of every list scored a field at a time,
         each list's assignment, then the matched pairs counted as a frame of their own."""
-        g_lists, p_lists, present, score, both = self.list_values(f, gt, pred, gi, pi, owner)
+        g_lists, p_lists, present, score, both, one_side = self.list_values(f, gt, pred, gi, pi, owner)
         raw = score.copy()
-        found = self.one_side_lists(f, gt, pred, gi, pi)
+        # Lists null on one side: each truth row dropped, or each predicted row hallucinated (row_errors.one_side).
+        found = [(r, row_errors.one_side(f.index, 0 if missing else size, size if missing else 0))
+                 for r, missing, size in one_side]
         if not len(present):
             self.keep_list_errors(found, owner)
             return score, raw, both
@@ -660,22 +667,6 @@ class BatchScorer:
         """Each document's imperfect lists of one field, in the frame's row order (``Engine.compare``'s walk)."""
         for r, finding in sorted(found, key=lambda item: item[0]):
             self.list_errors.setdefault(int(owner[r]), []).append(finding)
-
-    def one_side_lists(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi) -> list:
-        """(row, findings) of the object lists null on one side: each truth row dropped, or each predicted row
-        hallucinated (row_errors.one_side)."""
-        gc, pc = gt.column(f), pred.column(f)
-        g_null, p_null = _take(gc.null, gi), _take(pc.null, pi)
-        one = np.flatnonzero(g_null ^ p_null)
-        if not len(one):
-            return []
-        g_values, p_values = _values(gc.values, gi), _values(pc.values, pi)
-        found = []
-        for r, missing in zip(one.tolist(), g_null[one].tolist()):
-            other = p_values[r] if missing else g_values[r]
-            size = len(other) if type(other) is list else 1
-            found.append((r, row_errors.one_side(f.index, 0 if missing else size, size if missing else 0)))
-        return found
 
     def classify_lists(self, f: FieldPlan, g_items: list, p_items: list, sims: np.ndarray, lists: np.ndarray,
                        pair_i: np.ndarray, pair_j: np.ndarray, tp: np.ndarray, paired: np.ndarray, n: np.ndarray,
