@@ -238,14 +238,14 @@ def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
             results.extend(_slice_results(gate, report, empty))
             continue
         if gate.pattern is None:
-            results.append(_result(gate, None, _counted(report["metrics"], gate.metric, report), empty))
+            results.append(result(gate, None, _counted(report["metrics"], gate.metric, report), empty))
             continue
         if gate.rolled_up:
             metric = gate.metric.split(".", 1)[1]
-            results.extend(_result(gate, p, _counted(fields[p][AGGREGATE], metric), empty)
+            results.extend(result(gate, p, _counted(fields[p][AGGREGATE], metric), empty)
                            for p in matching(gate, [p for p, block in fields.items() if AGGREGATE in block]))
             continue
-        results.extend(_result(gate, p, _counted(fields[p], gate.metric), empty)
+        results.extend(result(gate, p, _counted(fields[p], gate.metric), empty)
                        for p in matching(gate, list(fields)))
     return results
 
@@ -262,8 +262,8 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict
     chosen = [v for v in values if fnmatch.fnmatchcase(v, value)]
     where = {"path": path, "value": value}
     if not chosen:
-        result = _result(gate, gate.pattern, None, empty)
-        return [{**result, "gate": f"{gate.key} >= {gate.threshold:g}", "slice": where}]
+        none = result(gate, gate.pattern, None, empty)
+        return [{**none, "gate": f"{gate.key} >= {gate.threshold:g}", "slice": where}]
     results = []
     for v in chosen:
         block = values[v]
@@ -275,9 +275,9 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict
             fields = block["field_metrics"]
             found = [(p, _counted(fields[p], gate.metric)) for p in matching(gate, list(fields))]
         for field, actual in found:
-            result = _result(gate, field, actual, empty)
+            one = result(gate, field, actual, empty)
             name = f"{SLICE}{path}={v}:{gate.metric if field is None else f'{field}.{gate.metric}'}"
-            results.append({**result, "gate": f"{name} >= {gate.threshold:g}", "slice": {"path": path, "value": v}})
+            results.append({**one, "gate": f"{name} >= {gate.threshold:g}", "slice": {"path": path, "value": v}})
     return results
 
 
@@ -295,7 +295,9 @@ def verdict(results: list[dict[str, Any]]) -> str:
     return f"{passed}, {no_data} without data" if no_data else passed
 
 
-def _result(gate: Gate, path: str | None, actual: float | None, empty: bool) -> dict[str, Any]:
+def result(gate: Gate, path: str | None, actual: float | None, empty: bool) -> dict[str, Any]:
+    """One gate's result as every command reports it: a run that evaluated nothing fails it, a figure
+    that cannot be measured is "no data"."""
     if empty:
         status = FAILED  # nothing was evaluated
     else:

@@ -171,17 +171,6 @@ def parse_gate(text: str) -> quality_gates.Gate:
 
 
 def check_gates(gates: list[quality_gates.Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
-    """One result per gate, in the shape ``stickler eval`` reports them: a run that scored no packet
-    fails every gate; a figure the input cannot give (split accuracy of a page table) is "no data"."""
-    results = []
-    for gate in gates:
-        actual = report["metrics"][gate.key]
-        if not report["packet_count"]:
-            status = quality_gates.FAILED
-        elif actual is None:
-            status = quality_gates.NO_DATA
-        else:
-            status = quality_gates.PASSED if actual >= gate.threshold else quality_gates.FAILED
-        results.append({"gate": f"{gate.key} >= {gate.threshold:g}", "pattern": gate.key, "path": None,
-                        "metric": gate.key, "threshold": gate.threshold, "actual": actual, "status": status})
-    return results
+    """One result per gate, in the shape ``stickler eval`` reports them (gates.result): a run that scored
+    no packet fails every gate; a figure the input cannot give (split accuracy of a page table) is "no data"."""
+    return [quality_gates.result(gate, None, report["metrics"][gate.key], not report["packet_count"]) for gate in gates]
