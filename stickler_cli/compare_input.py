@@ -11,14 +11,12 @@ their place, so ``--line 42`` is the pair eval calls line 42.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
-from . import limits
 from .errors import InputError, UsageError
-from .reader import (ID_FIELDS, STDIN, Line, PairingStats, Record, decode, ground_truth_lines, parse_record,
-                     record_id, whole_file)
+from .reader import (ID_FIELDS, STDIN, Line, PairingStats, Record, decode, ground_truth_lines, parse_record, read_whole,
+                     record_id)
 
 ID_FIELDS_SHOWN = 4  # document-id names listed in the message of an id not found
 
@@ -100,14 +98,7 @@ def _input(argument: str, what: str, selector: Selector) -> Input:
         if os.path.isdir(argument):
             raise InputError("is a directory, expected a JSON or JSON Lines file", argument)
     if argument.endswith(".json") or (argument == STDIN and not selector.given):
-        try:
-            if argument == STDIN:
-                raw = whole_file(argument, sys.stdin.buffer, b"", limits.current().line_bytes)
-            else:
-                with open(argument, "rb") as handle:
-                    raw = whole_file(argument, handle, b"", limits.current().line_bytes)
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", argument) from None
+        raw = read_whole(argument)
         value = _value(raw, argument, what) if argument != STDIN else _stdin_value(raw, what)
         if isinstance(value, list):  # an array of records, numbered by position as eval numbers them
             return _Records(argument, iter([(n, 0, Record(item)) for n, item in enumerate(value, start=1)]), True)

@@ -295,14 +295,23 @@ def is_json_array(path: str) -> bool:
     return path.removesuffix(".gz").endswith(".json")
 
 
-def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, Record]]:
-    """The elements of a ``.json`` file holding one array, numbered from 1."""
+def read_whole(path: str) -> bytes:
+    """A file read whole as one JSON text (``-``: standard input; ``.gz``: decompressed), within
+    ``--limit line-bytes``, a leading BOM skipped: a ``.json`` input of ``eval`` and of ``compare``."""
     with _open(path) as handle:
         try:
             data = whole_file(path, handle, b"", limits.current().line_bytes)
-        except (OSError, EOFError, zlib.error) as exc:
+        except (EOFError, zlib.error) as exc:
             raise InputError(f"cannot read compressed data: {exc}", path) from None
-    data = data.removeprefix(BOM)
+        except OSError as exc:
+            raise InputError(f"cannot read compressed data: {exc}" if path.endswith(".gz")
+                             else f"cannot read: {exc.strerror}", path) from None
+    return data.removeprefix(BOM)
+
+
+def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, Record]]:
+    """The elements of a ``.json`` file holding one array, numbered from 1."""
+    data = read_whole(path)
     try:
         value = decode(data)
     except ValueError as exc:

@@ -174,6 +174,15 @@ def test_the_two_json_object_form_is_unchanged(pair, tmp_path, capsys):
                                                      ".json array); both inputs are one JSON object\n")
 
 
+def test_a_json_file_with_a_byte_order_mark_is_read_as_eval_reads_it(pair, tmp_path, capsys):
+    """compare read .json files by a copy of eval's reading that refused a BOM ("BOM is not supported")."""
+    one = tmp_path / "one.json"
+    one.write_bytes(b"\xef\xbb\xbf" + json.dumps({"doc_id": "doc-0042", "total": 42}).encode())
+    code = main(["compare", pair["schema"], str(one), '{"doc_id": "doc-0042", "total": 42}', "-f", "json"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "") and json.loads(out)["score"] == 1.0
+
+
 def test_json_text_that_is_not_an_object_says_so(pair, capsys):
     code = main(["compare", pair["schema"], "[]", "{}"])
     _, err = capsys.readouterr()
