@@ -133,7 +133,7 @@ def record_warnings(stats: dict[str, int]) -> list[str]:
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
 
 
-def _open(path: str) -> BinaryIO:
+def open_input(path: str) -> BinaryIO:
     """The file as bytes; ``.gz`` files are decompressed as they are read; ``-`` is standard input."""
     if path == STDIN:
         return open(sys.stdin.fileno(), "rb", closefd=False)
@@ -180,7 +180,7 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
         yield from _array_records(path, stats)
         return
     limit = limits.current().line_bytes
-    with _open(path) as handle:
+    with open_input(path) as handle:
         raw_file = getattr(handle, "fileobj", None) or handle  # the compressed stream of a .gz
         progress = progress and raw_file.seekable()  # a pipe has no position to report
         done = stats.gt_bytes_read
@@ -298,7 +298,7 @@ def is_json_array(path: str) -> bool:
 def read_whole(path: str) -> bytes:
     """A file read whole as one JSON text (``-``: standard input; ``.gz``: decompressed), within
     ``--limit line-bytes``, a leading BOM skipped: a ``.json`` input of ``eval`` and of ``compare``."""
-    with _open(path) as handle:
+    with open_input(path) as handle:
         try:
             data = whole_file(path, handle, b"", limits.current().line_bytes)
         except (EOFError, zlib.error) as exc:
@@ -821,7 +821,7 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
     yield from early
 
     seen: dict[Key, int] = {}
-    with contextlib.nullcontext() if keep_lines else _open(pred_path) as handle:
+    with contextlib.nullcontext() if keep_lines else open_input(pred_path) as handle:
         for gt_number, _, gt_content in (gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats)):
             if not gt_content:
                 continue  # a blank line: nothing to pair by id
@@ -897,7 +897,7 @@ def check_readable(*paths: str) -> None:
             if not os.access(path, os.R_OK):
                 raise InputError("cannot read: permission denied", path)
             continue
-        _open(path).close()
+        open_input(path).close()
 
 
 def parse_record(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..errors import InputError
-from ..reader import STDIN, PairingStats, ground_truth_lines, parse_record
+from ..reader import STDIN, PairingStats, ground_truth_lines, open_input, parse_record
 from .metrics import UNKNOWN_CLASS, PageRow, Section
 
 # Pages one packet may hold (each side of a JSON Lines packet; rows of a CSV packet): the page
@@ -272,18 +272,9 @@ def read_page_table(path: str, reading: Reading, max_pages: int = MAX_PAGES_PER_
 
 
 def _open_text(path: str) -> io.TextIOBase:
-    try:
-        if path == STDIN:
-            import sys
-
-            return io.TextIOWrapper(open(sys.stdin.fileno(), "rb", closefd=False), encoding="utf-8-sig", newline="")
-        return open(path, encoding="utf-8-sig", newline="")
-    except FileNotFoundError:
-        raise InputError("file not found", path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a CSV file", path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path) from None
+    """A CSV file as text, opened as every input is (reader.open_input: ``-``, ``.gz``, one-line errors),
+    a leading BOM skipped."""
+    return io.TextIOWrapper(open_input(path), encoding="utf-8-sig", newline="")
 
 
 def _columns(header: list[str], path: str) -> dict[str, int]:
