@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .fit import Column, fit
-from .sanitize import safe
+from .sanitize import NAME_LIMIT, figure, figure_cell, safe
 
 COLUMNS = (
     Column("AP", group=0), Column("AP50", group=0), Column("AP75", group=0), Column("IoU", group=0),
@@ -18,10 +18,6 @@ COLUMNS = (
 
 RULE_TEXT = {"value-and-iou": "A box is found when its value matched and its IoU clears the threshold",
              "iou": "A box is found when its IoU clears the threshold (--box-found iou)"}
-
-
-def figure(value: float | None) -> Text:
-    return Text("–", style="dim") if value is None else Text(f"{value:.3f}")
 
 
 def thresholds_label(thresholds: list[float]) -> str:
@@ -39,23 +35,19 @@ def render_localisation(block: dict[str, Any] | None, console: Console) -> None:
         return
     boxes = block["boxes"]
     console.print()
-    console.print(Text(f"Localisation: mAP@[{thresholds_label(block['iou_thresholds'])}] {_plain(block['map'])}, "
-                       f"mAP50 {_plain(block['map_50'])}, mAP75 {_plain(block['map_75'])}", style="bold"))
+    console.print(Text(f"Localisation: mAP@[{thresholds_label(block['iou_thresholds'])}] {figure(block['map'])}, "
+                       f"mAP50 {figure(block['map_50'])}, mAP75 {figure(block['map_75'])}", style="bold"))
     console.print(Text(RULE_TEXT.get(block["rule"], block["rule"]), style="dim"))
     console.print(Text(f"Boxes: {boxes['gt_boxes']} ground truth, {boxes['pred_boxes']} predicted "
                        f"({boxes['gt_only']} ground truth only, {boxes['pred_only']} prediction only)", style="dim"))
     if boxes["not_a_box"] or boxes["reversed"]:
         console.print(Text(f"Bad boxes: {boxes['not_a_box']} not a box (IoU 0), {boxes['reversed']} reversed "
                            "(reordered); listed below", style="yellow"))
-    rows = [[safe(path, 400), figure(f["ap"]), figure(f["ap_50"]), figure(f["ap_75"]), figure(f["mean_iou"]),
-             str(f["gt_boxes"]), str(f["pred_boxes"]), str(f["true_positives_50"])]
+    rows = [[safe(path, NAME_LIMIT), figure_cell(f["ap"]), figure_cell(f["ap_50"]), figure_cell(f["ap_75"]),
+             figure_cell(f["mean_iou"]), str(f["gt_boxes"]), str(f["pred_boxes"]), str(f["true_positives_50"])]
             for path, f in block["fields"].items()]
     for table in fit("Where were the values found? (AP by field, ranked by confidence)", "Field", COLUMNS, rows,
                      console.width):
         console.print(table)
     for note in block["notes"]:
-        console.print(Text("  ") + safe(note, 400), style="yellow")
-
-
-def _plain(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+        console.print(Text("  ") + safe(note, NAME_LIMIT), style="yellow")

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from .fit import Column, fit
 from .gate_table import render_gates
-from .sanitize import NAME_LIMIT, safe
+from .sanitize import NAME_LIMIT, figure, safe
 from .sanitize import markdown_cell as text
 
 MISSING = "(missing)"  # the class of a page one side does not name
@@ -31,10 +31,6 @@ LABELS = {
     "ordering_score": "Ordering score (Kendall's tau)",
     "packet_score": "Packet score",
 }
-
-
-def _figure(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
 
 
 def _details(report: dict[str, Any]) -> dict[str, str]:
@@ -72,8 +68,8 @@ def _class_name(value: Any) -> str:
 
 def _worst_row(p: dict[str, Any]) -> list[Any]:
     split = "–" if p["sections"] is None else f"{p['split_with_order']}/{p['sections']}"
-    return [p["pages"], _figure(p["page_accuracy"]), split, _figure(p["v_measure"]), _figure(p["rand_index"]),
-            _figure(p["ordering_score"]), _figure(p["packet_score"])]
+    return [p["pages"], figure(p["page_accuracy"]), split, figure(p["v_measure"]), figure(p["rand_index"]),
+            figure(p["ordering_score"]), figure(p["packet_score"])]
 
 
 WORST_COLUMNS = ("Pages", "Acc", "Split", "V", "RI", "Tau", "Score")
@@ -84,7 +80,7 @@ def render_terminal(report: dict[str, Any], console: Console, worst_shown: int) 
     width = console.width
     title = Text("stickler split · ") + safe(report["source"], NAME_LIMIT)
     details = _details(report)
-    rows = [[LABELS[name], _figure(value), details.get(name, "")] for name, value in report["metrics"].items()]
+    rows = [[LABELS[name], figure(value), details.get(name, "")] for name, value in report["metrics"].items()]
     for table in fit(title, "Figure", [Column("Value"), Column("", justify="left")], rows, width):
         console.print(table)
     console.print(Text(_summary_line(report), style="dim"))
@@ -92,7 +88,7 @@ def render_terminal(report: dict[str, Any], console: Console, worst_shown: int) 
     if classes:
         console.print()
         rows = [[safe(c["class"], NAME_LIMIT), f"{c['gt_pages']:,}", f"{c['pred_pages']:,}", f"{c['correct_pages']:,}",
-                 _figure(c["precision"]), _figure(c["recall"]), _figure(c["f1"])] for c in classes]
+                 figure(c["precision"]), figure(c["recall"]), figure(c["f1"])] for c in classes]
         columns = [Column("GT", group=0), Column("Pred", group=0), Column("Right", group=0),
                    Column("Prec", group=1), Column("Rec", group=1), Column("F1", group=1)]
         for table in fit("Pages by class", "Class", columns, rows, width):
@@ -143,16 +139,16 @@ def render_markdown(report: dict[str, Any], worst_shown: int) -> str:
     bad = [g for g in report.get("gates") or [] if g["status"] == "failed"]
     if bad:
         lines += ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|"]
-        lines += [f"| {text(g['gate'])} | {g['threshold']:g} | {_figure(g['actual'])} |" for g in bad]
+        lines += [f"| {text(g['gate'])} | {g['threshold']:g} | {figure(g['actual'])} |" for g in bad]
         lines.append("")
     lines += ["| Figure | Value | |", "|---|---:|---|"]
-    lines += [f"| {LABELS[name]} | {_figure(value)} | {details.get(name, '')} |" for name, value in report["metrics"].items()]
+    lines += [f"| {LABELS[name]} | {figure(value)} | {details.get(name, '')} |" for name, value in report["metrics"].items()]
     lines.append("")
     if report["classes"]:
         lines += ["### Pages by class", "", "| Class | GT pages | Predicted pages | Right | Precision | Recall | F1 |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
         lines += [f"| {text(c['class'])} | {c['gt_pages']} | {c['pred_pages']} | {c['correct_pages']} "
-                  f"| {_figure(c['precision'])} | {_figure(c['recall'])} | {_figure(c['f1'])} |" for c in report["classes"]]
+                  f"| {figure(c['precision'])} | {figure(c['recall'])} | {figure(c['f1'])} |" for c in report["classes"]]
         lines.append("")
     confusions = [c for c in report["confusion"] if c["ground_truth"] != c["predicted"]]
     if confusions:

@@ -69,6 +69,16 @@ def cut(text: str, limit: int) -> str:
     return f"{text[:limit]}… (+{len(text) - limit:,} characters)"
 
 
+def figure(value: float | None) -> str:
+    """A figure to three decimals, ``–`` where there is none (nothing to measure)."""
+    return "–" if value is None else f"{value:.3f}"
+
+
+def figure_cell(value: float | None) -> Text:
+    """``figure`` for a table cell: the ``–`` of no figure dimmed."""
+    return Text("–", style="dim") if value is None else Text(f"{value:.3f}")
+
+
 def markdown_cell(value: Any, limit: int = NAME_LIMIT) -> str:
     """Inert Markdown for one table cell or line: a code span, fenced by more backticks than it holds."""
     content = plain(value, limit).replace("|", "\\|")

@@ -26,7 +26,7 @@ from . import list_section
 from .cosmetic import render_cosmetic
 from .fit import Column, compact, fit, wrap_name
 from .gate_table import render_gates
-from .sanitize import NAME_LIMIT, safe
+from .sanitize import NAME_LIMIT, figure_cell, safe
 from .slices import render_terminal as render_slices
 
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
@@ -210,11 +210,6 @@ def value_cell(value: Any, filled: bool | None, limit: int) -> Text:
     return cell
 
 
-def confidence_cell(value: float | None) -> Text:
-    """The prediction's confidence (``–`` for none: an object or list row, or none given)."""
-    return Text("–", style="dim") if value is None else Text(f"{value:.3f}")
-
-
 def _comparison_table(title: str | Text, paths: list[str], widest_path: int, confident: bool,
                       figures: tuple[str, ...]) -> tuple[Table, int]:
     """The table of comparisons (``compare``, the worst documents) and its path column's width: paths and
@@ -246,7 +241,7 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
         cells = [wrap_name(safe(row.path, 400), field_width), Text(row.label, style=_LABEL_STYLES[row.label]),
                  value_cell(row.gt, row.gt_default, VALUE_SHOWN), value_cell(row.pred, row.pred_default, VALUE_SHOWN)]
         if confident:
-            cells.append(confidence_cell(row.confidence))
+            cells.append(figure_cell(row.confidence))
         cells += [f"{row.similarity:.3f}", f"{row.score:.3f}"]
         if wide:
             cells += [f"{row.threshold:g}", row.comparator.removesuffix("Comparator")]
@@ -313,7 +308,7 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
             table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
                           value_cell(c["gt"], c.get("gt_default"), VALUE_LISTED),
                           value_cell(c["pred"], c.get("pred_default"), VALUE_LISTED),
-                          *([confidence_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
+                          *([figure_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
         if not misses:
             table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"),
                           *[""] * (len(table.columns) - 1))
@@ -333,7 +328,7 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     rows = []
     for r in diff.shown(report):
         ci = r["ci"]
-        rows.append([safe(diff.key(r), NAME_LIMIT), _figure(r["a"]), _figure(r["b"]),
+        rows.append([safe(diff.key(r), NAME_LIMIT), figure_cell(r["a"]), figure_cell(r["b"]),
                      Text("–") if r["difference"] is None else Text(f"{r['difference']:+.3f}"),
                      Text("–") if ci is None else Text(f"[{ci['low']:+.3f}, {ci['high']:+.3f}]"),
                      Text("–") if r["p_value"] is None else Text(f"{r['p_value']:.3f}"),
@@ -345,5 +340,3 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     console.print(safe(diff.verdict(report), 4 * NAME_LIMIT), style=style)
 
 
-def _figure(value: float | None) -> Text:
-    return Text("–", style="dim") if value is None else Text(f"{value:.3f}")
