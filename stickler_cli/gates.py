@@ -240,13 +240,9 @@ def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
         if gate.pattern is None:
             results.append(result(gate, None, _counted(report["metrics"], gate.metric, report), empty))
             continue
-        if gate.rolled_up:
-            metric = gate.metric.split(".", 1)[1]
-            results.extend(result(gate, p, _counted(fields[p][AGGREGATE], metric), empty)
-                           for p in matching(gate, [p for p, block in fields.items() if AGGREGATE in block]))
-            continue
-        results.extend(result(gate, p, _counted(fields[p], gate.metric), empty)
-                       for p in matching(gate, list(fields)))
+        # A roll-up's gate names the nodes that have one; _counted reads "aggregate.METRIC" in its block.
+        paths = [p for p, block in fields.items() if AGGREGATE in block] if gate.rolled_up else list(fields)
+        results.extend(result(gate, p, _counted(fields[p], gate.metric), empty) for p in matching(gate, paths))
     return results
 
 
