@@ -111,11 +111,6 @@ def _localisation_block(evaluation: Evaluation) -> dict[str, Any] | None:
 
 def build_report(evaluation: Evaluation) -> dict[str, Any]:
     report = _report(evaluation)
-    localisation = _localisation_block(evaluation) if evaluation.accumulator.boxes.seen else None
-    if localisation is not None:  # only when boxes were seen (placed after the confidence block)
-        items = list(report.items())
-        at = list(report).index("confidence_metrics") + 1
-        report = dict([*items[:at], ("localisation", localisation), *items[at:]])
     if evaluation.ci_level is not None:
         add_intervals(report, evaluation)
     acc = evaluation.accumulator
@@ -143,6 +138,8 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "schema_conformance": schema_conformance(acc),
         "schema_violations": {path: dict(sorted(acc.violations[path].items())) for path in sorted(acc.violations)},
         "confidence_metrics": _confidence_block(evaluation),
+        # Only when boxes were seen.
+        **({"localisation": _localisation_block(evaluation)} if acc.boxes.seen else {}),
         "score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
         "thresholds": threshold_block(plan, acc.layout, acc.similarity, acc.tally),
         "worst_documents": worst_documents(Engine(plan), acc.worst),
