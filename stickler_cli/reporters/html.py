@@ -445,9 +445,11 @@ def _threshold_curve(path: str, b: dict[str, Any]) -> str:
 
 def _thresholds(report: dict[str, Any]) -> str:
     """Each primitive field's F1 as a function of its threshold (thresholds.py), with the table behind it."""
-    fields = _dict(_dict(report.get("thresholds")).get("fields"))
+    block = _dict(report.get("thresholds"))
+    fields = _dict(block.get("fields"))
     if not fields:
         return ""
+    window = _number(block.get("window"))
     rows = []
     for path, b in fields.items():
         b = _dict(b)
@@ -458,7 +460,7 @@ def _thresholds(report: dict[str, Any]) -> str:
                     f"{_num_cell(b.get('f1'))}{best}{_num_cell(b.get('separation'))}"
                     f"{_num_cell(flips.get('total'))}<td>{warnings or '–'}</td></tr>")
     table = _table([("Field", "text"), ("Threshold", "num"), ("Compared", "num"), ("F1", "num"), ("Best", "num"),
-                    ("Valley", "num"), ("Flips ±0.05", "num"), ("Warnings", "")], rows, sortable=True)
+                    ("Valley", "num"), (f"Flips ±{window:g}" if window is not None else "Flips", "num"), ("Warnings", "")], rows, sortable=True)
     order = sorted(fields.items(), key=lambda item: not (_dict(item[1]).get("suggest") is True
                                                           or _list(_dict(item[1]).get("warnings"))))
     charts = [_threshold_curve(path, _dict(b)) for path, b in order[:HTML_CURVES]]
