@@ -436,7 +436,7 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
     """Infer a schema from the first ``--limit infer-records`` records of each side (its files in
     order): (Inferred, notes on what was read and what looked doubtful)."""
     from .reader import sample
-    from .schema.inference import infer_schema
+    from .schema.inference import infer_schema, unavailable_comparators
 
     bounds = limits.current()
     notes: list[str] = []
@@ -461,15 +461,8 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
                 break
     source = " and ".join(name for name, _ in sides)
     inferred = infer_schema(records, source=source, max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
-                            unavailable=_unavailable_comparators())
+                            unavailable=unavailable_comparators())
     return inferred, [*notes, *inferred.notes]
-
-
-def _unavailable_comparators() -> set[str]:
-    """Built-in comparators whose optional extra is not installed here (inference never chooses them)."""
-    from .schema.inference import unavailable_comparators
-
-    return set(unavailable_comparators())
 
 
 def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_schema: str | None,
