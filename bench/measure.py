@@ -1,6 +1,6 @@
 """Times stickler on a JSONL pair, in a process of its own (so its peak RSS is its own).
 
-    python -m bench.measure SCHEMA GT PRED [--workers N] [--repeat R] [--seconds S]
+    python -m bench.measure SCHEMA GT PRED [--workers N] [--repeat R] [--seconds S] [--without-failure-analyses]
 
 Timed, as in bench/oracle_bench.py for the reference library: reading both
 files, scoring every pair and computing the report (confidence metrics
@@ -12,6 +12,10 @@ documents over their total time: a throughput over a window as long as the
 reference library's own run, so that both see the same kind of machine.
 ``floor_docs_per_second``: reading and parsing both files with orjson alone, timed in
 the same process (bench/run.py prints each tool's throughput beside it). Prints one JSON line.
+``--without-failure-analyses``: the two analyses of issue 19 that look at each failure (what went wrong
+in a list, cosmetic or real) are switched off in this process, so that bench/run.py can say what
+they cost (the two others, threshold histograms and slices, cost nothing measurable: see
+docs/performance.md, "What the failure analyses cost").
 """
 
 from __future__ import annotations
@@ -39,6 +43,17 @@ def parse_floor(gt: str, pred: str, seconds: float) -> float:
     return best
 
 
+def without_failure_analyses() -> None:
+    """Switch off, in this process only, the list classification and the cosmetic re-scoring: a
+    measurement device for the bench (stickler itself has no such switch; its reports always hold both)."""
+    from stickler_cli import cosmetic, list_errors
+    from stickler_cli.engine import batch
+
+    batch.BatchScorer.classify_lists = lambda self, *args: []  # type: ignore[method-assign]
+    cosmetic.CosmeticTally.add = lambda self, *args: None  # type: ignore[method-assign]
+    list_errors.ListErrors.add = lambda self, *args: None  # type: ignore[method-assign]
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("schema")
@@ -47,7 +62,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=0.0)
+    ap.add_argument("--without-failure-analyses", action="store_true")
     args = ap.parse_args(argv)
+    if args.without_failure_analyses:
+        without_failure_analyses()
 
     import scipy.optimize  # noqa: F401  (imported lazily by the engine; keep it off the clock)
 

@@ -14,7 +14,8 @@ bench/oracle_bench.py for what is timed):
 6. start-up: whole-process times of `stickler --version`, `--help`, `eval` and `compare` on 10
    documents, beside the reference library's import and 10-document run (bench/startup.py);
 7. whole process: `stickler eval` and the reference library on 1,500 documents, start-up included.
-Case 1 also measures the floor: reading and parsing both files with orjson alone, in the same
+Case 1 also measures what the failure analyses cost (bench/measure.py --without-failure-analyses
+against the default, interleaved rounds) and the floor: reading and parsing both files with orjson alone, in the same
 process as stickler's runs, and prints each tool's throughput as a share of it.
 Ratios are only ever taken between numbers measured in this same run. The machine
 is shared and noisy (its speed moves by ±25% from minute to minute), so case 1
@@ -51,8 +52,10 @@ def _run(cmd: list[str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def ours(gt: Path, pred: Path, workers: int = 1, repeat: int = 1, seconds: float = 0.0) -> dict:
+def ours(gt: Path, pred: Path, workers: int = 1, repeat: int = 1, seconds: float = 0.0,
+         analyses: bool = True) -> dict:
     return _run([sys.executable, "-m", "bench.measure", SCHEMA, str(gt), str(pred),
+                 *([] if analyses else ["--without-failure-analyses"]),
                  "--workers", str(workers), "--repeat", str(repeat), "--seconds", str(seconds)])
 
 
@@ -150,6 +153,16 @@ def main(argv: list[str]) -> int:
          f"{floor / theirs_median:,.0f}×.")
     emit()
     o, s = sorted(rounds, key=lambda r: r[2])[len(rounds) // 2][:2]  # the median round
+    # 1b. what the failure analyses cost (issue 19: at most 1.3×), the same file, interleaved rounds
+    costs = []
+    for _ in range(2 if q else 5):
+        off = ours(gt, pred, seconds=1.0 if q else 3.0, analyses=False)
+        on = ours(gt, pred, seconds=1.0 if q else 3.0)
+        costs.append(off["mean_docs_per_cpu_second"] / on["mean_docs_per_cpu_second"])
+    emit(f"What the failure analyses cost (lists and cosmetic-or-real on, against off; CPU time, median of "
+         f"{len(costs)} interleaved rounds): **{statistics.median(costs):.2f}×** "
+         f"(rounds: {', '.join(f'{c:.2f}' for c in costs)}).")
+    emit()
     # 2. all cores
     gt, pred = data(base, "cores", sizes["cores"], seed=2)
     one = ours(gt, pred, workers=1, repeat=2)

@@ -35,6 +35,8 @@ _NUMBER = STEPS.index("number")
 # Classified pairs of plain values remembered per tally (a cache: memory, not results, depends on it).
 SEEN_PAIRS = 4096
 _PLAIN = (str, int, float, bool)
+_NUMBERS = (int, float)  # bool is not a number here
+_date: Any = None  # comparators.date, imported on the first value with a digit (start-up: it imports dateutil)
 # The characters of a value's JSON text kept in an example (longer ones end in "…"); how many examples are
 # kept per field and outcome is limits.Limits.cosmetic_examples (--limit cosmetic-examples=N).
 EXAMPLE_CHARS = 120
@@ -49,6 +51,11 @@ _CODE = re.compile(r"^([a-z]{3})?(.*?)([a-z]{3})?$", re.DOTALL)
 _POINT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", re.ASCII)
 _DIGIT = re.compile(r"\d")  # a text with no digit (of any script: NFKC may make one) spells no number or date
 _COMMA = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?", re.ASCII)
+# What an ASCII text must look like (lower case, without spaces and "$") to read as a number below: a currency
+# code, "(", a sign, digits with points and commas, ")", a currency code, each but the digits optional. A text
+# that is not of this form reads none, and is turned away by this one test.
+_CODES = "|".join(sorted(CURRENCY_CODES))
+_NUMBER_FORM = re.compile(rf"(?:{_CODES})?\(?[+-]?[\d.,]+\)?(?:{_CODES})?", re.ASCII)
 
 # Settings of a comparator that accept more spellings, tried as suggestions (same comparator, these
 # options changed); and comparators tried in place of the field's (their default configuration).
@@ -126,6 +133,8 @@ def read_number(value: Any) -> str | None:
         return None
     if value.isascii():  # the same, by a translation table ("$" is the one ASCII currency symbol)
         text = value.lower().translate(_ASCII_SPACE_AND_DOLLAR)
+        if not _NUMBER_FORM.fullmatch(text):
+            return None
     else:
         text = unicodedata.normalize("NFKC", value).casefold().replace("\u2212", "-")
         text = "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Sc")
@@ -156,15 +165,16 @@ def read_dates(value: Any) -> tuple[str, ...]:
     ``YYYY-MM-DD`` texts, without repeats. Ranges, partial dates and non-strings read none."""
     if type(value) is not str or not _DIGIT.search(value):  # a full date has digits: its year and day
         return ()
-    from .comparators.date import DateReading, read_readings
-
+    global _date
+    if _date is None:
+        from .comparators import date as _date
     try:
-        readings = read_readings(value, (False, True), False)
+        readings = _date.read_readings(value, (False, True), False)
     except Exception:  # the comparator scores such a value 0.0; here it reads no date
         return ()
     days: list[str] = []
     for reading in readings:
-        if isinstance(reading, DateReading) and reading.has_year and reading.has_month and reading.has_day:
+        if isinstance(reading, _date.DateReading) and reading.has_year and reading.has_month and reading.has_day:
             day = reading.dt.date().isoformat()
             if day not in days:
                 days.append(day)
@@ -195,6 +205,8 @@ def classify(comparator: "Comparator", threshold: float, g: Any, p: Any) -> int:
     when they read several; a value that spells none keeps its form from the step before.
     """
     before = (g, p)
+    if type(g) in _NUMBERS and type(p) in _NUMBERS and comparator.scores_number_values:
+        return _REAL  # the number step would spell the same two numbers, which this comparator already read
     if type(g) is not str and type(p) is not str:  # no text step changes them, no date is read from them
         number = (read_number(g), read_number(p))
         if number[0] is None and number[1] is None:
@@ -291,13 +303,20 @@ class CosmeticTally:
 
     def add(self, entries: Sequence[tuple[int, int, Any, Any]], doc_ids: Sequence[Any] | None = None) -> None:
         """Classify a batch's FD pairs: (document in the batch, field index, gt value, pred value), the
-        documents in input order. Within a document pairs are taken in field order, then by their JSON
-        text, so that the examples kept do not depend on which engine path scored the document."""
+        documents in input order. Counts do not depend on the order; the examples are taken within a
+        document in field order, then by their JSON text, so that the ones kept do not depend on which
+        engine path scored the document. Only pairs whose outcome still has room for an example are put
+        in that order (once a field's examples are full, a batch sorts nothing)."""
         seen = self._seen
-        for d, index, g, p in _in_order(entries):
-            f = self._fields[index]
+        fields = self._fields
+        room: list[tuple[int, int, Any, Any, str, str]] = []
+        for entry in entries:
+            index, g, p = entry[1], entry[2], entry[3]
+            f = fields[index]
             path = f.path
-            counts = self.counts.setdefault(path, [0] * len(OUTCOMES))
+            counts = self.counts.get(path)
+            if counts is None:
+                counts = self.counts[path] = [0] * len(OUTCOMES)
             key = (index, type(g), g, type(p), p) if type(g) in _PLAIN and type(p) in _PLAIN else None
             found = seen.get(key) if key is not None else None
             if found is not None:
@@ -317,7 +336,10 @@ class CosmeticTally:
                 for k in keys:
                     accepted[k] = accepted.get(k, 0) + 1
             counts[outcome] += 1
-            kept = self.examples.setdefault(path, {}).setdefault(OUTCOMES[outcome], [])
+            if len(self.examples.get(path, {}).get(OUTCOMES[outcome], ())) < self.examples_kept:
+                room.append((*entry, path, OUTCOMES[outcome]))
+        for d, _, g, p, path, outcome in _in_order(room):
+            kept = self.examples.setdefault(path, {}).setdefault(outcome, [])
             if len(kept) < self.examples_kept:
                 doc_id = doc_ids[d] if doc_ids is not None and d < len(doc_ids) else None
                 kept.append({"doc_id": doc_id, "gt": example_text(g), "pred": example_text(p)})
@@ -358,7 +380,7 @@ class CosmeticTally:
                 del by[outcome][self.examples_kept:]
 
 
-def _in_order(entries: Sequence[tuple[int, int, Any, Any]]) -> list[tuple[int, int, Any, Any]]:
+def _in_order(entries: Sequence[tuple]) -> list[tuple]:
     """Entries by document and field; several of one document and field (list items) by their JSON text."""
     ordered = sorted(entries, key=lambda e: (e[0], e[1]))
     k = 0

@@ -267,6 +267,11 @@ class Comparator:
     prefetches: ClassVar[bool] = False
     reports_failures: ClassVar[bool] = False
 
+    # True when two plain numbers (int or float) are scored by their values alone, so that any text
+    # spelling the same values (cosmetic.read_number's canonical form) scores the same: the cosmetic
+    # analysis then knows, without a call, that rewriting such a pair's numbers cannot make it match.
+    scores_number_values: ClassVar[bool] = False
+
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
         """Prepare for scoring ``pairs`` (present values only); the default does nothing."""
 

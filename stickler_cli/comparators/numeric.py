@@ -92,6 +92,7 @@ class NumericComparator(Comparator):
         return 1.0 if self._agree(a, b) else 0.0
 
     scores_cells = True
+    scores_number_values = True  # numbers and their texts are both read as Decimal(str(value)): see parse_number
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray | list[list[float]]:
         """Pairs decided in float64, and by ``similarity`` itself wherever that could differ.

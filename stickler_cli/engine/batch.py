@@ -681,16 +681,27 @@ class BatchScorer:
         found: list = []
         if not len(imperfect):
             return found
-        first = np.cumsum(paired) - paired
-        g_start, p_start = np.cumsum(n) - n, np.cumsum(m) - m
+        first, count = (np.cumsum(paired) - paired).tolist(), paired.tolist()
+        rows_of, sizes = rows_of.tolist(), list(zip(n.tolist(), m.tolist()))
+        columns = pair_j.tolist()
+        # Every row matched, out of order: nothing to label, only the order's tau (row_errors.classify's
+        # finding for such a list, without its walk; nearly half the imperfect lists of a typical run).
+        reordered = (tp == n) & (n == m)
+        for k in imperfect[reordered[imperfect]].tolist():
+            tau = row_errors.kendall_tau(columns[first[k]:first[k] + count[k]])
+            found.append((rows_of[k], row_errors.ListFindings(f.index, *sizes[k], tau=tau)))
+        imperfect = imperfect[~reordered[imperfect]]
+        if not len(imperfect):
+            return found
+        g_start, p_start, at = (np.cumsum(n) - n).tolist(), (np.cumsum(m) - m).tolist(), starts.tolist()
+        pairs = list(zip(pair_i.tolist(), columns))
         for k in imperfect.tolist():
-            a, b, rows, cols = int(g_start[k]), int(p_start[k]), int(n[k]), int(m[k])
-            span = slice(int(first[k]), int(first[k] + paired[k]))
-            matrix = sims[starts[k]:starts[k] + rows * cols].reshape(rows, cols)
+            a, b, (rows, cols) = g_start[k], p_start[k], sizes[k]
+            matrix = sims[at[k]:at[k] + rows * cols].reshape(rows, cols)
             finding = row_errors.classify(f.index, f.model, g_items[a:a + rows], p_items[b:b + cols], matrix,
-                                        list(zip(pair_i[span].tolist(), pair_j[span].tolist())))
+                                          pairs[first[k]:first[k] + count[k]])
             if finding:
-                found.append((int(rows_of[k]), finding))
+                found.append((rows_of[k], finding))
         return found
 
     def item_cells(self, model: ModelPlan, gt: _Table, pred: _Table, rows: np.ndarray,

@@ -25,7 +25,7 @@ open rows are counted as unclassified.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -39,6 +39,7 @@ Event = tuple[str, tuple[int, ...], tuple[int, ...]]  # (label, truth rows, pred
 TEXT_TYPES = ("string", "mixed")  # the primitive fields (schema type) whose string values make a row's text
 SMALL_TAU = 32  # Kendall tau of up to this many matched rows in Python, beyond in numpy (the same value)
 _STRING_KEYS: dict[int, tuple[ModelPlan, tuple[str, ...]]] = {}  # per item model: its primitive fields' keys
+_process: Any = None  # rapidfuzz.utils.default_process, imported on first use (start-up)
 
 
 @dataclass(slots=True)
@@ -90,32 +91,52 @@ def one_side(field_index: int, n: int, m: int) -> ListFindings:
 def row_text(model: ModelPlan, row: Any) -> str:
     """A row's text for merged and split: the values of its primitive fields that are strings, in the schema's
     field order, joined by spaces (rich values unwrapped)."""
-    if type(row) is not dict:
-        return row if type(row) is str else ""
+    return _text(_text_keys(model), row)
+
+
+def _text_keys(model: ModelPlan) -> tuple[str, ...]:
+    """The keys of an item model's primitive fields whose values make a row's text (remembered per model)."""
     cached = _STRING_KEYS.get(id(model))
     if cached is None or cached[0] is not model:
         cached = _STRING_KEYS[id(model)] = (model, tuple(f.key for f in model.fields if f.kind is Kind.PRIMITIVE
                                                           and f.json_type in TEXT_TYPES))
-    parts = []
-    for key in cached[1]:
-        value = row.get(key)
-        if type(value) is dict and "_value" in value:
-            value = value["_value"]
-        if type(value) is str:
-            parts.append(value)
-    return " ".join(parts)
+    return cached[1]
 
 
-def _words(model: ModelPlan, rows: Sequence[Any], wanted: set[int]) -> dict[int, list[str]]:
-    """The words of rows ``wanted`` as the token-sort ratio reads them (lower case, non-alphanumerics as spaces:
-    rapidfuzz's default_process; sorted); only the rows an event could take are read."""
-    from rapidfuzz.utils import default_process
+def _text(keys: tuple[str, ...], row: Any) -> str:
+    if type(row) is not dict:
+        return row if type(row) is str else ""
+    values = list(map(row.get, keys))
+    if dict in map(type, values):  # rich values: their _value
+        values = [v["_value"] if type(v) is dict and "_value" in v else v for v in values]
+    return " ".join([v for v in values if type(v) is str])
 
-    out = {}
-    for k in wanted:
-        text = row_text(model, rows[k])
-        out[k] = sorted(default_process(text).split()) if text else []
-    return out
+
+class _Texts:
+    """The rows of one side of a list as merged and split read them (``words``: the row's text as the
+    token-sort ratio reads it: lower case, non-alphanumerics as spaces, rapidfuzz's default_process; the words
+    sorted and joined by single spaces), each row read when first asked for."""
+
+    __slots__ = ("keys", "rows", "done")
+
+    def __init__(self, keys: tuple[str, ...], rows: Sequence[Any]) -> None:
+        self.keys, self.rows = keys, rows
+        self.done: dict[int, str] = {}
+
+    def words(self, wanted: Iterable[int]) -> dict[int, str]:
+        """The words of rows ``wanted``, by row."""
+        global _process
+        if _process is None:
+            from rapidfuzz.utils import default_process as _process
+        done, keys, rows = self.done, self.keys, self.rows
+        out = {}
+        for k in wanted:
+            text = done.get(k)
+            if text is None:
+                raw = _text(keys, rows[k])
+                text = done[k] = " ".join(sorted(_process(raw).split())) if raw else ""
+            out[k] = text
+        return out
 
 
 def _around(open_rows: set[int], size: int) -> list[int]:
@@ -131,18 +152,15 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     bounds = limits.current()
     n, m = len(gv), len(pv)
     threshold = model.match_threshold
-    pairs = sorted((int(i), int(j)) for i, j in pairs)
-    if isinstance(sims, np.ndarray) and pairs:
-        rows, cols = zip(*pairs)
-        hits = (sims[list(rows), list(cols)] >= threshold).tolist()
-        tp_g = {i: j for (i, j), hit in zip(pairs, hits) if hit}
-    else:
-        tp_g = {i: j for i, j in pairs if sims[i, j] >= threshold}
+    pairs = sorted(pairs if not pairs or type(pairs[0][0]) is int else [(int(i), int(j)) for i, j in pairs])
+    if n * m > bounds.list_classify_cells or not isinstance(sims, np.ndarray):
+        tp = sum(1 for i, j in pairs if sims[i, j] >= threshold)
+        return ListFindings(field_index, n, m, unclassified=n + m - 2 * tp)
+    grid = sims.tolist()  # a small matrix read cell by cell: plain lists cost less than array indexing
+    tp_g = {i: j for i, j in pairs if grid[i][j] >= threshold}
     tp_p = {j: i for i, j in tp_g.items()}
     open_g = [i for i in range(n) if i not in tp_g]
     open_p = [j for j in range(m) if j not in tp_p]
-    if n * m > bounds.list_classify_cells or not isinstance(sims, np.ndarray):
-        return ListFindings(field_index, n, m, unclassified=len(open_g) + len(open_p))
     order = [tp_g[i] for i in sorted(tp_g)]
     ordered = all(a < b for a, b in zip(order, order[1:]))
     found = ListFindings(field_index, n, m, tau=None if ordered else kendall_tau(order))
@@ -153,33 +171,34 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     used_p: set[int] = set()
     is_open_g, is_open_p = set(open_g), set(open_p)
     if (open_g and n >= 2) or (open_p and m >= 2):
+        keys = _text_keys(model)
+        g_texts, p_texts = _Texts(keys, gv), _Texts(keys, pv)
         merge_starts = _around(is_open_g, n) if open_g else []
         split_starts = _around(is_open_p, m) if open_p else []
         # The rows an event could take on the side of the single row: open ones, and those matched to a row of
         # an adjacent pair that holds an open row.
         merge_rows = is_open_p | {j for j, i in tp_p.items() if i in is_open_g or i - 1 in is_open_g or i + 1 in is_open_g}
         split_rows = is_open_g | {i for i, j in tp_g.items() if j in is_open_p or j - 1 in is_open_p or j + 1 in is_open_p}
-        g_words = _words(model, gv, {c for b in merge_starts for c in (b, b + 1)} | (split_rows if split_starts else set()))
-        p_words = _words(model, pv, {c for b in split_starts for c in (b, b + 1)} | (merge_rows if merge_starts else set()))
         if merge_starts:
-            _joined(events, "merged", p_words, g_words, merge_rows, merge_starts, is_open_p, is_open_g, tp_p, used_p,
+            _joined(events, "merged", p_texts, g_texts, merge_rows, merge_starts, is_open_p, is_open_g, tp_p, used_p,
                     used_g, bounds, flip=False)
         if split_starts:
-            _joined(events, "split", g_words, p_words, split_rows, split_starts, is_open_g, is_open_p, tp_g, used_g,
+            _joined(events, "split", g_texts, p_texts, split_rows, split_starts, is_open_g, is_open_p, tp_g, used_g,
                     used_p, bounds, flip=True)
-    matched_rows = np.array(sorted(tp_g), dtype=np.intp)
-    for j in open_p:  # duplicated: like a truth row another predicted row matched
-        if j in used_p or not len(matched_rows):
+    matched_rows = sorted(tp_g)
+    for j in open_p:  # duplicated: like a truth row another predicted row matched (the first of the most alike)
+        if j in used_p or not matched_rows:
             continue
-        others = matched_rows[[tp_g[int(i)] != j for i in matched_rows]]
-        if len(others):
-            column = sims[others, j]
-            best = int(np.argmax(column))  # the first of the highest
-            if column[best] >= threshold:
-                events.append(("duplicated", (int(others[best]),), (j,)))
-                used_p.add(j)
+        best = matched_rows[0]
+        for i in matched_rows:
+            if grid[i][j] > grid[best][j]:
+                best = i
+        if grid[best][j] >= threshold:
+            events.append(("duplicated", (best,), (j,)))
+            used_p.add(j)
+    like = bounds.list_like_similarity
     for i, j in pairs:  # mismatched: a pair below the match threshold, still alike
-        if i in is_open_g and i not in used_g and j not in used_p and sims[i, j] >= bounds.list_like_similarity:
+        if i in is_open_g and i not in used_g and j not in used_p and grid[i][j] >= like:
             events.append(("mismatched", (i,), (j,)))
             used_g.add(i)
             used_p.add(j)
@@ -197,41 +216,38 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     return found
 
 
-def _joined(events: list[Event], label: str, one: dict[int, list[str]], two: dict[int, list[str]], rows: set[int],
-            starts: list[int], open_one: set[int], open_two: set[int], tp_one: dict[int, int], used_one: set[int],
-            used_two: set[int], bounds: limits.Limits, flip: bool) -> None:
-    """Merged (a predicted row's words ``one[a]`` like truth rows ``two[b]`` and ``two[b+1]`` joined, for ``a`` in
+def _joined(events: list[Event], label: str, one: _Texts, two: _Texts, rows: set[int], starts: list[int],
+            open_one: set[int], open_two: set[int], tp_one: dict[int, int], used_one: set[int], used_two: set[int],
+            bounds: limits.Limits, flip: bool) -> None:
+    """Merged (a predicted row's text ``one.words(a)`` like truth rows ``two`` b and b+1 joined, for ``a`` in
     ``rows`` and ``b`` in ``starts``) or, sides swapped (``flip``), split. The rows of an event are open or matched
     to each other; at least one is open. Events are taken by text similarity, highest first (ties: the lower rows).
 
     The similarity is rapidfuzz's token-sort ratio / 100 (``fuzz.ratio`` of the sorted words joined by
     spaces). It cannot exceed 2·min(la, lb) / (la + lb) for texts of la and lb characters, so pairs whose
-    lengths rule them out are never compared: a list costs a few array operations unless some row is about
-    as long as two rows of the other side."""
+    lengths rule them out are never compared: a list costs a few comparisons of lengths unless some row is
+    about as long as two rows of the other side."""
     from rapidfuzz import fuzz
 
     r = bounds.list_text_similarity
-    mine = {a: one[a] for a in sorted(rows) if one[a]}
-    theirs = two
+    theirs = two.words(c for b in starts for c in (b, b + 1))
     starts = [b for b in starts if theirs[b] and theirs[b + 1]]
-    if not starts or not mine:
+    mine = one.words(sorted(rows))
+    if not starts or not any(mine.values()):
         return
-    rows = list(mine)
-    length = np.array([sum(map(len, w)) + len(w) - 1 for w in mine.values()], dtype=float)[:, None]
-    their_length = {c: sum(map(len, theirs[c])) + len(theirs[c]) - 1 for b in starts for c in (b, b + 1)}
-    joined_length = np.array([their_length[b] + their_length[b + 1] + 1 for b in starts], dtype=float)[None, :]
-    possible = 2 * np.minimum(length, joined_length) >= r * (length + joined_length) - 1e-9
-    if not possible.any():
+    joined = [(b, len(theirs[b]) + len(theirs[b + 1]) + 1) for b in starts]
+    possible = [(a, b) for a, text in mine.items() if text for b, lb in joined
+                if 2 * min(len(text), lb) >= r * (len(text) + lb) - 1e-9]
+    if not possible:
         return
     margin = bounds.list_text_margin
     candidates = []
-    for i, k in zip(*np.nonzero(possible)):
-        a, b = rows[int(i)], starts[int(k)]
-        text = " ".join(mine[a])
-        joined = fuzz.ratio(text, " ".join(sorted(theirs[b] + theirs[b + 1]))) / 100.0
+    for a, b in possible:
+        text = mine[a]
+        joined = fuzz.ratio(text, " ".join(sorted((theirs[b] + " " + theirs[b + 1]).split()))) / 100.0
         if joined < r:
             continue
-        alone = max(fuzz.ratio(text, " ".join(theirs[c])) / 100.0 for c in (b, b + 1))
+        alone = max(fuzz.ratio(text, theirs[c]) / 100.0 for c in (b, b + 1))
         if joined >= alone + margin:
             candidates.append((-joined, a, b))
     for _, a, b in sorted(candidates):
