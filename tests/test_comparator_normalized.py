@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -74,6 +75,21 @@ def test_matrix_equals_pairwise_and_scores_are_binary(gts, preds, flags):
     matrix = comparator.similarity_matrix(gts, preds)
     assert matrix == [[comparator.similarity(g, p) for p in preds] for g in gts]
     assert set(itertools.chain.from_iterable(matrix)) <= {0.0, 1.0}
+
+
+@settings(deadline=None, max_examples=300)
+@given(text=hs.text(alphabet=hs.characters(max_codepoint=127), max_size=16),
+       flags=hs.tuples(hs.booleans(), hs.booleans(), hs.booleans()))
+def test_ascii_keys_are_the_unicode_rule(text, flags):
+    """ASCII text takes a shortcut (translation tables): the same key as NFC, case folding and dropping
+    str.isspace and Unicode P* characters one by one."""
+    case_sensitive, whitespace, punctuation = flags
+    comparator = NormalizedComparator(case_sensitive=case_sensitive, ignore_whitespace=whitespace,
+                                      ignore_punctuation=punctuation)
+    expected = unicodedata.normalize("NFC", text if case_sensitive else text.casefold())
+    expected = "".join(ch for ch in expected if not (whitespace and ch.isspace())
+                       and not (punctuation and unicodedata.category(ch).startswith("P")))
+    assert comparator.key(text) == expected
 
 
 def test_registered_with_its_options():

@@ -8,6 +8,8 @@ and the per-document engine hand over the same FD values; the terminal section f
 
 from __future__ import annotations
 
+import itertools
+
 import copy
 import io
 import json
@@ -103,6 +105,28 @@ def test_a_step_that_changes_neither_value_is_not_scored():
     assert counting.calls == []  # lower case, no space, no punctuation, no number, no date: nothing to re-score
 
 
+def test_two_numbers_under_a_number_comparator_are_real_without_a_call():
+    """A comparator that scores numbers by their values (Comparator.scores_number_values: NumericComparator)
+    scores any spelling of the same numbers alike, so the number step cannot make two numbers match: real,
+    at once. Worked against the full walk (the same comparator without the flag) on a grid of FD pairs."""
+    class CountingNumbers(Counting):
+        scores_number_values = True
+
+    counting = CountingNumbers(NumericComparator())
+    assert OUTCOMES[classify(counting, 1.0, 12, 13)] == "real"
+    assert OUTCOMES[classify(counting, 1.0, 12.5, 12)] == "real"
+    assert counting.calls == []
+    # Strings are still read: "1.234,50" is 1.2345 to the comparator, 1234.5 at the number step.
+    assert OUTCOMES[classify(counting, 1.0, "1.234,50", 1234.5)] == "number"
+    values = [0, 1, -1, 1.0, 0.5, 12.25, 12.3, 100, 100.0001, 1e15, 1e16, 1e20, 2**53 + 1, float(2**53),
+              10**20 + 1, float("nan"), float("inf"), -float("inf"), 0.1 + 0.2, 0.3]
+    for config in ({}, {"relative_tolerance": 0.01}, {"absolute_tolerance": 0.5}):
+        numeric = NumericComparator(**config)
+        for g, p in itertools.product(values, values):
+            if numeric.similarity(g, p) < 1.0:
+                assert classify(numeric, 1.0, g, p) == classify(Counting(numeric), 1.0, g, p), (g, p, config)
+
+
 def test_the_fields_own_comparator_and_threshold_decide():
     lenient = LevenshteinComparator(normalize=False)
     assert step("Gotham", "Gotham City", lenient, 0.95) == "real"
@@ -114,6 +138,9 @@ def test_the_fields_own_comparator_and_threshold_decide():
     ("1.234,50", "1234.5"), ("1,5", "1.5"), ("1.234", "1.234"), ("\u22123", "-3"), ("0.00", "0"), ("1 000", "1000"),
     (1234.5, "1234.5"), (100, "100"), ("Box 12", None), ("12abc", None), ("abc 12", None), ("1e5", None),
     (True, None), (float("nan"), None), ("", None),
+    # A currency code at either end, "(x)" inside or outside it; anything else with letters reads none.
+    ("usd(5)", "-5"), ("(5)usd", "-5"), ("EUR -3", "-3"), ("-(5)", None), ("usdeur5", None), ("usd5abc", None),
+    ("SKU-10432", None), ("usd", None),
 ])
 def test_numbers_are_read_as_documented(value, number):
     assert read_number(value) == number

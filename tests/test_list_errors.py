@@ -74,6 +74,16 @@ def test_merged_one_predicted_row_spanning_two_adjacent_truth_rows():
     assert findings([A, B, C], [row("steel bolts copper wire", 30), C]) == ([("merged", (0, 1), (0,))], None, 0)
 
 
+def test_merged_reads_rich_values_and_skips_what_is_not_text():
+    # The same merge with the predicted description a rich value, and the quantities (numbers) left out of
+    # the rows' texts: the row text is "steel bolts copper wire" either way.
+    merged = {"description": {"_value": "steel bolts copper wire", "_confidence": 0.4}, "qty": 30}
+    assert findings([A, B, C], [merged, C]) == ([("merged", (0, 1), (0,))], None, 0)
+    # A rich value without "_value" is not text: the predicted row has none, and nothing is merged.
+    assert findings([A, B, C], [{"description": {"_confidence": 0.4}, "qty": 30}, C])[0] == [
+        ("dropped", (0,), ()), ("dropped", (1,), ()), ("hallucinated", (), (0,))]
+
+
 def test_split_two_predicted_rows_making_one_truth_row():
     assert findings([row("steel bolts copper wire", 30), C], [A, B, C]) == ([("split", (0,), (0, 1))], None, 0)
 
