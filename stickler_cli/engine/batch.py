@@ -673,7 +673,8 @@ class BatchScorer:
                        m: np.ndarray, starts: np.ndarray, rows_of: np.ndarray) -> list:
         """(row, findings) of each list not matched whole and in order (row_errors.classify), found from the
         assignment in arrays: the other lists cost nothing more. List k is the frame's row ``rows_of[k]``."""
-        whole = (tp == n) & (n == m)
+        complete = (tp == n) & (n == m)  # every row of both sides matched
+        whole = complete.copy()
         if len(lists) > 1:  # each list's pairs come in truth-row order: a predicted row going back is out of order
             back = (lists[1:] == lists[:-1]) & (pair_j[1:] < pair_j[:-1])
             whole[lists[1:][back]] = False
@@ -686,11 +687,11 @@ class BatchScorer:
         columns = pair_j.tolist()
         # Every row matched, out of order: nothing to label, only the order's tau (row_errors.classify's
         # finding for such a list, without its walk; nearly half the imperfect lists of a typical run).
-        reordered = (tp == n) & (n == m)
-        for k in imperfect[reordered[imperfect]].tolist():
+        reordered = complete[imperfect]
+        for k in imperfect[reordered].tolist():
             tau = row_errors.kendall_tau(columns[first[k]:first[k] + count[k]])
             found.append((rows_of[k], row_errors.ListFindings(f.index, *sizes[k], tau=tau)))
-        imperfect = imperfect[~reordered[imperfect]]
+        imperfect = imperfect[~reordered]
         if not len(imperfect):
             return found
         g_start, p_start, at = (np.cumsum(n) - n).tolist(), (np.cumsum(m) - m).tolist(), starts.tolist()

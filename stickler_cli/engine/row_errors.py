@@ -88,12 +88,6 @@ def one_side(field_index: int, n: int, m: int) -> ListFindings:
     return ListFindings(field_index, n, m, events)
 
 
-def row_text(model: ModelPlan, row: Any) -> str:
-    """A row's text for merged and split: the values of its primitive fields that are strings, in the schema's
-    field order, joined by spaces (rich values unwrapped)."""
-    return _text(_text_keys(model), row)
-
-
 def _text_keys(model: ModelPlan) -> tuple[str, ...]:
     """The keys of an item model's primitive fields whose values make a row's text (remembered per model)."""
     cached = _STRING_KEYS.get(id(model))
@@ -104,6 +98,8 @@ def _text_keys(model: ModelPlan) -> tuple[str, ...]:
 
 
 def _text(keys: tuple[str, ...], row: Any) -> str:
+    """A row's text for merged and split: the values of its primitive fields (``keys``) that are strings, in the
+    schema's field order, joined by spaces (rich values unwrapped)."""
     if type(row) is not dict:
         return row if type(row) is str else ""
     values = list(map(row.get, keys))
@@ -235,8 +231,8 @@ def _joined(events: list[Event], label: str, one: _Texts, two: _Texts, rows: set
     mine = one.words(sorted(rows))
     if not starts or not any(mine.values()):
         return
-    joined = [(b, len(theirs[b]) + len(theirs[b + 1]) + 1) for b in starts]
-    possible = [(a, b) for a, text in mine.items() if text for b, lb in joined
+    joined_lengths = [(b, len(theirs[b]) + len(theirs[b + 1]) + 1) for b in starts]
+    possible = [(a, b) for a, text in mine.items() if text for b, lb in joined_lengths
                 if 2 * min(len(text), lb) >= r * (len(text) + lb) - 1e-9]
     if not possible:
         return
