@@ -24,6 +24,7 @@ from stickler_cli.metrics import count_block
 from stickler_cli.report import aggregate_counts, build_report
 from stickler_cli.evaluate import Evaluation
 from stickler_cli.schema import compile_schema
+from tests.support.case_files import write_case
 
 COUNTS = ("tp", "fa", "fd", "fn", "tn")
 SCHEMA = {"type": "object", "properties": {
@@ -130,11 +131,7 @@ def test_no_object_no_table_and_the_document_roll_up_is_the_counts(tmp_path: Pat
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    paths = {"schema": tmp_path / "s.json", "gt": tmp_path / "gt.jsonl", "pred": tmp_path / "pred.jsonl"}
-    paths["schema"].write_text(json.dumps(SCHEMA))
-    paths["gt"].write_text("".join(json.dumps(r) + "\n" for r in CORPUS_GT))
-    paths["pred"].write_text("".join(json.dumps(r) + "\n" for r in CORPUS_PRED))
-    return {k: str(v) for k, v in paths.items()}
+    return write_case(tmp_path, SCHEMA, CORPUS_GT, CORPUS_PRED)
 
 
 def _eval(files: dict[str, str], capsys, *extra: str) -> tuple[int, dict]:

@@ -10,6 +10,7 @@ import pytest
 import xmlschema
 
 from stickler_cli.cli import main
+from tests.support.case_files import write_case
 
 XSD = Path(__file__).parent / "support" / "junit.xsd"
 HOSTILE = 'x|y <script>alert(1)</script> *b* [l](http://e.vil) \x1b[2J'
@@ -36,11 +37,7 @@ PRED = [{"id": "A", "name": "alpha", "amount": 1},      # perfect: score 1
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    paths = {"schema": tmp_path / "s.json", "gt": tmp_path / "gt.jsonl", "pred": tmp_path / "pred.jsonl"}
-    paths["schema"].write_text(json.dumps(SCHEMA))
-    paths["gt"].write_text("".join(json.dumps(r) + "\n" for r in GT))
-    paths["pred"].write_text("".join(json.dumps(r) + "\n" for r in PRED))
-    return {k: str(v) for k, v in paths.items()}
+    return write_case(tmp_path, SCHEMA, GT, PRED)
 
 
 def run(files, *extra: str, capsys) -> tuple[int, str, str]:

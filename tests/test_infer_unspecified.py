@@ -15,6 +15,7 @@ import pytest
 import stickler_cli as st
 from stickler_cli.cli import main
 from stickler_cli.plan import Kind
+from tests.support.case_files import write_case
 
 ISSUE = {"type": "object", "x-aws-stickler-infer-unspecified": True,
          "properties": {"invoice_id": {"type": "string"}, "total": {"type": "number"}}}
@@ -168,12 +169,10 @@ def test_the_flag_is_a_boolean(tmp_path):
 
 
 def test_eval_reads_the_flag_end_to_end(tmp_path):
-    schema, gt, pred = tmp_path / "s.json", tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
-    schema.write_text(json.dumps(ISSUE))
-    gt.write_text('{"invoice_id": "INV-1", "total": 100.0}\n')
-    pred.write_text('{"invoice_id": "INV-l", "total": 100.05}\n')
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred), "-f", "json"],
-                          capture_output=True, text=True)
+    case = write_case(tmp_path, ISSUE, [{"invoice_id": "INV-1", "total": 100.0}],
+                      [{"invoice_id": "INV-l", "total": 100.05}])
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", case["schema"], case["gt"], case["pred"],
+                           "-f", "json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     fields = json.loads(done.stdout)["field_metrics"]
     assert (fields["invoice_id"]["fd"], fields["invoice_id"]["comparator"], fields["invoice_id"]["threshold"]) == \

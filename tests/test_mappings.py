@@ -10,6 +10,7 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli.plan import Kind
+from tests.support.case_files import write_case
 
 MAPPING = {"type": "object", "properties": {"v": {"type": "object"}, "n": {"type": "string"}}}
 
@@ -74,12 +75,10 @@ def test_the_root_still_needs_properties():
 def test_eval_reads_mappings_end_to_end(tmp_path):
     import subprocess
     import sys
-    schema, gt, pred = tmp_path / "s.json", tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
-    schema.write_text(json.dumps(MAPPING))
-    gt.write_text('{"v": {"a": 1, "b": 2}, "n": "x"}\n{"v": {"a": 1}, "n": "y"}\n')
-    pred.write_text('{"v": {"b": 2, "a": 1}, "n": "x"}\n{"v": {"a": 2}, "n": "y"}\n')
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred), "-f", "json"],
-                          capture_output=True, text=True)
+    case = write_case(tmp_path, MAPPING, [{"v": {"a": 1, "b": 2}, "n": "x"}, {"v": {"a": 1}, "n": "y"}],
+                      [{"v": {"b": 2, "a": 1}, "n": "x"}, {"v": {"a": 2}, "n": "y"}])
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", case["schema"], case["gt"], case["pred"],
+                           "-f", "json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     v = json.loads(done.stdout)["field_metrics"]["v"]
     assert (v["tp"], v["fd"], v["threshold"], v["comparator"]) == (1, 1, 1.0, "ExactComparator")
