@@ -19,6 +19,7 @@ import unicodedata
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from .ascii_text import PUNCTUATION, WHITESPACE, deleting, without
 from .json_text import compact_json
 from .plan import FieldPlan, Kind, Plan
 
@@ -86,10 +87,9 @@ def _unicode(text: str) -> str:
     return _no_punctuation(_no_space(text.casefold()))
 
 
-_ASCII_SPACE = str.maketrans("", "", "".join(chr(c) for c in range(128) if chr(c).isspace()))
-_ASCII_SPACE_AND_DOLLAR = str.maketrans("", "", "$" + "".join(chr(c) for c in range(128) if chr(c).isspace()))
-_ASCII_PUNCTUATION = str.maketrans("", "", "".join(chr(c) for c in range(128)
-                                                   if unicodedata.category(chr(c)).startswith("P")))
+_ASCII_SPACE = deleting(WHITESPACE)
+_ASCII_SPACE_AND_DOLLAR = deleting("$" + WHITESPACE)
+_ASCII_PUNCTUATION = deleting(PUNCTUATION)
 
 
 def text_forms(value: Any) -> tuple[Any, Any, Any, Any]:
@@ -99,8 +99,9 @@ def text_forms(value: Any) -> tuple[Any, Any, Any, Any]:
         return value, value, value, value
     if value.isascii():  # the same steps, by translation tables; NFKC and accents change no ASCII text
         case = value.lower()
-        space = case.translate(_ASCII_SPACE)
-        punctuation = space.translate(_ASCII_PUNCTUATION)
+        spaced = case.encode("ascii").translate(None, _ASCII_SPACE)  # ascii_text.without, twice, decoded once each
+        space = spaced.decode("ascii")
+        punctuation = spaced.translate(None, _ASCII_PUNCTUATION).decode("ascii")
         return case, space, punctuation, punctuation
     case = value.casefold()
     space = _no_space(case)
@@ -132,7 +133,7 @@ def read_number(value: Any) -> str | None:
     if type(value) is not str or len(value) > NUMBER_CHARS or not _DIGIT.search(value):
         return None
     if value.isascii():  # the same, by a translation table ("$" is the one ASCII currency symbol)
-        text = value.lower().translate(_ASCII_SPACE_AND_DOLLAR)
+        text = without(value.lower(), _ASCII_SPACE_AND_DOLLAR)
         if not _NUMBER_FORM.fullmatch(text):
             return None
     else:
@@ -286,6 +287,8 @@ class CosmeticTally:
         # What pairs of plain values already classified came to: models repeat their habits ("usd" for "USD"
         # in every document), so most FDs of a long run are pairs seen before. Cleared past SEEN_PAIRS.
         self._seen: dict[tuple, tuple[int, tuple[str, ...]]] = {}
+        self._slots: dict[int, tuple[FieldPlan, list[int], bool, bool]] = {}  # per field index: _slot
+        self._full: set[tuple[int, int]] = set()  # (field index, outcome) whose examples are full
 
     def _built(self, f: FieldPlan) -> list[tuple[str, "Comparator"]]:
         found = self._candidates.get(f.index)
@@ -301,43 +304,54 @@ class CosmeticTally:
             self._candidates[f.index] = found
         return found
 
+    def _slot(self, index: int) -> tuple[FieldPlan, list[int], bool, bool]:
+        """(field, its counts, whether its FDs are re-scored, whether its comparator scores plain numbers by
+        their values) of a field index, made on its first FD."""
+        f = self._fields[index]
+        counts = self.counts.setdefault(f.path, [0] * len(OUTCOMES))
+        rescored = classified(f)
+        slot = self._slots[index] = (f, counts, rescored, rescored and f.comparator.scores_number_values)
+        return slot
+
     def add(self, entries: Sequence[tuple[int, int, Any, Any]], doc_ids: Sequence[Any] | None = None) -> None:
         """Classify a batch's FD pairs: (document in the batch, field index, gt value, pred value), the
         documents in input order. Counts do not depend on the order; the examples are taken within a
         document in field order, then by their JSON text, so that the ones kept do not depend on which
         engine path scored the document. Only pairs whose outcome still has room for an example are put
         in that order (once a field's examples are full, a batch sorts nothing)."""
-        seen = self._seen
-        fields = self._fields
+        seen, slots, full = self._seen, self._slots, self._full
         room: list[tuple[int, int, Any, Any, str, str]] = []
         for entry in entries:
             index, g, p = entry[1], entry[2], entry[3]
-            f = fields[index]
-            path = f.path
-            counts = self.counts.get(path)
-            if counts is None:
-                counts = self.counts[path] = [0] * len(OUTCOMES)
-            key = (index, type(g), g, type(p), p) if type(g) in _PLAIN and type(p) in _PLAIN else None
-            found = seen.get(key) if key is not None else None
-            if found is not None:
-                outcome, keys = found
-            elif not classified(f):
+            slot = slots.get(index) or self._slot(index)
+            f, counts, rescored, by_value = slot
+            if by_value and type(g) in _NUMBERS and type(p) in _NUMBERS:
+                outcome, keys = _REAL, ()  # classify's first rule, without its call
+            elif not rescored:
                 outcome, keys = _UNSCORED, ()
             else:
-                outcome = classify(f.comparator, f.threshold, g, p)
-                keys = tuple(k for k, candidate in self._built(f) if _matches(candidate, f.threshold, g, p)) \
-                    if outcome < _REAL else ()
-                if key is not None:
-                    if len(seen) >= SEEN_PAIRS:
-                        seen.clear()
-                    seen[key] = (outcome, keys)
-            if keys:
-                accepted = self.accepted.setdefault(path, {})
-                for k in keys:
-                    accepted[k] = accepted.get(k, 0) + 1
+                key = (index, type(g), g, type(p), p) if type(g) in _PLAIN and type(p) in _PLAIN else None
+                found = seen.get(key) if key is not None else None
+                if found is not None:
+                    outcome, keys = found
+                else:
+                    outcome = classify(f.comparator, f.threshold, g, p)
+                    keys = tuple(k for k, candidate in self._built(f) if _matches(candidate, f.threshold, g, p)) \
+                        if outcome < _REAL else ()
+                    if key is not None:
+                        if len(seen) >= SEEN_PAIRS:
+                            seen.clear()
+                        seen[key] = (outcome, keys)
+                if keys:
+                    accepted = self.accepted.setdefault(f.path, {})
+                    for k in keys:
+                        accepted[k] = accepted.get(k, 0) + 1
             counts[outcome] += 1
-            if len(self.examples.get(path, {}).get(OUTCOMES[outcome], ())) < self.examples_kept:
-                room.append((*entry, path, OUTCOMES[outcome]))
+            if (index, outcome) not in full:
+                if len(self.examples.get(f.path, {}).get(OUTCOMES[outcome], ())) < self.examples_kept:
+                    room.append((*entry, f.path, OUTCOMES[outcome]))
+                else:  # examples only grow (a merge cuts them to a smaller bound, still full)
+                    full.add((index, outcome))
         for d, _, g, p, path, outcome in _in_order(room):
             kept = self.examples.setdefault(path, {}).setdefault(outcome, [])
             if len(kept) < self.examples_kept:
@@ -365,7 +379,7 @@ class CosmeticTally:
         smaller bound)."""
         for path, counts in state["counts"].items():
             mine = self.counts.setdefault(path, [0] * len(OUTCOMES))
-            self.counts[path] = [a + b for a, b in zip(mine, counts)]
+            mine[:] = [a + b for a, b in zip(mine, counts)]  # in place: _slot holds the list
         for path, accepted in state["accepted"].items():
             mine_a = self.accepted.setdefault(path, {})
             for key, n in accepted.items():

@@ -81,7 +81,7 @@ def test_matrix_equals_pairwise_and_scores_are_binary(gts, preds, flags):
 @given(text=hs.text(alphabet=hs.characters(max_codepoint=127), max_size=16),
        flags=hs.tuples(hs.booleans(), hs.booleans(), hs.booleans()))
 def test_ascii_keys_are_the_unicode_rule(text, flags):
-    """ASCII text takes a shortcut (translation tables): the same key as NFC, case folding and dropping
+    """ASCII text takes a shortcut (bytes.translate): the same key as NFC, case folding and dropping
     str.isspace and Unicode P* characters one by one."""
     case_sensitive, whitespace, punctuation = flags
     comparator = NormalizedComparator(case_sensitive=case_sensitive, ignore_whitespace=whitespace,

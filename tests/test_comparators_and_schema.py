@@ -1,6 +1,10 @@
 """Comparators (seed examples, hand-computed values) and the schema compiler's rules."""
 
+import string
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from rapidfuzz import fuzz
 
 import stickler_cli as st
@@ -16,6 +20,19 @@ def test_exact_follows_the_seeds_by_default_and_strict_on_request():
     assert strict.similarity("SHP-2024-001", "SHP 2024 001") == 0.0
     assert strict.similarity("Hello", "hello") == 0.0
     assert build("ExactComparator", {"normalize": False}).similarity("STRASSE", "straße") == 1.0
+
+
+@settings(deadline=None, max_examples=300)
+@given(text=hs.text(alphabet=hs.characters(max_codepoint=127), max_size=16), case_sensitive=hs.booleans(),
+       normalize=hs.booleans())
+def test_exact_keys_of_ascii_texts_are_the_general_rule(text, case_sensitive, normalize):
+    """ASCII text takes a shortcut (lower case, bytes.translate): the same key as case folding and dropping
+    string.punctuation and string.whitespace (not every str.isspace character: U+001C-U+001F stay)."""
+    expected = text if case_sensitive else text.casefold()
+    if normalize:
+        expected = "".join(ch for ch in expected if ch not in string.punctuation + string.whitespace)
+    assert build("ExactComparator", {"case_sensitive": case_sensitive, "normalize": normalize}).key(text) == expected
+    assert build("ExactComparator").key("A\x1cB, c") == "a\x1cbc"
 
 
 def test_levenshtein_is_one_minus_edits_over_length():

@@ -84,6 +84,39 @@ def test_merged_reads_rich_values_and_skips_what_is_not_text():
         ("dropped", (0,), ()), ("dropped", (1,), ()), ("hallucinated", (), (0,))]
 
 
+def test_merged_and_split_of_texts_beyond_ascii():
+    # Non-ASCII rows take the exact words for their lower bound (no letter count by bytes): the same labels.
+    e, f = row("Écrou à œil", 10), row("Straße 螺丝", 20)
+    assert findings([e, f, C], [row("écrou à œil straße 螺丝", 30), C]) == ([("merged", (0, 1), (0,))], None, 0)
+    assert findings([row("ÉCROU À ŒIL STRASSE 螺丝", 30), C], [e, f, C])[0] == [("split", (0,), (0, 1))]
+
+
+def test_row_text_bounds_hold_the_words_between_them():
+    """merged and split skip rows by two bounds of a row's words (rapidfuzz's processing, sorted): at least
+    the row's count of ASCII letters and digits, 0 exactly when it has no words; at most its raw text's length."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+    from rapidfuzz.utils import default_process
+
+    from stickler_cli.engine.row_errors import _Texts
+
+    @settings(deadline=None, max_examples=400)
+    @given(texts=hs.lists(hs.one_of(hs.text(alphabet=hs.characters(max_codepoint=127), max_size=20),
+                                    hs.text(max_size=12), hs.none(), hs.integers()), min_size=1, max_size=4))
+    def bounds_hold(texts):
+        rows = [{"description": t, "sku": t} for t in texts]
+        tx = _Texts(("description", "sku"), rows)
+        wanted = list(range(len(rows)))
+        least, raw, words = tx.least(wanted), tx.read_raw(wanted), tx.read_words(wanted)
+        for k, t in enumerate(texts):
+            expected = " ".join(sorted(default_process(f"{t} {t}").split())) if type(t) is str else ""
+            assert words[k] == expected
+            assert least[k] <= len(words[k]) <= len(raw[k])
+            assert (least[k] == 0) == (words[k] == "")
+
+    bounds_hold()
+
+
 def test_split_two_predicted_rows_making_one_truth_row():
     assert findings([row("steel bolts copper wire", 30), C], [A, B, C]) == ([("split", (0,), (0, 1))], None, 0)
 

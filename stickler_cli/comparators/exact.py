@@ -13,9 +13,12 @@ from typing import Any, Sequence
 import numpy as np
 import orjson
 
+from ..ascii_text import deleting, without
 from .base import Comparator, Param, gather, value_text
 
-_STRIP = str.maketrans("", "", string.punctuation + string.whitespace)
+_STRIPPED = string.punctuation + string.whitespace
+_STRIP = str.maketrans("", "", _STRIPPED)
+_STRIP_ASCII = deleting(_STRIPPED)
 
 
 def _canonical(value: Any) -> str | None:
@@ -48,6 +51,10 @@ class ExactComparator(Comparator):
         text = _canonical(value)
         if text is None:
             return None
+        if text.isascii():  # case folding is lower case; the same deletion, by bytes
+            if self._fold:
+                text = text.lower()
+            return without(text, _STRIP_ASCII) if self.normalize else text
         if self._fold:
             text = text.casefold()
         if self.normalize:

@@ -12,16 +12,13 @@ from __future__ import annotations
 import unicodedata
 from typing import Any, Sequence
 
+from ..ascii_text import PUNCTUATION, WHITESPACE, deleting, without
 from .base import Comparator, Param, value_text
 
 
-def _ascii_table(whitespace: bool, punctuation: bool) -> dict[int, None]:
-    """The ASCII characters ``_dropped`` drops, as a ``str.translate`` table (the same test per character)."""
-    return str.maketrans("", "", "".join(chr(c) for c in range(128) if (whitespace and chr(c).isspace()) or (
-        punctuation and unicodedata.category(chr(c)).startswith("P"))))
-
-
-_ASCII_TABLES = {(w, p): _ascii_table(w, p) for w in (False, True) for p in (False, True)}
+# The ASCII characters ``_dropped`` drops (the same test per character), by (whitespace, punctuation).
+_ASCII_DROPPED = {(w, p): deleting((WHITESPACE if w else "") + (PUNCTUATION if p else ""))
+                  for w in (False, True) for p in (False, True)}
 
 
 class NormalizedComparator(Comparator):
@@ -43,7 +40,7 @@ class NormalizedComparator(Comparator):
         if text.isascii():  # NFC changes no ASCII text, and case folding is lower case: the same key, by tables
             if not self.case_sensitive:
                 text = text.lower()
-            return text.translate(_ASCII_TABLES[bool(self.ignore_whitespace), bool(self.ignore_punctuation)])
+            return without(text, _ASCII_DROPPED[bool(self.ignore_whitespace), bool(self.ignore_punctuation)])
         text = unicodedata.normalize("NFC", text)
         if not self.case_sensitive:
             text = text.casefold()

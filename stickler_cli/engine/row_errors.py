@@ -40,6 +40,8 @@ TEXT_TYPES = ("string", "mixed")  # the primitive fields (schema type) whose str
 SMALL_TAU = 32  # Kendall tau of up to this many matched rows in Python, beyond in numpy (the same value)
 _STRING_KEYS: dict[int, tuple[ModelPlan, tuple[str, ...]]] = {}  # per item model: its primitive fields' keys
 _process: Any = None  # rapidfuzz.utils.default_process, imported on first use (start-up)
+_ratio: Any = None  # rapidfuzz.fuzz.ratio, the same
+_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())  # the ASCII characters default_process blanks
 
 
 @dataclass(slots=True)
@@ -102,42 +104,82 @@ def _text(keys: tuple[str, ...], row: Any) -> str:
     schema's field order, joined by spaces (rich values unwrapped)."""
     if type(row) is not dict:
         return row if type(row) is str else ""
-    values = list(map(row.get, keys))
-    if dict in map(type, values):  # rich values: their _value
-        values = [v["_value"] if type(v) is dict and "_value" in v else v for v in values]
-    return " ".join([v for v in values if type(v) is str])
+    parts = []
+    for key in keys:
+        value = row.get(key)
+        if type(value) is not str:
+            if type(value) is not dict:
+                continue
+            value = value.get("_value")  # a rich value
+            if type(value) is not str:
+                continue
+        parts.append(value)
+    return " ".join(parts)
 
 
 class _Texts:
-    """The rows of one side of a list as merged and split read them (``words``: the row's text as the
-    token-sort ratio reads it: lower case, non-alphanumerics as spaces, rapidfuzz's default_process; the words
-    sorted and joined by single spaces), each row read when first asked for."""
+    """The rows of one side of a list as merged and split read them, each row read when first asked for:
+    ``raw`` its text (``_text``), ``words`` that text as the token-sort ratio reads it (lower case,
+    non-alphanumerics as spaces: rapidfuzz's default_process; the words sorted and joined by single spaces).
 
-    __slots__ = ("keys", "rows", "done")
+    Two bounds of a row's words' length, cheaper than its words, let merged and split skip the rows too short
+    or too long to matter: at most its raw text's length (default_process maps each character to one, and
+    joining the words drops spaces only); at least, for an ASCII text, its count of letters and digits
+    (default_process keeps exactly those; a row with none has no words)."""
+
+    __slots__ = ("keys", "rows", "raw", "words")
 
     def __init__(self, keys: tuple[str, ...], rows: Sequence[Any]) -> None:
         self.keys, self.rows = keys, rows
-        self.done: dict[int, str] = {}
+        self.raw: dict[int, str] = {}
+        self.words: dict[int, str] = {}
 
-    def words(self, wanted: Iterable[int]) -> dict[int, str]:
-        """The words of rows ``wanted``, by row."""
+    def read_raw(self, wanted: Iterable[int]) -> dict[int, str]:
+        """``raw``, holding at least the rows ``wanted``."""
+        raw, keys, rows = self.raw, self.keys, self.rows
+        for k in wanted:
+            if k not in raw:
+                raw[k] = _text(keys, rows[k])
+        return raw
+
+    def read_words(self, wanted: Iterable[int]) -> dict[int, str]:
+        """``words``, holding at least the rows ``wanted``."""
         global _process
         if _process is None:
             from rapidfuzz.utils import default_process as _process
-        done, keys, rows = self.done, self.keys, self.rows
+        words, raw = self.words, self.read_raw(wanted)
+        for k in wanted:
+            if k not in words:
+                text = raw[k]
+                words[k] = " ".join(sorted(_process(text).split())) if text else ""
+        return words
+
+    def least(self, wanted: Iterable[int]) -> dict[int, int]:
+        """A lower bound of the length of each row's words (0 exactly when it has none), by row ``wanted``."""
+        raw = self.read_raw(wanted)
         out = {}
         for k in wanted:
-            text = done.get(k)
-            if text is None:
-                raw = _text(keys, rows[k])
-                text = done[k] = " ".join(sorted(_process(raw).split())) if raw else ""
-            out[k] = text
+            text = raw[k]
+            out[k] = len(text.encode("ascii").translate(None, _NOT_ALNUM)) if text.isascii() \
+                else len(self.read_words((k,))[k])
         return out
 
 
-def _around(open_rows: set[int], size: int) -> list[int]:
-    """The first rows of the adjacent pairs (b, b+1) that hold an open row."""
-    return sorted({b for r in open_rows for b in (r - 1, r) if 0 <= b < size - 1})
+def _claimable(open_two: list[int], size: int, tp_two: dict[int, int], open_one: list[int]) -> list[tuple[int, int]]:
+    """The (single row ``a``, first row ``b`` of the adjacent pair b, b+1) that merged (``two``: truth rows) or split
+    (``two``: predicted rows) could ever claim: the pair holds an open row, and each of its rows is open or
+    matched to ``a``; ``a`` is then an open row (both open) or the partner of the pair's matched row."""
+    out: list[tuple[int, int]] = []
+    is_open = set(open_two)
+    for b in sorted({x for r in open_two for x in (r - 1, r) if 0 <= x < size - 1}):
+        if b in is_open:
+            if b + 1 in is_open:
+                out.extend((a, b) for a in open_one)
+            else:
+                out.append((tp_two[b + 1], b))
+        else:  # b + 1 is open
+            out.append((tp_two[b], b))
+    return out
 
 
 def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence[Any], sims: Any,
@@ -153,45 +195,44 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
         tp = sum(1 for i, j in pairs if sims[i, j] >= threshold)
         return ListFindings(field_index, n, m, unclassified=n + m - 2 * tp)
     grid = sims.tolist()  # a small matrix read cell by cell: plain lists cost less than array indexing
-    tp_g = {i: j for i, j in pairs if grid[i][j] >= threshold}
-    tp_p = {j: i for i, j in tp_g.items()}
-    open_g = [i for i in range(n) if i not in tp_g]
-    open_p = [j for j in range(m) if j not in tp_p]
-    order = [tp_g[i] for i in sorted(tp_g)]
+    tp_g: dict[int, int] = {}  # the TP pairs both ways; tp_g in truth-row order (``pairs`` is)
+    tp_p: dict[int, int] = {}
+    for i, j in pairs:
+        if grid[i][j] >= threshold:
+            tp_g[i] = j
+            tp_p[j] = i
+    order = list(tp_g.values())
     ordered = all(a < b for a, b in zip(order, order[1:]))
     found = ListFindings(field_index, n, m, tau=None if ordered else kendall_tau(order))
-    if not open_g and not open_p:
+    if len(tp_g) == n == m:
         return found
+    open_g = [i for i in range(n) if i not in tp_g]
+    open_p = [j for j in range(m) if j not in tp_p]
     events = found.events
     used_g: set[int] = set()
     used_p: set[int] = set()
-    is_open_g, is_open_p = set(open_g), set(open_p)
-    if (open_g and n >= 2) or (open_p and m >= 2):
+    merges = _claimable(open_g, n, tp_g, open_p) if open_g else []
+    splits = _claimable(open_p, m, tp_p, open_g) if open_p else []
+    if merges or splits:
         keys = _text_keys(model)
         g_texts, p_texts = _Texts(keys, gv), _Texts(keys, pv)
-        merge_starts = _around(is_open_g, n) if open_g else []
-        split_starts = _around(is_open_p, m) if open_p else []
-        # The rows an event could take on the side of the single row: open ones, and those matched to a row of
-        # an adjacent pair that holds an open row.
-        merge_rows = is_open_p | {j for j, i in tp_p.items() if i in is_open_g or i - 1 in is_open_g or i + 1 in is_open_g}
-        split_rows = is_open_g | {i for i, j in tp_g.items() if j in is_open_p or j - 1 in is_open_p or j + 1 in is_open_p}
-        if merge_starts:
-            _joined(events, "merged", p_texts, g_texts, merge_rows, merge_starts, is_open_p, is_open_g, tp_p, used_p,
-                    used_g, bounds, flip=False)
-        if split_starts:
-            _joined(events, "split", g_texts, p_texts, split_rows, split_starts, is_open_g, is_open_p, tp_g, used_g,
-                    used_p, bounds, flip=True)
-    matched_rows = sorted(tp_g)
-    for j in open_p:  # duplicated: like a truth row another predicted row matched (the first of the most alike)
-        if j in used_p or not matched_rows:
-            continue
-        best = matched_rows[0]
-        for i in matched_rows:
-            if grid[i][j] > grid[best][j]:
-                best = i
-        if grid[best][j] >= threshold:
-            events.append(("duplicated", (best,), (j,)))
-            used_p.add(j)
+        if merges:
+            _joined(events, "merged", p_texts, g_texts, merges, used_p, used_g, bounds, flip=False)
+        if splits:
+            _joined(events, "split", g_texts, p_texts, splits, used_g, used_p, bounds, flip=True)
+    is_open_g = set(open_g)
+    if tp_g:
+        matched_rows = list(tp_g)
+        for j in open_p:  # duplicated: like a truth row another predicted row matched (the first of the most alike)
+            if j in used_p:
+                continue
+            best = matched_rows[0]
+            for i in matched_rows:
+                if grid[i][j] > grid[best][j]:
+                    best = i
+            if grid[best][j] >= threshold:
+                events.append(("duplicated", (best,), (j,)))
+                used_p.add(j)
     like = bounds.list_like_similarity
     for i, j in pairs:  # mismatched: a pair below the match threshold, still alike
         if i in is_open_g and i not in used_g and j not in used_p and grid[i][j] >= like:
@@ -212,45 +253,53 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     return found
 
 
-def _joined(events: list[Event], label: str, one: _Texts, two: _Texts, rows: set[int], starts: list[int],
-            open_one: set[int], open_two: set[int], tp_one: dict[int, int], used_one: set[int], used_two: set[int],
-            bounds: limits.Limits, flip: bool) -> None:
-    """Merged (a predicted row's text ``one.words(a)`` like truth rows ``two`` b and b+1 joined, for ``a`` in
-    ``rows`` and ``b`` in ``starts``) or, sides swapped (``flip``), split. The rows of an event are open or matched
-    to each other; at least one is open. Events are taken by text similarity, highest first (ties: the lower rows).
+def _joined(events: list[Event], label: str, one: _Texts, two: _Texts, claimable: list[tuple[int, int]],
+            used_one: set[int], used_two: set[int], bounds: limits.Limits, flip: bool) -> None:
+    """Merged (a predicted row's text ``one`` a like truth rows ``two`` b and b+1 joined, for (a, b) in
+    ``claimable``) or, sides swapped (``flip``), split. Events are taken by text similarity, highest first (ties:
+    the lower rows), each while its rows are not taken by an event before it.
 
     The similarity is rapidfuzz's token-sort ratio / 100 (``fuzz.ratio`` of the sorted words joined by
     spaces). It cannot exceed 2·min(la, lb) / (la + lb) for texts of la and lb characters, so pairs whose
-    lengths rule them out are never compared: a list costs a few comparisons of lengths unless some row is
-    about as long as two rows of the other side."""
-    from rapidfuzz import fuzz
-
+    lengths rule them out are never compared. Below r·lb / (2 − r) characters a row is too short for a
+    joined pair of lb, which the bounds of ``_Texts`` show before most words are made: a list costs a few
+    comparisons of lengths unless some row is about as long as two rows of the other side."""
+    global _ratio
+    if _ratio is None:
+        from rapidfuzz.fuzz import ratio as _ratio
     r = bounds.list_text_similarity
-    theirs = two.words(c for b in starts for c in (b, b + 1))
-    starts = [b for b in starts if theirs[b] and theirs[b + 1]]
-    mine = one.words(sorted(rows))
-    if not starts or not any(mine.values()):
+    shortest = r / (2 - r)
+    # First with the bounds: the pair's joined words are at least its rows' least lengths and a space, the
+    # single row's at most its raw text's length.
+    least = two.least(sorted({c for _, b in claimable for c in (b, b + 1)}))
+    joined_least = {b: least[b] + least[b + 1] + 1 for _, b in claimable if least[b] and least[b + 1]}
+    if not joined_least:
         return
-    joined_lengths = [(b, len(theirs[b]) + len(theirs[b + 1]) + 1) for b in starts]
-    possible = [(a, b) for a, text in mine.items() if text for b, lb in joined_lengths
-                if 2 * min(len(text), lb) >= r * (len(text) + lb) - 1e-9]
+    raw = one.read_raw(sorted({a for a, _ in claimable}))
+    possible = [(a, b) for a, b in claimable if b in joined_least and len(raw[a]) >= joined_least[b] * shortest - 1e-6]
     if not possible:
         return
+    theirs = two.read_words(sorted({c for _, b in possible for c in (b, b + 1)}))
+    joined_lengths = {b: len(theirs[b]) + len(theirs[b + 1]) + 1 for _, b in possible}
+    possible = [(a, b) for a, b in possible if len(raw[a]) >= joined_lengths[b] * shortest - 1e-6]
+    if not possible:
+        return
+    mine = one.read_words(sorted({a for a, _ in possible}))
     margin = bounds.list_text_margin
     candidates = []
     for a, b in possible:
         text = mine[a]
-        joined = fuzz.ratio(text, " ".join(sorted((theirs[b] + " " + theirs[b + 1]).split()))) / 100.0
+        la, lb = len(text), joined_lengths[b]
+        if not la or 2 * min(la, lb) < r * (la + lb) - 1e-9:
+            continue
+        joined = _ratio(text, " ".join(sorted((theirs[b] + " " + theirs[b + 1]).split()))) / 100.0
         if joined < r:
             continue
-        alone = max(fuzz.ratio(text, theirs[c]) / 100.0 for c in (b, b + 1))
+        alone = max(_ratio(text, theirs[c]) / 100.0 for c in (b, b + 1))
         if joined >= alone + margin:
             candidates.append((-joined, a, b))
     for _, a, b in sorted(candidates):
         if a in used_one or b in used_two or b + 1 in used_two:
-            continue
-        claimable = all(c in open_two or tp_one.get(a) == c for c in (b, b + 1))
-        if not claimable or not (a in open_one or tp_one.get(a) in (b, b + 1)):
             continue
         used_one.add(a)
         used_two.update((b, b + 1))
