@@ -1,6 +1,7 @@
 """Times stickler on a JSONL pair, in a process of its own (so its peak RSS is its own).
 
     python -m bench.measure SCHEMA GT PRED [--workers N] [--repeat R] [--seconds S] [--without-failure-analyses]
+                                           [--slice-by PATH ...]
 
 Timed, as in bench/oracle_bench.py for the reference library: reading both
 files, scoring every pair and computing the report (confidence metrics
@@ -14,8 +15,8 @@ reference library's own run, so that both see the same kind of machine.
 the same process (bench/run.py prints each tool's throughput beside it). Prints one JSON line.
 ``--without-failure-analyses``: the two analyses of issue 19 that look at each failure (what went wrong
 in a list, cosmetic or real) are switched off in this process, so that bench/run.py can say what
-they cost (the two others, threshold histograms and slices, cost nothing measurable: see
-docs/performance.md, "What the failure analyses cost").
+they cost; ``--slice-by`` slices the run as ``stickler eval --slice-by`` does (the third analysis, threshold
+histograms, is always on). See docs/performance.md, "What the failure analyses cost".
 """
 
 from __future__ import annotations
@@ -63,13 +64,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=0.0)
     ap.add_argument("--without-failure-analyses", action="store_true")
+    ap.add_argument("--slice-by", action="append", default=[])
     args = ap.parse_args(argv)
     if args.without_failure_analyses:
         without_failure_analyses()
 
     import scipy.optimize  # noqa: F401  (imported lazily by the engine; keep it off the clock)
+    if args.slice_by:
+        import scipy.stats  # noqa: F401  (imported lazily by the slices' tests: the same)
 
     from stickler_cli import load_schema
+    from stickler_cli.accumulate import Analysis
     from stickler_cli.evaluate import evaluate_files
     from stickler_cli.report import build_report
 
@@ -80,7 +85,8 @@ def main(argv: list[str]) -> int:
     report = None
     while runs < args.repeat or total < args.seconds:
         started, cpu_started = time.perf_counter(), time.process_time()
-        report = build_report(evaluate_files(plan, args.gt, args.pred, workers=args.workers))
+        report = build_report(evaluate_files(plan, args.gt, args.pred, workers=args.workers,
+                                             analysis=Analysis(slices=tuple(args.slice_by))))
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         best, best_cpu = min(best, elapsed), min(best_cpu, cpu)
         total, total_cpu, runs = total + elapsed, total_cpu + cpu, runs + 1
