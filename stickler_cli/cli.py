@@ -145,9 +145,11 @@ def _check_fdr(fdr: float) -> None:
 
 def _slice_paths(given: list[str] | None, gates: list[Gate]) -> tuple[str, ...]:
     """The --slice-by paths, then those the gates name (a slice gate slices by its path), each once."""
+    from .gates import is_slice_path
+
     paths: list[str] = []
     for path in [*(given or []), *(g.slice[0] for g in gates if g.slice)]:
-        if not path or any(not key for key in path.split(".")):
+        if not is_slice_path(path):
             raise UsageError(f"--slice-by {path!r}: expected a dotted path of ground-truth keys, such as vendor.country")
         if path not in paths:
             paths.append(path)

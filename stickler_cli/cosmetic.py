@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from .ascii_text import PUNCTUATION, WHITESPACE, deleting, without
 from .json_text import compact_json
 from .plan import FieldPlan, Kind, Plan
+from .schema.keywords import escape as _token
 
 if TYPE_CHECKING:
     from .comparators import Comparator
@@ -472,10 +473,6 @@ def check_state(block: Any, plan: Plan, fd_counts: dict[str, int]) -> None:
                 for side in ("gt", "pred"):
                     if type(row[side]) is not str or len(row[side]) > EXAMPLE_CHARS:
                         raise bad(f"{at}/{k}/{side}", f"must be a text of at most {EXAMPLE_CHARS} characters")
-
-
-def _token(key: str) -> str:
-    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 # -- what the report says ---------------------------------------------------------------------------------

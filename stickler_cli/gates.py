@@ -47,8 +47,8 @@ TOOL_TABLES = (TABLE, "limits", "schema-resources")
 
 SLICE = "slice:"  # slice:PATH=VALUE:METRIC
 # What a slice keeps (slicing.py): the counts, and the documents' scores; no mean score, roll-up or conformance.
-SLICE_OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
-SLICE_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
+SLICE_FIELD = ROLLED_UP
+SLICE_OVERALL = ("weighted_overall_score", *SLICE_FIELD)
 
 PASSED, FAILED, NO_DATA = "passed", "failed", "no data"
 
@@ -124,6 +124,11 @@ def parse(text: str, origin: str = "--fail-under") -> Gate:
     return make(key.strip(), threshold, origin)
 
 
+def is_slice_path(path: str) -> bool:
+    """Whether ``path`` is a dotted path of ground-truth keys (``vendor.country``): no key empty."""
+    return all(path.split("."))
+
+
 def make(key: str, threshold: Any, origin: str) -> Gate:
     """A checked gate: a known metric and a threshold in [0, 1]."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
@@ -131,7 +136,7 @@ def make(key: str, threshold: Any, origin: str) -> Gate:
     sliced = slice_of(key)
     if sliced is not None:
         path, _, inner = sliced
-        if not path or any(not k for k in path.split(".")):
+        if not is_slice_path(path):
             raise UsageError(f"{origin}: gate {key!r}: expected slice:PATH=VALUE:METRIC, "
                              "e.g. slice:vendor.country=DE:invoice_id.cm_f1")
         field, metric = split(make(inner, threshold, origin).key)
@@ -259,7 +264,7 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict
     where = {"path": path, "value": value}
     if not chosen:
         none = result(gate, gate.pattern, None, empty)
-        return [{**none, "gate": f"{gate.key} >= {gate.threshold:g}", "slice": where}]
+        return [{**none, "slice": where}]
     results = []
     for v in chosen:
         block = values[v]

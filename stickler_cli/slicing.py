@@ -66,11 +66,6 @@ def label(record: Any, keys: Sequence[str], chars: int) -> str:
     return str(value)[:chars]
 
 
-def row_width(fields: int) -> int:
-    """A slice's row: its document count, then five counts per field, then three moments per field."""
-    return 1 + 5 * fields + MOMENTS * fields
-
-
 def document_rows(tally: np.ndarray) -> np.ndarray:
     """Per document of a batch: 1, its flat tally, then per field x², xy, y² (int64)."""
     n = len(tally)
@@ -82,7 +77,7 @@ def document_rows(tally: np.ndarray) -> np.ndarray:
 
 
 class SliceTable:
-    """One slicing path's rows (``row_width``) and score sums, by label, capped as the module says."""
+    """One slicing path's rows (``document_rows``) and score sums, by label, capped as the module says."""
 
     def __init__(self, path: str, fields: int, cap: int, chars: int) -> None:
         self.path = path
@@ -114,17 +109,13 @@ class SliceTable:
             self._add(values[code], sums[j], score_sums[j])
 
     def _add(self, value: str, row: np.ndarray, score: float) -> None:
+        kept = self._kept
+        if value not in self.rows and value not in SPECIAL and len(kept) >= self.cap and value > kept[-1]:
+            value = OTHER  # a new value beyond the cap: pooled at once
         if value in self.rows:
             self.rows[value] += row
             self.scores[value] += score
             return
-        kept = self._kept
-        if value not in SPECIAL and len(kept) >= self.cap and value > kept[-1]:
-            value = OTHER  # beyond the cap: pooled at once
-            if value in self.rows:
-                self.rows[value] += row
-                self.scores[value] += score
-                return
         self.rows[value] = row.astype(np.int64, copy=True)
         self.scores[value] = float(score)
         if value not in SPECIAL:

@@ -28,6 +28,7 @@ from .plan import Plan
 from . import rollup
 from .reader import decode
 from .reporters import json_report
+from .schema.keywords import escape as _token
 
 SLACK = 1e-9  # relative rounding allowed where float sums of the same figures are compared
 
@@ -101,10 +102,6 @@ def _array(value: Any, pointer: str, length: int | None = None) -> list:
     if length is not None and len(value) != length:
         raise _bad(pointer, f"must hold {length} values, holds {len(value)}")
     return value
-
-
-def _token(key: str) -> str:
-    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 def _counts(values: Any, pointer: str, length: int | None = None) -> list[int]:
@@ -207,6 +204,7 @@ def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
     """Per slicing path, its values' counts (slicing.py): each a partition of the run's documents, so the
     documents and counts add up to the state's; at most ``max_values`` ordinary values; moments that some
     documents could have (0 ≤ y ≤ x per document: Σy² ≤ Σxy ≤ Σx², Σx ≤ Σx² ≤ (Σx)², as for y)."""
+    from .gates import is_slice_path
     from .slicing import MOMENTS, SPECIAL
 
     block = _object(block, "/slices", ("max_values", "paths"))
@@ -216,7 +214,7 @@ def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
     size = len(counts)
     for path, values in _object(block["paths"], "/slices/paths").items():
         where = f"/slices/paths/{_token(path)}"
-        if not path or any(not key for key in path.split(".")):
+        if not is_slice_path(path):
             raise _bad(where, "must be a dotted path of ground-truth keys")
         ordinary = [v for v in _object(values, where) if v not in SPECIAL]
         if len(ordinary) > cap:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .plan import Kind
+from .schema.keywords import escape
 
 if TYPE_CHECKING:
     from .plan import Plan
@@ -261,10 +262,6 @@ def _tokens(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]] if pointer else []
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def locate(schema: Any, pointer: str) -> str | None:
     """Where the node a plan pointer names is in the schema document: the pointer itself, or with the
     local references (``#/...``) on its way followed; None when it lies in another document."""
@@ -280,9 +277,9 @@ def locate(schema: Any, pointer: str) -> str | None:
             for part in _tokens(ref[1:]):
                 if not isinstance(node, dict) or part not in node:
                     return None
-                node, path = node[part], f"{path}/{_escape(part)}"
+                node, path = node[part], f"{path}/{escape(part)}"
         if isinstance(node, dict) and token in node:
-            node, path = node[token], f"{path}/{_escape(token)}"
+            node, path = node[token], f"{path}/{escape(token)}"
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node, path = node[int(token)], f"{path}/{token}"
         else:

@@ -23,6 +23,7 @@ from stickler_cli.accumulate import Accumulator, Analysis
 from stickler_cli.cli import main
 from stickler_cli.slice_stats import analyse, benjamini_hochberg, design_effects, fisher_less, newcombe
 from stickler_cli.slicing import LARGE_INTEGER, LIST, MISSING, OBJECT, OTHER, Slices, label
+from tests.support.case_files import write_case
 
 SCHEMA = {"type": "object", "properties": {
     "invoice_id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
@@ -50,11 +51,7 @@ def _corpus(n: int = 300) -> tuple[list[dict], list[dict]]:
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    gts, preds = _corpus()
-    (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
-    (tmp_path / "gt.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gts))
-    (tmp_path / "pred.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
-    return {"schema": str(tmp_path / "s.json"), "gt": str(tmp_path / "gt.jsonl"), "pred": str(tmp_path / "pred.jsonl")}
+    return write_case(tmp_path, SCHEMA, *_corpus())
 
 
 def _eval(files: dict[str, str], capsys, *extra: str) -> tuple[int, dict]:
