@@ -77,7 +77,8 @@ class ListErrors:
             self._keep(finding.field, _example(finding, doc_id, position))
 
     def _keep(self, field: int, example: dict[str, Any]) -> None:
-        """Insert ``example`` among the field's kept examples (sorted worst first), keeping at most ``kept``."""
+        """Insert ``example`` among the field's kept examples, keeping at most ``kept``: the one place that writes
+        them, so they are always sorted worst first (``_rank``)."""
         kept = self.examples[field]
         bisect.insort(kept, example, key=_rank)
         del kept[self.kept:]
@@ -85,7 +86,7 @@ class ListErrors:
     def state(self) -> dict[str, Any]:
         fields = self.plan.fields
         return {"settings": dict(self.settings), "kept": self.kept,
-                "fields": {fields[i].path: {**self.counts[i], "examples": sorted(self.examples[i], key=_rank)}
+                "fields": {fields[i].path: {**self.counts[i], "examples": list(self.examples[i])}
                            for i in self.fields}}
 
     def merge(self, state: dict[str, Any], offset: int, documents: int) -> None:
@@ -105,8 +106,7 @@ class ListErrors:
             self.counts[i]["tau_millionths"] += block["tau_millionths"]
             for example in block["examples"]:
                 self._keep(i, {**example, "position": example["position"] + offset})
-        for i in self.fields:
-            self.examples[i].sort(key=_rank)
+        for i in self.fields:  # kept sorted by _keep; cut to a smaller bound a merge may have brought
             del self.examples[i][self.kept:]
 
     def report(self) -> dict[str, Any]:
@@ -117,7 +117,7 @@ class ListErrors:
             counts = self.counts[i]
             block = {key: counts[key] for key in COUNTS}
             block["mean_tau"] = counts["tau_millionths"] / TAU_UNIT / counts["reordered"] if counts["reordered"] else None
-            block["examples"] = sorted(self.examples[i], key=_rank)[:self.kept]
+            block["examples"] = list(self.examples[i])
             out[fields[i].path] = block
         return {"settings": {name.removeprefix("list_"): value for name, value in self.settings.items()},
                 "examples_kept": self.kept, "fields": out}

@@ -78,16 +78,16 @@ class BatchResult:
     confidence_value: np.ndarray  # float64
     confidence_similarity: np.ndarray  # float64
     confidence_counts: np.ndarray  # (n,) int64
+    # The flat similarity bins (thresholds.Layout) of the compared pairs of primitive fields, document after
+    # document (``similarity_counts[d]`` of them for document d), each document's in no particular order.
+    similarity_bin: np.ndarray
+    similarity_counts: np.ndarray
     errors: dict[int, list[str]] = field(default_factory=dict)  # by document, only where there are some
     metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
     boxes: dict[int, list] = field(default_factory=dict)  # localisation.BoxRecord lists, by document
     # By document, only where there are some: the lists not matched whole and in order (row_errors.ListFindings).
     list_errors: dict[int, list] = field(default_factory=dict)
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
-    # The flat similarity bins (thresholds.Layout) of the compared pairs of primitive fields, document after
-    # document (``similarity_counts[d]`` of them for document d), each document's in no particular order.
-    similarity_bin: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    similarity_counts: np.ndarray | None = None
     # (document, field index, gt value, pred value) of each FD of a leaf or list of leaves (DocResult.fd_values)
     fd_values: list[tuple[int, int, Any, Any]] = field(default_factory=list)
 
@@ -99,8 +99,8 @@ class BatchResult:
         start = int(self.confidence_counts[:d].sum())
         end = start + int(self.confidence_counts[d])
         counts = self.similarity_counts
-        first = int(counts[:d].sum()) if counts is not None else 0
-        bins = self.similarity_bin[first:first + int(counts[d])].tolist() if counts is not None else []
+        first = int(counts[:d].sum())
+        bins = self.similarity_bin[first:first + int(counts[d])].tolist()
         pairs = [ConfidencePair(f, m, v, s) for f, m, v, s in zip(
             self.confidence_field[start:end].tolist(), self.confidence_match[start:end].tolist(),
             self.confidence_value[start:end].tolist(), self.confidence_similarity[start:end].tolist())]
@@ -651,7 +651,7 @@ class BatchScorer:
         tp, paired = np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n)
         self.count_pairs(f.index, list_owner, tp, paired, n_items, m_items)
         found += self.classify_lists(f, g_items, p_items, sims, lists, pair_i, pair_j, tp, paired, n_items, m_items,
-                                     starts, present)
+                                     g_start, p_start, starts, present)
         self.keep_list_errors(found, owner)
         list_score = totals / np.maximum(n_items, m_items)
         score[present] = list_score
@@ -670,9 +670,11 @@ class BatchScorer:
 
     def classify_lists(self, f: FieldPlan, g_items: list, p_items: list, sims: np.ndarray, lists: np.ndarray,
                        pair_i: np.ndarray, pair_j: np.ndarray, tp: np.ndarray, paired: np.ndarray, n: np.ndarray,
-                       m: np.ndarray, starts: np.ndarray, rows_of: np.ndarray) -> list:
+                       m: np.ndarray, g_start: np.ndarray, p_start: np.ndarray, starts: np.ndarray,
+                       rows_of: np.ndarray) -> list:
         """(row, findings) of each list not matched whole and in order (row_errors.classify), found from the
-        assignment in arrays: the other lists cost nothing more. List k is the frame's row ``rows_of[k]``."""
+        assignment in arrays: the other lists cost nothing more. List k is the frame's row ``rows_of[k]``; its
+        items start at ``g_start[k]`` and ``p_start[k]``, its pairs' similarities at ``starts[k]``."""
         complete = (tp == n) & (n == m)  # every row of both sides matched
         whole = complete.copy()
         if len(lists) > 1:  # each list's pairs come in truth-row order: a predicted row going back is out of order
@@ -694,10 +696,10 @@ class BatchScorer:
         imperfect = imperfect[~reordered]
         if not len(imperfect):
             return found
-        g_start, p_start, at = (np.cumsum(n) - n).tolist(), (np.cumsum(m) - m).tolist(), starts.tolist()
+        g_at, p_at, at = g_start.tolist(), p_start.tolist(), starts.tolist()
         pairs = list(zip(pair_i.tolist(), columns))
         for k in imperfect.tolist():
-            a, b, (rows, cols) = g_start[k], p_start[k], sizes[k]
+            a, b, (rows, cols) = g_at[k], p_at[k], sizes[k]
             matrix = sims[at[k]:at[k] + rows * cols].reshape(rows, cols)
             finding = row_errors.classify(f.index, f.model, g_items[a:a + rows], p_items[b:b + cols], matrix,
                                           pairs[first[k]:first[k] + count[k]])

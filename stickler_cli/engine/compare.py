@@ -345,6 +345,9 @@ class Engine:
             if f.kind is Kind.OBJECT_LIST and not (g_null and p_null):
                 for k, item in enumerate(items(p if g_null else g)):
                     _lone_boxes(res, f.model, item, g_null, f"{where}[{k}].")
+                # every row on the other side went wrong
+                n, m = (0, len(_as_list(p))) if g_null else (len(_as_list(g)), 0)
+                res.list_errors.append(row_errors.one_side(f.index, n, m))
             if res.trace is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
                 _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
@@ -433,9 +436,6 @@ class Engine:
     def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
         early = self._list_null(f, g, p, res, where)
         if early is not None:
-            if res is not None and _null_list(g) != _null_list(p):  # every row on the other side went wrong
-                n, m = (0, len(_as_list(p))) if _null_list(g) else (len(_as_list(g)), 0)
-                res.list_errors.append(row_errors.one_side(f.index, n, m))
             return early
         model = f.model
         entry = self._prepared.get((f.index, id(g), id(p))) if self._prepared else None
@@ -458,15 +458,15 @@ class Engine:
             # Ties are broken toward matched pairs, then higher pair scores.
             pairs = assign(sims, (sims >= model.match_threshold) + docs)
         hits = [sims[i, j] >= model.match_threshold for i, j in pairs]  # each pair matched, read once
+        tp = hits.count(True)  # a plain int (hits may be numpy booleans)
         if res is not None:  # before the matched pairs are descended into: the order BatchScorer finds lists in
-            if not row_errors.in_order(pairs, sum(hits), len(gv), len(pv)):
+            if not row_errors.in_order(pairs, tp, len(gv), len(pv)):
                 found = row_errors.classify(f.index, model, gv, pv, sims, pairs)
                 if found:
                     res.list_errors.append(found)
         width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
-        tp = 0
         for (i, j), matched in zip(pairs, hits):
             pair_score = float(docs[i, j])
             if pair_score >= PAIR_FLOOR:
@@ -474,15 +474,13 @@ class Engine:
             if res is not None and res.trace is not None:
                 _trace(res, f, TP if matched else FD, gv[i], pv[j], float(sims[i, j]), pair_score,
                        path=f"{where}[{i}↔{j}]", threshold=model.match_threshold)
-            if matched:
-                tp += 1
-                if res is not None:
-                    self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known,
-                                cell=start + i * width + j)
+            if matched and res is not None:
+                self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known,
+                            cell=start + i * width + j)
         if res is not None:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if tp < len(gv) or tp < len(pv):  # the boxes of items without a matched counterpart
-                _unmatched_boxes(res, model, gv, pv, pairs, sims, where)
+                _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, hits) if h], where)
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
         score = total / max(len(gv), len(pv))
@@ -693,11 +691,11 @@ def _lone_boxes(res: DocResult, model: ModelPlan | None, obj: Any, predicted: bo
                 _lone_boxes(res, f.model, item, predicted, f"{where}{f.key}[{k}].")
 
 
-def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, pairs: list, sims: Any,
-                     where: str) -> None:
-    """The boxes of an object list's items left unpaired, or paired below the match threshold."""
-    paired_g = {i for i, j in pairs if sims[i, j] >= model.match_threshold}
-    paired_p = {j for i, j in pairs if sims[i, j] >= model.match_threshold}
+def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, matched: list, where: str) -> None:
+    """The boxes of an object list's items left unpaired, or paired below the match threshold (``matched``: the
+    pairs at or above it)."""
+    paired_g = {i for i, _ in matched}
+    paired_p = {j for _, j in matched}
     for i, item in enumerate(gv):
         if i not in paired_g:
             _lone_boxes(res, model, item, False, f"{where}[{i}].")
