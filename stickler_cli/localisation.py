@@ -207,20 +207,20 @@ class BoxStore:
 # -- the report block ---------------------------------------------------------------------------------
 
 def _field_figures(confidence: np.ndarray, iou: np.ndarray, match: np.ndarray, num_gt: int,
-                   thresholds: Sequence[float], rule: str) -> tuple[dict[float, float | None], np.ndarray]:
-    """(AP by threshold, the 0.50 curve) of one field's detections, in input order."""
+                   thresholds: Sequence[float], rule: str) -> tuple[dict[float, float | None], np.ndarray, int]:
+    """(AP by threshold, the 0.50 curve, the detections that find a box at 0.50) of one field's detections, in
+    input order."""
     order = np.argsort(-confidence, kind="stable")  # highest first, ties in input order
     ranked_iou, ranked_match = iou[order], match[order]
-    by_threshold: dict[float, float | None] = {}
-    for t in sorted({*thresholds, 0.5, 0.75}):
+
+    def found(t: float) -> np.ndarray:
+        """The ranked detections that find a box at IoU threshold ``t`` under ``rule``."""
         hits = ranked_iou >= t
-        if rule == "value-and-iou":
-            hits &= ranked_match
-        by_threshold[t] = average_precision(hits, num_gt)
-    hits = ranked_iou >= 0.5
-    if rule == "value-and-iou":
-        hits &= ranked_match
-    return by_threshold, precision_envelope(hits, num_gt)
+        return hits & ranked_match if rule == "value-and-iou" else hits
+
+    by_threshold = {t: average_precision(found(t), num_gt) for t in sorted({*thresholds, 0.5, 0.75})}
+    at_half = found(0.5)
+    return by_threshold, precision_envelope(at_half, num_gt), int(at_half.sum())
 
 
 def localisation_block(paths: Sequence[str], store: BoxStore, thresholds: Sequence[float] = DEFAULT_IOU_THRESHOLDS,
@@ -242,7 +242,8 @@ def localisation_block(paths: Sequence[str], store: BoxStore, thresholds: Sequen
             continue
         mine = field == index
         num_gt = row[0]
-        by_threshold, curve = _field_figures(confidence[mine], iou[mine], match[mine], num_gt, thresholds, rule)
+        by_threshold, curve, found_50 = _field_figures(confidence[mine], iou[mine], match[mine], num_gt, thresholds,
+                                                       rule)
         for t, ap in by_threshold.items():
             if ap is not None:
                 per_threshold[t].append(ap)
@@ -256,7 +257,7 @@ def localisation_block(paths: Sequence[str], store: BoxStore, thresholds: Sequen
             "ap_by_threshold": {_key(t): by_threshold[t] for t in thresholds},
             "mean_iou": _mean(ious) if detections else None,
             "detections": detections,
-            "true_positives_50": int(((iou[mine] >= 0.5) & (match[mine] | (rule == "iou"))).sum()),
+            "true_positives_50": found_50,
             **counts,
             "pr_curve_50": [round(p, 6) for p in curve.tolist()] if num_gt else None,
         }

@@ -16,11 +16,6 @@ from ..ascii_text import PUNCTUATION, WHITESPACE, deleting, without
 from .base import Comparator, Param, value_text
 
 
-# The ASCII characters ``_dropped`` drops (the same test per character), by (whitespace, punctuation).
-_ASCII_DROPPED = {(w, p): deleting((WHITESPACE if w else "") + (PUNCTUATION if p else ""))
-                  for w in (False, True) for p in (False, True)}
-
-
 class NormalizedComparator(Comparator):
     name = "NormalizedComparator"
     aliases = ("normalized", "Normalized", "normalised", "Normalised")
@@ -32,15 +27,21 @@ class NormalizedComparator(Comparator):
         Param("ignore_punctuation", bool, True, "remove every Unicode punctuation character (categories P*)"),
     )
 
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        # The ASCII characters ``_dropped`` drops (the same test per character), for ``key``'s ASCII path.
+        self._ascii_dropped = deleting((WHITESPACE if self.ignore_whitespace else "")
+                                       + (PUNCTUATION if self.ignore_punctuation else ""))
+
     def key(self, value: Any) -> str | None:
         """The normalised text two values must share to be equal; None if there is no text."""
         text = value_text(value)
         if text is None:
             return None
-        if text.isascii():  # NFC changes no ASCII text, and case folding is lower case: the same key, by tables
+        if text.isascii():  # NFC changes no ASCII text, and case folding is lower case: the same key, by bytes
             if not self.case_sensitive:
                 text = text.lower()
-            return without(text, _ASCII_DROPPED[bool(self.ignore_whitespace), bool(self.ignore_punctuation)])
+            return without(text, self._ascii_dropped)
         text = unicodedata.normalize("NFC", text)
         if not self.case_sensitive:
             text = text.casefold()
