@@ -353,12 +353,13 @@ def eval_command(
         workers = available_cores()
     elif workers is None:
         workers = _auto_workers(plan, total_bytes)
+    bounds = limits.current()
     analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
                         per_document=bool(per_document), documents=ci is not None,
                         # Explaining documents for the samples costs time: kept for the outputs that show them.
-                        failures=limits.current().failures_per_field if html_path or save_state else 0,
-                        slices=_slice_paths(slice_by, gates), slice_values=limits.current().slice_values,
-                        slice_chars=limits.current().slice_value_chars)
+                        failures=bounds.failures_per_field if html_path or save_state else 0,
+                        slices=_slice_paths(slice_by, gates), slice_values=bounds.slice_values,
+                        slice_chars=bounds.slice_value_chars)
     files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
     with contextlib.ExitStack() as stack:
         sinks = {kind: stack.enter_context(json_report.LineWriter(path)) for kind, path in files.items() if path}
@@ -640,25 +641,27 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
     written.extend(notes or [])
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     shown = show_errors or markdown.WORST_SHOWN
+    page = markdown.render_markdown(report, shown) if summary_file or output_format == "markdown" else ""
     if summary_file:
-        _append(summary_file, markdown.render_markdown(report, shown))
+        _append(summary_file, page)
     with _printing():
         if output_format == "json":
             _print_json(data)
         elif output_format == "markdown":
-            sys.stdout.write(markdown.render_markdown(report, shown))
+            sys.stdout.write(page)
             sys.stdout.flush()
         else:
             from rich.console import Console
             from rich.text import Text
 
             from .reporters import terminal
+            from .reporters.gate_table import render_gates
 
             console = Console()
             terminal.render_report(report, console)
             if show_errors:
                 terminal.render_worst(report["worst_documents"][:show_errors], console)
-            terminal.render_gates(report["gates"], console)
+            render_gates(report["gates"], console)
             for line in written:
                 console.print(Text(line, style="dim"))
     failed = quality_gates.failed(report["gates"])

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..gates import verdict
 from .fit import Column, fit
-from .sanitize import NAME_LIMIT, safe
+from .sanitize import NAME_LIMIT, figure, safe
 
 
 def render_gates(results: list[dict[str, Any]], console: Console) -> None:
@@ -23,8 +23,7 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
     rows = []
     for r in sorted(results, key=lambda r: order[r["status"]]):
         style = {"failed": "bold red", "no data": "yellow", "passed": "green"}[r["status"]]
-        actual = "–" if r["actual"] is None else f"{r['actual']:.3f}"
-        rows.append([safe(r["gate"], NAME_LIMIT), f"{r['threshold']:g}", actual, Text(r["status"], style=style)])
+        rows.append([safe(r["gate"], NAME_LIMIT), f"{r['threshold']:g}", figure(r["actual"]), Text(r["status"], style=style)])
     columns = [Column("Threshold"), Column("Actual"), Column("", justify="left")]
     for table in fit("Quality gates", "Gate", columns, rows, console.width):
         console.print(table)

@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from html import escape
-from typing import Any
+from typing import Any, Iterable
 
 
 from ..analysis import where
@@ -221,6 +221,12 @@ def _table(headers: Iterable[tuple[str, str]], rows: Iterable[str], sortable: bo
     classes = " ".join(c for c in (cls, "sortable" if sortable else "") if c)
     return (f'<div class="wide"><table class="{classes}"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _cards(cards: Iterable[tuple[str, Any]]) -> str:
+    """(label, figure) pairs as a row of cards."""
+    return ("<div class=cards>" + "".join(f"<div class=card><b>{_fmt(v)}</b><span>{_e(label)}</span></div>"
+                                          for label, v in cards) + "</div>")
 
 
 def _summary(report: dict[str, Any]) -> str:
@@ -538,9 +544,7 @@ def _confidence(report: dict[str, Any]) -> str:
                     "first; dashed, a random review.")
     return ("<h2>Confidence</h2>"
             + (f"<p>{_e(sentence, 2000)}</p>" if sentence else "")
-            + "<div class=cards>"
-            + "".join(f"<div class=card><b>{_fmt(v)}</b><span>{_e(label)}</span></div>" for label, v in cards)
-            + f"</div>{_budgets(overall)}{_calibration_table(conf, labels)}"
+            + _cards(cards) + f"{_budgets(overall)}{_calibration_table(conf, labels)}"
             + f"<div class=charts>{reliability}{review}</div>"
             + "".join(f"<p class=legend>{_e(k)}</p>" for k in keys))
 
@@ -581,9 +585,7 @@ def _localisation(report: dict[str, Any]) -> str:
               f"ground-truth and {_fmt(boxes.get('pred_boxes'))} predicted boxes ({_fmt(boxes.get('gt_only'))} ground "
               f"truth only, {_fmt(boxes.get('pred_only'))} prediction only, {_fmt(boxes.get('not_a_box'))} not a box, "
               f"{_fmt(boxes.get('reversed'))} reversed).</p>"
-            + "<div class=cards>" + "".join(f"<div class=card><b>{_fmt(v)}</b><span>{_e(k)}</span></div>"
-                                            for k, v in cards) + "</div>"
-            + table + f"<div class=charts>{curves}</div>"
+            + _cards(cards) + table + f"<div class=charts>{curves}</div>"
             + "<p class=legend>Precision–recall at IoU 0.50: detections ranked by confidence, precision made "
               "non-increasing (COCO's envelope) at 101 recall points; the area under it is AP50.</p>"
             + "".join(f"<p class=legend>{_e(n, 500)}</p>" for n in _list(block.get("notes"))))
@@ -703,7 +705,7 @@ def render_html(report: dict[str, Any]) -> str:
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
             + _summary(report) + _gates(report) + _fields(report) + _aggregates(report)
             + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
-            + render_slices(report, _e, _table, _num_cell) + list_section.html_section(report, _e) + _violations(report)
+            + render_slices(report, _e, _table, _num_cell) + list_section.html_section(report, _e, _table) + _violations(report)
             + _histogram(report) + _thresholds(report) + _confidence(report) + _localisation(report) + _documents(report)
             + _errors(report)
             + f"</main><script>{_SCRIPT}</script></body></html>\n")

@@ -71,19 +71,17 @@ def markdown_lines(report: dict[str, Any], code: Escape) -> list[str]:
     return lines + [""]
 
 
-def html_section(report: dict[str, Any], escape: Escape) -> str:
-    """The section in HTML; ``escape`` is html._e (forbidden characters replaced, then escaped)."""
+def html_section(report: dict[str, Any], escape: Escape, table: Callable[..., str]) -> str:
+    """The section in HTML; ``escape`` is html._e (forbidden characters replaced, then escaped), ``table`` html._table."""
     block = report.get("list_errors")
     if not isinstance(block, dict) or not has_findings(block):
         return ""
     keys = shown_columns(block)
-    head = "".join(f"<th>{escape(HEADERS[k])}</th>" for k in keys)
-    body = "".join(f"<tr><td>{escape(path, NAME_LIMIT)}</td>"
-                   + "".join(f'<td class="n">{escape(_cell(f, k))}</td>' for k in keys) + "</tr>"
-                   for path, f in _fields(block))
+    rows = [f"<tr><td>{escape(path, NAME_LIMIT)}</td>"
+            + "".join(f'<td class="n">{escape(_cell(f, k))}</td>' for k in keys) + "</tr>"
+            for path, f in _fields(block)]
     items = "".join(f"<li><code>{escape(path, NAME_LIMIT)}</code> · "
                     f"<code>{escape(example['doc_id'], NAME_LIMIT)}</code>: {escape(describe(example))}</li>"
                     for path, f in _fields(block) for example in f["examples"])
     return (f"<h2>{TITLE}</h2><p class=meta>{escape(LEGEND)}</p>"
-            f'<div class="wide"><table><thead><tr><th>list</th>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-            f"<ul>{items}</ul>")
+            + table([("list", ""), *((HEADERS[k], "") for k in keys)], rows) + f"<ul>{items}</ul>")

@@ -16,7 +16,6 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis import MISSES, imperfect, where
-from ..gates import verdict
 from ..extras import install_hint
 from ..reader import error_location
 from ..engine.result import TraceRow
@@ -25,7 +24,6 @@ from .calibration import render_calibration
 from . import list_section
 from .cosmetic import render_cosmetic
 from .fit import Column, compact, fit, wrap_name
-from .gate_table import render_gates
 from .sanitize import NAME_LIMIT, figure_cell, safe
 from .slices import render_terminal as render_slices
 

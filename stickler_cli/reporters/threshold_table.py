@@ -39,9 +39,13 @@ def _best(b: dict[str, Any]) -> str:
     return f"{b['best_threshold']:g}" if b["suggest"] else "–"
 
 
+def _best_f1(b: dict[str, Any]) -> str:
+    return f"{b['best_f1']:.3f}" if b["suggest"] else "–"
+
+
 def tables(report: dict[str, Any], width: int) -> list[Table]:
     rows = [[safe(path, NAME_LIMIT), f"{b['threshold']:g}", f"{b['f1']:.3f}", _best(b),
-             f"{b['best_f1']:.3f}" if b["suggest"] else "–", f"{b['flips']['total']}/{b['compared']}", _notes(b)]
+             _best_f1(b), f"{b['flips']['total']}/{b['compared']}", _notes(b)]
             for path, b in rows_to_show(report)]
     return fit(TITLE, "Field", COLUMNS, rows, width) if rows else []
 
@@ -67,7 +71,6 @@ def markdown_lines(report: dict[str, Any], text: Any) -> list[str]:
              "|---|---:|---:|---:|---:|---:|---|"]
     for path, b in shown:
         warnings = "<br>".join(text(w["message"], 300) for w in b["warnings"]) or "–"
-        best_f1 = f"{b['best_f1']:.3f}" if b["suggest"] else "–"
-        lines.append(f"| {text(path)} | {b['threshold']:g} | {b['f1']:.3f} | {_best(b)} | {best_f1} "
+        lines.append(f"| {text(path)} | {b['threshold']:g} | {b['f1']:.3f} | {_best(b)} | {_best_f1(b)} "
                      f"| {b['flips']['total']} of {b['compared']} | {warnings} |")
     return lines + [""]
