@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .accumulate import Accumulator, Analysis
+from .collector import held_back
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
@@ -45,23 +46,24 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
     acc = Accumulator(plan, analysis)
     conformance = engine.conformance
     k = 0
-    for batch in _chunks(pairs):
-        scored = engine.score_batch(batch)
-        first = acc.document_count
-        acc.add_batch(scored, [f"pair {k + d}" for d in range(1, len(batch) + 1)])
-        acc.add_slices([gt for gt, _ in batch], scored)
-        for d, (gt, pred) in enumerate(batch):
-            k += 1
-            for key in ("gt_lines", "pred_lines", "paired"):
-                acc.stats[key] += 1
-            acc.add_conformance(conformance.violations(pred))
-            for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
-                acc.add_error(DataError("<predictions>", None, None, message))
-            for message in scored.errors.get(d, ()):
-                acc.add_error(DataError("<predictions>", None, None, message))
-            if d in scored.list_errors:
-                acc.add_list_errors(scored.list_errors[d], f"pair {k}", first + d)
-            _analyse(engine, acc, scored, d, first + d, f"pair {k}", gt, pred, k, k)
+    with held_back():  # collector.py
+        for batch in _chunks(pairs):
+            scored = engine.score_batch(batch)
+            first = acc.document_count
+            acc.add_batch(scored, [f"pair {k + d}" for d in range(1, len(batch) + 1)])
+            acc.add_slices([gt for gt, _ in batch], scored)
+            for d, (gt, pred) in enumerate(batch):
+                k += 1
+                for key in ("gt_lines", "pred_lines", "paired"):
+                    acc.stats[key] += 1
+                acc.add_conformance(conformance.violations(pred))
+                for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
+                    acc.add_error(DataError("<predictions>", None, None, message))
+                for message in scored.errors.get(d, ()):
+                    acc.add_error(DataError("<predictions>", None, None, message))
+                if d in scored.list_errors:
+                    acc.add_list_errors(scored.list_errors[d], f"pair {k}", first + d)
+                _analyse(engine, acc, scored, d, first + d, f"pair {k}", gt, pred, k, k)
     return acc
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator
 
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator
 from .analysis import document_key, document_row, has_misses, non_match_rows
+from .collector import held_back
 from .engine import Engine
 from .engine.batch import BatchResult
 from .engine.result import FA, FD, FN
@@ -84,46 +85,47 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
     analysis = acc.analysis
     plain = not (analysis.documents or analysis.non_matches or analysis.per_document)
     root = engine.plan.root
-    for batch in _chunks(pairs):
-        for pair in batch:
-            if pair.older_shape:
-                _adopt_older_shape(root, acc, pair)
-        scored_pairs = [p for p in batch if p.gt is not None]
-        scored = engine.score_batch([(p.gt, p.pred) for p in scored_pairs],
-                                    [d for d, p in enumerate(scored_pairs) if p.boxes])
-        first = acc.document_count
-        acc.add_batch(scored, [p.doc_id for p in scored_pairs])
-        if acc.slices:
-            acc.add_slices([p.gt for p in scored_pairs], scored)
-        scores = scored.scores.tolist()
-        errors = scored.errors
-        worst = acc.worst_bound()
-        listed = scored.list_errors  # the documents with a list not matched whole and in order
-        # Which documents could add to an open sample of failing comparisons: those with a miss.
-        missing = _with_misses(scored) if plain and acc.samples_open else None
-        d = 0
-        for pair in batch:
-            if pair.errors:
-                for error in pair.errors:
-                    acc.add_error(error)
-            if pair.pred_read:
-                acc.add_conformance(check(pair.pred))
-                for message in take_messages():  # a pattern that ran out of time, a record too deep
-                    acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-            if pair.gt is None:
-                continue
-            if errors and d in errors:
-                for message in errors[d]:
-                    acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
-            if listed and d in listed:
-                acc.add_list_errors(listed[d], pair.doc_id, first + d)
-            if plain and scores[d] >= worst and (missing is None or not missing[d]):  # nothing to keep of it
-                d += 1
-                continue
-            _analyse(engine, acc, scored, d, first + d, pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line,
-                     shard)
+    with held_back():  # collector.py: the collector would walk the whole heap again and again
+        for batch in _chunks(pairs):
+            for pair in batch:
+                if pair.older_shape:
+                    _adopt_older_shape(root, acc, pair)
+            scored_pairs = [p for p in batch if p.gt is not None]
+            scored = engine.score_batch([(p.gt, p.pred) for p in scored_pairs],
+                                        [d for d, p in enumerate(scored_pairs) if p.boxes])
+            first = acc.document_count
+            acc.add_batch(scored, [p.doc_id for p in scored_pairs])
+            if acc.slices:
+                acc.add_slices([p.gt for p in scored_pairs], scored)
+            scores = scored.scores.tolist()
+            errors = scored.errors
             worst = acc.worst_bound()
-            d += 1
+            listed = scored.list_errors  # the documents with a list not matched whole and in order
+            # Which documents could add to an open sample of failing comparisons: those with a miss.
+            missing = _with_misses(scored) if plain and acc.samples_open else None
+            d = 0
+            for pair in batch:
+                if pair.errors:
+                    for error in pair.errors:
+                        acc.add_error(error)
+                if pair.pred_read:
+                    acc.add_conformance(check(pair.pred))
+                    for message in take_messages():  # a pattern that ran out of time, a record too deep
+                        acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+                if pair.gt is None:
+                    continue
+                if errors and d in errors:
+                    for message in errors[d]:
+                        acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+                if listed and d in listed:
+                    acc.add_list_errors(listed[d], pair.doc_id, first + d)
+                if plain and scores[d] >= worst and (missing is None or not missing[d]):  # nothing to keep of it
+                    d += 1
+                    continue
+                _analyse(engine, acc, scored, d, first + d, pair.doc_id, pair.gt, pair.pred, pair.gt_line,
+                         pair.pred_line, shard)
+                worst = acc.worst_bound()
+                d += 1
 
 
 def _adopt_older_shape(root: Any, acc: Accumulator, pair: Pair) -> None:

@@ -27,10 +27,12 @@ hybrid score interval (his method 10: from the two Wilson intervals), on the eff
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from typing import Any, Sequence
 
 import numpy as np
 
+from .hypergeometric import lower_tail
 from .metrics import count_block
 
 DEFAULT_FDR = 0.05
@@ -47,27 +49,35 @@ def design_effects(values: dict[str, Any], fields: int) -> np.ndarray:
     """Per field, d = Σ_g Σ_{i∈g} (y_i − R_g x_i)² / Σ_g X_g R_g (1 − R_g) over the slices g of one path
     (x_i, y_i: document i's decided comparisons and TPs; R_g = Y_g / X_g), at least 1; 1 when no slice
     has both successes and failures."""
-    num, den = np.zeros(fields), np.zeros(fields)
-    for block in values.values():
-        counts = np.asarray(block["counts"], dtype=np.float64)
-        sxx, sxy, syy = np.asarray(block["moments"], dtype=np.float64).T
-        x = counts[:, :4].sum(axis=1)
-        y = counts[:, 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(x > 0, y / np.where(x > 0, x, 1), 0.0)
-        num += syy - 2 * r * sxy + r * r * sxx
-        den += x * r * (1 - r)
+    counts, moments = _arrays(values, fields)
+    return _design_effects(counts, moments)
+
+
+def _arrays(values: dict[str, Any], fields: int) -> tuple[np.ndarray, np.ndarray]:
+    """One path's counts (values × fields × 5) and moments (values × fields × 3) from its state."""
+    blocks = values.values()
+    counts = np.array([block["counts"] for block in blocks], dtype=np.int64).reshape(len(values), fields, 5)
+    moments = np.array([block["moments"] for block in blocks], dtype=np.int64).reshape(len(values), fields, 3)
+    return counts, moments
+
+
+def _design_effects(counts: np.ndarray, moments: np.ndarray) -> np.ndarray:
+    sxx, sxy, syy = np.moveaxis(moments.astype(np.float64), 2, 0)
+    x = counts[..., :4].sum(axis=2).astype(np.float64)
+    y = counts[..., 0].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(x > 0, y / np.where(x > 0, x, 1), 0.0)
+        num = (syy - 2 * r * sxy + r * r * sxx).sum(axis=0)
+        den = (x * r * (1 - r)).sum(axis=0)
         d = np.where(den > 0, num / np.where(den > 0, den, 1), 1.0)
     return np.where(d <= 1 + _EXACT, 1.0, d)
 
 
 def fisher_less(a: np.ndarray, b: np.ndarray, c: np.ndarray, e: np.ndarray) -> np.ndarray:
     """One-sided p-values of Fisher's exact test that the first row's share of the first column is
-    lower: ``scipy.stats.fisher_exact([[a, b], [c, e]], alternative="less")``, vectorised."""
-    from scipy.stats import hypergeom
-
-    return np.minimum(1.0, hypergeom.cdf(a, a + b + c + e, a + c, a + b))
+    lower: ``scipy.stats.fisher_exact([[a, b], [c, e]], alternative="less")``, vectorised (the
+    hypergeometric lower tail of hypergeometric.py, without importing scipy.stats)."""
+    return lower_tail(a, a + c, b + e, a + b)
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
@@ -95,77 +105,73 @@ def newcombe(p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray,
              level: float) -> tuple[np.ndarray, np.ndarray]:
     """Newcombe's hybrid score interval (1998, method 10) for p1 − p2, with sample sizes n1, n2 (which may
     be fractional: effective sizes)."""
-    from scipy.stats import norm
-
-    z = float(norm.ppf((1 + level) / 2))
+    z = NormalDist().inv_cdf((1 + level) / 2)
     l1, u1 = _wilson(p1, n1, z)
     l2, u2 = _wilson(p2, n2, z)
     delta = p1 - p2
     return (delta - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), delta + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
 
 
-def _number(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
 def analyse(state: dict[str, Any], field_paths: Sequence[str], top_level: Sequence[int], fdr: float = DEFAULT_FDR,
             level: float = DEFAULT_LEVEL) -> dict[str, Any]:
     """The report's ``slices`` section from ``Slices.state()``: every slice's figures, each (slice, field)
-    test, and the findings (q ≤ fdr), worst first."""
+    test, and the findings (q ≤ fdr), worst first. The tests of every path are formed in arrays, one
+    (value, field) grid a path; Python only writes the entries."""
     size = len(field_paths)
+    top = list(top_level)
     tests: list[tuple[str, str, int, dict[str, Any], list[int]]] = []  # (path, value, field, its block, rest's counts)
-    inputs: list[tuple[float, ...]] = []
+    inputs: list[np.ndarray] = []  # per path: the tested cells' a, b, c, e, p1, n1, p2, n2 (rows)
     paths_out: dict[str, Any] = {}
     for path, values in state["paths"].items():
-        d = design_effects(values, size)
-        total = np.zeros((size, 5), dtype=np.int64)
-        for block in values.values():
-            total += np.asarray(block["counts"], dtype=np.int64).reshape(size, 5)
+        counts, moments = _arrays(values, size)
+        d = _design_effects(counts, moments)
+        rest = counts.sum(axis=0) - counts
+        xs, ys = counts[..., :4].sum(axis=2), counts[..., 0]
+        xr, yr = rest[..., :4].sum(axis=2), rest[..., 0]
+        a, b, c, e = np.round(ys / d), np.round((xs - ys) / d), np.round(yr / d), np.round((xr - yr) / d)
+        tested = (a + b > 0) & (c + e > 0) & (a + c > 0) & (b + e > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cells = np.stack((a, b, c, e, ys / xs, xs / d, yr / xr, xr / d))
+        inputs.append(cells[:, tested])
+        own_lists, rest_lists, tested_lists = counts.tolist(), rest.tolist(), tested.tolist()
+        overall = counts[:, top].sum(axis=1).tolist()
         shown: dict[str, Any] = {}
-        for value, block in values.items():
-            counts = np.asarray(block["counts"], dtype=np.int64).reshape(size, 5)
-            overall = counts[list(top_level)].sum(axis=0).tolist()
-            n = block["documents"]
+        for v, (value, block) in enumerate(values.items()):
             fields_out: dict[str, Any] = {}
             for i, field in enumerate(field_paths):
-                own = counts[i].tolist()
-                rest = (total[i] - counts[i]).tolist()
-                entry: dict[str, Any] = {**count_block(own), "tp_share": tp_share(own)}
-                fields_out[field] = entry
-                xs, ys = own[0] + own[1] + own[2] + own[3], own[0]
-                xr, yr = rest[0] + rest[1] + rest[2] + rest[3], rest[0]
-                a, b = round(ys / d[i]), round((xs - ys) / d[i])
-                c, e = round(yr / d[i]), round((xr - yr) / d[i])
-                if a + b and c + e and a + c and b + e:
-                    tests.append((path, value, i, entry, rest))
-                    inputs.append((a, b, c, e, ys / xs, xs / d[i], yr / xr, xr / d[i]))
+                own = own_lists[v][i]
+                entry = fields_out[field] = {**count_block(own), "tp_share": tp_share(own)}
+                if tested_lists[v][i]:
+                    tests.append((path, value, i, entry, rest_lists[v][i]))
+            n = block["documents"]
             shown[value] = {"documents": n, "weighted_overall_score": block["score_sum"] / n if n else None,
-                            "metrics": count_block(overall), "field_metrics": fields_out}
+                            "metrics": count_block(overall[v]), "field_metrics": fields_out}
         paths_out[path] = {"pooled": "(other)" in values, "values": shown,
                            "design_effect": {field: float(d[i]) for i, field in enumerate(field_paths)}}
     findings: list[dict[str, Any]] = []
-    if inputs:
-        a, b, c, e, p1, n1, p2, n2 = (np.asarray(column, dtype=np.float64) for column in zip(*inputs))
+    if tests:
+        a, b, c, e, p1, n1, p2, n2 = np.concatenate(inputs, axis=1)
         p = fisher_less(a, b, c, e)
         q = benjamini_hochberg(p)
         low, high = newcombe(p1, n1, p2, n2, level)
-        for k, (path, value, i, entry, rest) in enumerate(tests):
-            entry["test"] = {"rest_tp_share": float(p2[k]), "difference": float(p1[k] - p2[k]),
-                             "low": _number(low[k]), "high": _number(high[k]), "p_value": float(p[k]),
-                             "q_value": float(q[k]), "significant": bool(q[k] <= fdr)}
-            if q[k] <= fdr:
+        columns = zip(tests, p2.tolist(), (p1 - p2).tolist(), low.tolist(), high.tolist(), p.tolist(),
+                      q.tolist())
+        for (path, value, i, entry, rest), rest_share, difference, lo, hi, p_k, q_k in columns:
+            lo_k, hi_k = (x if math.isfinite(x) else None for x in (lo, hi))
+            entry["test"] = {"rest_tp_share": rest_share, "difference": difference, "low": lo_k, "high": hi_k,
+                             "p_value": p_k, "q_value": q_k, "significant": q_k <= fdr}
+            if q_k <= fdr:
                 block = paths_out[path]["values"][value]
                 findings.append({
                     "path": path, "value": value, "field": field_paths[i], "documents": block["documents"],
                     "comparisons": entry["tp"] + entry["fp"] + entry["fn"], "tp_share": entry["tp_share"],
-                    "rest_tp_share": float(p2[k]), "difference": float(p1[k] - p2[k]), "low": _number(low[k]),
-                    "high": _number(high[k]), "cm_f1": entry["cm_f1"], "rest_cm_f1": count_block(rest)["cm_f1"],
-                    "p_value": float(p[k]), "q_value": float(q[k]), "design_effect": paths_out[path]["design_effect"][field_paths[i]],
+                    "rest_tp_share": rest_share, "difference": difference, "low": lo_k, "high": hi_k,
+                    "cm_f1": entry["cm_f1"], "rest_cm_f1": count_block(rest)["cm_f1"], "p_value": p_k, "q_value": q_k,
+                    "design_effect": paths_out[path]["design_effect"][field_paths[i]],
                 })
     findings.sort(key=lambda f: (f["q_value"], f["difference"], f["path"], f["value"], f["field"]))
     return {"fdr": fdr, "level": level, "max_values": state["max_values"],
             "measure": "tp_share = tp / (tp + fa + fd + fn)",
             "test": "Fisher's exact test, one-sided (slice worse than the rest), on counts divided by the design "
                     "effect; Benjamini-Hochberg q-values; Newcombe hybrid score interval on the difference",
-            "tests": len(inputs), "significant": findings, "paths": paths_out}
-
+            "tests": len(tests), "significant": findings, "paths": paths_out}

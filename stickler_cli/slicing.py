@@ -66,14 +66,22 @@ def label(record: Any, keys: Sequence[str], chars: int) -> str:
     return str(value)[:chars]
 
 
-def document_rows(tally: np.ndarray) -> np.ndarray:
-    """Per document of a batch: 1, its flat tally, then per field x², xy, y² (int64)."""
-    n = len(tally)
-    counts = tally.reshape(n, -1, 5)
-    x = counts[:, :, :4].sum(axis=2)
+def document_rows(tally: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Per document of a batch: 1, its flat tally, then per field x², xy, y² (int64), written in place into
+    ``out`` (reused batch after batch: a fresh array of this size costs more in page faults than the sums)."""
+    n, width = tally.shape
+    fields = width // 5
+    rows = np.empty((n, 1 + width + MOMENTS * fields), dtype=np.int64) if out is None else out[:n]
+    rows[:, 0] = 1
+    rows[:, 1:1 + width] = tally
+    counts = tally.reshape(n, fields, 5)
+    x = counts[:, :, 0] + counts[:, :, 1] + counts[:, :, 2] + counts[:, :, 3]
     y = counts[:, :, 0]
-    moments = np.stack((x * x, x * y, y * y), axis=2).reshape(n, -1)  # field after field: x², xy, y²
-    return np.hstack((np.ones((n, 1), dtype=np.int64), tally.astype(np.int64), moments.astype(np.int64)))
+    moments = rows[:, 1 + width:].reshape(n, fields, MOMENTS)  # a view: the products land in rows
+    np.multiply(x, x, out=moments[:, :, 0])
+    np.multiply(x, y, out=moments[:, :, 1])
+    np.multiply(y, y, out=moments[:, :, 2])
+    return rows
 
 
 class SliceTable:
@@ -89,9 +97,10 @@ class SliceTable:
         self.scores: dict[str, float] = {}
         self._kept: list[str] = []  # the ordinary values kept, sorted
 
-    def add(self, records: Sequence[Any], rows: np.ndarray, scores: np.ndarray) -> None:
+    def add(self, records: Sequence[Any], rows: np.ndarray, scores: np.ndarray, scratch: np.ndarray) -> None:
         """Add a batch: document d (``records[d]``, its row ``rows[d]`` and score ``scores[d]``). The rows are
-        summed by value in arrays (sorted by value, ``np.add.reduceat``); Python only reads each label."""
+        summed by value in arrays (sorted by value into ``scratch``, at least as large as ``rows``, then
+        ``np.add.reduceat``); Python only reads each label."""
         codes: dict[str, int] = {}
         keys, chars = self.keys, self.chars
         index = np.fromiter((codes.setdefault(label(r, keys, chars), len(codes)) for r in records), dtype=np.int64,
@@ -102,7 +111,7 @@ class SliceTable:
         order = np.argsort(index, kind="stable")
         grouped = index[order]
         starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
-        sums = np.add.reduceat(rows[order], starts, axis=0)
+        sums = np.add.reduceat(np.take(rows, order, axis=0, out=scratch[:len(rows)]), starts, axis=0)
         score_sums = np.add.reduceat(scores[order], starts).tolist()
         values = list(codes)
         for j, code in enumerate(grouped[starts].tolist()):
@@ -162,6 +171,7 @@ class Slices:
     def __init__(self, paths: Sequence[str], fields: int, cap: int, chars: int) -> None:
         self.tables = [SliceTable(p, fields, cap, chars) for p in paths]
         self.cap = cap
+        self._rows = self._sorted = np.empty((0, 0), dtype=np.int64)  # buffers reused batch after batch
 
     def __bool__(self) -> bool:
         return bool(self.tables)
@@ -169,9 +179,12 @@ class Slices:
     def add_batch(self, records: Sequence[Any], tally: np.ndarray, scores: np.ndarray) -> None:
         if not len(records):
             return
-        rows = document_rows(tally)
+        if len(self._rows) < len(records):
+            shape = (len(records), 1 + tally.shape[1] + MOMENTS * (tally.shape[1] // 5))
+            self._rows, self._sorted = np.empty(shape, dtype=np.int64), np.empty(shape, dtype=np.int64)
+        rows = document_rows(tally, self._rows)
         for table in self.tables:
-            table.add(records, rows, scores)
+            table.add(records, rows, scores, self._sorted)
 
     def state(self) -> dict[str, Any]:
         """``{"max_values": cap, "paths": {path: SliceTable.state()}}``."""

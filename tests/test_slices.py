@@ -129,12 +129,12 @@ def _simulate(seed: int, clustered: bool, plant: bool, fdr: float = 0.05, naive:
     slices.add_batch([{"t": f"s{v}"} for v in value], tally, np.ones(len(value)))
     state = slices.state()
     if naive:  # every comparison taken as independent evidence
-        original = slice_stats.design_effects
-        slice_stats.design_effects = lambda values, fields: np.ones(fields)
+        original = slice_stats._design_effects
+        slice_stats._design_effects = lambda counts, moments: np.ones(counts.shape[1])
         try:
             found = analyse(state, ["single", "items"], [0, 1], fdr)["significant"]
         finally:
-            slice_stats.design_effects = original
+            slice_stats._design_effects = original
     else:
         found = analyse(state, ["single", "items"], [0, 1], fdr)["significant"]
     planted = any(f["value"] == "s3" and f["field"] == "single" for f in found) if plant else False

@@ -117,6 +117,15 @@ def test_eval_imports_only_what_it_uses(tmp_path):
     assert "stickler_cli.engine" in modules
 
 
+def test_slicing_tests_its_slices_without_scipy(tmp_path):
+    """Fisher's test, Benjamini-Hochberg and Newcombe's interval are computed without scipy.stats (~0.4 s to
+    import): hypergeometric.py, and the normal quantile from the standard library."""
+    code, modules, out = _run(tmp_path, "eval", *INVOICE, "--format", "json", "--slice-by", "customer_name",
+                              "--slice-by", "_meta.template")
+    assert code == 0 and json.loads(out)["slices"]["tests"] > 0
+    assert _loaded(modules, ("scipy",)) == []
+
+
 def test_compare_imports_neither_scipy_nor_pydantic(tmp_path):
     code, modules, out = _run(tmp_path, "compare", *QUICKSTART, "--format", "json")
     assert code == 0 and "score" in json.loads(out)
