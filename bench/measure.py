@@ -70,8 +70,6 @@ def main(argv: list[str]) -> int:
         without_failure_analyses()
 
     import scipy.optimize  # noqa: F401  (imported lazily by the engine; keep it off the clock)
-    if args.slice_by:
-        import scipy.stats  # noqa: F401  (imported lazily by the slices' tests: the same)
 
     from stickler_cli import load_schema
     from stickler_cli.accumulate import Analysis
