@@ -107,7 +107,7 @@ def test_row_text_bounds_hold_the_words_between_them():
         rows = [{"description": t, "sku": t} for t in texts]
         tx = _Texts(("description", "sku"), rows)
         wanted = list(range(len(rows)))
-        least, raw, words = tx.least(wanted), tx.read_raw(wanted), tx.read_words(wanted)
+        least, raw, words = [tx.least(k) for k in wanted], [tx.raw_of(k) for k in wanted], tx.read_words(wanted)
         for k, t in enumerate(texts):
             expected = " ".join(sorted(default_process(f"{t} {t}").split())) if type(t) is str else ""
             assert words[k] == expected

@@ -127,42 +127,41 @@ class _Texts:
     joining the words drops spaces only); at least, for an ASCII text, its count of letters and digits
     (default_process keeps exactly those; a row with none has no words)."""
 
-    __slots__ = ("keys", "rows", "raw", "words")
+    __slots__ = ("keys", "rows", "raw", "words", "lower")
 
     def __init__(self, keys: tuple[str, ...], rows: Sequence[Any]) -> None:
         self.keys, self.rows = keys, rows
         self.raw: dict[int, str] = {}
         self.words: dict[int, str] = {}
+        self.lower: dict[int, int] = {}  # least's answers, kept: merged and split may both ask of one row
 
-    def read_raw(self, wanted: Iterable[int]) -> dict[int, str]:
-        """``raw``, holding at least the rows ``wanted``."""
-        raw, keys, rows = self.raw, self.keys, self.rows
-        for k in wanted:
-            if k not in raw:
-                raw[k] = _text(keys, rows[k])
-        return raw
+    def raw_of(self, k: int) -> str:
+        """Row ``k``'s text (``_text``), read on first use."""
+        text = self.raw.get(k)
+        if text is None:
+            text = self.raw[k] = _text(self.keys, self.rows[k])
+        return text
 
     def read_words(self, wanted: Iterable[int]) -> dict[int, str]:
         """``words``, holding at least the rows ``wanted``."""
         global _process
         if _process is None:
             from rapidfuzz.utils import default_process as _process
-        words, raw = self.words, self.read_raw(wanted)
+        words = self.words
         for k in wanted:
             if k not in words:
-                text = raw[k]
+                text = self.raw_of(k)
                 words[k] = " ".join(sorted(_process(text).split())) if text else ""
         return words
 
-    def least(self, wanted: Iterable[int]) -> dict[int, int]:
-        """A lower bound of the length of each row's words (0 exactly when it has none), by row ``wanted``."""
-        raw = self.read_raw(wanted)
-        out = {}
-        for k in wanted:
-            text = raw[k]
-            out[k] = len(text.encode("ascii").translate(None, _NOT_ALNUM)) if text.isascii() \
+    def least(self, k: int) -> int:
+        """A lower bound of the length of row ``k``'s words (0 exactly when it has none)."""
+        found = self.lower.get(k)
+        if found is None:
+            text = self.raw_of(k)
+            found = self.lower[k] = len(text.encode("ascii").translate(None, _NOT_ALNUM)) if text.isascii() \
                 else len(self.read_words((k,))[k])
-        return out
+        return found
 
 
 def _claimable(open_two: list[int], size: int, tp_two: dict[int, int], open_one: list[int]) -> list[tuple[int, int]]:
@@ -270,15 +269,18 @@ def _joined(events: list[Event], label: str, one: _Texts, two: _Texts, claimable
     r = bounds.list_text_similarity
     shortest = r / (2 - r)
     # First with the bounds: the pair's joined words are at least its rows' least lengths and a space, the
-    # single row's at most its raw text's length.
-    least = two.least(sorted({c for _, b in claimable for c in (b, b + 1)}))
-    joined_least = {b: least[b] + least[b + 1] + 1 for _, b in claimable if least[b] and least[b + 1]}
-    if not joined_least:
-        return
-    raw = one.read_raw(sorted({a for a, _ in claimable}))
-    possible = [(a, b) for a, b in claimable if b in joined_least and len(raw[a]) >= joined_least[b] * shortest - 1e-6]
+    # single row's at most its raw text's length (each read only when the bounds before it leave the pair in).
+    possible = []
+    least, raw_of = two.least, one.raw_of
+    for a, b in claimable:
+        first = least(b)
+        if first:
+            second = least(b + 1)
+            if second and len(raw_of(a)) >= (first + second + 1) * shortest - 1e-6:
+                possible.append((a, b))
     if not possible:
         return
+    raw = one.raw
     theirs = two.read_words(sorted({c for _, b in possible for c in (b, b + 1)}))
     joined_lengths = {b: len(theirs[b]) + len(theirs[b + 1]) + 1 for _, b in possible}
     possible = [(a, b) for a, b in possible if len(raw[a]) >= joined_lengths[b] * shortest - 1e-6]
