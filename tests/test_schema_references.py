@@ -383,3 +383,20 @@ def test_schema_check_lists_the_formats_it_cannot_check(tmp_path, capsys):
     assert main(["schema", "check", str(schema), "--assert-formats"]) == 0
     err = capsys.readouterr().err
     assert "/properties/a/format: format 'x-invoice-number' is not checked here" in err and "'date'" not in err
+
+
+@pytest.mark.parametrize("schema, pointer, value", [
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "$id": False}, "/$id", "False"),
+    ({"type": "object", "properties": {"a": {"type": "string"}}, "$defs": {"d": {"$id": 7}}}, "/$defs/d/$id", "7"),
+    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+      "properties": {"a": {"type": "string"}}, "id": ["x"]}, "/id", "['x']"),
+])
+def test_an_id_that_is_not_a_string_is_refused_in_one_line(tmp_path, capsys, schema, pointer, value):
+    """Found by the hostile-schema fuzzer: referencing reads an id with str methods, so an id of another type
+    was an internal error (exit 3). It is refused as the metaschema refuses it, naming where it is."""
+    path = write(tmp_path / "s.json", schema)
+    for args in (["schema", "check", str(path)], ["eval", str(path), str(jsonl(tmp_path / "g.jsonl", [{"a": "x"}])),
+                                                  str(jsonl(tmp_path / "p.jsonl", [{"a": "x"}])), "-f", "json"]):
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"stickler: error: {path}: {pointer}: not a valid JSON Schema: {value} is not of type 'string'"]

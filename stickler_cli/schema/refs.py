@@ -64,7 +64,9 @@ class References:
         """The schema to give jsonschema: the schema itself when its base URI is the one jsonschema
         would take (its ``$id``, else ``""``); else a reference to it, so that jsonschema starts from
         the base URI the schema is held under here."""
-        own = self.spec.create_resource(self.schema).id()
+        from .registry import own_id
+
+        own = own_id(self.schema)
         if self.base == (own or ""):
             return self.schema
         entry: dict[str, Any] = {"$ref": self.base}

@@ -73,12 +73,22 @@ def specification(schema: Any) -> Any:
 HERE = "file:///"  # the schema's directory, as the registry a schema is compiled with sees it
 
 
+def own_id(schema: Any) -> str | None:
+    """The schema's own ``$id`` (``id`` in draft 4), None when it has none or one that is not a string (which
+    the audit refuses; ``referencing`` would fail on it with an AttributeError)."""
+    try:
+        found = specification(schema).create_resource(schema).id()
+    except (AttributeError, TypeError):
+        return None
+    return found if isinstance(found, str) else None
+
+
 def base_uri(schema: Any, name: str | None = None) -> str:
     """The URI the schema's own references resolve against: its ``$id``; with none, its file ``name``
     in ``file:///`` (a directory that is the same on every machine: a file beside the schema is
     ``file:///common.json`` wherever the schema was loaded, and every URI stays absolute, as
     ``$dynamicRef`` and ``$recursiveRef`` need); in memory, ``""`` (jsonschema's base)."""
-    own = specification(schema).create_resource(schema).id()
+    own = own_id(schema)
     if not name:
         return own or ""
     return urljoin(HERE + quote(name), own or "")
@@ -211,7 +221,7 @@ def gather(schema: dict, directory: Path, name: str,
     spec = specification(schema)
     root = spec.create_resource(schema)
     file_base = directory.resolve().as_uri() + "/" + quote(name)
-    own = root.id() if isinstance(root.id(), str) else None
+    own = own_id(schema)
     base = urljoin(file_base, own or "")
     reader = _Reader(directory, file_base, base if own else None, mapped or {}, spec)
     start = referencing.Registry(retrieve=reader).with_resource(base, root).combine(METASCHEMAS)
