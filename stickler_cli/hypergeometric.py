@@ -86,7 +86,8 @@ def _point(x: np.ndarray, good: np.ndarray, bad: np.ndarray, draws: np.ndarray) 
 
 def _tail_factor(x: np.ndarray, good: np.ndarray, bad: np.ndarray, draws: np.ndarray) -> np.ndarray:
     """Σ_{k ≤ x} P(X = k) / P(X = x): 1 + r_x + r_x r_{x−1} + …, r_k = P(k − 1) / P(k), until the terms
-    no longer change the sum or the support ends. x at or below the mean: the terms only fall."""
+    no longer change the sum or the support ends. x at or below the mean, so the terms fall past the mode
+    (at most one step away) and the block loop ends."""
     total = np.ones(len(x))
     term = np.ones(len(x))
     left = np.arange(len(x))

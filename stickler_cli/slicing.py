@@ -66,12 +66,13 @@ def label(record: Any, keys: Sequence[str], chars: int) -> str:
     return str(value)[:chars]
 
 
-def document_rows(tally: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def document_rows(tally: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Per document of a batch: 1, its flat tally, then per field x², xy, y² (int64), written in place into
-    ``out`` (reused batch after batch: a fresh array of this size costs more in page faults than the sums)."""
+    the first rows of ``out`` (reused batch after batch: a fresh array of this size costs more in page faults
+    than the sums)."""
     n, width = tally.shape
     fields = width // 5
-    rows = np.empty((n, 1 + width + MOMENTS * fields), dtype=np.int64) if out is None else out[:n]
+    rows = out[:n]
     rows[:, 0] = 1
     rows[:, 1:1 + width] = tally
     counts = tally.reshape(n, fields, 5)
