@@ -244,6 +244,49 @@ def test_one_tokenisation_reads_like_two_parses(text: str, dayfirst: bool) -> No
     assert fast == plain or (fast is None and plain == "error")
 
 
+# Texts that begin with a word: dateutil's words (months, weekdays, am/pm, fillers, nan/inf) and others, in any
+# case, then anything a date may hold; a NUL or a letter outside ASCII inside the first word.
+_DATEUTIL_WORDS = ["jan", "January", "SEPT", "mon", "Tuesday", "am", "p", "at", "of", "and", "st", "t", "m", "NaN",
+                   "inf", "Infinity", "sku", "INV", "DE", "Q", "x", "Rechnung", "Mär", "Ju\x00n", "Ja\x00n", "ａm"]
+_date_tails = hs.lists(hs.sampled_from(["", " ", "-", "/", ".", ",", "15", "2024", "05", "12:30", "+02:00",
+                                        " 2024-01-15", "GMT", "é", "\u0301", "th", " of ", "PM"]), max_size=5)
+
+
+@settings(deadline=None, max_examples=600)
+@given(word=hs.one_of(hs.sampled_from(_DATEUTIL_WORDS), hs.text(hs.characters(codec="ascii"), min_size=1, max_size=6),
+                      hs.text(min_size=1, max_size=4)),
+       tail=_date_tails, dayfirst=hs.booleans())
+def test_a_leading_unknown_word_is_refused_as_dateutil_refuses_it(word: str, tail: list[str], dayfirst: bool) -> None:
+    """The screen before dateutil (a first word dateutil does not know: it raises at once) answers as dateutil
+    does, whenever it answers; and it answers for the identifiers that fill real FDs."""
+    text = (word + "".join(tail)).strip()
+    if not text:
+        return
+    if date_module._starts_with_unknown_word(text):
+        try:
+            plain = date_module._read_with_public_parse(text, dayfirst)
+        except Exception:  # dateutil refuses it: read_single reads None
+            plain = None
+        assert plain is None
+        assert read_single(text, dayfirst) is None
+
+
+def test_identifiers_skip_dateutil(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SKUs, invoice numbers and tax ids are not tokenised; dates and month names still are."""
+    calls: list[str] = []
+    real = date_module._read_with_dateutil
+    monkeypatch.setattr(date_module, "_read_with_dateutil", lambda text, dayfirst: calls.append(text) or real(text, dayfirst))
+    date_module._read_single_cached.cache_clear()
+    for text in ("SKU-39926", "INV-2019-00151", "DE123456789", "Invoice 15/01/2024"):
+        assert read_single(text, False) is None
+    assert calls == []
+    assert read_single("Jan 15, 2024", False) == DateReading(dt.datetime(2024, 1, 15), True)
+    assert read_single("15/01/2024", True) == DateReading(dt.datetime(2024, 1, 15), True)
+    assert read_single("at 15/01/2024", False) == DateReading(dt.datetime(2024, 1, 15), True)
+    assert calls == ["Jan 15, 2024", "15/01/2024", "at 15/01/2024"]
+    date_module._read_single_cached.cache_clear()
+
+
 @settings(deadline=None, max_examples=400)
 @given(year=hs.integers(0, 9999), month=hs.integers(0, 19), day=hs.integers(0, 39))
 def test_plain_iso_shortcut_reads_like_dateutil(year: int, month: int, day: int) -> None:

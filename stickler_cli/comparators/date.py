@@ -150,9 +150,36 @@ _read_with_dateutil: Callable[[str, bool], DateReading | None] = (
 )
 
 
+def _first_words_known() -> frozenset[str]:
+    """The words dateutil's parser (fuzzy off) goes on after as a text's first token: weekdays, months, am/pm,
+    its filler words (JUMP: "at", "of", ...), and those ``float`` reads (nan, inf, infinity). Lower case."""
+    info = dateutil_parser.DEFAULTPARSER.info
+    words = {w for group in (*info.WEEKDAYS, *info.MONTHS, *info.AMPM) for w in group}
+    return frozenset(w.lower() for w in (*words, *info.JUMP, "nan", "inf", "infinity"))
+
+
+_FIRST_WORDS_KNOWN = _first_words_known()
+_LEADING_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def _starts_with_unknown_word(text: str) -> bool:
+    """Whether dateutil would give up on ``text`` at its first token, without tokenising the rest (the tokeniser is
+    most of a failed read's cost: "SKU-39926", "INV-2019-00151"). With fuzzy off, dateutil raises on a first
+    token that is a word it does not know; that token is the text's leading run of letters. Only ASCII runs are
+    judged here (``isalpha`` and the letters class agree on them); a NUL, which the tokeniser skips, makes
+    the run unclear, so such a text is left to dateutil."""
+    found = _LEADING_LETTERS.match(text)
+    if found is None or "\x00" in text:
+        return False
+    end = found.end()
+    if end < len(text) and text[end].isalpha():  # the run goes on in letters outside ASCII
+        return False
+    return found.group().lower() not in _FIRST_WORDS_KNOWN
+
+
 def read_single(text: str, dayfirst: bool) -> DateReading | None:
     """One date from stripped text, or None when it does not read as a date."""
-    if not text:
+    if not text or _starts_with_unknown_word(text):
         return None
     if _YEAR_LEADS.match(text):
         dayfirst = False  # also lets both dayfirst passes share one cache entry

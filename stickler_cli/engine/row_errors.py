@@ -131,13 +131,14 @@ class _Texts:
 
     def __init__(self, keys: tuple[str, ...], rows: Sequence[Any]) -> None:
         self.keys, self.rows = keys, rows
-        self.raw: dict[int, str] = {}
+        # Per row, None until read (lists by row index: a list's rows are few, and a hit is one subscript).
+        self.raw: list[str | None] = [None] * len(rows)
         self.words: dict[int, str] = {}
-        self.lower: dict[int, int] = {}  # least's answers, kept: merged and split may both ask of one row
+        self.lower: list[int | None] = [None] * len(rows)  # least's answers: merged and split may both ask
 
     def raw_of(self, k: int) -> str:
         """Row ``k``'s text (``_text``), read on first use."""
-        text = self.raw.get(k)
+        text = self.raw[k]
         if text is None:
             text = self.raw[k] = _text(self.keys, self.rows[k])
         return text
@@ -156,10 +157,12 @@ class _Texts:
 
     def least(self, k: int) -> int:
         """A lower bound of the length of row ``k``'s words (0 exactly when it has none)."""
-        found = self.lower.get(k)
+        found = self.lower[k]
         if found is None:
-            text = self.raw_of(k)
-            found = self.lower[k] = len(text.encode("ascii").translate(None, _NOT_ALNUM)) if text.isascii() \
+            text = self.raw[k]
+            if text is None:
+                text = self.raw[k] = _text(self.keys, self.rows[k])
+            found = self.lower[k] = len(text.encode().translate(None, _NOT_ALNUM)) if text.isascii() \
                 else len(self.read_words((k,))[k])
         return found
 
@@ -170,14 +173,19 @@ def _claimable(open_two: list[int], size: int, tp_two: dict[int, int], open_one:
     matched to ``a``; ``a`` is then an open row (both open) or the partner of the pair's matched row."""
     out: list[tuple[int, int]] = []
     is_open = set(open_two)
-    for b in sorted({x for r in open_two for x in (r - 1, r) if 0 <= x < size - 1}):
-        if b in is_open:
-            if b + 1 in is_open:
-                out.extend((a, b) for a in open_one)
-            else:
-                out.append((tp_two[b + 1], b))
-        else:  # b + 1 is open
-            out.append((tp_two[b], b))
+    last = -1
+    for r in open_two:  # ascending: the pairs' first rows r - 1, r come in order, each once
+        for b in (r - 1, r):
+            if b <= last or b < 0 or b >= size - 1:
+                continue
+            last = b
+            if b in is_open:
+                if b + 1 in is_open:
+                    out.extend((a, b) for a in open_one)
+                else:
+                    out.append((tp_two[b + 1], b))
+            else:  # b + 1 is open
+                out.append((tp_two[b], b))
     return out
 
 
@@ -271,16 +279,23 @@ def _joined(events: list[Event], label: str, one: _Texts, two: _Texts, claimable
     # First with the bounds: the pair's joined words are at least its rows' least lengths and a space, the
     # single row's at most its raw text's length (each read only when the bounds before it leave the pair in).
     possible = []
-    least, raw_of = two.least, one.raw_of
-    for a, b in claimable:
-        first = least(b)
+    lower, least, raw, raw_of = two.lower, two.least, one.raw, one.raw_of
+    for a, b in claimable:  # (the caches read in place: most pairs share rows with the one before)
+        first = lower[b]
+        if first is None:
+            first = least(b)
         if first:
-            second = least(b + 1)
-            if second and len(raw_of(a)) >= (first + second + 1) * shortest - 1e-6:
-                possible.append((a, b))
+            second = lower[b + 1]
+            if second is None:
+                second = least(b + 1)
+            if second:
+                text = raw[a]
+                if text is None:
+                    text = raw_of(a)
+                if len(text) >= (first + second + 1) * shortest - 1e-6:
+                    possible.append((a, b))
     if not possible:
         return
-    raw = one.raw
     theirs = two.read_words(sorted({c for _, b in possible for c in (b, b + 1)}))
     joined_lengths = {b: len(theirs[b]) + len(theirs[b + 1]) + 1 for _, b in possible}
     possible = [(a, b) for a, b in possible if len(raw[a]) >= joined_lengths[b] * shortest - 1e-6]
