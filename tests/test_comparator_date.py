@@ -249,7 +249,8 @@ def test_one_tokenisation_reads_like_two_parses(text: str, dayfirst: bool) -> No
 _DATEUTIL_WORDS = ["jan", "January", "SEPT", "mon", "Tuesday", "am", "p", "at", "of", "and", "st", "t", "m", "NaN",
                    "inf", "Infinity", "sku", "INV", "DE", "Q", "x", "Rechnung", "Mär", "Ju\x00n", "Ja\x00n", "ａm"]
 _date_tails = hs.lists(hs.sampled_from(["", " ", "-", "/", ".", ",", "15", "2024", "05", "12:30", "+02:00",
-                                        " 2024-01-15", "GMT", "é", "\u0301", "th", " of ", "PM"]), max_size=5)
+                                        " 2024-01-15", "GMT", "é", "\u0301", "th", " of ", "PM", " to ", " - ", " through ",
+                                        "Jan 5 2024"]), max_size=5)
 
 
 @settings(deadline=None, max_examples=600)
@@ -269,6 +270,9 @@ def test_a_leading_unknown_word_is_refused_as_dateutil_refuses_it(word: str, tai
             plain = None
         assert plain is None
         assert read_single(text, dayfirst) is None
+        for keep in (False, True):  # as a whole: neither a date nor a range, read without the screen
+            assert date_module._readings_of_text.__wrapped__(text, (False, True), keep) == (None, None)
+            assert date_module.read_readings(" " + text, (False, True), keep) == (None, None)
 
 
 def test_identifiers_skip_dateutil(monkeypatch: pytest.MonkeyPatch) -> None:

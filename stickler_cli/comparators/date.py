@@ -214,7 +214,8 @@ def read_readings(value: Any, passes: tuple[bool, ...], keep_one_day_ranges: boo
         text = text.strip()  # keeps huge values out of the cache
         if len(text) > MAX_TEXT_LENGTH:
             text = None
-    if text is None:
+    if text is None or _starts_with_unknown_word(text.lstrip()):
+        # (A range's first end begins with the text's first word, and is refused with it: nothing reads.)
         return (None,) * len(passes)
     return _readings_of_text(text, passes, keep_one_day_ranges)
 
