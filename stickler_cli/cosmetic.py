@@ -42,6 +42,9 @@ _date: Any = None  # comparators.date, imported on the first value with a digit 
 # The characters of a value's JSON text kept in an example (longer ones end in "…"); how many examples are
 # kept per field and outcome is limits.Limits.cosmetic_examples (--limit cosmetic-examples=N).
 EXAMPLE_CHARS = 120
+# The lengths at which dateutil reads a bare run of digits as a full date: YYMMDD, YYYYMMDD, and YYYYMMDD with
+# hhmm or hhmmss (any other run gives at most a year, or nothing). A test holds read_dates to dateutil on them.
+FULL_DATE_DIGITS = (6, 8, 12, 14)
 # A text longer than this is not read as a number (no real amount is).
 NUMBER_CHARS = 100
 
@@ -167,6 +170,14 @@ def read_dates(value: Any) -> tuple[str, ...]:
     ``YYYY-MM-DD`` texts, without repeats. Ranges, partial dates and non-strings read none."""
     if type(value) is not str or not _DIGIT.search(value):  # a full date has digits: its year and day
         return ()
+    bare = value.strip()
+    if bare.isdigit() and bare.isascii() and len(bare) not in FULL_DATE_DIGITS:  # postcodes, account numbers
+        return ()
+    return _full_days(value)
+
+
+def _full_days(value: str) -> tuple[str, ...]:
+    """``read_dates`` without its screens: the Date comparator's readings of a string, kept when full."""
     global _date
     if _date is None:
         from .comparators import date as _date

@@ -29,6 +29,7 @@ from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.comparators.exact import ExactComparator
 from stickler_cli.comparators.levenshtein import LevenshteinComparator
 from stickler_cli.comparators.numeric import NumericComparator
+from stickler_cli import cosmetic as cosmetic_module
 from stickler_cli.cosmetic import OUTCOMES, STEPS, classify, figures, read_dates, read_number
 from stickler_cli.engine import Engine
 from stickler_cli.evaluate import Evaluation, evaluate_pairs
@@ -152,6 +153,27 @@ def test_dates_are_read_as_the_date_comparator_reads_them():
     assert read_dates("Jan 2024") == ()  # a month, not a day
     assert read_dates("2024-01-01 to 2024-01-05") == ()  # a range
     assert read_dates(20240115) == ()
+
+
+@settings(deadline=None, max_examples=400)
+@given(digits=st.one_of(st.text("0123456789", min_size=1, max_size=20),
+                        st.tuples(st.datetimes(), st.sampled_from(["%Y%m%d", "%y%m%d", "%d%m%y", "%Y%m%d%H%M",
+                                                                   "%Y%m%d%H%M%S", "%Y%m%d%H", "%Y%m%d%H%M%S%f"]))
+                        .map(lambda d: d[0].strftime(d[1]).zfill(4))),
+       pad=st.sampled_from(["", " ", "\t", " \n"]))
+def test_bare_digits_are_read_as_dateutil_reads_them(digits, pad):
+    """The screen of read_dates (a bare run of digits is a full date only at 6, 8, 12 or 14 digits) answers as
+    the Date comparator's reading does."""
+    text = pad + digits + pad
+    assert read_dates(text) == cosmetic_module._full_days(text)
+
+
+def test_bare_digits_read_dates_only_at_their_lengths():
+    assert read_dates("20240115") == ("2024-01-15",)  # YYYYMMDD
+    assert read_dates("240115") == ("2015-01-24",)  # six digits: dateutil reads them day, month, year
+    assert read_dates("202401151030") == ("2024-01-15",)  # with hhmm
+    assert read_dates("10115") == read_dates(" 2024 ") == read_dates("123456789") == ()
+    assert all(cosmetic_module._full_days(str(n).zfill(k)) == () for k in (1, 2, 3) for n in range(10 ** k))
 
 
 def test_the_summary_line_reads_as_the_issue_asks():
