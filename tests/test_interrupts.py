@@ -48,6 +48,14 @@ def slow(tmp_path: Path) -> dict[str, Path]:
     return {"dir": tmp_path, "out": tmp_path / "out"}
 
 
+def as_in_a_terminal() -> None:
+    """The child's SIGINT, SIGTERM and SIGHUP as a terminal's foreground job has them. A test run started in the
+    background (``make test &`` in a script) inherits SIGINT ignored, which stickler rightly keeps ignored
+    (``test_a_signal_the_caller_ignores_stays_ignored``); these tests are of a run that can be stopped."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def start(slow: dict[str, Path], *options: str) -> subprocess.Popen:
     """A run writing every kind of file into ``out``, in a session of its own (so that the whole
     group can be signalled, and cleaned up whatever happens)."""
@@ -56,7 +64,8 @@ def start(slow: dict[str, Path], *options: str) -> subprocess.Popen:
         [*STICKLER, "eval", "s.json", "gt.jsonl", "pred.jsonl", "--plugin", "slow_plugin.py", *options,
          "--non-matches", str(out / "misses.jsonl"), "--per-document", str(out / "docs.jsonl"),
          "-o", str(out / "report.json"), "--save-state", str(out / "run.state")],
-        cwd=slow["dir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        cwd=slow["dir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=as_in_a_terminal)
 
 
 def wait_until(condition, what: str, process: subprocess.Popen) -> None:
