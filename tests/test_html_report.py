@@ -141,6 +141,17 @@ def test_hostile_text_appears_only_escaped() -> None:
     assert str(2**70) in page  # beyond orjson's 64 bits: shown anyway
 
 
+def test_run_warnings_are_shown_first_and_escaped() -> None:
+    report = _report()
+    report["warnings"] = [*HOSTILE, "2 ground-truth record(s) carry _confidence"]
+    page = render_html(report)
+    assert all(payload not in page for payload in HOSTILE)
+    assert page.count("<p class=warning role=alert><b>Warning:</b> ") == len(HOSTILE) + 1
+    assert page.index("2 ground-truth record(s) carry _confidence</p>") < page.index("<h2>")
+    assert {tag for tag, _ in _parse(page).tags} <= TAGS
+    assert "class=warning" not in render_html(_report())  # none without a warning
+
+
 def test_csp_allows_only_the_page_script() -> None:
     page = render_html(_report())
     parsed = _parse(page)

@@ -232,6 +232,24 @@ def test_ground_truth_with_confidences_warns_of_swapped_arguments(tmp_path):
     assert done.stderr.decode() == (f"stickler: warning: {gt}: 1 ground-truth record(s) carry _confidence, which "
                                     "predictions carry: are the ground truth and prediction arguments swapped?\n")
     assert json.loads(done.stdout)["inputs"]["records"]["gt_with_confidence"] == 1
+
+
+def test_the_swapped_arguments_warning_reaches_the_html_and_markdown_reports(tmp_path):
+    """A reader of the HTML page (or of a PR comment) sees the warning too, escaped, above the figures."""
+    schema = ROOT / "schemas/quickstart.json"
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text('{"name": {"_value": "Ada", "_confidence": 0.9}}\n{"name": "Bob"}\n')
+    pred = write(tmp_path / "p.jsonl", [{"name": "Ada"}, {"name": "Bob"}])
+    page = tmp_path / "r.html"
+    done = run("eval", schema, gt, pred, "--html", page, "-f", "markdown")
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    warning = ('<p class=warning role=alert><b>Warning:</b> 1 ground-truth record(s) carry _confidence, which '
+               'predictions carry: are the ground truth and prediction arguments swapped?</p>')
+    assert html.count(warning) == 1
+    assert html.index(warning) < html.index("<h2>")  # before the first section of figures
+    assert ("> **Warning:** `1 ground-truth record(s) carry _confidence, which predictions carry: are the ground "
+            "truth and prediction arguments swapped?`") in done.stdout.decode()  # (user text in a code span)
     assert run("eval", schema, pred, pred).stderr == b""
 
 

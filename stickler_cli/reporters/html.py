@@ -140,7 +140,8 @@ section.failures h3{font-size:15px;margin:4px 0}
 #worst.hide-ok tr.TP,#worst.hide-ok tr.TN{display:none}tr[hidden],details[hidden]{display:none}
 .dflt{font-size:11px;color:#8a5a00;background:#fff3d6;border-radius:3px;padding:0 4px;margin-left:4px}
 .cut{font-size:11px;color:#5b6472;margin-left:4px}
-table.failing{width:100%}table.failing td:nth-child(4),table.failing td:nth-child(5){width:30%}
+table.failing{width:100%}
+.warning{background:#fff3d6;border:1px solid #e8c46a;border-radius:6px;padding:6px 12px;margin:8px 0;color:#5a3d00}table.failing td:nth-child(4),table.failing td:nth-child(5){width:30%}
 """
 # What each colour of a field's bar means (the legend under the field table).
 _MEANINGS = {"tp": "TP: matched", "fd": "FD: both present, differ", "fa": "FA: predicted, absent from the truth",
@@ -682,6 +683,13 @@ def _location(error: dict[str, Any]) -> str:
                            "doc_id": error.get("doc_id") if isinstance(error.get("doc_id"), (str, int)) else None})
 
 
+def _warnings(report: dict[str, Any]) -> str:
+    """The run's warnings (reader.record_warnings: arguments likely swapped, the older rich shape), above the
+    figures they may put in doubt (standard error and the Markdown report carry them too)."""
+    return "".join(f'<p class=warning role=alert><b>Warning:</b> {_e(w, 500)}</p>'
+                   for w in _list(report.get("warnings")))
+
+
 def _errors(report: dict[str, Any]) -> str:
     errors = _list(report.get("errors"))
     if not errors:
@@ -703,7 +711,7 @@ def render_html(report: dict[str, Any]) -> str:
             f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
             f"{_fmt(report.get('document_count'))} documents · stickler "
             f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
-            + _summary(report) + _gates(report) + _fields(report) + _aggregates(report)
+            + _warnings(report) + _summary(report) + _gates(report) + _fields(report) + _aggregates(report)
             + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
             + render_slices(report, _e, _table, _num_cell) + list_section.html_section(report, _e, _table) + _violations(report)
             + _histogram(report) + _thresholds(report) + _confidence(report) + _localisation(report) + _documents(report)
