@@ -119,6 +119,12 @@ def test_refs_nullable_and_anyof():
     ({"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-model-name": "X"}}}, "/properties/a", "belongs on an object"),
     ({"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-clip-under-threshold": "yes"}}},
      "/properties/a/x-aws-stickler-clip-under-threshold", "must be true or false"),
+    ({"type": "object", "properties": {"tags": {"type": "array", "items": {
+        "type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}},
+     "/properties/tags/items", "'x-aws-stickler-comparator' belongs on the list field, not on its 'items'"),
+    ({"type": "object", "properties": {"rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}}},
+      "$defs": {"Row": {"type": "object", "x-aws-stickler-weight": 2, "properties": {"a": {"type": "string"}}}}},
+     "/properties/rows/items", "'x-aws-stickler-weight' belongs on the list field"),
     ({"type": "object", "properties": {}}, "/", "non-empty 'properties'"),
     ({"type": "object", "properties": {"a": {}}}, "/properties/a", "has no 'type'"),
 ])

@@ -29,7 +29,7 @@ SCHEMA = {
             "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"},
             "age": {"type": "integer"},
         }},
-        "codes": {"type": "array", "items": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+        "codes": {"type": "array", "x-aws-stickler-comparator": "ExactComparator", "items": {"type": "string"}},
         "lines": {"type": "array", "items": {"type": "object", "x-aws-stickler-match-threshold": 0.5, "properties": {
             "sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
             "unit": {"type": "string", "default": "each", "x-aws-stickler-comparator": "ExactComparator"},

@@ -283,6 +283,10 @@ class _Compiler:
             item_pointer = f"{pointer}/items"
             refs = self._enter(items, item_pointer, refs)
             item_node = self.refs.merged(items, item_pointer)
+            for key_name in sorted(ext.FIELD_KEYS):  # read on the list field only; refused, not dropped (as the library)
+                if ext.PREFIX + key_name in items or ext.PREFIX + key_name in item_node:
+                    raise SchemaError(f"'{ext.PREFIX}{key_name}' belongs on the list field, not on its 'items', "
+                                      "where it would not be read", item_pointer)
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
             if item_type == "object" and _free_form(item_node):
                 return mapping(Kind.PRIMITIVE_LIST)
