@@ -159,9 +159,7 @@ class _Texts:
         """A lower bound of the length of row ``k``'s words (0 exactly when it has none)."""
         found = self.lower[k]
         if found is None:
-            text = self.raw[k]
-            if text is None:
-                text = self.raw[k] = _text(self.keys, self.rows[k])
+            text = self.raw_of(k)
             found = self.lower[k] = len(text.encode().translate(None, _NOT_ALNUM)) if text.isascii() \
                 else len(self.read_words((k,))[k])
         return found

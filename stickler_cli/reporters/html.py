@@ -140,8 +140,8 @@ section.failures h3{font-size:15px;margin:4px 0}
 #worst.hide-ok tr.TP,#worst.hide-ok tr.TN{display:none}tr[hidden],details[hidden]{display:none}
 .dflt{font-size:11px;color:#8a5a00;background:#fff3d6;border-radius:3px;padding:0 4px;margin-left:4px}
 .cut{font-size:11px;color:#5b6472;margin-left:4px}
-table.failing{width:100%}
-.warning{background:#fff3d6;border:1px solid #e8c46a;border-radius:6px;padding:6px 12px;margin:8px 0;color:#5a3d00}table.failing td:nth-child(4),table.failing td:nth-child(5){width:30%}
+table.failing{width:100%}table.failing td:nth-child(4),table.failing td:nth-child(5){width:30%}
+.warning{background:#fff3d6;border:1px solid #e8c46a;border-radius:6px;padding:6px 12px;margin:8px 0;color:#5a3d00}
 """
 # What each colour of a field's bar means (the legend under the field table).
 _MEANINGS = {"tp": "TP: matched", "fd": "FD: both present, differ", "fa": "FA: predicted, absent from the truth",

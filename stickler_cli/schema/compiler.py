@@ -102,11 +102,7 @@ def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = N
         references = References(schema, resources, _file_name(source))
         compiler = _Compiler(schema, bounds, references)
         node, pointer = references.merged(schema, ""), ""
-        for key in ext.FIELD_KEYS:
-            if ext.PREFIX + key in node:
-                raise SchemaError(
-                    f"'{ext.PREFIX}{key}' belongs on a property, not on the root object", "/"
-                )
+        ext.refuse_field_keys("/", "a property, not on the root object", node)
         root = compiler.model(node, pointer or "", prefix="", refs=(), infer=False)
         audit.check_references(schema, patterns, bounds, references)
     except RecursionError:  # only when a limit was raised past what Python's stack allows
@@ -283,10 +279,9 @@ class _Compiler:
             item_pointer = f"{pointer}/items"
             refs = self._enter(items, item_pointer, refs)
             item_node = self.refs.merged(items, item_pointer)
-            for key_name in sorted(ext.FIELD_KEYS):  # read on the list field only; refused, not dropped (as the library)
-                if ext.PREFIX + key_name in items or ext.PREFIX + key_name in item_node:
-                    raise SchemaError(f"'{ext.PREFIX}{key_name}' belongs on the list field, not on its 'items', "
-                                      "where it would not be read", item_pointer)
+            # Read on the list field only: refused on its items, not dropped (as stickler-eval 1.0.0 does).
+            ext.refuse_field_keys(item_pointer, "the list field, not on its 'items', where it would not be read",
+                                  items, item_node)
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
             if item_type == "object" and _free_form(item_node):
                 return mapping(Kind.PRIMITIVE_LIST)

@@ -39,6 +39,14 @@ def check_keys(node: dict, pointer: str) -> None:
             raise SchemaError(f"unknown extension {key!r}{hint}; known: {known}", pointer)
 
 
+def refuse_field_keys(pointer: str, where: str, *nodes: dict) -> None:
+    """Refuse a property key (FIELD_KEYS) on a schema that is not a property, where it would not be read: the
+    root object, a list's ``items``. ``where`` completes "belongs on …"; keys are tried in name order."""
+    for key in sorted(FIELD_KEYS):
+        if any(PREFIX + key in node for node in nodes):
+            raise SchemaError(f"'{PREFIX}{key}' belongs on {where}", pointer)
+
+
 def get(node: dict, name: str, pointer: str) -> Any:
     """The checked value of extension ``name`` in ``node``, or None when absent."""
     key = PREFIX + name
