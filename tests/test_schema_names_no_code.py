@@ -161,6 +161,8 @@ ALLOWED_IMPORTS = {
     ("comparators/embedding.py", "importlib.import_module(BUNDLED_PACKAGE)"),
     ("comparators/plugins.py", "importlib.import_module(spec)"),
     ("comparators/plugins.py", "importlib.util.spec_from_file_location(module_name, path)"),
+    # scipy's compiled assignment module: a constant name in the installed scipy's own directory.
+    ("scipy_lsap.py", "spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)"),
     # _EntryPoints.group is one of the two constant groups (made only at import time).
     ("comparators/plugins.py", "metadata.entry_points(group=self.group)"),
 }

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections import deque
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 import orjson
 
-from ..assignment import linear_sum_assignment
+from .. import scipy_lsap
 
 # Weight of the tie-breaking objective: far below any real difference in summed
 # similarity, so it only chooses among pairings whose similarity totals are equal.
@@ -18,21 +17,6 @@ TIE_BREAK = 1e-9
 # The most item pairs one list puts to the Hungarian algorithm (1,000 x 1,000 items: about a
 # second and 40 MB). Longer lists are paired by ``bounded_pairs``.
 MATCH_BOUND = 1_000_000
-
-# Small matrices are solved in Python (assignment.py: scipy's method step for step, so the same
-# pairs, ties included), which spares importing scipy.optimize: ~0.3 s, more than the rest of a
-# small run. A Python solve costs more than scipy's, about 2 µs + 0.25 µs per cell (measured,
-# docs/performance.md, "Start-up"): once that extra adds up to what the import costs, scipy takes
-# over, so a long run pays at most twice the better choice. Once scipy.optimize is imported
-# (by anything), it is always used. EXACT_SOLVER_CELLS = 0 always uses scipy.
-EXACT_SOLVER_CELLS = 100  # the largest matrix (rows x columns) solved in Python
-EXACT_SOLVER_BUDGET = 0.3  # seconds of estimated extra time solving in Python, per process
-_exact_spent = 0.0  # estimated extra seconds spent so far in this process
-
-
-def _python_solve_cost(cells: int) -> float:
-    """Estimated extra seconds of solving ``cells`` cells in Python rather than with scipy."""
-    return (2.0 + 0.25 * cells) * 1e-6
 
 
 def assign(
@@ -55,17 +39,9 @@ def assign(
 
 
 def maximise(m: np.ndarray) -> tuple[list[int], list[int]]:
-    """The rows and columns of the assignment with the largest sum of ``m``: scipy's, or for a small
-    matrix its Python port (the same pairs, ties included), which spares importing scipy.optimize."""
-    global _exact_spent
-    if (m.size <= EXACT_SOLVER_CELLS and _exact_spent < EXACT_SOLVER_BUDGET and "scipy.optimize" not in sys.modules
-            and np.isfinite(m).all()):
-        _exact_spent += _python_solve_cost(m.size)
-        pairs = linear_sum_assignment((-m).tolist())  # maximising: scipy negates the matrix too
-        return [i for i, _ in pairs], [j for _, j in pairs]
-    from scipy.optimize import linear_sum_assignment as solve  # imported on first use: 0.3 s of start-up
-
-    rows, cols = solve(m, maximize=True)
+    """The rows and columns of the assignment with the largest sum of ``m``: scipy's compiled solver,
+    loaded without the ``scipy.optimize`` package's import (scipy_lsap.py)."""
+    rows, cols = scipy_lsap.solver()(m, maximize=True)
     return rows.tolist(), cols.tolist()
 
 
