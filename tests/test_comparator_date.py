@@ -287,7 +287,7 @@ def test_identifiers_skip_dateutil(monkeypatch: pytest.MonkeyPatch) -> None:
     assert read_single("Jan 15, 2024", False) == DateReading(dt.datetime(2024, 1, 15), True)
     assert read_single("15/01/2024", True) == DateReading(dt.datetime(2024, 1, 15), True)
     assert read_single("at 15/01/2024", False) == DateReading(dt.datetime(2024, 1, 15), True)
-    assert calls == ["Jan 15, 2024", "15/01/2024", "at 15/01/2024"]
+    assert calls == ["Jan 15, 2024", "at 15/01/2024"]  # 15/01/2024: _numeric_date, without dateutil
     date_module._read_single_cached.cache_clear()
 
 
@@ -350,3 +350,51 @@ def test_worked_examples_with_the_public_dateutil_reader(monkeypatch: pytest.Mon
     finally:
         date_module._read_single_cached.cache_clear()
         date_module._readings_of_text.cache_clear()
+
+
+NUMBERS = (*range(40), 59, 60, 99)
+
+
+def test_numeric_day_month_year_shortcut_reads_like_dateutil() -> None:
+    """Day and month in either order and a four-digit year (15/01/2024, 1.5.2024, 01-15-2024) are read without
+    dateutil, exactly as dateutil reads them: every first and second number from 0 to 39 and a few above (with
+    and without a leading zero; dateutil's rules turn at 12 and 31), each separator, years at the ends of the
+    form's range and between, both passes."""
+    date_module._read_single_cached.cache_clear()
+    checked = 0
+    for year in ("1000", "1999", "2024", "9999"):
+        for separator in "/-.":
+            for first in NUMBERS:
+                for second in NUMBERS:
+                    spellings = {(str(first), str(second)), (f"{first:02d}", f"{second:02d}")}
+                    for a, b in spellings:
+                        text = f"{a}{separator}{b}{separator}{year}"
+                        assert date_module._NUMERIC_DATE.fullmatch(text)
+                        for dayfirst in (False, True):
+                            try:
+                                plain = date_module._read_with_public_parse(text, dayfirst)
+                            except Exception:
+                                plain = None
+                            assert date_module._read_single_cached.__wrapped__(text, dayfirst) == plain, (text, dayfirst)
+                            checked += 1
+    two_digits = sum(n >= 10 for n in NUMBERS)
+    assert checked == 4 * 3 * (2 * len(NUMBERS) ** 2 - two_digits ** 2) * 2
+    date_module._read_single_cached.cache_clear()
+
+
+def test_the_numeric_shortcut_leaves_other_forms_to_dateutil(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mixed separators, a two-digit or zero-led year, a year first or three-digit parts go to dateutil."""
+    calls: list[str] = []
+    real = date_module._read_with_dateutil
+    monkeypatch.setattr(date_module, "_read_with_dateutil", lambda text, dayfirst: calls.append(text) or real(text, dayfirst))
+    date_module._read_single_cached.cache_clear()
+    assert read_single("15/01/2024", True) == DateReading(dt.datetime(2024, 1, 15), True)
+    assert read_single("03/04/2024", False) == DateReading(dt.datetime(2024, 3, 4), True)
+    assert read_single("03/04/2024", True) == DateReading(dt.datetime(2024, 4, 3), True)
+    assert read_single("13/13/2024", False) is None
+    assert calls == []
+    others = ["15/01-2024", "15/01/24", "15/01/0999", "2024/01/15", "015/01/2024", "15 / 01 / 2024"]
+    for text in others:
+        read_single(text, False)
+    assert calls == others
+    date_module._read_single_cached.cache_clear()

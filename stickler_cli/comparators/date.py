@@ -52,6 +52,10 @@ _YEAR_LEADS = re.compile(r"\d{4}[./-]")
 
 # The commonest form in structured output, read without dateutil.
 _PLAIN_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
+# The next commonest: day and month in either order (one or two digits each), then a year of four digits not
+# starting with 0, one separator twice (15/01/2024, 01-15-2024, 15.1.2024). Read without dateutil as dateutil
+# reads it (``_numeric_date``).
+_NUMERIC_DATE = re.compile(r"(\d{1,2})([-/.])(\d{1,2})\2([1-9]\d{3})", re.ASCII)
 
 # Two parse defaults that differ in year, month and day: a component the text
 # did not give comes out different under the two, one it gave comes out equal.
@@ -193,9 +197,25 @@ def _read_single_cached(text: str, dayfirst: bool) -> DateReading | None:
         if iso:
             year, month, day = map(int, iso.groups())
             return DateReading(datetime(year, month, day), True)
+        numeric = _NUMERIC_DATE.fullmatch(text)
+        if numeric:
+            return _numeric_date(int(numeric[1]), int(numeric[3]), int(numeric[4]), dayfirst)
         return _read_with_dateutil(text, dayfirst)
     except Exception:  # dateutil's ValueError/OverflowError, or anything odd
         return None
+
+
+def _numeric_date(first: int, second: int, year: int, dayfirst: bool) -> DateReading | None:
+    """``first``/``second``/``year`` as dateutil resolves three numbers whose last is a year of four digits
+    (``_ymd.resolve_ymd``): a first above 31 makes a year-first reading, whose day (the year) no month has;
+    a first above 12, or day-first with a second of at most 12, is the day; otherwise the month. A day or
+    month out of range reads no date (ValueError, as dateutil raises). tests/test_comparator_date.py holds it
+    to dateutil on every first and second from 0 to 39 and some above, in both spellings, with each separator."""
+    if first > 31:
+        return None
+    if first > 12 or (dayfirst and second <= 12):
+        return DateReading(datetime(year, second, first), True)
+    return DateReading(datetime(year, first, second), True)
 
 
 def read_readings(value: Any, passes: tuple[bool, ...], keep_one_day_ranges: bool) -> tuple[Reading, ...]:
