@@ -1,39 +1,17 @@
-"""Optimal one-to-one assignment of small matrices in Python: scipy's method, step for step.
+"""Optimal one-to-one assignment in Python: scipy's method, step for step, for the ANLS comparator.
 
-``scipy.optimize.linear_sum_assignment`` costs about 0.3 s to import, more than a
-whole ``stickler eval`` of a small file takes otherwise. Its solver (Crouse's shortest
-augmenting path method, scipy/optimize/rectangular_lsap/rectangular_lsap.cpp) is short:
-``shortest_paths`` below takes the same steps in the same order on the same float64
-values, so it returns the same assignment, ties included (tests/test_assignment.py
-checks it against scipy on matrices full of ties). The engine uses it for small
-matrices only (engine/matching.py): per solve it is slower than scipy's compiled code.
-
-comparators/anls.py uses ``shortest_paths`` too, after its own greedy start: munkres'
-compiled solver, which the reference library's ANLS* uses, is the same method.
+scipy's solver (Crouse's shortest augmenting path method,
+scipy/optimize/rectangular_lsap/rectangular_lsap.cpp) is short: ``shortest_paths`` below takes
+the same steps in the same order on the same float64 values, so it returns the same assignment,
+ties included (tests/test_assignment.py checks it against scipy on matrices full of ties).
+comparators/anls.py runs it after its own greedy start: munkres' compiled solver, which the
+reference library's ANLS* uses, is the same method started that way. The engine's lists are
+solved by scipy's compiled code itself (scipy_lsap.py), which is several times faster per solve.
 """
 
 from __future__ import annotations
 
 import math
-
-
-def linear_sum_assignment(cost: list[list[float]]) -> list[tuple[int, int]]:
-    """The (row, column) pairs of least total ``cost`` (finite values), sorted by row;
-    min(rows, columns) pairs: what ``scipy.optimize.linear_sum_assignment(cost)`` returns.
-
-    As in scipy, a matrix with more rows than columns is solved transposed.
-    """
-    if not cost or not cost[0]:
-        return []
-    transposed = len(cost) > len(cost[0])
-    if transposed:
-        cost = [list(column) for column in zip(*cost)]
-    n, m = len(cost), len(cost[0])
-    col_of_row = [-1] * n
-    shortest_paths(cost, [0.0] * n, [-1] * m, col_of_row)
-    if transposed:  # rows of the solved matrix are columns: sort by the original row
-        return sorted((r, c) for c, r in enumerate(col_of_row))
-    return list(enumerate(col_of_row))
 
 
 def shortest_paths(cost: list[list[float]], u: list[float], row_of_col: list[int], col_of_row: list[int]) -> None:

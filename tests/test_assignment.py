@@ -20,10 +20,29 @@ import pytest
 from scipy.optimize import linear_sum_assignment as scipy_assignment
 
 from stickler_cli import scipy_lsap
-from stickler_cli.assignment import linear_sum_assignment
+from stickler_cli.assignment import shortest_paths
 from stickler_cli.engine import matching
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def linear_sum_assignment(cost: list[list[float]]) -> list[tuple[int, int]]:
+    """The (row, column) pairs of least total ``cost`` (finite values) by ``shortest_paths``, sorted by row;
+    min(rows, columns) pairs: what ``scipy.optimize.linear_sum_assignment(cost)`` returns.
+
+    As in scipy, a matrix with more rows than columns is solved transposed.
+    """
+    if not cost or not cost[0]:
+        return []
+    transposed = len(cost) > len(cost[0])
+    if transposed:
+        cost = [list(column) for column in zip(*cost)]
+    n, m = len(cost), len(cost[0])
+    col_of_row = [-1] * n
+    shortest_paths(cost, [0.0] * n, [-1] * m, col_of_row)
+    if transposed:  # rows of the solved matrix are columns: sort by the original row
+        return sorted((r, c) for c, r in enumerate(col_of_row))
+    return list(enumerate(col_of_row))
 
 
 def _matrices(seed: int, count: int):

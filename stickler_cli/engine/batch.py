@@ -35,11 +35,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .. import scipy_lsap
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import combine, vectorised_model
-from .matching import MATCH_BOUND, TIE_BREAK
+from .matching import MATCH_BOUND, TIE_BREAK, maximise
 from . import row_errors
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
 from .values import EMPTIABLE, confidence_value
@@ -761,13 +760,12 @@ def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
     ``full``: similarities plus their tie-break), list after list, each list's pairs in row order."""
     gis, pjs = [], []
     one = np.zeros(1, dtype=np.intp)
-    solve = scipy_lsap.solver()  # matching.maximise, its arrays kept as they are
     for a, b, s in zip(n.tolist(), m.tolist(), starts.tolist()):
         if a == 1 and b == 1:  # matching.assign's own shortcut
             gis.append(one)
             pjs.append(one)
             continue
-        i, j = solve(full[s:s + a * b].reshape(a, b), maximize=True)
+        i, j = maximise(full[s:s + a * b].reshape(a, b))
         gis.append(i)
         pjs.append(j)
     lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])

@@ -35,14 +35,13 @@ def assign(
     if tie_break is not None:
         m = m + TIE_BREAK * np.asarray(tie_break, dtype=float)
     rows, cols = maximise(m)
-    return list(zip(rows, cols))
+    return list(zip(rows.tolist(), cols.tolist()))
 
 
-def maximise(m: np.ndarray) -> tuple[list[int], list[int]]:
-    """The rows and columns of the assignment with the largest sum of ``m``: scipy's compiled solver,
-    loaded without the ``scipy.optimize`` package's import (scipy_lsap.py)."""
-    rows, cols = scipy_lsap.solver()(m, maximize=True)
-    return rows.tolist(), cols.tolist()
+def maximise(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and columns (index arrays) of the assignment with the largest sum of ``m``: scipy's compiled
+    solver, loaded without the ``scipy.optimize`` package's import (scipy_lsap.py)."""
+    return scipy_lsap.solver()(m, maximize=True)
 
 
 def item_key(value: Any) -> Hashable | None:
