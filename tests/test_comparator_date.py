@@ -275,6 +275,40 @@ def test_a_leading_unknown_word_is_refused_as_dateutil_refuses_it(word: str, tai
             assert date_module.read_readings(" " + text, (False, True), keep) == (None, None)
 
 
+def test_the_first_words_known_are_dateutils_own() -> None:
+    """The screen's word list, written out so that screening imports no dateutil, is dateutil's parserinfo:
+    weekdays, months, am/pm and filler words, and the words ``float`` reads; those of ASCII letters only (the
+    screen looks up a leading run of them), lower case. A dateutil release that changes its words fails here."""
+    from dateutil import parser
+
+    info = parser.DEFAULTPARSER.info
+    words = {w for group in (*info.WEEKDAYS, *info.MONTHS, *info.AMPM) for w in group}
+    known = {w.lower() for w in (*words, *info.JUMP, "nan", "inf", "infinity")}
+    assert date_module.FIRST_WORDS_KNOWN == {w for w in known if w.isascii() and w.isalpha()}
+    assert {"jan", "sept", "wednesday", "pm", "of", "th", "infinity"} <= date_module.FIRST_WORDS_KNOWN
+
+
+def test_dateutil_is_imported_only_for_a_text_it_must_read() -> None:
+    """ISO and numeric dates, identifiers and numbers are read (or refused) without importing dateutil (a tenth of
+    a small run's start-up); the first text that needs it imports it, and reads as before."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from stickler_cli.comparators import date\n"
+        "readings = [date.read_value(t, d) for t in ('2024-01-15', '15/01/2024', '1.5.2024', 'SKU-39926',\n"
+        "            'INV-2019-00151', '', '  ', 'Rechnung 5') for d in (False, True)]\n"
+        "assert str(readings[0].dt) == '2024-01-15 00:00:00' and str(readings[3].dt) == '2024-01-15 00:00:00'\n"
+        "assert readings[6:] == [None] * 10, readings\n"
+        "assert 'dateutil' not in sys.modules, 'imported for a text read without it'\n"
+        "assert str(date.read_value('Jan 15, 2024', False).dt) == '2024-01-15 00:00:00'\n"
+        "assert 'dateutil.parser' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 def test_identifiers_skip_dateutil(monkeypatch: pytest.MonkeyPatch) -> None:
     """SKUs, invoice numbers and tax ids are not tokenised; dates and month names still are."""
     calls: list[str] = []

@@ -16,7 +16,9 @@ and day the text actually gave: ``Jan 2024`` is a month, ``2024`` a year, and
 
 The behaviour follows stickler-eval 1.0.0's DateComparator. Parsing is the
 expensive part (tens of microseconds per dateutil call), so readings of a text
-are cached, and ``similarity_matrix`` reads every value once.
+are cached, ``similarity_matrix`` reads every value once, the commonest numeric
+forms are read without dateutil, and dateutil is imported only when a text
+needs it (``_dateutil_parser``).
 """
 
 from __future__ import annotations
@@ -28,8 +30,6 @@ from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any, Callable, Sequence, Union
 
-from dateutil import parser as dateutil_parser
-from dateutil.parser import UnknownTimezoneWarning
 
 from .base import Comparator, Param, value_text
 
@@ -115,10 +115,19 @@ def _reading_from(low: datetime, high: datetime) -> DateReading | None:
     return DateReading(low, has_year, has_month, has_day)
 
 
+def _dateutil_parser() -> Any:
+    """``dateutil.parser``, imported on the first text that needs it: most dates in structured output are read
+    without it (``_read_single_cached``), and its import is a tenth of a small run's start-up."""
+    from dateutil import parser
+
+    return parser
+
+
 def _read_with_public_parse(text: str, dayfirst: bool) -> DateReading | None:
     """Two full dateutil parses, one per default."""
+    dateutil_parser = _dateutil_parser()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnknownTimezoneWarning)
+        warnings.simplefilter("ignore", dateutil_parser.UnknownTimezoneWarning)
         low = dateutil_parser.parse(text, default=_LOW_DEFAULT, dayfirst=dayfirst)
         high = dateutil_parser.parse(text, default=_HIGH_DEFAULT, dayfirst=dayfirst)
     return _reading_from(low, high)
@@ -133,6 +142,7 @@ def _read_with_one_tokenisation(text: str, dayfirst: bool) -> DateReading | None
     suite checks the two readers agree, and the public one is used if a dateutil
     release lacks them.
     """
+    dateutil_parser = _dateutil_parser()
     engine = dateutil_parser.DEFAULTPARSER
     result, _ = engine._parse(text, dayfirst=dayfirst)
     if result is None or len(result) == 0:
@@ -141,28 +151,33 @@ def _read_with_one_tokenisation(text: str, dayfirst: bool) -> DateReading | None
     high = engine._build_naive(result, _HIGH_DEFAULT)
     if result.tzname is not None or result.tzoffset is not None:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UnknownTimezoneWarning)
+            warnings.simplefilter("ignore", dateutil_parser.UnknownTimezoneWarning)
             low = engine._build_tzaware(low, result, None)
     return _reading_from(low, high)
 
 
 _DATEUTIL_STEPS = ("_parse", "_build_naive", "_build_tzaware")
-_read_with_dateutil: Callable[[str, bool], DateReading | None] = (
-    _read_with_one_tokenisation
-    if all(hasattr(dateutil_parser.DEFAULTPARSER, step) for step in _DATEUTIL_STEPS)
-    else _read_with_public_parse
-)
+_dateutil_reader: Callable[[str, bool], DateReading | None] | None = None  # chosen on the first dateutil read
 
 
-def _first_words_known() -> frozenset[str]:
-    """The words dateutil's parser (fuzzy off) goes on after as a text's first token: weekdays, months, am/pm,
-    its filler words (JUMP: "at", "of", ...), and those ``float`` reads (nan, inf, infinity). Lower case."""
-    info = dateutil_parser.DEFAULTPARSER.info
-    words = {w for group in (*info.WEEKDAYS, *info.MONTHS, *info.AMPM) for w in group}
-    return frozenset(w.lower() for w in (*words, *info.JUMP, "nan", "inf", "infinity"))
+def _read_with_dateutil(text: str, dayfirst: bool) -> DateReading | None:
+    """One date read by dateutil: by its own steps, tokenising once, when this dateutil release has them."""
+    global _dateutil_reader
+    if _dateutil_reader is None:
+        engine = _dateutil_parser().DEFAULTPARSER
+        _dateutil_reader = (_read_with_one_tokenisation if all(hasattr(engine, step) for step in _DATEUTIL_STEPS)
+                            else _read_with_public_parse)
+    return _dateutil_reader(text, dayfirst)
 
 
-_FIRST_WORDS_KNOWN = _first_words_known()
+# The words dateutil's parser (fuzzy off) goes on after as a text's first token, those made of ASCII letters
+# (the only ones the screen below looks up), lower case: weekdays, months, am/pm, its filler words ("at", "of",
+# "st", ...) and those ``float`` reads (nan, inf, infinity). Written out so that a text is screened without
+# importing dateutil; tests/test_comparator_date.py holds it equal to dateutil's own parserinfo.
+FIRST_WORDS_KNOWN = frozenset("""
+    a ad am and apr april at aug august dec december feb february fri friday inf infinity jan january jul july
+    jun june m mar march may mon monday nan nd nov november oct october of on p pm rd sat saturday sep sept
+    september st sun sunday t th thu thursday tue tuesday wed wednesday""".split())
 _LEADING_LETTERS = re.compile(r"[A-Za-z]+")
 
 
@@ -178,7 +193,7 @@ def _starts_with_unknown_word(text: str) -> bool:
     end = found.end()
     if end < len(text) and text[end].isalpha():  # the run goes on in letters outside ASCII
         return False
-    return found.group().lower() not in _FIRST_WORDS_KNOWN
+    return found.group().lower() not in FIRST_WORDS_KNOWN
 
 
 def read_single(text: str, dayfirst: bool) -> DateReading | None:
