@@ -45,6 +45,10 @@ EXAMPLE_CHARS = 120
 # The lengths at which dateutil reads a bare run of digits as a full date: YYMMDD, YYYYMMDD, and YYYYMMDD with
 # hhmm or hhmmss (any other run gives at most a year, or nothing). A test holds read_dates to dateutil on them.
 FULL_DATE_DIGITS = (6, 8, 12, 14)
+# Two runs of ASCII digits joined by one "-" or "/" (tax ids, account numbers: "12-3456789"). dateutil reads them as
+# two of year, month and day, never all three, unless it reads the first run alone as a whole date (at one of
+# FULL_DATE_DIGITS). A test holds read_dates to dateutil on every pair of run lengths up to 15.
+_TWO_RUNS = re.compile(r"([0-9]+)[-/][0-9]+")
 # A text longer than this is not read as a number (no real amount is).
 NUMBER_CHARS = 100
 
@@ -172,6 +176,9 @@ def read_dates(value: Any) -> tuple[str, ...]:
         return ()
     bare = value.strip()
     if bare.isdigit() and bare.isascii() and len(bare) not in FULL_DATE_DIGITS:  # postcodes, account numbers
+        return ()
+    two = _TWO_RUNS.fullmatch(bare)
+    if two is not None and len(two[1]) not in FULL_DATE_DIGITS:
         return ()
     return _full_days(value)
 

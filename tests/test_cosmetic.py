@@ -8,11 +8,11 @@ and the per-document engine hand over the same FD values; the terminal section f
 
 from __future__ import annotations
 
-import itertools
-
 import copy
 import io
+import itertools
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -174,6 +174,33 @@ def test_bare_digits_read_dates_only_at_their_lengths():
     assert read_dates("202401151030") == ("2024-01-15",)  # with hhmm
     assert read_dates("10115") == read_dates(" 2024 ") == read_dates("123456789") == ()
     assert all(cosmetic_module._full_days(str(n).zfill(k)) == () for k in (1, 2, 3) for n in range(10 ** k))
+
+
+@settings(deadline=None, max_examples=300)
+@given(first=st.text("0123456789", min_size=1, max_size=15), second=st.text("0123456789", min_size=1, max_size=15),
+       sep=st.sampled_from("-/"), pad=st.sampled_from(["", " ", "\t"]))
+def test_two_runs_of_digits_are_read_as_dateutil_reads_them(first, second, sep, pad):
+    """The screen of read_dates for two runs of digits and one separator (a full date only when the first run is
+    one: 6, 8, 12 or 14 digits) answers as the Date comparator's reading does."""
+    text = pad + first + sep + second + pad
+    assert read_dates(text) == cosmetic_module._full_days(text)
+
+
+def test_two_runs_of_digits_read_dates_only_when_the_first_is_a_date():
+    """Every pair of run lengths up to 15, both separators, 20 draws each (seeded): dateutil reads none of them as
+    a full date unless the first run has 6, 8, 12 or 14 digits; tax ids and account numbers are screened."""
+    draw = random.Random(7)
+    for a, b, sep in itertools.product(range(1, 16), range(1, 16), "-/"):
+        for _ in range(20):
+            text = "".join(draw.choice("0123456789") for _ in range(a)) + sep + \
+                "".join(draw.choice("0123456789") for _ in range(b))
+            if a not in (6, 8, 12, 14):
+                assert cosmetic_module._full_days(text) == () == read_dates(text), text
+            else:
+                assert read_dates(text) == cosmetic_module._full_days(text), text
+    assert read_dates("12-3456789") == read_dates("90/3528984") == ()
+    assert read_dates("710919-20") == ("2071-09-19",)  # the first run read as YYMMDD, as dateutil reads it
+    assert read_dates("15-01") == read_dates("2024/01") == ()  # two of year, month and day
 
 
 def test_the_summary_line_reads_as_the_issue_asks():

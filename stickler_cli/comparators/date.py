@@ -115,12 +115,16 @@ def _reading_from(low: datetime, high: datetime) -> DateReading | None:
     return DateReading(low, has_year, has_month, has_day)
 
 
+_dateutil: Any = None  # dateutil.parser, once imported
+
+
 def _dateutil_parser() -> Any:
     """``dateutil.parser``, imported on the first text that needs it: most dates in structured output are read
     without it (``_read_single_cached``), and its import is a tenth of a small run's start-up."""
-    from dateutil import parser
-
-    return parser
+    global _dateutil
+    if _dateutil is None:
+        from dateutil import parser as _dateutil
+    return _dateutil
 
 
 def _read_with_public_parse(text: str, dayfirst: bool) -> DateReading | None:
