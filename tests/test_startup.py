@@ -164,6 +164,36 @@ def test_the_python_api_imports_names_when_used(tmp_path):
     assert _loaded(set(done.stdout.split()), (*ENGINE, "typer", "rich", "typing")) == []
 
 
+def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
+    """typer builds the parameters of every command it holds on each call; a command named first is built alone
+    (cli._app_for), a group with its own commands, and the root's help page builds (and lists) them all."""
+    import typer.main
+
+    from stickler_cli import cli
+
+    built: list[str] = []
+    real = typer.main.get_command_from_info
+
+    def spy(command_info, **options):
+        built.append(command_info.name)
+        return real(command_info, **options)
+
+    monkeypatch.setattr(typer.main, "get_command_from_info", spy)
+    assert cli.main(["compare", *QUICKSTART, "--format", "json"]) == 0
+    assert "score" in json.loads(capsys.readouterr().out) and built == ["compare"]
+    built.clear()
+    assert cli.main(["schema", "check", "--help"]) == 0
+    assert "Usage: stickler schema check" in capsys.readouterr().out and built == ["check", "infer"]
+    built.clear()
+    assert cli.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert sorted(built) == ["check", "comparators", "compare", "diff", "eval", "infer", "merge", "split"]
+    assert all(name in out for name in ("eval", "merge", "diff", "compare", "split", "comparators", "schema"))
+    built.clear()
+    assert cli.main(["evl"]) == 2  # no such command: the whole app, whose error names the commands it has
+    assert "No such command" in capsys.readouterr().err and len(built) == 8
+
+
 def test_the_reader_and_the_report_writer_import_no_engine():
     """Commands that read records or write files without scoring (`split`, `schema infer`) reach the reader
     through json_report: the raw-line checks (boxes, the older rich shape) must not bring numpy with them."""
