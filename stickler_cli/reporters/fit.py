@@ -104,12 +104,14 @@ def _deal(columns: Sequence[Column], widths: list[int], room: int) -> list[list[
 def _table(title: Union[str, Text, None], key: str, key_width: int | None, columns: Sequence[Column], chosen: Sequence[int],
            rows: Sequence[Sequence[Cell]], natural: list[int]) -> Table:
     table = compact(title)
+    # Widths are given, not left to Rich: ``natural`` is each column's widest cell, which Rich would find
+    # again by measuring every cell (a third of drawing a report).
     if key_width is None:
-        table.add_column(key, no_wrap=True, min_width=natural[0])
+        table.add_column(key, no_wrap=True, width=natural[0])
     else:
         table.add_column(key, overflow="fold", width=key_width)  # names come wrapped by wrap_name
     for k in chosen:
-        table.add_column(columns[k].header, justify=columns[k].justify, no_wrap=True, min_width=natural[k + 1])
+        table.add_column(columns[k].header, justify=columns[k].justify, no_wrap=True, width=natural[k + 1])
     for row in rows:
         name = row[0] if key_width is None else wrap_name(row[0], key_width)
         table.add_row(name, *(row[k + 1] for k in chosen))
