@@ -17,7 +17,8 @@ bench/oracle_bench.py for what is timed):
 Case 1 also measures what the failure analyses cost (all four on, sliced by a field of a few values,
 against bench/measure.py --without-failure-analyses unsliced; interleaved rounds), once as throughput over
 repeated runs and once as single runs in fresh processes (what one `stickler eval` pays: lazy imports and
-cold caches included), and the floor: reading and parsing both files with orjson alone, in the same
+cold caches included), both again in instructions executed (bench/instructions.py, with valgrind; the clock's
+noise here is as large as the cost measured), and the floor: reading and parsing both files with orjson alone, in the same
 process as stickler's runs, and prints each tool's throughput as a share of it.
 Ratios are only ever taken between numbers measured in this same run. The machine
 is shared and noisy (its speed moves by ±25% from minute to minute), so case 1
@@ -40,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import instructions
 from bench.generate import write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,6 +178,14 @@ def main(argv: list[str]) -> int:
     emit(f"The same in single runs, each in a fresh process (what one `stickler eval` of these documents pays, "
          f"first-use imports and cold caches included; CPU time, median of {len(singles)} interleaved pairs): "
          f"**{statistics.median(singles):.2f}×** (pairs: {', '.join(f'{c:.2f}' for c in singles)}).")
+    missing = instructions.available()
+    if missing:
+        emit(f"The same counted in instructions: not measured, {missing}.")
+    else:
+        counted = instructions.measure(str(gt), str(pred), ANALYSES_SLICE)
+        emit(f"The same counted in instructions (callgrind, which barely moves between identical runs; "
+             f"bench/instructions.py): **{counted['steady']:.2f}×** repeated, **{counted['single']:.2f}×** "
+             f"in a single run ({counted['on_1']:,} against {counted['off_1']:,} instructions).")
     emit()
     # 2. all cores
     gt, pred = data(base, "cores", sizes["cores"], seed=2)

@@ -99,3 +99,34 @@ def test_the_floor_and_the_whole_process_case(tmp_path):
     assert rows[7] == "| **median** | 25.00 s | 0.500 s | **50.0×** (target ≥ 50×) |"
     eval_only = startup.measure(oracle_python=None, rounds=1, documents=12, labels=("eval",))
     assert set(eval_only) == {"eval"}
+
+
+def test_the_analyses_cost_counted_in_instructions(tmp_path):
+    """bench/instructions.py: callgrind counts of the evaluation alone (start-up left out), analyses off and on,
+    once and twice in a process. The analyses add work in a single run and in a repeated one; a repeated run of
+    the same code costs about what the first did (nothing but the evaluation is counted). Without valgrind the
+    command says what is missing and exits 2."""
+    from bench import instructions
+
+    gt, pred = write(tmp_path, 5, seed=3)
+    missing = instructions.available()
+    done = subprocess.run([sys.executable, "-m", "bench.instructions", str(gt), str(pred), "--slice-by", "currency"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    if missing:
+        assert done.returncode == 2 and "valgrind" in done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    counted = json.loads(done.stdout)
+    assert 0 < counted["off_1"] < counted["off_2"] and 0 < counted["on_1"] < counted["on_2"]
+    assert counted["on_1"] > counted["off_1"] and counted["on_2"] - counted["on_1"] > counted["off_2"] - counted["off_1"]
+    assert abs((counted["off_2"] - counted["off_1"]) / counted["off_1"] - 1) < 0.15
+    assert counted["single"] == counted["on_1"] / counted["off_1"]
+    assert counted["steady"] == (counted["on_2"] - counted["on_1"]) / (counted["off_2"] - counted["off_1"])
+
+
+def test_without_valgrind_the_count_says_what_is_missing(monkeypatch, capsys):
+    from bench import instructions
+
+    monkeypatch.setattr(instructions.shutil, "which", lambda tool: None if tool == "valgrind" else "/usr/bin/" + tool)
+    assert instructions.main(["gt.jsonl", "pred.jsonl"]) == 2
+    assert capsys.readouterr().err.strip() == ("bench.instructions: valgrind not installed (apt-get install valgrind)")

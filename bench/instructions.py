@@ -1,0 +1,110 @@
+"""What the failure analyses cost, counted in instructions (valgrind's callgrind) rather than timed.
+
+    python -m bench.instructions GT PRED [--slice-by PATH ...]
+
+The clock on this shared machine moves by ±25% from minute to minute, which is as large as the cost being
+measured (issue 19 allows 1.3×). Instructions executed barely move between identical runs (about ±1%
+here). Each count is of one process running ``bench.measure``'s evaluation, with callgrind's
+instrumentation switched on just before the first evaluation and off just after the last
+(``callgrind_control -i``): interpreter start-up, imports and schema compilation are not counted, as they
+are outside the clock in ``bench.measure``. Four processes: analyses off and on (all four: lists, cosmetic,
+thresholds, sliced by PATH), each running the evaluation once and twice. Then
+
+- single run: on(1) / off(1), what one ``stickler eval`` pays, first-use imports and cold caches included;
+- steady: (on(2) − on(1)) / (off(2) − off(1)), a repeated run, what ``make bench``'s throughput measures.
+
+Prints one JSON line; exits 2 (and prints why) when valgrind is not installed (``apt-get install valgrind``).
+Each process runs about fifty times slower under callgrind: about a minute and a half for the four on two
+cores. Not a timing: instruction counts leave out what the time also holds (cache misses, the collector's
+walks), so the clock's ratio is usually a little higher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = str(ROOT / "bench" / "invoice.schema.json")
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+# The child: evaluate ``runs`` times with instrumentation on, as bench/measure.py does with its clock running.
+CHILD = """
+import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+schema, gt, pred, analyses, runs, *slices = sys.argv[2:]
+if analyses == "off":
+    from bench.measure import without_failure_analyses
+    without_failure_analyses()
+from stickler_cli import load_schema, scipy_lsap
+from stickler_cli.accumulate import Analysis
+from stickler_cli.evaluate import evaluate_files
+from stickler_cli.report import build_report
+plan = load_schema(schema)
+scipy_lsap.solver()
+def instrument(state):
+    subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+instrument("on")
+for _ in range(int(runs)):
+    build_report(evaluate_files(plan, gt, pred, analysis=Analysis(slices=tuple(slices))))
+instrument("off")
+"""
+
+
+def available() -> str | None:
+    """None when valgrind and callgrind_control are installed, else what is missing."""
+    missing = [tool for tool in ("valgrind", "callgrind_control") if shutil.which(tool) is None]
+    return f"{' and '.join(missing)} not installed (apt-get install valgrind)" if missing else None
+
+
+def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...] = ()) -> int:
+    """Instructions executed by ``runs`` evaluations of the pair of files in one process."""
+    with tempfile.TemporaryDirectory(prefix="stickler-callgrind-") as folder:
+        out = os.path.join(folder, "callgrind.out")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+             sys.executable, "-c", CHILD, str(ROOT), SCHEMA, gt, pred, "on" if analyses else "off", str(runs),
+             *(slices if analyses else ())],
+            capture_output=True, text=True, env=env, cwd=ROOT)
+        found = _COLLECTED.findall(done.stderr)
+        if done.returncode != 0 or not found:
+            raise SystemExit(f"bench.instructions: callgrind run failed:\n{done.stderr[-2000:]}")
+        return int(found[-1])
+
+
+def measure(gt: str, pred: str, slices: tuple[str, ...]) -> dict:
+    """The four counts and the two ratios (see the module's docstring)."""
+    plan = [(analyses, runs) for analyses in (False, True) for runs in (1, 2)]
+    with ThreadPoolExecutor(max_workers=max(1, min(4, len(os.sched_getaffinity(0))))) as pool:
+        counts = dict(zip(plan, pool.map(lambda p: count(gt, pred, p[0], p[1], slices), plan)))
+    off1, off2, on1, on2 = counts[(False, 1)], counts[(False, 2)], counts[(True, 1)], counts[(True, 2)]
+    return {"off_1": off1, "off_2": off2, "on_1": on1, "on_2": on2,
+            "single": on1 / off1, "steady": (on2 - on1) / (off2 - off1)}
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("gt")
+    ap.add_argument("pred")
+    ap.add_argument("--slice-by", action="append", default=[])
+    args = ap.parse_args(argv)
+    missing = available()
+    if missing:
+        print(f"bench.instructions: {missing}", file=sys.stderr)
+        return 2
+    print(json.dumps(measure(args.gt, args.pred, tuple(args.slice_by))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
