@@ -30,7 +30,6 @@ from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any, Callable, Sequence, Union
 
-
 from .base import Comparator, Param, value_text
 
 RANGE_MODES = ("strict", "reject", "contains", "graded")

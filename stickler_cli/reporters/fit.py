@@ -104,8 +104,8 @@ def _deal(columns: Sequence[Column], widths: list[int], room: int) -> list[list[
 def _table(title: Union[str, Text, None], key: str, key_width: int | None, columns: Sequence[Column], chosen: Sequence[int],
            rows: Sequence[Sequence[Cell]], natural: list[int]) -> Table:
     table = compact(title)
-    # Widths are given, not left to Rich: ``natural`` is each column's widest cell, which Rich would find
-    # again by measuring every cell (a third of drawing a report).
+    # Widths are given, not left to Rich: ``natural`` is each column's widest cell, which Rich would otherwise
+    # find again by measuring every cell.
     if key_width is None:
         table.add_column(key, no_wrap=True, width=natural[0])
     else:
