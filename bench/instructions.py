@@ -13,6 +13,12 @@ thresholds, sliced by PATH), each running the evaluation once and twice. Then
 - single run: on(1) / off(1), what one ``stickler eval`` pays, first-use imports and cold caches included;
 - steady: (on(2) − on(1)) / (off(2) − off(1)), a repeated run, what ``make bench``'s throughput measures.
 
+Before counting, each side runs once without valgrind, so that every module the runs import lazily is
+compiled outside the count; hashing is seeded (PYTHONHASHSEED=0). ``callgrind_control`` reaches the process
+through valgrind's gdb server (ptrace); where that is refused, its call fails within a minute and this says so.
+The few instructions of its own ``subprocess.run`` on each side are counted too (well under 0.1% of a run of
+1,000 documents).
+
 Prints one JSON line; exits 2 (and prints why) when valgrind is not installed (``apt-get install valgrind``).
 Each process runs about fifty times slower under callgrind: about a minute and a half for the four on two
 cores. Not a timing: instruction counts leave out what the time also holds (cache misses, the collector's
@@ -36,11 +42,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = str(ROOT / "bench" / "invoice.schema.json")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
-# The child: evaluate ``runs`` times with instrumentation on, as bench/measure.py does with its clock running.
+# The child: evaluate ``runs`` times, as bench/measure.py does with its clock running; under callgrind
+# ("instrument"), with instrumentation on around the evaluations alone (callgrind_control, bounded in time).
 CHILD = """
 import os, subprocess, sys
 sys.path.insert(0, sys.argv[1])
-schema, gt, pred, analyses, runs, *slices = sys.argv[2:]
+schema, gt, pred, analyses, runs, instrumented, *slices = sys.argv[2:]
 if analyses == "off":
     from bench.measure import without_failure_analyses
     without_failure_analyses()
@@ -51,13 +58,16 @@ from stickler_cli.report import build_report
 plan = load_schema(schema)
 scipy_lsap.solver()
 def instrument(state):
-    subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if instrumented == "instrument":
+        subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True, timeout=60,
+                       stdout=subprocess.DEVNULL)
 instrument("on")
 for _ in range(int(runs)):
     build_report(evaluate_files(plan, gt, pred, analysis=Analysis(slices=tuple(slices))))
 instrument("off")
 """
+# Each process's time limit: fifty times the evaluations' own time, and the imports', with room to spare.
+SECONDS = 1800
 
 
 def available() -> str | None:
@@ -66,16 +76,26 @@ def available() -> str | None:
     return f"{' and '.join(missing)} not installed (apt-get install valgrind)" if missing else None
 
 
+def _child(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...], instrumented: bool) -> list[str]:
+    return [sys.executable, "-c", CHILD, str(ROOT), SCHEMA, gt, pred, "on" if analyses else "off", str(runs),
+            "instrument" if instrumented else "plain", *(slices if analyses else ())]
+
+
+# Bytecode written (lazily imported modules compiled outside the count) and string hashing fixed (the same
+# instructions from run to run).
+_ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONHASHSEED": "0"}
+
+
 def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...] = ()) -> int:
     """Instructions executed by ``runs`` evaluations of the pair of files in one process."""
     with tempfile.TemporaryDirectory(prefix="stickler-callgrind-") as folder:
         out = os.path.join(folder, "callgrind.out")
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        done = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-             sys.executable, "-c", CHILD, str(ROOT), SCHEMA, gt, pred, "on" if analyses else "off", str(runs),
-             *(slices if analyses else ())],
-            capture_output=True, text=True, env=env, cwd=ROOT)
+        try:
+            done = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                                   f"--callgrind-out-file={out}", *_child(gt, pred, analyses, runs, slices, True)],
+                                  capture_output=True, text=True, env=_ENV, cwd=ROOT, timeout=SECONDS)
+        except subprocess.TimeoutExpired:
+            raise SystemExit(f"bench.instructions: a callgrind run took over {SECONDS} s") from None
         found = _COLLECTED.findall(done.stderr)
         if done.returncode != 0 or not found:
             raise SystemExit(f"bench.instructions: callgrind run failed:\n{done.stderr[-2000:]}")
@@ -84,6 +104,9 @@ def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...]
 
 def measure(gt: str, pred: str, slices: tuple[str, ...]) -> dict:
     """The four counts and the two ratios (see the module's docstring)."""
+    for analyses in (False, True):  # once without valgrind: every module the runs import is compiled first
+        subprocess.run(_child(gt, pred, analyses, 1, slices, False), check=True, env=_ENV, cwd=ROOT,
+                       stdout=subprocess.DEVNULL, timeout=SECONDS)
     plan = [(analyses, runs) for analyses in (False, True) for runs in (1, 2)]
     with ThreadPoolExecutor(max_workers=max(1, min(4, len(os.sched_getaffinity(0))))) as pool:
         counts = dict(zip(plan, pool.map(lambda p: count(gt, pred, p[0], p[1], slices), plan)))

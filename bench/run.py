@@ -179,10 +179,14 @@ def main(argv: list[str]) -> int:
          f"first-use imports and cold caches included; CPU time, median of {len(singles)} interleaved pairs): "
          f"**{statistics.median(singles):.2f}×** (pairs: {', '.join(f'{c:.2f}' for c in singles)}).")
     missing = instructions.available()
-    if missing:
+    try:
+        counted = None if missing else instructions.measure(str(gt), str(pred), ANALYSES_SLICE)
+    except (SystemExit, subprocess.SubprocessError) as exc:  # reported, and the other cases still run
+        missing = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        counted = None
+    if counted is None:
         emit(f"The same counted in instructions: not measured, {missing}.")
     else:
-        counted = instructions.measure(str(gt), str(pred), ANALYSES_SLICE)
         emit(f"The same counted in instructions (callgrind, which barely moves between identical runs; "
              f"bench/instructions.py): **{counted['steady']:.2f}×** repeated, **{counted['single']:.2f}×** "
              f"in a single run ({counted['on_1']:,} against {counted['off_1']:,} instructions).")

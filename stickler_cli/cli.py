@@ -1148,7 +1148,8 @@ def _app_for(args: list[str]) -> typer.Typer:
     """The app as ``args`` need it. typer builds the parameters of every command it holds on each call
     (signatures, type hints: 5-20 ms for all of them), so a command named first is built alone. Anything
     else (an option first, no command, a name that is none) gets the whole app, whose help pages and usage
-    errors list every command."""
+    errors list every command. The copy keeps the root callback (``_root``), which is what makes typer build a
+    group even of one command, so the first word is still read as the command's name."""
     name = args[0] if args else None
     commands = [c for c in app.registered_commands if c.name == name]
     groups = [g for g in app.registered_groups if g.name == name]

@@ -38,7 +38,7 @@ _NUMBER = STEPS.index("number")
 SEEN_PAIRS = 4096
 _PLAIN = (str, int, float, bool)
 _NUMBERS = (int, float)  # bool is not a number here
-_date: Any = None  # comparators.date, imported on the first value with a digit (start-up: it imports dateutil)
+_date: Any = None  # comparators.date, imported on the first value with a digit (start-up)
 # The characters of a value's JSON text kept in an example (longer ones end in "…"); how many examples are
 # kept per field and outcome is limits.Limits.cosmetic_examples (--limit cosmetic-examples=N).
 EXAMPLE_CHARS = 120

@@ -103,8 +103,8 @@ def test_the_floor_and_the_whole_process_case(tmp_path):
 
 def test_the_analyses_cost_counted_in_instructions(tmp_path):
     """bench/instructions.py: callgrind counts of the evaluation alone (start-up left out), analyses off and on,
-    once and twice in a process. The analyses add work in a single run and in a repeated one; a repeated run of
-    the same code costs about what the first did (nothing but the evaluation is counted). Without valgrind the
+    once and twice in a process. The analyses add work in a single run and in a repeated one; without them a
+    repeated run costs about what the first did (nothing but the evaluation is counted). Without valgrind the
     command says what is missing and exits 2."""
     from bench import instructions
 
@@ -120,8 +120,9 @@ def test_the_analyses_cost_counted_in_instructions(tmp_path):
     assert 0 < counted["off_1"] < counted["off_2"] and 0 < counted["on_1"] < counted["on_2"]
     assert counted["on_1"] > counted["off_1"] and counted["on_2"] - counted["on_1"] > counted["off_2"] - counted["off_1"]
     assert abs((counted["off_2"] - counted["off_1"]) / counted["off_1"] - 1) < 0.15
-    assert counted["single"] == counted["on_1"] / counted["off_1"]
-    assert counted["steady"] == (counted["on_2"] - counted["on_1"]) / (counted["off_2"] - counted["off_1"])
+    # A single run with the analyses pays their first-use imports (the Date comparator's reader, the slice tests),
+    # which a second run in the same process does not: its ratio is the higher.
+    assert counted["single"] > counted["steady"] > 1.0
 
 
 def test_without_valgrind_the_count_says_what_is_missing(monkeypatch, capsys):

@@ -309,6 +309,19 @@ def test_dateutil_is_imported_only_for_a_text_it_must_read() -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_an_install_without_dateutil_fails_when_the_comparator_loads() -> None:
+    """dateutil is imported lazily, but its absence is found when the module loads (as the import used to): not
+    swallowed later, value by value, as a text that reads no date."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nsys.modules['dateutil'] = None\n"
+              "try:\n    import stickler_cli.comparators.date\nexcept ImportError as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == ("python-dateutil, which stickler requires, is not installed "
+                                   "(pip install python-dateutil)")
+
+
 def test_identifiers_skip_dateutil(monkeypatch: pytest.MonkeyPatch) -> None:
     """SKUs, invoice numbers and tax ids are not tokenised; dates and month names still are."""
     calls: list[str] = []

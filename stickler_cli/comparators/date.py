@@ -23,6 +23,7 @@ needs it (``_dateutil_parser``).
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -115,6 +116,10 @@ def _reading_from(low: datetime, high: datetime) -> DateReading | None:
 
 
 _dateutil: Any = None  # dateutil.parser, once imported
+# Found, not imported: an install without it fails here, as the import did, rather than value by value later
+# (every read of a text below catches what goes wrong, and would read no date).
+if importlib.util.find_spec("dateutil") is None:
+    raise ImportError("python-dateutil, which stickler requires, is not installed (pip install python-dateutil)")
 
 
 def _dateutil_parser() -> Any:

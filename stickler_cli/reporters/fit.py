@@ -62,9 +62,9 @@ def fit(title: Union[str, Text, None], key: str, columns: Sequence[Column], rows
     figures = natural[1:]
     room = width - overhead(len(columns) + 1) - sum(figures)
     if room >= natural[0]:
-        return [_table(title, key, None, columns, range(len(columns)), rows, natural)]
+        return [_table(title, key, None, columns, range(len(columns)), rows, natural, width)]
     if room >= min(KEY_MIN, natural[0]):
-        return [_table(title, key, room, columns, range(len(columns)), rows, natural)]
+        return [_table(title, key, room, columns, range(len(columns)), rows, natural, width)]
     key_width = max(cell_len(key), min(natural[0], max(KEY_MIN, int(width * KEY_SHARE))))
     tables: list[Table] = []
     for part in _deal(columns, figures, width - key_width - 2):
@@ -72,7 +72,7 @@ def fit(title: Union[str, Text, None], key: str, columns: Sequence[Column], rows
         room = max(cell_len(key), width - 2 - sum(figures[k] + 2 for k in part))
         wrap = room if natural[0] > room else None
         shown = title if not tables else Text.assemble(title, " ", continued) if title else Text(continued)
-        tables.append(_table(shown, key, wrap, columns, part, rows, natural))
+        tables.append(_table(shown, key, wrap, columns, part, rows, natural, width))
     return tables
 
 
@@ -102,16 +102,19 @@ def _deal(columns: Sequence[Column], widths: list[int], room: int) -> list[list[
 
 
 def _table(title: Union[str, Text, None], key: str, key_width: int | None, columns: Sequence[Column], chosen: Sequence[int],
-           rows: Sequence[Sequence[Cell]], natural: list[int]) -> Table:
+           rows: Sequence[Sequence[Cell]], natural: list[int], width: int) -> Table:
     table = compact(title)
-    # Widths are given, not left to Rich: ``natural`` is each column's widest cell, which Rich would otherwise
-    # find again by measuring every cell.
+    # A table that fits is given its widths (``natural``: each column's widest cell), which Rich would otherwise
+    # find again by measuring every cell. One that cannot fit (a console narrower than a key and a figure) gives
+    # minimums, as Rich then lays it out with its whole cells and crops the lines, rather than cutting each cell.
+    fits = (key_width or natural[0]) + sum(natural[k + 1] for k in chosen) + overhead(len(chosen) + 1) <= width
+    size = "width" if fits else "min_width"
     if key_width is None:
-        table.add_column(key, no_wrap=True, width=natural[0])
+        table.add_column(key, no_wrap=True, **{size: natural[0]})
     else:
         table.add_column(key, overflow="fold", width=key_width)  # names come wrapped by wrap_name
     for k in chosen:
-        table.add_column(columns[k].header, justify=columns[k].justify, no_wrap=True, width=natural[k + 1])
+        table.add_column(columns[k].header, justify=columns[k].justify, no_wrap=True, **{size: natural[k + 1]})
     for row in rows:
         name = row[0] if key_width is None else wrap_name(row[0], key_width)
         table.add_row(name, *(row[k + 1] for k in chosen))
