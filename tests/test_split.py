@@ -232,6 +232,27 @@ def test_pages_per_packet_are_bounded(tmp_path, capsys, monkeypatch) -> None:
     assert code == 0 and json.loads(out)["metrics"]["packet_score"] == 1.0
 
 
+def test_what_split_holds_in_memory_is_bounded(tmp_path, capsys, monkeypatch) -> None:
+    """split holds every prediction until its ground truth comes, and a page table until it ends: the lines held
+    are bounded by --limit kept-bytes, as eval's pairing by id bounds the lines it keeps; past it, one line, exit 2."""
+    lines = [dict(GOOD, packet_id=k) for k in "ABCD"]
+    size = len(json.dumps(lines[0]))  # each line's bytes, without its newline
+    gt, pred = _write(tmp_path / "gt.jsonl", lines), _write(tmp_path / "pred.jsonl", lines)
+    code, out, err = _run(["split", gt, pred, "--limit", f"kept-bytes={3 * size}"], capsys, monkeypatch)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert f"pred.jsonl:4: pairing packets by packet_id holds every prediction in memory, and their lines pass " \
+           f"{3 * size:,} bytes" in err and "--limit kept-bytes=" in err
+    code, out, _ = _run(["split", gt, pred, "--limit", f"kept-bytes={4 * size}", "-f", "json"], capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["records"]["paired"] == 4
+    table = tmp_path / "pages.csv"
+    table.write_text("group_id,group_id_predicted,page_number,page_number_predicted\n" + "a,a,1,1\n" * 5)
+    code, out, err = _run(["split", str(table), "--limit", "kept-bytes=19"], capsys, monkeypatch)  # 4 a row: 20
+    assert code == 2 and "pages.csv:6: a page table is held in memory until it ends, and its rows pass 19 " \
+        "characters" in err
+    code, out, _ = _run(["split", str(table), "--limit", "kept-bytes=20", "-f", "json"], capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["records"]["gt_packets"] == 1
+
+
 @pytest.mark.parametrize("text, message", [
     ("group_id,group_id_predicted,page_number\n", "pages.csv:1: the header lacks the column(s) page_number_predicted"),
     ("group_id,group_id_predicted,page_number,page_number_predicted\na,b,1,x\n",

@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from .. import limits
 from ..errors import InputError
 from ..reader import STDIN, PairingStats, ground_truth_lines, open_input, parse_record
 from .metrics import UNKNOWN_CLASS, PageRow, Section
@@ -117,9 +118,17 @@ def read_pairs(gt_path: str, pred_path: str, reading: Reading,
 
 
 def _predictions(path: str, reading: Reading, max_pages: int) -> dict[Any, tuple[int, tuple[Section, ...] | None]]:
-    """packet key -> (line, its sections, or None when the record could not be read), in file order."""
+    """packet key -> (line, its sections, or None when the record could not be read), in file order. Every
+    prediction is held until its ground truth comes, so the lines read are bounded, as eval's pairing by id
+    bounds the lines it keeps (``kept-bytes``)."""
     found: dict[Any, tuple[int, tuple[Section, ...] | None]] = {}
+    kept, most = 0, limits.current().kept_bytes
     for number, content in _records(path):
+        kept += len(content) if type(content) is bytes else 0
+        if kept > most:
+            raise InputError(f"pairing packets by packet_id holds every prediction in memory, and their lines pass "
+                             f"{most:,} bytes: split the files by packet, or raise --limit kept-bytes=...", path,
+                             number)
         reading.pred_packets += 1
         record, problem = parse_record(content)
         key = None
@@ -237,6 +246,7 @@ def read_page_table(path: str, reading: Reading, max_pages: int = MAX_PAGES_PER_
     """The packets of a page-table CSV, in the order of their first rows."""
     packets: dict[str, list[PageRow]] = {}
     first: dict[str, int] = {}
+    kept, most = 0, limits.current().kept_bytes  # every row is held until the file ends (a packet's rows may scatter)
     with _open_text(path) as handle:
         rows = csv.reader(handle)
         try:
@@ -254,6 +264,11 @@ def read_page_table(path: str, reading: Reading, max_pages: int = MAX_PAGES_PER_
                 packet = cells[columns[CSV_PACKET_COLUMN]].strip() if CSV_PACKET_COLUMN in columns else ""
                 if CSV_PACKET_COLUMN in columns and not packet:
                     raise InputError(f"{CSV_PACKET_COLUMN}: empty", path, line)
+                kept += sum(map(len, cells))
+                if kept > most:
+                    raise InputError(f"a page table is held in memory until it ends, and its rows pass {most:,} "
+                                     "characters: split the file by packet, or raise --limit kept-bytes=...", path,
+                                     line)
                 held = packets.setdefault(packet, [])
                 first.setdefault(packet, line)
                 if len(held) >= max_pages:
