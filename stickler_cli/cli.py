@@ -907,6 +907,8 @@ def split_command(
              "class_label_predicted][, packet_id])."),
     output_format: str = FORMAT_OPTION,
     output: Optional[str] = OUTPUT_OPTION,
+    junit_path: Optional[str] = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
+                                             help="Also write JUnit XML here: a test case per gate and per figure."),
     fail_under: Optional[list[str]] = typer.Option(
         None, "--fail-under", metavar="METRIC=VALUE", rich_help_panel=GATES,
         help="Exit 1 when a figure is below VALUE: page_accuracy, split_accuracy_without_order, "
@@ -951,7 +953,8 @@ def split_command(
     if paths.count(STDIN) > 1:
         raise UsageError("standard input ('-') can be one of the two files, once")
     check_readable(*paths)
-    json_report.check_targets({"--output": output}, [(what, p) for what, p in zip(("ground truth", "predictions"), paths)])
+    json_report.check_targets({"--output": output, "--junit": junit_path},
+                              [(what, p) for what, p in zip(("ground truth", "predictions"), paths)])
     pages = max_pages or packet_reader.MAX_PAGES_PER_PACKET
     reading = packet_reader.Reading()
     if is_table:
@@ -966,6 +969,10 @@ def split_command(
     data = json_report.dumps(report)
     if output:
         json_report.write(output, data)
+    if junit_path:
+        from .reporters import junit
+
+        json_report.write(junit_path, junit.render_split_junit(report))
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     markdown = render_markdown(report, worst) if summary_file or output_format == "markdown" else ""
     if summary_file:
@@ -983,8 +990,9 @@ def split_command(
 
             console = Console()
             render_terminal(report, console, worst)
-            if output:
-                console.print(Text(f"JSON report written to {output}", style="dim"))
+            for what, path in (("JSON report", output), ("JUnit XML", junit_path)):
+                if path:
+                    console.print(Text(f"{what} written to {path}", style="dim"))
         sys.stdout.flush()
     from .gates import failed
 

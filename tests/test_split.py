@@ -114,6 +114,67 @@ def test_page_table_csv(capsys, monkeypatch) -> None:
     assert report["metrics"]["split_accuracy_with_order"] is None  # a page table has no sections
 
 
+def test_junit_has_a_case_per_gate_and_per_figure(tmp_path, capsys, monkeypatch) -> None:
+    """--junit: ``stickler.gates`` as eval writes it, and ``stickler.split``, a case per figure failing where a gate
+    on it failed; the figures are the JSON report's (20 of 25 pages right on the fixture); a page table's split
+    accuracy, which it cannot give, says so."""
+    from xml.etree import ElementTree as ET
+
+    xml, data = tmp_path / "split.xml", tmp_path / "split.json"
+    code, out, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--junit", str(xml), "-o",
+                         str(data), "--fail-under", "page_accuracy=0.99", "--fail-under", "v_measure=0.5"],
+                        capsys, monkeypatch)
+    assert code == 1 and f"JUnit XML written to {xml}" in " ".join(out.split())  # wrapped at 80 columns
+    root = ET.parse(xml).getroot()
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("10", "2", "0")
+    gates, figures = root.findall("testsuite")
+    assert [c.get("name") for c in gates] == ["page_accuracy >= 0.99", "v_measure >= 0.5"]
+    assert gates.find("testcase/failure").get("message") == "0.8000 < 0.99"
+    report = json.loads(data.read_text())
+    assert [c.get("name") for c in figures] == list(report["metrics"])
+    cases = {c.get("name"): c for c in figures}
+    assert cases["page_accuracy"].find("failure").get("message") == "0.8000 < 0.99"
+    assert cases["v_measure"].find("failure") is None and [c for c in figures if c.find("failure") is not None] == \
+        [cases["page_accuracy"]]
+    assert cases["split_accuracy_with_order"].find("system-out").text == "split_accuracy_with_order 0.4545 over 6 packet(s)"
+    code, _, _ = _run(["split", str(FIXTURE / "pages.csv"), "--junit", str(xml), "-f", "json"], capsys, monkeypatch)
+    table = ET.parse(xml).getroot()
+    assert code == 0 and table.get("failures") == "0" and table.find("testsuite").get("tests") == "0"
+    shown = {c.get("name"): c.find("system-out").text for c in table.findall("testsuite/testcase")}
+    assert shown["split_accuracy_with_order"] == "split_accuracy_with_order: no data (the input cannot give it)"
+    assert shown["page_accuracy"] == "page_accuracy 0.8750 over 2 packet(s)"  # 7 of 8 pages, two packets
+
+
+def test_every_form_of_report_is_valid_under_its_schema(tmp_path, capsys, monkeypatch) -> None:
+    """schemas/split-report.schema.json describes what split writes: sections with gates, a page table with and
+    without classes, bad and unpaired predictions, a run without packets; and it refuses a figure out of range."""
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "split-report.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    plain = tmp_path / "plain.csv"
+    plain.write_text("group_id,group_id_predicted,page_number,page_number_predicted\na,a,1,2\na,b,2,1\n")
+    bad = _write(tmp_path / "bad.jsonl", ["not json", dict(GOOD, packet_id="Z"),
+                                          {"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [0, 0]}]}])
+    empty = _write(tmp_path / "empty.jsonl", [])
+    runs = [[str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--fail-under", "page_accuracy=0.99",
+             "--fail-under", "ordering_score=-0.5", "--worst", "10"],
+            [str(FIXTURE / "pages.csv"), "--fail-under", "split_accuracy_with_order=0.5"],
+            [str(plain)], [_write(tmp_path / "gt.jsonl", [GOOD]), bad], [empty, bad]]
+    reports = []
+    for args in runs:
+        code, out, _ = _run(["split", *args, "-f", "json"], capsys, monkeypatch)
+        assert code in (0, 1)
+        reports.append(json.loads(out))
+        jsonschema.validate(reports[-1], schema)
+    assert reports[2]["metrics"]["page_accuracy"] is None and reports[4]["packet_count"] == 0
+    assert reports[3]["records"]["invalid_predictions"] == 2 and reports[3]["problems"][0]["line"] == 1
+    wrong = json.loads(json.dumps(reports[0]))
+    wrong["metrics"]["page_accuracy"] = 1.5
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(wrong, schema)
+
+
 def test_clustering_equals_scikit_learn_and_tau_equals_scipy() -> None:
     rng = random.Random(3)
     for _ in range(500):

@@ -3,7 +3,8 @@
 Two suites: ``stickler.gates`` has one test case per gate result (failed below
 its threshold, skipped when there was nothing to measure); ``stickler.fields``
 has one test case per field path, failing when a gate on that field failed, its
-figures in ``system-out``. ElementTree escapes markup; characters XML 1.0 cannot
+figures in ``system-out``. ``stickler split`` has the same gates suite and
+``stickler.split``, a test case per figure; ``stickler diff``, ``stickler.diff``. ElementTree escapes markup; characters XML 1.0 cannot
 hold at all (most controls) are replaced first.
 """
 
@@ -34,17 +35,7 @@ def render_junit(report: dict[str, Any]) -> bytes:
     elapsed = f"{report.get('elapsed_seconds', 0.0):.3f}"
     root = ET.Element("testsuites", name=f"stickler {_text(report['schema']['model_name'], 100)}", time=elapsed)
 
-    gate_suite = _suite(root, "stickler.gates", timestamp)
-    for g in gates:
-        case = ET.SubElement(gate_suite, "testcase", name=_text(g["gate"], 300), classname="stickler.gates", time="0")
-        if g["status"] == "failed":
-            ET.SubElement(case, "failure", type="GateFailed",
-                          message=f"{_figure(g['actual'])} < {g['threshold']:g}").text = (
-                f"{g['metric']} of {_text(g['path'] or 'the whole run', 200)} is {_figure(g['actual'])}, "
-                f"below the gate's {g['threshold']:g}")
-        elif g["status"] == "no data":
-            ET.SubElement(case, "skipped", message="nothing to measure (no ground truth or prediction for this metric)")
-
+    gate_suite = _gate_suite(root, gates, timestamp)
     field_suite = _suite(root, "stickler.fields", timestamp)
     by_field: dict[str, list[dict[str, Any]]] = {}
     for g in gates:
@@ -61,13 +52,54 @@ def render_junit(report: dict[str, Any]) -> bytes:
             f"recall {_figure(f['cm_recall'])}, F1 {_figure(f['cm_f1'])}, mean score {_figure(f.get('mean_score'))}, "
             f"schema violations {f.get('schema_violations', 0)}")
 
-    for suite in (gate_suite, field_suite):
+    return _document(root, (gate_suite, field_suite))
+
+
+def render_split_junit(report: dict[str, Any]) -> bytes:
+    """``stickler split`` as JUnit XML: ``stickler.gates`` as for an evaluation, and ``stickler.split`` with one
+    test case per figure of the whole run (page accuracy, split accuracy, V-measure, ...), failing when a gate on
+    it failed, its value in ``system-out``."""
+    gates = report.get("gates") or []
+    timestamp = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    root = ET.Element("testsuites", name=f"stickler split {_text(report['source'], 200)}", time="0")
+    gate_suite = _gate_suite(root, gates, timestamp)
+    figure_suite = _suite(root, "stickler.split", timestamp)
+    for metric, value in report["metrics"].items():
+        case = ET.SubElement(figure_suite, "testcase", name=metric, classname="stickler.split", time="0")
+        failing = [g for g in gates if g["metric"] == metric and g["status"] == "failed"]
+        if failing:
+            ET.SubElement(case, "failure", type="GateFailed",
+                          message="; ".join(f"{_figure(g['actual'])} < {g['threshold']:g}" for g in failing))
+        ET.SubElement(case, "system-out").text = (
+            f"{metric} {_figure(value)} over {report['packet_count']} packet(s)" if value is not None
+            else f"{metric}: no data (the input cannot give it)")
+    return _document(root, (gate_suite, figure_suite))
+
+
+def _gate_suite(root: ET.Element, gates: list[dict[str, Any]], timestamp: str) -> ET.Element:
+    """``stickler.gates``: a test case per gate result, failed below its threshold, skipped with nothing to measure."""
+    suite = _suite(root, "stickler.gates", timestamp)
+    for g in gates:
+        case = ET.SubElement(suite, "testcase", name=_text(g["gate"], 300), classname="stickler.gates", time="0")
+        if g["status"] == "failed":
+            ET.SubElement(case, "failure", type="GateFailed",
+                          message=f"{_figure(g['actual'])} < {g['threshold']:g}").text = (
+                f"{g['metric']} of {_text(g['path'] or 'the whole run', 200)} is {_figure(g['actual'])}, "
+                f"below the gate's {g['threshold']:g}")
+        elif g["status"] == "no data":
+            ET.SubElement(case, "skipped", message="nothing to measure (no ground truth or prediction for this metric)")
+    return suite
+
+
+def _document(root: ET.Element, suites: tuple[ET.Element, ...]) -> bytes:
+    """The XML of ``root``, each suite and the root counting their tests, failures and skips."""
+    for suite in suites:
         cases = suite.findall("testcase")
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
         suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
-    root.set("tests", str(sum(int(s.get("tests", 0)) for s in (gate_suite, field_suite))))
-    root.set("failures", str(sum(int(s.get("failures", 0)) for s in (gate_suite, field_suite))))
+    root.set("tests", str(sum(int(s.get("tests", 0)) for s in suites)))
+    root.set("failures", str(sum(int(s.get("failures", 0)) for s in suites)))
     root.set("errors", "0")
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
@@ -99,11 +131,4 @@ def render_diff_junit(report: dict[str, Any]) -> bytes:
         elif r["verdict"] == NO_DATA:
             ET.SubElement(case, "skipped", message="nothing to compare (no ground truth or prediction for this figure)")
         ET.SubElement(case, "system-out").text = detail
-    cases = suite.findall("testcase")
-    for element in (suite, root):
-        element.set("tests", str(len(cases)))
-        element.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
-    suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
-    root.set("errors", "0")
-    ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    return _document(root, (suite,))
