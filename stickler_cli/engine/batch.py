@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -150,12 +151,14 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
     """``f``'s column: a missing key takes the default (never unwrapped), rich values are unwrapped;
     for predictions also each value's confidence and whether it carries metadata."""
     key, default = f.key, f.default
+    # Every object of a table is a dict (_Table's callers make it so): dict.get mapped over them, in C, costs
+    # four fifths of a comprehension calling d.get.
     if type(default) is dict:  # a default is never unwrapped: keep missing keys apart
-        given = [d.get(key, _MISSING) for d in objects]
+        given = list(map(dict.get, objects, repeat(key), repeat(_MISSING)))
         values = [default if v is _MISSING else v["_value"] if type(v) is dict and "_value" in v else v
                   for v in given]
     else:
-        given = values = [d.get(key, default) for d in objects]
+        given = values = list(map(dict.get, objects, repeat(key), repeat(default)))
     rich = dict in set(map(type, given))
     kind = f.kind
     confidences: list | None = None
