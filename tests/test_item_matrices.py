@@ -182,6 +182,22 @@ def test_cells_and_matrices_equal_pair_by_pair(comparator):
         assert cells == [expected[i][j] for i, j in zip(rows, cols)]
 
 
+def test_token_sort_cells_agree_however_many_pairs_a_text_is_in():
+    """token_sort_ratio cells are made two ways (_token_sort_cells): texts in about one pair each go to
+    rapidfuzz's token_sort_ratio whole; texts in many pairs have their words sorted once first. Both give each
+    pair's own similarity, non-ASCII text, values with no text and empty strings included."""
+    comparator = FuzzyComparator(method="token_sort_ratio")
+    rng = random.Random(5)
+    gts = [_text_value(rng) for _ in range(12)]
+    preds = [_text_value(rng) for _ in range(12)]
+    expected = [[comparator.similarity(g, p) for p in preds] for g in gts]
+    one_each = list(range(12))  # 12 pairs of 24 texts: the first way
+    every = [(i, j) for i in range(12) for j in range(12)]  # 144 pairs of 24 texts: the second
+    for rows, cols in ((one_each, one_each[::-1]), ([i for i, _ in every], [j for _, j in every])):
+        cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
+        assert cells == [expected[i][j] for i, j in zip(rows, cols)]
+
+
 def test_a_value_with_no_text_scores_zero_in_a_matrix():
     """rapidfuzz leaves a None row of a cdist matrix unset; the comparators must not read it."""
     for comparator in (LevenshteinComparator(), FuzzyComparator()):
