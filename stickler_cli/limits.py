@@ -23,8 +23,9 @@ class Limits:
     """Every bound, by the name the user writes (underscores as dashes)."""
 
     line_bytes: int = 64 * 2**20  # one JSONL line (or a whole .json array file); longer lines are skipped and counted
-    # Prediction lines held in memory to pair by id when the file cannot be read twice (.gz, a pipe), and the
-    # prediction lines `stickler split` reads (it holds every packet until its ground truth comes).
+    # Prediction lines held in memory to pair by id when the file cannot be read twice (.gz, a pipe); and what
+    # `stickler split` holds: its prediction lines (every packet until its ground truth comes) and a page table's
+    # cells (characters). A bound on the input held: the objects read from it take a few times as much memory.
     kept_bytes: int = 2**30
     llm_response_bytes: int = 2**20  # one LLMComparator response body; a longer one fails that comparison
     # What a schema's LLMComparator options may ask for at most: seconds per request (its `timeout`),

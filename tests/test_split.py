@@ -141,7 +141,10 @@ def test_junit_has_a_case_per_gate_and_per_figure(tmp_path, capsys, monkeypatch)
     table = ET.parse(xml).getroot()
     assert code == 0 and table.get("failures") == "0" and table.find("testsuite").get("tests") == "0"
     shown = {c.get("name"): c.find("system-out").text for c in table.findall("testsuite/testcase")}
-    assert shown["split_accuracy_with_order"] == "split_accuracy_with_order: no data (the input cannot give it)"
+    assert shown["split_accuracy_with_order"] == "split_accuracy_with_order: no data (a page table has no sections)"
+    skipped = [c.get("name") for c in table.findall("testsuite/testcase") if c.find("skipped") is not None]
+    assert skipped == ["split_accuracy_without_order", "split_accuracy_with_order"]
+    assert table.findall("testsuite")[1].get("skipped") == "2"
     assert shown["page_accuracy"] == "page_accuracy 0.8750 over 2 packet(s)"  # 7 of 8 pages, two packets
 
 
@@ -160,7 +163,9 @@ def test_every_form_of_report_is_valid_under_its_schema(tmp_path, capsys, monkey
     runs = [[str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--fail-under", "page_accuracy=0.99",
              "--fail-under", "ordering_score=-0.5", "--worst", "10"],
             [str(FIXTURE / "pages.csv"), "--fail-under", "split_accuracy_with_order=0.5"],
-            [str(plain)], [_write(tmp_path / "gt.jsonl", [GOOD]), bad], [empty, bad]]
+            [str(plain)], [_write(tmp_path / "gt.jsonl", [GOOD]), bad], [empty, bad],
+            [str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--alpha", "2", "--beta", "0"],
+            [str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--alpha", "-1", "--beta", "2"]]
     reports = []
     for args in runs:
         code, out, _ = _run(["split", *args, "-f", "json"], capsys, monkeypatch)
@@ -169,10 +174,13 @@ def test_every_form_of_report_is_valid_under_its_schema(tmp_path, capsys, monkey
         jsonschema.validate(reports[-1], schema)
     assert reports[2]["metrics"]["page_accuracy"] is None and reports[4]["packet_count"] == 0
     assert reports[3]["records"]["invalid_predictions"] == 2 and reports[3]["problems"][0]["line"] == 1
-    wrong = json.loads(json.dumps(reports[0]))
-    wrong["metrics"]["page_accuracy"] = 1.5
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(wrong, schema)
+    assert max(r["metrics"]["packet_score"] for r in reports[5:]) > 1  # --alpha and --beta take any finite number
+    for report, key, value in ((reports[0], "page_accuracy", 1.5), (reports[0], "clustering_score", -0.1),
+                               (reports[1], "split_accuracy_with_order", 0.5)):  # a page table has no sections
+        wrong = json.loads(json.dumps(report))
+        wrong["metrics"][key] = value
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(wrong, schema)
 
 
 def test_clustering_equals_scikit_learn_and_tau_equals_scipy() -> None:

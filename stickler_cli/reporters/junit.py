@@ -4,8 +4,9 @@ Two suites: ``stickler.gates`` has one test case per gate result (failed below
 its threshold, skipped when there was nothing to measure); ``stickler.fields``
 has one test case per field path, failing when a gate on that field failed, its
 figures in ``system-out``. ``stickler split`` has the same gates suite and
-``stickler.split``, a test case per figure; ``stickler diff``, ``stickler.diff``. ElementTree escapes markup; characters XML 1.0 cannot
-hold at all (most controls) are replaced first.
+``stickler.split``, a test case per figure; ``stickler diff``, ``stickler.diff``.
+ElementTree escapes markup; characters XML 1.0 cannot hold at all (most
+controls) are replaced first.
 """
 
 from __future__ import annotations
@@ -64,15 +65,22 @@ def render_split_junit(report: dict[str, Any]) -> bytes:
     root = ET.Element("testsuites", name=f"stickler split {_text(report['source'], 200)}", time="0")
     gate_suite = _gate_suite(root, gates, timestamp)
     figure_suite = _suite(root, "stickler.split", timestamp)
+    packets = report["packet_count"]
     for metric, value in report["metrics"].items():
         case = ET.SubElement(figure_suite, "testcase", name=metric, classname="stickler.split", time="0")
         failing = [g for g in gates if g["metric"] == metric and g["status"] == "failed"]
         if failing:
             ET.SubElement(case, "failure", type="GateFailed",
                           message="; ".join(f"{_figure(g['actual'])} < {g['threshold']:g}" for g in failing))
-        ET.SubElement(case, "system-out").text = (
-            f"{metric} {_figure(value)} over {report['packet_count']} packet(s)" if value is not None
-            else f"{metric}: no data (the input cannot give it)")
+        if value is None:
+            why = ("no packet was scored" if not packets else "a page table has no sections"
+                   if metric.startswith("split_accuracy") else "the page table has no class columns"
+                   if metric == "page_accuracy" else "the input cannot give it")
+            if not failing:
+                ET.SubElement(case, "skipped", message=f"no data: {why}")
+            ET.SubElement(case, "system-out").text = f"{metric}: no data ({why})"
+        else:
+            ET.SubElement(case, "system-out").text = f"{metric} {_figure(value)} over {packets} packet(s)"
     return _document(root, (gate_suite, figure_suite))
 
 
