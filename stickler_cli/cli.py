@@ -909,6 +909,7 @@ def split_command(
     output: Optional[str] = OUTPUT_OPTION,
     junit_path: Optional[str] = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
                                              help="Also write JUnit XML here: a test case per gate and per figure."),
+    html_path: Optional[str] = HTML_OPTION,
     fail_under: Optional[list[str]] = typer.Option(
         None, "--fail-under", metavar="METRIC=VALUE", rich_help_panel=GATES,
         help="Exit 1 when a figure is below VALUE: page_accuracy, split_accuracy_without_order, "
@@ -953,7 +954,7 @@ def split_command(
     if paths.count(STDIN) > 1:
         raise UsageError("standard input ('-') can be one of the two files, once")
     check_readable(*paths)
-    json_report.check_targets({"--output": output, "--junit": junit_path},
+    json_report.check_targets({"--output": output, "--junit": junit_path, "--html": html_path},
                               [(what, p) for what, p in zip(("ground truth", "predictions"), paths)])
     pages = max_pages or packet_reader.MAX_PAGES_PER_PACKET
     reading = packet_reader.Reading()
@@ -973,6 +974,10 @@ def split_command(
         from .reporters import junit
 
         json_report.write(junit_path, junit.render_split_junit(report))
+    if html_path:
+        from .reporters.html import render_split_html
+
+        json_report.write(html_path, render_split_html(report).encode())
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     markdown = render_markdown(report, worst) if summary_file or output_format == "markdown" else ""
     if summary_file:
@@ -990,7 +995,7 @@ def split_command(
 
             console = Console()
             render_terminal(report, console, worst)
-            for what, path in (("JSON report", output), ("JUnit XML", junit_path)):
+            for what, path in (("JSON report", output), ("JUnit XML", junit_path), ("HTML report", html_path)):
                 if path:
                     console.print(Text(f"{what} written to {path}", style="dim"))
         sys.stdout.flush()

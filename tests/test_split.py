@@ -183,6 +183,54 @@ def test_every_form_of_report_is_valid_under_its_schema(tmp_path, capsys, monkey
             jsonschema.validate(wrong, schema)
 
 
+HOSTILE = "<script>alert(1)</script>"
+
+
+def test_html_page_of_a_split(tmp_path, capsys, monkeypatch) -> None:
+    """--html: one self-contained page (no network, the policy of the eval report) with the figures, gates, pages
+    by class, misclassified pages, worst packets and record problems; every name from the data escaped."""
+    gt = _write(tmp_path / "gt.jsonl", [{"packet_id": HOSTILE, "sections": [{"document_class": HOSTILE, "page_indices": [0, 1]}]},
+                                        dict(GOOD, packet_id="B")])
+    pred = _write(tmp_path / "pred.jsonl", [{"packet_id": HOSTILE, "sections": [{"document_class": "x", "page_indices": [1, 0]}]},
+                                            "not json"])
+    page_path = tmp_path / "split.html"
+    code, out, _ = _run(["split", gt, pred, "--html", str(page_path), "--fail-under", "packet_score=0.9"], capsys,
+                        monkeypatch)
+    assert code == 1 and "HTML report written to" in out
+    page = page_path.read_text()
+    assert "<script>alert" not in page and page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3  # packet, class ×2
+    assert "Content-Security-Policy" in page and "http" not in page.replace("http-equiv", "")
+    for heading in ("Figures", "Gates: 1 of 1 failed", "Pages by class", "Misclassified pages", "Worst packets",
+                    "Records", "Record problems (2)"):  # the line that is not JSON, packet B without prediction
+        assert f"<h2>{heading}</h2>" in page
+    assert "pred.jsonl:2: prediction not valid JSON" in page
+
+
+def test_html_page_of_a_split_in_chromium(tmp_path, capsys, monkeypatch) -> None:
+    """The page loads with no console error (its script allowed by the policy), and its worst packets sort on a
+    click, by the figures the JSON report gives them."""
+    from tests.support.browser import chromium
+
+    page_path, data = tmp_path / "split.html", tmp_path / "split.json"
+    code, _, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--html", str(page_path),
+                       "-o", str(data), "--worst", "10"], capsys, monkeypatch)
+    assert code == 0
+    worst = json.loads(data.read_text())["worst_packets"]
+    with chromium() as browser:
+        page = browser.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(page_path.as_uri(), wait_until="load")
+        rows = "table.sortable >> nth=2"  # pages by class, misclassified pages, worst packets
+        ids = page.locator(rows).locator("tbody tr td:nth-child(1)").all_text_contents()
+        assert ids == [p["packet_id"] for p in worst]
+        page.locator(rows).locator("thead th", has_text="packet score").locator("button").click()
+        scores = [float(v) for v in page.locator(rows).locator("tbody tr td:nth-child(14)").all_text_contents()]
+        assert scores == sorted(round(p["packet_score"], 3) for p in worst)
+        assert problems == []
+
+
 def test_clustering_equals_scikit_learn_and_tau_equals_scipy() -> None:
     rng = random.Random(3)
     for _ in range(500):

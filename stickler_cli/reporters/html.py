@@ -700,23 +700,29 @@ def _errors(report: dict[str, Any]) -> str:
     return f"<h2>Errors ({len(errors):,})</h2><ul>{''.join(items)}</ul>{more}"
 
 
+def _page(title: str, body: str, style: str = "") -> str:
+    """One self-contained page: a policy that lets only its own script run, the stylesheet (and ``style``),
+    ``body`` (already escaped), the sorting script."""
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{title}</title><style>{_CSS}{style}</style></head><body><main>{body}"
+            f"</main><script>{_SCRIPT}</script></body></html>\n")
+
+
 def render_html(report: dict[str, Any]) -> str:
     """The whole report as one HTML page that loads nothing from anywhere."""
     schema = _dict(report.get("schema"))
     name = _e(schema.get("model_name") or "stickler report", 120)
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{name} — stickler report</title><style>{_CSS}</style></head><body><main>"
-            f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
-            f"{_fmt(report.get('document_count'))} documents · stickler "
-            f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
-            + _warnings(report) + _summary(report) + _gates(report) + _fields(report) + _aggregates(report)
-            + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
-            + render_slices(report, _e, _table, _num_cell) + list_section.html_section(report, _e, _table) + _violations(report)
-            + _histogram(report) + _thresholds(report) + _confidence(report) + _localisation(report) + _documents(report)
-            + _errors(report)
-            + f"</main><script>{_SCRIPT}</script></body></html>\n")
+    return _page(f"{name} — stickler report",
+                 f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
+                 f"{_fmt(report.get('document_count'))} documents · stickler "
+                 f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
+                 + _warnings(report) + _summary(report) + _gates(report) + _fields(report) + _aggregates(report)
+                 + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
+                 + render_slices(report, _e, _table, _num_cell) + list_section.html_section(report, _e, _table)
+                 + _violations(report) + _histogram(report) + _thresholds(report) + _confidence(report)
+                 + _localisation(report) + _documents(report) + _errors(report))
 
 
 def render_diff_html(report: dict[str, Any]) -> str:
@@ -739,15 +745,62 @@ def render_diff_html(report: dict[str, Any]) -> str:
     headers = [("figure", "text"), ("watched", "text"), ("A", "num"), ("B", "num"), ("B − A", "num"),
                (f"{level * 100:g}% interval", ""), ("p", "num"), ("verdict", "text")]
     line = verdict(report, lambda k: f"<code>{_e(k, 300)}</code>")
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{name} — stickler diff</title><style>{_CSS}tr.better td{{background:#e3f5e6}}</style>"
-            f"</head><body><main><h1>B against A · {name}</h1>"
-            f"<p class=meta>A {_e(inputs.get('a') or '', 300)} · B {_e(inputs.get('b') or '', 300)} · "
-            f"ground truth {_e(inputs.get('ground_truth') or '', 300)} · {_fmt(report.get('document_count'))} documents · "
-            f"{level * 100:g}% paired-bootstrap intervals, permutation p-values ({_fmt(boot.get('resamples'))} resamples, "
-            f"seed {_fmt(boot.get('seed'))}) · stickler {_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
-            f"<p><b>{line}</b></p><h2>Figures</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
-            + _table(headers, rows, sortable=True)
-            + f"</main><script>{_SCRIPT}</script></body></html>\n")
+    return _page(f"{name} — stickler diff",
+                 f"<h1>B against A · {name}</h1>"
+                 f"<p class=meta>A {_e(inputs.get('a') or '', 300)} · B {_e(inputs.get('b') or '', 300)} · "
+                 f"ground truth {_e(inputs.get('ground_truth') or '', 300)} · {_fmt(report.get('document_count'))} "
+                 f"documents · {level * 100:g}% paired-bootstrap intervals, permutation p-values "
+                 f"({_fmt(boot.get('resamples'))} resamples, seed {_fmt(boot.get('seed'))}) · stickler "
+                 f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
+                 f"<p><b>{line}</b></p><h2>Figures</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
+                 + _table(headers, rows, sortable=True), style="tr.better td{background:#e3f5e6}")
+
+
+# The figures of ``stickler split``, as its terminal table names them.
+SPLIT_FIGURES = (("page_accuracy", "Page accuracy"), ("split_accuracy_without_order", "Split accuracy, any page order"),
+                 ("split_accuracy_with_order", "Split accuracy, page order kept"), ("v_measure", "V-measure"),
+                 ("rand_index", "Rand index"), ("clustering_score", "Clustering score"),
+                 ("ordering_score", "Ordering score (Kendall's tau)"), ("packet_score", "Packet score"))
+
+
+def render_split_html(report: dict[str, Any]) -> str:
+    """``stickler split`` as one self-contained page: the figures, the gates, pages by class, the
+    misclassified pages, the worst packets (sortable) and the record problems; same escaping and policy."""
+    inputs, metrics, counts = _dict(report.get("inputs")), _dict(report.get("metrics")), _dict(report.get("counts"))
+    source = _e(report.get("source") or "stickler split", 300)
+    figures = [f"<tr><td>{_e(label)}</td>{_num_cell(metrics.get(key))}</tr>" for key, label in SPLIT_FIGURES]
+    classes = [f'<tr><td>{_e(c.get("class"), 200)}</td>{_num_cell(c.get("gt_pages"))}{_num_cell(c.get("pred_pages"))}'
+               f'{_num_cell(c.get("correct_pages"))}{_num_cell(c.get("precision"))}{_num_cell(c.get("recall"))}'
+               f'{_num_cell(c.get("f1"))}</tr>' for c in map(_dict, _list(report.get("classes")))]
+    wrong = [f'<tr><td>{_e(c.get("ground_truth") or "(missing)", 200)}</td>'
+             f'<td>{_e(c.get("predicted") or "(missing)", 200)}</td>{_num_cell(c.get("pages"))}</tr>'
+             for c in map(_dict, _list(report.get("confusion"))) if c.get("ground_truth") != c.get("predicted")]
+    keys = ("pages", "page_accuracy", "sections", "split_without_order", "split_with_order", "pages_missing",
+            "pages_extra", "v_measure", "rand_index", "clustering_score", "ordering_score", "packet_score")
+    worst = [f'<tr><td>{_e(p.get("packet_id"), 200)}</td><td>{_e(p.get("where"), 300)}</td>'
+             + "".join(_num_cell(p.get(k)) for k in keys) + "</tr>" for p in map(_dict, _list(report.get("worst_packets")))]
+    problems = [f'<li>{_e(p.get("source"), 300)}{":" + _fmt(p.get("line")) if p.get("line") else ""}: '
+                f'{_e(p.get("message"), 500)}</li>' for p in map(_dict, _list(report.get("problems")))]
+    records = _dict(report.get("records"))
+    body = (f"<h1>stickler split · {source}</h1><p class=meta>{_e(inputs.get('form'), 20)} · "
+            f"{' · '.join(_e(f, 300) for f in _list(inputs.get('files')))} · {_fmt(report.get('packet_count'))} packets · "
+            f"{_fmt(counts.get('pages'))} pages · stickler {_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
+            "<h2>Figures</h2>" + _table([("figure", ""), ("value", "")], figures) + _gates(report))
+    if classes:
+        body += "<h2>Pages by class</h2>" + _table(
+            [("class", "text"), ("ground truth", "num"), ("predicted", "num"), ("right", "num"), ("precision", "num"),
+             ("recall", "num"), ("F1", "num")], classes, sortable=True)
+    if wrong:
+        body += "<h2>Misclassified pages</h2>" + _table([("ground truth", "text"), ("predicted", "text"),
+                                                         ("pages", "num")], wrong, sortable=True)
+    if worst:
+        body += ("<h2>Worst packets</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
+                 + _table([("packet", "text"), ("where", "text"), *((k.replace("_", " "), "num") for k in keys)], worst,
+                          sortable=True))
+    body += "<h2>Records</h2>" + _table([(k.replace("_", " "), "num") for k in records],
+                                        [f"<tr>{''.join(_num_cell(v) for v in records.values())}</tr>"]) if records else ""
+    if problems:
+        more = records.get("problem_count", len(problems)) - len(problems)
+        body += (f"<h2>Record problems ({_fmt(records.get('problem_count', len(problems)))})</h2>"
+                 f"<ul>{''.join(problems)}</ul>" + (f"<p>… and {more:,} more</p>" if more > 0 else ""))
+    return _page(f"{source} — stickler split", body)
