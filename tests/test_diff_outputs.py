@@ -114,17 +114,13 @@ def test_html_page_of_the_diff(files, tmp_path, capsys):
 
 def test_html_page_of_the_diff_in_chromium(files, tmp_path, capsys):
     """The page loads with no console error (its script allowed by the policy) and sorts on a click."""
-    from tests.support.browser import chromium
+    from tests.support.browser import chromium, open_page
 
     page_path = tmp_path / "diff.html"
     assert main(_diff(files, "--html", str(page_path))) == 0
     capsys.readouterr()
     with chromium() as browser:
-        page = browser.new_page()
-        problems: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.goto(page_path.as_uri(), wait_until="load")
+        page, problems = open_page(browser, page_path)
         figures = page.eval_on_selector_all("tbody tr td:nth-child(1)", "cells => cells.map(c => c.textContent)")
         assert len(figures) == 16 and figures[0] == "weighted_overall_score"
         page.locator("thead th", has_text="p").locator("button").click()

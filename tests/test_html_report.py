@@ -14,7 +14,7 @@ import pytest
 
 from stickler_cli.cli import main
 from stickler_cli.reporters.html import render_html
-from tests.support.browser import chromium
+from tests.support.browser import chromium, open_page
 
 SCRIPT = "<script>document.title='pwned';window.__pwned=1</script>"
 IMG = '"><img src=x onerror="window.__pwned=1">'
@@ -223,11 +223,7 @@ def test_in_chromium(tmp_path: Path) -> None:
     html_path.write_text(render_html(report), encoding="utf-8")
     screenshot = tmp_path / "report.png"
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        problems: list[str] = []
-        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.goto(html_path.as_uri(), wait_until="load")
+        page, problems = open_page(browser, html_path, {"width": 1280, "height": 900})
 
         assert page.evaluate("window.__pwned") is None
         assert page.title() == "Probe<script>window.__pwned=1</script> — stickler report"  # as text, unchanged
@@ -371,12 +367,7 @@ def test_clicks_filters_and_search_in_chromium(tmp_path: Path) -> None:
     html_path = tmp_path / "clicks.html"
     html_path.write_text(render_html(report), encoding="utf-8")
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        problems: list[str] = []
-        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-        page.goto(html_path.as_uri(), wait_until="load")
+        page, problems = open_page(browser, html_path, {"width": 1280, "height": 900})
         assert page.locator("section.failures:visible").count() == 0  # no panel before a click
 
         def panel_after_clicking(field: str) -> Any:

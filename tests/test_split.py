@@ -209,7 +209,7 @@ def test_html_page_of_a_split(tmp_path, capsys, monkeypatch) -> None:
 def test_html_page_of_a_split_in_chromium(tmp_path, capsys, monkeypatch) -> None:
     """The page loads with no console error (its script allowed by the policy), and its worst packets sort on a
     click, by the figures the JSON report gives them."""
-    from tests.support.browser import chromium
+    from tests.support.browser import chromium, open_page
 
     page_path, data = tmp_path / "split.html", tmp_path / "split.json"
     code, _, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--html", str(page_path),
@@ -217,11 +217,7 @@ def test_html_page_of_a_split_in_chromium(tmp_path, capsys, monkeypatch) -> None
     assert code == 0
     worst = json.loads(data.read_text())["worst_packets"]
     with chromium() as browser:
-        page = browser.new_page()
-        problems: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.goto(page_path.as_uri(), wait_until="load")
+        page, problems = open_page(browser, page_path)
         rows = "table.sortable >> nth=2"  # pages by class, misclassified pages, worst packets
         ids = page.locator(rows).locator("tbody tr td:nth-child(1)").all_text_contents()
         assert ids == [p["packet_id"] for p in worst]

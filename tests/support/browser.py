@@ -39,3 +39,15 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def open_page(browser: Any, path: Path, viewport: dict[str, int] | None = None) -> tuple[Any, list[str]]:
+    """``path`` loaded in a new page, and the list its console errors and warnings, page errors and dialogs
+    (dismissed) are written to as they come: a test asserts it stays empty."""
+    page = browser.new_page(**({"viewport": viewport} if viewport else {}))
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+    page.goto(path.as_uri(), wait_until="load")
+    return page, problems
