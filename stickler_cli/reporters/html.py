@@ -756,24 +756,21 @@ def render_diff_html(report: dict[str, Any]) -> str:
                  + _table(headers, rows, sortable=True), style="tr.better td{background:#e3f5e6}")
 
 
-# The figures of ``stickler split``, as its terminal table names them.
-SPLIT_FIGURES = (("page_accuracy", "Page accuracy"), ("split_accuracy_without_order", "Split accuracy, any page order"),
-                 ("split_accuracy_with_order", "Split accuracy, page order kept"), ("v_measure", "V-measure"),
-                 ("rand_index", "Rand index"), ("clustering_score", "Clustering score"),
-                 ("ordering_score", "Ordering score (Kendall's tau)"), ("packet_score", "Packet score"))
-
-
 def render_split_html(report: dict[str, Any]) -> str:
     """``stickler split`` as one self-contained page: the figures, the gates, pages by class, the
     misclassified pages, the worst packets (sortable) and the record problems; same escaping and policy."""
+    from .packets import LABELS, MISSING, figure_details  # the terminal's and Markdown's names of things
+
     inputs, metrics, counts = _dict(report.get("inputs")), _dict(report.get("metrics")), _dict(report.get("counts"))
     source = _e(report.get("source") or "stickler split", 300)
-    figures = [f"<tr><td>{_e(label)}</td>{_num_cell(metrics.get(key))}</tr>" for key, label in SPLIT_FIGURES]
+    details = figure_details(report)
+    figures = [f"<tr><td>{_e(label)}</td>{_num_cell(metrics.get(key))}<td>{_e(details.get(key, ''), 100)}</td></tr>"
+               for key, label in LABELS.items()]
     classes = [f'<tr><td>{_e(c.get("class"), 200)}</td>{_num_cell(c.get("gt_pages"))}{_num_cell(c.get("pred_pages"))}'
                f'{_num_cell(c.get("correct_pages"))}{_num_cell(c.get("precision"))}{_num_cell(c.get("recall"))}'
                f'{_num_cell(c.get("f1"))}</tr>' for c in map(_dict, _list(report.get("classes")))]
-    wrong = [f'<tr><td>{_e(c.get("ground_truth") or "(missing)", 200)}</td>'
-             f'<td>{_e(c.get("predicted") or "(missing)", 200)}</td>{_num_cell(c.get("pages"))}</tr>'
+    wrong = [f'<tr><td>{_e(c.get("ground_truth") or MISSING, 200)}</td>'
+             f'<td>{_e(c.get("predicted") or MISSING, 200)}</td>{_num_cell(c.get("pages"))}</tr>'
              for c in map(_dict, _list(report.get("confusion"))) if c.get("ground_truth") != c.get("predicted")]
     keys = ("pages", "page_accuracy", "sections", "split_without_order", "split_with_order", "pages_missing",
             "pages_extra", "v_measure", "rand_index", "clustering_score", "ordering_score", "packet_score")
@@ -785,7 +782,7 @@ def render_split_html(report: dict[str, Any]) -> str:
     body = (f"<h1>stickler split · {source}</h1><p class=meta>{_e(inputs.get('form'), 20)} · "
             f"{' · '.join(_e(f, 300) for f in _list(inputs.get('files')))} · {_fmt(report.get('packet_count'))} packets · "
             f"{_fmt(counts.get('pages'))} pages · stickler {_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
-            "<h2>Figures</h2>" + _table([("figure", ""), ("value", "")], figures) + _gates(report))
+            "<h2>Figures</h2>" + _table([("figure", ""), ("value", ""), ("", "")], figures) + _gates(report))
     if classes:
         body += "<h2>Pages by class</h2>" + _table(
             [("class", "text"), ("ground truth", "num"), ("predicted", "num"), ("right", "num"), ("precision", "num"),

@@ -33,7 +33,7 @@ LABELS = {
 }
 
 
-def _details(report: dict[str, Any]) -> dict[str, str]:
+def figure_details(report: dict[str, Any]) -> dict[str, str]:
     """The counts behind the pooled figures, and the definition behind the means."""
     c, s = report["counts"], report["settings"]
     details = {"v_measure": "mean over packets", "rand_index": "mean over packets",
@@ -79,7 +79,7 @@ def render_terminal(report: dict[str, Any], console: Console, worst_shown: int) 
     """Figures, pages by class, the confusions, the worst packets, problems and gates."""
     width = console.width
     title = Text("stickler split · ") + safe(report["source"], NAME_LIMIT)
-    details = _details(report)
+    details = figure_details(report)
     rows = [[LABELS[name], figure(value), details.get(name, "")] for name, value in report["metrics"].items()]
     for table in fit(title, "Figure", [Column("Value"), Column("", justify="left")], rows, width):
         console.print(table)
@@ -134,7 +134,7 @@ def _location(problem: dict[str, Any]) -> str:
 
 def render_markdown(report: dict[str, Any], worst_shown: int) -> str:
     """The same report as Markdown, for a pull-request comment or $GITHUB_STEP_SUMMARY."""
-    details = _details(report)
+    details = figure_details(report)
     lines = [f"## stickler split · {text(report['source'])}", "", _summary_line(report), ""]
     bad = [g for g in report.get("gates") or [] if g["status"] == "failed"]
     if bad:
