@@ -42,28 +42,21 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = str(ROOT / "bench" / "invoice.schema.json")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
-# The child: evaluate ``runs`` times, as bench/measure.py does with its clock running; under callgrind
-# ("instrument"), with instrumentation on around the evaluations alone (callgrind_control, bounded in time).
+# The child: bench/measure.py's set-up, then its timed evaluation ``runs`` times; under callgrind ("instrument"),
+# with instrumentation on around the evaluations alone (callgrind_control, bounded in time).
 CHILD = """
 import os, subprocess, sys
 sys.path.insert(0, sys.argv[1])
+from bench.measure import evaluate, prepare
 schema, gt, pred, analyses, runs, instrumented, *slices = sys.argv[2:]
-if analyses == "off":
-    from bench.measure import without_failure_analyses
-    without_failure_analyses()
-from stickler_cli import load_schema, scipy_lsap
-from stickler_cli.accumulate import Analysis
-from stickler_cli.evaluate import evaluate_files
-from stickler_cli.report import build_report
-plan = load_schema(schema)
-scipy_lsap.solver()
+plan = prepare(schema, analyses=analyses == "on")
 def instrument(state):
     if instrumented == "instrument":
         subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True, timeout=60,
                        stdout=subprocess.DEVNULL)
 instrument("on")
 for _ in range(int(runs)):
-    build_report(evaluate_files(plan, gt, pred, analysis=Analysis(slices=tuple(slices))))
+    evaluate(plan, gt, pred, slices=tuple(slices))
 instrument("off")
 """
 # Each process's time limit: fifty times the evaluations' own time, and the imports', with room to spare.
