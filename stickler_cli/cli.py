@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import errno
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -1159,18 +1160,42 @@ def main(argv: list[str] | None = None) -> int:
 
 def _app_for(args: list[str]) -> typer.Typer:
     """The app as ``args`` need it. typer builds the parameters of every command it holds on each call
-    (signatures, type hints: 5-20 ms for all of them), so a command named first is built alone. Anything
-    else (an option first, no command, a name that is none) gets the whole app, whose help pages and usage
-    errors list every command. The copy keeps the root callback (``_root``), which is what makes typer build a
-    group even of one command, so the first word is still read as the command's name."""
+    (signatures, type hints: 10-15 ms for all of them), so a command named first is built alone. When no
+    argument names a command, none can run: the help page and the usage errors only list the commands, so
+    each is given as a ``_listing`` (its name and help, no parameters). Anything else (an option before the
+    command) gets the whole app. The copies keep the root callback (``_root``), which is what makes typer
+    build a group even of one command, so the first word is still read as the command's name."""
     name = args[0] if args else None
     commands = [c for c in app.registered_commands if c.name == name]
     groups = [g for g in app.registered_groups if g.name == name]
     if not (commands or groups):
-        return app
+        named = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
+        return app if named.intersection(args) else _listing(app)
     alone = copy.copy(app)
     alone.registered_commands, alone.registered_groups = commands, groups
     return alone
+
+
+def _listing(full: typer.Typer) -> typer.Typer:
+    """A copy of ``full`` whose commands (its groups' too) keep their names, help and flags, with callbacks
+    that take no parameters and are never called."""
+    listed = copy.copy(full)
+    listed.registered_commands = []
+    for command in full.registered_commands:
+        stub = copy.copy(command)
+        stub.callback = _never_called
+        stub.help = command.help if command.help is not None else inspect.getdoc(command.callback)
+        listed.registered_commands.append(stub)
+    listed.registered_groups = []
+    for group in full.registered_groups:
+        stub_group = copy.copy(group)
+        stub_group.typer_instance = _listing(group.typer_instance)
+        listed.registered_groups.append(stub_group)
+    return listed
+
+
+def _never_called() -> None:
+    raise AssertionError("a listed command was run: cli._app_for must give the whole app when a command is named")
 
 
 def _run(args: list[str]) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 import textwrap
 from dataclasses import dataclass
 from typing import Any, get_args, get_origin
@@ -40,6 +41,7 @@ INDENT = 2
 NAME_SHARE = 0.45  # the name column takes at most this share of the width; longer names wrap the help below
 GAP = 2
 MAX_WIDTH = 100  # wider help lines are hard to read: a wide terminal gets this many columns
+MIN_WIDTH = len("Usage: ") + 1  # narrower ($COLUMNS=0), the usage line has no room at all: laid out at this width
 
 
 # Parameters are typer's (which carries its own copy of click): read by duck typing.
@@ -113,18 +115,35 @@ def _param_help(param: Param) -> str:
 
 
 def print_help(command: Any, ctx: Any) -> None:
-    """The help page of a command or group, on standard output."""
-    from rich.console import Console
-    from rich.text import Text
+    """The help page of a command or group, on standard output: through Rich on a terminal (names and
+    headings in bold), as plain lines elsewhere, which Rich would write alike (console_kind.py)."""
+    from . import console_kind
 
-    console = Console(highlight=False, soft_wrap=True)
-    width = min(console.width, MAX_WIDTH)
+    if console_kind.styled():
+        from rich.console import Console
+        from rich.text import Text
+
+        console = Console(highlight=False, soft_wrap=True)
+        console.width = max(console.width, MIN_WIDTH)  # Rich writes nothing at all at a width of 0
+        for line in _page(command, ctx, console.width):
+            shown = Text.assemble(*((text, style) for text, style in line))
+            shown.rstrip()
+            console.print(shown, crop=False, overflow="ignore", no_wrap=True)
+        return
+    page = _page(command, ctx, console_kind.width())
+    sys.stdout.write("".join("".join(text for text, _ in line).rstrip() + "\n" for line in page))
+    sys.stdout.flush()
+
+
+def _page(command: Any, ctx: Any, width: int) -> list[list[tuple[str, str]]]:
+    """The page's lines at ``width`` (held within MIN_WIDTH and MAX_WIDTH), each a list of (text, Rich style) pieces."""
+    width = max(MIN_WIDTH, min(width, MAX_WIDTH))
     usage = textwrap.wrap(_usage(command, ctx), width - len("Usage: "), break_long_words=False)
-    out: list[Text] = [Text("Usage: ", style="bold") + Text(usage[0]),
-                       *[Text(" " * len("Usage: ") + line) for line in usage[1:]], Text()]
+    out: list[list[tuple[str, str]]] = [[("Usage: " + usage[0], "bold")],
+                                        *[[(" " * len("Usage: ") + line, "")] for line in usage[1:]], []]
     for paragraph in _paragraphs(command.help or ""):
-        out += [Text(line) for line in textwrap.wrap(paragraph, width, break_on_hyphens=False)]
-        out.append(Text())
+        out += [[(line, "")] for line in textwrap.wrap(paragraph, width, break_on_hyphens=False)]
+        out.append([])
     sections: dict[str, list[tuple[str, str]]] = {}
     for param in command.get_params(ctx):
         if getattr(param, "hidden", False):
@@ -143,15 +162,13 @@ def print_help(command: Any, ctx: Any) -> None:
         rows = sections.get(title)
         if not rows:
             continue
-        out.append(Text(f"{title}:", style="bold"))
+        out.append([(f"{title}:", "bold")])
         for name, text in _rows(width, rows):
-            out.append(Text(" " * INDENT) + Text(name, style="bold cyan" if name.strip() else "") + Text(" " * GAP + text))
-        out.append(Text())
-    while out and not out[-1].plain:
+            out.append([(" " * INDENT, ""), (name, "bold cyan" if name.strip() else ""), (" " * GAP + text, "")])
+        out.append([])
+    while out and not "".join(text for text, _ in out[-1]):
         out.pop()
-    for line in out:
-        line.rstrip()
-        console.print(line, crop=False, overflow="ignore", no_wrap=True)
+    return out
 
 
 def _usage(command: Any, ctx: Any) -> str:

@@ -75,3 +75,87 @@ def test_usage_errors_name_the_arguments_as_help_does(capsys, monkeypatch):
     assert main(["eval", "schema.json"]) == 2
     err = capsys.readouterr().err
     assert "Usage: stickler eval [OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS" in err
+
+
+# -- written without Rich where Rich would add no style (console_kind.py) ----------------------
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a) or "stickler")
+@pytest.mark.parametrize("columns", [0, 9, 30, 80, 100, 160])
+def test_a_plain_page_is_what_rich_writes(args, columns, capsys, monkeypatch):
+    """Standard output captured is no terminal: Rich would write no style, so the page is written
+    without it; forced through Rich, the bytes are the same (a width of 0, $COLUMNS=0, used to crash)."""
+    from stickler_cli import console_kind
+
+    plain = _help(args, capsys, monkeypatch, columns)
+    monkeypatch.setattr(console_kind, "styled", lambda: True)
+    assert _help(args, capsys, monkeypatch, columns) == plain
+    assert plain.startswith("Usage: stickler") and "--help" in plain
+
+
+def test_on_a_terminal_the_page_is_styled_by_rich(capsys, monkeypatch):
+    """Forced colour (a terminal): the usage line and headings in bold, option names in bold cyan."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    out = _help(["eval"], capsys, monkeypatch)
+    assert out.startswith("\x1b[1mUsage: stickler eval [OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS\x1b[0m\n")
+    assert "\x1b[1mArguments:\x1b[0m\n  \x1b[1;36mSCHEMA      \x1b[0m  Annotated JSON Schema" in out
+
+
+# Prints (styled, width) as console_kind finds them, then as Rich's Console finds them.
+KIND = """
+import json, sys
+from stickler_cli import console_kind
+mine = [console_kind.styled(), console_kind.width()]
+from rich.console import Console
+console = Console()
+print(json.dumps([mine, [console.is_terminal, console.width]]))
+"""
+
+
+@pytest.mark.parametrize("env", [{}, {"COLUMNS": "57"}, {"COLUMNS": "0"}, {"COLUMNS": "x9"}, {"FORCE_COLOR": "1"},
+                                 {"FORCE_COLOR": ""}, {"TTY_COMPATIBLE": "1"}, {"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"},
+                                 {"TTY_COMPATIBLE": "2", "COLUMNS": "120"}, {"TERM": "dumb"}],
+                         ids=lambda e: " ".join(f"{k}={v}" for k, v in e.items()) or "none")
+def test_console_kind_answers_as_rich_does_when_piped(env):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    base = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR",
+                                                             "TERM", "LINES")}
+    done = subprocess.run([sys.executable, "-c", KIND], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**base, **env, "PYTHONPATH": str(root)}, timeout=60)
+    mine, rich = json.loads(done.stdout)
+    assert mine == rich
+
+
+@pytest.mark.parametrize("columns", [None, "61"])
+def test_console_kind_answers_as_rich_does_on_a_terminal(columns):
+    """On a pseudo-terminal 93 columns wide: styled, and as wide as the terminal (or $COLUMNS)."""
+    import fcntl
+    import json
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 93, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE", "TERM")}
+    if columns:
+        env["COLUMNS"] = columns
+    script = KIND.replace("print(json.dumps(", "sys.stderr.write(json.dumps(")
+    with subprocess.Popen([sys.executable, "-c", script], stdin=follower, stdout=follower, stderr=subprocess.PIPE,
+                          env={**env, "PYTHONPATH": str(root), "TERM": "xterm"}) as process:
+        os.close(follower)
+        _, err = process.communicate(timeout=60)
+    os.close(leader)
+    mine, rich = json.loads(err)
+    assert mine == rich == [True, int(columns or 93)]

@@ -99,10 +99,11 @@ def test_version_with_more_arguments_is_the_apps(tmp_path):
 @pytest.mark.parametrize("args", [["--help"], ["eval", "--help"], ["compare", "--help"], ["diff", "--help"],
                                   ["merge", "--help"], ["schema", "check", "--help"], ["comparators", "--help"]],
                          ids=" ".join)
-def test_help_imports_no_engine_and_no_table_machinery(tmp_path, args):
+def test_help_imports_no_engine_and_no_rich_when_piped(tmp_path, args):
+    """Piped, a help page is plain text, which Rich would write alike: Rich is not imported (console_kind.py)."""
     code, modules, out = _run(tmp_path, *args)
     assert code == 0 and out.startswith("Usage: stickler")
-    assert _loaded(modules, (*ENGINE, "rich.table")) == []
+    assert _loaded(modules, (*ENGINE, "rich")) == []
 
 
 def test_eval_imports_only_what_it_uses(tmp_path):
@@ -172,10 +173,12 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     from stickler_cli import cli
 
     built: list[str] = []
+    runs: list[bool] = []  # whether each command built is one that can run (not a listing's)
     real = typer.main.get_command_from_info
 
     def spy(command_info, **options):
         built.append(command_info.name)
+        runs.append(command_info.callback is not cli._never_called)
         return real(command_info, **options)
 
     monkeypatch.setattr(typer.main, "get_command_from_info", spy)
@@ -185,13 +188,22 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     assert cli.main(["schema", "check", "--help"]) == 0
     assert "Usage: stickler schema check" in capsys.readouterr().out and built == ["check", "infer"]
     built.clear()
-    assert cli.main(["--help"]) == 0
+    assert runs == [True, True, True]
+    built.clear()
+    runs.clear()
+    assert cli.main(["--help"]) == 0  # no command named: all of them listed, none built to run
     out = capsys.readouterr().out
     assert sorted(built) == ["check", "comparators", "compare", "diff", "eval", "infer", "merge", "split"]
-    assert all(name in out for name in ("eval", "merge", "diff", "compare", "split", "comparators", "schema"))
+    assert not any(runs)
+    assert "  eval         Evaluate predictions against ground truth;" in out
+    assert "schema       Inspect and validate schemas." in out
     built.clear()
-    assert cli.main(["evl"]) == 2  # no such command: the whole app, whose error names the commands it has
-    assert "No such command" in capsys.readouterr().err and len(built) == 8
+    assert cli.main(["evl"]) == 2  # no such command: the listing, whose error names the commands it has
+    assert "No such command" in capsys.readouterr().err and len(built) == 8 and not any(runs)
+    built.clear()
+    runs.clear()
+    assert cli.main(["--debug", "compare", *QUICKSTART, "--format", "json"]) == 2  # an option first: the whole app
+    assert len(built) == 8 and all(runs)
 
 
 def test_the_reader_and_the_report_writer_import_no_engine():
