@@ -111,12 +111,13 @@ def test_eval_imports_only_what_it_uses(tmp_path):
     names and nothing else; lists: solved by scipy's compiled solver alone, without the scipy.optimize
     package (scipy_lsap.py); built-in comparators
     only: no entry point read (importlib.metadata is what reads them). The Date comparator's reader is
-    loaded once an FD reaches the cosmetic classification's date step (cosmetic.py), as the fixture's do."""
+    loaded once an FD reaches the cosmetic classification's date step (cosmetic.py), as the fixture's do. The
+    schema refers to nothing and names no draft: checked and compiled without jsonschema (schema/drafts.py)."""
     code, modules, out = _run(tmp_path, "eval", *INVOICE, "--format", "json", "--workers", "1", "--ci", "0.9",
                               "--seed", "3", "--show-errors", "2")
     assert code == 0 and json.loads(out)["document_count"] == 24
     assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "rich.table", "stickler_cli.parallel",
-                             "stickler_cli.comparators.llm",
+                             "jsonschema", "referencing", "jsonschema_specifications", "stickler_cli.comparators.llm",
                              "stickler_cli.comparators.anls", "stickler_cli.reporters.html")) == [SOLVER]
     assert "stickler_cli.engine" in modules
 
@@ -130,10 +131,20 @@ def test_slicing_tests_its_slices_without_scipy(tmp_path):
     assert _loaded(modules, ("scipy",)) == [SOLVER]
 
 
-def test_compare_imports_neither_scipy_nor_pydantic(tmp_path):
+def test_compare_imports_neither_scipy_nor_pydantic_nor_jsonschema(tmp_path):
     code, modules, out = _run(tmp_path, "compare", *QUICKSTART, "--format", "json")
     assert code == 0 and "score" in json.loads(out)
-    assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "stickler_cli.comparators.llm")) == [SOLVER]
+    assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "stickler_cli.comparators.llm",
+                             "jsonschema", "referencing")) == [SOLVER]
+
+
+def test_a_schema_that_refers_to_others_still_imports_jsonschema(tmp_path):
+    """The shipment schema refers to its own definitions: its references resolve through ``referencing``."""
+    shipment = [str(ROOT / "schemas/shipment.json"), str(ROOT / "fixtures/shipment/gt.jsonl"),
+                str(ROOT / "fixtures/shipment/pred.jsonl")]
+    code, modules, out = _run(tmp_path, "eval", *shipment, "--format", "json")
+    assert code == 0 and json.loads(out)["document_count"] > 0
+    assert {"jsonschema", "referencing"} <= modules
 
 
 def test_split_scores_nothing_so_imports_no_engine(tmp_path):

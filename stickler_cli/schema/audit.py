@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import limits
 from ..errors import SchemaError
+from . import drafts
 from .keywords import subschemas
 from .patterns import Patterns
 from .refs import References, escape, lookup
@@ -101,6 +102,8 @@ def _unique_by_hash(cls: Any, made: dict | None = None) -> Any:
 def check_metaschema(schema: Any, where: str = "", default: Any = None) -> None:
     """The schema must be valid under its draft's metaschema (a document read with it: its own draft, else
     ``default``, the schema's); the most relevant error, located."""
+    if default is None and drafts.self_contained(schema) and drafts.plainly_valid(schema):
+        return  # certainly valid: jsonschema is not imported (schema/drafts.py)
     import jsonschema
     import referencing
     from jsonschema_specifications import REGISTRY as METASCHEMAS
@@ -144,13 +147,18 @@ class _Graph:
 
         self.patterns = patterns
         self.references = references
-        self.spec = references.spec
-        cls = validator_class(schema)
-        self.known = frozenset(cls.VALIDATORS)  # the keywords the draft applies (jsonschema ignores the rest)
-        self.legacy = cls.__name__ in (
-            "Draft3Validator", "Draft4Validator", "Draft6Validator", "Draft7Validator")  # $ref hides its siblings
+        root: Any = None  # a self-contained schema has nothing to resolve: no resolvers
+        if references.contained:
+            draft = drafts.draft(schema) or drafts.DEFAULT
+            self.known, self.legacy = drafts.KEYWORDS[draft], draft in drafts.LEGACY
+        else:
+            self.spec = references.spec
+            cls = validator_class(schema)
+            self.known = frozenset(cls.VALIDATORS)  # the keywords the draft applies (jsonschema ignores the rest)
+            self.legacy = cls.__name__ in (
+                "Draft3Validator", "Draft4Validator", "Draft6Validator", "Draft7Validator")  # $ref hides its siblings
+            root = references.root
         self.pointers = _pointers(schema)
-        root = references.root
         # id(subschema) -> [(child id, kind, pointer of the keyword that leads there)]; kind: "in place",
         # "below" (a property or an item), "unapplied" ($defs: not applied, but its references must resolve).
         self.edges: dict[int, list[tuple[int, str, str]]] = {}
@@ -177,8 +185,8 @@ class _Graph:
             if isinstance(child, dict):
                 applied = keyword in self.known and keyword not in UNAPPLIED and not hidden
                 kind = "unapplied" if not applied else "in place" if keyword in IN_PLACE else "below"
-                yield (child, resolver.in_subresource(self.spec.create_resource(child)), pointer + where, kind,
-                       pointer + where)
+                below = None if resolver is None else resolver.in_subresource(self.spec.create_resource(child))
+                yield child, below, pointer + where, kind, pointer + where
         for keyword in ("$ref",) if hidden else REFERENCES:
             if keyword not in node or keyword not in self.known:
                 continue

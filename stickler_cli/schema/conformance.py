@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable
 
 from .. import limits
 from ..errors import SchemaError
-from . import audit
+from . import audit, drafts
 from .patterns import Patterns
 from .refs import References
 from .json_values import json_equal, json_key, unique_items  # noqa: F401  (json_equal, json_key: re-exported)
@@ -418,7 +418,7 @@ def _asserting_metaschemas(references: References) -> frozenset[str]:
                 named.add(node["$schema"])
             stack.extend(child for child, _, _ in subschemas(node))
     found = set()
-    for uri in named:
+    for uri in named - drafts.DRAFTS.keys():  # the drafts' own metaschemas assert no format
         try:
             metaschema = references.root.lookup(uri).contents
         except Exception:  # noqa: BLE001  # not held: a draft's own metaschema, or one refused by the audit

@@ -45,19 +45,57 @@ def lookup(resolver: Any, ref: str, via: str) -> Any:
 
 
 class References:
-    """One schema's references: its registry, and the resolver and location of each subschema."""
+    """One schema's references: its registry, and the resolver and location of each subschema.
+
+    A self-contained schema (schema/drafts.py) has no reference to follow: its registry, which imports
+    jsonschema and ``referencing``, is built only if something asks for it (jsonschema checking a
+    keyword the compiled checker lacks)."""
 
     def __init__(self, schema: dict, resources: Mapping[str, Any] | None = None, name: str | None = None) -> None:
-        from .registry import base_uri, registry, specification
+        from .drafts import self_contained
 
         self.schema = schema
         self.resources: dict[str, Any] = dict(resources or {})
-        self.spec = specification(schema)
-        self.registry = registry(schema, self.resources, name)
-        self.base = base_uri(schema, name)
-        self.root = self.registry.resolver(base_uri=self.base)
-        self._at: dict[int, tuple[Any, str]] = {}  # id(subschema) -> (its resolver, where it is)
-        self._enter(schema, self.root, "")
+        self.name = name
+        self.contained = not self.resources and self_contained(schema)
+        self._at: dict[int, tuple[Any, str]] | None = None  # id(subschema) -> (its resolver, where it is)
+        if not self.contained:
+            self._build()
+
+    def _build(self) -> dict[int, tuple[Any, str]]:
+        from .registry import base_uri, registry, specification
+
+        if self._at is None:
+            self._spec = specification(self.schema)
+            self._registry = registry(self.schema, self.resources, self.name)
+            self._base = base_uri(self.schema, self.name)
+            self._root = self._registry.resolver(base_uri=self._base)
+            self._at = {}
+            self._enter(self.schema, self._root, "")
+        return self._at
+
+    @property
+    def spec(self) -> Any:
+        """The ``referencing`` specification (draft) the schema is read under."""
+        self._build()
+        return self._spec
+
+    @property
+    def registry(self) -> Any:
+        self._build()
+        return self._registry
+
+    @property
+    def base(self) -> str:
+        """The URI the schema's own references resolve against (registry.base_uri)."""
+        self._build()
+        return self._base
+
+    @property
+    def root(self) -> Any:
+        """The resolver at the schema's root."""
+        self._build()
+        return self._root
 
     @property
     def entry(self) -> Any:
@@ -76,12 +114,13 @@ class References:
 
     def _enter(self, node: Any, resolver: Any, where: str) -> None:
         """Record the resolver and location of ``node`` and of every subschema below it not yet seen."""
+        at = self._build()
         stack = [(node, resolver, where)]
         while stack:
             current, resolver, where = stack.pop()
-            if not isinstance(current, dict) or id(current) in self._at:
+            if not isinstance(current, dict) or id(current) in at:
                 continue
-            self._at[id(current)] = (resolver, where)
+            at[id(current)] = (resolver, where)
             for child, below, _ in subschemas(current):
                 if isinstance(child, dict):
                     try:
@@ -92,12 +131,12 @@ class References:
 
     def resolver(self, node: Any) -> Any:
         """The resolver in force at ``node`` (the root's for a subschema made up by merging)."""
-        found = self._at.get(id(node))
+        found = self._build().get(id(node))
         return self.root if found is None else found[0]
 
     def where(self, node: Any) -> str | None:
         """Where ``node`` is: a JSON pointer into the schema, or ``document#pointer``; None if never met."""
-        found = self._at.get(id(node))
+        found = self._build().get(id(node))
         return None if found is None else (found[1] or "/")
 
     def follow(self, node: dict, keyword: str = "$ref", pointer: str | None = None) -> tuple[Any, str]:
@@ -106,7 +145,7 @@ class References:
         from .registry import locate
 
         ref = node[keyword]
-        at = self._at.get(id(node))
+        at = self._build().get(id(node))
         here = at[1] if at is not None else ""
         via = f"{here if pointer is None else pointer}/{keyword}"
         if not isinstance(ref, str):

@@ -212,6 +212,10 @@ def gather(schema: dict, directory: Path, name: str,
     that cannot be read is a SchemaError naming the reference; a reference that cannot be
     resolved at all is left for the audit, which refuses it against the registry the schema is
     compiled with."""
+    from .drafts import self_contained
+
+    if self_contained(schema):
+        return {}, ()  # it refers to nothing, and names a draft's own metaschema or none
     import referencing
     from jsonschema_specifications import REGISTRY as METASCHEMAS
     from referencing.exceptions import Unresolvable
