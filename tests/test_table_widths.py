@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from stickler_cli.cli import main
-from stickler_cli.reporters.fit import Column, fit
+from stickler_cli.reporters.fit import Column, ReportTable, fit
 
 CLAIM_SCHEMA = {
     "type": "object",
@@ -280,3 +280,114 @@ def test_short_field_names_keep_the_field_header_whole(tmp_path, capsys, monkeyp
         _fits(out, columns)
         assert re.search(r"^ Field +Ground truth +Prediction ", out, re.M), out
         assert re.search(r"^ x +FD +a +z +(0\.000 +)?0\.000\b", out, re.M), out
+
+
+# -- report tables laid out without Rich's per-cell rendering (fit.ReportTable) -------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+OWN_LAYOUT = ReportTable._plain_lines
+FIXTURE_RUNS = [
+    ["eval", "schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl", "--show-errors", "3",
+     "--fail-under", "weighted_overall_score=0.9"],
+    ["eval", "schemas/shipment.json", "fixtures/shipment/gt.jsonl", "fixtures/shipment/pred.jsonl"],
+    ["eval", "schemas/boxes.json", "fixtures/boxes/gt.jsonl", "fixtures/boxes/pred.jsonl"],
+    ["eval", "schemas/cosmetic.json", "fixtures/cosmetic/gt.jsonl", "fixtures/cosmetic/pred.jsonl", "--id-field", "id"],
+    ["eval", "schemas/employee.json", "fixtures/employee/gt.jsonl", "fixtures/employee/pred.jsonl", "--slice-by",
+     "active"],
+    ["compare", "schemas/quickstart.json", "fixtures/quickstart/gt.json", "fixtures/quickstart/pred.json"],
+    ["split", "fixtures/packets/gt.jsonl", "fixtures/packets/pred.jsonl"],
+]
+
+
+def _both_ways(args: list[str], capsys, monkeypatch, columns: int) -> tuple[str, str, int]:
+    """(stdout with ReportTable's own layout, stdout with Rich's, how many tables took the own layout)."""
+    taken = []
+
+    def counting(self, *args):
+        lines = OWN_LAYOUT(self, *args)
+        taken.append(lines is not None)
+        return lines
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(ReportTable, "_plain_lines", counting)
+    _, fast = _run(args, capsys, monkeypatch, columns)
+    monkeypatch.setattr(ReportTable, "_plain_lines", lambda self, *args: None)
+    _, rich = _run(args, capsys, monkeypatch, columns)
+    return fast, rich, sum(taken)
+
+
+@pytest.mark.parametrize("columns", [8, 23, 47, 80, 101, 160])
+@pytest.mark.parametrize("args", FIXTURE_RUNS, ids=lambda a: f"{a[0]} {a[1].split('/')[-1]}")
+def test_report_tables_are_written_as_rich_writes_them(args, columns, capsys, monkeypatch):
+    """Every table of every fixture's report, piped, at widths from 8 columns to 160: the same bytes whether
+    ReportTable lays the rows out or Rich does; at 80 columns and more, most tables take the own layout."""
+    fast, rich, taken = _both_ways(args, capsys, monkeypatch, columns)
+    assert fast == rich and len(fast.splitlines()) > 5
+    if columns >= 80 and args[0] == "eval":
+        assert taken >= 2
+
+
+def test_report_tables_of_the_claims_run_are_written_as_rich_writes_them(claims, capsys, monkeypatch):
+    """Gates, worst documents, intervals, calibration, continued tables."""
+    counts = []
+    for columns in (60, 80, 140):
+        fast, rich, taken = _both_ways(["eval", claims["schema"], claims["gt"], claims["b"], *EVAL_EXTRA], capsys,
+                                       monkeypatch, columns)
+        assert fast == rich
+        counts.append(taken)
+    assert counts[-1] >= 4, counts  # at 140 columns no table wraps a cell
+
+
+HOSTILE_CELLS = ["[bold]markup[/bold]", ":thumbs_up: emoji", "名前の欄", "tab\there", "bell\x07", Text("wide 名前"),
+                 Text("x", justify="center"), "a\nb", "", Text(""), "plain", Text("styled", style="red")]
+
+
+@pytest.mark.parametrize("width", [6, 12, 30, 60])
+def test_hostile_cells_are_written_as_rich_writes_them(width, monkeypatch):
+    """Markup and emoji codes in strings (Rich reads them), wide characters, control characters, a Text
+    justified on its own, line breaks, empty cells; each justification, with and without a box, an edge
+    padding, an expanded table, no header: the own layout agrees with Rich's, or leaves the table to it."""
+    from rich import box
+
+    def tables():
+        for justify in ("left", "right", "center"):
+            for cell in HOSTILE_CELLS:
+                for options in ({"box": box.SIMPLE_HEAD, "pad_edge": False, "padding": (0, 1, 0, 0)},
+                                {"box": None, "padding": (0, 2)}, {"box": box.ROUNDED, "expand": True},
+                                {"box": None, "show_header": False, "padding": (0, 1)}):
+                    table = ReportTable(title="T", **options)
+                    table.add_column("Key", justify=justify)
+                    table.add_column("n", justify="right", width=4)
+                    table.add_row(cell, "12")
+                    table.add_row("other", Text("3"))
+                    yield table
+
+    def written(plain_lines):
+        monkeypatch.setattr(ReportTable, "_plain_lines", plain_lines)
+        console = Console(width=width, file=open("/dev/null", "w"), record=True)  # noqa: SIM115
+        for table in tables():
+            console.print(table)
+        return console.export_text()
+
+    taken = []
+
+    def counting(self, *args):
+        lines = OWN_LAYOUT(self, *args)
+        taken.append(lines is not None)
+        return lines
+
+    assert written(counting) == written(lambda self, *args: None)
+    assert sum(taken) < len(taken)  # some are left to Rich
+    assert sum(taken) > 0 or width < 30  # and where there is room, some take the own layout
+
+
+def test_on_a_terminal_rich_lays_the_tables_out(capsys, monkeypatch):
+    """Colour: the own layout is not used (styles are Rich's to write)."""
+    console = Console(width=80, force_terminal=True, color_system="truecolor", file=open("/dev/null", "w"))  # noqa: SIM115
+    table = fit("Fields", "Field", [Column("F1")], [[Text("a", style="bold red"), "0.500"]], 80)[0]
+    assert isinstance(table, ReportTable)
+    assert table._plain_lines(console, console.options, [5, 5]) is None
+    plain = Console(width=80, file=open("/dev/null", "w"))  # noqa: SIM115
+    # widths with padding: Field 5 + 1, F1 5 (the last column has no edge padding); edges and the rule
+    assert table._plain_lines(plain, plain.options, [6, 5]) == [" " * 14, " Field     F1 ", " " + "─" * 12 + " ",
+                                                                " a      0.500 ", " " * 14]

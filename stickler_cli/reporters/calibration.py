@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .fit import Column, fit
+from .fit import Column, ReportTable, fit
 from .sanitize import safe
 
 BAR_WIDTH = 30
@@ -70,7 +70,7 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
 
 def reliability_diagram(bins: list[dict[str, Any]]) -> Table:
     """Accuracy per confidence bin as a bar, with the bin's mean confidence as a marker (│)."""
-    table = Table(title="Reliability: accuracy (bar) vs mean confidence (│) per bin", title_justify="left",
+    table = ReportTable(title="Reliability: accuracy (bar) vs mean confidence (│) per bin", title_justify="left",
                   box=None, padding=(0, 1))
     table.add_column("confidence", no_wrap=True)
     table.add_column("n", justify="right")
@@ -95,7 +95,7 @@ def reliability_diagram(bins: list[dict[str, Any]]) -> Table:
 
 def budget_table(budgets: dict[str, dict[str, Any]]) -> Table:
     """'Review 10% -> catch 55% of errors, 5.5x random', one row per budget."""
-    table = Table(title="Review the least confident first", title_justify="left", box=None, padding=(0, 1))
+    table = ReportTable(title="Review the least confident first", title_justify="left", box=None, padding=(0, 1))
     table.add_column("review", justify="right")
     table.add_column("values", justify="right")
     table.add_column("errors caught", justify="right")

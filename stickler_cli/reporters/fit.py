@@ -18,10 +18,13 @@ the widest figure plus 4. The width is the console's: the terminal's when there 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence, Union
+from typing import Iterable, Literal, Sequence, Union
 
 from rich import box
+from rich._pick import pick_bool
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -39,10 +42,88 @@ class Column:
     group: int = 0  # columns of one group go into one table when they fit together
 
 
+class ReportTable(Table):
+    """A Table whose rows are laid out here when Rich would write them without style (no colour: piped, a
+    CI log) and every cell is one line of plain text within its column. Rich renders each cell through
+    its whole machinery (about 40 µs a cell: most of the time of a short ``stickler eval``); here a cell is
+    its text, justified and padded as Rich pads it. Anything else (colour, markup, a wrapped or wide
+    cell) is Rich's own layout. tests/test_table_widths.py checks both write the same bytes."""
+
+    def _render(self, console: Console, options: ConsoleOptions, widths: list[int]) -> Iterable[Segment]:
+        lines = self._plain_lines(console, options, widths)
+        if lines is None:
+            yield from super()._render(console, options, widths)
+            return
+        for line in lines:
+            yield Segment(line)
+            yield Segment.line()
+
+    def _plain_lines(self, console: Console, options: ConsoleOptions, widths: list[int]) -> list[str] | None:
+        """The table's lines below its title, as Rich lays them out; None when only Rich can say."""
+        if (console.color_system is not None or options.legacy_windows or not self.show_edge
+                or self.show_footer or self.show_lines or self.leading or self.collapse_padding
+                or self.padding[0] or self.padding[2] or any(row.end_section for row in self.rows)):
+            return None
+        _, right, _, left = self.padding
+        last = len(self.columns) - 1
+        columns: list[list[str]] = []
+        for k, (column, width) in enumerate(zip(self.columns, widths)):
+            pad_left = 0 if k == 0 and not self.pad_edge else left
+            pad_right = 0 if k == last and not self.pad_edge else right
+            room = width - pad_left - pad_right
+            if room < 1 or column.justify not in ("left", "right", "default"):
+                return None
+            cells = [column.header, *column.cells] if self.show_header else list(column.cells)
+            shown: list[str] = []
+            for cell in cells:
+                text = _plain(cell)
+                if text is None:
+                    return None
+                gap = room - cell_len(text)
+                if gap < 0:
+                    return None
+                text = " " * gap + text if column.justify == "right" else text + " " * gap
+                shown.append(" " * pad_left + text + " " * pad_right)
+            columns.append(shown)
+        rows = list(zip(*columns))
+        if self.box is None:
+            return ["".join(row) for row in rows]
+        frame = self.box.substitute(options, safe=pick_bool(self.safe_box, console.safe_box))
+        if not self.show_header:
+            frame = frame.get_plain_headed_box()
+        edges = ((frame.head_left, frame.head_vertical, frame.head_right),
+                 (frame.mid_left, frame.mid_vertical, frame.mid_right),
+                 (frame.foot_left, frame.foot_vertical, frame.foot_right))
+        lines = [frame.get_top(widths)]
+        for index, row in enumerate(rows):
+            edge_left, divider, edge_right = edges[0 if index == 0 else 2 if index == len(rows) - 1 else 1]
+            lines.append(edge_left + divider.join(row) + edge_right)
+            if index == 0 and self.show_header:
+                lines.append(frame.get_row(widths, "head", edge=True))
+        lines.append(frame.get_bottom(widths))
+        return lines
+
+
+def _plain(cell: object) -> str | None:
+    """A cell's text when Rich would write it as it is (one printable line; a string without markup or
+    emoji codes, which Rich would read); else None."""
+    if isinstance(cell, Text):
+        if cell.justify is not None or cell.overflow is not None or cell.no_wrap is not None:
+            return None
+        text = cell.plain
+    elif isinstance(cell, str):
+        if "[" in cell or ":" in cell:
+            return None
+        text = cell
+    else:
+        return None
+    return text if text.isprintable() else None
+
+
 def compact(title: Union[str, Text, None], expand: bool = False) -> Table:
     """The look of every report table: no vertical rules, one space between columns."""
-    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False,
-                 expand=expand)
+    return ReportTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False,
+                      expand=expand)
 
 
 def overhead(columns: int) -> int:

@@ -23,7 +23,7 @@ from . import threshold_table
 from .calibration import render_calibration
 from . import list_section
 from .cosmetic import render_cosmetic
-from .fit import Column, compact, fit, wrap_name
+from .fit import Column, ReportTable, compact, fit, wrap_name
 from .sanitize import NAME_LIMIT, figure_cell, safe
 from .slices import render_terminal as render_slices
 
@@ -50,7 +50,7 @@ def _rate(value: float | None) -> Text:
 def render_report(report: dict[str, Any], console: Console) -> None:
     m = report["metrics"]
     title = Text("stickler · ") + safe(report["schema"]["model_name"]) + Text(f" · {report['document_count']} documents")
-    summary = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
+    summary = ReportTable(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
     summary.add_column(style="bold")
     summary.add_column()
     summary.add_row("Weighted score", _rate(m["weighted_overall_score"]) + _interval(m.get("weighted_overall_score_ci")))
@@ -269,7 +269,7 @@ def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> Non
         if not entry["options"]:
             console.print(Text("  no options", style="dim"))
             continue
-        table = Table(box=None, padding=(0, 1), show_header=True, header_style="dim")
+        table = ReportTable(box=None, padding=(0, 1), show_header=True, header_style="dim")
         table.add_column("  option", no_wrap=True)
         table.add_column("type", no_wrap=True)
         table.add_column("default", overflow="fold")
