@@ -62,40 +62,30 @@ class References:
         if not self.contained:
             self._build()
 
+    spec: Any  # the ``referencing`` specification (draft) the schema is read under
+    registry: Any
+    base: str  # the URI the schema's own references resolve against (registry.base_uri)
+    root: Any  # the resolver at the schema's root
+    _BUILT = frozenset({"spec", "registry", "base", "root"})
+
+    def __getattr__(self, name: str) -> Any:
+        """``spec``, ``registry``, ``base`` and ``root``, built on first use."""
+        if name not in self._BUILT:
+            raise AttributeError(name)
+        self._build()
+        return self.__dict__[name]
+
     def _build(self) -> dict[int, tuple[Any, str]]:
         from .registry import base_uri, registry, specification
 
         if self._at is None:
-            self._spec = specification(self.schema)
-            self._registry = registry(self.schema, self.resources, self.name)
-            self._base = base_uri(self.schema, self.name)
-            self._root = self._registry.resolver(base_uri=self._base)
+            self.spec = specification(self.schema)
+            self.registry = registry(self.schema, self.resources, self.name)
+            self.base = base_uri(self.schema, self.name)
+            self.root = self.registry.resolver(base_uri=self.base)
             self._at = {}
-            self._enter(self.schema, self._root, "")
+            self._enter(self.schema, self.root, "")
         return self._at
-
-    @property
-    def spec(self) -> Any:
-        """The ``referencing`` specification (draft) the schema is read under."""
-        self._build()
-        return self._spec
-
-    @property
-    def registry(self) -> Any:
-        self._build()
-        return self._registry
-
-    @property
-    def base(self) -> str:
-        """The URI the schema's own references resolve against (registry.base_uri)."""
-        self._build()
-        return self._base
-
-    @property
-    def root(self) -> Any:
-        """The resolver at the schema's root."""
-        self._build()
-        return self._root
 
     @property
     def entry(self) -> Any:
