@@ -198,3 +198,41 @@ def test_a_metaschema_error_is_still_jsonschemas():
     with pytest.raises(SchemaError, match=r"not a valid JSON Schema: -1 is less than the minimum of 0") as caught:
         compile_schema({"type": "object", "properties": {"a": {"type": "string", "minLength": -1}}})
     assert caught.value.pointer == "/properties/a/minLength"
+
+
+def test_a_schema_nested_past_the_default_depth_is_left_to_jsonschema():
+    """Past the default --limit schema-depth, jsonschema checks the schema, as before: when it is too deep for
+    Python's recursion limit, that is the error (plainly_valid, a loop, would have passed it, and every record
+    would then have gone unchecked)."""
+    import dataclasses
+
+    from stickler_cli import limits
+    from stickler_cli.errors import SchemaError
+
+    def nested(levels: int) -> dict:
+        inner: dict = {"type": "string"}
+        for _ in range(levels):
+            inner = {"not": inner}
+        return {"type": "object", "properties": {"a": {"type": "string", "allOf": [inner]}}}
+
+    assert drafts.plainly_valid(nested(drafts.PLAIN_DEPTH - 3))
+    assert not drafts.plainly_valid(nested(drafts.PLAIN_DEPTH))
+    limits.use(dataclasses.replace(limits.DEFAULT, schema_depth=5000))
+    try:
+        with pytest.raises(SchemaError, match="nested too deeply to be checked against its metaschema"):
+            compile_schema(nested(1500))
+    finally:
+        limits.use(limits.DEFAULT)
+
+
+def test_a_value_that_holds_itself_or_shares_parts_is_looked_at_once():
+    """From Python, a default may hold itself and an enum may share one list many times over (2^40 paths):
+    each is walked once."""
+    looped: dict = {}
+    looped["a"] = looped
+    assert drafts.self_contained({"type": "object", "default": looped})
+    shared: list = []
+    for _ in range(40):
+        shared = [shared, shared]
+    assert drafts.self_contained({"enum": shared})
+    assert not drafts.self_contained({"enum": [shared, {"$ref": "#"}]})

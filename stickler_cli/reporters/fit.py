@@ -60,7 +60,7 @@ class ReportTable(Table):
 
     def _plain_lines(self, console: Console, options: ConsoleOptions, widths: list[int]) -> list[str] | None:
         """The table's lines below its title, as Rich lays them out; None when only Rich can say."""
-        if (console.color_system is not None or options.legacy_windows or not self.show_edge
+        if (console.color_system is not None or console.record or options.legacy_windows or not self.show_edge
                 or self.show_footer or self.show_lines or self.leading or self.collapse_padding
                 or self.padding[0] or self.padding[2] or any(row.end_section for row in self.rows)):
             return None
@@ -79,7 +79,9 @@ class ReportTable(Table):
                 text = _plain(cell)
                 if text is None:
                     return None
-                gap = room - cell_len(text)
+                if column.justify == "right":
+                    text = text.rstrip()  # as Rich's right justification does
+                gap = room - len(text)
                 if gap < 0:
                     return None
                 text = " " * gap + text if column.justify == "right" else text + " " * gap
@@ -105,10 +107,13 @@ class ReportTable(Table):
 
 
 def _plain(cell: object) -> str | None:
-    """A cell's text when Rich would write it as it is (one printable line; a string without markup or
-    emoji codes, which Rich would read); else None."""
+    """A cell's text when Rich would write it as it is: one printable line of characters one cell wide each
+    (Rich measures a Text piece by piece: a zero-width character split from its base by a style counts
+    apart); a string without markup or emoji codes, which Rich would read; a Text ending its line plainly.
+    Else None."""
     if isinstance(cell, Text):
-        if cell.justify is not None or cell.overflow is not None or cell.no_wrap is not None:
+        if (cell.justify is not None or cell.overflow is not None or cell.no_wrap is not None
+                or cell.end != "\n"):
             return None
         text = cell.plain
     elif isinstance(cell, str):
@@ -117,7 +122,9 @@ def _plain(cell: object) -> str | None:
         text = cell
     else:
         return None
-    return text if text.isprintable() else None
+    if not text.isprintable() or not (text.isascii() or all(cell_len(character) == 1 for character in text)):
+        return None
+    return text
 
 
 def compact(title: Union[str, Text, None], expand: bool = False) -> Table:

@@ -29,6 +29,7 @@ DRAFTS = {
     "https://json-schema.org/draft/2020-12/schema#": "draft2020-12",
 }
 DEFAULT = "draft2020-12"
+PLAIN_DEPTH = 64  # the default --limit schema-depth: a deeper schema is checked by jsonschema, as before
 
 _COMMON = frozenset("""
 $ref additionalProperties allOf anyOf const contains enum exclusiveMaximum exclusiveMinimum format if items
@@ -83,8 +84,13 @@ def self_contained(schema: Any) -> bool:
     stack: list[Any] = [v for k, v in schema.items() if k != "$schema"]
     if not LOCATING.isdisjoint(k for k in schema if k != "$schema"):
         return False
+    seen: set[int] = set()  # from Python, a value may be shared, or hold itself: each is looked at once
     while stack:
         node = stack.pop()
+        if type(node) in (dict, list):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
         if type(node) is dict:
             if not LOCATING.isdisjoint(node):
                 return False
@@ -98,25 +104,27 @@ def self_contained(schema: Any) -> bool:
 
 def plainly_valid(schema: dict) -> bool:
     """True when ``schema`` (self-contained) is certainly valid under its draft's metaschema; False when
-    that is for jsonschema to say (it may still be valid)."""
-    stack: list[Any] = [schema]
+    that is for jsonschema to say (it may still be valid). Subschemas nested deeper than ``PLAIN_DEPTH`` are
+    jsonschema's too: it recurses, and says when a schema is too deep for Python's recursion limit."""
+    stack: list[tuple[Any, int]] = [(schema, 0)]
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
         if type(node) is bool:
             continue
-        if type(node) is not dict:
+        if type(node) is not dict or depth > PLAIN_DEPTH:
             return False
+        below = depth + 1
         for key, value in node.items():
             if key in _SCHEMA:
-                stack.append(value)
+                stack.append((value, below))
             elif key in _SCHEMA_MAP:
                 if type(value) is not dict:
                     return False
-                stack.extend(value.values())
+                stack.extend((child, below) for child in value.values())
             elif key in _SCHEMA_ARRAY:
                 if type(value) is not list or not value:
                     return False
-                stack.extend(value)
+                stack.extend((child, below) for child in value)
             elif key in _STRING:
                 if type(value) is not str:
                     return False
