@@ -300,17 +300,20 @@ FIXTURE_RUNS = [
 ]
 
 
-def _both_ways(args: list[str], capsys, monkeypatch, columns: int) -> tuple[str, str, int]:
-    """(stdout with ReportTable's own layout, stdout with Rich's, how many tables took the own layout)."""
-    taken = []
-
+def _counting(taken: list[bool]):
+    """ReportTable's own layout, noting in ``taken`` whether each table took it."""
     def counting(self, *args):
         lines = OWN_LAYOUT(self, *args)
         taken.append(lines is not None)
         return lines
+    return counting
 
+
+def _both_ways(args: list[str], capsys, monkeypatch, columns: int) -> tuple[str, str, int]:
+    """(stdout with ReportTable's own layout, stdout with Rich's, how many tables took the own layout)."""
+    taken: list[bool] = []
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(ReportTable, "_plain_lines", counting)
+    monkeypatch.setattr(ReportTable, "_plain_lines", _counting(taken))
     _, fast = _run(args, capsys, monkeypatch, columns)
     monkeypatch.setattr(ReportTable, "_plain_lines", lambda self, *args: None)
     _, rich = _run(args, capsys, monkeypatch, columns)
@@ -378,14 +381,8 @@ def test_hostile_cells_are_written_as_rich_writes_them(width, monkeypatch):
             console.print(table)
         return console.file.getvalue()
 
-    taken = []
-
-    def counting(self, *args):
-        lines = OWN_LAYOUT(self, *args)
-        taken.append(lines is not None)
-        return lines
-
-    assert written(counting) == written(lambda self, *args: None)
+    taken: list[bool] = []
+    assert written(_counting(taken)) == written(lambda self, *args: None)
     assert sum(taken) < len(taken)  # some are left to Rich
     assert sum(taken) > 0 or width < 30  # and where there is room, some take the own layout
 
