@@ -422,7 +422,8 @@ def may_hold_older_shape(*contents: "bytes | Record | Overlong | None") -> bool:
     text (cheap: most lines are never walked), or unknown (a parsed record, an escaped key)."""
     for content in contents:
         if type(content) is bytes:
-            if _OLDER_KEY in content or b"\\u" in content:
+            # A backslash is rare and found by memchr; the two-byte search for an escape is not.
+            if _OLDER_KEY in content or (b"\\" in content and b"\\u" in content):
                 return True
         elif type(content) is Record:
             return True
@@ -464,7 +465,8 @@ def carries_boxes(content: Any, value: Any) -> bool:
     Engine.compare collects its boxes (localisation.py): found in the raw line (cheap), the parsed value
     walked only for a line that escapes one of the key's letters."""
     if type(content) is bytes:
-        return BBOX_KEY in content or (_ESCAPED_BBOX.search(content) is not None and holds_key(value, "_bbox"))
+        return BBOX_KEY in content or (b"\\" in content and _ESCAPED_BBOX.search(content) is not None
+                                       and holds_key(value, "_bbox"))
     return holds_key(value, "_bbox")
 
 

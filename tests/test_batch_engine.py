@@ -450,3 +450,38 @@ def test_worst_bound_says_which_scores_need_no_look():
             acc.document_count += 1
             if acc.is_among_worst(score):
                 acc.keep_worst(score, {"k": k})
+
+
+class _Text(str):
+    """A str subclass: its exact type is not str, so null_mask must not take the mapped path for it."""
+
+
+_NULLABLE = st.one_of(st.none(), st.sampled_from(["", " ", "a", _Text(""), _Text("b")]), st.booleans(),
+                      st.sampled_from([0, 1, 0.0, -0.0, 2.5]), st.sampled_from([[], [0], {}, {"a": 1}]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_NULLABLE, max_size=12))
+def test_null_mask_reads_null_as_each_kind_means_it(values: list) -> None:
+    """items.null_mask, mapped in C or not, equals values.is_null / is_null_list / ``is None`` value by value,
+    whatever types a column mixes (False, 0 and 0.0 are values; a str subclass is read by its own rules)."""
+    from stickler_cli.engine.items import null_mask
+    from stickler_cli.engine.values import is_null, is_null_list
+    from stickler_cli.plan import Kind
+
+    for kind, rule in ((Kind.PRIMITIVE, is_null), (Kind.PRIMITIVE_LIST, is_null_list),
+                       (Kind.OBJECT_LIST, is_null_list), (Kind.OBJECT, lambda v: v is None)):
+        expected = [rule(v) for v in values]
+        assert null_mask(values, kind).tolist() == expected
+        assert null_mask(values, kind, set(map(type, values))).tolist() == expected
+
+
+def test_null_mask_maps_in_c_where_the_types_allow() -> None:
+    """Worked by hand: strings with None and empties, numbers with None, lists with None."""
+    from stickler_cli.engine.items import null_mask
+    from stickler_cli.plan import Kind
+
+    assert null_mask(["a", "", None, " ", [], {}]).tolist() == [False, True, True, False, True, True]
+    assert null_mask([0, 0.0, None, False, 3]).tolist() == [False, False, True, False, False]
+    assert null_mask([[], None, [1], "x", ""], Kind.PRIMITIVE_LIST).tolist() == [True, True, False, False, False]
+    assert null_mask([{}, None, [], ""], Kind.OBJECT).tolist() == [False, True, False, False]

@@ -38,11 +38,11 @@ import numpy as np
 
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
-from .items import combine, vectorised_model
+from .items import combine, null_mask, vectorised_model
 from .matching import MATCH_BOUND, TIE_BREAK, maximise
 from . import row_errors
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
-from .values import EMPTIABLE, confidence_value
+from .values import confidence_value
 
 if TYPE_CHECKING:
     from .compare import Engine
@@ -159,7 +159,8 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
                   for v in given]
     else:
         given = values = list(map(dict.get, objects, repeat(key), repeat(default)))
-    rich = dict in set(map(type, given))
+    types = set(map(type, given))
+    rich = dict in types
     kind = f.kind
     confidences: list | None = None
     odd: bool | None = None
@@ -167,13 +168,9 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
         values, confidences, odd = _unwrap_predictions(given, default, kind is _PRIMITIVE)
     elif rich and values is given:
         values = [v["_value"] if type(v) is dict and "_value" in v else v for v in given]
-    if kind is _PRIMITIVE:
-        null = [v is None or (type(v) in EMPTIABLE and not v) for v in values]
-    elif kind is _OBJECT:
-        null = [v is None for v in values]
-    else:
-        null = [v is None or (type(v) is list and not v) for v in values]
-    column = _Column(values, np.array(null, dtype=bool))
+    if values is not given:
+        types = set(map(type, values))
+    column = _Column(values, null_mask(values, kind, types))
     if odd is None:
         return column
     flagged = np.zeros(len(values), dtype=bool)

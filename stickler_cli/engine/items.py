@@ -11,6 +11,8 @@ equal to the last bit (tests/test_item_matrices.py).
 
 from __future__ import annotations
 
+import operator
+from itertools import repeat
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -64,9 +66,28 @@ def plain_values(f: FieldPlan, items: list[dict]) -> list:
     return values
 
 
-def null_mask(values: list) -> np.ndarray:
-    """Which values are null (None, "", [] or {}), as ``values.is_null`` says."""
-    return np.array([v is None or (type(v) in EMPTIABLE and not v) for v in values], dtype=bool)
+_EMPTY_IS_NULL = frozenset((type(None), *EMPTIABLE))  # a column of only these types: null exactly where not v
+_NONE_OR_LIST = frozenset((type(None), list))
+
+
+def null_mask(values: list, kind: Kind = Kind.PRIMITIVE, types: set[type] | None = None) -> np.ndarray:
+    """Which values are null as a field of ``kind`` reads them: ``values.is_null`` (None, "", [] or {}),
+    ``is_null_list``, or None alone for an object. Mapped in C (``not v``, ``v is None``) when the values'
+    exact types (``types``: found when not given) allow; a comprehension otherwise."""
+    n = len(values)
+    if kind is Kind.OBJECT:
+        return np.fromiter(map(operator.is_, values, repeat(None)), bool, n)
+    if types is None:
+        types = set(map(type, values))
+    if kind is Kind.PRIMITIVE:
+        if types <= _EMPTY_IS_NULL:
+            return np.fromiter(map(operator.not_, values), bool, n)
+        if types.isdisjoint(EMPTIABLE):  # numbers, booleans: only None is null
+            return np.fromiter(map(operator.is_, values, repeat(None)), bool, n)
+        return np.array([v is None or (type(v) in EMPTIABLE and not v) for v in values], dtype=bool)
+    if types <= _NONE_OR_LIST:
+        return np.fromiter(map(operator.not_, values), bool, n)
+    return np.array([v is None or (type(v) is list and not v) for v in values], dtype=bool)
 
 
 def combine(arrays: ModelArrays, raw: np.ndarray, both: np.ndarray,
