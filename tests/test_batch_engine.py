@@ -456,8 +456,17 @@ class _Text(str):
     """A str subclass: its exact type is not str, so null_mask must not take the mapped path for it."""
 
 
+class _Items(list):
+    pass
+
+
+class _Object(dict):
+    pass
+
+
 _NULLABLE = st.one_of(st.none(), st.sampled_from(["", " ", "a", _Text(""), _Text("b")]), st.booleans(),
-                      st.sampled_from([0, 1, 0.0, -0.0, 2.5]), st.sampled_from([[], [0], {}, {"a": 1}]))
+                      st.sampled_from([0, 1, 0.0, -0.0, 2.5, math.nan, math.inf]),
+                      st.sampled_from([[], [0], {}, {"a": 1}, _Items(), _Items([1]), _Object(), _Object(a=1)]))
 
 
 @settings(max_examples=300, deadline=None)

@@ -52,46 +52,21 @@ try:
 except SystemExit as exc:
     code = exc.code
 with open(out, "w") as handle:
-    json.dump({"code": code, "modules": sorted(sys.modules), "blas": os.environ.get("OPENBLAS_NUM_THREADS"),
-               "numpy_blas_threads": _blas_threads()}, handle)
+    json.dump({"code": code, "modules": sorted(sys.modules)}, handle)
 """
-# OpenBLAS's own count of threads, asked through the library numpy loaded (None when numpy was not imported
-# or its BLAS is not OpenBLAS).
-RUNNER = """
-import ctypes, os
-
-def _blas_threads():
-    if "numpy" not in sys.modules:
-        return None
-    for line in open("/proc/self/maps"):
-        if "openblas" in line and ".so" in line:
-            library = ctypes.CDLL(line.split()[-1])
-            for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
-                         "openblas_get_num_threads"):
-                if hasattr(library, name):
-                    return getattr(library, name)()
-    return None
-""" + RUNNER
 
 
-def _run(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, set[str], str]:
+def _run(tmp_path: Path, *args: str) -> tuple[int, set[str], str]:
     """Exit code, imported modules and standard output of ``stickler ARGS`` in a fresh interpreter."""
-    result, stdout = _run_result(tmp_path, *args, env=env)
-    return result["code"], set(result["modules"]), stdout
-
-
-def _run_result(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[dict, str]:
-    """What RUNNER wrote of ``stickler ARGS`` in a fresh interpreter (``env`` added to this one's), and its output."""
     out = tmp_path / "modules.json"
-    full = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-            "COLUMNS": "100", **(env or {})}
-    full.pop("GITHUB_STEP_SUMMARY", None)
-    if env is None:
-        full.pop("OPENBLAS_NUM_THREADS", None)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "COLUMNS": "100"}
+    env.pop("GITHUB_STEP_SUMMARY", None)
     done = subprocess.run([sys.executable, "-c", RUNNER, str(out), _console_script(), *args], capture_output=True,
-                          text=True, env=full, cwd=tmp_path, timeout=120)
+                          text=True, env=env, cwd=tmp_path, timeout=120)
     assert out.is_file(), done.stderr
-    return json.loads(out.read_text()), done.stdout
+    result = json.loads(out.read_text())
+    return result["code"], set(result["modules"]), done.stdout
 
 
 def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
@@ -106,20 +81,6 @@ def test_version_imports_neither_typer_nor_rich_nor_the_engine(tmp_path):
     code, modules, out = _run(tmp_path, "--version")
     assert (code, out) == (0, f"stickler {__version__}\n")
     assert _loaded(modules, ("typer", "rich", "stickler_cli.cli", "typing", *ENGINE)) == []
-
-
-def test_blas_runs_one_thread_unless_the_user_says_otherwise(tmp_path):
-    """OpenBLAS starts a thread per core when numpy loads: the console script asks for one before it does
-    (script.BLAS_THREADS), and OpenBLAS itself then reports one; a count the user set is theirs."""
-    result, _ = _run_result(tmp_path, "eval", *INVOICE, "--format", "json")
-    assert result["code"] == 0 and "numpy" in result["modules"]
-    assert result["blas"] == "1"
-    if result["numpy_blas_threads"] is not None:  # numpy's BLAS is OpenBLAS (the wheels')
-        assert result["numpy_blas_threads"] == 1
-    result, _ = _run_result(tmp_path, "eval", *INVOICE, "--format", "json", env={"OPENBLAS_NUM_THREADS": "2"})
-    assert result["blas"] == "2"
-    if result["numpy_blas_threads"] is not None and (os.cpu_count() or 1) >= 2:
-        assert result["numpy_blas_threads"] == 2
 
 
 def test_version_says_what_the_app_says(capsys):
