@@ -17,12 +17,13 @@ from typing import Any, Iterator, Union
 from .errors import InputError, UsageError
 from .reader import (ID_FIELDS, STDIN, Line, PairingStats, Record, decode, ground_truth_lines, parse_record, read_whole,
                      record_id)
+from .value_class import FrozenValueClass
 
 ID_FIELDS_SHOWN = 4  # document-id names listed in the message of an id not found
 
 
-@dataclass(frozen=True)
-class Chosen:
+@dataclass(repr=False, eq=False)
+class Chosen(FrozenValueClass):
     """The record compared, and where it was found."""
 
     record: dict
@@ -40,8 +41,8 @@ class Chosen:
         return f"{source}:{self.line}" if self.line is not None else source
 
 
-@dataclass(frozen=True)
-class Selector:
+@dataclass(repr=False, eq=False)
+class Selector(FrozenValueClass):
     """``--line N`` or ``--id VALUE`` (looked up in ``--id-field``, else in the document-id field
     each record carries, as pairing by line finds it); neither: each input holds one record."""
 
@@ -60,8 +61,8 @@ class Selector:
         return self.line is not None or self.id_value is not None
 
 
-@dataclass(frozen=True)
-class _Records:
+@dataclass(repr=False, eq=False)
+class _Records(FrozenValueClass):
     """An input of records, read when one is chosen."""
 
     source: str

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from .errors import UsageError, suggest
+from .value_class import FrozenValueClass
 
 if TYPE_CHECKING:
     from .plan import Plan
@@ -53,8 +54,8 @@ SLICE_OVERALL = ("weighted_overall_score", *SLICE_FIELD)
 PASSED, FAILED, NO_DATA = "passed", "failed", "no data"
 
 
-@dataclass(frozen=True)
-class Gate:
+@dataclass(repr=False, eq=False)
+class Gate(FrozenValueClass):
     key: str  # as written: "line_items.*.cm_recall"
     threshold: float
     origin: str  # where it was written: "--fail-under", a file name

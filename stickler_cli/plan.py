@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
+from .value_class import FrozenValueClass
 
 if TYPE_CHECKING:  # an annotation only: the plan's types load no comparator (nor numpy)
     from .comparators import Comparator
@@ -22,8 +23,8 @@ class Kind(Enum):
     OBJECT_LIST = "object_list"  # array of objects, Hungarian-matched
 
 
-@dataclass(frozen=True, slots=True)
-class FieldPlan:
+@dataclass(repr=False, eq=False, slots=True)
+class FieldPlan(FrozenValueClass):
     key: str  # property name in the JSON document
     index: int  # position in Plan.fields; DocResult arrays are indexed by it
     path: str  # dotted path used in reports: line_items.unit_price
@@ -53,8 +54,8 @@ class FieldPlan:
         return self.threshold
 
 
-@dataclass(frozen=True, slots=True)
-class ModelPlan:
+@dataclass(repr=False, eq=False, slots=True)
+class ModelPlan(FrozenValueClass):
     name: str
     fields: tuple[FieldPlan, ...]
     match_threshold: float
@@ -75,8 +76,8 @@ class ModelPlan:
                 yield from f.model.walk()
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+@dataclass(repr=False, eq=False, slots=True)
+class Plan(FrozenValueClass):
     root: ModelPlan
     schema: dict  # the schema as loaded, refs unresolved (for validation/reporting)
     source: str  # file path or "<memory>"

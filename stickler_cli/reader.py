@@ -47,6 +47,7 @@ import orjson
 
 from . import limits
 from .errors import InputError, UsageError
+from .value_class import FrozenValueClass, ValueClass
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +74,8 @@ def error_location(error: dict[str, Any]) -> str:
     return where
 
 
-@dataclass(slots=True)
-class Pair:
+@dataclass(repr=False, eq=False, slots=True)
+class Pair(ValueClass):
     """One document to score; ``pred`` is ``{}`` when the prediction is missing or broken."""
 
     doc_id: str
@@ -93,8 +94,8 @@ class Pair:
         return self.pred_line is not None and self.pred is not None and not self.pred_invalid
 
 
-@dataclass(slots=True)
-class PairingStats:
+@dataclass(repr=False, eq=False, slots=True)
+class PairingStats(ValueClass):
     gt_lines: int = 0
     pred_lines: int = 0
     paired: int = 0
@@ -502,8 +503,8 @@ ALIGNMENT_BLOCK = 500
 OUT_OF_STEP = "the two files look out of step"
 
 
-@dataclass(frozen=True)
-class Pairing:
+@dataclass(repr=False, eq=False)
+class Pairing(FrozenValueClass):
     """How ground truth and predictions are paired, as the user asked.
 
     By ``id_field``, or by line; by line, the id-like ``check_ids`` of each pair are compared

@@ -16,9 +16,11 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 from rapidfuzz.process import cdist, cpdist
 
+from ..value_class import FrozenValueClass
 
-@dataclass(frozen=True)
-class Param:
+
+@dataclass(repr=False, eq=False)
+class Param(FrozenValueClass):
     """One constructor parameter a comparator accepts from comparator-config."""
 
     name: str

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..value_class import ValueClass
+
 # Order of the per-field confusion counts in DocResult.counts.
 TP, FA, FD, FN, TN = range(5)
 COUNT_NAMES = ("tp", "fa", "fd", "fn", "tn")
@@ -51,8 +53,8 @@ class TraceRow:
     pred_default: bool = False
 
 
-@dataclass(slots=True)
-class DocResult:
+@dataclass(repr=False, eq=False, slots=True)
+class DocResult(ValueClass):
     """Scores and confusion counts of one ground-truth/prediction pair.
 
     ``counts[i]`` is the ``[tp, fa, fd, fn, tn]`` of field index ``i`` (see
