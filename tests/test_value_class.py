@@ -29,22 +29,22 @@ class FrozenTwin:
     notes: list = field(default_factory=list, compare=False)
 
 
-def _declared(name: str, slots: bool) -> type:
-    """FrozenTwin's fields on FrozenValueClass, slotted or not, under a module-level name (pickle finds it)."""
-    @dataclass(repr=False, eq=False, slots=slots)
-    class Declared(FrozenValueClass):
-        a: int
-        b: Any = ()
-        c: float = 0.5
-        hidden: Any = field(default=None, compare=False, repr=False)
-        notes: list = field(default_factory=list, compare=False)
-
-    Declared.__name__ = Declared.__qualname__ = name
-    return Declared
+@dataclass(repr=False, eq=False)
+class Frozen(FrozenValueClass):
+    a: int
+    b: Any = ()
+    c: float = 0.5
+    hidden: Any = field(default=None, compare=False, repr=False)
+    notes: list = field(default_factory=list, compare=False)
 
 
-Frozen = _declared("Frozen", slots=False)
-FrozenSlotted = _declared("FrozenSlotted", slots=True)
+@dataclass(repr=False, eq=False, slots=True)
+class FrozenSlotted(FrozenValueClass):
+    a: int
+    b: Any = ()
+    c: float = 0.5
+    hidden: Any = field(default=None, compare=False, repr=False)
+    notes: list = field(default_factory=list, compare=False)
 
 
 @dataclass
