@@ -33,7 +33,6 @@ from .slicing import Slices
 from .list_errors import ListErrors
 from .reader import COUNTED, DataError
 from .thresholds import Layout
-from .value_class import FrozenValueClass
 
 if TYPE_CHECKING:
     from .engine.batch import BatchResult
@@ -60,8 +59,8 @@ def schema_digest(schema: dict, resources: dict | None = None) -> str:
     return hashlib.sha256(orjson.dumps(embedded, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-@dataclass(repr=False, eq=False)
-class Analysis(FrozenValueClass):
+@dataclass(frozen=True)
+class Analysis:
     """What a run keeps for error analysis beyond the counts (sent to worker processes as is)."""
 
     worst: int = 10  # the documents with the lowest scores, kept whole for the report

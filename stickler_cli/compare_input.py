@@ -17,13 +17,12 @@ from typing import Any, Iterator, Union
 from .errors import InputError, UsageError
 from .reader import (ID_FIELDS, STDIN, Line, PairingStats, Record, decode, ground_truth_lines, parse_record, read_whole,
                      record_id)
-from .value_class import FrozenValueClass
 
 ID_FIELDS_SHOWN = 4  # document-id names listed in the message of an id not found
 
 
-@dataclass(repr=False, eq=False)
-class Chosen(FrozenValueClass):
+@dataclass(frozen=True)
+class Chosen:
     """The record compared, and where it was found."""
 
     record: dict
@@ -41,8 +40,8 @@ class Chosen(FrozenValueClass):
         return f"{source}:{self.line}" if self.line is not None else source
 
 
-@dataclass(repr=False, eq=False)
-class Selector(FrozenValueClass):
+@dataclass(frozen=True)
+class Selector:
     """``--line N`` or ``--id VALUE`` (looked up in ``--id-field``, else in the document-id field
     each record carries, as pairing by line finds it); neither: each input holds one record."""
 
@@ -61,8 +60,8 @@ class Selector(FrozenValueClass):
         return self.line is not None or self.id_value is not None
 
 
-@dataclass(repr=False, eq=False)
-class _Records(FrozenValueClass):
+@dataclass(frozen=True)
+class _Records:
     """An input of records, read when one is chosen."""
 
     source: str

@@ -16,7 +16,6 @@ from .reader import DataError, Pair, Pairing, PairingStats, check_pairing_outcom
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
 from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
-from .value_class import ValueClass
 
 __all__ = [
     "BATCH", "Evaluation", "Progress", "add_pairing_stats", "evaluate_files", "evaluate_pairs", "evaluate_two",
@@ -24,8 +23,8 @@ __all__ = [
 ]
 
 
-@dataclass(repr=False, eq=False)
-class Evaluation(ValueClass):
+@dataclass
+class Evaluation:
     """The outcome of a run: the accumulator plus where the data came from."""
 
     plan: Plan

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from .errors import UsageError, suggest
-from .value_class import FrozenValueClass
 
 if TYPE_CHECKING:
     from .plan import Plan
@@ -54,8 +53,8 @@ SLICE_OVERALL = ("weighted_overall_score", *SLICE_FIELD)
 PASSED, FAILED, NO_DATA = "passed", "failed", "no data"
 
 
-@dataclass(repr=False, eq=False)
-class Gate(FrozenValueClass):
+@dataclass(frozen=True)
+class Gate:
     key: str  # as written: "line_items.*.cm_recall"
     threshold: float
     origin: str  # where it was written: "--fail-under", a file name

@@ -16,11 +16,10 @@ import re
 from dataclasses import dataclass, fields
 
 from .errors import UsageError, suggest
-from .value_class import FrozenValueClass
 
 
-@dataclass(repr=False, eq=False)
-class Limits(FrozenValueClass):
+@dataclass(frozen=True)
+class Limits:
     """Every bound, by the name the user writes (underscores as dashes)."""
 
     line_bytes: int = 64 * 2**20  # one JSONL line (or a whole .json array file); longer lines are skipped and counted

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
-from .value_class import FrozenValueClass
 
 if TYPE_CHECKING:  # an annotation only: the plan's types load no comparator (nor numpy)
     from .comparators import Comparator
@@ -23,8 +22,8 @@ class Kind(Enum):
     OBJECT_LIST = "object_list"  # array of objects, Hungarian-matched
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class FieldPlan(FrozenValueClass):
+@dataclass(frozen=True, slots=True)
+class FieldPlan:
     key: str  # property name in the JSON document
     index: int  # position in Plan.fields; DocResult arrays are indexed by it
     path: str  # dotted path used in reports: line_items.unit_price
@@ -54,8 +53,8 @@ class FieldPlan(FrozenValueClass):
         return self.threshold
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class ModelPlan(FrozenValueClass):
+@dataclass(frozen=True, slots=True)
+class ModelPlan:
     name: str
     fields: tuple[FieldPlan, ...]
     match_threshold: float
@@ -76,8 +75,8 @@ class ModelPlan(FrozenValueClass):
                 yield from f.model.walk()
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class Plan(FrozenValueClass):
+@dataclass(frozen=True, slots=True)
+class Plan:
     root: ModelPlan
     schema: dict  # the schema as loaded, refs unresolved (for validation/reporting)
     source: str  # file path or "<memory>"

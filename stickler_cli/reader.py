@@ -47,7 +47,6 @@ import orjson
 
 from . import limits
 from .errors import InputError, UsageError
-from .value_class import FrozenValueClass, ValueClass
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +73,8 @@ def error_location(error: dict[str, Any]) -> str:
     return where
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class Pair(ValueClass):
+@dataclass(slots=True)
+class Pair:
     """One document to score; ``pred`` is ``{}`` when the prediction is missing or broken."""
 
     doc_id: str
@@ -94,8 +93,8 @@ class Pair(ValueClass):
         return self.pred_line is not None and self.pred is not None and not self.pred_invalid
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class PairingStats(ValueClass):
+@dataclass(slots=True)
+class PairingStats:
     gt_lines: int = 0
     pred_lines: int = 0
     paired: int = 0
@@ -503,8 +502,8 @@ ALIGNMENT_BLOCK = 500
 OUT_OF_STEP = "the two files look out of step"
 
 
-@dataclass(repr=False, eq=False)
-class Pairing(FrozenValueClass):
+@dataclass(frozen=True)
+class Pairing:
     """How ground truth and predictions are paired, as the user asked.
 
     By ``id_field``, or by line; by line, the id-like ``check_ids`` of each pair are compared

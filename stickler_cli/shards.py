@@ -14,13 +14,12 @@ from pathlib import Path
 
 from .errors import InputError
 from .reader import STDIN
-from .value_class import FrozenValueClass
 
 GLOB_CHARS = frozenset("*?[")
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class Shard(FrozenValueClass):
+@dataclass(frozen=True, slots=True)
+class Shard:
     """One ground-truth file and the prediction file scored against it."""
 
     ground_truth: str

@@ -16,11 +16,9 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 from rapidfuzz.process import cdist, cpdist
 
-from ..value_class import FrozenValueClass
 
-
-@dataclass(repr=False, eq=False)
-class Param(FrozenValueClass):
+@dataclass(frozen=True)
+class Param:
     """One constructor parameter a comparator accepts from comparator-config."""
 
     name: str

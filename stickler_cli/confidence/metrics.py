@@ -15,8 +15,6 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from ..value_class import FrozenValueClass
-
 
 def weighted_average_ranks(values: np.ndarray, count: np.ndarray) -> np.ndarray:
     """The mean 1-based rank each row's pairs would have if every row were ``count`` equal pairs:
@@ -35,8 +33,8 @@ def weighted_average_ranks(values: np.ndarray, count: np.ndarray) -> np.ndarray:
 MAX_BINS = 100  # every field repeats the bin table; more bins than this is noise, not resolution
 
 
-@dataclass(repr=False, eq=False)
-class ConfidencePairs(FrozenValueClass):
+@dataclass(frozen=True)
+class ConfidencePairs:
     """Parallel columns: ``is_match`` (bool), ``confidence`` and ``similarity`` (float64),
     and ``count`` (int64): how many pairs a row stands for.
 

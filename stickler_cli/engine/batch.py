@@ -38,7 +38,6 @@ import numpy as np
 
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
-from ..value_class import ValueClass
 from .items import combine, null_mask, vectorised_model
 from .matching import MATCH_BOUND, TIE_BREAK, maximise
 from . import row_errors
@@ -57,8 +56,8 @@ _PRIMITIVE, _OBJECT, _PRIMITIVE_LIST = Kind.PRIMITIVE, Kind.OBJECT, Kind.PRIMITI
 SUM_COLUMNS = 64
 
 
-@dataclass(repr=False, eq=False)
-class BatchResult(ValueClass):
+@dataclass
+class BatchResult:
     """What ``Engine.score_batch`` gives for n documents: ``DocResult``'s content, one row per document.
 
     ``tally[d]``, ``score_sum[d]``, ``score_n[d]`` are document d's flat

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..value_class import ValueClass
-
 # Order of the per-field confusion counts in DocResult.counts.
 TP, FA, FD, FN, TN = range(5)
 COUNT_NAMES = ("tp", "fa", "fd", "fn", "tn")
@@ -53,8 +51,8 @@ class TraceRow:
     pred_default: bool = False
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class DocResult(ValueClass):
+@dataclass(slots=True)
+class DocResult:
     """Scores and confusion counts of one ground-truth/prediction pair.
 
     ``counts[i]`` is the ``[tp, fa, fd, fn, tn]`` of field index ``i`` (see

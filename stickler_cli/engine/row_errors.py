@@ -31,7 +31,6 @@ import numpy as np
 
 from .. import limits
 from ..plan import Kind, ModelPlan
-from ..value_class import ValueClass
 
 # The labels, in their order of precedence (the first rule that claims an open row labels it).
 CATEGORIES = ("merged", "split", "duplicated", "mismatched", "truncated", "dropped", "hallucinated")
@@ -45,8 +44,8 @@ _ratio: Any = None  # rapidfuzz.fuzz.ratio, the same
 _NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())  # the ASCII characters default_process blanks
 
 
-@dataclass(repr=False, eq=False, slots=True)
-class ListFindings(ValueClass):
+@dataclass(slots=True)
+class ListFindings:
     """One list's labelled rows: ``events`` in precedence order; ``tau`` the Kendall tau of the matched
     rows' order when it is below 1 (None: in order, or fewer than two matched rows); ``unclassified``
     the open rows of a list beyond the bound (then nothing else is said of it)."""

@@ -28,15 +28,13 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from ..value_class import FrozenValueClass
-
 KEY_MIN = 16  # the key column wraps down to this many characters before the figures are split into two tables
 KEY_SHARE = 0.4  # once split, the key column takes at most this share of the width
 Cell = Union[str, Text]
 
 
-@dataclass(repr=False, eq=False)
-class Column(FrozenValueClass):
+@dataclass(frozen=True)
+class Column:
     """A column of figures (or short words, such as a verdict): never wrapped, never cut."""
 
     header: str
