@@ -28,14 +28,13 @@ from typing import Any
 from .. import limits
 from ..errors import SchemaError
 from . import drafts
-from .keywords import subschemas
+from .keywords import REFERENCES, subschemas
 from .patterns import Patterns
 from .refs import References, escape, lookup
 
 # Keywords whose subschemas apply to the value itself (not to a property or an item of it).
 IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"})
 UNAPPLIED = frozenset({"$defs", "definitions"})  # only reached through references
-REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
 MESSAGE_CHARACTERS = 300  # of a metaschema error (it quotes the offending value)
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .keywords import REFERENCES
+
 # $schema URI -> the draft jsonschema reads it as (validators.validator_for); with no $schema, 2020-12.
 DRAFTS = {
     "http://json-schema.org/draft-07/schema#": "draft7",
@@ -46,8 +48,7 @@ KEYWORDS = {
 LEGACY = frozenset({"draft7"})  # drafts in which $ref hides the keywords beside it
 
 # Keys that name or mark a location: a schema holding one anywhere is not self-contained.
-LOCATING = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "$id", "$anchor", "$dynamicAnchor",
-                      "$recursiveAnchor", "$vocabulary", "$schema"})
+LOCATING = frozenset({*REFERENCES, "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary", "$schema"})
 
 # How the three metaschemas constrain each keyword's value (subschemas are checked as schemas again).
 _SCHEMA = frozenset("""

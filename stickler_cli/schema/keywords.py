@@ -29,6 +29,8 @@ else dependentSchemas format contentEncoding contentMediaType contentSchema titl
 deprecated readOnly writeOnly examples example nullable id
 """.split())
 
+REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")  # the keywords whose value is a reference to a schema
+
 # Where subschemas sit, in any draft: in a keyword's object (by name), its array, or as its value.
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")

@@ -30,10 +30,10 @@ from typing import Any, Mapping
 from urllib.parse import quote, unquote, urljoin
 
 from ..errors import SchemaError
+from .keywords import REFERENCES
 
 REFUSED = "references are never fetched; copy the schema beside this one and refer to the file"
 _REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # http:, https:, urn:, file:…
-REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
 HIERARCHICAL = ("http:", "https:")  # an $id with a directory that files beside the schema may stand for
 
 
