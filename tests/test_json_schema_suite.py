@@ -8,7 +8,6 @@ as .ci/run sets), where a missing suite fails.
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.support import json_schema_suite as suite

@@ -198,7 +198,6 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     built.clear()
     assert cli.main(["schema", "check", "--help"]) == 0
     assert "Usage: stickler schema check" in capsys.readouterr().out and built == ["check", "infer"]
-    built.clear()
     assert runs == [True, True, True]
     built.clear()
     runs.clear()

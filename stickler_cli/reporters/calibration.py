@@ -71,7 +71,7 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
 def reliability_diagram(bins: list[dict[str, Any]]) -> Table:
     """Accuracy per confidence bin as a bar, with the bin's mean confidence as a marker (│)."""
     table = ReportTable(title="Reliability: accuracy (bar) vs mean confidence (│) per bin", title_justify="left",
-                  box=None, padding=(0, 1))
+                        box=None, padding=(0, 1))
     table.add_column("confidence", no_wrap=True)
     table.add_column("n", justify="right")
     table.add_column("accuracy", no_wrap=True)
