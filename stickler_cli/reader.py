@@ -819,7 +819,8 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
         if key in index:
             raise InputError(f"duplicate {id_field} {_json(index[key][2], key)} (first on line {index[key][0]})",
                              pred_path, number)
-        index[key] = (number, content if keep_lines else offset, shown)
+        # A record read from an array (a .jsonl holding one) is no line to read back at an offset: kept.
+        index[key] = (number, content if keep_lines or type(content) is not bytes else offset, shown)
     yield from early
 
     seen: dict[Key, int] = {}

@@ -182,6 +182,21 @@ def test_a_json_array_named_jsonl_is_read_as_an_array(invoices):
         rep = report_of(run("eval", INVOICE, gt, path, "-f", "json"))
         assert rep["metrics"] == expected["metrics"] and rep["field_metrics"] == expected["field_metrics"]
         assert rep["errors"] == [] and rep["inputs"]["records"]["pred_lines"] == 23
+    # Paired by id too: each prediction is the array's record, not its file's line read back at an offset
+    # (which held the whole array: every prediction was scored as empty, without a word).
+    by_id = report_of(run("eval", INVOICE, gt, write(tmp / "p.jsonl", preds), "-f", "json", "--id-field", "doc_id"))
+    assert by_id["metrics"] == expected["metrics"]
+    for path in (pretty, one_line):
+        rep = report_of(run("eval", INVOICE, gt, path, "-f", "json", "--id-field", "doc_id"))
+        assert rep["metrics"] == by_id["metrics"] and rep["field_metrics"] == by_id["field_metrics"]
+        assert rep["errors"] == [] and rep["schema_conformance"] == by_id["schema_conformance"]
+    # A prediction without ground truth, in such an array, is read and checked against the schema.
+    extra = {**preds[0], "doc_id": "D-999"}
+    one_line.write_text(json.dumps([*preds, extra]) + "\n")
+    rep = report_of(run("eval", INVOICE, gt, one_line, "-f", "json", "--id-field", "doc_id"))
+    assert rep["inputs"]["records"]["unpaired_predictions"] == 1
+    assert rep["schema_conformance"]["checked"] == by_id["schema_conformance"]["checked"] + 1
+    assert [e["doc_id"] for e in rep["errors"]] == ["D-999"]
     # Also from standard input, and as the ground truth.
     rep = report_of(run("eval", INVOICE, gt, "-", "-f", "json", stdin=pretty.read_bytes()))
     assert rep["metrics"] == expected["metrics"]
