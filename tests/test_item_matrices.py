@@ -196,6 +196,17 @@ def test_token_sort_cells_agree_however_many_pairs_a_text_is_in():
     for rows, cols in ((one_each, one_each[::-1]), ([i for i, _ in every], [j for _, j in every])):
         cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
         assert cells == [expected[i][j] for i, j in zip(rows, cols)]
+    # The second way with every text sorted, with none (no ASCII text), and with a single value that has no text
+    # among many pairs (only its own pairs go to token_sort_ratio).
+    ascii_texts = ["Blue Widget", "widget blue", "Bolt  7", "Acme, Inc.", "inc acme"]
+    for gts, preds in ((ascii_texts, ascii_texts[::-1]), (["é b a", "Ünï", "ça va"], ["a b é", "ïnÜ"]),
+                       (ascii_texts, ascii_texts[:2] + [10 ** 5000] + ascii_texts[3:])):
+        rows = [i for i in range(len(gts)) for _ in preds]
+        cols = [j for _ in gts for j in range(len(preds))]
+        cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
+        assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)]
+    assert comparator.similarity_cells(["Blue Widget"], ["widget blue", 10 ** 5000], [0, 0, 0], [0, 1, 0]).tolist() == [
+        1.0, 0.0, 1.0]
 
 
 def test_a_value_with_no_text_scores_zero_in_a_matrix():

@@ -83,9 +83,11 @@ def _token_sort_cells(a: Sequence[str | None], b: Sequence[str | None], rows: Se
     sorted_pair = (left != None) & (right != None)  # noqa: E711  (elementwise)
     if sorted_pair.all():
         return cpdist(left, right, scorer=fuzz.ratio, dtype=np.float64, workers=1)
-    rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
-    out = cpdist(gather(a, rows), gather(b, cols), scorer=fuzz.token_sort_ratio, dtype=np.float64, workers=1)
-    if sorted_pair.any():
-        out[sorted_pair] = cpdist(left[sorted_pair], right[sorted_pair], scorer=fuzz.ratio, dtype=np.float64,
-                                  workers=1)
+    # Only the other pairs (a text not ASCII, or with no text form) go to token_sort_ratio: one accented
+    # description in a batch would otherwise send every pair there, and then sort its words again.
+    out = np.empty(len(sorted_pair), dtype=np.float64)
+    out[sorted_pair] = cpdist(left[sorted_pair], right[sorted_pair], scorer=fuzz.ratio, dtype=np.float64, workers=1)
+    other = ~sorted_pair
+    rows, cols = np.asarray(rows, dtype=np.intp)[other], np.asarray(cols, dtype=np.intp)[other]
+    out[other] = cpdist(gather(a, rows), gather(b, cols), scorer=fuzz.token_sort_ratio, dtype=np.float64, workers=1)
     return out
