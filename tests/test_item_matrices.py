@@ -11,15 +11,17 @@ forms (matrices, cells) must equal their pair-by-pair similarity too.
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from rapidfuzz import fuzz
 
 from stickler_cli import load_schema
 from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.comparators.exact import ExactComparator
-from stickler_cli.comparators.fuzzy import FuzzyComparator
+from stickler_cli.comparators.fuzzy import FuzzyComparator, _sorted_words
 from stickler_cli.comparators.levenshtein import LevenshteinComparator
 from stickler_cli.comparators.numeric import NumericComparator
 from stickler_cli import compile_schema
@@ -196,10 +198,11 @@ def test_token_sort_cells_agree_however_many_pairs_a_text_is_in():
     for rows, cols in ((one_each, one_each[::-1]), ([i for i, _ in every], [j for _, j in every])):
         cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
         assert cells == [expected[i][j] for i, j in zip(rows, cols)]
-    # The second way with every text sorted, with none (no ASCII text), and with a single value that has no text
-    # among many pairs (only its own pairs go to token_sort_ratio).
+    # The second way with every text sorted (accents too), with none (a no-break space in each text), and with a
+    # single value that has no text among many pairs (only its own pairs go to token_sort_ratio).
     ascii_texts = ["Blue Widget", "widget blue", "Bolt  7", "Acme, Inc.", "inc acme"]
     for gts, preds in ((ascii_texts, ascii_texts[::-1]), (["é b a", "Ünï", "ça va"], ["a b é", "ïnÜ"]),
+                       (["é\xa0b a", "b\xa0a", "ça\xa0va"], ["a b\xa0é", "a\xa0b"]),
                        (ascii_texts, ascii_texts[:2] + [10 ** 5000] + ascii_texts[3:])):
         rows = [i for i in range(len(gts)) for _ in preds]
         cols = [j for _ in gts for j in range(len(preds))]
@@ -207,6 +210,31 @@ def test_token_sort_cells_agree_however_many_pairs_a_text_is_in():
         assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)]
     assert comparator.similarity_cells(["Blue Widget"], ["widget blue", 10 ** 5000], [0, 0, 0], [0, 1, 0]).tolist() == [
         1.0, 0.0, 1.0]
+
+
+def test_words_are_sorted_as_rapidfuzz_sorts_them_at_every_width_of_text():
+    """_sorted_words splits as token_sort_ratio does for every text it accepts: texts of Latin-1, two-byte and
+    four-byte characters, with each of Python's spaces; the two Python splits on and rapidfuzz does not (U+0085,
+    U+00A0) are refused, and such pairs are still scored by token_sort_ratio itself."""
+    spaces = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace()]
+    assert {"\x85", "\xa0"} < set(spaces)
+    letters = list("abAB é€ß日本ÿĀ\x00\x7f") + ["\U0001F600"]
+    rng = random.Random(11)
+    texts = ["".join(rng.choice(letters + spaces) for _ in range(rng.randint(0, 10))) for _ in range(3000)]
+    refused = 0
+    for a, b in zip(texts[::2], texts[1::2]):
+        left, right = _sorted_words(a), _sorted_words(b)
+        if left is None or right is None:
+            refused += 1
+            assert {"\x85", "\xa0"} & set(a + b)
+        else:
+            assert fuzz.ratio(left, right) == fuzz.token_sort_ratio(a, b), (a, b)
+    assert 100 < refused < 1400  # both ways were taken
+    comparator = FuzzyComparator(method="token_sort_ratio", normalize=False)
+    gts, preds = texts[:30], texts[30:60]
+    rows, cols = [i for i in range(30) for _ in range(30)], [j for _ in range(30) for j in range(30)]
+    cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
+    assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)]
 
 
 def test_a_value_with_no_text_scores_zero_in_a_matrix():
