@@ -415,15 +415,18 @@ def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
 
 _CONFIDENCE = b'"_confidence"'
 _OLDER_KEY = b'"confidence"'  # the older rich-value shape's key ("_confidence" does not hold it)
+# One of the letters of "confidence" (c to o, U+0063 to U+006F) written as an escape: the key may be there, spelt
+# so. Other escapes (accents, as Python's json.dumps writes them) cannot spell it.
+_ESCAPED_OLDER_KEY = re.compile(rb"\\u006[3-9a-fA-F]")
 
 
 def may_hold_older_shape(*contents: "bytes | Record | Overlong | None") -> bool:
     """Whether records read from ``contents`` may hold the older rich-value shape: found in the raw
-    text (cheap: most lines are never walked), or unknown (a parsed record, an escaped key)."""
+    text (cheap: most lines are never walked), or unknown (a parsed record, a key's letter escaped)."""
     for content in contents:
         if type(content) is bytes:
-            # A backslash is rare and found by memchr; the two-byte search for an escape is not.
-            if _OLDER_KEY in content or (b"\\" in content and b"\\u" in content):
+            # A backslash is rare and found by memchr; the search for an escape is not.
+            if _OLDER_KEY in content or (b"\\" in content and _ESCAPED_OLDER_KEY.search(content) is not None):
                 return True
         elif type(content) is Record:
             return True

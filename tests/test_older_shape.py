@@ -6,6 +6,7 @@ Figures worked by hand: Levenshtein on one-word names, clip off (the README's de
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli.engine.values import adopt_older_shape
+from stickler_cli.reader import holds_key, may_hold_older_shape
 
 SCHEMA = {"type": "object", "properties": {
     "name": {"type": "string"},
@@ -86,6 +88,33 @@ def test_escaped_keys_are_read_as_the_keys_they_spell(tmp_path):
     report = json.loads(_eval(schema, gt, pred).stdout)
     assert report["field_metrics"]["name"]["tp"] == 2
     assert report["inputs"]["records"]["older_shape_records"] == 1
+
+
+def test_the_raw_text_test_finds_the_key_however_it_is_escaped_and_lets_accents_pass():
+    """Every letter of "confidence", escaped with either case of hex digit, sends the line to the walk; a line whose
+    escapes are accents (as json.dumps writes them) or other characters is spared it, and a line it spares never
+    holds a "confidence" key once parsed (random records, random keys and letters escaped)."""
+    for k, letter in enumerate("confidence"):
+        for code in (f"\\u{ord(letter):04x}", f"\\u{ord(letter):04X}"):
+            key = "confidence"[:k] + code + "confidence"[k + 1:]
+            assert may_hold_older_shape(f'{{"name": {{"value": "A", "{key}": 0.9}}}}'.encode())
+    assert not may_hold_older_shape(json.dumps({"name": "Zoë Café", "note": "a\nb", "path": "C:\\users"}).encode())
+    rng = random.Random(7)
+    words = ["value", "confidence", "_confidence", "conf", "name", "Zoë", "naïve", "\\", "\n", "é", "c"]
+    spared = 0
+
+    def string(text: str) -> str:  # as json.dumps writes it, some letters escaped too
+        return '"' + "".join(json.dumps(c)[1:-1] if not c.isalpha() or c.isascii() and rng.random() > 0.05
+                             else f"\\u{ord(c):04x}" for c in text) + '"'
+
+    for _ in range(3000):
+        text = "{" + ", ".join(f"{string(rng.choice(words) + rng.choice(['', 's']))}: "
+                               f"{{{string(rng.choice(words))}: {string(rng.choice(words))}}}" for _ in range(3)) + "}"
+        parsed = json.loads(text)
+        if not may_hold_older_shape(text.encode()):
+            spared += 1
+            assert not holds_key(parsed, "confidence"), text
+    assert 500 < spared < 2900  # both answers were given
 
 
 def test_two_workers_and_pairing_by_id_read_it_too(tmp_path):
