@@ -10,6 +10,7 @@ forms (matrices, cells) must equal their pair-by-pair similarity too.
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.comparators.exact import ExactComparator
 from stickler_cli.comparators.fuzzy import FuzzyComparator, _sorted_words
 from stickler_cli.comparators.levenshtein import LevenshteinComparator
-from stickler_cli.comparators.numeric import NumericComparator
+from stickler_cli.comparators.numeric import NumericComparator, _floats as numeric_floats
 from stickler_cli import compile_schema
 from stickler_cli.engine import Engine
 from stickler_cli.engine import compare as compare_module
@@ -101,6 +102,30 @@ def test_numeric_matrix_equals_pair_by_pair(config):
         for i, g in enumerate(gts):
             for j, p in enumerate(preds):
                 assert matrix[i, j] == comparator.similarity(g, p), (config, g, p)
+
+
+def test_numeric_texts_that_read_as_a_float_are_that_float():
+    """A numeric text whose Decimal is a float's own ("1,130.14", "(12.5)", "22") takes the float fast path as that
+    float; one that is not ("0.1000000000000000000001", an integer beyond 2**53) stays with the Decimal rule. Either
+    way every cell is the pair's own similarity, on tolerance edges written as texts."""
+    values, plain = numeric_floats(["1,130.14", "(12.5)", "22", "-0", "0.1000000000000000000001", "9007199254740993",
+                                    "1" + "0" * 400, "n/a", 0.1])
+    assert plain.tolist() == [True, True, True, True, False, False, False, False, True]
+    assert values[:4].tolist() == [1130.14, -12.5, 22.0, 0.0] and math.isnan(values[6]) and math.isnan(values[7])
+    rng = random.Random(9)
+    bases = [0, 1, 100, 1247.5, 1e-5, 12345678.91, -3, 0.1, 2 ** 53 - 1]
+    steps = [0.0, 0.01, -0.01, 0.02, 0.001, 0.3, 1e-12, 0.0011]
+    for config in ({}, {"absolute_tolerance": 0.01}, {"relative_tolerance": 0.001}, {"tolerance": 0.3}):
+        comparator = NumericComparator(**config)
+        for _ in range(40):
+            drawn = [round(rng.choice(bases) * (1 + rng.choice(steps)) + rng.choice(steps), rng.choice([2, 6, 12]))
+                     for _ in range(24)]
+            texts = [rng.choice([v, repr(v), f"{v:,}", f"${v:,.2f}", f"{v:.20f}", f"({-v})" if v < 0 else str(v)])
+                     for v in drawn]
+            gts, preds = texts[:12], texts[12:]
+            rows, cols = [i for i in range(12) for _ in range(12)], [j for _ in range(12) for j in range(12)]
+            cells = comparator.similarity_cells(gts, preds, rows, cols).tolist()
+            assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)], config
 
 
 def test_numeric_edge_cases_by_hand():

@@ -195,7 +195,8 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """(float64 of each value, which values are plain numbers that float64 holds exactly).
 
     A value that is not a plain finite number, or an integer beyond 2**53, is
-    parsed (NaN when it has no finite float) and decided by Decimal.
+    parsed (NaN when it has no finite float) and decided by Decimal, unless it reads
+    as exactly a float within 2**53 (a numeric text, mostly): that float, plain.
     """
     kinds = set(map(type, values))
     if kinds <= _ARRAY_KINDS:
@@ -216,9 +217,14 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         if _plain(v):
             out[k] = v
             continue
-        plain[k] = False
         number = parse_number(v)
-        out[k] = float(number) if number is not None and number.is_finite() and abs(number) < _FLOAT_MAX else math.nan
+        if number is None or not number.is_finite() or abs(number) >= _FLOAT_MAX:
+            out[k], plain[k] = math.nan, False
+            continue
+        out[k] = f = float(number)
+        # A text that reads as a float's own decimal ("1,130.14" as 1130.14) is that float to the Decimal rule,
+        # which sees only a value's Decimal (parse_number: Decimal(str(value)) for a float): plain, as the float is.
+        plain[k] = abs(f) < _EXACT_INT and Decimal(repr(f)) == number
     return out, plain
 
 
