@@ -42,14 +42,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = str(ROOT / "bench" / "invoice.schema.json")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
-# The child: bench/measure.py's set-up, then its timed evaluation ``runs`` times; under callgrind ("instrument"),
-# with instrumentation on around the evaluations alone (callgrind_control, bounded in time).
+# The child: bench/measure.py's set-up (from the checkout named first), ``warm`` evaluations, then the timed
+# evaluation ``runs`` times; under callgrind ("instrument"), with instrumentation on around those evaluations alone
+# (callgrind_control, bounded in time).
 CHILD = """
 import os, subprocess, sys
 sys.path.insert(0, sys.argv[1])
 from bench.measure import evaluate, prepare
-schema, gt, pred, analyses, runs, instrumented, *slices = sys.argv[2:]
+schema, gt, pred, analyses, runs, warm, instrumented, *slices = sys.argv[2:]
 plan = prepare(schema, analyses=analyses == "on")
+for _ in range(int(warm)):
+    evaluate(plan, gt, pred, slices=tuple(slices))
 def instrument(state):
     if instrumented == "instrument":
         subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=True, timeout=60,
@@ -69,8 +72,9 @@ def available() -> str | None:
     return f"{' and '.join(missing)} not installed (apt-get install valgrind)" if missing else None
 
 
-def _child(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...], instrumented: bool) -> list[str]:
-    return [sys.executable, "-c", CHILD, str(ROOT), SCHEMA, gt, pred, "on" if analyses else "off", str(runs),
+def _child(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...], instrumented: bool,
+           schema: str = SCHEMA, code: str = str(ROOT), warm: int = 0) -> list[str]:
+    return [sys.executable, "-c", CHILD, code, schema, gt, pred, "on" if analyses else "off", str(runs), str(warm),
             "instrument" if instrumented else "plain", *(slices if analyses else ())]
 
 
@@ -79,13 +83,16 @@ def _child(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...
 _ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONHASHSEED": "0"}
 
 
-def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...] = ()) -> int:
-    """Instructions executed by ``runs`` evaluations of the pair of files in one process."""
+def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...] = (), schema: str = SCHEMA,
+          code: str = str(ROOT), warm: int = 0) -> int:
+    """Instructions executed by ``runs`` evaluations of the pair of files in one process, after ``warm`` evaluations
+    not counted, by the stickler checkout in ``code``."""
     with tempfile.TemporaryDirectory(prefix="stickler-callgrind-") as folder:
         out = os.path.join(folder, "callgrind.out")
         try:
             done = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
-                                   f"--callgrind-out-file={out}", *_child(gt, pred, analyses, runs, slices, True)],
+                                   f"--callgrind-out-file={out}",
+                                   *_child(gt, pred, analyses, runs, slices, True, schema, code, warm)],
                                   capture_output=True, text=True, env=_ENV, cwd=ROOT, timeout=SECONDS)
         except subprocess.TimeoutExpired:
             raise SystemExit(f"bench.instructions: a callgrind run took over {SECONDS} s") from None
@@ -95,11 +102,17 @@ def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...]
         return int(found[-1])
 
 
+def compile_first(gt: str, pred: str, analyses: bool, slices: tuple[str, ...] = (), schema: str = SCHEMA,
+                  code: str = str(ROOT)) -> None:
+    """One evaluation without valgrind, so that every module the counted runs import is compiled to bytecode first."""
+    subprocess.run(_child(gt, pred, analyses, 1, slices, False, schema, code), check=True, env=_ENV, cwd=ROOT,
+                   stdout=subprocess.DEVNULL, timeout=SECONDS)
+
+
 def measure(gt: str, pred: str, slices: tuple[str, ...]) -> dict:
     """The four counts and the two ratios (see the module's docstring)."""
-    for analyses in (False, True):  # once without valgrind: every module the runs import is compiled first
-        subprocess.run(_child(gt, pred, analyses, 1, slices, False), check=True, env=_ENV, cwd=ROOT,
-                       stdout=subprocess.DEVNULL, timeout=SECONDS)
+    for analyses in (False, True):
+        compile_first(gt, pred, analyses, slices)
     plan = [(analyses, runs) for analyses in (False, True) for runs in (1, 2)]
     with ThreadPoolExecutor(max_workers=max(1, min(4, len(os.sched_getaffinity(0))))) as pool:
         counts = dict(zip(plan, pool.map(lambda p: count(gt, pred, p[0], p[1], slices), plan)))

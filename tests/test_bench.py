@@ -131,3 +131,71 @@ def test_without_valgrind_the_count_says_what_is_missing(monkeypatch, capsys):
     monkeypatch.setattr(instructions.shutil, "which", lambda tool: None if tool == "valgrind" else "/usr/bin/" + tool)
     assert instructions.main(["gt.jsonl", "pred.jsonl"]) == 2
     assert capsys.readouterr().err.strip() == ("bench.instructions: valgrind not installed (apt-get install valgrind)")
+
+
+def test_the_variants_each_change_what_they_say(tmp_path):
+    """bench/variants.py: the plain folder is case 1's files byte for byte; each variant changes one thing, the
+    same way twice."""
+    from bench import variants
+
+    folders = variants.write(tmp_path / "a", 80)
+    again = variants.write(tmp_path / "b", 80)
+    assert [_digest(f) for f in folders.values()] == [_digest(f) for f in again.values()]
+    write(tmp_path / "case1", 80)
+    assert _digest(folders["plain"]) == _digest(tmp_path / "case1")
+
+    def read(name: str, side: str) -> tuple[bytes, list[dict]]:
+        raw = (folders[name] / f"{side}.jsonl").read_bytes()
+        return raw, [json.loads(line) for line in raw.splitlines()]
+
+    def texts(docs: list[dict], pick) -> list[str]:
+        found = [pick(d) for d in docs]
+        return [t["_value"] if isinstance(t, dict) else t for t in found if isinstance(t, (str, dict))]
+
+    def descriptions(doc: dict) -> list:
+        items = doc.get("line_items") if isinstance(doc.get("line_items"), list) else []
+        return [i.get("description") for i in items if isinstance(i, dict)]
+
+    raw, docs = read("accents", "pred")
+    assert b"\\u" not in raw and "Boîte".encode() in raw
+    assert sum(not t.isascii() for d in docs for t in texts(descriptions(d), lambda v: v)) > 40
+    raw, docs = read("escaped-names", "gt")
+    assert raw.isascii() and b"\\u00" in raw
+    assert sum(not t.isascii() for t in texts(docs, lambda d: d.get("customer_name"))) > 5
+    _, plain_gt = read("plain", "gt")
+    _, numeric_gt = read("numeric-texts", "gt")
+    _, numeric_pred = read("numeric-texts", "pred")
+    assert [d.get("total_amount") for d in numeric_gt] == [d.get("total_amount") for d in plain_gt]
+    amounts = texts(numeric_pred, lambda d: d.get("total_amount"))
+    assert 15 < len([a for a in amounts if isinstance(a, str)]) < 65 and any("," in a for a in amounts)
+    _, dated = read("date-formats", "pred")
+    assert any("," in t or "/" in t for t in texts(dated, lambda d: d.get("invoice_date")))
+    schema = json.loads((folders["date-formats"] / "schema.json").read_text())
+    assert schema["properties"]["invoice_date"]["x-aws-stickler-comparator"] == "DateComparator"
+    _, extra = read("extra-keys", "pred")
+    assert all("extra_9" in d for d in extra)
+    _, rich = read("all-rich", "pred")
+
+    def every_leaf_rich(value) -> bool:
+        if isinstance(value, dict):
+            return set(value) == {"_value", "_confidence"} or ("_value" not in value and all(
+                every_leaf_rich(v) for v in value.values()))
+        return isinstance(value, list) and all(every_leaf_rich(v) for v in value)
+
+    assert all(every_leaf_rich(d) for d in rich) and not every_leaf_rich(read("plain", "pred")[1])
+
+
+def test_a_count_honours_the_schema_it_is_given(tmp_path):
+    """bench.instructions.count with a variant's own schema, one warm evaluation first: the same files, with
+    invoice dates in five formats, count differently under DateComparator (which reads them; fewer failures to
+    analyse) and case 1's ExactComparator (counts repeat within about 1%)."""
+    from bench import instructions, variants
+
+    if instructions.available():
+        return  # test_the_analyses_cost_counted_in_instructions checks what the command says then
+    folder = variants.write(tmp_path, 30)["date-formats"]
+    gt, pred = str(folder / "gt.jsonl"), str(folder / "pred.jsonl")
+    instructions.compile_first(gt, pred, True, schema=str(folder / "schema.json"))
+    dates = instructions.count(gt, pred, True, 1, schema=str(folder / "schema.json"), warm=1)
+    exact = instructions.count(gt, pred, True, 1, warm=1)
+    assert abs(dates - exact) > 0.02 * exact > 0
