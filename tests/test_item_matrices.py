@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.comparators.exact import ExactComparator
 from stickler_cli.comparators.fuzzy import FuzzyComparator, _sorted_words
 from stickler_cli.comparators.levenshtein import LevenshteinComparator
-from stickler_cli.comparators.numeric import NumericComparator, _floats as numeric_floats
+from stickler_cli.comparators.numeric import NumericComparator, parse_number, _floats as numeric_floats
 from stickler_cli import compile_schema
 from stickler_cli.engine import Engine
 from stickler_cli.engine import compare as compare_module
@@ -126,6 +127,23 @@ def test_numeric_texts_that_read_as_a_float_are_that_float():
             rows, cols = [i for i in range(12) for _ in range(12)], [j for _ in range(12) for j in range(12)]
             cells = comparator.similarity_cells(gts, preds, rows, cols).tolist()
             assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)], config
+
+
+def test_short_decimal_texts_are_read_without_decimal_as_decimal_reads_them():
+    """_floats reads a numeric text of at most 15 digits with float() alone; on random texts over the characters a
+    number's text holds, each value and its plainness are what Decimal's reading gives (parse_number, then plain
+    when the Decimal is its float's own)."""
+    rng = random.Random(13)
+    texts = ["".join(rng.choice("0123456789.-,()$ ") for _ in range(rng.randint(1, 22))) for _ in range(20000)]
+    texts += ["-0", "(0)", "(-5)", "5.", ".5", "-.5", "999999999999999", "9999999999999999", "0.00000000000001",
+              "0.000000000000001", "123456789012.345", "1234567890123.456"]
+    values, plain = numeric_floats(texts)
+    for text, value, is_plain in zip(texts, values.tolist(), plain.tolist()):
+        number = parse_number(text)
+        if number is None or not number.is_finite():
+            assert math.isnan(value) and not is_plain, text
+        else:
+            assert value == float(number) and is_plain == (abs(value) < 2 ** 53 and Decimal(repr(value)) == number), text
 
 
 def test_numeric_edge_cases_by_hand():

@@ -34,6 +34,20 @@ def parse_number(value: Any) -> Decimal | None:
             return Decimal(str(value))
         except (InvalidOperation, ValueError):  # ValueError: an integer beyond 4,300 digits
             return None
+    found = _number_text(value)
+    if found is None:
+        return None
+    text, negative = found
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        return None
+    return -number if negative else number
+
+
+def _number_text(value: Any) -> tuple[str, bool] | None:
+    """The number's characters in a value's text (digits, points, minus signs), and whether the text is the
+    accounting negative "(…)"; None when there are none."""
     text = value_text(value)
     if text is None:
         return None
@@ -43,11 +57,14 @@ def parse_number(value: Any) -> Decimal | None:
     text = _NOT_NUMERIC.sub("", text)
     if not text or len(text) > 1000:
         return None
-    try:
-        number = Decimal(text)
-    except InvalidOperation:
-        return None
-    return -number if negative else number
+    return text, negative
+
+
+def _short_decimal(text: str) -> bool:
+    """A decimal of at most 15 digits ("-1130.14", "22", ".5"): float64 holds a distinct value for each such
+    decimal (DBL_DIG), so its float's shortest repr is the same decimal, and it reads as that float."""
+    digits = len(text) - (text[0] == "-") - ("." in text)
+    return 0 < digits <= 15 and text.count(".") <= 1 and "-" not in text[1:]
 
 
 class NumericComparator(Comparator):
@@ -217,6 +234,11 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         if _plain(v):
             out[k] = v
             continue
+        if type(v) is str:  # most numeric texts are short decimals: read as floats, without Decimal
+            found = _number_text(v)
+            if found is not None and _short_decimal(found[0]):
+                out[k] = -float(found[0]) if found[1] else float(found[0])
+                continue
         number = parse_number(v)
         if number is None or not number.is_finite() or abs(number) >= _FLOAT_MAX:
             out[k], plain[k] = math.nan, False
