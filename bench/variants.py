@@ -99,9 +99,9 @@ def _names(doc: dict) -> dict:
     return doc
 
 
-def _number_text(value: Any, rng: random.Random) -> Any:
+def _written_as_text(value: Any, rng: random.Random) -> Any:
     if type(value) is dict and "_value" in value:
-        return {**value, "_value": _number_text(value["_value"], rng)}
+        return {**value, "_value": _written_as_text(value["_value"], rng)}
     if type(value) in (int, float) and rng.random() < 0.5:
         return f"{value:,}" if rng.random() < 0.5 else str(value)
     return value
@@ -109,11 +109,11 @@ def _number_text(value: Any, rng: random.Random) -> Any:
 
 def _numeric_texts(doc: dict, rng: random.Random) -> dict:
     if "total_amount" in doc:
-        doc["total_amount"] = _number_text(doc["total_amount"], rng)
+        doc["total_amount"] = _written_as_text(doc["total_amount"], rng)
     for item in _line_items(doc):
         for key in ("quantity", "unit_price", "amount"):
             if key in item:
-                item[key] = _number_text(item[key], rng)
+                item[key] = _written_as_text(item[key], rng)
     return doc
 
 

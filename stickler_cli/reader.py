@@ -354,7 +354,7 @@ def decode(content: bytes) -> Any:
 
 def _lenient(content: bytes, refused: ValueError | None) -> Any:
     try:
-        value = json.loads(content)
+        value = json.loads(content.decode("utf-8"))  # not json's guess of UTF-16 or UTF-32: JSON Lines is UTF-8
     except RecursionError:
         raise ValueError("nested too deeply") from None
     except ValueError:
@@ -413,11 +413,18 @@ def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
     return value, None
 
 
+def _escape_of_a_letter(key: str) -> re.Pattern[bytes]:
+    """An escape (``\\u0063``, hex digits in either case) of one of ``key``'s (ASCII) characters: where the raw text of a
+    line holds none, it cannot spell the key with escapes, so the cheap search for the key as written is enough.
+    Other escapes (accents, as Python's json.dumps writes them) cannot spell it."""
+    codes = sorted({f"{ord(character):04x}" for character in key})
+    either_case = ["".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in code) for code in codes]
+    return re.compile(rf"\\u(?:{'|'.join(either_case)})".encode())
+
+
 _CONFIDENCE = b'"_confidence"'
 _OLDER_KEY = b'"confidence"'  # the older rich-value shape's key ("_confidence" does not hold it)
-# One of the letters of "confidence" (c to o, U+0063 to U+006F) written as an escape: the key may be there, spelt
-# so. Other escapes (accents, as Python's json.dumps writes them) cannot spell it.
-_ESCAPED_OLDER_KEY = re.compile(rb"\\u006[3-9a-fA-F]")
+_ESCAPED_OLDER_KEY = _escape_of_a_letter("confidence")
 
 
 def may_hold_older_shape(*contents: "bytes | Record | Overlong | None") -> bool:
@@ -460,7 +467,7 @@ def holds_key(value: Any, key: str) -> bool:
 
 
 BBOX_KEY = b'"_bbox"'
-_ESCAPED_BBOX = re.compile(rb"\\u00(?:5[fF]|6[2fF]|78)")  # "_", "b", "o" or "x" written as an escape
+_ESCAPED_BBOX = _escape_of_a_letter("_bbox")
 
 
 def carries_boxes(content: Any, value: Any) -> bool:

@@ -64,10 +64,11 @@ class FuzzyComparator(Comparator):
 
 
 def _sorted_words(text: str | None) -> str | None:
-    """A text's words sorted and joined by one space, as rapidfuzz's token_sort_ratio sorts them; None for a
-    text holding U+0085 or U+00A0, which Python's split takes for spaces and rapidfuzz's does not (its other
-    spaces are Python's: tests/test_item_matrices.py checks every one, at every width of text)."""
-    if text is None or not (text.isascii() or ("\xa0" not in text and "\x85" not in text)):
+    """A text's words sorted and joined by one space, as rapidfuzz's token_sort_ratio sorts them; None for a text
+    of one-byte characters holding U+0085 or U+00A0, which Python's split takes for spaces and rapidfuzz, in such a
+    text alone, does not (it splits on Python's spaces otherwise: tests/test_item_matrices.py checks every one, at
+    every width of text)."""
+    if text is None or not text.isascii() and ("\xa0" in text or "\x85" in text) and max(text) <= "\xff":
         return None
     return " ".join(sorted(text.split()))
 
@@ -76,7 +77,7 @@ def _token_sort_cells(a: Sequence[str | None], b: Sequence[str | None], rows: Se
                       cols: Sequence[int]) -> np.ndarray:
     """token_sort_ratio of the pairs (a[rows[k]], b[cols[k]]): the words of each text sorted once, not
     once per pair, then ``ratio`` (rapidfuzz's own definition; the same floats, tests/test_item_matrices.py);
-    pairs with a text holding one of the two spaces only Python splits on are left to token_sort_ratio itself.
+    pairs with a text where rapidfuzz and Python split words differently are left to token_sort_ratio itself.
     When each text is in about one pair (a field's values, document by document), sorting once saves nothing:
     token_sort_ratio does it all, in C++, in half the time."""
     if len(rows) <= len(a) + len(b):
@@ -86,8 +87,8 @@ def _token_sort_cells(a: Sequence[str | None], b: Sequence[str | None], rows: Se
     sorted_pair = (left != None) & (right != None)  # noqa: E711  (elementwise)
     if sorted_pair.all():
         return cpdist(left, right, scorer=fuzz.ratio, dtype=np.float64, workers=1)
-    # Only the other pairs (a text with a no-break space, or with no text form) go to token_sort_ratio: one
-    # such description in a batch would otherwise send every pair there, and then sort its words again.
+    # Only the other pairs (a text split otherwise, or with no text form) go to token_sort_ratio: one such
+    # description in a batch would otherwise send every pair there, and then sort its words again.
     out = np.empty(len(sorted_pair), dtype=np.float64)
     out[sorted_pair] = cpdist(left[sorted_pair], right[sorted_pair], scorer=fuzz.ratio, dtype=np.float64, workers=1)
     other = ~sorted_pair

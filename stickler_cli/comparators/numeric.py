@@ -34,7 +34,11 @@ def parse_number(value: Any) -> Decimal | None:
             return Decimal(str(value))
         except (InvalidOperation, ValueError):  # ValueError: an integer beyond 4,300 digits
             return None
-    found = _number_text(value)
+    return _decimal(_number_text(value))
+
+
+def _decimal(found: tuple[str, bool] | None) -> Decimal | None:
+    """The Decimal of ``_number_text``'s answer, or None."""
     if found is None:
         return None
     text, negative = found
@@ -239,7 +243,9 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
             if found is not None and _short_decimal(found[0]):
                 out[k] = -float(found[0]) if found[1] else float(found[0])
                 continue
-        number = parse_number(v)
+            number = _decimal(found)
+        else:
+            number = parse_number(v)
         if number is None or not number.is_finite() or abs(number) >= _FLOAT_MAX:
             out[k], plain[k] = math.nan, False
             continue
