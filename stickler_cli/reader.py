@@ -414,9 +414,9 @@ def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
 
 
 def _escape_of_a_letter(key: str) -> re.Pattern[bytes]:
-    """An escape (``\\u0063``, hex digits in either case) of one of ``key``'s (ASCII) characters: where the raw text of a
-    line holds none, it cannot spell the key with escapes, so the cheap search for the key as written is enough.
-    Other escapes (accents, as Python's json.dumps writes them) cannot spell it."""
+    """An escape (``\\u0063``, hex digits in either case) of one of ``key``'s (ASCII) characters: where the raw
+    text of a line holds none, it cannot spell the key with escapes, so the cheap search for the key as written is
+    enough. Other escapes (accents, as Python's json.dumps writes them) cannot spell it."""
     codes = sorted({f"{ord(character):04x}" for character in key})
     either_case = ["".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in code) for code in codes]
     return re.compile(rf"\\u(?:{'|'.join(either_case)})".encode())
