@@ -276,3 +276,18 @@ def test_boxes_under_an_object_or_list_missing_on_one_side() -> None:
     assert (name["gt_only"], name["pred_only"], name["detections"]) == (1, 1, 1)
     assert (c["gt_only"], c["pred_only"], c["detections"]) == (1, 2, 2)
     assert name["ap"] == 0.0 and c["true_positives_50"] == 0
+
+
+def test_a_box_key_is_found_in_the_raw_line_however_its_letters_are_escaped():
+    """carries_boxes searches the raw line for "_bbox", and walks the parsed record only when the line escapes one
+    of the key's letters (either case of hex digit); escaped accents alone never send it to the walk."""
+    from stickler_cli.reader import carries_boxes
+
+    for k, letter in enumerate("_bbox"):
+        for code in (f"\\u{ord(letter):04x}", f"\\u{ord(letter):04X}"):
+            line = '{"a": {"_value": "x", "' + "_bbox"[:k] + code + "_bbox"[k + 1:] + '": [0, 0, 1, 1]}}'
+            assert carries_boxes(line.encode(), json.loads(line)), line
+    accents = json.dumps({"name": "Zoë", "_bbox_like": "b"}).encode()
+    assert b"\\u00eb" in accents and not carries_boxes(accents, {"_bbox": 1})  # a walk would have found this
+    spelt_in_a_value = '{"a": "\\u0062box"}'
+    assert not carries_boxes(spelt_in_a_value.encode(), json.loads(spelt_in_a_value))  # walked, no key found
