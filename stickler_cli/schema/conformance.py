@@ -326,7 +326,11 @@ def _below(errors: _Errors | None, key: Any, found: _Errors) -> _Errors:
     a record with thousands of violations is collected in linear time."""
     if errors is None:
         errors = []
-    errors.extend(((key, *path), keyword) for path, keyword in found)
+    if len(found) == 1:  # most often a leaf's one error (_TYPE, _REQUIRED): no generator for it
+        path, keyword = found[0]
+        errors.append(((key, *path), keyword))
+    else:
+        errors.extend(((key, *path), keyword) for path, keyword in found)
     return errors
 
 
