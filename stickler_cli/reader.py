@@ -413,18 +413,26 @@ def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
     return value, None
 
 
-def _escape_of_a_letter(key: str) -> re.Pattern[bytes]:
-    """An escape (``\\u0063``, hex digits in either case) of one of ``key``'s (ASCII) characters: where the raw
-    text of a line holds none, it cannot spell the key with escapes, so the cheap search for the key as written is
-    enough. Other escapes (accents, as Python's json.dumps writes them) cannot spell it."""
-    codes = sorted({f"{ord(character):04x}" for character in key})
-    either_case = ["".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in code) for code in codes]
-    return re.compile(rf"\\u(?:{'|'.join(either_case)})".encode())
+class _KeyInText:
+    """A key looked for in a line's raw text, before it is walked for: as written (``"key"``), or perhaps spelt
+    with an escape (``\\u0063``, hex digits in either case) of one of its (ASCII) characters. A line with neither
+    cannot hold the key; other escapes (accents, as Python's json.dumps writes them) cannot spell it."""
+
+    __slots__ = ("written", "_escape")
+
+    def __init__(self, key: str) -> None:
+        self.written = f'"{key}"'.encode()
+        codes = sorted({f"{ord(character):04x}" for character in key})
+        either_case = ["".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in code) for code in codes]
+        self._escape = re.compile(rf"\\u(?:{'|'.join(either_case)})".encode())
+
+    def escaped(self, content: bytes) -> bool:
+        # A backslash is rare and found by memchr; the search for an escape is not.
+        return b"\\" in content and self._escape.search(content) is not None
 
 
 _CONFIDENCE = b'"_confidence"'
-_OLDER_KEY = b'"confidence"'  # the older rich-value shape's key ("_confidence" does not hold it)
-_ESCAPED_OLDER_KEY = _escape_of_a_letter("confidence")
+_OLDER_KEY = _KeyInText("confidence")  # the older rich-value shape's key ("_confidence" does not hold it)
 
 
 def may_hold_older_shape(*contents: "bytes | Record | Overlong | None") -> bool:
@@ -432,8 +440,7 @@ def may_hold_older_shape(*contents: "bytes | Record | Overlong | None") -> bool:
     text (cheap: most lines are never walked), or unknown (a parsed record, a key's letter escaped)."""
     for content in contents:
         if type(content) is bytes:
-            # A backslash is rare and found by memchr; the search for an escape is not.
-            if _OLDER_KEY in content or (b"\\" in content and _ESCAPED_OLDER_KEY.search(content) is not None):
+            if _OLDER_KEY.written in content or _OLDER_KEY.escaped(content):
                 return True
         elif type(content) is Record:
             return True
@@ -466,8 +473,8 @@ def holds_key(value: Any, key: str) -> bool:
     return False
 
 
-BBOX_KEY = b'"_bbox"'
-_ESCAPED_BBOX = _escape_of_a_letter("_bbox")
+_BOX_KEY = _KeyInText("_bbox")
+BBOX_KEY = _BOX_KEY.written
 
 
 def carries_boxes(content: Any, value: Any) -> bool:
@@ -475,8 +482,7 @@ def carries_boxes(content: Any, value: Any) -> bool:
     Engine.compare collects its boxes (localisation.py): found in the raw line (cheap), the parsed value
     walked only for a line that escapes one of the key's letters."""
     if type(content) is bytes:
-        return BBOX_KEY in content or (b"\\" in content and _ESCAPED_BBOX.search(content) is not None
-                                       and holds_key(value, "_bbox"))
+        return BBOX_KEY in content or (_BOX_KEY.escaped(content) and holds_key(value, "_bbox"))
     return holds_key(value, "_bbox")
 
 
