@@ -46,20 +46,27 @@ _ACCENTED_NAMES = (("Johnson", "Jöhnsön"), ("Madrid", "Málaga"), ("Electronic
 _DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y", "%B %d, %Y", "%d %b %Y", "%Y/%m/%d")
 
 
-def _text(value: Any, change: Callable[[str], str]) -> Any:
-    """``change`` applied to a text, or to a rich value's text; any other value as it is."""
-    if type(value) is str:
-        return change(value)
-    if type(value) is dict and type(value.get("_value")) is str:
+def _leaf(value: Any, change: Callable[[Any], Any]) -> Any:
+    """``change`` applied to a value, or to a rich value's own value."""
+    if type(value) is dict and "_value" in value:
         return {**value, "_value": change(value["_value"])}
-    return value
+    return change(value)
 
 
-def _replaced(table: tuple[tuple[str, str], ...]) -> Callable[[str], str]:
-    def change(text: str) -> str:
-        for plain, accented in table:
-            text = text.replace(plain, accented)
-        return text
+def _change(obj: dict, keys: tuple[str, ...], change: Callable[[Any], Any]) -> None:
+    """``change`` applied to the values ``obj`` holds at ``keys``."""
+    for key in keys:
+        if key in obj:
+            obj[key] = _leaf(obj[key], change)
+
+
+def _replaced(table: tuple[tuple[str, str], ...]) -> Callable[[Any], Any]:
+    """Each text with the table's words replaced; other values as they are."""
+    def change(value: Any) -> Any:
+        if type(value) is str:
+            for plain, accented in table:
+                value = value.replace(plain, accented)
+        return value
     return change
 
 
@@ -80,52 +87,39 @@ def _line_items(doc: dict) -> list[dict]:
 
 def _accents(doc: dict) -> dict:
     for item in _line_items(doc):
-        if "description" in item:
-            item["description"] = _text(item["description"], _replaced(_ACCENTED_WORDS))
+        _change(item, ("description",), _replaced(_ACCENTED_WORDS))
     return doc
 
 
 def _names(doc: dict) -> dict:
     change = _replaced(_ACCENTED_NAMES)
-    if "customer_name" in doc:
-        doc["customer_name"] = _text(doc["customer_name"], change)
+    _change(doc, ("customer_name",), change)
     for vendor in _objects(doc.get("vendor")):
-        if "name" in vendor:
-            vendor["name"] = _text(vendor["name"], change)
+        _change(vendor, ("name",), change)
         for address in _objects(vendor.get("address")):
-            for key in ("street", "city"):
-                if key in address:
-                    address[key] = _text(address[key], change)
+            _change(address, ("street", "city"), change)
     return doc
 
 
-def _written_as_text(value: Any, rng: random.Random) -> Any:
-    if type(value) is dict and "_value" in value:
-        return {**value, "_value": _written_as_text(value["_value"], rng)}
-    if type(value) in (int, float) and rng.random() < 0.5:
-        return f"{value:,}" if rng.random() < 0.5 else str(value)
-    return value
-
-
 def _numeric_texts(doc: dict, rng: random.Random) -> dict:
-    if "total_amount" in doc:
-        doc["total_amount"] = _written_as_text(doc["total_amount"], rng)
+    def change(value: Any) -> Any:
+        if type(value) in (int, float) and rng.random() < 0.5:
+            return f"{value:,}" if rng.random() < 0.5 else str(value)
+        return value
+    _change(doc, ("total_amount",), change)
     for item in _line_items(doc):
-        for key in ("quantity", "unit_price", "amount"):
-            if key in item:
-                item[key] = _written_as_text(item[key], rng)
+        _change(item, ("quantity", "unit_price", "amount"), change)
     return doc
 
 
 def _date_format(doc: dict, rng: random.Random) -> dict:
-    def change(text: str) -> str:
+    def change(value: Any) -> Any:
         try:
-            day = datetime.date.fromisoformat(text)
+            day = datetime.date.fromisoformat(value) if type(value) is str else None
         except ValueError:
-            return text
-        return day.strftime(rng.choice(_DATE_FORMATS))
-    if "invoice_date" in doc:
-        doc["invoice_date"] = _text(doc["invoice_date"], change)
+            day = None
+        return value if day is None else day.strftime(rng.choice(_DATE_FORMATS))
+    _change(doc, ("invoice_date",), change)
     return doc
 
 
@@ -144,10 +138,6 @@ def _rich(value: Any, rng: random.Random) -> Any:
     return {"_value": value, "_confidence": round(rng.random(), 3)}
 
 
-def _utf8(value: Any) -> bytes:
-    return orjson.dumps(value)
-
-
 def _escaped(value: Any) -> bytes:
     return json.dumps(value).encode()  # as Python writes JSON by default: every character beyond ASCII escaped
 
@@ -156,12 +146,12 @@ def _escaped(value: Any) -> bytes:
 Change = Callable[[dict, random.Random], dict]
 _SAME: Change = lambda doc, rng: doc  # noqa: E731
 VARIANTS: dict[str, tuple[Change, Change, Callable[[Any], bytes], str | None]] = {
-    "accents": (lambda d, r: _accents(d), lambda d, r: _accents(d), _utf8, None),
+    "accents": (lambda d, r: _accents(d), lambda d, r: _accents(d), orjson.dumps, None),
     "escaped-names": (lambda d, r: _names(d), lambda d, r: _names(d), _escaped, None),
     "numeric-texts": (lambda d, r: _accents(d), lambda d, r: _numeric_texts(_accents(d), r), _escaped, None),
-    "date-formats": (_SAME, _date_format, _utf8, "DateComparator"),
-    "extra-keys": (_SAME, lambda d, r: _extra_keys(d), _utf8, None),
-    "all-rich": (_SAME, lambda d, r: _rich(d, r), _utf8, None),
+    "date-formats": (_SAME, _date_format, orjson.dumps, "DateComparator"),
+    "extra-keys": (_SAME, lambda d, r: _extra_keys(d), orjson.dumps, None),
+    "all-rich": (_SAME, lambda d, r: _rich(d, r), orjson.dumps, None),
 }
 
 
@@ -179,7 +169,7 @@ def write(out_dir: Path, n: int = 1000, seed: int = 0) -> dict[str, Path]:
     """Each variant's folder (gt.jsonl, pred.jsonl, schema.json) under ``out_dir``, and ``plain``: case 1's own."""
     out_dir = Path(out_dir)
     folders = {"plain": out_dir / "plain", **{name: out_dir / name for name in VARIANTS}}
-    changes = {"plain": (_SAME, _SAME, _utf8, None), **VARIANTS}
+    changes = {"plain": (_SAME, _SAME, orjson.dumps, None), **VARIANTS}
     for name, folder in folders.items():
         to_gt, to_pred, dumps, date_comparator = changes[name]
         folder.mkdir(parents=True, exist_ok=True)
