@@ -73,6 +73,11 @@ def test_item_matrices_equal_pair_by_pair(schema, monkeypatch):
     assert checked > 500
 
 
+def _every_pair(n: int, m: int) -> tuple[list[int], list[int]]:
+    """(rows, cols) of every pair of an n × m grid, row by row."""
+    return [i for i in range(n) for _ in range(m)], [j for _ in range(n) for j in range(m)]
+
+
 def _number(rng: random.Random):
     base = rng.choice([0, 1, 100, 1247.5, 1e-5, 12345678.91, -3, 2 ** 60, 2 ** 53 + 1, 0.1])
     roll = rng.random()
@@ -124,7 +129,7 @@ def test_numeric_texts_that_read_as_a_float_are_that_float():
             texts = [rng.choice([v, repr(v), f"{v:,}", f"${v:,.2f}", f"{v:.20f}", f"({-v})" if v < 0 else str(v)])
                      for v in drawn]
             gts, preds = texts[:12], texts[12:]
-            rows, cols = [i for i in range(12) for _ in range(12)], [j for _ in range(12) for j in range(12)]
+            rows, cols = _every_pair(12, 12)
             cells = comparator.similarity_cells(gts, preds, rows, cols).tolist()
             assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)], config
 
@@ -237,8 +242,7 @@ def test_token_sort_cells_agree_however_many_pairs_a_text_is_in():
     preds = [_text_value(rng) for _ in range(12)]
     expected = [[comparator.similarity(g, p) for p in preds] for g in gts]
     one_each = list(range(12))  # 12 pairs of 24 texts: the first way
-    every = [(i, j) for i in range(12) for j in range(12)]  # 144 pairs of 24 texts: the second
-    for rows, cols in ((one_each, one_each[::-1]), ([i for i, _ in every], [j for _, j in every])):
+    for rows, cols in ((one_each, one_each[::-1]), _every_pair(12, 12)):  # then 144 pairs of 24 texts: the second
         cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
         assert cells == [expected[i][j] for i, j in zip(rows, cols)]
     # The second way with every text sorted (accents too), with none (a no-break space in each one-byte text), and a
@@ -247,8 +251,7 @@ def test_token_sort_cells_agree_however_many_pairs_a_text_is_in():
     for gts, preds in ((ascii_texts, ascii_texts[::-1]), (["é b a", "Ünï", "ça va"], ["a b é", "ïnÜ"]),
                        (["é\xa0b a", "b\xa0a", "ça\xa0va"], ["a b\xa0é", "a\xa0b"]),
                        (ascii_texts, ascii_texts[:2] + [10 ** 5000] + ascii_texts[3:])):
-        rows = [i for i in range(len(gts)) for _ in preds]
-        cols = [j for _ in gts for j in range(len(preds))]
+        rows, cols = _every_pair(len(gts), len(preds))
         cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
         assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)]
     assert comparator.similarity_cells(["Blue Widget"], ["widget blue", 10 ** 5000], [0, 0, 0], [0, 1, 0]).tolist() == [
@@ -279,7 +282,7 @@ def test_words_are_sorted_as_rapidfuzz_sorts_them_at_every_width_of_text():
     assert 100 < refused < 1000  # both ways were taken
     comparator = FuzzyComparator(method="token_sort_ratio", normalize=False)
     gts, preds = texts[:30], texts[30:60]
-    rows, cols = [i for i in range(30) for _ in range(30)], [j for _ in range(30) for j in range(30)]
+    rows, cols = _every_pair(30, 30)
     cells = np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float).tolist()
     assert cells == [comparator.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)]
 
