@@ -16,7 +16,7 @@ from typing import Any, Iterator, Union
 
 from .errors import InputError, UsageError
 from .reader import (ID_FIELDS, STDIN, Line, PairingStats, Record, decode, ground_truth_lines, parse_record, read_whole,
-                     record_id)
+                     record_id, why_not_json)
 
 ID_FIELDS_SHOWN = 4  # document-id names listed in the message of an id not found
 
@@ -122,7 +122,7 @@ def _value(raw: bytes, source: str, what: str) -> Any:
     try:
         return decode(raw)
     except ValueError as exc:
-        raise InputError(f"{what} is not valid JSON ({exc})", source) from None
+        raise InputError(f"{what} is not valid JSON ({why_not_json(exc, raw)})", source) from None
 
 
 def _object(raw: bytes, source: str, what: str) -> dict:

@@ -259,11 +259,12 @@ def _skip_line(handle: BinaryIO, offset: int, size: int) -> tuple[int, int]:
 def _array_rest(path: str, handle: BinaryIO, content: bytes, limit: int) -> Iterator[tuple[int, int, "Record"]]:
     """The records of a JSON Lines file that is really one pretty-printed JSON array
     (its first line ``[``), read as a ``.json`` file is."""
+    data = whole_file(path, handle, content, limit)
     try:
-        value = decode(whole_file(path, handle, content, limit))
+        value = decode(data)
     except ValueError as exc:
         raise InputError(f"looks like one JSON array spread over lines, but it is not valid JSON "
-                         f"({_reason(exc)})", path) from None
+                         f"({why_not_json(exc, data)})", path) from None
     return _records(value)
 
 
@@ -315,7 +316,7 @@ def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, R
     try:
         value = decode(data)
     except ValueError as exc:
-        raise InputError(f"not valid JSON ({_reason(exc)})", path) from None
+        raise InputError(f"not valid JSON ({why_not_json(exc, data)})", path) from None
     if not isinstance(value, list):
         raise InputError("a .json input must hold an array of records (JSON Lines files end in .jsonl)", path)
     yield from _records(value)
@@ -371,7 +372,10 @@ def _check_text(value: Any) -> None:
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            item.encode("utf-8")  # UnicodeEncodeError is a ValueError
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise ValueError(f"lone surrogate \\u{ord(item[exc.start]):04x} in string: not text") from None
         elif isinstance(item, list):
             stack.extend(item)
         elif isinstance(item, dict):
@@ -379,11 +383,21 @@ def _check_text(value: Any) -> None:
             stack.extend(item.values())
 
 
-def _reason(exc: ValueError) -> str:
+def why_not_json(exc: ValueError, content: bytes) -> str:
+    """Why ``content`` is not JSON, in a line's words: where a byte that is not UTF-8 is (orjson only says
+    that one is somewhere), a byte order mark named as one."""
     text = str(exc.args[0] if exc.args else exc)
     if "depth limit" in text or "nested too deeply" in text:
         return "nested deeper than 1,024 levels"
+    if content.startswith(BOM):  # the file's own is skipped before: this one begins a later line
+        return "a byte order mark (BOM) where only the file's first bytes may hold one"
     if isinstance(exc, UnicodeError) or "UTF-8" in text:
+        try:
+            content.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            line = content.count(b"\n", 0, bad.start) + 1
+            column = bad.start - content.rfind(b"\n", 0, bad.start)
+            return f"not valid UTF-8: byte 0x{content[bad.start]:02X} at line {line} column {column} ({bad.reason})"
         return f"not valid UTF-8: {text}"
     return text
 
@@ -407,7 +421,7 @@ def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
         try:
             value = decode(content)  # type: ignore[arg-type]
         except ValueError as exc:
-            return None, f"not valid JSON ({_reason(exc)})"
+            return None, f"not valid JSON ({why_not_json(exc, content)})"  # type: ignore[arg-type]
     if not isinstance(value, dict):
         return None, f"expected a JSON object, got {type(value).__name__ if value is not None else 'null'}"
     return value, None

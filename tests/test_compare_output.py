@@ -183,6 +183,14 @@ def test_a_json_file_with_a_byte_order_mark_is_read_as_eval_reads_it(pair, tmp_p
     assert (code, err) == (0, "") and json.loads(out)["score"] == 1.0
 
 
+def test_a_json_file_that_is_not_utf8_names_the_byte_as_eval_does(pair, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"doc_id": "doc-0042",\n "total": "4\xe92"}')
+    code = main(["compare", pair["schema"], '{"doc_id": "doc-0042", "total": 42}', str(bad)])
+    assert (code, capsys.readouterr().err) == (2, f"stickler: error: {bad}: prediction is not valid JSON (not valid "
+                                                  "UTF-8: byte 0xE9 at line 2 column 13 (invalid continuation byte))\n")
+
+
 def test_json_text_that_is_not_an_object_says_so(pair, capsys):
     code = main(["compare", pair["schema"], "[]", "{}"])
     _, err = capsys.readouterr()

@@ -130,10 +130,19 @@ def test_invalid_utf8_names_the_line(files):
     pred = write("p.jsonl", jsonl(PRED[:1]) + b'{"id": "\xff\xfe"}\n' + jsonl(PRED[2:]))
     rep = report(run("eval", schema, gt, pred, "--format", "json"))
     assert [e["line"] for e in rep["errors"]] == [2]
-    assert "not valid UTF-8" in rep["errors"][0]["message"]
+    # orjson says only that some byte is not UTF-8: the message says which, and where.
+    assert rep["errors"][0]["message"] == ("prediction not valid JSON (not valid UTF-8: byte 0xFF at line 1 column 9 "
+                                           "(invalid start byte)); scored as empty")
     assert rep["inputs"]["records"]["invalid_predictions"] == 1
     bad_gt = run("eval", schema, write("g2.jsonl", jsonl(GT[:2]) + b'{"id": "\xc3"}\n'), pred)
-    assert bad_gt.returncode == 2 and b"g2.jsonl:3: ground truth not valid JSON (not valid UTF-8" in bad_gt.stderr
+    assert bad_gt.returncode == 2 and bad_gt.stderr.decode().endswith(
+        "g2.jsonl:3: ground truth not valid JSON (not valid UTF-8: byte 0xC3 at line 1 column 9 "
+        "(invalid continuation byte))\n")
+    # A whole .json file: the line and column within the file.
+    whole = write("p.json", b'[{"id": "a"},\n {"id": "b\xe9"}]')
+    refused = run("eval", schema, gt, whole)
+    assert refused.returncode == 2 and refused.stderr.decode().endswith(
+        "p.json: not valid JSON (not valid UTF-8: byte 0xE9 at line 2 column 11 (invalid continuation byte))\n")
 
 
 def test_a_line_not_in_utf_8_is_not_read_however_many_digits_it_holds(files):
@@ -160,7 +169,8 @@ def test_a_line_not_in_utf_8_is_not_read_however_many_digits_it_holds(files):
         rep = report(run("eval", schema, gt, pred, "--format", "json"))
         assert [e["line"] for e in rep["errors"]] == [2], total
         messages.append(rep["errors"][0]["message"])
-    assert messages[0] == messages[1] and "(BOM)" in messages[0]
+    assert messages[0] == messages[1] == ("prediction not valid JSON (a byte order mark (BOM) where only the file's "
+                                          "first bytes may hold one); scored as empty")
 
 
 def test_nan_infinity_and_huge_numbers_are_read_exactly(files):
@@ -216,6 +226,8 @@ def test_a_lone_surrogate_is_refused_even_beside_nan(files):
     pred = write("p.jsonl", b'{"id": "\\ud800", "total": NaN}\n' + jsonl(PRED[1:]))
     rep = report(run("eval", schema, gt, pred, "--format", "json"))
     assert rep["inputs"]["records"]["invalid_predictions"] == 1
+    assert rep["errors"][0]["message"] == ("prediction not valid JSON (lone surrogate \\ud800 in string: not text); "
+                                           "scored as empty")
 
 
 def test_counts_reconcile_on_a_broken_fixture_set(files):
