@@ -27,6 +27,8 @@ from .errors import ExitCode, SchemaError, SticklerError, UsageError
 from .version import __version__
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from .confidence import ConfidenceMetric
     from .gates import Gate
     from .plan import Plan
@@ -653,13 +655,12 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
             sys.stdout.write(page)
             sys.stdout.flush()
         else:
-            from rich.console import Console
             from rich.text import Text
 
             from .reporters import terminal
             from .reporters.gate_table import render_gates
 
-            console = Console()
+            console = _console()
             terminal.render_report(report, console)
             if show_errors:
                 terminal.render_worst(report["worst_documents"][:show_errors], console)
@@ -680,20 +681,45 @@ def _print_json(data: bytes) -> None:
 @contextlib.contextmanager
 def _printing() -> Iterator[None]:
     """Standard output that refuses data (a full disk behind a redirection) is a usage error, as
-    for any file; it is then pointed at /dev/null, so that Python's last flush stays quiet."""
+    for any file. A reader that closed the pipe (``| head``) has read what it wanted: printing stops
+    there, and the exit code is still the gates' (1 would say a gate failed). Either way standard output
+    is then pointed at /dev/null, so that Python's last flush stays quiet."""
+    global _stdout_cut
     try:
         yield
     except BrokenPipeError:
-        raise
+        _stdout_cut = True
+        _quiet_stdout()
     except OSError as exc:
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _quiet_stdout()
         raise UsageError(f"standard output: cannot write: {exc.strerror or exc}") from None
 
 
+_stdout_cut = False  # set when a reader closed the pipe: what the tables said did not reach it
+
+
+def _quiet_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _console() -> Console:
+    """Rich's console on standard output, except that a closed pipe is a BrokenPipeError for ``_printing``
+    to take: Rich's own answer is SystemExit(1), the exit code of a failed gate."""
+    from rich.console import Console
+
+    console = Console()
+    console.on_broken_pipe = _closed_pipe  # type: ignore[method-assign]
+    return console
+
+
+def _closed_pipe() -> NoReturn:
+    raise BrokenPipeError(errno.EPIPE, "the reader closed standard output")
+
+
 def _fail(reason: str, shown: bool) -> NoReturn:
-    """Exit 1 (a gate failed); the reason on stderr unless the tables on stdout already say it."""
-    if not shown:
+    """Exit 1 (a gate failed); the reason on stderr unless the tables on stdout already said it."""
+    if not shown or _stdout_cut:
         sys.stderr.write(f"stickler: {reason}\n")
     raise typer.Exit(int(ExitCode.GATE_FAILED))
 
@@ -798,7 +824,6 @@ def diff_command(
 def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, junit_path: str | None,
                html_path: str | None) -> None:
     """Write every file asked for, append the Markdown to $GITHUB_STEP_SUMMARY, print the diff."""
-    from rich.console import Console
     from rich.text import Text
 
     from .reporters import json_report, junit, markdown, terminal
@@ -823,7 +848,7 @@ def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, j
             sys.stdout.write(markdown.render_diff_markdown(report))
             sys.stdout.flush()
         else:
-            console = Console()
+            console = _console()
             terminal.render_diff(report, console)
             for flag, path in (("JUnit XML", junit_path), ("HTML page", html_path)):
                 if path:
@@ -859,7 +884,6 @@ def compare_command(
 
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
-    from rich.console import Console
 
     from .analysis import row
     from .comparators.registry import check_ready
@@ -891,7 +915,7 @@ def compare_command(
                    "errors": result.errors, "inputs": {"ground_truth": gt.as_dict(), "prediction": pred.as_dict()}}
         sys.stdout.buffer.write(json_report.dumps(payload))
         return
-    console = Console()
+    console = _console()
     if gt.line is not None or pred.line is not None:
         console.print(terminal.safe(f"{gt.where()} against {pred.where()}", 2 * terminal.NAME_LIMIT), style="dim")
     terminal.render_trace(result.score, result.field_scores, result.trace or [], console)
@@ -989,12 +1013,11 @@ def split_command(
         elif output_format == "markdown":
             sys.stdout.write(markdown)
         else:
-            from rich.console import Console
             from rich.text import Text
 
             from .reporters.packets import render_terminal
 
-            console = Console()
+            console = _console()
             render_terminal(report, console, worst)
             for what, path in (("JSON report", output), ("JUnit XML", junit_path), ("HTML report", html_path)):
                 if path:
@@ -1022,7 +1045,6 @@ def schema_check(
     (exit 2); other unknown keywords are listed as warnings on stderr. With --assert-formats, a `format`
     that this installation cannot check is a warning too.
     """
-    from rich.console import Console
     from rich.text import Text
 
     from .reporters import terminal
@@ -1046,7 +1068,7 @@ def schema_check(
             sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: format "
                              f"{_printable(name)!r} is not checked here (jsonschema knows no checker for it, or "
                              "the package it needs is not installed)\n")
-    console = Console()
+    console = _console()
     console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
     from .reporters.fit import Column, fit
 
@@ -1129,7 +1151,6 @@ def comparators_command(
 ) -> None:
     """List every comparator (built-in and plugin) with its options and defaults."""
     import orjson
-    from rich.console import Console
 
     from . import comparators
     from .reporters import terminal
@@ -1140,7 +1161,7 @@ def comparators_command(
     if output_format == "json":
         sys.stdout.buffer.write(orjson.dumps(catalogue, option=orjson.OPT_INDENT_2, default=repr) + b"\n")
         return
-    terminal.render_comparators(catalogue, Console())
+    terminal.render_comparators(catalogue, _console())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1219,9 +1240,10 @@ def _run(args: list[str]) -> int:
         _error("interrupted")
         return 130
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
-    except SystemExit as exc:  # Rich exits this way when stdout is a closed pipe
-        return exc.code if isinstance(exc.code, int) else 0
+    except SystemExit as exc:  # click's answer to a closed pipe (gates end a run by typer.Exit, never this way)
+        return 0 if exc.code == 1 else exc.code if isinstance(exc.code, int) else 0
     except Exception as exc:
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a usage error found by click
             exc.show()

@@ -7,6 +7,7 @@ imports what each command uses when it runs (docs/performance.md, "Start-up").
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .version import __version__
@@ -18,8 +19,11 @@ def run() -> None:
         try:
             sys.stdout.write(f"stickler {__version__}\n")
             sys.stdout.flush()
+        except BrokenPipeError:  # the reader closed the pipe: nothing went wrong (Python's last flush: /dev/null)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except OSError:
-            pass  # a closed pipe, a full disk: cli.main reports it as it reports any output it cannot write
+            pass  # a full disk: cli.main reports it as it reports any output it cannot write
         else:
             sys.exit(0)
     from .cli import main
