@@ -282,6 +282,35 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict
     return results
 
 
+def threshold_text(threshold: float) -> str:
+    """A gate's threshold as the user gave it: ``0.8697``, never rounded to a neighbour."""
+    short = f"{threshold:g}"
+    return short if float(short) == threshold else repr(threshold)
+
+
+def actual_text(actual: float | None, threshold: float, digits: int = 3, none: str = "–") -> str:
+    """A gate's figure to ``digits`` decimals, or to as many more as it takes to read on the side of the
+    threshold it is on: 0.86962 against 0.8697 is ``0.8696`` (``0.870`` would read as passing what failed)."""
+    if actual is None:
+        return none
+    for places in range(digits, 18):
+        shown = f"{actual:.{places}f}"
+        if (float(shown) < threshold) == (actual < threshold):
+            return shown
+    return repr(actual)
+
+
+def failed_gates_markdown(bad: list[dict[str, Any]]) -> list[str]:
+    """The failed gates as a Markdown table (``eval``, ``merge``, ``split``), and a blank line; nothing when none failed."""
+    if not bad:
+        return []
+    from .reporters.sanitize import markdown_cell
+
+    return ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|",
+            *(f"| {markdown_cell(g['gate'])} | {threshold_text(g['threshold'])} | {actual_text(g['actual'], g['threshold'])} |"
+              for g in bad), ""]
+
+
 def failed(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in results if r["status"] == FAILED]
 

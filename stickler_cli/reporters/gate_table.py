@@ -8,9 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ..gates import verdict
+from ..gates import actual_text, threshold_text, verdict
 from .fit import Column, fit
-from .sanitize import NAME_LIMIT, figure, safe
+from .sanitize import NAME_LIMIT, safe
 
 
 def render_gates(results: list[dict[str, Any]], console: Console) -> None:
@@ -23,7 +23,8 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
     rows = []
     for r in sorted(results, key=lambda r: order[r["status"]]):
         style = {"failed": "bold red", "no data": "yellow", "passed": "green"}[r["status"]]
-        rows.append([safe(r["gate"], NAME_LIMIT), f"{r['threshold']:g}", figure(r["actual"]), Text(r["status"], style=style)])
+        actual = "–" if r["actual"] is None else actual_text(r["actual"], r["threshold"])
+        rows.append([safe(r["gate"], NAME_LIMIT), threshold_text(r["threshold"]), actual, Text(r["status"], style=style)])
     columns = [Column("Threshold"), Column("Actual"), Column("", justify="left")]
     for table in fit("Quality gates", "Gate", columns, rows, console.width):
         console.print(table)

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from ..gates import actual_text, threshold_text
 from .sanitize import plain
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -28,6 +29,15 @@ def _text(value: Any, limit: int = 500) -> str:
 
 def _figure(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
+
+
+def _actual(gate: dict[str, Any]) -> str:
+    """A failed gate's figure, to as many decimals as it takes to read below its threshold."""
+    return actual_text(gate["actual"], gate["threshold"], digits=4, none="n/a")
+
+
+def _below(gate: dict[str, Any]) -> str:
+    return f"{_actual(gate)} < {threshold_text(gate['threshold'])}"
 
 
 def render_junit(report: dict[str, Any]) -> bytes:
@@ -47,7 +57,7 @@ def render_junit(report: dict[str, Any]) -> bytes:
         failing = [g for g in by_field.get(path, []) if g["status"] == "failed"]
         if failing:
             ET.SubElement(case, "failure", type="GateFailed",
-                          message="; ".join(f"{g['metric']} {_figure(g['actual'])} < {g['threshold']:g}" for g in failing))
+                          message="; ".join(f"{g['metric']} {_below(g)}" for g in failing))
         ET.SubElement(case, "system-out").text = (
             f"TP {f['tp']} FA {f['fa']} FD {f['fd']} FN {f['fn']} TN {f['tn']}; precision {_figure(f['cm_precision'])}, "
             f"recall {_figure(f['cm_recall'])}, F1 {_figure(f['cm_f1'])}, mean score {_figure(f.get('mean_score'))}, "
@@ -71,7 +81,7 @@ def render_split_junit(report: dict[str, Any]) -> bytes:
         failing = [g for g in gates if g["metric"] == metric and g["status"] == "failed"]
         if failing:
             ET.SubElement(case, "failure", type="GateFailed",
-                          message="; ".join(f"{_figure(g['actual'])} < {g['threshold']:g}" for g in failing))
+                          message="; ".join(_below(g) for g in failing))
         if value is None:
             why = ("no packet was scored" if not packets else "a page table has no sections"
                    if metric.startswith("split_accuracy") else "the page table has no class columns"
@@ -91,9 +101,9 @@ def _gate_suite(root: ET.Element, gates: list[dict[str, Any]], timestamp: str) -
         case = ET.SubElement(suite, "testcase", name=_text(g["gate"], 300), classname="stickler.gates", time="0")
         if g["status"] == "failed":
             ET.SubElement(case, "failure", type="GateFailed",
-                          message=f"{_figure(g['actual'])} < {g['threshold']:g}").text = (
-                f"{g['metric']} of {_text(g['path'] or 'the whole run', 200)} is {_figure(g['actual'])}, "
-                f"below the gate's {g['threshold']:g}")
+                          message=_below(g)).text = (
+                f"{g['metric']} of {_text(g['path'] or 'the whole run', 200)} is {_actual(g)}, "
+                f"below the gate's {threshold_text(g['threshold'])}")
         elif g["status"] == "no data":
             ET.SubElement(case, "skipped", message="nothing to measure (no ground truth or prediction for this metric)")
     return suite

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..analysis import MISSES, imperfect
 from ..confidence.trust import trust_sentence
-from ..gates import verdict
+from ..gates import failed_gates_markdown, verdict
 from ..reader import error_location
 from .cosmetic import markdown_lines as cosmetic_lines
 from .sanitize import NAME_LIMIT, plain
@@ -54,10 +54,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
         lines += [f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {read}) |",
                   f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {read}) |"]
     lines.append("")
-    if bad:
-        lines += ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|"]
-        lines += [f"| {text(g['gate'])} | {g['threshold']:g} | {_rate(g['actual'])} |" for g in bad]
-        lines.append("")
+    lines += failed_gates_markdown(bad)
     lines += ["### Fields", "", "| Field | Weight | Score | TP | FA | FD | FN | TN | Precision | Recall | F1 | Schema violations |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for path, f in report["field_metrics"].items():

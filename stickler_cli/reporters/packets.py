@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .fit import Column, fit
+from ..gates import failed_gates_markdown
 from .gate_table import render_gates
 from .sanitize import NAME_LIMIT, figure, safe
 from .sanitize import markdown_cell as text
@@ -137,10 +138,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int) -> str:
     details = figure_details(report)
     lines = [f"## stickler split · {text(report['source'])}", "", _summary_line(report), ""]
     bad = [g for g in report.get("gates") or [] if g["status"] == "failed"]
-    if bad:
-        lines += ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|"]
-        lines += [f"| {text(g['gate'])} | {g['threshold']:g} | {figure(g['actual'])} |" for g in bad]
-        lines.append("")
+    lines += failed_gates_markdown(bad)
     lines += ["| Figure | Value | |", "|---|---:|---|"]
     lines += [f"| {LABELS[name]} | {figure(value)} | {details.get(name, '')} |" for name, value in report["metrics"].items()]
     lines.append("")
