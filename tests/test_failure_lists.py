@@ -228,3 +228,19 @@ def test_a_confidence_outside_0_1_is_shown_as_none(tmp_path):
     result = Engine(schema).compare({"x": "a"}, {"x": {"_value": "b", "_confidence": 2.0}}, explain=True)
     assert [(r.path, r.confidence) for r in result.trace] == [("x", None)]
     assert result.errors == ["x: _confidence must be a number from 0 to 1, got 2.0"]
+
+
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_numbers_inside_listed_objects_are_never_split_across_lines(command, capsys, monkeypatch):
+    """A list or object value is folded between its members, never inside one: ``"unit_price":1`` over
+    ``118.59}]`` read as 118.59 in an 80-column log."""
+    monkeypatch.setenv("COLUMNS", "80")
+    files = [str(ROOT / p) for p in ("schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl")]
+    args = ["--show-errors", "24"] if command == "eval" else ["--line", "1"]
+    main([command, *files, *args])
+    out = capsys.readouterr().out
+    record = json.loads((ROOT / "fixtures/invoice/gt.jsonl").read_text().splitlines()[0])
+    prices = [str(item["unit_price"]) for item in record["line_items"]] + ["1663.4", "1118.59"]  # and the prediction's
+    assert len(prices) == 4
+    for price in prices:
+        assert re.search(rf"(?<![\d.]){re.escape(price)}(?![\d.])", out), (price, out)

@@ -24,7 +24,7 @@ from .calibration import render_calibration
 from . import list_section
 from .cosmetic import render_cosmetic
 from .fit import Column, ReportTable, compact, fit, wrap_name
-from .sanitize import NAME_LIMIT, figure_cell, safe
+from .sanitize import NAME_LIMIT, figure_cell, folding, safe
 from .slices import render_terminal as render_slices
 
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
@@ -202,7 +202,7 @@ CONFIDENCE_HEADER = "Conf"  # the prediction's _confidence at a leaf, a column o
 
 def value_cell(value: Any, filled: bool | None, limit: int) -> Text:
     """A compared value as shown in a failure list, marked when the schema's default stood in for it."""
-    cell = safe(value, limit)
+    cell = folding(value, limit)
     if filled:
         cell.append(DEFAULT_MARK, style="dim")
     return cell
