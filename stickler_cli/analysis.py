@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 MISSES = ("FD", "FA", "FN")
+# What a worst document without a miss says in place of its list (imperfect() keeps it for its score).
+PARTIAL_ONLY = "no failing comparison: the score is below 1 by partial matches"
 
 
 def has_misses(tally: list[int]) -> bool:

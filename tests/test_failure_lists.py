@@ -244,3 +244,24 @@ def test_numbers_inside_listed_objects_are_never_split_across_lines(command, cap
     assert len(prices) == 4
     for price in prices:
         assert re.search(rf"(?<![\d.]){re.escape(price)}(?![\d.])", out), (price, out)
+
+
+def test_a_worst_document_without_a_miss_says_so_on_a_line_of_its_own(tmp_path, capsys, monkeypatch):
+    """Its note stood in the field column, five characters wide: one syllable a line; Markdown gave an empty table."""
+    monkeypatch.setenv("COLUMNS", "80")
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {
+        "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator", "x-aws-stickler-threshold": 0.5},
+        "code": {"type": "string"}}}))
+    gt, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    gt.write_text('{"name": "abcdef", "code": "X"}\n{"name": "qq", "code": "Y"}\n')
+    pred.write_text('{"name": "abcdeg", "code": "X"}\n{"name": "qq", "code": "Z"}\n')
+    main(["eval", str(schema), str(gt), str(pred), "--show-errors", "3"])
+    out = capsys.readouterr().out
+    # 1 - 1/6 for the name (a TP), 1 for the code: 0.917 over two fields
+    assert re.search(r"g\.jsonl:1 · \s*score 0\.917 · [^│]*?p\.jsonl:1\n    no failing comparison: the score is below 1 "
+                     r"by partial matches\n", out), out
+    main(["eval", str(schema), str(gt), str(pred), "--show-errors", "3", "-f", "markdown"])
+    page = capsys.readouterr().out
+    assert ("g.jsonl:1</code> · score 0.917 · 0 failing comparison(s)</summary>\n\nno failing comparison: the "
+            "score is below 1 by partial matches\n\n</details>") in page

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..analysis import MISSES, imperfect
+from ..analysis import MISSES, PARTIAL_ONLY, imperfect
 from ..confidence.trust import trust_sentence
 from ..gates import failed_gates_markdown, verdict
 from ..reader import error_location
@@ -153,8 +153,11 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
     for doc in worst:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], NAME_LIMIT))}</code> · score {doc['score']:.3f} · "
-                  f"{len(misses)} failing comparison(s)</summary>", "",
-                  f"| Field | Type | Ground truth | Prediction {head}| Score |", f"|---|---|---|---|{rule}---:|"]
+                  f"{len(misses)} failing comparison(s)</summary>", ""]
+        if not misses:
+            lines += [PARTIAL_ONLY, "", "</details>", ""]
+            continue
+        lines += [f"| Field | Type | Ground truth | Prediction {head}| Score |", f"|---|---|---|---|{rule}---:|"]
         for c in misses:
             confidence = f" {_rate(c.get('confidence'))} |" if confident else ""
             lines.append(f"| {text(c['path'])} | {c['type']} | {_value(c['gt'], c.get('gt_default'))} "

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis import MISSES, imperfect, where
+from ..analysis import MISSES, PARTIAL_ONLY, imperfect, where
 from ..extras import install_hint
 from ..reader import error_location
 from ..engine.result import TraceRow
@@ -301,15 +301,16 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         # The name whole (a FILE:LINE name ends in its line number; an id is what a user searches for).
         title = Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · ") + safe(found, 2 * NAME_LIMIT)
+        if not misses:  # a line of its own: in the field column it stood one syllable a line
+            console.print(title)
+            console.print(Text(f"    {PARTIAL_ONLY}", style="dim"))
+            continue
         table, path_width = _comparison_table(title, [c["path"] for c in misses], 30, confident, ("Score",))
         for c in misses:
             table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
                           value_cell(c["gt"], c.get("gt_default"), VALUE_LISTED),
                           value_cell(c["pred"], c.get("pred_default"), VALUE_LISTED),
                           *([figure_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
-        if not misses:
-            table.add_row(Text("(no failing comparison: the score is below 1 by partial matches)", style="dim"),
-                          *[""] * (len(table.columns) - 1))
         console.print(table)
 
 
