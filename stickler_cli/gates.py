@@ -347,7 +347,9 @@ def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None =
     if metric == "weighted_overall_score":
         return block[metric] if report and report["document_count"] else None
     tp, fp, fn = block["tp"], block["fp"], block["fn"]
-    support = {"cm_precision": tp + fp, "cm_recall": tp + fn, "recall_with_fd": tp + fn + block["fd"],
+    # Recall is measured wherever the ground truth holds a value (TP, FN or FD): every prediction wrong is
+    # recall 0.0, a failed gate, not "nothing to measure" (its formula leaves FD out of the denominator).
+    support = {"cm_precision": tp + fp, "cm_recall": tp + fn + block["fd"], "recall_with_fd": tp + fn + block["fd"],
                "cm_f1": tp + fp + fn, "cm_accuracy": tp + fp + fn + block["tn"]}
     if metric == "mean_score":
         return block.get("mean_score")

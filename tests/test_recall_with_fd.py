@@ -41,6 +41,18 @@ def test_a_zero_denominator_is_0_as_in_the_library_and_no_data_for_a_gate() -> N
     assert [(r["actual"], r["status"]) for r in results] == [(None, gates.NO_DATA), (None, gates.NO_DATA)]
 
 
+def test_a_field_whose_every_value_is_wrong_fails_a_recall_gate() -> None:
+    """Recall leaves FD out of its denominator, so every value wrong (FD 5) is 0/0: the report says 0.0, as the
+    library does, and the gate used to say "no data" and pass. The ground truth held values: measured, failed."""
+    wrong, absent = count_block([0, 0, 5, 0, 0]), count_block([0, 4, 0, 0, 2])
+    report = {"document_count": 5, "metrics": {**wrong, "weighted_overall_score": 0.0},
+              "field_metrics": {"total": wrong, "note": absent}, "schema_conformance": {}}
+    results = gates.check([gates.parse("total.cm_recall=0.9"), gates.parse("cm_recall=0.9"),
+                           gates.parse("note.cm_recall=0.9")], report)
+    assert [(r["actual"], r["status"]) for r in results] == [
+        (0.0, gates.FAILED), (0.0, gates.FAILED), (None, gates.NO_DATA)]  # note: nothing was due
+
+
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
     schema = tmp_path / "s.json"
