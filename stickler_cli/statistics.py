@@ -65,7 +65,8 @@ def figures(sums: np.ndarray, n_documents: int, fields: int) -> dict[str, np.nda
         return {
             "weighted_overall_score": sums[:, 0] / n_documents,
             "cm_precision": np.where(tp + fp > 0, tp / (tp + fp), np.nan),
-            "cm_recall": np.where(tp + fn > 0, tp / (tp + fn), np.nan),
+            # measured wherever the ground truth held a value, as gates.py measures it: all FD is 0.0
+            "cm_recall": np.where(tp + fn + fd > 0, tp / np.maximum(tp + fn, 1), np.nan),
             "recall_with_fd": np.where(tp + fn + fd > 0, tp / (tp + fn + fd), np.nan),
             "cm_f1": np.where(tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), np.nan),
             "mean_score": np.where(score_n > 0, score_sum / score_n, np.nan),

@@ -193,3 +193,17 @@ def test_the_parity_harness_compares_it(root: Path) -> None:
     report["field_metrics"]["invoice_id"]["recall_with_fd"] = report["field_metrics"]["invoice_id"]["cm_recall"]
     found = differences(name, report, expected, inside_object_list(schema))
     assert [line.split(" ")[1] for line in found] == ["metrics.recall_with_fd", "invoice_id.recall_with_fd"]
+
+
+def test_intervals_and_diff_measure_an_all_wrong_field_as_gates_do() -> None:
+    """statistics.figures (the --ci intervals and diff's comparisons) agrees with the gates: all FD is a recall
+    of 0.0, only FA and TN is nothing to measure."""
+    import numpy as np
+
+    from stickler_cli.statistics import COUNTS, figures
+
+    assert COUNTS == 5
+    # one row: the score, then (tp, fa, fd, fn, tn) per field, then score sums and counts per field
+    sums = np.array([[0.0, 0, 0, 5, 0, 0, 0, 4, 0, 0, 2, 0.0, 0.0, 5, 0]], dtype=float)
+    recall = figures(sums, 5, 2)["cm_recall"][0]
+    assert recall[0] == 0.0 and np.isnan(recall[1])
