@@ -382,6 +382,11 @@ def eval_command(
     if per_document:
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
     report = build_report(evaluation)
+    if "slices" in report:  # the report's warnings hold these too
+        from .slice_stats import unheld_paths
+
+        for warning in unheld_paths(report["slices"], [f.path for f in plan.fields]):
+            sys.stderr.write(f"stickler: warning: {_printable(warning)}\n")
     if suggest_thresholds:
         notes.append(_write_threshold_patch(suggest_thresholds, plan, report))
     _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)

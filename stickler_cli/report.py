@@ -115,10 +115,12 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         add_intervals(report, evaluation)
     acc = evaluation.accumulator
     if acc.slices:
-        from .slice_stats import DEFAULT_LEVEL, analyse
+        from .slice_stats import DEFAULT_LEVEL, analyse, unheld_paths
 
-        report["slices"] = analyse(acc.slices.state(), [f.path for f in acc.plan.fields], acc.top_level,
-                                   evaluation.slice_fdr, evaluation.ci_level or DEFAULT_LEVEL)
+        paths = [f.path for f in acc.plan.fields]
+        report["slices"] = analyse(acc.slices.state(), paths, acc.top_level, evaluation.slice_fdr,
+                                   evaluation.ci_level or DEFAULT_LEVEL)
+        report["warnings"] += unheld_paths(report["slices"], paths)
     return report
 
 

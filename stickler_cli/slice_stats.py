@@ -112,6 +112,21 @@ def newcombe(p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray,
     return (delta - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), delta + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
 
 
+def unheld_paths(block: dict[str, Any], field_paths: Sequence[str]) -> list[str]:
+    """A warning per slicing path that no ground-truth record holds (every document ``(missing)``): a misspelt
+    ``--slice-by`` would otherwise report "no field significantly worse" and pass as good news."""
+    from .errors import suggest
+    from .slicing import MISSING
+
+    found = []
+    for path, sliced in block["paths"].items():
+        values = sliced["values"]
+        if list(values) == [MISSING]:
+            found.append(f"--slice-by {path}: no ground-truth record holds a value there (all {values[MISSING]['documents']:,} "
+                         f"documents are {MISSING}){suggest(path, field_paths)}")
+    return found
+
+
 def analyse(state: dict[str, Any], field_paths: Sequence[str], top_level: Sequence[int], fdr: float = DEFAULT_FDR,
             level: float = DEFAULT_LEVEL) -> dict[str, Any]:
     """The report's ``slices`` section from ``Slices.state()``: every slice's figures, each (slice, field)

@@ -442,3 +442,15 @@ def test_slicing_costs_nothing_when_off() -> None:
     acc = Accumulator(compile_schema(SCHEMA))
     assert not acc.slices and acc.get_state()["slices"] == {"max_values": 20, "paths": {}}
     assert Analysis().slices == ()
+
+
+def test_a_path_no_record_holds_is_a_warning_not_good_news(capsys) -> None:
+    """A misspelt --slice-by made every document "(missing)": one slice, no test, "no field significantly worse"."""
+    root = Path(__file__).resolve().parents[1]
+    files = [str(root / p) for p in ("schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl")]
+    warning = ("--slice-by custmer_name: no ground-truth record holds a value there (all 24 documents are (missing)) "
+               "(did you mean 'customer_name'?)")
+    assert main(["eval", *files, "--slice-by", "custmer_name", "--slice-by", "internal_notes", "-f", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == f"stickler: warning: {warning}\n"
+    assert orjson.loads(out)["warnings"] == [warning]  # internal_notes is held by some records: no warning
