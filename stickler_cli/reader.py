@@ -121,8 +121,11 @@ STDIN = "-"
 
 def record_warnings(stats: dict[str, int]) -> list[str]:
     """What the counts of a run say about its records that the user should hear (stderr and the
-    report's ``warnings``): arguments likely swapped, values in the deprecated older rich shape."""
+    report's ``warnings``): nothing to score, arguments likely swapped, values in the deprecated older rich shape."""
     found = []
+    if not stats.get("gt_lines", 0):
+        found.append("no ground-truth record was read: nothing was scored (every figure is 0, and any quality gate "
+                     "fails such a run)")
     if count := stats.get("gt_with_confidence", 0):
         found.append(f"{count:,} ground-truth record(s) carry _confidence, which predictions carry: are the "
                      "ground truth and prediction arguments swapped?")

@@ -472,3 +472,16 @@ def test_invisible_characters_do_not_reach_terminal_markdown_or_junit(files, tmp
         assert not set(INVISIBLE) & set(out), [hex(ord(c)) for c in set(INVISIBLE) & set(out)]
         assert "\ufffd" in out
     assert not set(INVISIBLE) & set(junit_path.read_text(encoding="utf-8"))
+
+
+def test_an_empty_ground_truth_file_is_a_warning_and_fails_any_gate(files):
+    schema, write = files
+    gt, pred = write("g.jsonl", b""), write("p.jsonl", jsonl(PRED))
+    done = run("eval", schema, gt, pred, "--format", "json")
+    warning = "no ground-truth record was read: nothing was scored (every figure is 0, and any quality gate fails such a run)"
+    assert done.returncode == 0 and done.stderr.decode() == f"stickler: warning: {gt}: {warning}\n"
+    rep = report(done)
+    assert rep["document_count"] == 0 and rep["warnings"] == [warning]
+    assert rep["inputs"]["records"]["unpaired_predictions"] == len(PRED)
+    gated = run("eval", schema, gt, pred, "--fail-under", "cm_f1=0.1")
+    assert gated.returncode == 1
