@@ -313,7 +313,6 @@ def eval_command(
     from .report import build_report
     from .reporters import json_report
     from .reporters.progress import progress_bar
-    from .schema import load_schema
     from .shards import resolve_shards
 
     _use_limits(limit)
@@ -339,7 +338,7 @@ def eval_command(
         plan = _inferred_plan(shards, ground_truth, predictions, save_schema, assert_formats,
                               [*inputs, *(p for _, p in plugin_files)])
     else:
-        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+        plan = _scoring_plan(schema, schema_resource, assert_formats)
     check_ready(plan)
     data_files = [(what, path) for shard in shards
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
@@ -390,6 +389,22 @@ def eval_command(
     if suggest_thresholds:
         notes.append(_write_threshold_patch(suggest_thresholds, plan, report))
     _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)
+
+
+def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False) -> Plan:
+    """The schema compiled for ``eval``, ``diff`` and ``compare``. A keyword that looks like a misspelt JSON Schema
+    keyword (``propertiess``), which ``schema check`` refuses, is a warning here: the run scores the schema as
+    written, without what the keyword meant, and a run's numbers should not change unannounced."""
+    from .schema import load_schema
+    from .schema.keywords import unknown_keywords
+
+    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    for pointer, key, meant in sorted(unknown_keywords(plan.schema)):
+        if meant:
+            sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: unknown keyword "
+                             f"{_printable(key)!r} (did you mean {meant!r}?) is ignored; `stickler schema check` "
+                             "refuses it\n")
+    return plan
 
 
 def _write_threshold_patch(path: str, plan: Plan, report: dict[str, Any]) -> str:
@@ -602,7 +617,7 @@ def _check_pairing(id_field: str | None, pair_by_line: bool, check_id: list[str]
             raise UsageError("--check-id needs a field name")
 
 
-def _warn_about_records(stats: dict[str, int], inputs: str) -> None:
+def _warn_about_records(stats: dict[str, int | None], inputs: str) -> None:
     """What the record counts of a run warn of (reader.record_warnings), on stderr, naming the inputs."""
     from .reader import record_warnings
 
@@ -781,7 +796,6 @@ def diff_command(
     from .evaluate import evaluate_two, pairing_for
     from .reader import STDIN, check_readable
     from .reporters import json_report
-    from .schema import load_schema
 
     _use_limits(limit)
     _check_pairing(id_field, pair_by_line, check_id)
@@ -807,7 +821,7 @@ def diff_command(
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
-        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+        plan = _scoring_plan(schema, schema_resource, assert_formats)
         check_ready(plan)
         json_report.check_targets(targets, [
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
@@ -816,8 +830,9 @@ def diff_command(
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b,
                                  analysis=Analysis(worst=0, documents=True), pairing=pairing))
         _warn_about_records(runs[0].accumulator.stats, f"{ground_truth}, {predictions_a}")
-        # The ground truth was read twice: its own warning is given once.
-        _warn_about_records({**runs[1].accumulator.stats, "gt_with_confidence": 0}, f"{ground_truth}, {predictions_b}")
+        # The ground truth was read twice: its own warnings are given once.
+        _warn_about_records({**runs[1].accumulator.stats, "gt_with_confidence": 0, "gt_lines": None},
+                            f"{ground_truth}, {predictions_b}")
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     _emit_diff(report, output_format, output, junit_path, html_path)
     if fail_on_regression and not report["document_count"]:
@@ -896,7 +911,6 @@ def compare_command(
     from .engine import Engine
     from .engine.values import adopt_older_shape
     from .reporters import json_report, terminal
-    from .schema import load_schema
 
     _use_limits(limit)
     _check_format(output_format, TABLE_OR_JSON)
@@ -904,7 +918,7 @@ def compare_command(
     selector.check()
     _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    plan = load_schema(schema, _schema_resources(schema_resource))
+    plan = _scoring_plan(schema, schema_resource)
     check_ready(plan)
     gt, pred = choose_pair(ground_truth, prediction, selector)
     if selector.line is not None and (disagreement := id_disagreement(gt, pred)):

@@ -119,11 +119,11 @@ COUNTED = ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_
 STDIN = "-"
 
 
-def record_warnings(stats: dict[str, int]) -> list[str]:
+def record_warnings(stats: dict[str, int | None]) -> list[str]:
     """What the counts of a run say about its records that the user should hear (stderr and the
     report's ``warnings``): nothing to score, arguments likely swapped, values in the deprecated older rich shape."""
     found = []
-    if not stats.get("gt_lines", 0):
+    if stats.get("gt_lines") == 0:  # counted, and none (None, or not given: not a reading of the ground truth)
         found.append("no ground-truth record was read: nothing was scored (every figure is 0, and any quality gate "
                      "fails such a run)")
     if count := stats.get("gt_with_confidence", 0):

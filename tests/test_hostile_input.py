@@ -370,6 +370,20 @@ def test_schema_check_names_keyword_typos_and_warns_about_unknown_keywords(tmp_p
                                     "unknown keyword 'unit' is ignored\n")
 
 
+def test_commands_that_score_warn_of_keyword_typos_schema_check_refuses(tmp_path):
+    """`propertiess` on an object made it one value compared whole, and the scores moved, without a word."""
+    schema = _write_json(tmp_path / "s.json", {"type": "object", "properties": {
+        "vendor": {"type": "object", "propertiess": {"name": {"type": "string"}}, "unit": "kg"}}})
+    gt = tmp_path / "g.jsonl"
+    gt.write_bytes(b'{"vendor": {"name": "A"}}\n')
+    warning = (f"stickler: warning: {schema}: /properties/vendor: unknown keyword 'propertiess' (did you mean "
+               "'properties'?) is ignored; `stickler schema check` refuses it\n")
+    for args in (["eval", schema, gt, gt], ["compare", schema, gt, gt], ["diff", schema, gt, gt, gt]):
+        done = run(*args)
+        assert (done.returncode, done.stderr.decode()) == (0, warning), args  # 'unit' is no typo: not named
+    assert run("schema", "check", schema).returncode == 2
+
+
 def _write_json(path, value):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(orjson.dumps(value))
