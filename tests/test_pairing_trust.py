@@ -530,3 +530,20 @@ def test_missing_predictions_are_named_by_id_or_line_in_every_listing(tmp_path):
     by_line = run("eval", schema, bare, pred, "-f", "markdown").stdout.decode()
     assert f"- `{pred} ({bare}:2)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" \
         in by_line
+
+
+def test_a_record_problem_is_shown_whole_in_the_tables(invoices, monkeypatch):
+    """Its message was cut at 200 characters, "…or pass --pair-by-line to … (+23 characters)", at any width."""
+    tmp, gts, preds = invoices
+    for record in (*gts, *preds):
+        if isinstance(record, dict):
+            record["doc_id"] = "ACME-CORPORATION-INVOICE-" + record["doc_id"]
+    gt = write(tmp / "gt.jsonl", gts)
+    missing = write(tmp / "missing.jsonl", preds[:22] + preds[23:])  # line 23 lost: lines 23 and 24 disagree
+    monkeypatch.setenv("COLUMNS", "200")
+    done = run("eval", INVOICE, gt, missing)
+    assert done.returncode == 0
+    shown = " ".join(done.stdout.decode().split())
+    assert ("ground truth doc_id 'ACME-CORPORATION-INVOICE-D-023', prediction doc_id 'ACME-CORPORATION-INVOICE-D-024' "
+            "(not the same document): the two files look out of step; pair by id with --id-field doc_id, or pass "
+            "--pair-by-line to pair by line regardless") in shown

@@ -100,7 +100,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         console.print()
         console.print(Text(f"{len(errors)} record problem(s):", style="bold yellow"))
         for error in errors[:10]:
-            console.print(Text("  ") + safe(error_location(error), 400) + Text(": ") + safe(error["message"], 200))
+            console.print(Text("  ") + safe(error_location(error), 400) + Text(": ") + safe(error["message"], MESSAGE_LIMIT))
         if len(errors) > 10:
             console.print(Text(f"  … and {len(errors) - 10} more (see the JSON report)", style="dim"))
 
@@ -194,6 +194,9 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
 # Characters of a value shown, folded onto lines (never cut at the column): `stickler compare` explains one
 # pair, so it shows nearly anything whole; the failure lists show enough to triage. Past these, the
 # text says how many characters were left out; a number is never cut (sanitize.safe).
+# A record problem's message: stickler's words (up to about 300 characters) around data already cut to a name's
+# length; the bound only stops a message from filling the screen.
+MESSAGE_LIMIT = 1_000
 VALUE_SHOWN = 10_000
 VALUE_LISTED = 300
 DEFAULT_MARK = " (default)"  # after a value the schema's default stood in for (the record had none)
