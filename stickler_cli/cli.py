@@ -65,8 +65,8 @@ DEBUG_OPTION = typer.Option(False, "--debug", help="Show tracebacks.")
 METRICS_OPTION = typer.Option("auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics",
                               metavar="NAMES", rich_help_panel=CONFIDENCE,
                               help="Comma-separated confidence metrics, computed when predictions carry _confidence.")
-ECE_BINS_OPTION = typer.Option(10, "--ece-bins", metavar="N", rich_help_panel=CONFIDENCE,
-                               help="Equal-width bins for ECE and the reliability diagram.")
+ECE_BINS_OPTION = typer.Option(10, "--ece-bins", min=1, max=100, metavar="N", rich_help_panel=CONFIDENCE,
+                               help="Equal-width bins for ECE and the reliability diagram (1 to 100).")
 BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", metavar="FRACTIONS", rich_help_panel=CONFIDENCE,
                               help="Review budgets for error capture, fractions in (0, 1].")
 FAIL_UNDER_OPTION = typer.Option(
@@ -93,7 +93,7 @@ BOX_FOUND_OPTION = typer.Option(
 CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on every score.")
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_help_panel=STATISTICS,
-                                help="Bootstrap resamples for --ci.")
+                                help="Bootstrap resamples for --ci (at least 10).")
 SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
                            help="Seed of the bootstrap resamples (same seed, same intervals).")
 FDR_OPTION = typer.Option(0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS,
@@ -251,7 +251,7 @@ def eval_command(
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
     predictions: Optional[str] = typer.Argument(
         None, metavar="PREDICTIONS",
-        help="Predictions JSONL, paired with the ground truth; a pattern with a pattern."),
+        help="Predictions JSONL, paired with the ground truth; a quoted glob pattern when the ground truth is one."),
     id_field: Optional[str] = ID_FIELD_OPTION,
     pair_by_line: bool = PAIR_BY_LINE_OPTION,
     check_id: Optional[list[str]] = CHECK_ID_OPTION,

@@ -137,6 +137,15 @@ def test_empty_metric_list_is_a_usage_error(root, capsys):
     assert main([*args, "--confidence-metrics", ""]) == 2
     assert "names no metric" in capsys.readouterr().err
     assert main([*args, "--ece-bins", "1000"]) == 2
+    # The option's bounds are the metric's own, named by the option (not the API's n_bins).
+    from stickler_cli.cli import ECE_BINS_OPTION
+    from stickler_cli.confidence.metrics import MAX_BINS
+
+    assert (ECE_BINS_OPTION.min, ECE_BINS_OPTION.max) == (1, MAX_BINS)
+    capsys.readouterr()
+    assert main([*args, "--ece-bins", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "'--ece-bins'" in err and "n_bins" not in err
     assert main([*args, "--budgets", "0.125,0.12"]) == 2
 
 
