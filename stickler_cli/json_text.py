@@ -29,6 +29,15 @@ def compact_json(value: Any) -> str | None:
     return text.decode()
 
 
+def as_written(value: Any, limit: int = 60) -> str:
+    """A value from the user's JSON (a schema, a state file, a record) as JSON writes it, for a message: ``true``,
+    ``"yes"``, ``Infinity``, not Python's ``True``, ``'yes'``, ``inf``; cut past ``limit`` characters."""
+    text = compact_json(value)
+    if text is None:
+        return f"<{type(value).__name__} too large to show>"
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
 def _python_json(value: Any) -> str | None:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
 from .errors import InputError, SchemaError
 from .evaluate import Evaluation
+from .json_text import as_written
 from .plan import Plan
 from . import rollup
 from .reader import decode
@@ -78,7 +79,7 @@ def _number(value: Any, pointer: str, low: float | None = None, high: float | No
         raise _bad(pointer, f"must be a finite number, got {_shown(value)}")
     slack = SLACK * max(1.0, abs(high or 0.0))
     if (low is not None and value < low - slack) or (high is not None and value > high + slack):
-        raise _bad(pointer, f"must be between {low:g} and {high:g}, got {value!r}")
+        raise _bad(pointer, f"must be between {low:g} and {high:g}, got {as_written(value)}")
     return value
 
 
@@ -258,7 +259,7 @@ def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
             if _count(settings[name], at) < 1:
                 raise _bad(at, "must be at least 1")
         elif _number(settings[name], at, 0.0, 1.0) <= 0:
-            raise _bad(at, f"must be above 0, got {settings[name]!r}")
+            raise _bad(at, f"must be above 0, got {as_written(settings[name])}")
     kept = _count(block["kept"], "/list_errors/kept")
     paths = [plan.fields[i].path for i in list_fields(plan)]
     fields = _object(block["fields"], "/list_errors/fields", paths)

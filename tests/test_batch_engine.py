@@ -360,7 +360,7 @@ def test_odd_documents_alone_go_document_by_document():
             ({"name": "a", "qty": 1}, {"name": {"_value": "a", "_confidence": 1}, "qty": 2})]
     scored = assert_same(plan, docs)
     assert scored.slow == 2
-    assert scored.errors == {1: ["name: _confidence must be a number from 0 to 1, got 'high'"]}
+    assert scored.errors == {1: ["name: _confidence must be a number from 0 to 1, got \"high\""]}
     assert scored.metadata == {2: [(plan.root.field("qty").index, "qty", {"_bbox": [0, 0, 1, 1]})]}
     assert scored.confidence_counts.tolist() == [1, 0, 0, 1]  # the integer 1 is a confidence of 1.0
 

@@ -85,7 +85,7 @@ def test_a_bad_confidence_is_a_record_error_and_the_record_is_still_scored():
     acc = evaluate_pairs(st.compile_schema(SCHEMA), bad)
     assert [e["message"] for e in acc.errors] == [
         "name: _confidence must be a number from 0 to 1, got 1.5",
-        "name: _confidence must be a number from 0 to 1, got 'high'",
+        "name: _confidence must be a number from 0 to 1, got \"high\"",
     ]
     assert acc.get_state()["counts"][0][0] == 2  # both names still TP
 

@@ -165,7 +165,7 @@ def test_the_flag_is_a_boolean(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"stickler: error: {schema}: /x-aws-stickler-infer-unspecified: must be true or false, got 'yes'"]
+        f"stickler: error: {schema}: /x-aws-stickler-infer-unspecified: must be true or false, got \"yes\""]
 
 
 def test_eval_reads_the_flag_end_to_end(tmp_path):

@@ -58,7 +58,7 @@ def test_nan_and_infinities_are_shown_as_themselves(tmp_path):
     table = _run("compare", schema, gt, pred, "--format", "table").stdout
     x_line = next(line for line in table.splitlines() if line.split()[:1] == ["x"])
     assert x_line.split()[1:4] == ["FD", "NaN", "NaN"]
-    assert '{"v":-Infinity}' in table and "null" not in table
+    assert '{"v": -Infinity}' in table and "null" not in table  # folding between members: a space
     (tmp_path / "gt.jsonl").write_text(gt.read_text() + "\n")
     (tmp_path / "pred.jsonl").write_text(pred.read_text() + "\n")
     misses = tmp_path / "misses.jsonl"

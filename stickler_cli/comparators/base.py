@@ -16,6 +16,8 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 from rapidfuzz.process import cdist, cpdist
 
+from ..json_text import as_written
+
 
 @dataclass(frozen=True)
 class Param:
@@ -43,11 +45,11 @@ class Param:
         else:
             ok = isinstance(value, self.kind)
         if not ok:
-            return f"must be {_kind_name(self.kind)}, got {value!r}"
+            return f"must be {_kind_name(self.kind)}, got {as_written(value)}"
         if self.choices is not None and value not in self.choices:
-            return f"must be one of {', '.join(map(repr, self.choices))}, got {value!r}"
+            return f"must be one of {', '.join(map(as_written, self.choices))}, got {as_written(value)}"
         if self.minimum is not None and value < self.minimum:
-            return f"must be >= {self.minimum}, got {value!r}"
+            return f"must be >= {self.minimum}, got {as_written(value)}"
         return None
 
 

@@ -31,6 +31,7 @@ from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any, Callable, Sequence, Union
 
+from ..json_text import as_written
 from .base import Comparator, Param, value_text
 
 RANGE_MODES = ("strict", "reject", "contains", "graded")
@@ -473,12 +474,12 @@ class DateComparator(Comparator):
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         if self.dayfirst is not None and not isinstance(self.dayfirst, bool):
-            raise ValueError(f"dayfirst must be null, true or false, got {self.dayfirst!r}")
+            raise ValueError(f"dayfirst must be null, true or false, got {as_written(self.dayfirst)}")
         if self.range_mode not in RANGE_MODES:
-            raise ValueError(f"range_mode must be one of {', '.join(RANGE_MODES)}, got {self.range_mode!r}")
+            raise ValueError(f"range_mode must be one of {', '.join(RANGE_MODES)}, got {as_written(self.range_mode)}")
         if self.precision_mode not in PRECISION_MODES:
             raise ValueError(
-                f"precision_mode must be one of {', '.join(PRECISION_MODES)}, got {self.precision_mode!r}"
+                f"precision_mode must be one of {', '.join(PRECISION_MODES)}, got {as_written(self.precision_mode)}"
             )
         self._window = _tolerance_window(self.tolerance)
         # Whole-day windows compare calendar days; others compare instants.
@@ -643,11 +644,11 @@ def _tolerance_window(tolerance: Any) -> timedelta:
         try:
             window = timedelta(days=tolerance)
         except (OverflowError, ValueError):
-            raise ValueError(f"tolerance must be a number of days below 1e9, got {tolerance!r}") from None
+            raise ValueError(f"tolerance must be a number of days below 1e9, got {as_written(tolerance)}") from None
     else:
-        raise ValueError(f"tolerance must be a number of days, got {tolerance!r}")
+        raise ValueError(f"tolerance must be a number of days, got {as_written(tolerance)}")
     if window < timedelta(0):
-        raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
+        raise ValueError(f"tolerance must be >= 0, got {as_written(tolerance)}")
     return window
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
+from ..json_text import as_written
 from ..localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
@@ -717,7 +718,7 @@ def _confidence(res: DocResult, f: FieldPlan, matched: bool, conf: Any, similari
     if value is not None:
         res.confidences.append(ConfidencePair(f.index, matched, value, similarity))
     else:
-        res.errors.append(f"{f.path}: _confidence must be a number from 0 to 1, got {conf!r}")
+        res.errors.append(f"{f.path}: _confidence must be a number from 0 to 1, got {as_written(conf)}")
 
 
 def _filled(res: DocResult, path: str, side: int) -> None:

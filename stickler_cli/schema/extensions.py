@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from ..errors import SchemaError
+from ..json_text import as_written
 
 PREFIX = "x-aws-stickler-"
 
@@ -56,22 +57,22 @@ def get(node: dict, name: str, pointer: str) -> Any:
     where = f"{pointer.rstrip('/')}/{key}"
     if name in ("threshold", "match-threshold"):
         if not _is_number(value) or not 0.0 <= value <= 1.0:
-            raise SchemaError(f"must be a number from 0.0 to 1.0, got {value!r}", where)
+            raise SchemaError(f"must be a number from 0.0 to 1.0, got {as_written(value)}", where)
         return float(value)
     if name == "weight":
         if not _is_number(value) or value <= 0:
-            raise SchemaError(f"must be a number greater than 0, got {value!r}", where)
+            raise SchemaError(f"must be a number greater than 0, got {as_written(value)}", where)
         return float(value)
     if name in ("clip-under-threshold", "aggregate", "infer-unspecified"):
         if not isinstance(value, bool):
-            raise SchemaError(f"must be true or false, got {value!r}", where)
+            raise SchemaError(f"must be true or false, got {as_written(value)}", where)
         return value
     if name in ("comparator", "model-name"):
         if not isinstance(value, str) or not value.strip():
-            raise SchemaError(f"must be a non-empty string, got {value!r}", where)
+            raise SchemaError(f"must be a non-empty string, got {as_written(value)}", where)
         return value
     if name == "comparator-config":
         if not isinstance(value, dict):
-            raise SchemaError(f"must be an object of comparator options, got {value!r}", where)
+            raise SchemaError(f"must be an object of comparator options, got {as_written(value)}", where)
         return value
     raise AssertionError(name)
