@@ -323,6 +323,32 @@ def test_a_pattern_too_large_to_compile_is_refused_before_compiling(capsys, writ
     assert len(st.compile_schema(many).fields) == 4
 
 
+@pytest.mark.parametrize("where, pattern", [
+    ("pattern", "(?x)(?:(?:a{1000}) {100}) {100}"),  # 10 million units read as 1,203: 2.8 GB, before
+    ("pattern", "(?ix-s:(?:a{1000}) # (\n{1000})"),  # a comment hiding a parenthesis
+    ("patternProperties", "(?:a{1000})(?V0x: {1000})"),  # scoped, with the version flag beside it
+])
+def test_verbose_mode_is_refused_before_compiling(capsys, write, where, pattern):
+    """In verbose mode whitespace and comments are not characters, so the size read before compiling is wrong;
+    ECMA-262, whose syntax JSON Schema's patterns are, has no such flag."""
+    prop = {"type": "string", "pattern": pattern} if where == "pattern" else {
+        "type": "object", "patternProperties": {pattern: {}}}
+    schema = {"type": "object", "properties": {"a": prop}}
+    pointer = "/properties/a/pattern" if where == "pattern" else f"/properties/a/patternProperties/{pattern}"
+    tracemalloc.start()
+    with pytest.raises(SchemaError, match="turns on verbose mode"):
+        st.compile_schema(schema)
+    assert tracemalloc.get_traced_memory()[1] < 20 * 2**20
+    tracemalloc.stop()
+    _refused(capsys, write, schema, pointer, "which JSON Schema's regular expressions (ECMA-262) do not have")
+
+
+def test_verbose_mode_turned_off_or_only_written_is_not_refused():
+    from stickler_cli.schema.patterns import unrolled_size
+
+    assert [unrolled_size(p) for p in ("(?i-x:a b)", r"\(?x)", "[(?x)]", "(?i)a{3}")] == [7, 2, 1, 4]
+
+
 def test_legitimate_patterns_are_small():
     from stickler_cli.schema.patterns import unrolled_size
 

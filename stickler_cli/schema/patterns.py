@@ -86,7 +86,10 @@ class Patterns:
 
         if not isinstance(text, str):
             raise SchemaError(f"a pattern must be a string, got {_shown(text)}", pointer)
-        size = unrolled_size(text)
+        try:
+            size = unrolled_size(text)
+        except VerboseMode as exc:
+            raise SchemaError(str(exc), pointer) from None
         if size > self.room:
             raise SchemaError(f"pattern {_shown(text)} would compile to about {size:,} units (a repeat is written out "
                               f"its minimum number of times); the patterns of a schema may take {self.size_limit:,} "
@@ -114,6 +117,18 @@ class Patterns:
 
 
 _COUNT = re.compile(r"\{(\d*)(,?)(\d*)\}")  # {m}, {m,}, {m,n}, {,n}
+_FLAGS = re.compile(r"\(\?([a-zA-Z0-9]*)(?:-[a-zA-Z0-9]*)?[:)]")  # (?x), (?V1x), (?x-i:…): the flags turned on
+
+
+class VerboseMode(ValueError):
+    """A pattern turns on verbose mode (``(?x)``), where whitespace and ``#`` comments are not characters: the
+    size estimate, which reads them as characters, could not be trusted (``(?x)(?:a{1000}) {1000}`` repeats the
+    group, a million units, and reads as a thousand). ECMA-262, JSON Schema's regular expressions, has no such
+    flag; such a pattern is refused."""
+
+    def __init__(self, pattern: str) -> None:
+        super().__init__(f"pattern {_shown(pattern)} turns on verbose mode (?x), which JSON Schema's regular "
+                         "expressions (ECMA-262) do not have")
 _BRACED_ESCAPES = frozenset("pPNxugk")  # \p{Letter}, \N{name}, \x{263a}, \g{1}: one atom up to the brace
 _LARGEST_COUNT = 10 ** 9  # a count beyond this is as good as infinite (and int() of 5,000 digits fails)
 
@@ -123,7 +138,8 @@ def unrolled_size(pattern: str) -> int:
     group counted as many times as its minimum count (``(?:a{1000}){1000}``: a million).
 
     Never below the engine's real size: alternatives add up, a character class ends at its first
-    possible ``]``, and anything not understood (group syntax, comments) counts as atoms."""
+    possible ``]``, and anything not understood (group syntax, comments) counts as atoms. A pattern in
+    verbose mode, where that would not hold, raises VerboseMode."""
     groups = [[0, 0]]  # per open group: [its size so far, the size of its last atom]
     i, n = 0, len(pattern)
     while i < n:
@@ -137,6 +153,8 @@ def unrolled_size(pattern: str) -> int:
         elif c == "[":
             i = _class_end(pattern, i)
         elif c == "(":
+            if (flags := _FLAGS.match(pattern, i)) and "x" in flags.group(1):
+                raise VerboseMode(pattern)
             groups.append([0, 0])
             i += 1
             continue
