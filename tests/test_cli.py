@@ -64,7 +64,7 @@ def write(path, text):
     ("unknown_comparator", "/properties/a/x-aws-stickler-comparator: unknown comparator 'LevenshteinComparater' (did you mean 'LevenshteinComparator'?)"),
     ("misspelled_key", "did you mean 'x-aws-stickler-threshold'?"),
     ("bad_threshold", "/properties/a/x-aws-stickler-threshold: must be a number from 0.0 to 1.0, got 1.5"),
-    ("bad_weight", "/properties/a/x-aws-stickler-weight: must be a number greater than 0, got 0"),
+    ("bad_weight", "/properties/a/x-aws-stickler-weight: must be a number from 0.000001 to 1,000,000, got 0"),
     ("bad_config_key", "/properties/a/x-aws-stickler-comparator-config/tolerence: NumericComparator takes no option 'tolerence' (did you mean 'tolerance'?)"),
 ])
 def test_input_errors_are_one_line_exit_2(tmp_path, case, expected):

@@ -349,6 +349,27 @@ def test_verbose_mode_turned_off_or_only_written_is_not_refused():
     assert [unrolled_size(p) for p in ("(?i-x:a b)", r"\(?x)", "[(?x)]", "(?i)a{3}")] == [7, 2, 1, 4]
 
 
+@pytest.mark.parametrize("weight", [5e-324, 1e-7, 1e7, 1e308, 0, -1])
+def test_weights_beyond_what_float64_adds_are_refused(weight):
+    """5e-324 weights scored a wrong prediction 1.0 (the weight sums underflowed), 1e308 weights scored NaN."""
+    schema = {"type": "object", "properties": {"id": {"type": "string", "x-aws-stickler-weight": weight},
+                                               "name": {"type": "string", "x-aws-stickler-weight": weight}}}
+    with pytest.raises(SchemaError, match="must be a number from 0.000001 to 1,000,000") as info:
+        st.compile_schema(schema)
+    assert info.value.pointer == "/properties/id/x-aws-stickler-weight"
+
+
+@pytest.mark.parametrize("weight", [1e-6, 1e6])
+def test_the_extreme_weights_allowed_still_score_in_the_unit_interval(weight):
+    """At either bound the score is the weighted mean it should be: id right, name 3/5 (Levenshtein 0.6)."""
+    schema = {"type": "object", "properties": {
+        "id": {"type": "string", "x-aws-stickler-weight": weight},
+        "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator",
+                 "x-aws-stickler-threshold": 0.5, "x-aws-stickler-weight": 1.0}}}
+    result = st.compare(st.compile_schema(schema), {"id": "a", "name": "abcde"}, {"id": "a", "name": "abcxx"})
+    assert result.score == pytest.approx((weight * 1.0 + 1.0 * 0.6) / (weight + 1.0), rel=1e-12)
+
+
 def test_legitimate_patterns_are_small():
     from stickler_cli.schema.patterns import unrolled_size
 

@@ -40,6 +40,11 @@ def check_keys(node: dict, pointer: str) -> None:
             raise SchemaError(f"unknown extension {key!r}{hint}; known: {known}", pointer)
 
 
+# A weight's bounds: ratios up to 10^12 between fields, and sums of them that float64 adds without overflow
+# or underflow (5e-324 weights made every score 1.0, 1e308 weights made it NaN). docs/parity.md row 45.
+WEIGHT_RANGE = (1e-6, 1e6)
+
+
 def refuse_field_keys(pointer: str, where: str, *nodes: dict) -> None:
     """Refuse a property key (FIELD_KEYS) on a schema that is not a property, where it would not be read: the
     root object, a list's ``items``. ``where`` completes "belongs on …"; keys are tried in name order."""
@@ -60,8 +65,8 @@ def get(node: dict, name: str, pointer: str) -> Any:
             raise SchemaError(f"must be a number from 0.0 to 1.0, got {as_written(value)}", where)
         return float(value)
     if name == "weight":
-        if not _is_number(value) or value <= 0:
-            raise SchemaError(f"must be a number greater than 0, got {as_written(value)}", where)
+        if not _is_number(value) or not WEIGHT_RANGE[0] <= value <= WEIGHT_RANGE[1]:
+            raise SchemaError(f"must be a number from 0.000001 to 1,000,000, got {as_written(value)}", where)
         return float(value)
     if name in ("clip-under-threshold", "aggregate", "infer-unspecified"):
         if not isinstance(value, bool):
