@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import sys
 import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -91,11 +92,29 @@ def built(source: PlanSource) -> tuple[Engine, Plan]:
     return _built[key]
 
 
+# Records nest up to 1,024 levels (the reader refuses deeper ones), and pickle counts about two levels of Python's
+# recursion for each, so at the default limit of 1,000 a record nested 500 deep could not be sent to a worker or
+# come back in its state (RecursionError, exit 3). Pickling this deep takes well under the C stack's 8 MB.
+PICKLE_RECURSION = 4_000
+
+
+@contextlib.contextmanager
+def _pickle_depth() -> Iterator[None]:
+    """Python's recursion limit raised to PICKLE_RECURSION while records go to workers and come back."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, PICKLE_RECURSION))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
 def _init_worker(source: PlanSource, parent: int) -> None:
     from .interrupts import in_worker
 
     global _worker
     in_worker(parent)  # signals are the parent's to handle; end with it
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), PICKLE_RECURSION))  # its states are pickled
     _worker = built(source)
 
 
@@ -172,8 +191,8 @@ def score_in_pool(
     stats = PairingStats()  # pairing by id counts here; by line, the workers count
     context = multiprocessing.get_context(_start_method(engine))
     pending: deque[Future] = deque()
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                             initargs=(source, os.getpid())) as pool:
+    with _pickle_depth(), ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                                              initargs=(source, os.getpid())) as pool:
         try:
             for chunk, shard in _chunks(shards, stats, pairing):
                 pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.analysis, acc.full_fields()))

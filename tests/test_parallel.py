@@ -273,3 +273,25 @@ def test_the_default_number_of_workers_follows_the_measurement(root):
     assert _auto_workers(plan, 16 * 2**20, cores=8) == 1  # was 8
     assert _auto_workers(plan, 32 * 2**20, cores=8) == 8
     assert _auto_workers(plan, 32 * 2**20, cores=1) == 1
+
+
+@pytest.mark.parametrize("id_field", [None, "id"])
+def test_records_nested_near_the_readers_bound_go_to_workers_and_back(tmp_path, id_field):
+    """A value nested 500 deep stopped --workers with RecursionError while pickling (exit 3); the reader
+    takes 1,024 levels, and workers now take what it takes, paired by line or by id (sent as records)."""
+    import sys
+
+    schema = tmp_path / "s.json"
+    schema.write_text('{"type": "object", "properties": {"id": {"type": "string"}, "m": {"type": "object"}}}')
+    gt, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    deep = lambda leaf: '{"k": ' + "[" * 1020 + leaf + "]" * 1020 + "}"  # noqa: E731
+    gt.write_text("".join(f'{{"id": "{k}", "m": {deep("1")}}}\n' for k in range(3)))
+    pred.write_text("".join(f'{{"id": "{k}", "m": {deep("1" if k else "2")}}}\n' for k in range(3)))
+    before = sys.getrecursionlimit()
+    plan = st.load_schema(str(schema))
+    reports = [build_report(evaluate_files(plan, str(gt), str(pred), workers=w, id_field=id_field)) for w in (1, 2)]
+    assert sys.getrecursionlimit() == before  # raised for the pool only
+    for report in reports:
+        assert report["errors"] == [] and report["document_count"] == 3
+    assert reports[0]["metrics"] == reports[1]["metrics"]
+    assert reports[0]["field_metrics"] == reports[1]["field_metrics"]
