@@ -287,6 +287,7 @@ def test_lists_of_twenty_thousand_items_are_matched_within_bounds(files, monkeyp
 
 def test_ten_megabyte_strings_are_compared_in_bounded_time(files):
     """Edit-distance scorers see at most MAX_TEXT characters (MAX_PARTIAL_TEXT for partial_ratio)."""
+    from stickler_cli.comparators.anls import ANLSStarComparator
     from stickler_cli.comparators.base import MAX_PARTIAL_TEXT, MAX_TEXT
     from stickler_cli.comparators.fuzzy import FuzzyComparator
     from stickler_cli.comparators.levenshtein import LevenshteinComparator
@@ -300,6 +301,13 @@ def test_ten_megabyte_strings_are_compared_in_bounded_time(files):
     assert lev.similarity(big_a, big_b) == LevenshteinComparator().similarity(big_a[:MAX_TEXT], big_b[:MAX_TEXT])
     partial = FuzzyComparator(method="partial_ratio")
     assert partial.similarity(big_a, big_b) == partial.similarity(big_a[:MAX_PARTIAL_TEXT], big_b[:MAX_PARTIAL_TEXT])
+    # ANLS* reads a leaf as they do (a pair of 1 MB texts took 30 s, and the time grew with their product),
+    # whether a leaf stands alone, in an object or in a list of texts.
+    anls = ANLSStarComparator()
+    cut_a, cut_b = big_a[:MAX_TEXT], big_b[:MAX_TEXT] + "z" * 100
+    for whole in (lambda t: t, lambda t: {"k": t}, lambda t: [t, "x"] * 20):
+        assert anls.similarity(whole(big_a), whole(big_b)) == anls.similarity(whole(big_a[:MAX_TEXT]), whole(cut_b))
+    assert anls.similarity(big_a, big_a[:MAX_TEXT] + "z" * 100) == 1.0 and cut_a != big_a
     schema, write = files
     gt = write("g.jsonl", orjson.dumps({"id": big_a, "total": 1}) + b"\n")
     pred = write("p.jsonl", orjson.dumps({"id": big_b, "total": 1}) + b"\n")

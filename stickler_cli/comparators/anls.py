@@ -27,7 +27,7 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
 from ..assignment import shortest_paths as _shortest_paths  # the method munkres' compiled solver uses too
-from .base import Comparator, Param, value_text
+from .base import Comparator, Param, bounded, value_text
 
 LEAF, NONE, LIST, DICT = "leaf", "none", "list", "dict"
 
@@ -83,9 +83,11 @@ _ABSENT = _Node(NONE, None, None, 1, None)  # stands in for a key one side lacks
 
 
 def leaf_text(value: Any) -> str | None:
-    """Lower-cased text with runs of whitespace collapsed; None if the value has no text form."""
+    """Lower-cased text with runs of whitespace collapsed, its first MAX_TEXT characters (as Levenshtein and Fuzzy
+    read a text: a leaf's edit distance costs the product of the lengths, hours for two 1 MB texts); None if the
+    value has no text form."""
     text = value_text(value)
-    return None if text is None else " ".join(text.lower().split())
+    return None if text is None else bounded(" ".join(text.lower().split()))
 
 
 def build_tree(value: Any) -> _Node:
