@@ -28,8 +28,8 @@ from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.confidence import store as store_module
 from stickler_cli.analysis import non_match_rows
 from stickler_cli.engine import Engine
-from stickler_cli.engine import batch as batch_module
 from stickler_cli.engine import compare as compare_module
+from stickler_cli.engine import matching as matching_module
 from stickler_cli.engine.batch import sequential_sums
 from stickler_cli.evaluate import evaluate_pairs
 from stickler_cli.plan import FieldPlan, Kind, ModelPlan
@@ -76,7 +76,7 @@ def _options(draw, node: dict, threshold: bool = True) -> None:
     if threshold and draw(st.booleans()):
         node["x-aws-stickler-threshold"] = draw(st.sampled_from([0.0, 0.5, 0.7, 0.8, 0.95, 1.0]))
     if draw(st.booleans()):
-        node["x-aws-stickler-weight"] = draw(st.sampled_from([0.5, 1, 1.1, 1.5, 3.0, 0.45, 1e-9]))
+        node["x-aws-stickler-weight"] = draw(st.sampled_from([0.5, 1, 1.1, 1.5, 3.0, 0.45, 1e-6, 1e6]))
     if draw(st.booleans()):
         node["x-aws-stickler-clip-under-threshold"] = draw(st.booleans())
 
@@ -256,7 +256,7 @@ def test_long_lists_keep_their_own_matrices_and_lists_beyond_the_bound_go_docume
     plan = compile_schema(data.draw(SCHEMAS, label="schema"))
     docs = data.draw(batches(plan), label="documents")
     with mock.patch.object(compare_module, "BATCH_PAIRS", 2), mock.patch.object(compare_module, "MATCH_BOUND", 6), \
-            mock.patch.object(batch_module, "MATCH_BOUND", 6):
+            mock.patch.object(matching_module, "MATCH_BOUND", 6):
         assert_same(plan, docs)
 
 

@@ -285,6 +285,40 @@ def test_lists_of_twenty_thousand_items_are_matched_within_bounds(files, monkeyp
     assert small.tally[5 * tags_index: 5 * tags_index + 5] == [0, 0, 3, 0, 0]
 
 
+@pytest.mark.parametrize("comparator", ["LevenshteinComparator", "ExactComparator"])
+def test_lists_of_long_texts_count_their_edit_distances_toward_the_bound(tmp_path, comparator):
+    """40 x 40 items of 20,000 characters: 1,600 edit distances of 25 ms each (40 s; 100 items, 252 s). Each pair
+    counts as 20,000² / TEXT_PAIR = 25,000 pairs: over the bound, paired as a long list is. Exact compares
+    texts for equality (no edit distance): its lists are matched whole."""
+    import random
+
+    from stickler_cli import compile_schema
+    from stickler_cli.engine import Engine
+    from stickler_cli.engine.matching import TEXT_PAIR
+    from stickler_cli.evaluate import evaluate_pairs
+
+    assert 40 * 40 + (40 * 20_000) ** 2 // TEXT_PAIR > 1_000_000 > 40 * 40
+    rng = random.Random(5)
+    texts = ["".join(rng.choice("abcdefgh") for _ in range(20_000)) for _ in range(80)]
+    plan = compile_schema({"type": "object", "properties": {
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "t": {"type": "string", "x-aws-stickler-comparator": comparator}}}},
+        "tags": {"type": "array", "x-aws-stickler-comparator": comparator, "items": {"type": "string"}}}})
+    gt = {"rows": [{"t": t} for t in texts[:40]], "tags": texts[:40]}
+    pred = {"rows": [{"t": t} for t in texts[40:39:-1] + texts[41:]], "tags": [texts[0], *texts[41:]]}
+    doc = Engine(plan).compare(gt, pred)
+    batch = evaluate_pairs(plan, [(gt, pred)])
+    assert [int(n) for n in batch.tally] == doc.tally  # the batch leaves such lists to the per-document engine
+    if comparator == "ExactComparator":
+        assert doc.errors == []
+        return
+    assert doc.errors == [
+        "rows: 40 x 40 items, long texts: more work than the matching bound (1,000,000): 0 identical item pairs "
+        "matched first, the other 40 paired by position",
+        "tags: 40 x 40 items, long texts: more work than the matching bound (1,000,000): 1 identical item pairs "
+        "matched first, the other 39 paired by position"]
+
+
 def test_ten_megabyte_strings_are_compared_in_bounded_time(files):
     """Edit-distance scorers see at most MAX_TEXT characters (MAX_PARTIAL_TEXT for partial_ratio)."""
     from stickler_cli.comparators.anls import ANLSStarComparator

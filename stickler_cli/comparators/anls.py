@@ -459,6 +459,7 @@ def _shortest_paths_array(
 
 class ANLSStarComparator(Comparator):
     name = "ANLSStarComparator"
+    text_quadratic = True
     aliases = ("anls", "ANLS", "anls_star", "ANLSStar", "anls*", "ANLS*")
     default_threshold = 0.7
     summary = "ANLS* over whole JSON values: key-aligned objects, optimally paired arrays, fuzzy leaves"

@@ -206,6 +206,9 @@ class Comparator:
     # bounding box, an ANLS* tree): the compiler then treats such a property as
     # a single value instead of matching its items.
     whole_value: ClassVar[bool] = False
+    # True for comparators whose cost grows with the product of two texts' lengths (edit distances): the
+    # matching of a list counts their long texts as more than one pair each (engine/matching.py).
+    text_quadratic: ClassVar[bool] = False
     # The optional extra (extras.install_hint) the comparator needs,
     # and the modules that extra provides (checked without importing them).
     extra: ClassVar[str | None] = None

@@ -20,6 +20,7 @@ METHODS = {
 
 class FuzzyComparator(Comparator):
     name = "FuzzyComparator"
+    text_quadratic = True
     aliases = ("fuzzy", "Fuzzy", "Fuzz")
     default_threshold = 0.7
     summary = "rapidfuzz string ratio; token methods ignore word order"

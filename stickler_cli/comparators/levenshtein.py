@@ -24,6 +24,7 @@ def _has_dict(values: Sequence[Any]) -> bool:
 
 class LevenshteinComparator(Comparator):
     name = "LevenshteinComparator"
+    text_quadratic = True
     aliases = ("levenshtein", "Levenshtein")
     default_threshold = 0.7
     summary = "edit-distance similarity, 1 - edits / longer length"

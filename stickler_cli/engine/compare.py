@@ -35,7 +35,7 @@ from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
 from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, find_lists, items, model_arrays,
                     null_mask, plain_values, weight_total)
-from .matching import MATCH_BOUND, assign, bounded_pairs, item_key
+from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, over_bound, weighs_text
 from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
 from .values import (EMPTIABLE, as_list as _as_list, confidence_value, is_null as _null, is_null_list as _null_list,
@@ -362,7 +362,7 @@ class Engine:
         ps = [unwrap(v) for v in _as_list(p)]
         gv = [v for v, _ in gs]
         pv = [v for v, _ in ps]
-        if len(gv) * len(pv) > MATCH_BOUND:
+        if over_bound(gv, pv, weighs_text(f)):
             matrix, pairs = self._long_primitive_list(f, gv, pv)
         else:
             matrix = self._similarity_matrix(f, gv, pv)
@@ -405,7 +405,7 @@ class Engine:
             local = self._primitive_pairs(f, self._similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
 
-        pairs, how = bounded_pairs([item_key(v) for v in gv], [item_key(v) for v in pv], best)
+        pairs, how = bounded_pairs([item_key(v) for v in gv], [item_key(v) for v in pv], best, _fits(f, gv, pv))
         matrix: dict[int, dict[int, float]] = {}
         for i, j in pairs:
             matrix.setdefault(i, {})[j] = self._similarity(f, gv[i], pv[j])
@@ -422,7 +422,7 @@ class Engine:
         def key(item: Any) -> Any:
             return item_key([field_value(item, field) for field in model.fields])
 
-        pairs, how = bounded_pairs([key(a) for a in gv], [key(b) for b in pv], best)
+        pairs, how = bounded_pairs([key(a) for a in gv], [key(b) for b in pv], best, _fits(f, gv, pv))
         docs: dict[tuple[int, int], float] = {}
         sims: dict[tuple[int, int], float] = {}
         for i, j in pairs:
@@ -431,8 +431,9 @@ class Engine:
         return docs, sims, pairs
 
     def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
-        self._pending.append(f"{f.path}: {len(gv):,} x {len(pv):,} items, more pairs than the matching bound "
-                             f"({MATCH_BOUND:,}): {how}")
+        more = ("more pairs than the matching bound" if len(gv) * len(pv) > MATCH_BOUND
+                else "long texts: more work than the matching bound")
+        self._pending.append(f"{f.path}: {len(gv):,} x {len(pv):,} items, {more} ({MATCH_BOUND:,}): {how}")
 
     def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
         early = self._list_null(f, g, p, res, where)
@@ -447,7 +448,7 @@ class Engine:
         else:
             gv, pv = items(g), items(p)
             start = 0
-        if entry is None and len(gv) * len(pv) > MATCH_BOUND:
+        if entry is None and over_bound(gv, pv, weighs_text(f)):
             docs, sims, pairs = self._long_object_list(model, f, gv, pv)
             known = None
         else:
@@ -703,6 +704,12 @@ def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, match
     for j, item in enumerate(pv):
         if j not in paired_p:
             _lone_boxes(res, model, item, True, f"{where}[{j}].")
+
+
+def _fits(f: FieldPlan, gv: list, pv: list) -> Any:
+    """``bounded_pairs``' test of what remains after identical items: within the matching bound."""
+    weighs = weighs_text(f)
+    return lambda rows, cols: not over_bound([gv[i] for i in rows], [pv[j] for j in cols], weighs)
 
 
 def _keep_fd(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:

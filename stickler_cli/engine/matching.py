@@ -9,6 +9,8 @@ import numpy as np
 import orjson
 
 from .. import scipy_lsap
+from ..comparators.base import MAX_TEXT
+from ..plan import FieldPlan
 
 # Weight of the tie-breaking objective: far below any real difference in summed
 # similarity, so it only chooses among pairings whose similarity totals are equal.
@@ -17,6 +19,47 @@ TIE_BREAK = 1e-9
 # The most item pairs one list puts to the Hungarian algorithm (1,000 x 1,000 items: about a
 # second and 40 MB). Longer lists are paired by ``bounded_pairs``.
 MATCH_BOUND = 1_000_000
+# An item pair whose texts an edit distance compares costs more than one pair: 20,000 x 20,000 characters (the
+# most a comparator reads) take about 25 ms, so a text pair counts as a x b / TEXT_PAIR pairs toward MATCH_BOUND.
+# 40 items of 20,000 characters a side took 40 s, and 100 items 252 s: such lists are long lists. Lists of
+# fewer than TEXT_CHECKED_FROM pairs are not measured (at most about 1.6 s of text between them).
+TEXT_PAIR = 16_000
+TEXT_CHECKED_FROM = 64
+
+
+def over_bound(gv: Sequence[Any], pv: Sequence[Any], weighs_text: bool) -> bool:
+    """Whether matching ``gv`` against ``pv`` is more work than MATCH_BOUND pairs; with ``weighs_text`` (an
+    edit distance compares the items), their texts' lengths count too."""
+    pairs = len(gv) * len(pv)
+    if pairs > MATCH_BOUND:
+        return True
+    if not weighs_text or pairs < TEXT_CHECKED_FROM:
+        return False
+    return pairs + _text_size(gv) * _text_size(pv) // TEXT_PAIR > MATCH_BOUND
+
+
+def weighs_text(f: FieldPlan) -> bool:
+    """Whether an edit distance compares some of a list field's items: its own comparator's, or that of a field
+    of its items at any depth."""
+    if f.model is None:
+        return f.comparator is not None and f.comparator.text_quadratic
+    return any(weighs_text(field) for field in f.model.fields)
+
+
+def _text_size(values: Sequence[Any]) -> int:
+    """The characters of every text in ``values`` (at any depth), each as much as a comparator reads."""
+    total = 0
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            total += min(len(value), MAX_TEXT)
+        elif kind is dict:
+            stack.extend(value.values())
+        elif kind is list:
+            stack.extend(value)
+    return total
 
 
 def assign(
@@ -55,13 +98,14 @@ def item_key(value: Any) -> Hashable | None:
 
 
 def bounded_pairs(g_keys: Sequence[Hashable | None], p_keys: Sequence[Hashable | None],
-                  best: Callable[[list[int], list[int]], list[tuple[int, int]]]) -> tuple[list[tuple[int, int]], str]:
-    """A pairing of two lists too long for one assignment (more than MATCH_BOUND pairs), and how it was made.
+                  best: Callable[[list[int], list[int]], list[tuple[int, int]]],
+                  fits: Callable[[list[int], list[int]], bool]) -> tuple[list[tuple[int, int]], str]:
+    """A pairing of two lists too long for one assignment (more work than MATCH_BOUND pairs), and how it was made.
 
     Identical items (equal keys) are paired first, in order; what remains is
     paired by ``best(rows, cols)`` (the Hungarian algorithm on those items)
-    when it is within the bound, else by position. Time and memory grow with
-    the number of items, not with their product.
+    when ``fits(rows, cols)`` (within the bound), else by position. Time and
+    memory grow with the number of items, not with their product.
     """
     waiting: dict[Hashable, deque[int]] = {}
     for j, key in enumerate(p_keys):
@@ -79,7 +123,7 @@ def bounded_pairs(g_keys: Sequence[Hashable | None], p_keys: Sequence[Hashable |
     cols = [j for j in range(len(p_keys)) if j not in used]
     how = f"{len(pairs):,} identical item pairs matched first"
     if rows and cols:
-        if len(rows) * len(cols) <= MATCH_BOUND:
+        if fits(rows, cols):
             pairs.extend(best(rows, cols))
             how += f", the other {min(len(rows), len(cols)):,} by the Hungarian algorithm"
         else:
