@@ -187,7 +187,8 @@ def check(state: dict, plan: Plan) -> None:
     stats = _object(state["stats"], "/stats", list(fresh["stats"]))
     for key, value in stats.items():
         _count(value, f"/stats/{_token(key)}")
-    _check_conformance(state["conformance"])
+    checked = _check_conformance(state["conformance"])
+    _check_reconciled(stats, n, checked)
     worst_kept = _count(state["worst_kept"], "/worst_kept")
     _check_worst(state["worst"], worst_kept, n)
     _check_failures(state["failures"], _count(state["failures_kept"], "/failures_kept"), plan)
@@ -444,7 +445,8 @@ def _scalar(value: Any, pointer: str) -> None:
         raise _bad(pointer, f"must be a string, a number or null, got {type(value).__name__}")
 
 
-def _check_conformance(block: Any) -> None:
+def _check_conformance(block: Any) -> int:
+    """The conformance block's checks; the number of predictions it checked."""
     block = _object(block, "/conformance", ("checked", "valid", "violations"))
     checked = _count(block["checked"], "/conformance/checked")
     if _count(block["valid"], "/conformance/valid") > checked:
@@ -453,6 +455,21 @@ def _check_conformance(block: Any) -> None:
         where = f"/conformance/violations/{_token(path)}"
         for keyword, n in _object(keywords, where).items():
             _count(n, f"{where}/{_token(keyword)}")
+    return checked
+
+
+def _check_reconciled(stats: dict[str, int], n: int, checked: int) -> None:
+    """The record counts add up as every run's do (README, "inputs.records"): each ground-truth line is a document,
+    each prediction line paired or not, and valid JSON (checked against the schema) or not. A tampered state
+    that passed the checks of each value showed "-493 of 7" predictions valid."""
+    for pointer, total, parts, what in (
+            ("/stats/gt_lines", stats["gt_lines"], n, "the document_count"),
+            ("/stats/pred_lines", stats["pred_lines"], stats["paired"] + stats["unpaired_predictions"],
+             "paired + unpaired_predictions"),
+            ("/stats/pred_lines", stats["pred_lines"], stats["invalid_predictions"] + checked,
+             "invalid_predictions + conformance.checked")):
+        if total != parts:
+            raise _bad(pointer, f"must equal {what} ({parts:,}), got {total:,}")
 
 
 WORST_KEYS = ("doc_id", "gt_source", "gt_line", "pred_source", "pred_line", "gt", "pred", "score", "position")

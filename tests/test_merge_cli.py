@@ -256,6 +256,13 @@ TAMPERED = [
      "/worst/0/gt: must be an object, got list"),
     ("worst document beyond the run", lambda s: s["worst"][0].__setitem__("position", 150),
      "/worst/0/position: must be below the document count 150, got 150"),
+    # Counts each possible alone that do not add up as a run's do ("-493 of 7" predictions valid, before).
+    ("more ground-truth lines than documents", lambda s: s["stats"].__setitem__("gt_lines", 1000),
+     "/stats/gt_lines: must equal the document_count (150), got 1,000"),
+    ("prediction lines neither paired nor unpaired", lambda s: s["stats"].__setitem__("pred_lines", 7),
+     "/stats/pred_lines: must equal paired + unpaired_predictions (150), got 7"),
+    ("more invalid predictions than lines", lambda s: s["stats"].__setitem__("invalid_predictions", 500),
+     "/stats/pred_lines: must equal invalid_predictions + conformance.checked (649), got 150"),
     ("unknown key", lambda s: s.__setitem__("extra", 1), "/extra: unknown key"),
     ("missing key", lambda s: s.pop("errors"), "bad.state.json: missing key 'errors'"),
     ("older version", lambda s: s.__setitem__("state_version", 4), "/state_version: state version 4 is not supported"),
