@@ -59,7 +59,8 @@ class InputError(SticklerError):
         self.message = message
         self.source = source
         self.line = line
-        where = f"{source}:{line}" if line is not None else source
+        named = source or "'' (an empty argument)"  # never a message that starts with ": "
+        where = f"{named}:{line}" if line is not None else named
         super().__init__(f"{where}: {message}")
 
     def __reduce__(self):

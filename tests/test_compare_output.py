@@ -195,3 +195,9 @@ def test_json_text_that_is_not_an_object_says_so(pair, capsys):
     code = main(["compare", pair["schema"], "[]", "{}"])
     _, err = capsys.readouterr()
     assert (code, err) == (2, "stickler: error: <ground truth argument>: ground truth must be a JSON object\n")
+
+
+def test_an_empty_argument_is_named_as_one(pair, capsys):
+    assert main(["compare", pair["schema"], "", "{}"]) == 2
+    assert capsys.readouterr().err == ("stickler: error: '' (an empty argument): ground truth is neither JSON text nor "
+                                       "an existing file\n")
