@@ -361,7 +361,10 @@ def _lenient(content: bytes, refused: ValueError | None) -> Any:
         value = json.loads(content.decode("utf-8"))  # not json's guess of UTF-16 or UTF-32: JSON Lines is UTF-8
     except RecursionError:
         raise ValueError("nested too deeply") from None
-    except ValueError:
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):  # its time grows with the square of the digits: not read
+            raise ValueError(f"an integer of more than {sys.get_int_max_str_digits():,} digits, more than Python "
+                             "reads") from None
         if refused is not None:
             raise refused from None
         raise

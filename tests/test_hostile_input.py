@@ -541,3 +541,15 @@ def test_an_empty_ground_truth_file_is_a_warning_and_fails_any_gate(files):
     assert rep["inputs"]["records"]["unpaired_predictions"] == len(PRED)
     gated = run("eval", schema, gt, pred, "--fail-under", "cm_f1=0.1")
     assert gated.returncode == 1
+
+
+def test_an_integer_beyond_pythons_digits_is_refused_for_what_it_is(files):
+    """Integers beyond 64 bits are read exactly up to Python's 4,300 digits; past them the message blamed
+    a float ("number is infinity when parsed as double")."""
+    schema, write = files
+    gt = write("g.jsonl", jsonl(GT))
+    pred = write("p.jsonl", b'{"id": "a", "total": ' + b"9" * 5_000 + b"}\n" + jsonl(PRED[1:]))
+    rep = report(run("eval", schema, gt, pred, "--format", "json"))
+    assert [(e["line"], e["message"]) for e in rep["errors"]] == [
+        (1, "prediction not valid JSON (an integer of more than 4,300 digits, more than Python reads); scored as empty")]
+    assert rep["inputs"]["records"]["invalid_predictions"] == 1
