@@ -189,7 +189,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
         done = stats.gt_bytes_read
         offset = number = 0
         first = True  # no record line seen yet
+        leading: list[tuple[int, int, bytes]] = []  # blank lines before the first record (kept with keep_blank)
         held: list[tuple[int, int, bytes]] = []  # a first line holding an array, and blank lines after it
+        array = b""  # that first line
         readline = handle.readline
         try:
             while raw := readline(limit + 1):
@@ -202,8 +204,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                     offset, size = _skip_line(handle, offset, len(raw))
                     stats.long_lines += 1
                     first = False
+                    yield from leading
                     yield from held
-                    held = []
+                    leading = held = []
                     yield number, start, Overlong(size)
                     continue
                 content = raw.strip()
@@ -211,10 +214,13 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                     content = content.removeprefix(BOM).strip()
                 if not content:
                     stats.blank_lines += 1
-                    if keep_blank and held:
-                        held.append((number, start, b""))
-                    elif keep_blank:
-                        yield number, start, b""
+                    if keep_blank:
+                        if first:
+                            leading.append((number, start, b""))
+                        elif held:
+                            held.append((number, start, b""))
+                        else:
+                            yield number, start, b""
                     continue
                 if first:
                     first = False
@@ -222,12 +228,17 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                         raise InputError("looks like pretty-printed JSON (a record spans several lines); JSON "
                                          f"Lines holds one record per line: convert it with jq -c . {path}",
                                          path, number)
+                    # A file that is one array is read as a .json file: its records numbered from 1, blank
+                    # lines before it left out (kept, they would stand as records 1, 2… beside its own).
                     if content == b"[":  # a pretty-printed array
                         yield from _array_rest(path, handle, content, limit)
                         return
                     if content[:1] == b"[" and _is_array(content):
-                        held = [(number, start, content)]  # one array in the whole file, or a bad first record?
+                        held, array = [*leading, (number, start, content)], content  # one array, or a bad record?
+                        leading = []
                         continue
+                    yield from leading
+                    leading = []
                 if held:
                     yield from held
                     held = []
@@ -235,8 +246,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
             where = f" after line {number}" if number else ""
             raise InputError(f"cannot read compressed data{where}: {exc}", path) from None
+        yield from leading  # a file of blank lines only: each keeps its place
         if held:  # the file is one array on one line: its records, as a .json file's
-            yield from _records(decode(held[0][2]))
+            yield from _records(decode(array))
         if progress:
             stats.gt_bytes_read = done + file_size(path)
 

@@ -553,3 +553,19 @@ def test_an_integer_beyond_pythons_digits_is_refused_for_what_it_is(files):
     assert [(e["line"], e["message"]) for e in rep["errors"]] == [
         (1, "prediction not valid JSON (an integer of more than 4,300 digits, more than Python reads); scored as empty")]
     assert rep["inputs"]["records"]["invalid_predictions"] == 1
+
+
+@pytest.mark.parametrize("array", [orjson.dumps(PRED) + b"\n", b"[\n" + b",\n".join(map(orjson.dumps, PRED)) + b"\n]\n"],
+                         ids=["one line", "pretty-printed"])
+def test_blank_lines_before_a_jsonl_array_do_not_shift_its_records(files, array):
+    """They stood as records 1, 2… beside the array's own 1, 2…: every pair shifted by one, with two errors."""
+    schema, write = files
+    gt = write("g.jsonl", jsonl(GT))
+    expected = counts(report(run("eval", schema, gt, write("p.json", orjson.dumps(PRED)), "--format", "json")))
+    rep = report(run("eval", schema, gt, write("p.jsonl", b"\n\n" + array), "--format", "json"))
+    assert counts(rep) == expected and rep["errors"] == []
+    assert rep["inputs"]["records"]["blank_lines"] == 2 and rep["inputs"]["records"]["paired"] == 3
+    # Blank lines before records, not an array, keep their place (README: a blank line is a missing record).
+    rep = report(run("eval", schema, gt, write("p2.jsonl", b"\n" + jsonl(PRED[1:])), "--format", "json"))
+    assert rep["errors"][0]["message"].startswith("no prediction for this ground truth (that line of the predictions "
+                                                  "is blank)")
