@@ -404,7 +404,13 @@ def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats
             sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: unknown keyword "
                              f"{_printable(key)!r} (did you mean {meant!r}?) is ignored; `stickler schema check` "
                              "refuses it\n")
+    _warn_unread(schema, plan)
     return plan
+
+
+def _warn_unread(schema: str, plan: Plan) -> None:
+    for pointer, why in plan.unread:
+        sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: {why}\n")
 
 
 def _write_threshold_patch(path: str, plan: Plan, report: dict[str, Any]) -> str:
@@ -1080,6 +1086,7 @@ def schema_check(
     for pointer, key, _ in unknown:
         sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: "
                          f"unknown keyword {_printable(key)!r} is ignored\n")
+    _warn_unread(schema, plan)
     if assert_formats:
         from .schema.conformance import unchecked_formats
 

@@ -87,6 +87,9 @@ class Plan:
     resources: dict[str, Any] = field(default_factory=dict)
     references: Any = field(default=None, repr=False, compare=False)  # schema.refs.References, built once
     assert_formats: bool = False  # `format` checked as an assertion (--assert-formats), not an annotation
+    # (pointer, why) of schema settings that decide nothing where they stand: warnings of schema check and the
+    # commands that score (x-aws-stickler-threshold on a list of objects).
+    unread: tuple[tuple[str, str], ...] = ()
 
     @property
     def model_name(self) -> str:

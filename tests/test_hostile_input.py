@@ -569,3 +569,20 @@ def test_blank_lines_before_a_jsonl_array_do_not_shift_its_records(files, array)
     rep = report(run("eval", schema, gt, write("p2.jsonl", b"\n" + jsonl(PRED[1:])), "--format", "json"))
     assert rep["errors"][0]["message"].startswith("no prediction for this ground truth (that line of the predictions "
                                                   "is blank)")
+
+
+def test_a_threshold_on_a_list_of_objects_is_said_to_decide_nothing(tmp_path):
+    """It changed no figure (items are paired and decided at their match threshold, in stickler-eval too), and
+    schema check showed 0.7 beside it without a word; comparator-config there is refused, this is legal."""
+    schema = _write_json(tmp_path / "s.json", {"type": "object", "properties": {
+        "items": {"type": "array", "x-aws-stickler-threshold": 0.99,
+                  "items": {"type": "object", "x-aws-stickler-match-threshold": 0.6,
+                            "properties": {"a": {"type": "string"}}}}}})
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(b'{"items": [{"a": "x"}]}\n')
+    warning = (f"stickler: warning: {schema}: /properties/items/x-aws-stickler-threshold: decides nothing on a list "
+               "of objects: its items are paired and decided at x-aws-stickler-match-threshold (0.6 here), on its "
+               "'items'\n")
+    for args in (["schema", "check", schema], ["eval", schema, data, data], ["compare", schema, data, data]):
+        done = run(*args)
+        assert (done.returncode, done.stderr.decode()) == (0, warning), args

@@ -108,7 +108,7 @@ def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = N
     except RecursionError:  # only when a limit was raised past what Python's stack allows
         raise SchemaError("nested too deeply for Python's recursion limit; lower --limit schema-depth", "/") from None
     return Plan(root=root, schema=schema, source=source, sha256=sha256, resources=resources, references=references,
-                assert_formats=assert_formats)
+                assert_formats=assert_formats, unread=tuple(compiler.unread))
 
 
 def _file_name(source: str) -> str | None:
@@ -138,6 +138,7 @@ class _Compiler:
         self.bounds = bounds
         self.next_index = 0
         self.visited = 0  # subschemas visited: each use of a $ref visits its target again
+        self.unread: list[tuple[str, str]] = []  # (pointer, why) of settings that decide nothing where they stand
         # Report path -> JSON pointer of the field reported there: two fields must never share a row.
         self.paths: dict[str, str] = {}
         self.unavailable: frozenset[str] | None = None  # comparators inference cannot choose here, when first asked
@@ -292,6 +293,10 @@ class _Compiler:
                                       "infer-unspecified': true on its 'items' to infer their fields", pointer)
                 self._no_comparator(node, pointer, named, "list items are matched object by object")
                 model = self.model(item_node, item_pointer, prefix=f"{path}.", refs=refs, infer=infer)
+                if threshold is not None:  # stickler-eval 1.0.0 decides by the items' match threshold too: said
+                    self.unread.append((f"{pointer}/{ext.PREFIX}threshold", "decides nothing on a list of objects: its "
+                                        f"items are paired and decided at {ext.PREFIX}match-threshold "
+                                        f"({model.match_threshold:g} here), on its 'items'"))
                 return FieldPlan(
                     kind=Kind.OBJECT_LIST, json_type="object", model=model,
                     threshold=DEFAULT_MATCH_THRESHOLD if threshold is None else threshold,
