@@ -247,8 +247,11 @@ def _root(
 
 @app.command("eval")
 def eval_command(
-    schema: str = typer.Argument(..., help="Annotated JSON Schema; omit it to infer one from the data."),
-    ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
+    # Given two arguments, eval reads them as the data (cli.eval_command): the schema is the optional one.
+    schema: Optional[str] = typer.Argument(None, metavar="[SCHEMA]",
+                                           help="Annotated JSON Schema; omit it to infer one from the data."),
+    ground_truth: Optional[str] = typer.Argument(None, metavar="GROUND_TRUTH",
+                                                 help="Ground-truth JSONL (.gz too), or a quoted glob pattern of shards."),
     predictions: Optional[str] = typer.Argument(
         None, metavar="PREDICTIONS",
         help="Predictions JSONL, paired with the ground truth; a quoted glob pattern when the ground truth is one."),
@@ -320,6 +323,10 @@ def eval_command(
     _check_format(output_format)
     _check_ci(ci)
     _check_fdr(fdr)
+    if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
+        given = "" if schema is None else f" (given only {_printable(schema)!r})"
+        raise UsageError(f"eval needs the ground truth and the predictions: stickler eval [SCHEMA] GROUND_TRUTH "
+                         f"PREDICTIONS{given}")
     inferring = predictions is None  # GT PRED: no schema given, one is inferred from the data
     if inferring:
         schema, ground_truth, predictions = "", schema, ground_truth

@@ -176,12 +176,16 @@ def _usage(command: Any, ctx: Any) -> str:
 
 
 def _usage_pieces(command: Any, ctx: Any) -> list[str]:
-    """``[OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS``: arguments by metavar or name in capitals."""
+    """``[OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS``: arguments by metavar or name in capitals, an optional one
+    in brackets (a metavar, which a command gives where typer's idea of optional is not the user's, as it is)."""
     pieces = ["[OPTIONS]"]
     for param in command.get_params(ctx):
         if _is_argument(param):
-            name = param.metavar or (param.name or "").upper()
-            pieces.append(name + ("..." if param.nargs == -1 and not param.metavar else ""))
+            if param.metavar:
+                pieces.append(param.metavar)
+                continue
+            name = (param.name or "").upper() + ("..." if param.nargs == -1 else "")
+            pieces.append(name if param.required else f"[{name}]")
     if isinstance(command, TyperGroup):
         pieces.append("COMMAND [ARGS]...")
     return pieces

@@ -62,7 +62,7 @@ def test_eval_options_are_grouped_and_short(capsys, monkeypatch):
     assert "-w, --workers N" in section["Scale"] and "--progress / --no-progress" in section["Scale"]
     assert "--llm-base-url URL" in section["Limits and network"]
     assert len(out.splitlines()) < 105  # was 197 lines at 80 columns; 102 with --slice-by and --fdr (issue 19)
-    assert out.startswith("Usage: stickler eval [OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS\n")
+    assert out.startswith("Usage: stickler eval [OPTIONS] [SCHEMA] GROUND_TRUTH PREDICTIONS\n")
 
 
 def test_a_long_name_keeps_its_line_and_the_help_goes_below(capsys, monkeypatch):
@@ -73,8 +73,14 @@ def test_a_long_name_keeps_its_line_and_the_help_goes_below(capsys, monkeypatch)
 def test_usage_errors_name_the_arguments_as_help_does(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["eval", "schema.json"]) == 2
-    err = capsys.readouterr().err
-    assert "Usage: stickler eval [OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS" in err
+    err = capsys.readouterr().err  # one line, naming what is missing (click said "Missing argument 'ground_truth'")
+    assert err == ("stickler: error: eval needs the ground truth and the predictions: stickler eval [SCHEMA] "
+                   "GROUND_TRUTH PREDICTIONS (given only 'schema.json')\n")
+    assert main(["eval"]) == 2
+    assert capsys.readouterr().err == ("stickler: error: eval needs the ground truth and the predictions: stickler "
+                                       "eval [SCHEMA] GROUND_TRUTH PREDICTIONS\n")
+    assert main(["schema", "infer", "--help"]) == 0  # an optional argument in brackets
+    assert capsys.readouterr().out.startswith("Usage: stickler schema infer [OPTIONS] GROUND_TRUTH [PREDICTIONS]\n")
 
 
 # -- written without Rich where Rich would add no style (console_kind.py) ----------------------
@@ -97,8 +103,8 @@ def test_on_a_terminal_the_page_is_styled_by_rich(capsys, monkeypatch):
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
     out = _help(["eval"], capsys, monkeypatch)
-    assert out.startswith("\x1b[1mUsage: stickler eval [OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS\x1b[0m\n")
-    assert "\x1b[1mArguments:\x1b[0m\n  \x1b[1;36mSCHEMA      \x1b[0m  Annotated JSON Schema" in out
+    assert out.startswith("\x1b[1mUsage: stickler eval [OPTIONS] [SCHEMA] GROUND_TRUTH PREDICTIONS\x1b[0m\n")
+    assert "\x1b[1mArguments:\x1b[0m\n  \x1b[1;36m[SCHEMA]    \x1b[0m  Annotated JSON Schema" in out
 
 
 # Prints (styled, width) as console_kind finds them, then as Rich's Console finds them.
