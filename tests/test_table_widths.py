@@ -132,6 +132,10 @@ def test_eval_tables_at_80_columns_piped(claims, tmp_path, capsys, monkeypatch):
     ci = m["weighted_overall_score_ci"]
     _row(out, "Weighted", "score", _f(m["weighted_overall_score"]), f"[{ci['low']:.3f},", f"{ci['high']:.3f}]")
     _row(out, "TP", str(m["tp"]), "FA", str(m["fa"]), "FD", str(m["fd"]), "FN", str(m["fn"]), "TN", str(m["tn"]))
+    r = report["inputs"]["records"]  # each count beside its word (one row of them split "0" from "unpaired")
+    _row(out, "Records", str(r["gt_lines"]), "ground", "truth,", str(r["pred_lines"]), "predictions")
+    _row(out, str(r["invalid_predictions"]), "invalid,", str(r["missing_predictions"]), "missing,",
+         str(r["unpaired_predictions"]), "unpaired")
     # the field table: the counts, then the rates with their intervals (a second table at 80 columns)
     assert "Fields (worst F1 in bold red) (continued)" in out
     for path, f in report["field_metrics"].items():

@@ -64,16 +64,12 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         Text(f"TP {m['tp']}  FA {m['fa']}  FD {m['fd']}  FN {m['fn']}  TN {m['tn']}"),
     )
     records = report["inputs"].get("records", {})
-    if records:
-        summary.add_row(
-            "Records",
-            Text(
-                f"{records.get('gt_lines', 0)} ground truth, {records.get('pred_lines', 0)} predictions, "
-                f"{records.get('invalid_predictions', 0)} invalid, "
-                f"{records.get('missing_predictions', 0)} missing, "
-                f"{records.get('unpaired_predictions', 0)} unpaired"
-            ),
-        )
+    if records:  # two rows: on one, an 80-column log split "0" from its "unpaired"
+        summary.add_row("Records", Text(f"{records.get('gt_lines', 0)} ground truth, "
+                                        f"{records.get('pred_lines', 0)} predictions"))
+        summary.add_row("", Text(f"{records.get('invalid_predictions', 0)} invalid, "
+                                 f"{records.get('missing_predictions', 0)} missing, "
+                                 f"{records.get('unpaired_predictions', 0)} unpaired"))
     conformance = report.get("schema_conformance")
     if conformance and conformance["predictions_read"]:
         read = conformance["predictions_read"]
