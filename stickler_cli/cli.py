@@ -1278,8 +1278,12 @@ def _run(args: list[str]) -> int:
     except SystemExit as exc:  # click's answer to a closed pipe (gates end a run by typer.Exit, never this way)
         return 0 if exc.code == 1 else exc.code if isinstance(exc.code, int) else 0
     except Exception as exc:
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a usage error found by click
-            exc.show()
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a usage error found by click: one line, as ours
+            ctx, message = getattr(exc, "ctx", None), exc.format_message()
+            if message:
+                _error(f"{message} (see '{ctx.command_path if ctx else 'stickler'} --help')")
+            else:  # a group named without a command: its help page is the answer
+                exc.show()
             return int(ExitCode.USAGE_ERROR)
         if interrupts.received() is not None:  # a failure the signal caused (a worker it ended)
             raise interrupts.Interrupted(interrupts.received() or 0) from None

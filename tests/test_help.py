@@ -165,3 +165,15 @@ def test_console_kind_answers_as_rich_does_on_a_terminal(columns):
     os.close(leader)
     mine, rich = json.loads(err)
     assert mine == rich == [True, int(columns or 93)]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["eval", "--bogus"], "No such option: --bogus (Possible options: --budgets) (see 'stickler eval --help')"),
+    (["evl"], "No such command 'evl'. Did you mean 'eval'? (see 'stickler --help')"),
+    (["eval", "a", "b", "c", "--workers", "0"],
+     "Invalid value for '--workers' / '-w': Input should be greater than or equal to 1 (see 'stickler eval --help')"),
+])
+def test_usage_errors_found_by_click_are_one_line_as_ours(args, message, capsys):
+    """click wrote three (usage, a hint, the error); the README promises one line on stderr."""
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"stickler: error: {message}\n"
