@@ -1201,15 +1201,49 @@ def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the app and map errors to exit codes. SIGINT, SIGTERM and
     SIGHUP stop the run cleanly (interrupts.py): exit 128 + the signal number, one line."""
     args = list(sys.argv[1:] if argv is None else argv)
-    with interrupts.handling():
-        try:
-            return _run(args)
-        except interrupts.Interrupted as exc:
-            from .reporters import json_report
+    stderr = sys.stderr
+    sys.stderr = _ClosedTolerant(stderr)  # type: ignore[assignment]
+    try:
+        with interrupts.handling():
+            try:
+                return _run(args)
+            except interrupts.Interrupted as exc:
+                from .reporters import json_report
 
-            json_report.remove_temporaries()
-            sys.stderr.write(f"stickler: interrupted by {exc.name}\n")
-            return exc.exit_code
+                json_report.remove_temporaries()
+                sys.stderr.write(f"stickler: interrupted by {exc.name}\n")
+                return exc.exit_code
+    finally:
+        sys.stderr = stderr
+
+
+class _ClosedTolerant:
+    """Standard error for a run: a reader that closed it (``2>&1 | head``) hears no more, and the run goes on.
+    A warning written to it raised BrokenPipeError, which click answers with exit 1 and ``_run`` took for a
+    closed standard output (exit 0): the run stopped before writing its reports and passed."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._closed()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._closed()
+
+    def _closed(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _app_for(args: list[str]) -> typer.Typer:

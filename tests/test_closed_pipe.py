@@ -50,3 +50,31 @@ def test_a_closed_pipe_is_not_a_failure(args):
 def test_a_failed_gate_still_decides_the_exit_code(output):
     code, err = closed("eval", *INVOICE, "-f", output, "--fail-under", "weighted_overall_score=0.99")
     assert (code, err) == (1, "stickler: 1 quality gate(s) failed\n")  # the tables that said so went nowhere
+
+
+def both_closed(*args: str) -> int:
+    """stickler's exit code with standard output and standard error both a pipe nobody reads (``2>&1 | head``)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "stickler_cli", *args], stdout=write, stderr=write, cwd=ROOT,
+                              timeout=120).returncode
+    finally:
+        os.close(write)
+
+
+def test_with_standard_error_closed_too_a_failed_gate_is_still_exit_1():
+    """Saying the gate failed on a closed stderr raised BrokenPipeError, which click made exit 1 and the closed
+    stdout's rule made 0: a failed gate passed."""
+    assert both_closed("eval", *INVOICE, "--fail-under", "weighted_overall_score=0.99") == 1
+    assert both_closed("eval", *INVOICE, "--fail-under", "weighted_overall_score=0.5") == 0
+
+
+def test_a_warning_on_a_closed_standard_error_does_not_stop_the_run(tmp_path):
+    """The warning's write stopped the run before its reports were written, with exit 0."""
+    schema = tmp_path / "typo.json"
+    schema.write_text(Path(INVOICE[0]).read_text().replace('"required"', '"requird"'))
+    assert '"requird"' in schema.read_text()
+    report = tmp_path / "report.json"
+    assert both_closed("eval", str(schema), *INVOICE[1:], "-o", str(report)) == 0
+    assert report.read_bytes().startswith(b"{")
