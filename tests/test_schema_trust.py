@@ -343,10 +343,29 @@ def test_verbose_mode_is_refused_before_compiling(capsys, write, where, pattern)
     _refused(capsys, write, schema, pointer, "which JSON Schema's regular expressions (ECMA-262) do not have")
 
 
+@pytest.mark.parametrize("pattern", [
+    "(?#[)a{5000000}]",  # a comment holding "[": read as a class to the last "]", 2 units (1.4 GB to compile)
+    "\\g{a{5000000}}",  # \g{ is no braced escape: "g{", then a{5000000} (read as one atom, 2 units)
+    "(?:(?:a{100}(?#()){100}(?#()){100}",  # a comment's "(" nested the repeats wrongly (302 units read)
+    "[[:alpha:](](?:(?:a{100}){100}){100}",  # a POSIX class's "]" ended the class, and "(" opened a group
+])
+def test_the_size_is_read_as_the_engine_reads_comments_escapes_and_classes(pattern):
+    """Found by review: the estimate read these constructs otherwise than the regex package, which built a
+    million units or more where it read a few."""
+    with pytest.raises(SchemaError, match="would compile to about") as info:
+        st.compile_schema({"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}})
+    assert info.value.pointer == "/properties/a/pattern"
+
+
+def test_version_1_syntax_is_refused_as_verbose_mode_is():
+    with pytest.raises(SchemaError, match="turns on version 1 syntax"):
+        st.compile_schema({"type": "object", "properties": {"a": {"type": "string", "pattern": "(?V1)[[a]--[b]]"}}})
+
+
 def test_verbose_mode_turned_off_or_only_written_is_not_refused():
     from stickler_cli.schema.patterns import unrolled_size
 
-    assert [unrolled_size(p) for p in ("(?i-x:a b)", r"\(?x)", "[(?x)]", "(?i)a{3}")] == [7, 2, 1, 4]
+    assert [unrolled_size(p) for p in ("(?i-x:a b)", r"\(?x)", "[(?x)]", "(?i)a{3}", r"(?#a\)b)c")] == [7, 2, 1, 4, 1]
 
 
 @pytest.mark.parametrize("weight", [5e-324, 1e-7, 1e7, 1e308, 0, -1])

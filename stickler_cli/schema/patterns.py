@@ -118,18 +118,22 @@ class Patterns:
 
 _COUNT = re.compile(r"\{(\d*)(,?)(\d*)\}")  # {m}, {m,}, {m,n}, {,n}
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9]*)(?:-[a-zA-Z0-9]*)?[:)]")  # (?x), (?V1x), (?x-i:…): the flags turned on
+# Flags under which the size estimate's reading of the pattern is not the engine's: verbose mode, where whitespace
+# and # comments are not characters (``(?x)(?:a{1000}) {1000}`` repeats the group: a million units, read as a
+# thousand), and version 1, where a class may hold nested sets. ECMA-262 has neither.
+_UNREAD_FLAGS = {"x": "verbose mode (?x)", "V1": "version 1 syntax (?V1)"}
 
 
 class VerboseMode(ValueError):
-    """A pattern turns on verbose mode (``(?x)``), where whitespace and ``#`` comments are not characters: the
-    size estimate, which reads them as characters, could not be trusted (``(?x)(?:a{1000}) {1000}`` repeats the
-    group, a million units, and reads as a thousand). ECMA-262, JSON Schema's regular expressions, has no such
-    flag; such a pattern is refused."""
+    """A pattern turns on a flag (_UNREAD_FLAGS) under which its size cannot be read before compiling; such a
+    pattern is refused (JSON Schema's regular expressions, ECMA-262, have no such flag)."""
 
-    def __init__(self, pattern: str) -> None:
-        super().__init__(f"pattern {_shown(pattern)} turns on verbose mode (?x), which JSON Schema's regular "
+    def __init__(self, pattern: str, flag: str) -> None:
+        super().__init__(f"pattern {_shown(pattern)} turns on {_UNREAD_FLAGS[flag]}, which JSON Schema's regular "
                          "expressions (ECMA-262) do not have")
-_BRACED_ESCAPES = frozenset("pPNxugk")  # \p{Letter}, \N{name}, \x{263a}, \g{1}: one atom up to the brace
+_BRACED_ESCAPES = frozenset("pPN")  # \p{Letter}, \P{Lu}, \N{name}: one atom up to the brace (\g{, \x{… are not read so)
+_BRACED_NAME = re.compile(r"\{[^{}()\[\]\\]*\}")  # what such a brace may hold: a name, not a pattern
+_POSIX_CLASS = re.compile(r"\[:\^?\w+:\]")  # [:alpha:] in a class: one item of it, its "]" not the class's
 _LARGEST_COUNT = 10 ** 9  # a count beyond this is as good as infinite (and int() of 5,000 digits fails)
 
 
@@ -147,14 +151,18 @@ def unrolled_size(pattern: str) -> int:
         atom = 1
         if c == "\\":
             i += 2
-            if i < n and pattern[i - 1] in _BRACED_ESCAPES and pattern[i] == "{":
-                close = pattern.find("}", i)
-                i = n if close < 0 else close + 1
+            if i < n and pattern[i - 1] in _BRACED_ESCAPES and (name := _BRACED_NAME.match(pattern, i)):
+                i = name.end()
         elif c == "[":
             i = _class_end(pattern, i)
         elif c == "(":
-            if (flags := _FLAGS.match(pattern, i)) and "x" in flags.group(1):
-                raise VerboseMode(pattern)
+            if pattern.startswith("(?#", i):  # a comment, to its first unescaped ")": nothing in it is read
+                i = _comment_end(pattern, i + 3)
+                continue
+            if flags := _FLAGS.match(pattern, i):
+                for flag in _UNREAD_FLAGS:
+                    if flag in flags.group(1):
+                        raise VerboseMode(pattern, flag)
             groups.append([0, 0])
             i += 1
             continue
@@ -197,7 +205,21 @@ def _class_end(pattern: str, start: int) -> int:
     while i < len(pattern):
         if pattern[i] == "\\":
             i += 2
+        elif posix := _POSIX_CLASS.match(pattern, i):
+            i = posix.end()
         elif pattern[i] == "]":
+            return i + 1
+        else:
+            i += 1
+    return len(pattern)
+
+
+def _comment_end(pattern: str, i: int) -> int:
+    """Just past the ``)`` that ends a ``(?#…)`` comment whose text starts at ``i`` (a backslash escapes it)."""
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            i += 2
+        elif pattern[i] == ")":
             return i + 1
         else:
             i += 1
