@@ -189,9 +189,11 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
         done = stats.gt_bytes_read
         offset = number = 0
         first = True  # no record line seen yet
-        leading: list[tuple[int, int, bytes]] = []  # blank lines before the first record (kept with keep_blank)
-        held: list[tuple[int, int, bytes]] = []  # a first line holding an array, and blank lines after it
-        array = b""  # that first line
+        # Blank lines are counted, not held: those before the first record are lines 1.., those after a first
+        # line holding an array follow it. Kept (keep_blank), they are yielded once what they are is known.
+        leading = 0  # blank lines before the first record
+        array: tuple[int, int, bytes] | None = None  # a first line holding an array: the file, or a bad record?
+        after = 0  # blank lines after it
         readline = handle.readline
         try:
             while raw := readline(limit + 1):
@@ -204,9 +206,8 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                     offset, size = _skip_line(handle, offset, len(raw))
                     stats.long_lines += 1
                     first = False
-                    yield from leading
-                    yield from held
-                    leading = held = []
+                    yield from _held(keep_blank, leading, array, after)
+                    leading, array, after = 0, None, 0
                     yield number, start, Overlong(size)
                     continue
                 content = raw.strip()
@@ -214,13 +215,12 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                     content = content.removeprefix(BOM).strip()
                 if not content:
                     stats.blank_lines += 1
-                    if keep_blank:
-                        if first:
-                            leading.append((number, start, b""))
-                        elif held:
-                            held.append((number, start, b""))
-                        else:
-                            yield number, start, b""
+                    if first:
+                        leading += 1
+                    elif array is not None:
+                        after += 1
+                    elif keep_blank:
+                        yield number, start, b""
                     continue
                 if first:
                     first = False
@@ -234,23 +234,33 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                         yield from _array_rest(path, handle, content, limit)
                         return
                     if content[:1] == b"[" and _is_array(content):
-                        held, array = [*leading, (number, start, content)], content  # one array, or a bad record?
-                        leading = []
+                        array = (number, start, content)
                         continue
-                    yield from leading
-                    leading = []
-                if held:
-                    yield from held
-                    held = []
+                yield from _held(keep_blank, leading, array, after)
+                leading, array, after = 0, None, 0
                 yield number, start, content
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
             where = f" after line {number}" if number else ""
             raise InputError(f"cannot read compressed data{where}: {exc}", path) from None
-        yield from leading  # a file of blank lines only: each keeps its place
-        if held:  # the file is one array on one line: its records, as a .json file's
-            yield from _records(decode(array))
+        if array is not None:  # the file is one array on one line: its records, as a .json file's
+            yield from _records(decode(array[2]))
+        else:
+            yield from _held(keep_blank, leading, None, 0)  # a file of blank lines only: each keeps its place
         if progress:
             stats.gt_bytes_read = done + file_size(path)
+
+
+def _held(keep_blank: bool, leading: int, array: tuple[int, int, bytes] | None,
+          after: int) -> Iterator[tuple[int, int, bytes]]:
+    """The lines held back while the first record's nature was unknown, in their order: ``leading`` blank lines
+    (lines 1..), the first line holding an array (a bad record, as it turned out) and ``after`` blank lines after
+    it. Blank lines only with ``keep_blank``; their offset is never read (0)."""
+    if keep_blank:
+        yield from ((n, 0, b"") for n in range(1, leading + 1))
+    if array is not None:
+        yield array
+        if keep_blank:
+            yield from ((n, 0, b"") for n in range(array[0] + 1, array[0] + after + 1))
 
 
 def _is_array(content: bytes) -> bool:
