@@ -423,9 +423,11 @@ def why_not_json(exc: ValueError, content: bytes) -> str:
         try:
             content.decode("utf-8")
         except UnicodeDecodeError as bad:
-            line = content.count(b"\n", 0, bad.start) + 1
             column = bad.start - content.rfind(b"\n", 0, bad.start)
-            return f"not valid UTF-8: byte 0x{content[bad.start]:02X} at line {line} column {column} ({bad.reason})"
+            # A record's line is the error's own (file:line): within it, the column; a whole file, its line too.
+            line = content.count(b"\n", 0, bad.start) + 1
+            place = f"line {line} column {column}" if b"\n" in content else f"column {column}"
+            return f"not valid UTF-8: byte 0x{content[bad.start]:02X} at {place} ({bad.reason})"
         return f"not valid UTF-8: {text}"
     return text
 

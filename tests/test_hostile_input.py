@@ -131,12 +131,12 @@ def test_invalid_utf8_names_the_line(files):
     rep = report(run("eval", schema, gt, pred, "--format", "json"))
     assert [e["line"] for e in rep["errors"]] == [2]
     # orjson says only that some byte is not UTF-8: the message says which, and where.
-    assert rep["errors"][0]["message"] == ("prediction not valid JSON (not valid UTF-8: byte 0xFF at line 1 column 9 "
+    assert rep["errors"][0]["message"] == ("prediction not valid JSON (not valid UTF-8: byte 0xFF at column 9 "
                                            "(invalid start byte)); scored as empty")
     assert rep["inputs"]["records"]["invalid_predictions"] == 1
     bad_gt = run("eval", schema, write("g2.jsonl", jsonl(GT[:2]) + b'{"id": "\xc3"}\n'), pred)
     assert bad_gt.returncode == 2 and bad_gt.stderr.decode().endswith(
-        "g2.jsonl:3: ground truth not valid JSON (not valid UTF-8: byte 0xC3 at line 1 column 9 "
+        "g2.jsonl:3: ground truth not valid JSON (not valid UTF-8: byte 0xC3 at column 9 "
         "(invalid continuation byte))\n")
     # A whole .json file: the line and column within the file.
     whole = write("p.json", b'[{"id": "a"},\n {"id": "b\xe9"}]')
