@@ -229,3 +229,27 @@ def test_a_bad_comparator_value_points_at_the_property():
     with pytest.raises(SchemaError) as err:
         compile_schema({"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-comparator": 5}}})
     assert err.value.pointer == "/properties/a/x-aws-stickler-comparator"
+
+
+def test_the_matching_bound_weighs_texts_on_the_prefetching_path_too(test_comparators):
+    """A prefetching comparator anywhere in a schema sends a batch's object lists through ``_prepare_lists``,
+    which matched them whole whatever their texts; ``stickler compare`` (document by document) paired the same
+    list as a long one. Found by review. Both now pair it as a long list."""
+    import random
+
+    schema = {"type": "object", "properties": {
+        "tag": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "t": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"}}}}}}
+    plan = compile_schema(schema)
+    rng = random.Random(3)
+    texts = ["".join(rng.choice("abcdefgh") for _ in range(20_000)) for _ in range(8)]
+    gt = {"tag": "a", "rows": [{"t": t} for t in texts]}
+    pred = {"tag": "a", "rows": [{"t": t[:-1] + "z"} for t in reversed(texts)]}  # 8 x 8, none identical
+    doc = Engine(plan).compare(gt, pred)
+    batch = evaluate_pairs(plan, [(gt, pred)])
+    assert [int(n) for n in batch.tally] == doc.tally
+    rows = 5 * plan.root.field("rows").index
+    assert doc.tally[rows:rows + 5] == [0, 0, 8, 0, 0]  # paired by position: 8 FD (matched, each would be a TP)
+    assert doc.errors == ["rows: 8 x 8 items, long texts: more work than the matching bound (1,000,000): 0 identical "
+                          "item pairs matched first, the other 8 paired by position"]

@@ -607,3 +607,38 @@ def test_blank_lines_before_the_first_record_are_counted_not_held(tmp_path):
     tracemalloc.stop()
     assert (seen, blank, last) == (200_001, 200_000, 200_001)  # each blank line keeps its place
     assert peak < 2 * 2**20, peak
+
+
+def test_the_matching_bound_weighs_only_texts_an_edit_distance_reads_and_nested_lists():
+    """Found by review: every text of an item was counted (an unread key, an Exact field), so a list of 8 was paired
+    by position for a 20,000-character note no comparator reads; and lists under 64 pairs were never measured,
+    though lists of texts below them multiply (7 x 9 lists of 7 x 9 lists: 108 s)."""
+    import random
+
+    from stickler_cli import compile_schema
+    from stickler_cli.engine import Engine
+    from stickler_cli.engine.matching import ListCost, list_cost
+    from stickler_cli.evaluate import evaluate_pairs
+
+    plan = compile_schema({"type": "object", "properties": {
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"},
+            "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}},
+        "outer": {"type": "array", "items": {"type": "object", "properties": {
+            "inner": {"type": "array", "items": {"type": "string"}}}}}}})
+    assert list_cost(plan.root.field("rows")) == ListCost(weighs=True, nested=False)
+    assert list_cost(plan.root.field("outer")) == ListCost(weighs=True, nested=True)
+    rows = [{"name": f"name {k}", "code": "c" * 20_000 + str(k), "notes": "n" * 20_000} for k in range(8)]
+    rng = random.Random(4)
+    text = lambda: "".join(rng.choice("abcdefgh") for _ in range(20_000))  # noqa: E731
+    gt = {"rows": rows, "outer": [{"inner": [text() for _ in range(10)]} for _ in range(3)]}
+    pred = {"rows": rows[::-1], "outer": [{"inner": [text() for _ in range(10)]} for _ in range(3)]}
+    doc = Engine(plan).compare(gt, pred)
+    assert [int(n) for n in evaluate_pairs(plan, [(gt, pred)]).tally] == doc.tally
+    index = 5 * plan.root.field("rows").index
+    assert doc.tally[index:index + 5] == [8, 0, 0, 0, 0]  # matched whole: each row found again
+    outer = [e for e in doc.errors if e.startswith("outer:")]
+    assert outer == ["outer: 3 x 3 items, long texts: more work than the matching bound (1,000,000): 0 identical "
+                     "item pairs matched first, the other 3 paired by position"]  # 9 pairs, measured: nested
+    inner = [e for e in doc.errors if e.startswith("outer.inner:")]
+    assert len(inner) == 1 and len(doc.errors) == 2 and "10 x 10 items, long texts" in inner[0]  # said once

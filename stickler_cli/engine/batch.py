@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import combine, null_mask, vectorised_model
-from .matching import TIE_BREAK, maximise, over_bound, weighs_text
+from .matching import TIE_BREAK, list_cost, maximise, over_bound
 from . import row_errors
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
 from .values import confidence_value
@@ -518,12 +518,12 @@ class BatchScorer:
             self.count(f.index, owner[nulls], label, np.array(amount, dtype=float))
         present = np.flatnonzero(~(g_null | p_null))
         g_lists, p_lists = [], []
-        weighs = weighs_text(f)
+        cost = list_cost(f)
         for r in present.tolist():
             g, p = g_values[r], p_values[r]
             g_lists.append(g if type(g) is list else [g])
             p_lists.append(p if type(p) is list else [p])
-            if over_bound(g_lists[-1], p_lists[-1], weighs):
+            if over_bound(g_lists[-1], p_lists[-1], f, cost):
                 self.odd[owner[r]] = True
                 g_lists[-1], p_lists[-1] = g_lists[-1][:1], p_lists[-1][:1]
         return g_lists, p_lists, present, score, both if both.any() else None, one_side

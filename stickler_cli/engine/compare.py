@@ -35,7 +35,7 @@ from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
 from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, find_lists, items, model_arrays,
                     null_mask, plain_values, weight_total)
-from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, over_bound, weighs_text
+from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, list_cost, over_bound
 from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
 from .values import (EMPTIABLE, as_list as _as_list, confidence_value, is_null as _null, is_null_list as _null_list,
@@ -362,7 +362,7 @@ class Engine:
         ps = [unwrap(v) for v in _as_list(p)]
         gv = [v for v, _ in gs]
         pv = [v for v, _ in ps]
-        if over_bound(gv, pv, weighs_text(f)):
+        if over_bound(gv, pv, f):
             matrix, pairs = self._long_primitive_list(f, gv, pv)
         else:
             matrix = self._similarity_matrix(f, gv, pv)
@@ -448,7 +448,7 @@ class Engine:
         else:
             gv, pv = items(g), items(p)
             start = 0
-        if entry is None and over_bound(gv, pv, weighs_text(f)):
+        if entry is None and over_bound(gv, pv, f):
             docs, sims, pairs = self._long_object_list(model, f, gv, pv)
             known = None
         else:
@@ -541,9 +541,10 @@ class Engine:
         """
         model = f.model
         gvs, pvs, kept = [], [], []
+        cost = list_cost(f)
         for g, p in found:
             gv, pv = items(g), items(p)
-            if len(gv) * len(pv) <= BATCH_PAIRS:
+            if len(gv) * len(pv) <= BATCH_PAIRS and not over_bound(gv, pv, f, cost):  # else matched as a long list
                 gvs.append(gv)
                 pvs.append(pv)
                 kept.append((g, p))
@@ -708,8 +709,8 @@ def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, match
 
 def _fits(f: FieldPlan, gv: list, pv: list) -> Any:
     """``bounded_pairs``' test of what remains after identical items: within the matching bound."""
-    weighs = weighs_text(f)
-    return lambda rows, cols: not over_bound([gv[i] for i in rows], [pv[j] for j in cols], weighs)
+    cost = list_cost(f)
+    return lambda rows, cols: not over_bound([gv[i] for i in rows], [pv[j] for j in cols], f, cost)
 
 
 def _keep_fd(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:

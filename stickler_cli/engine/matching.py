@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 import numpy as np
 import orjson
 
 from .. import scipy_lsap
 from ..comparators.base import MAX_TEXT
-from ..plan import FieldPlan
+from ..plan import FieldPlan, Kind
 
 # Weight of the tie-breaking objective: far below any real difference in summed
 # similarity, so it only chooses among pairings whose similarity totals are equal.
@@ -19,37 +19,82 @@ TIE_BREAK = 1e-9
 # The most item pairs one list puts to the Hungarian algorithm (1,000 x 1,000 items: about a
 # second and 40 MB). Longer lists are paired by ``bounded_pairs``.
 MATCH_BOUND = 1_000_000
+_LISTS = (Kind.PRIMITIVE_LIST, Kind.OBJECT_LIST)
 # An item pair whose texts an edit distance compares costs more than one pair: 20,000 x 20,000 characters (the
 # most a comparator reads) take about 25 ms, so a text pair counts as a x b / TEXT_PAIR pairs toward MATCH_BOUND.
-# 40 items of 20,000 characters a side took 40 s, and 100 items 252 s: such lists are long lists. Lists of
-# fewer than TEXT_CHECKED_FROM pairs are not measured (at most about 1.6 s of text between them).
+# 40 items of 20,000 characters a side took 40 s, and 100 items 252 s: such lists are long lists. A list of fewer
+# than TEXT_CHECKED_FROM pairs is measured only when lists of texts nest below its items (whose work multiplies:
+# 63 x 63 edit distances took 108 s); alone, it costs at most about 1.6 s.
 TEXT_PAIR = 16_000
 TEXT_CHECKED_FROM = 64
 
 
-def over_bound(gv: Sequence[Any], pv: Sequence[Any], weighs_text: bool) -> bool:
-    """Whether matching ``gv`` against ``pv`` is more work than MATCH_BOUND pairs; with ``weighs_text`` (an
-    edit distance compares the items), their texts' lengths count too."""
+class ListCost(NamedTuple):
+    """What a list field's matching may cost beyond its pairs (``list_cost``)."""
+
+    weighs: bool  # an edit distance reads texts of its items (at any depth)
+    nested: bool  # a list whose texts an edit distance reads lies below its items
+
+
+def list_cost(f: FieldPlan) -> ListCost:
+    """The ListCost of field ``f`` (of a list, its items'; of an object, its fields'; of a leaf, its comparator's)."""
+    if f.model is None:
+        return ListCost(bool(f.comparator is not None and f.comparator.text_quadratic), False)
+    below = [(list_cost(field), field.kind in _LISTS) for field in f.model.fields]
+    return ListCost(any(c.weighs for c, _ in below), any(c.nested or (c.weighs and is_list) for c, is_list in below))
+
+
+def over_bound(gv: Sequence[Any], pv: Sequence[Any], f: FieldPlan, cost: ListCost | None = None) -> bool:
+    """Whether matching list field ``f``'s items ``gv`` against ``pv`` is more work than MATCH_BOUND pairs, the
+    texts an edit distance reads counted as more than one pair each (``cost``: ``list_cost(f)``, when known)."""
     pairs = len(gv) * len(pv)
     if pairs > MATCH_BOUND:
         return True
-    if not weighs_text or pairs < TEXT_CHECKED_FROM:
+    weighs, nested = cost or list_cost(f)
+    if not weighs or (pairs < TEXT_CHECKED_FROM and not nested):
         return False
-    return pairs + _text_size(gv) * _text_size(pv) // TEXT_PAIR > MATCH_BOUND
+    return pairs + _list_text(gv, f) * _list_text(pv, f) // TEXT_PAIR > MATCH_BOUND
 
 
-def weighs_text(f: FieldPlan) -> bool:
-    """Whether an edit distance compares some of a list field's items: its own comparator's, or that of a field
-    of its items at any depth."""
+def _list_text(values: Sequence[Any], f: FieldPlan) -> int:
+    """The characters an edit distance reads in the items ``values`` of list field ``f``: texts at the fields
+    whose comparator is one, at any depth (keys the schema does not read, and Exact's texts, cost no such work)."""
     if f.model is None:
-        return f.comparator is not None and f.comparator.text_quadratic
-    return any(weighs_text(field) for field in f.model.fields)
+        return sum(_value_text(v) for v in values) if f.comparator is not None and f.comparator.text_quadratic else 0
+    return sum(_item_text(item, f.model.fields) for item in values)
 
 
-def _text_size(values: Sequence[Any]) -> int:
-    """The characters of every text in ``values`` (at any depth), each as much as a comparator reads."""
+def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
+    item = _unwrapped(item)
+    if type(item) is not dict:
+        return 0
     total = 0
-    stack = list(values)
+    for field in fields:
+        value = _unwrapped(item.get(field.key))
+        if value is None:
+            continue
+        if field.model is None:
+            if field.comparator is not None and field.comparator.text_quadratic:
+                total += (sum(_value_text(v) for v in value) if field.kind is Kind.PRIMITIVE_LIST and type(value) is list
+                          else _value_text(value))
+        elif field.kind is Kind.OBJECT_LIST:
+            total += _list_text(value if type(value) is list else [value], field)
+        else:
+            total += _item_text(value, field.model.fields)
+    return total
+
+
+def _unwrapped(value: Any) -> Any:
+    while type(value) is dict and "_value" in value:
+        value = value["_value"]
+    return value
+
+
+def _value_text(value: Any) -> int:
+    """The characters of every text in one value (at any depth: ANLS* reads a whole object), each as a
+    comparator reads it."""
+    total = 0
+    stack = [value]
     while stack:
         value = stack.pop()
         kind = type(value)
