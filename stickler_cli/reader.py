@@ -236,8 +236,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                     if content[:1] == b"[" and _is_array(content):
                         array = (number, start, content)
                         continue
-                yield from _held(keep_blank, leading, array, after)
-                leading, array, after = 0, None, 0
+                if leading or array is not None:  # once, at the first record
+                    yield from _held(keep_blank, leading, array, after)
+                    leading, array, after = 0, None, 0
                 yield number, start, content
         except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
             where = f" after line {number}" if number else ""
