@@ -357,9 +357,21 @@ def test_the_size_is_read_as_the_engine_reads_comments_escapes_and_classes(patte
     assert info.value.pointer == "/properties/a/pattern"
 
 
-def test_version_1_syntax_is_refused_as_verbose_mode_is():
-    with pytest.raises(SchemaError, match="turns on version 1 syntax"):
-        st.compile_schema({"type": "object", "properties": {"a": {"type": "string", "pattern": "(?V1)[[a]--[b]]"}}})
+@pytest.mark.parametrize("pattern, flag", [
+    ("(?V1)[[a]--[b]]", "version 1 syntax (?V1)"),
+    ("(?fi)[ß-ﬗ]{90000}", "full case folding (?f)"),  # read as 90,002 units: 3.5 GB (found by review)
+    ("(?fi:[ß-ﬗ]{90000})", "full case folding (?f)"),
+])
+def test_flags_under_which_the_size_is_not_read_are_refused_as_verbose_mode_is(pattern, flag):
+    with pytest.raises(SchemaError, match=re.escape(f"turns on {flag}")):
+        st.compile_schema({"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}})
+
+
+def test_a_grapheme_cluster_weighs_what_it_builds():
+    """\\X builds about four units: 90,000 of them took 124 MB while read as 90,000 units."""
+    from stickler_cli.schema.patterns import unrolled_size
+
+    assert unrolled_size("\\X{25000}") == 100_000
 
 
 def test_verbose_mode_turned_off_or_only_written_is_not_refused():

@@ -120,8 +120,11 @@ _COUNT = re.compile(r"\{(\d*)(,?)(\d*)\}")  # {m}, {m,}, {m,n}, {,n}
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9]*)(?:-[a-zA-Z0-9]*)?[:)]")  # (?x), (?V1x), (?x-i:…): the flags turned on
 # Flags under which the size estimate's reading of the pattern is not the engine's: verbose mode, where whitespace
 # and # comments are not characters (``(?x)(?:a{1000}) {1000}`` repeats the group: a million units, read as a
-# thousand), and version 1, where a class may hold nested sets. ECMA-262 has neither.
-_UNREAD_FLAGS = {"x": "verbose mode (?x)", "V1": "version 1 syntax (?V1)"}
+# thousand), version 1, where a class may hold nested sets, and full case folding. ECMA-262 has none of them.
+_UNREAD_FLAGS = {"x": "verbose mode (?x)", "V1": "version 1 syntax (?V1)",
+                 # under full case folding with (?i), a class of letters that fold to several builds some 38 KB a
+                 # copy, not one unit: (?fi)[ß-ﬗ]{90000} read as 90,002 units took 3.5 GB
+                 "f": "full case folding (?f)"}
 
 
 class VerboseMode(ValueError):
@@ -133,6 +136,7 @@ class VerboseMode(ValueError):
                          "expressions (ECMA-262) do not have")
 _BRACED_ESCAPES = frozenset("pPN")  # \p{Letter}, \P{Lu}, \N{name}: one atom up to the brace (\g{, \x{… are not read so)
 _BRACED_NAME = re.compile(r"\{[^{}()\[\]\\]*\}")  # what such a brace may hold: a name, not a pattern
+_ESCAPE_UNITS = {"X": 4}  # \X, a grapheme cluster, builds about four units
 _POSIX_CLASS = re.compile(r"\[:\^?\w+:\]")  # [:alpha:] in a class: one item of it, its "]" not the class's
 _LARGEST_COUNT = 10 ** 9  # a count beyond this is as good as infinite (and int() of 5,000 digits fails)
 
@@ -142,14 +146,15 @@ def unrolled_size(pattern: str) -> int:
     group counted as many times as its minimum count (``(?:a{1000}){1000}``: a million).
 
     Never below the engine's real size: alternatives add up, a character class ends at its first
-    possible ``]``, and anything not understood (group syntax, comments) counts as atoms. A pattern in
-    verbose mode, where that would not hold, raises VerboseMode."""
+    possible ``]``, and anything not understood (group syntax, comments) counts as atoms. A pattern under a
+    flag where that would not hold (verbose mode, version 1, full case folding) raises VerboseMode."""
     groups = [[0, 0]]  # per open group: [its size so far, the size of its last atom]
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
         atom = 1
         if c == "\\":
+            atom = _ESCAPE_UNITS.get(pattern[i + 1: i + 2], 1)
             i += 2
             if i < n and pattern[i - 1] in _BRACED_ESCAPES and (name := _BRACED_NAME.match(pattern, i)):
                 i = name.end()
