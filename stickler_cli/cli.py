@@ -1200,9 +1200,14 @@ def comparators_command(
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the app and map errors to exit codes. SIGINT, SIGTERM and
     SIGHUP stop the run cleanly (interrupts.py): exit 128 + the signal number, one line."""
+    global _stdout_cut
     args = list(sys.argv[1:] if argv is None else argv)
-    stderr = sys.stderr
-    sys.stderr = _ClosedTolerant(stderr)  # type: ignore[assignment]
+    stdout, stderr = sys.stdout, sys.stderr
+    # A stream closed before the run (`>&-`, `2>&-`) is None to Python: the run goes on, writing it nowhere.
+    closed = [open(os.devnull, "w") for stream in (stdout, stderr) if stream is None]
+    if stdout is None:
+        sys.stdout, _stdout_cut = closed[0], True
+    sys.stderr = _ClosedTolerant(stderr if stderr is not None else closed[-1])  # type: ignore[assignment]
     try:
         with interrupts.handling():
             try:
@@ -1214,7 +1219,9 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stderr.write(f"stickler: interrupted by {exc.name}\n")
                 return exc.exit_code
     finally:
-        sys.stderr = stderr
+        sys.stdout, sys.stderr = stdout, stderr
+        for devnull in closed:
+            devnull.close()
 
 
 class _ClosedTolerant:

@@ -15,6 +15,8 @@ from .version import __version__
 
 def run() -> None:
     args = sys.argv[1:]
+    if args == ["--version"] and sys.stdout is None:  # standard output closed (`>&-`): nothing to say it to
+        sys.exit(0)
     if args == ["--version"]:  # exactly what the app's eager --version does with nothing after it
         try:
             sys.stdout.write(f"stickler {__version__}\n")

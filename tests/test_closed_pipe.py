@@ -78,3 +78,23 @@ def test_a_warning_on_a_closed_standard_error_does_not_stop_the_run(tmp_path):
     report = tmp_path / "report.json"
     assert both_closed("eval", str(schema), *INVOICE[1:], "-o", str(report)) == 0
     assert report.read_bytes().startswith(b"{")
+
+
+def closed_descriptor(fd: int, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """stickler run with descriptor ``fd`` closed before it starts (``>&-``, ``2>&-``): Python's stream is None."""
+    return subprocess.run([sys.executable, "-m", "stickler_cli", *args], cwd=cwd, timeout=120,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=lambda: os.close(fd))
+
+
+def test_closed_descriptors_are_streams_nobody_reads(tmp_path):
+    """Found by review: with 2>&- a run exited 1 (AttributeError on None) and wrote none of its reports; with >&-
+    every command exited 3, --version with a traceback."""
+    reports = [tmp_path / name for name in ("r.json", "j.xml", "h.html")]
+    done = closed_descriptor(2, "eval", *INVOICE, "-o", str(reports[0]), "--junit", str(reports[1]),
+                             "--html", str(reports[2]))
+    assert done.returncode == 0 and all(path.stat().st_size > 0 for path in reports)
+    assert closed_descriptor(2, "eval", "--bogus").returncode == 2
+    assert closed_descriptor(1, "eval", *INVOICE).returncode == 0
+    assert closed_descriptor(1, "eval", *INVOICE, "--fail-under", "weighted_overall_score=0.99").returncode == 1
+    for args in (["--version"], ["eval", "--help"], ["schema", "check", INVOICE[0]], ["compare", *QUICKSTART]):
+        assert closed_descriptor(1, *args).returncode == 0, args
