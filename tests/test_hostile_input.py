@@ -642,3 +642,26 @@ def test_the_matching_bound_weighs_only_texts_an_edit_distance_reads_and_nested_
                      "item pairs matched first, the other 3 paired by position"]  # 9 pairs, measured: nested
     inner = [e for e in doc.errors if e.startswith("outer.inner:")]
     assert len(inner) == 1 and len(doc.errors) == 2 and "10 x 10 items, long texts" in inner[0]  # said once
+
+
+def test_whole_values_in_list_items_weigh_their_leaves():
+    """ANLS* pairs the leaves of the values it compares (a microsecond a pair, up to its budget): 7 x 7 items each
+    holding 6,000 short strings took 83 s (found by the second review). Each leaf weighs at least 127 characters,
+    and such a field makes its list measured at any size, as a nested list does."""
+    from stickler_cli import compile_schema
+    from stickler_cli.engine import Engine
+    from stickler_cli.engine.matching import ListCost, list_cost
+    from stickler_cli.evaluate import evaluate_pairs
+
+    plan = compile_schema({"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"v": {"type": "array", "items": {"type": "string"},
+                                               "x-aws-stickler-comparator": "ANLSStarComparator"}}}}}})
+    assert list_cost(plan.root.field("rows")) == ListCost(weighs=True, nested=True)
+    gt = {"rows": [{"v": [f"g{k}-{j}" for j in range(200)]} for k in range(7)]}  # 7 x 7 x 200 x 200 x 127²
+    pred = {"rows": [{"v": [f"p{k}-{j}" for j in range(200)]} for k in range(7)]}
+    doc = Engine(plan).compare(gt, pred)
+    assert [int(n) for n in evaluate_pairs(plan, [(gt, pred)]).tally] == doc.tally
+    assert doc.errors == ["rows: 7 x 7 items, long texts: more work than the matching bound (1,000,000): 0 identical "
+                          "item pairs matched first, the other 7 paired by position"]
+    small = {"rows": gt["rows"][:2]}  # 2 x 2 items of 200 leaves: within the bound, matched whole
+    assert Engine(plan).compare(small, small).errors == []

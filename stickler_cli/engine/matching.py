@@ -27,20 +27,25 @@ _LISTS = (Kind.PRIMITIVE_LIST, Kind.OBJECT_LIST)
 # 63 x 63 edit distances took 108 s); alone, it costs at most about 1.6 s.
 TEXT_PAIR = 16_000
 TEXT_CHECKED_FROM = 64
+# A comparator that takes a whole object or array (ANLS*) pairs its leaves too, about a microsecond a leaf pair
+# (one MATCH_BOUND unit) up to its own budget: each leaf counts as at least this many characters, so that two such
+# values of a and b leaves weigh at least a x b pairs (7 x 7 items of 6,000 leaves each took 83 s).
+LEAF_CHARACTERS = 127  # about the square root of TEXT_PAIR
 
 
 class ListCost(NamedTuple):
     """What a list field's matching may cost beyond its pairs (``list_cost``)."""
 
     weighs: bool  # an edit distance reads texts of its items (at any depth)
-    nested: bool  # a list whose texts an edit distance reads lies below its items
+    nested: bool  # a list (or a whole value, ANLS*) whose texts an edit distance reads lies below its items
 
 
 def list_cost(f: FieldPlan) -> ListCost:
     """The ListCost of field ``f`` (of a list, its items'; of an object, its fields'; of a leaf, its comparator's)."""
     if f.model is None:
         return ListCost(bool(f.comparator is not None and f.comparator.text_quadratic), False)
-    below = [(list_cost(field), field.kind in _LISTS) for field in f.model.fields]
+    below = [(list_cost(field), field.kind in _LISTS or (field.comparator is not None and field.comparator.whole_value))
+             for field in f.model.fields]  # a whole value's leaves are paired as a list's items are
     return ListCost(any(c.weighs for c, _ in below), any(c.nested or (c.weighs and is_list) for c, is_list in below))
 
 
@@ -75,8 +80,9 @@ def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
             continue
         if field.model is None:
             if field.comparator is not None and field.comparator.text_quadratic:
+                leaf = LEAF_CHARACTERS if field.comparator.whole_value else 0
                 total += (sum(_value_text(v) for v in value) if field.kind is Kind.PRIMITIVE_LIST and type(value) is list
-                          else _value_text(value))
+                          else _value_text(value, leaf))
         elif field.kind is Kind.OBJECT_LIST:
             total += _list_text(value if type(value) is list else [value], field)
         else:
@@ -90,20 +96,20 @@ def _unwrapped(value: Any) -> Any:
     return value
 
 
-def _value_text(value: Any) -> int:
+def _value_text(value: Any, leaf: int = 0) -> int:
     """The characters of every text in one value (at any depth: ANLS* reads a whole object), each as a
-    comparator reads it."""
+    comparator reads it, and every leaf as at least ``leaf`` characters."""
     total = 0
     stack = [value]
     while stack:
         value = stack.pop()
         kind = type(value)
-        if kind is str:
-            total += min(len(value), MAX_TEXT)
-        elif kind is dict:
+        if kind is dict:
             stack.extend(value.values())
         elif kind is list:
             stack.extend(value)
+        else:
+            total += max(min(len(value), MAX_TEXT), leaf) if kind is str else leaf
     return total
 
 
