@@ -722,18 +722,20 @@ def _printing() -> Iterator[None]:
         yield
     except BrokenPipeError:
         _stdout_cut = True
-        _quiet_stdout()
+        _to_devnull(sys.stdout)
     except OSError as exc:
-        _quiet_stdout()
+        _to_devnull(sys.stdout)
         raise UsageError(f"standard output: cannot write: {exc.strerror or exc}") from None
 
 
 _stdout_cut = False  # set when a reader closed the pipe: what the tables said did not reach it
 
 
-def _quiet_stdout() -> None:
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s descriptor at /dev/null: what is still written to it, Python's last flush included,
+    goes nowhere quietly."""
     with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _console() -> Console:
@@ -1246,8 +1248,7 @@ class _ClosedTolerant:
             self._closed()
 
     def _closed(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        _to_devnull(self._stream)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -1314,7 +1315,7 @@ def _run(args: list[str]) -> int:
         _error("interrupted")
         return 130
     except BrokenPipeError:
-        _quiet_stdout()
+        _to_devnull(sys.stdout)
         return 0
     except SystemExit as exc:  # click's answer to a closed pipe (gates end a run by typer.Exit, never this way)
         return 0 if exc.code == 1 else exc.code if isinstance(exc.code, int) else 0
