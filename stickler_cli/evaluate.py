@@ -12,7 +12,7 @@ from .collector import held_back
 from .confidence import ConfidenceMetric
 from .engine import Engine
 from .plan import Plan
-from .reader import DataError, Pair, Pairing, PairingStats, check_pairing_outcome, ground_truth_lines
+from .reader import DataError, Pair, Pairing, PairingStats, blank_lines, check_pairing_outcome, ground_truth_lines
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
 from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
@@ -130,11 +130,10 @@ def _blank_runs(lines: Iterator) -> Iterator:
 
 
 def _lines_of(items: Iterator) -> Iterator:
-    """``_blank_runs`` undone, lazily: each blank line in its place (its offset is never read)."""
+    """``_blank_runs`` undone, lazily: each blank line in its place."""
     for item in items:
         if type(item) is _BlankRun:
-            first, count = item
-            yield from ((n, 0, b"") for n in range(first, first + count))
+            yield from blank_lines(*item)
         else:
             yield item
 

@@ -257,11 +257,16 @@ def _held(keep_blank: bool, leading: int, array: tuple[int, int, bytes] | None,
     (lines 1..), the first line holding an array (a bad record, as it turned out) and ``after`` blank lines after
     it. Blank lines only with ``keep_blank``; their offset is never read (0)."""
     if keep_blank:
-        yield from ((n, 0, b"") for n in range(1, leading + 1))
+        yield from blank_lines(1, leading)
     if array is not None:
         yield array
         if keep_blank:
-            yield from ((n, 0, b"") for n in range(array[0] + 1, array[0] + after + 1))
+            yield from blank_lines(array[0] + 1, after)
+
+
+def blank_lines(first: int, count: int) -> Iterator[tuple[int, int, bytes]]:
+    """``count`` blank lines from line ``first``, as ``_lines`` gives them (their offset is never read: 0)."""
+    return ((n, 0, b"") for n in range(first, first + count))
 
 
 def _is_array(content: bytes) -> bool:
