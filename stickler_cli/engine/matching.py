@@ -11,6 +11,8 @@ import orjson
 from .. import scipy_lsap
 from ..comparators.base import MAX_TEXT
 from ..plan import FieldPlan, Kind
+from .items import field_value, items
+from .values import unwrap
 
 # Weight of the tie-breaking objective: far below any real difference in summed
 # similarity, so it only chooses among pairings whose similarity totals are equal.
@@ -70,12 +72,12 @@ def _list_text(values: Sequence[Any], f: FieldPlan) -> int:
 
 
 def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
-    item = _unwrapped(item)
+    item = unwrap(item)[0]  # each value read as the engine reads it (items, field_value)
     if type(item) is not dict:
         return 0
     total = 0
     for field in fields:
-        value = _unwrapped(item.get(field.key))
+        value = field_value(item, field)
         if value is None:
             continue
         if field.model is None:
@@ -84,16 +86,10 @@ def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
                 total += (sum(_value_text(v) for v in value) if field.kind is Kind.PRIMITIVE_LIST and type(value) is list
                           else _value_text(value, leaf))
         elif field.kind is Kind.OBJECT_LIST:
-            total += _list_text(value if type(value) is list else [value], field)
+            total += _list_text(items(value), field)
         else:
             total += _item_text(value, field.model.fields)
     return total
-
-
-def _unwrapped(value: Any) -> Any:
-    while type(value) is dict and "_value" in value:
-        value = value["_value"]
-    return value
 
 
 def _value_text(value: Any, leaf: int = 0) -> int:
