@@ -98,11 +98,17 @@ def built(source: PlanSource) -> tuple[Engine, Plan]:
 PICKLE_RECURSION = 4_000
 
 
-@contextlib.contextmanager
-def _pickle_depth() -> Iterator[None]:
-    """Python's recursion limit raised to PICKLE_RECURSION while records go to workers and come back."""
+def _allow_deep_pickling() -> int:
+    """Python's recursion limit raised to PICKLE_RECURSION (never lowered); the limit it was."""
     before = sys.getrecursionlimit()
     sys.setrecursionlimit(max(before, PICKLE_RECURSION))
+    return before
+
+
+@contextlib.contextmanager
+def _pickle_depth() -> Iterator[None]:
+    """``_allow_deep_pickling`` while records go to workers and come back, in the parent."""
+    before = _allow_deep_pickling()
     try:
         yield
     finally:
@@ -114,7 +120,7 @@ def _init_worker(source: PlanSource, parent: int) -> None:
 
     global _worker
     in_worker(parent)  # signals are the parent's to handle; end with it
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), PICKLE_RECURSION))  # its states are pickled
+    _allow_deep_pickling()  # its states are pickled
     _worker = built(source)
 
 
