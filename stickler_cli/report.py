@@ -84,17 +84,21 @@ def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
 
 
 def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
-    """``<figure>_ci`` = {low, high, level} beside the weighted score and each field's precision,
-    recall, recall with FD, F1 and mean score (None where some resample has nothing to measure)."""
+    """``<figure>_ci`` = {low, high, level} beside the weighted score, the run's precision, recall, recall
+    with FD and F1, and each field's precision, recall, recall with FD, F1 and mean score (None where some
+    resample has nothing to measure); every one from the same resamples of documents."""
     from .statistics import document_rows, intervals
 
     acc, level = evaluation.accumulator, evaluation.ci_level
-    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, evaluation.bootstrap, evaluation.seed)
+    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, evaluation.bootstrap, evaluation.seed,
+                      acc.top_level)
 
     def block(pair: tuple[float, float] | None) -> dict[str, float] | None:
         return None if pair is None else {"low": pair[0], "high": pair[1], "level": level}
 
     report["metrics"]["weighted_overall_score_ci"] = block(found["weighted_overall_score"])
+    for name, pair in found["overall"].items():
+        report["metrics"][f"{name}_ci"] = block(pair)
     for name, per_field in found["fields"].items():
         for f, pair in zip(evaluation.plan.fields, per_field):
             report["field_metrics"][f.path][f"{name}_ci"] = block(pair)

@@ -233,13 +233,14 @@ def _cards(cards: Iterable[tuple[str, Any]]) -> str:
 
 def _summary(report: dict[str, Any]) -> str:
     m = _dict(report.get("metrics"))
-    cards = [("weighted score", m.get("weighted_overall_score")), ("F1", m.get("cm_f1")),
-             ("precision", m.get("cm_precision")), ("recall", m.get("cm_recall")),
-             ("recall with FD", m.get("recall_with_fd")),
-             ("accuracy", m.get("cm_accuracy")), ("documents", report.get("document_count"))]
+    # (label, figure, its --ci interval when the run has one)
+    cards = [(label, m.get(key), m.get(f"{key}_ci")) for label, key in (
+        ("weighted score", "weighted_overall_score"), ("F1", "cm_f1"), ("precision", "cm_precision"),
+        ("recall", "cm_recall"), ("recall with FD", "recall_with_fd"), ("accuracy", "cm_accuracy"))]
+    cards.append(("documents", report.get("document_count"), None))
     html = '<div class="cards">' + "".join(
-        f"<div class=card><b>{_fmt(v)}</b>{_interval(m.get('weighted_overall_score_ci')) if n == 0 else ''}"
-        f"<span>{_e(label)}</span></div>" for n, (label, v) in enumerate(cards)) + "</div>"
+        f"<div class=card><b>{_fmt(v)}</b>{_interval(ci)}<span>{_e(label)}</span></div>"
+        for label, v, ci in cards) + "</div>"
     counts = [(k.upper(), m.get(k)) for k in ("tp", "fa", "fd", "fp", "fn", "tn")]
     html += _table([(k, "num") for k, _ in counts], [f"<tr>{''.join(_num_cell(v) for _, v in counts)}</tr>"])
     records = _dict(_dict(report.get("inputs")).get("records"))
