@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 
 from ..analysis import where
-from ..gates import actual_text, threshold_text
+from ..gates import NO_DATA_SHOWN, actual_text, threshold_text
 from ..json_text import compact_json
 from .cosmetic import html_section
 from .sanitize import INVISIBLE, NAME_LIMIT, data_text, limited
@@ -249,18 +249,24 @@ def _summary(report: dict[str, Any]) -> str:
                        [f"<tr>{''.join(_num_cell(v) for v in records.values())}</tr>"])
     c = _dict(report.get("schema_conformance"))
     if c:
-        html += (f'<p>Schema conformance: {_fmt(c.get("valid_json"))} of {_fmt(c.get("predictions_read"))} '
-                 f'predictions valid JSON ({_pct(c.get("valid_json_rate"))}); {_fmt(c.get("schema_valid"))} of '
-                 f'{_fmt(c.get("predictions_read"))} valid against the schema ({_pct(c.get("schema_valid_rate"))}; '
-                 f'a record that is not JSON is not schema-valid); {_fmt(c.get("violations"))} violations.</p>')
+        due = c.get("predictions_due", c.get("predictions_read"))  # a missing prediction is not a valid one
+        html += (f'<p>Schema conformance: {_fmt(c.get("valid_json"))} of {_fmt(due)} '
+                 f'predictions due valid JSON ({_pct(c.get("valid_json_rate"))}); {_fmt(c.get("schema_valid"))} of '
+                 f'{_fmt(due)} valid against the schema ({_pct(c.get("schema_valid_rate"))}; '
+                 f'a record that is not JSON, or missing, is not schema-valid); {_fmt(c.get("violations"))} violations.'
+                 + (f' Coverage: {_fmt(c.get("paired"))} of {_fmt(c.get("ground_truth_documents"))} ground-truth '
+                    f'documents have a prediction ({_pct(c.get("coverage"))}).' if "coverage" in c else "") + "</p>")
     return "<h2>Summary</h2>" + html
 
 
 def _gate_cells(gate: dict[str, Any]) -> str:
     """A gate's threshold as given and its figure to as many decimals as it takes to read on the threshold's
-    side (three decimals of both made a failed 0.86962 against 0.8697 read 0.870 and 0.870)."""
+    side (three decimals of both made a failed 0.86962 against 0.8697 read 0.870 and 0.870); "no data" where
+    it had nothing to measure."""
     threshold, actual = _number(gate.get("threshold")), _number(gate.get("actual"))
-    if threshold is None or actual is None:
+    if gate.get("no_data") or actual is None:
+        return _num_cell(gate.get("threshold")) + f'<td class="n" data-sort="">{_e(NO_DATA_SHOWN)}</td>'
+    if threshold is None:
         return _num_cell(gate.get("threshold")) + _num_cell(gate.get("actual"))
     return (f'<td class="n" data-sort="{threshold!r}">{_e(threshold_text(threshold))}</td>'
             f'<td class="n" data-sort="{actual!r}">{_e(actual_text(actual, threshold))}</td>')
@@ -276,7 +282,9 @@ def _gates(report: dict[str, Any]) -> str:
             f'<td>{_e(g.get("metric", ""), 60)}</td>{_gate_cells(g)}'
             f'<td>{_e(g.get("status", ""), 20)}</td></tr>' for g in gates]
     headers = [("gate", ""), ("field", ""), ("metric", ""), ("threshold", ""), ("actual", ""), ("status", "")]
-    return f"<h2>Gates: {failed} of {len(gates)} failed</h2>" + _table(headers, rows)
+    unmeasured = sum(g.get("status") == "failed" and bool(g.get("no_data")) for g in gates)
+    why = f", {unmeasured} for lack of data" if unmeasured else ""
+    return f"<h2>Gates: {failed} of {len(gates)} failed{why}</h2>" + _table(headers, rows)
 
 
 def _stacked_bar(fm: dict[str, Any]) -> str:
