@@ -75,6 +75,9 @@ FAIL_UNDER_OPTION = typer.Option(
          "vendor.aggregate.cm_f1=0.9; repeatable; also [tool.stickler.fail-under] in pyproject.toml.")
 GATES_OPTION = typer.Option(None, "--gates", metavar="FILE", rich_help_panel=GATES,
                             help="TOML file whose [fail-under] table holds gates.")
+NO_DATA_PASSES_OPTION = typer.Option(
+    False, "--no-data-passes", rich_help_panel=GATES,
+    help="A gate with no data passes (default: it fails).")
 JUNIT_OPTION = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
                             help="Also write JUnit XML here: a test case per gate and per field.")
 HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
@@ -277,6 +280,7 @@ def eval_command(
                                        help="Progress bar on stderr (only on a terminal)."),
     fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
     gates_file: Optional[str] = GATES_OPTION,
+    no_data_passes: bool = NO_DATA_PASSES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
     suggest_thresholds: Optional[str] = SUGGEST_THRESHOLDS_OPTION,
@@ -395,7 +399,7 @@ def eval_command(
             sys.stderr.write(f"stickler: warning: {_printable(warning)}\n")
     if suggest_thresholds:
         notes.append(_write_threshold_patch(suggest_thresholds, plan, report))
-    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)
+    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes, no_data_passes)
 
 
 def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False) -> Plan:
@@ -538,6 +542,7 @@ def merge_command(
     budgets: str = BUDGETS_OPTION,
     fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
     gates_file: Optional[str] = GATES_OPTION,
+    no_data_passes: bool = NO_DATA_PASSES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
     suggest_thresholds: Optional[str] = SUGGEST_THRESHOLDS_OPTION,
@@ -586,7 +591,7 @@ def merge_command(
         state_file.save(save_state, evaluation.accumulator)
     report = build_report(evaluation)
     notes = [_write_threshold_patch(suggest_thresholds, evaluation.plan, report)] if suggest_thresholds else []
-    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)
+    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes, no_data_passes)
 
 
 def _tool_table(name: str, shape: str, pyproject: str = "pyproject.toml") -> dict | None:
@@ -654,12 +659,12 @@ def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int
 
 def _emit(report: dict[str, Any], output_format: str, output: str | None,
           gates: list[Gate] | None = None, junit_path: str | None = None, html_path: str | None = None,
-          show_errors: int = 0, notes: list[str] | None = None) -> None:
+          show_errors: int = 0, notes: list[str] | None = None, no_data_passes: bool = False) -> None:
     """Check the gates, write every file asked for, print the report; exit 1 when a gate failed."""
     from . import gates as quality_gates
     from .reporters import json_report, markdown
 
-    report["gates"] = quality_gates.check(gates or [], report)
+    report["gates"] = quality_gates.check(gates or [], report, no_data_passes)
     data = json_report.dumps(report)
     written: list[str] = []
     if output:
@@ -700,9 +705,7 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
             render_gates(report["gates"], console)
             for line in written:
                 console.print(Text(line, style="dim"))
-    failed = quality_gates.failed(report["gates"])
-    if failed:
-        _fail(f"{len(failed)} quality gate(s) failed", shown=output_format == "table")
+    _fail_gates(report["gates"], not report["document_count"], shown=output_format == "table")
 
 
 def _print_json(data: bytes) -> None:
@@ -750,6 +753,20 @@ def _console() -> Console:
 
 def _closed_pipe() -> NoReturn:
     raise BrokenPipeError(errno.EPIPE, "the reader closed standard output")
+
+
+def _fail_gates(results: list[dict[str, Any]], empty: bool, shown: bool) -> None:
+    """Exit 1 when a gate failed, saying how many failed for lack of data (and, in a run that scored something,
+    that --no-data-passes lets such a gate pass); return when none failed."""
+    from .gates import failed, lack_of_data, no_data_hint
+
+    bad = failed(results)
+    if not bad:
+        return
+    hint = no_data_hint(results, empty)
+    if hint:
+        sys.stderr.write(f"stickler: note: {hint}\n")
+    _fail(f"{len(bad)} quality gate(s) failed{lack_of_data(bad)}", shown)
 
 
 def _fail(reason: str, shown: bool) -> NoReturn:
@@ -974,6 +991,7 @@ def split_command(
         help="Exit 1 when a figure is below VALUE: page_accuracy, split_accuracy_without_order, "
              "split_accuracy_with_order, v_measure, rand_index, clustering_score, ordering_score, "
              "packet_score. Repeatable."),
+    no_data_passes: bool = NO_DATA_PASSES_OPTION,
     worst: int = typer.Option(5, "--worst", min=0, metavar="N", rich_help_panel=OUTPUTS,
                               help="List the N worst packets (by packet score)."),
     alpha: float = typer.Option(0.5, "--alpha", metavar="W", help="Weight of clustering in the packet score."),
@@ -1025,7 +1043,7 @@ def split_command(
               "inputs": {"form": "page table" if is_table else "sections", "files": list(paths),
                          "max_pages": pages}}
     report.update(packet_report.build(pairs, reading, weights, worst))
-    report["gates"] = packet_report.check_gates(gates, report)
+    report["gates"] = packet_report.check_gates(gates, report, no_data_passes)
     data = json_report.dumps(report)
     if output:
         json_report.write(output, data)
@@ -1057,10 +1075,7 @@ def split_command(
                 if path:
                     console.print(Text(f"{what} written to {path}", style="dim"))
         sys.stdout.flush()
-    from .gates import failed
-
-    if failing := failed(report["gates"]):
-        _fail(f"{len(failing)} quality gate(s) failed", shown=output_format == "table")
+    _fail_gates(report["gates"], not report["packet_count"], shown=output_format == "table")
 
 
 @schema_app.command("check")

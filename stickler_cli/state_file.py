@@ -461,9 +461,12 @@ def _check_conformance(block: Any) -> int:
 def _check_reconciled(stats: dict[str, int], n: int, checked: int) -> None:
     """The record counts add up as every run's do (README, "inputs.records"): each ground-truth line is a document,
     each prediction line paired or not, and valid JSON (checked against the schema) or not. A tampered state
-    that passed the checks of each value showed "-493 of 7" predictions valid."""
+    that passed the checks of each value showed "-493 of 7" predictions valid. Each document paired or missing
+    its prediction: coverage and the record rates (report.schema_conformance) stay within [0, 1]."""
     for pointer, total, parts, what in (
             ("/stats/gt_lines", stats["gt_lines"], n, "the document_count"),
+            ("/stats/gt_lines", stats["gt_lines"], stats["paired"] + stats["missing_predictions"],
+             "paired + missing_predictions"),
             ("/stats/pred_lines", stats["pred_lines"], stats["paired"] + stats["unpaired_predictions"],
              "paired + unpaired_predictions"),
             ("/stats/pred_lines", stats["pred_lines"], stats["invalid_predictions"] + checked,

@@ -254,9 +254,11 @@ def _run(tmp_path: Path, extra: list[str], capsys) -> dict:
 @pytest.mark.parametrize("extra", [[], ["--workers", "2"]])
 def test_report_counts_conformance(tmp_path, capsys, extra):
     report = _run(tmp_path, extra, capsys)
+    # 4 documents, each paired; the fifth prediction has no ground truth: 5 predictions due, none missing.
     assert report["schema_conformance"] == {
-        "predictions_read": 5, "valid_json": 4, "valid_json_rate": 0.8, "checked": 4, "schema_valid": 1,
-        "schema_valid_rate": 0.2, "violations": 5}
+        "predictions_read": 5, "predictions_due": 5, "valid_json": 4, "valid_json_rate": 0.8, "checked": 4,
+        "schema_valid": 1, "schema_valid_rate": 0.2, "violations": 5, "ground_truth_documents": 4, "paired": 4,
+        "coverage": 1.0}
     assert report["schema_violations"] == {"id": {"required": 1, "type": 1}, "lines.sku": {"required": 1},
                                            "total": {"minimum": 1, "type": 1}}
     fields = report["field_metrics"]

@@ -263,3 +263,54 @@ def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out
         signal.signal(signal.SIGALRM, previous)
         faulthandler.cancel_dump_traceback_later()
     assert connections == []
+
+
+# -- record gates: a missing prediction counts, a gate without data fails (issue 37) ----------------------
+
+RECORD_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_RECORD_EXAMPLES", "300"))
+RECORD_GATES = {"valid_json_rate": 1.0, "schema_valid_rate": 0.0, "coverage": 1.0, "name.cm_recall": 0.5}
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=RECORD_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(gt=lines(garbage=0), pred=st.one_of(st.just([]), lines(garbage=3)), id_field=st.sampled_from([None, "id"]),
+       no_data_passes=st.booleans())
+def test_missing_predictions_count_and_gates_never_pass_on_missing_data(tmp_path_factory, capsys, gt, pred, id_field,
+                                                                          no_data_passes):
+    """Any ground truth against any predictions (none at all too): the record figures are shares of what was due,
+    a gate whose figure is missing fails unless --no-data-passes (and always when nothing was scored), and the
+    exit code is 1 exactly when a gate failed."""
+    folder = tmp_path_factory.mktemp("records")
+    (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {
+        "id": {"type": ["string", "integer"]}, "name": {"type": "string"}}}))
+    (folder / "g.jsonl").write_bytes(b"\n".join(gt) + b"\n")
+    (folder / "p.jsonl").write_bytes(b"\n".join(pred) + (b"\n" if pred else b""))
+    args = ["eval", str(folder / "s.json"), str(folder / "g.jsonl"), str(folder / "p.jsonl"), "--format", "json",
+            "-o", str(folder / "r.json"), "--no-progress", "--pair-by-line" if id_field is None else "--id-field=id",
+            *(f"--fail-under={k}={v}" for k, v in RECORD_GATES.items()), *(["--no-data-passes"] * no_data_passes)]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2) and "Traceback" not in err and "internal error" not in err, err
+    if code == 2:
+        assert err.startswith("stickler: error: ") and err.count("\n") == 1, err
+        return
+    report = orjson.loads((folder / "r.json").read_bytes())
+    records, conformance = report["inputs"]["records"], report["schema_conformance"]
+    assert records["gt_lines"] == records["paired"] + records["missing_predictions"] == report["document_count"]
+    due = records["pred_lines"] + records["missing_predictions"]
+    assert conformance["predictions_due"] == due == records["gt_lines"] + records["unpaired_predictions"]
+    share = lambda part, whole: part / whole if whole else None  # noqa: E731
+    assert conformance["valid_json_rate"] == share(conformance["valid_json"], due)
+    assert conformance["schema_valid_rate"] == share(conformance["schema_valid"], due)
+    assert conformance["coverage"] == share(records["paired"], records["gt_lines"])
+    if records["missing_predictions"]:  # a missing record is not a valid one
+        assert conformance["valid_json_rate"] < 1 and conformance["coverage"] < 1
+    for gate in report["gates"]:
+        if not report["document_count"]:
+            expected = "failed"
+        elif gate["actual"] is None:
+            expected = "no data" if no_data_passes else "failed"
+        else:
+            expected = "passed" if gate["actual"] >= gate["threshold"] else "failed"
+        assert gate["status"] == expected and gate["no_data"] == (gate["actual"] is None or not report["document_count"])
+    assert code == (1 if any(g["status"] == "failed" for g in report["gates"]) else 0)

@@ -259,6 +259,9 @@ TAMPERED = [
     # Counts each possible alone that do not add up as a run's do ("-493 of 7" predictions valid, before).
     ("more ground-truth lines than documents", lambda s: s["stats"].__setitem__("gt_lines", 1000),
      "/stats/gt_lines: must equal the document_count (150), got 1,000"),
+    # coverage above 1 and record rates over a denominator the documents do not make (issue 37)
+    ("documents neither paired nor missing", lambda s: s["stats"].__setitem__("missing_predictions", 5),
+     "/stats/gt_lines: must equal paired + missing_predictions (155), got 150"),
     ("prediction lines neither paired nor unpaired", lambda s: s["stats"].__setitem__("pred_lines", 7),
      "/stats/pred_lines: must equal paired + unpaired_predictions (150), got 7"),
     ("more invalid predictions than lines", lambda s: s["stats"].__setitem__("invalid_predictions", 500),

@@ -43,16 +43,19 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     if gates:
         lines += [f"**{'❌' if bad else '✅'} {verdict(gates)}**", ""]
     lines += ["| Metric | Value |", "|---|---:|"]
-    lines += [f"| Weighted score | {_rate(m['weighted_overall_score'], m.get('weighted_overall_score_ci'))} |", f"| Precision | {_rate(m['cm_precision'])} |",
-              f"| Recall | {_rate(m['cm_recall'])} |", f"| Recall with FD | {_rate(m['recall_with_fd'])} |",
-              f"| F1 | {_rate(m['cm_f1'])} |",
-              f"| Accuracy | {_rate(m['cm_accuracy'])} |",
+    lines += [f"| {label} | {_rate(m[key], m.get(f'{key}_ci'))} |" for label, key in (
+        ("Weighted score", "weighted_overall_score"), ("Precision", "cm_precision"), ("Recall", "cm_recall"),
+        ("Recall with FD", "recall_with_fd"), ("F1", "cm_f1"))]
+    lines += [f"| Accuracy | {_rate(m['cm_accuracy'])} |",
               f"| Counts | TP {m['tp']} · FA {m['fa']} · FD {m['fd']} · FN {m['fn']} · TN {m['tn']} |"]
     conformance = report.get("schema_conformance") or {}
-    if conformance.get("predictions_read"):
-        read = conformance["predictions_read"]
-        lines += [f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {read}) |",
-                  f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {read}) |"]
+    due = conformance.get("predictions_due", conformance.get("predictions_read"))
+    if due:  # shares of the predictions due: a missing prediction is not a valid one
+        lines += [f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {due}) |",
+                  f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {due}) |"]
+    if conformance.get("ground_truth_documents"):
+        lines.append(f"| Coverage | {_rate(conformance['coverage'])} ({conformance['paired']} of "
+                     f"{conformance['ground_truth_documents']} documents) |")
     lines.append("")
     lines += failed_gates_markdown(bad)
     lines += ["### Fields", "", "| Field | Weight | Score | TP | FA | FD | FN | TN | Precision | Recall | F1 | Schema violations |",

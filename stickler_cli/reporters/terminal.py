@@ -54,10 +54,9 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     summary.add_column(style="bold")
     summary.add_column()
     summary.add_row("Weighted score", _rate(m["weighted_overall_score"]) + _interval(m.get("weighted_overall_score_ci")))
-    summary.add_row("Precision", _rate(m["cm_precision"]))
-    summary.add_row("Recall", _rate(m["cm_recall"]))
-    summary.add_row("Recall with FD", _rate(m["recall_with_fd"]))
-    summary.add_row("F1", _rate(m["cm_f1"]))
+    for label, key in (("Precision", "cm_precision"), ("Recall", "cm_recall"), ("Recall with FD", "recall_with_fd"),
+                       ("F1", "cm_f1")):
+        summary.add_row(label, _rate(m[key]) + _interval(m.get(f"{key}_ci")))
     summary.add_row("Accuracy", _rate(m["cm_accuracy"]))
     summary.add_row(
         "Counts",
@@ -71,10 +70,14 @@ def render_report(report: dict[str, Any], console: Console) -> None:
                                  f"{records.get('missing_predictions', 0)} missing, "
                                  f"{records.get('unpaired_predictions', 0)} unpaired"))
     conformance = report.get("schema_conformance")
-    if conformance and conformance["predictions_read"]:
-        read = conformance["predictions_read"]
-        summary.add_row("Valid JSON", _share(conformance["valid_json"], read))
-        summary.add_row("Schema-valid", _share(conformance["schema_valid"], read))
+    if conformance:
+        # Shares of the predictions due (a missing prediction is not a valid one), and of the documents.
+        due = conformance.get("predictions_due", conformance["predictions_read"])
+        if due:
+            summary.add_row("Valid JSON", _share(conformance["valid_json"], due))
+            summary.add_row("Schema-valid", _share(conformance["schema_valid"], due))
+        if conformance.get("ground_truth_documents"):
+            summary.add_row("Coverage", _share(conformance["paired"], conformance["ground_truth_documents"]))
     console.print(summary)
     console.print()
     for table in field_tables(report["field_metrics"], console.width):
