@@ -349,9 +349,10 @@ def eval_command(
     check_ready(plan)
     data_files = [(what, path) for shard in shards
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
-    json_report.check_targets(
+    json_report.check_targets(json_report.with_step_summary(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--suggest-thresholds": suggest_thresholds, "--non-matches": non_matches, "--per-document": per_document, "--llm-cache": llm_cache},
+         "--suggest-thresholds": suggest_thresholds, "--non-matches": non_matches, "--per-document": per_document,
+         "--llm-cache": llm_cache}),
         [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
@@ -566,9 +567,9 @@ def merge_command(
     plugin_files = _load_plugins(plugin)
     _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
-    json_report.check_targets(
+    json_report.check_targets(json_report.with_step_summary(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--suggest-thresholds": suggest_thresholds},
+         "--suggest-thresholds": suggest_thresholds}),
         [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
                                                                  failures=limits.current().failures_per_field))
@@ -761,6 +762,9 @@ def _fail(reason: str, shown: bool) -> NoReturn:
 
 def _append(path: str, text: str) -> None:
     """Add to a file another tool owns (GitHub's step summary): never replace it."""
+    from .reporters.json_report import refuse_planted_links
+
+    refuse_planted_links(path)
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(text)
@@ -818,7 +822,8 @@ def diff_command(
     _check_ci(level)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    targets = {"--output": output, "--junit": junit_path, "--html": html_path, "--llm-cache": llm_cache}
+    targets = json_report.with_step_summary({"--output": output, "--junit": junit_path, "--html": html_path,
+                                             "--llm-cache": llm_cache})
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
     if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
@@ -1013,7 +1018,8 @@ def split_command(
     if paths.count(STDIN) > 1:
         raise UsageError("standard input ('-') can be one of the two files, once")
     check_readable(*paths)
-    json_report.check_targets({"--output": output, "--junit": junit_path, "--html": html_path},
+    json_report.check_targets(json_report.with_step_summary({"--output": output, "--junit": junit_path,
+                                                             "--html": html_path}),
                               [(what, p) for what, p in zip(("ground truth", "predictions"), paths)])
     pages = max_pages or packet_reader.MAX_PAGES_PER_PACKET
     reading = packet_reader.Reading()
