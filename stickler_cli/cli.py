@@ -137,6 +137,32 @@ FORMATS = ("table", "json", "markdown")
 TABLE_OR_JSON = ("table", "json")
 
 
+def _check_bootstrap(bootstrap: int) -> None:
+    """--bootstrap within its named bound: each resample is a pass over every document and keeps a row of
+    figures per field (10,000,000 would take hours and gigabytes)."""
+    most = limits.current().bootstrap_resamples
+    if bootstrap > most:
+        raise UsageError(f"--bootstrap {bootstrap:,}: more resamples than the limit of {most:,} (raise it with "
+                         "--limit bootstrap-resamples=N)")
+
+
+def _within_cores(workers: int) -> int:
+    """--workers, at most ``workers-per-core`` processes for each core this process may run on: more only
+    compete for the cores (64 on 2 cores spawned 64 processes; 99,999 were killed). Said on stderr."""
+    if workers <= 1:
+        return workers
+    from .parallel import available_cores
+
+    cores = available_cores()
+    per_core = limits.current().workers_per_core
+    most = cores * per_core
+    if workers > most:
+        sys.stderr.write(f"stickler: warning: --workers {workers:,} is more than {most} process(es) for the {cores} "
+                         f"core(s) this run may use (limit workers-per-core={per_core}): scoring on {most}\n")
+        return most
+    return workers
+
+
 def _check_ci(level: float | None) -> None:
     if level is not None and not 0.0 < level < 1.0:
         raise UsageError(f"--ci must be a level between 0 and 1, such as 0.95; got {level:g}")
@@ -322,6 +348,7 @@ def eval_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(ci)
+    _check_bootstrap(bootstrap)
     _check_fdr(fdr)
     if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
         given = "" if schema is None else f" (given only {_printable(schema)!r})"
@@ -358,7 +385,9 @@ def eval_command(
         if gate.pattern is not None:
             quality_gates.matching(gate, quality_gates.candidates(gate, plan))
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    if workers is None and dask:
+    if workers is not None:
+        workers = _within_cores(workers)
+    elif dask:
         from .parallel import available_cores
 
         workers = available_cores()
@@ -561,6 +590,7 @@ def merge_command(
     _use_limits(limit)
     _check_format(output_format)
     _check_ci(ci)
+    _check_bootstrap(bootstrap)
     _check_fdr(fdr)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     boxes = _box_settings(iou_thresholds, box_found)
@@ -820,6 +850,7 @@ def diff_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(level)
+    _check_bootstrap(bootstrap)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     targets = json_report.with_step_summary({"--output": output, "--junit": junit_path, "--html": html_path,
