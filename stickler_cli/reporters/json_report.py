@@ -325,6 +325,7 @@ def replacing(path: str) -> Iterator[BinaryIO]:
     beside it, renamed), and leaves ``path`` as it was when the block fails; a device or a pipe
     is written in place. Failing to finish the file (a full disk) is a UsageError naming it;
     writes inside the block are the caller's to guard (``cannot_write``)."""
+    refuse_planted_links(path)  # checked before the run too; again now, just before writing
     target = Path(path)
     if is_special(target):
         try:
@@ -334,7 +335,6 @@ def replacing(path: str) -> Iterator[BinaryIO]:
         with _closed_after(handle, path):
             yield handle
         return
-    refuse_planted_links(path)  # checked before the run too; again now, just before writing
     target = target.resolve()
     try:
         fd, tmp = _temporary(target)
