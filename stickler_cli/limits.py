@@ -55,9 +55,10 @@ class Limits:
     # 180 KB. A longer value is counted as not conforming to its format, and reported.
     iri_check_chars: int = 1_000
     # Seconds jsonschema may take to check one record (the compiled checker visits each value once per
-    # subschema): a schema whose anyOf/$ref revisit a value level after level costs 2^depth without it.
+    # subschema): a schema whose anyOf/$ref revisit a value level after level costs 2^depth without it. The
+    # asserted format checks of a record count against it too, in either checker.
     record_check_seconds: float = 1.0
-    # Records over that time after which jsonschema checks no more records in the run (each is "unchecked").
+    # Records over that time after which no more records are checked in the run (each is "unchecked").
     record_check_timeouts: int = 10
     # Failing comparisons (FD/FA/FN) kept per field path for the HTML report's field panels: the first ones in
     # input order. Each is one explained comparison held until the report is written (values cut to
