@@ -574,7 +574,8 @@ def test_a_key_written_twice_is_a_record_problem_and_the_last_value_is_scored(tm
                      b'{"id": "b", "name": "Q", "vendor": {"city": "Bern"}}\n'
                      b'{"id": "c", "name" : "say \\"a:b\\"", "n\\u0061me": "say \\"a:b\\"", '
                      b'"vendor": {"city": "Lyon", "note\\u003a": 1}}\n')
-    args = ["eval", str(schema), str(gt), str(pred), "--format", "json", *(["--id-field", id_field] if id_field else [])]
+    args = ["eval", str(schema), str(gt), str(pred), "--format", "json",
+            *(["--id-field", id_field] if id_field else [])]
     assert main(args) == 0
     report = orjson.loads(capsys.readouterr().out)
     problems = [(e["source"], e["line"], e["message"]) for e in report["errors"]]

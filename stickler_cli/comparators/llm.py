@@ -861,7 +861,8 @@ class LLMComparator(Comparator):
         self._setup_runtime()
 
     def __repr__(self) -> str:
-        return f"LLMComparator(endpoint={shown_url(self.endpoint or self._schema_endpoint or '')!r}, model={self.model_name!r})"
+        endpoint = shown_url(self.endpoint or self._schema_endpoint or "")
+        return f"LLMComparator(endpoint={endpoint!r}, model={self.model_name!r})"
 
     # -- the prompt -----------------------------------------------------------
 
