@@ -96,7 +96,8 @@ BOX_FOUND_OPTION = typer.Option(
 CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on every score.")
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_help_panel=STATISTICS,
-                                help="Bootstrap resamples for --ci (at least 10).")
+                                help="Bootstrap resamples for --ci (at least 10; at most the limit "
+                                     "bootstrap-resamples, 100,000).")
 SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
                            help="Seed of the bootstrap resamples (same seed, same intervals).")
 FDR_OPTION = typer.Option(0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS,
@@ -138,6 +139,32 @@ LLM_CACHE_OPTION = typer.Option(
 
 FORMATS = ("table", "json", "markdown")
 TABLE_OR_JSON = ("table", "json")
+
+
+def _check_bootstrap(bootstrap: int) -> None:
+    """--bootstrap within its named bound: each resample is a pass over every document and keeps a row of
+    figures per field (10,000,000 would take hours and gigabytes)."""
+    most = limits.current().bootstrap_resamples
+    if bootstrap > most:
+        raise UsageError(f"--bootstrap {bootstrap:,}: more resamples than the limit of {most:,} (raise it with "
+                         "--limit bootstrap-resamples=N)")
+
+
+def _within_cores(workers: int) -> int:
+    """--workers, at most ``workers-per-core`` processes for each core this process may run on: more only
+    compete for the cores (64 on 2 cores spawned 64 processes; 99,999 were killed). Said on stderr."""
+    if workers <= 1:
+        return workers
+    from .parallel import available_cores
+
+    cores = available_cores()
+    per_core = limits.current().workers_per_core
+    most = cores * per_core
+    if workers > most:
+        sys.stderr.write(f"stickler: warning: --workers {workers:,} is more than {most} process(es) for the {cores} "
+                         f"core(s) this run may use (limit workers-per-core={per_core}): scoring on {most}\n")
+        return most
+    return workers
 
 
 def _check_ci(level: float | None) -> None:
@@ -271,7 +298,8 @@ def eval_command(
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1, metavar="N", rich_help_panel=SCALE,
         help=f"Processes to score on. Default: 1; every core when there are at least {AUTO_WORKERS_MIN_CORES} "
-             f"and the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB."),
+             f"and the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB. At most one a core (limit "
+             "workers-per-core), and no more than chunks of 500 documents."),
     save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
                                              help="Also write the run's mergeable state here (see `stickler merge`)."),
     dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS", rich_help_panel=SCALE,
@@ -326,6 +354,7 @@ def eval_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(ci)
+    _check_bootstrap(bootstrap)
     _check_fdr(fdr)
     if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
         given = "" if schema is None else f" (given only {_printable(schema)!r})"
@@ -353,15 +382,18 @@ def eval_command(
     check_ready(plan)
     data_files = [(what, path) for shard in shards
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
-    json_report.check_targets(
+    json_report.check_targets(json_report.with_step_summary(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--suggest-thresholds": suggest_thresholds, "--non-matches": non_matches, "--per-document": per_document, "--llm-cache": llm_cache},
+         "--suggest-thresholds": suggest_thresholds, "--non-matches": non_matches, "--per-document": per_document,
+         "--llm-cache": llm_cache}),
         [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
             quality_gates.matching(gate, quality_gates.candidates(gate, plan))
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    if workers is None and dask:
+    if workers is not None:
+        workers = _within_cores(workers)
+    elif dask:
         from .parallel import available_cores
 
         workers = available_cores()
@@ -565,15 +597,16 @@ def merge_command(
     _use_limits(limit)
     _check_format(output_format)
     _check_ci(ci)
+    _check_bootstrap(bootstrap)
     _check_fdr(fdr)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     boxes = _box_settings(iou_thresholds, box_found)
     plugin_files = _load_plugins(plugin)
     _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
-    json_report.check_targets(
+    json_report.check_targets(json_report.with_step_summary(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--suggest-thresholds": suggest_thresholds},
+         "--suggest-thresholds": suggest_thresholds}),
         [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
                                                                  failures=limits.current().failures_per_field))
@@ -778,6 +811,9 @@ def _fail(reason: str, shown: bool) -> NoReturn:
 
 def _append(path: str, text: str) -> None:
     """Add to a file another tool owns (GitHub's step summary): never replace it."""
+    from .reporters.json_report import refuse_planted_links
+
+    refuse_planted_links(path)
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(text)
@@ -833,9 +869,11 @@ def diff_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(level)
+    _check_bootstrap(bootstrap)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    targets = {"--output": output, "--junit": junit_path, "--html": html_path, "--llm-cache": llm_cache}
+    targets = json_report.with_step_summary({"--output": output, "--junit": junit_path, "--html": html_path,
+                                             "--llm-cache": llm_cache})
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
     if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
@@ -1031,7 +1069,8 @@ def split_command(
     if paths.count(STDIN) > 1:
         raise UsageError("standard input ('-') can be one of the two files, once")
     check_readable(*paths)
-    json_report.check_targets({"--output": output, "--junit": junit_path, "--html": html_path},
+    json_report.check_targets(json_report.with_step_summary({"--output": output, "--junit": junit_path,
+                                                             "--html": html_path}),
                               [(what, p) for what, p in zip(("ground truth", "predictions"), paths)])
     pages = max_pages or packet_reader.MAX_PAGES_PER_PACKET
     reading = packet_reader.Reading()

@@ -50,10 +50,15 @@ class Limits:
     # Units all the patterns of one schema may compile to, about 260 bytes each: the engine writes a repeat
     # out its minimum number of times (a{10000000} alone takes 2.6 GB).
     regex_size: int = 100_000
+    # Characters of a value an `iri` / `iri-reference` format check reads when formats are asserted: the checker
+    # (rfc3987-syntax, a general parser) takes about a millisecond and 60 KB per character, 42 s and 1.3 GB on
+    # 180 KB. A longer value is counted as not conforming to its format, and reported.
+    iri_check_chars: int = 1_000
     # Seconds jsonschema may take to check one record (the compiled checker visits each value once per
-    # subschema): a schema whose anyOf/$ref revisit a value level after level costs 2^depth without it.
+    # subschema): a schema whose anyOf/$ref revisit a value level after level costs 2^depth without it. The
+    # asserted format checks of a record count against it too, in either checker.
     record_check_seconds: float = 1.0
-    # Records over that time after which jsonschema checks no more records in the run (each is "unchecked").
+    # Records over that time after which no more records are checked in the run (each is "unchecked").
     record_check_timeouts: int = 10
     # Failing comparisons (FD/FA/FN) kept per field path for the HTML report's field panels: the first ones in
     # input order. Each is one explained comparison held until the report is written (values cut to
@@ -81,6 +86,13 @@ class Limits:
     list_text_similarity: float = 0.8
     list_text_margin: float = 0.1
     list_tail_rows: int = 2
+    # Scoring processes (--workers) per core this run may use: more only compete for the cores (64 on 2 cores
+    # spawned 64 processes, 99,999 were killed); a larger --workers is lowered to it, with a warning. Never
+    # more processes than the input has chunks of work (parallel.CHUNK_SIZE documents) either.
+    workers_per_core: int = 1
+    # Bootstrap resamples (--bootstrap) of --ci and diff: each is a pass over every document and keeps one row of
+    # figures per field until the intervals are read (about 48 bytes a field).
+    bootstrap_resamples: int = 100_000
 
 
 DEFAULT = Limits()

@@ -314,3 +314,47 @@ def test_missing_predictions_count_and_gates_never_pass_on_missing_data(tmp_path
             expected = "passed" if gate["actual"] >= gate["threshold"] else "failed"
         assert gate["status"] == expected and gate["no_data"] == (gate["actual"] is None or not report["document_count"])
     assert code == (1 if any(g["status"] == "failed" for g in report["gates"]) else 0)
+
+
+# -- issue 37, item 14: a key written twice in one object ------------------------------------------------------
+
+def _object_text(pairs: list[tuple[str, bytes]]) -> bytes:
+    """A JSON object written pair by pair (values already JSON text), so that a key may come twice."""
+    return b"{" + b", ".join(json.dumps(k).encode() + b": " + v for k, v in pairs) + b"}"
+
+
+def _has_duplicate(line: bytes) -> bool:
+    """Whether Python's json sees a key twice in any one object of ``line`` (the independent count)."""
+    found: list[bool] = []
+
+    def pairs(items: list) -> dict:
+        found.append(len(items) != len({k for k, _ in items}))
+        return dict(items)
+    json.loads(line, object_pairs_hook=pairs)
+    return any(found)
+
+
+DUPLICABLE_KEYS = st.sampled_from(["id", "name", "total", "a:b", "é", "x\"y"])
+RAW_VALUES = st.recursive(
+    JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+    lambda inner: st.one_of(st.lists(st.tuples(DUPLICABLE_KEYS, inner), max_size=4).map(_object_text),
+                            st.lists(inner, max_size=3).map(lambda items: b"[" + b", ".join(items) + b"]")),
+    max_leaves=12)
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=min(EXAMPLES, 300), deadline=None, suppress_health_check=list(HealthCheck))
+@given(lines=st.lists(st.lists(st.tuples(DUPLICABLE_KEYS, RAW_VALUES), max_size=5).map(_object_text),
+                      min_size=1, max_size=5))
+def test_every_record_with_a_key_written_twice_is_listed(tmp_path_factory, capsys, lines):
+    """Each record holding a key twice in one object (at any depth) is one record problem on each side;
+    a record without is none (counted independently here, by Python's json)."""
+    folder = tmp_path_factory.mktemp("twice")
+    (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {
+        "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    (folder / "r.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    code, out = run_checked(["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"),
+                             "--format", "json", "--no-progress"], capsys)
+    assert code == 0
+    listed = [e for e in orjson.loads(out)["errors"] if "twice in one object" in e["message"]]
+    assert len(listed) == 2 * sum(_has_duplicate(line) for line in lines)

@@ -139,12 +139,12 @@ class Conformance:
             if isinstance(document, dict):
                 audit.check_document(document, patterns=self.patterns, where=f"{uri}#")
         asserting = _asserting_metaschemas(self.references)  # of the 2020-12 format-assertion vocabulary
-        checker = _format_checker(schema, self.references) if assert_formats or asserting else None
+        self._messages: list[str] = []
+        checker = _format_checker(schema, self.references, self._messages) if assert_formats or asserting else None
         self.format_checker = checker if assert_formats or schema.get("$schema") in asserting else None
         self.compiled = bool(self.draft) and _compilable(schema, self.references, asserting)
         self._fallback: Any = None
         self._check: _Check | None = None
-        self._messages: list[str] = []
         self._deadline = [0.0]  # the current record's, for jsonschema's applicators (see _bounded)
         self._slow_records = 0  # records jsonschema could not check in time
         if self.compiled:
@@ -176,6 +176,8 @@ class Conformance:
                     record = record["_value"]
                 if self._memo:
                     self._memo.clear()
+                if self.format_checker is not None and not self._start_clock():  # format checks are timed
+                    return [(ROOT, UNCHECKED)]
                 errors = self._check(record)
                 return [(field_path(path), keyword) for path, keyword in errors] if errors else []
             return self._jsonschema_violations(unwrap_all(record))
@@ -209,11 +211,18 @@ class Conformance:
         taken, self._messages = self._messages, []
         return taken + self.patterns.take_messages()
 
-    def _jsonschema_violations(self, record: Any) -> list[Violation]:
+    def _start_clock(self) -> bool:
+        """Start the record's ``record-check-seconds``; False when ``record-check-timeouts`` records already
+        ran out of time (no more are checked)."""
         bounds = limits.current()
         if self._slow_records >= bounds.record_check_timeouts:
-            return [(ROOT, UNCHECKED)]
+            return False
         self._deadline[0] = time.monotonic() + bounds.record_check_seconds
+        return True
+
+    def _jsonschema_violations(self, record: Any) -> list[Violation]:
+        if not self._start_clock():
+            return [(ROOT, UNCHECKED)]
         out: list[Violation] = []
         missing: dict[tuple, list[str]] = {}
         for error in self._fallback.iter_errors(record):
@@ -433,10 +442,12 @@ def _asserting_metaschemas(references: References) -> frozenset[str]:
     return frozenset(found)
 
 
-def _format_checker(schema: dict, references: References) -> Any:
+def _format_checker(schema: dict, references: References, messages: list[str] | None = None) -> Any:
     """The draft's ``jsonschema.FormatChecker`` (the formats it knows depend on the optional packages
     installed: README, "Schema conformance"), its ``regex`` check bounded as the schema's own patterns are:
-    a value such as ``a{10000000}`` would take gigabytes to compile, and is not conforming here."""
+    a value such as ``a{10000000}`` would take gigabytes to compile, and is not conforming here. The
+    ``iri`` and ``iri-reference`` checks (a general parser, about a millisecond a character) read at most
+    ``iri-check-chars`` characters: a longer value is not conforming, said in ``messages``."""
     import copy
     import re
 
@@ -457,7 +468,26 @@ def _format_checker(schema: dict, references: References) -> Any:
             re.compile(instance)
             return True
         checker.checkers["regex"] = (is_regex, (re.error, ValueError, OverflowError, RecursionError))
+    most = limits.current().iri_check_chars
+    for name in SLOW_FORMATS & checker.checkers.keys():
+        checker.checkers[name] = _within_chars(name, *checker.checkers[name], most, messages)
     return checker
+
+
+SLOW_FORMATS = frozenset({"iri", "iri-reference"})  # their checkers' time grows steeply with the value
+
+
+def _within_chars(name: str, check: Callable[[object], Any], raises: Any, most: int,
+                  messages: list[str] | None) -> tuple[Callable[[object], Any], Any]:
+    """``check`` for values of at most ``most`` characters; a longer one does not conform, and is reported."""
+    def bounded(instance: object) -> Any:
+        if isinstance(instance, str) and len(instance) > most:
+            if messages is not None:
+                messages.append(f"a value of {len(instance):,} characters was not checked as format {name!r}, "
+                                f"which reads at most {most:,} (--limit iri-check-chars): counted as not conforming")
+            return False
+        return check(instance)
+    return bounded, raises
 
 
 # -- one maker per keyword: (conformance, keyword value, the subschema, pointer) -> check ---------
@@ -698,8 +728,11 @@ def _format(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     conforms = c.format_checker.conforms
     if not isinstance(value, str) or value not in c.format_checker.checkers:
         return _valid
+    deadline = c._deadline  # the record's, set by violations(): a checker may be slow (iri)
 
     def check(v: Any) -> _Errors | None:
+        if time.monotonic() > deadline[0]:
+            raise _TooSlow
         return None if conforms(v, value) else [((), "format")]
     return check
 
