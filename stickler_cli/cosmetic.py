@@ -19,6 +19,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from . import number_text
+from .number_text import read_number
 from .ascii_text import PUNCTUATION, WHITESPACE, deleting, without
 from .json_text import compact_json
 from .plan import FieldPlan, Kind, Plan
@@ -99,23 +100,6 @@ def text_forms(value: Any) -> tuple[Any, Any, Any, Any]:
     space = _no_space(case)
     punctuation = _no_punctuation(space)
     return case, space, punctuation, _unicode(punctuation)
-
-
-def read_number(value: Any) -> str | None:
-    """The number a value spells, as canonical decimal text ("1,234.50", "$1234.5", "1.234,50 EUR" and
-    1234.5 all read "1234.5"); None when it spells none (number_text.read_decimal: the Numeric comparator's
-    reading, so the number step accepts what that comparator would)."""
-    kind = type(value)
-    if kind is int and -10**15 < value < 10**15:  # the common cases, without Decimal: the same text
-        return str(value)
-    if kind is float and -1e15 < value < 1e15:
-        if value.is_integer():
-            return str(int(value))
-        shortest = repr(value)
-        if "e" not in shortest:
-            return shortest  # the shortest repr has no trailing zeros: Decimal's normalised text
-    number = number_text.read_decimal(value)
-    return number_text.canonical(number) if number is not None and number.is_finite() else None
 
 
 def read_dates(value: Any) -> tuple[str, ...]:

@@ -100,6 +100,22 @@ def _spaced_groups(text: str) -> str | None:
     return "".join(out)
 
 
+def read_number(value: Any) -> str | None:
+    """The finite number a value spells (``read_decimal``) as canonical decimal text ("1,234.50", "$1234.5",
+    "1.234,50 EUR" and 1234.5 all read "1234.5"); None when it spells none, or NaN or an infinity."""
+    kind = type(value)
+    if kind is int and -10**15 < value < 10**15:  # the common cases, without Decimal: the same text
+        return str(value)
+    if kind is float and -1e15 < value < 1e15:
+        if value.is_integer():
+            return str(int(value))
+        shortest = repr(value)
+        if "e" not in shortest:
+            return shortest  # the shortest repr has no trailing zeros: Decimal's normalised text
+    number = read_decimal(value)
+    return canonical(number) if number is not None and number.is_finite() else None
+
+
 def canonical(number: Decimal) -> str:
     """A finite number as canonical decimal text: "1234.5", "-3", "0" (no exponent, no trailing zeros)."""
     return "0" if number.is_zero() else format(number.normalize(), "f")
