@@ -19,9 +19,10 @@ def confidence_value(conf: Any) -> float | None:
     return number if 0.0 <= number <= 1.0 else None
 
 
-def unwrap(value: Any) -> tuple[Any, Any]:
-    """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``."""
-    if type(value) is dict and "_value" in value:
+def unwrap(value: Any, rich: bool = True) -> tuple[Any, Any]:
+    """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``; ``rich`` False (a field
+    whose object declares ``_value``: FieldPlan.rich): the value as it is, data."""
+    if rich and type(value) is dict and "_value" in value:
         return value["_value"], value.get("_confidence")
     return value, None
 
@@ -97,7 +98,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
             if _older(value) and not data:
                 obj[f.key] = value = {"_value": value["value"], "_confidence": value["confidence"]}
                 rewritten += 1
-            if type(value) is dict and "_value" in value:
+            if type(value) is dict and "_value" in value and f.rich:
                 value = value["_value"]
             if kind is Kind.OBJECT:
                 if type(value) is dict:
@@ -108,7 +109,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
                         value[i] = item = {"_value": item["value"], "_confidence": item["confidence"]}
                         rewritten += 1
                     if kind is Kind.OBJECT_LIST:
-                        if type(item) is dict and "_value" in item:
+                        if type(item) is dict and "_value" in item and f.rich:
                             item = item["_value"]
                         if type(item) is dict:
                             stack.append((inner, item))

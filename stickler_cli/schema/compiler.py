@@ -272,7 +272,7 @@ class _Compiler:
             self._no_comparator(node, pointer, named, "an object is compared field by field")
             model = self.model(node, pointer, prefix=f"{path}.", refs=refs, infer=infer)
             return FieldPlan(
-                kind=Kind.OBJECT, json_type="object", model=model,
+                kind=Kind.OBJECT, json_type="object", model=model, rich=not model.declares_rich_keys(),
                 threshold=OBJECT_THRESHOLD if threshold is None else threshold, **common,
             )
 
@@ -301,7 +301,7 @@ class _Compiler:
                                         f"items are paired and decided at {ext.PREFIX}match-threshold "
                                         f"({model.match_threshold:g} here), on its 'items'"))
                 return FieldPlan(
-                    kind=Kind.OBJECT_LIST, json_type="object", model=model,
+                    kind=Kind.OBJECT_LIST, json_type="object", model=model, rich=not model.declares_rich_keys(),
                     threshold=DEFAULT_MATCH_THRESHOLD if threshold is None else threshold,
                     **common,
                 )
