@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from typing import Any
 
 from .ascii_text import WHITESPACE, deleting, without
@@ -117,5 +117,9 @@ def read_number(value: Any) -> str | None:
 
 
 def canonical(number: Decimal) -> str:
-    """A finite number as canonical decimal text: "1234.5", "-3", "0" (no exponent, no trailing zeros)."""
-    return "0" if number.is_zero() else format(number.normalize(), "f")
+    """A finite number as canonical decimal text: "1234.5", "-3", "0" (no exponent, no trailing zeros), every
+    digit kept (normalize() alone would round to the context's 28 digits: two 30-digit integers one apart
+    would read alike)."""
+    if number.is_zero():
+        return "0"
+    return format(number.normalize(Context(prec=max(28, len(number.as_tuple().digits)))), "f")

@@ -52,6 +52,7 @@ def counts(plan, doc, path: str) -> list[int]:
 @pytest.mark.parametrize("gt, pred, expected", [
     (1.5, -15, 0.0), (1.5, 15, 0.0), (-15, 15, 0.0), (-1, 1, 0.0),  # the digits alike, the numbers not
     (1, 1.0, 1.0), (100, 100.0, 1.0),  # one number, two spellings
+    (10 ** 29 + 1, 10 ** 29 + 2, 0.0), (10 ** 29 + 1, 10 ** 29 + 1, 1.0),  # every digit, beyond Decimal's 28
     (1000, "1,000", 1.0), (1.5, "1.5", 1.0), (-12.5, "(12.50)", 1.0),  # a text spelling the same number
     (1.5, "$15", 0.0), (1.5, "15", 0.0), (12, "12 kg", 0.0), (True, 1, 0.0),
     ("Hello, World!", "hello world", 1.0), ("ACME Corp.", "acme corp", 1.0),  # free text: still lenient
