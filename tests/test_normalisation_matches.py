@@ -158,6 +158,9 @@ def test_an_object_declaring_value_is_data_in_both_engines():
     assert counts(plan, doc, "score._confidence") == [1, 0, 0, 0, 0]
     assert [(plan.fields[c.field_index].path, c.confidence) for c in doc.confidences] == [("plain", 0.9)]
     assert Conformance.of(plan).violations(PRED_7) == []
+    rows = {row.path: (row.label, row.gt, row.pred) for row in Engine(plan).compare(GT_7, PRED_7, explain=True).trace}
+    assert rows["weight"] == ("FD", GT_7["weight"], PRED_7["weight"])  # shown as the object it is
+    assert rows["parts[0↔0]"] == ("FD", GT_7["parts"][0], PRED_7["parts"][0])
     # where nothing declares _value, a rich value stays a rich value: the same object is a type violation
     other = compile_schema({"type": "object", "properties": {"weight": {"type": "object", "properties": {
         "unit": {"type": "string"}}}}})

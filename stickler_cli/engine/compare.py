@@ -750,7 +750,7 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
             filled = res.defaults.get(path[:path.rindex("[")])
     if confidence_value(conf) is None:
         conf = None  # as the metrics ignore it (NaN fails the comparison too)
-    row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
+    row = TraceRow(path, LABELS[label], without_wrappers(g, f.rich), without_wrappers(p, f.rich), sim, score,
                    f.deciding_threshold if threshold is None else threshold, f.comparator_name or "object",
                    conf, bool(filled and filled[0]), bool(filled and filled[1]))
     if at is None:

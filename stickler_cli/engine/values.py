@@ -27,16 +27,18 @@ def unwrap(value: Any, rich: bool = True) -> tuple[Any, Any]:
     return value, None
 
 
-def without_wrappers(value: Any) -> Any:
+def without_wrappers(value: Any, rich: bool = True) -> Any:
     """``value`` with every rich value ``{"_value": v, ...}`` replaced by ``v``, at every depth:
-    what a comparison row shows (explaining only; iterative, as records may nest 1,024 deep)."""
+    what a comparison row shows (explaining only; iterative, as records may nest 1,024 deep). ``rich``
+    False (FieldPlan.rich: an object declaring ``_value``): the value itself, or a list's items, are data."""
     if type(value) is not dict and type(value) is not list:
         return value
     out: list[Any] = [None]
+    data = () if rich else (id(value), *(id(v) for v in value)) if type(value) is list else (id(value),)
     stack: list[tuple[Any, Any, Any]] = [(value, out, 0)]
     while stack:
         item, into, at = stack.pop()
-        while type(item) is dict and "_value" in item:
+        while type(item) is dict and "_value" in item and id(item) not in data:
             item = item["_value"]
         if type(item) is dict:
             into[at] = copy = dict.fromkeys(item)  # keys in their order, values filled as they come
