@@ -180,3 +180,5 @@ def test_eval_reads_a_declared_value_as_data(tmp_path):
     assert [metrics["weight"][k] for k in ("tp", "fd")] == [0, 1]
     assert [metrics["weight.unit"][k] for k in ("tp", "fd")] == [0, 1]
     assert (report["schema_conformance"]["violations"], report["schema_violations"]) == (0, {})
+    # the ground truth's score._confidence is data the schema declares: no "arguments swapped?" warning
+    assert report["warnings"] == [] and "swapped" not in done.stderr
