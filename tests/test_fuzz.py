@@ -42,6 +42,9 @@ def primitive_schema():
             "x-aws-stickler-weight": st.sampled_from([0.5, 1, 3] * 5 + [0, -1]),
             "x-aws-stickler-clip-under-threshold": st.booleans(),
             "format": st.sampled_from(["date", "uri", "email"]),
+            # values that normalise alike (issue 37, item 5): kept apart by Exact
+            "enum": st.sampled_from([[1.5, 15, -15], ["A+", "A-"], ["N/A", "NA", None], "not a list"]),
+            "const": st.sampled_from(["N/A", -1, None]),
         })
 
 
@@ -68,6 +71,9 @@ RAW_LINES = st.sampled_from([
     b"[1, 2, 3]", b'"just a string"', b"null", b"", b"   ", b'{"id": "\xff\xfe"}', b"\xef\xbb\xbf{}",
     b'{"nested": ' + b"[" * 1500 + b"]" * 1500 + b"}", b'{"items": {"_value": [{"qty": "12"}], "_confidence": 2}}',
     b'{"name": {"_value": "x", "_confidence": "high"}}', b'{"total": 1e400}', b'{"id": "\\ud800"}',
+    # texts that are no one number, and objects holding _value beside data (issue 37, items 6 and 7)
+    b'{"total": "page 1 of 2", "qty": "1e2", "items": ["5 to 7", "1 0"]}',
+    b'{"nested": {"_value": 5, "unit": "kg"}, "items": [{"_value": 5, "_confidence": 0.5, "qty": 1}]}',
 ])
 
 

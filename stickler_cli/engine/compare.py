@@ -222,7 +222,7 @@ class Engine:
                 g = default
                 if default is not None and recording and res.trace is not None:
                     _filled(res, where + key, 0)
-            elif type(g) is dict and "_value" in g:
+            elif type(g) is dict and "_value" in g and f.rich:
                 if len(g) > 1:
                     gbox = g.get("_bbox")
                 g = g["_value"]
@@ -231,7 +231,7 @@ class Engine:
                 p = default
                 if default is not None and recording and res.trace is not None:
                     _filled(res, where + key, 1)
-            elif type(p) is dict and "_value" in p:
+            elif type(p) is dict and "_value" in p and f.rich:
                 conf = p.get("_confidence")
                 if recording and len(p) > (2 if "_confidence" in p else 1):
                     _keep_metadata(res, f, p, where)
@@ -344,7 +344,7 @@ class Engine:
             else:
                 res.tally[at + FN] += len(_as_list(g))
             if f.kind is Kind.OBJECT_LIST and not (g_null and p_null):
-                for k, item in enumerate(items(p if g_null else g)):
+                for k, item in enumerate(items(p if g_null else g, f.rich)):
                     _lone_boxes(res, f.model, item, g_null, f"{where}[{k}].")
                 # every row on the other side went wrong
                 n, m = (0, len(_as_list(p))) if g_null else (len(_as_list(g)), 0)
@@ -446,7 +446,7 @@ class Engine:
         if entry is not None:
             _, _, gv, pv, docs, sims, known, start = entry
         else:
-            gv, pv = items(g), items(p)
+            gv, pv = items(g, f.rich), items(p, f.rich)
             start = 0
         if entry is None and over_bound(gv, pv, f):
             docs, sims, pairs = self._long_object_list(model, f, gv, pv)
@@ -543,7 +543,7 @@ class Engine:
         gvs, pvs, kept = [], [], []
         cost = list_cost(f)
         for g, p in found:
-            gv, pv = items(g), items(p)
+            gv, pv = items(g, f.rich), items(p, f.rich)
             if len(gv) * len(pv) <= BATCH_PAIRS and not over_bound(gv, pv, f, cost):  # else matched as a long list
                 gvs.append(gv)
                 pvs.append(pv)
@@ -688,9 +688,9 @@ def _lone_boxes(res: DocResult, model: ModelPlan | None, obj: Any, predicted: bo
                 _box(res, f, box if not predicted else None, box if predicted else None, False, 0.0,
                      conf if predicted else None, where + f.key)
         elif f.kind is Kind.OBJECT:
-            _lone_boxes(res, f.model, unwrap(value)[0], predicted, where + f.key + ".")
-        elif f.kind is Kind.OBJECT_LIST and not _null_list(unwrap(value)[0]):
-            for k, item in enumerate(items(unwrap(value)[0])):
+            _lone_boxes(res, f.model, unwrap(value, f.rich)[0], predicted, where + f.key + ".")
+        elif f.kind is Kind.OBJECT_LIST and not _null_list(unwrap(value, f.rich)[0]):
+            for k, item in enumerate(items(unwrap(value, f.rich)[0], f.rich)):
                 _lone_boxes(res, f.model, item, predicted, f"{where}{f.key}[{k}].")
 
 
@@ -750,7 +750,7 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
             filled = res.defaults.get(path[:path.rindex("[")])
     if confidence_value(conf) is None:
         conf = None  # as the metrics ignore it (NaN fails the comparison too)
-    row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
+    row = TraceRow(path, LABELS[label], without_wrappers(g, f.rich), without_wrappers(p, f.rich), sim, score,
                    f.deciding_threshold if threshold is None else threshold, f.comparator_name or "object",
                    conf, bool(filled and filled[0]), bool(filled and filled[1]))
     if at is None:

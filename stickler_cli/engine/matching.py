@@ -68,11 +68,11 @@ def _list_text(values: Sequence[Any], f: FieldPlan) -> int:
     whose comparator is one, at any depth (keys the schema does not read, and Exact's texts, cost no such work)."""
     if f.model is None:
         return sum(_value_text(v) for v in values) if f.comparator is not None and f.comparator.text_quadratic else 0
-    return sum(_item_text(item, f.model.fields) for item in values)
+    return sum(_item_text(item, f.model.fields, f.rich) for item in values)
 
 
-def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
-    item = unwrap(item)[0]  # each value read as the engine reads it (items, field_value)
+def _item_text(item: Any, fields: Sequence[FieldPlan], rich: bool) -> int:
+    item = unwrap(item, rich)[0]  # each value read as the engine reads it (items, field_value)
     if type(item) is not dict:
         return 0
     total = 0
@@ -86,9 +86,9 @@ def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
                 total += (sum(_value_text(v) for v in value) if field.kind is Kind.PRIMITIVE_LIST and type(value) is list
                           else _value_text(value, leaf))
         elif field.kind is Kind.OBJECT_LIST:
-            total += _list_text(items(value), field)
+            total += _list_text(items(value, field.rich), field)
         else:
-            total += _item_text(value, field.model.fields)
+            total += _item_text(value, field.model.fields, field.rich)
     return total
 
 
