@@ -658,3 +658,28 @@ def test_a_huge_enum_of_mixed_values_is_checked_for_uniqueness_by_hash(tmp_path,
     path.write_text(json.dumps({**schema, "$schema": "http://json-schema.org/draft-06/schema#"}))
     assert [f.path for f in load_schema(str(path)).fields] == ["x"]
     assert len(compared) < 1000  # never pair by pair
+
+
+# -- issue 37: a schema file is read up to --limit schema-bytes, never until memory runs out --------------
+
+def test_schema_files_are_read_up_to_the_schema_bytes_limit(capsys, write, tmp_path):
+    """`stickler schema check /dev/zero` read until the kernel killed it. A schema, and each file its references
+    read, is read up to the bound (16 MiB) and no further: exit 2, one line naming the file or the reference."""
+    assert limits.DEFAULT.schema_bytes == 16 * 2**20
+    for args in (["schema", "check", "/dev/zero"], ["eval", "/dev/zero", "/dev/null", "/dev/null"],
+                 ["compare", "/dev/zero", "{}", "{}"]):
+        code, out, err = _cli(capsys, *args)
+        assert (code, out, err) == (2, "", "stickler: error: /dev/zero: /: schema file holds over 16,777,216 bytes "
+                                          "(the schema-bytes limit; --limit schema-bytes=N raises it)\n"), args
+    money = {"type": "number", "description": "x" * 300}
+    (tmp_path / "money.json").write_text(json.dumps(money))
+    schema = write("s.json", {"type": "object", "properties": {"total": {"$ref": "money.json"}}})
+    size = (tmp_path / "s.json").stat().st_size
+    assert size < 100 < len(json.dumps(money))
+    code, _, err = _cli(capsys, "schema", "check", schema, "--limit", "schema-bytes=200")
+    assert (code, err) == (2, f"stickler: error: {schema}: /properties/total/$ref: referenced file 'money.json' holds "
+                              "over 200 bytes (the schema-bytes limit; --limit schema-bytes=N raises it)\n")
+    code, _, err = _cli(capsys, "schema", "check", schema, "--limit", f"schema-bytes={size - 1}")
+    assert (code, err) == (2, f"stickler: error: {schema}: /: schema file holds over {size - 1:,} bytes (the "
+                              "schema-bytes limit; --limit schema-bytes=N raises it)\n")
+    assert _cli(capsys, "schema", "check", schema, "--limit", "schema-bytes=400")[0] == 0  # both files within it
