@@ -528,15 +528,18 @@ def _misplaced_schema(schema: str, others: Sequence[str], order: str) -> UsageEr
 
 
 def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
-    """Infer a schema from the first ``--limit infer-records`` records of each side (its files in
-    order): (Inferred, notes on what was read and what looked doubtful)."""
+    """Infer a schema from the first ``--limit infer-records`` records of each side (its files in order): the
+    first side (the ground truth) chooses the types and comparators, the others (predictions) only add notes.
+    (Inferred, notes on what was read and what looked doubtful)."""
     from .reader import sample
     from .schema.inference import infer_schema, unavailable_comparators
 
     bounds = limits.current()
     notes: list[str] = []
-    records: list[Any] = []
+    read: list[list[Any]] = []
     for _, paths in sides:
+        records: list[Any] = []
+        read.append(records)
         left = bounds.infer_records
         for path in paths:
             bad, first = 0, ""
@@ -554,9 +557,9 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
                 notes.append(f"{first}" + (f" ({bad:,} such lines skipped)" if bad > 1 else " (skipped)"))
             if left == 0:
                 break
-    source = " and ".join(name for name, _ in sides)
-    inferred = infer_schema(records, source=source, max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
-                            unavailable=unavailable_comparators())
+    inferred = infer_schema(read[0], source=sides[0][0], max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
+                            unavailable=unavailable_comparators(), predictions=[r for side in read[1:] for r in side],
+                            predictions_source=" and ".join(name for name, _ in sides[1:]) or "the predictions")
     return inferred, [*notes, *inferred.notes]
 
 
