@@ -1210,7 +1210,8 @@ def _print_inferred(console: Any, plan: Plan) -> None:
 def schema_infer(
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz, a .json array too; - for standard input)."),
     predictions: Optional[str] = typer.Argument(
-        None, help="Predictions JSONL: their values count too (types, nulls, formats)."),
+        None, help="Predictions JSONL: notes where they differ from the ground truth, which alone chooses the "
+                   "types and comparators."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
                                          help="Write the schema here instead of standard output."),
     limit: Optional[list[str]] = LIMIT_OPTION,
@@ -1218,8 +1219,8 @@ def schema_infer(
 ) -> None:
     """Infer an annotated schema from the data: each field's type, comparator and threshold, with why.
 
-    Notes on what looked doubtful (mixed types, only nulls, only empty lists, lines that are not
-    objects) go to stderr. `stickler schema check` passes on the output; edit it, then evaluate with it.
+    The ground truth chooses; notes on what looked doubtful (mixed types, only nulls, only empty lists,
+    lines that are not objects, predictions that differ from the ground truth) go to stderr. `stickler schema check` passes on the output; edit it, then evaluate with it.
     """
     from .reader import STDIN, check_readable
     from .reporters import json_report
