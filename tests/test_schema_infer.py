@@ -358,3 +358,35 @@ def test_a_schema_asking_for_inference_keeps_the_library_rules(tmp_path):
     chosen = {f.path: (f.comparator_name, f.deciding_threshold) for f in plan.fields}
     assert chosen == {"invoice_number": ("LevenshteinComparator", 0.7), "iban": ("LevenshteinComparator", 0.7),
                       "invoice_id": ("ExactComparator", 1.0)}
+
+
+def test_dates_written_out_in_the_ground_truth_get_the_date_comparator(tmp_path, capsys):
+    """Only ISO dates were dates: `15/03/2024` in the ground truth gave Levenshtein 0.7, under which a wrong day
+    (16/03/2024, one character) is a match and the same day written 2024-03-15 is not. Dates in common spellings
+    now get DateComparator 0.95 (no `format`: that means ISO), read in the order the ground truth shows."""
+    rows = [{"issued": f"{d:02d}/03/2024", "shipped": f"03/{d:02d}/2024", "paid": f"March {d}, 2024",
+             "posted": f"{d}.03.2024", "both": ["15/03/2024", "03/15/2024"][d % 2], "odd": f"{d:02d}/03/2024",
+             "short": f"03/{d:02d}", "ambiguous": f"0{d % 9 + 1}/0{d % 9 + 1}/2024"} for d in range(10, 22)]
+    rows[0]["odd"] = "31/02/2024"  # no such day: not a date, so the field is not dates
+    inferred = infer_schema(rows)
+    props = inferred.schema["properties"]
+    chosen = {k: (p["x-aws-stickler-comparator"], p.get("x-aws-stickler-comparator-config"), "format" in p)
+              for k, p in props.items()}
+    assert chosen == {
+        "issued": ("DateComparator", {"dayfirst": True}, False),
+        "shipped": ("DateComparator", {"dayfirst": False}, False),
+        "paid": ("DateComparator", None, False),
+        "posted": ("DateComparator", {"dayfirst": True}, False),
+        "both": ("ExactComparator", STRICT, False),  # two orders: not one way of writing dates (an enum here)
+        "odd": ("LevenshteinComparator", None, False),
+        "short": ("LevenshteinComparator", None, False),
+        "ambiguous": ("DateComparator", None, False)}
+    assert props["issued"]["x-aws-stickler-threshold"] == 0.95 and "written day first" in props["issued"]["description"]
+    assert inferred.notes == ["ambiguous: dates whose day and month are both 12 or less: read both ways (day first "
+                              "and month first, the better kept); set dayfirst in x-aws-stickler-comparator-config"]
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text("".join(json.dumps({"issued": f"{d:02d}/03/2024"}) + "\n" for d in (15, 16, 17)))
+    pred.write_text("".join(json.dumps({"issued": v}) + "\n" for v in ("2024-03-15", "17/03/2024", "17/03/2024")))
+    code, out, _ = _run(["eval", gt, pred, "-f", "json", "--no-progress"], capsys)
+    field = json.loads(out)["field_metrics"]["issued"]
+    assert code == 0 and (field["tp"], field["fd"], field["comparator"]) == (2, 1, "DateComparator")

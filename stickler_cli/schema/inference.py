@@ -24,6 +24,7 @@ nulls, only empty lists, lines that are not objects) is returned as notes, never
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 from dataclasses import dataclass, field
@@ -173,6 +174,8 @@ _TYPE_RULES: dict[str, tuple[str, dict[str, Any], float, str | None, str]] = {
     "number": ("NumericComparator", {"relative_tolerance": RELATIVE_TOLERANCE}, 0.95, NUMERIC, "numbers"),
     "date": ("DateComparator", {}, 0.95, TEMPORAL, "ISO dates"),
     "date-time": ("DateComparator", {"tolerance": DATETIME_TOLERANCE_DAYS}, 0.95, TEMPORAL, "ISO date-times"),
+    # Dates written out otherwise (15/03/2024, March 15, 2024): the library's rule for a date (stickler's reading).
+    "written-date": ("DateComparator", {}, 0.95, TEMPORAL, "dates"),
     "string": ("LevenshteinComparator", {}, 0.7, STRINGY, "strings"),
     # Formats stickler-eval cannot see in a str annotation: the exact rule it gives the same names.
     "email": ("ExactComparator", {"case_sensitive": False}, 1.0, STRINGY, "email addresses"),
@@ -267,6 +270,19 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s]+$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 FORMATS = ("date", "date-time", "email", "uri", "uuid")
+# Dates in other common spellings, ISO's too (a mix of both is still dates): read by DateComparator, not a JSON
+# Schema `format` (which means ISO 8601). Each must also read as one full calendar date (date.read_single).
+WRITTEN_DATE = "written-date"
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?"
+_DAY_AND_MONTH = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2\d{4}$")  # 15/03/2024, 03-15-2024: order in question
+_WRITTEN_DATES = (
+    _DAY_AND_MONTH,
+    _DATE,
+    re.compile(r"^\d{4}([/.])\d{1,2}\1\d{1,2}$"),
+    re.compile(rf"^\d{{1,2}}(?:st|nd|rd|th)?[ -]{_MONTH_WORD},?[ -]\d{{4}}$", re.IGNORECASE),
+    re.compile(rf"^{_MONTH_WORD} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}$", re.IGNORECASE),
+)
+_CHECKED = (*FORMATS, WRITTEN_DATE)
 
 
 def _is_format(name: str, text: str) -> bool:
@@ -286,8 +302,19 @@ def _is_format(name: str, text: str) -> bool:
         except ValueError:
             return False
         return True
+    if name == WRITTEN_DATE:
+        return _is_written_date(text)
     pattern = {"email": _EMAIL, "uri": _URI, "uuid": _UUID}[name]
     return bool(pattern.match(text))
+
+
+def _is_written_date(text: str) -> bool:
+    if not any(pattern.match(text) for pattern in _WRITTEN_DATES):
+        return False
+    from ..comparators.date import read_single  # only here: inferring from data (dateutil is imported then)
+
+    reading = read_single(text, False)
+    return reading is not None and reading.has_year and reading.has_month and reading.has_day
 
 
 @dataclass
@@ -299,6 +326,8 @@ class _Shape:
     kinds: dict[str, int] = field(default_factory=dict)  # JSON type -> count
     formats: set[str] | None = None  # the formats every string so far has; None before the first
     zoned: bool = True  # every date-time string so far carries its time zone
+    day_first: set[bool] = field(default_factory=set)  # what numeric dates showed: a day above 12 first (True) or second
+    numeric_dates: bool = False  # a date written with day and month in numbers was seen
     values: dict[str, int] | None = field(default_factory=dict)  # string -> count; None past the enum bounds
     objects: int = 0
     keys: dict[str, "_Shape"] = field(default_factory=dict)
@@ -371,7 +400,7 @@ class _Observer:
 
 def _see_string(shape: _Shape, text: str) -> None:
     if shape.formats is None:
-        shape.formats = set(FORMATS)
+        shape.formats = set(_CHECKED)
     if shape.formats:
         if len(text) > FORMAT_CHARS:
             shape.formats = set()
@@ -379,6 +408,13 @@ def _see_string(shape: _Shape, text: str) -> None:
             shape.formats = {f for f in shape.formats if _is_format(f, text)}
             if "date-time" in shape.formats and not _ZONED.search(text):
                 shape.zoned = False
+            if WRITTEN_DATE in shape.formats and (numeric := _DAY_AND_MONTH.match(text)):
+                shape.numeric_dates = True
+                first, second = int(numeric[1]), int(numeric[3])
+                if first > 12:
+                    shape.day_first.add(True)
+                if second > 12:
+                    shape.day_first.add(False)
     if shape.values is not None:
         if len(text) > ENUM_VALUE_CHARS:
             shape.values = None
@@ -409,9 +445,20 @@ class _Builder:
     def note(self, path: str, message: str) -> None:
         self.notes.append(f"{path}: {message}")
 
-    def choose(self, name: str, kind: str) -> Choice:
-        """The choice for values of the data: the library's rules and the identifier words (DATA_RULES)."""
-        return choose(name, kind, self.unavailable, DATA_RULES)
+    def choose(self, name: str, kind: str, shape: _Shape | None = None, path: str = "") -> Choice:
+        """The choice for values of the data: the library's rules and the identifier words (DATA_RULES); dates
+        written with day and month in numbers are read in the order the ground truth shows (``dayfirst``)."""
+        choice = choose(name, kind, self.unavailable, DATA_RULES)
+        if kind != WRITTEN_DATE or choice.comparator != "DateComparator" or shape is None:
+            return choice
+        if shape.day_first:
+            first = next(iter(shape.day_first))
+            return dataclasses.replace(choice, config={**choice.config, "dayfirst": first},
+                                       reason=f"{choice.reason}, written {'day' if first else 'month'} first")
+        if shape.numeric_dates:
+            self.note(path, "dates whose day and month are both 12 or less: read both ways (day first and month "
+                            "first, the better kept); set dayfirst in x-aws-stickler-comparator-config")
+        return choice
 
     def model(self, shape: _Shape, prefix: str) -> tuple[dict[str, Any], list[str]]:
         """(properties, required) of an object shape."""
@@ -450,7 +497,7 @@ class _Builder:
             return self.array(name, shape, path, seen)
         node, value_kind = _primitive(name, kind, shape)
         node["type"] = _nullable([node["type"]], shape)
-        return _annotated(node, self.choose(name, value_kind), seen)
+        return _annotated(node, self.choose(name, value_kind, shape, path), seen)
 
     def object(self, shape: _Shape, path: str, seen: str) -> dict[str, Any]:
         if shape.too_deep or not shape.keys:
@@ -498,7 +545,7 @@ class _Builder:
         node, value_kind = _primitive(name, kind, items)
         node["type"] = _nullable([node["type"]], items)
         prop = _annotated({"type": _nullable(["array"], shape), "items": node},
-                          self.choose(name, value_kind), f"{seen}, {item_seen}")
+                          self.choose(name, value_kind, items, path), f"{seen}, {item_seen}")
         prop["description"] = "list: " + prop["description"]
         return prop
 
@@ -519,6 +566,8 @@ def _primitive(name: str, kind: str, shape: _Shape) -> tuple[dict[str, Any], str
             if name_of_format != "date-time" or shape.zoned:  # RFC 3339 wants the zone
                 node["format"] = name_of_format
             return node, name_of_format
+    if WRITTEN_DATE in formats and len(shape.day_first) < 2:  # both orders seen: not one way of writing dates
+        return node, WRITTEN_DATE
     values = shape.values
     strings = shape.kinds.get("string", 0)
     found = _matching_rule(name, DATA_RULES, STRINGY)
