@@ -579,7 +579,7 @@ def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_
     kept = f"written to {save_schema}" if save_schema else "--save-schema FILE keeps it to edit"
     doubts = f", {len(notes)} note(s): `stickler schema infer` lists them" if notes else ""
     sys.stderr.write(f"stickler: no schema given: inferred one ({len(plan.fields)} fields) from {inferred.records:,} "
-                     f"records{doubts}; {_printable(kept)}\n")
+                     f"ground-truth records{doubts}; {_printable(kept)}\n")
     return plan
 
 

@@ -305,7 +305,8 @@ def test_predictions_never_choose_a_type_or_a_comparator_only_notes(tmp_path, ca
     assert code == 0 and json.loads(out)["properties"] == alone.schema["properties"]
     assert "stickler: note: total: the predictions also hold string (1)" in err
     assert _run(["schema", "infer", files["gt"]], capsys)[1] == out
-    code, out, _ = _run(["eval", files["gt"], files["pred"], "-f", "json", "--no-progress"], capsys)
+    code, out, err = _run(["eval", files["gt"], files["pred"], "-f", "json", "--no-progress"], capsys)
+    assert "inferred one (7 fields) from 12 ground-truth records, 5 note(s)" in err
     fields = json.loads(out)["field_metrics"]
     # The reformatted date is the same day (TP), the wrong day is not (FD): 11 TP, 1 FD.
     assert (fields["invoice_date"]["tp"], fields["invoice_date"]["fd"]) == (11, 1)
