@@ -524,7 +524,8 @@ def _misplaced_schema(schema: str, others: Sequence[str], order: str) -> UsageEr
     found = next((other for other in others if other != schema and _looks_like_schema(other)), None)
     if found is None:  # alone, a one-line schema with an error could look like one record: two are asked for
         return UsageError(f"{subject}, not a schema: the order is {order}") if verb or records > 1 else None
-    return UsageError(f"{subject} and {_printable(found)} {verb + ' ' if verb else ''}like a schema: the order is {order}")
+    shown = f"{_printable(found)} {verb} like a schema" if verb else f"{_printable(found)} like a schema"
+    return UsageError(f"{subject} and {shown}: the order is {order}")
 
 
 def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
@@ -1220,7 +1221,8 @@ def schema_infer(
     """Infer an annotated schema from the data: each field's type, comparator and threshold, with why.
 
     The ground truth chooses; notes on what looked doubtful (mixed types, only nulls, only empty lists,
-    lines that are not objects, predictions that differ from the ground truth) go to stderr. `stickler schema check` passes on the output; edit it, then evaluate with it.
+    lines that are not objects, predictions that differ from the ground truth) go to stderr.
+    `stickler schema check` passes on the output; edit it, then evaluate with it.
     """
     from .reader import STDIN, check_readable
     from .reporters import json_report

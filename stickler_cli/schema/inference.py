@@ -16,10 +16,12 @@ here from the values instead of a Python annotation, with more words that say id
 - model-backed comparators (semantic, BERT, LLM) are never chosen, and a comparator this
   installation lacks (PhoneComparator without the ``phone`` extra) becomes Levenshtein, as there.
 
-The library's rules alone (``RULES``) serve a schema that asks for them (``x-aws-stickler-infer-unspecified``,
-or ``"x-aws-stickler-comparator": "auto"``), as stickler-eval does: ``choose_for_property`` reads the property's JSON type and
-format as the library's importer types them. Every property says why in its ``description``; what the data made doubtful (mixed types, only
-nulls, only empty lists, lines that are not objects) is returned as notes, never raised.
+The library's rules alone (``RULES``) serve a schema that asks for them
+(``x-aws-stickler-infer-unspecified``, or ``"x-aws-stickler-comparator": "auto"``), as stickler-eval does:
+``choose_for_property`` reads the property's JSON type and format as the library's importer types them.
+Every property says why in its ``description``; what the data made doubtful (mixed types, only nulls,
+only empty lists, lines that are not objects, predictions unlike the ground truth) is returned as notes,
+never raised.
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ def name_tokens(name: str) -> frozenset[str]:
     return _with_singulars(name_words(name))
 
 
-def _matching_rule(name: str, rules: tuple[_Rule, ...] = RULES, family: str | None = None) -> tuple[_Rule, str] | None:
+def _matching_rule(name: str, rules: tuple[_Rule, ...] = RULES,
+                   family: str | None = None) -> tuple[_Rule, str] | None:
     """The first rule a word of ``name`` names, and that word; a rule that ``yields`` is passed over when the
     values' ``family`` is not one of its own."""
     words = name_words(name)
@@ -185,7 +188,8 @@ _TYPE_RULES: dict[str, tuple[str, dict[str, Any], float, str | None, str]] = {
 KINDS = tuple(_TYPE_RULES)
 
 
-def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset(), rules: tuple[_Rule, ...] = RULES) -> Choice:
+def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset(),
+           rules: tuple[_Rule, ...] = RULES) -> Choice:
     """The comparator for a field called ``name`` whose values are of ``kind`` (one of KINDS):
     the type's choice, refined by the first name rule (of ``rules``: the library's, or DATA_RULES) that fits
     the type; a comparator in ``unavailable`` (or a model-backed one) becomes Levenshtein (Exact for dates),
@@ -326,7 +330,7 @@ class _Shape:
     kinds: dict[str, int] = field(default_factory=dict)  # JSON type -> count
     formats: set[str] | None = None  # the formats every string so far has; None before the first
     zoned: bool = True  # every date-time string so far carries its time zone
-    day_first: set[bool] = field(default_factory=set)  # what numeric dates showed: a day above 12 first (True) or second
+    day_first: set[bool] = field(default_factory=set)  # numeric dates with a day above 12: first (True), second
     numeric_dates: bool = False  # a date written with day and month in numbers was seen
     values: dict[str, int] | None = field(default_factory=dict)  # string -> count; None past the enum bounds
     objects: int = 0
