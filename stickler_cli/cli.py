@@ -516,16 +516,16 @@ def _misplaced_schema(schema: str, others: Sequence[str], order: str) -> UsageEr
     the SCHEMA argument is JSON Lines (or JSON text) and another argument a schema. Only looked at once the
     schema has failed to load: a good run pays nothing for it."""
     if schema.lstrip().startswith(("{", "[")) and not os.path.exists(schema):
-        subject, verb = "the SCHEMA argument is JSON text", "looks"
+        subject, likeness, alone = "the SCHEMA argument is JSON text", "looks like", True
     elif records := _json_lines_records(schema):
-        subject, verb = f"{_printable(schema)} looks like JSON Lines", ""
+        # Alone, a one-line schema with an error could read as one record: two records are asked for.
+        subject, likeness, alone = f"{_printable(schema)} looks like JSON Lines", "like", records > 1
     else:
         return None
     found = next((other for other in others if other != schema and _looks_like_schema(other)), None)
-    if found is None:  # alone, a one-line schema with an error could look like one record: two are asked for
-        return UsageError(f"{subject}, not a schema: the order is {order}") if verb or records > 1 else None
-    shown = f"{_printable(found)} {verb} like a schema" if verb else f"{_printable(found)} like a schema"
-    return UsageError(f"{subject} and {shown}: the order is {order}")
+    if found is None:
+        return UsageError(f"{subject}, not a schema: the order is {order}") if alone else None
+    return UsageError(f"{subject} and {_printable(found)} {likeness} a schema: the order is {order}")
 
 
 def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
