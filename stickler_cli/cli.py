@@ -15,7 +15,7 @@ import inspect
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Iterator, NoReturn, Optional, Sequence
 
 import typer
 
@@ -23,7 +23,7 @@ import typer
 # (docs/performance.md, "Start-up"; tests/test_startup.py checks that --help imports no engine).
 from . import interrupts, limits
 from .cli_help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
-from .errors import ExitCode, SchemaError, SticklerError, UsageError
+from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -378,7 +378,8 @@ def eval_command(
         plan = _inferred_plan(shards, ground_truth, predictions, save_schema, assert_formats,
                               [*inputs, *(p for _, p in plugin_files)])
     else:
-        plan = _scoring_plan(schema, schema_resource, assert_formats)
+        plan = _scoring_plan(schema, schema_resource, assert_formats, [ground_truth, predictions],
+                             "SCHEMA GROUND_TRUTH PREDICTIONS")
     check_ready(plan)
     data_files = [(what, path) for shard in shards
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
@@ -434,14 +435,21 @@ def eval_command(
     _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes, no_data_passes)
 
 
-def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False) -> Plan:
+def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False,
+                  others: Sequence[str] = (), order: str = "") -> Plan:
     """The schema compiled for ``eval``, ``diff`` and ``compare``. A keyword that looks like a misspelt JSON Schema
     keyword (``propertiess``), which ``schema check`` refuses, is a warning here: the run scores the schema as
-    written, without what the keyword meant, and a run's numbers should not change unannounced."""
+    written, without what the keyword meant, and a run's numbers should not change unannounced. A schema that
+    does not load while the arguments look swapped (``others``: the data arguments) says so, and the ``order``."""
     from .schema import load_schema
     from .schema.keywords import unknown_keywords
 
-    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    try:
+        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    except SchemaError:
+        if order and (swapped := _misplaced_schema(schema, others, order)):
+            raise swapped from None
+        raise
     for pointer, key, meant in sorted(unknown_keywords(plan.schema)):
         if meant:
             sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: unknown keyword "
@@ -489,6 +497,21 @@ def _check_inferring(inferring: bool, ground_truth: str, predictions: str, save_
 
 
 SCHEMA_SNIFF_BYTES = 4 * 2**20  # a first argument up to this size is looked at: is it a schema rather than data?
+LINES_SNIFF_BYTES = 2**20  # the first lines of an argument looked at: is it JSON Lines rather than a schema?
+
+
+def _head(path: str, size: int) -> bytes | None:
+    """Up to ``size`` + 1 first bytes of a regular file (never standard input, a pipe or a device: looking
+    must not consume an input); None when there is none to look at."""
+    from .reader import STDIN
+
+    try:
+        if path == STDIN or not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(size + 1)
+    except OSError:
+        return None
 
 
 def _looks_like_schema(path: str) -> bool:
@@ -496,28 +519,64 @@ def _looks_like_schema(path: str) -> bool:
     properties): ``eval schema.json gt.jsonl`` missing its predictions, not ground truth to infer from."""
     import orjson
 
+    head = _head(path, SCHEMA_SNIFF_BYTES)
+    if head is None or len(head) > SCHEMA_SNIFF_BYTES or not head.lstrip().startswith(b"{"):
+        return False
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(SCHEMA_SNIFF_BYTES + 1)
-        if len(head) > SCHEMA_SNIFF_BYTES or not head.lstrip().startswith(b"{"):
-            return False
         value = orjson.loads(head)
-    except (OSError, ValueError):
+    except ValueError:
         return False
     return isinstance(value, dict) and (
         "$schema" in value or (value.get("type") == "object" and isinstance(value.get("properties"), dict)))
 
 
+def _json_lines_records(path: str) -> int:
+    """How many of the first two non-blank lines of ``path`` each hold one JSON object (records of JSON Lines),
+    0 when it reads as a schema: ground truth or predictions given where the schema belongs."""
+    import orjson
+
+    lines = [line for line in (_head(path, LINES_SNIFF_BYTES) or b"").splitlines()[:1000] if line.strip()][:2]
+    found = 0
+    for line in lines:
+        try:
+            if not isinstance(orjson.loads(line), dict):
+                break
+        except ValueError:
+            break
+        found += 1
+    return found if found and not _looks_like_schema(path) else 0
+
+
+def _misplaced_schema(schema: str, others: Sequence[str], order: str) -> UsageError | None:
+    """The error a schema that does not load gets when the arguments look swapped (``eval GT SCHEMA PRED``):
+    the SCHEMA argument is JSON Lines (or JSON text) and another argument a schema. Only looked at once the
+    schema has failed to load: a good run pays nothing for it."""
+    if schema.lstrip().startswith(("{", "[")) and not os.path.exists(schema):
+        subject, likeness, alone = "the SCHEMA argument is JSON text", "looks like", True
+    elif records := _json_lines_records(schema):
+        # Alone, a one-line schema with an error could read as one record: two records are asked for.
+        subject, likeness, alone = f"{_printable(schema)} looks like JSON Lines", "like", records > 1
+    else:
+        return None
+    found = next((other for other in others if other != schema and _looks_like_schema(other)), None)
+    if found is None:
+        return UsageError(f"{subject}, not a schema: the order is {order}") if alone else None
+    return UsageError(f"{subject} and {_printable(found)} {likeness} a schema: the order is {order}")
+
+
 def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
-    """Infer a schema from the first ``--limit infer-records`` records of each side (its files in
-    order): (Inferred, notes on what was read and what looked doubtful)."""
+    """Infer a schema from the first ``--limit infer-records`` records of each side (its files in order): the
+    first side (the ground truth) chooses the types and comparators, the others (predictions) only add notes.
+    (Inferred, notes on what was read and what looked doubtful)."""
     from .reader import sample
     from .schema.inference import infer_schema, unavailable_comparators
 
     bounds = limits.current()
     notes: list[str] = []
-    records: list[Any] = []
+    read: list[list[Any]] = []
     for _, paths in sides:
+        records: list[Any] = []
+        read.append(records)
         left = bounds.infer_records
         for path in paths:
             bad, first = 0, ""
@@ -535,9 +594,9 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
                 notes.append(f"{first}" + (f" ({bad:,} such lines skipped)" if bad > 1 else " (skipped)"))
             if left == 0:
                 break
-    source = " and ".join(name for name, _ in sides)
-    inferred = infer_schema(records, source=source, max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
-                            unavailable=unavailable_comparators())
+    inferred = infer_schema(read[0], source=sides[0][0], max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
+                            unavailable=unavailable_comparators(), predictions=[r for side in read[1:] for r in side],
+                            predictions_source=" and ".join(name for name, _ in sides[1:]) or "the predictions")
     return inferred, [*notes, *inferred.notes]
 
 
@@ -557,7 +616,7 @@ def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_
     kept = f"written to {save_schema}" if save_schema else "--save-schema FILE keeps it to edit"
     doubts = f", {len(notes)} note(s): `stickler schema infer` lists them" if notes else ""
     sys.stderr.write(f"stickler: no schema given: inferred one ({len(plan.fields)} fields) from {inferred.records:,} "
-                     f"records{doubts}; {_printable(kept)}\n")
+                     f"ground-truth records{doubts}; {_printable(kept)}\n")
     return plan
 
 
@@ -891,7 +950,8 @@ def diff_command(
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
-        plan = _scoring_plan(schema, schema_resource, assert_formats)
+        plan = _scoring_plan(schema, schema_resource, assert_formats, paths[1:],
+                             "SCHEMA GROUND_TRUTH PREDICTIONS_A PREDICTIONS_B")
         check_ready(plan)
         json_report.check_targets(targets, [
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
@@ -988,7 +1048,8 @@ def compare_command(
     selector.check()
     _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    plan = _scoring_plan(schema, schema_resource)
+    plan = _scoring_plan(schema, schema_resource, others=[ground_truth, prediction],
+                         order="SCHEMA GROUND_TRUTH PREDICTION")
     check_ready(plan)
     gt, pred = choose_pair(ground_truth, prediction, selector)
     if selector.line is not None and (disagreement := id_disagreement(gt, pred)):
@@ -1141,7 +1202,13 @@ def schema_check(
 
     _use_limits(limit)
     _load_plugins(plugin)
-    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    try:
+        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    except SchemaError:
+        if _json_lines_records(schema) > 1:  # only once it failed: a good schema pays nothing
+            raise UsageError(f"{_printable(schema)} looks like JSON Lines, not a schema: `stickler schema check "
+                             "SCHEMA` checks a schema (`stickler schema infer` infers one from data)") from None
+        raise
     unknown = sorted(unknown_keywords(plan.schema))
     for pointer, key, meant in unknown:
         if meant:
@@ -1198,7 +1265,8 @@ def _print_inferred(console: Any, plan: Plan) -> None:
 def schema_infer(
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz, a .json array too; - for standard input)."),
     predictions: Optional[str] = typer.Argument(
-        None, help="Predictions JSONL: their values count too (types, nulls, formats)."),
+        None, help="Predictions JSONL: notes where they differ from the ground truth, which alone chooses the "
+                   "types and comparators."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
                                          help="Write the schema here instead of standard output."),
     limit: Optional[list[str]] = LIMIT_OPTION,
@@ -1206,8 +1274,9 @@ def schema_infer(
 ) -> None:
     """Infer an annotated schema from the data: each field's type, comparator and threshold, with why.
 
-    Notes on what looked doubtful (mixed types, only nulls, only empty lists, lines that are not
-    objects) go to stderr. `stickler schema check` passes on the output; edit it, then evaluate with it.
+    The ground truth chooses; notes on what looked doubtful (mixed types, only nulls, only empty lists,
+    lines that are not objects, predictions that differ from the ground truth) go to stderr.
+    `stickler schema check` passes on the output; edit it, then evaluate with it.
     """
     from .reader import STDIN, check_readable
     from .reporters import json_report
@@ -1219,7 +1288,13 @@ def schema_infer(
     files = [p for p in (ground_truth, predictions) if p is not None]
     check_readable(*files)
     json_report.check_targets({"--output": output}, [("input", p) for p in files])
-    inferred, notes = _infer([(p, [p]) for p in files])
+    try:
+        inferred, notes = _infer([(p, [p]) for p in files])
+    except InputError:
+        if found := next((p for p in files if _looks_like_schema(p)), None):  # only once it failed
+            raise UsageError(f"{_printable(found)} looks like a schema: schema infer takes GROUND_TRUTH "
+                             "[PREDICTIONS], the data to infer a schema from") from None
+        raise
     compile_schema(inferred.schema, source="<inferred>")  # what is written compiles: `schema check` passes
     data = json_report.dumps(inferred.schema)
     for note in notes:

@@ -377,9 +377,11 @@ def check_state(block: Any, plan: Plan, fd_counts: dict[str, int]) -> None:
 
     if not isinstance(block, dict) or set(block) != {"counts", "accepted", "examples", "examples_kept"}:
         raise bad("", "must be an object with counts, accepted, examples and examples_kept")
+    from .state_file import MAX_INTEGER
+
     kept = block["examples_kept"]
-    if type(kept) is not int or kept < 0:
-        raise bad("/examples_kept", "must be a non-negative integer")
+    if type(kept) is not int or not 0 <= kept <= MAX_INTEGER:
+        raise bad("/examples_kept", "must be a non-negative integer, at most 2^53")
     fields = {f.path: f for f in plan.fields if f.kind in (Kind.PRIMITIVE, Kind.PRIMITIVE_LIST)}
     for name in ("counts", "accepted", "examples"):
         if not isinstance(block[name], dict):

@@ -36,6 +36,9 @@ class Limits:
     # Subschemas nested in one another (through $ref too), and objects compared inside one another. Each
     # level costs stack in the checks a schema goes through; far deeper than any real schema.
     schema_depth: int = 64
+    # Bytes of a schema file, and of each file its references read (--schema-resource files too): read up to the
+    # bound and no further, so /dev/zero or a multi-gigabyte file is refused rather than read until memory runs out.
+    schema_bytes: int = 16 * 2**20
     # Subschemas visited when the schema is compiled, the target of a $ref counted at every use: definitions
     # that each refer to the next twice expand exponentially (2 KB of schema, 2^30 subschemas).
     schema_nodes: int = 100_000

@@ -136,10 +136,18 @@ def record_warnings(stats: dict[str, int | None]) -> list[str]:
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
 
 
+def stdin_descriptor() -> int:
+    """Standard input's file descriptor; an InputError when it is closed (``<&-``): Python then sets
+    ``sys.stdin`` to None, and descriptor 0 may since name a file stickler opened itself."""
+    if sys.stdin is None:
+        raise InputError("standard input is closed: nothing to read ('-' names standard input)", STDIN)
+    return sys.stdin.fileno()
+
+
 def open_input(path: str) -> BinaryIO:
     """The file as bytes; ``.gz`` files are decompressed as they are read; ``-`` is standard input."""
     if path == STDIN:
-        return open(sys.stdin.fileno(), "rb", closefd=False)
+        return open(stdin_descriptor(), "rb", closefd=False)
     try:
         if path.endswith(".gz"):
             return gzip.open(path, "rb")  # type: ignore[return-value]
@@ -1011,6 +1019,7 @@ def check_readable(*paths: str) -> None:
     """Fail before any work when an input file is missing or unreadable."""
     for path in paths:
         if path == STDIN:
+            stdin_descriptor()
             continue
         p = Path(path)
         if not p.exists():

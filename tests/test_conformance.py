@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stickler_cli.cli import main
+from stickler_cli.errors import SchemaError
 from stickler_cli.schema.conformance import ROOT, Conformance, json_equal
 
 
@@ -187,12 +188,14 @@ def test_false_subschema():
 
 
 def test_integer_rules_per_draft():
-    for draft, accepted in (("http://json-schema.org/draft-07/schema#", True),
-                            ("http://json-schema.org/draft-04/schema#", False)):
-        checker = Conformance({"$schema": draft, "properties": {"n": {"type": "integer"}}})
-        assert (checker.violations({"n": 2.0}) == []) is accepted
+    """2.0 is an integer from draft 6 on; drafts 3 and 4 (where it is not) are refused (issue 37)."""
+    for draft in ("http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#", None):
+        checker = Conformance({**({"$schema": draft} if draft else {}), "properties": {"n": {"type": "integer"}}})
+        assert checker.violations({"n": 2.0}) == []
         assert checker.violations({"n": True}) == [("n", "type")]
-    assert not Conformance({"$schema": "http://json-schema.org/draft-04/schema#"}).compiled
+    for draft in ("http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-03/schema"):
+        with pytest.raises(SchemaError, match="names draft [34], which stickler does not read"):
+            Conformance({"$schema": draft, "properties": {"n": {"type": "integer"}}})
 
 
 def test_other_keywords_are_checked_by_jsonschema():

@@ -157,6 +157,7 @@ KEYWORDS = st.sampled_from([
     "not", "if", "then", "else", "format", "uniqueItems", "minItems", "contains", "dependentRequired",
     "propertyNames", "$ref", "$dynamicRef", "$id", "$anchor", "$dynamicAnchor", "$schema", "unevaluatedProperties",
     "prefixItems", "dependentSchemas", "dependencies", "x-aws-stickler-threshold", "x-aws-stickler-comparator",
+    "extends", "divisibleBy", "disallow",  # draft 3's (issue 37: its schemas crashed eval)
 ])
 
 
@@ -210,7 +211,9 @@ def hostile_schemas():
             "$schema": st.sampled_from(["http://json-schema.org/draft-07/schema#",
                                         "https://json-schema.org/draft/2019-09/schema",
                                         "http://json-schema.org/draft-04/schema#", "http://127.0.0.1:9/meta",
-                                        "https://json-schema.org/draft/2020-12/schema"]),
+                                        "https://json-schema.org/draft/2020-12/schema",
+                                        "http://json-schema.org/draft-03/schema#",  # issue 37: refused, exit 2
+                                        "http://json-schema.org/draft-06/schema#"]),
             "$id": st.sampled_from(["http://example.invalid/root.json", "urn:root", "relative.json"]),
             "additionalProperties": st.one_of(st.booleans(), graph_node()),
         })

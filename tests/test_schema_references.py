@@ -439,8 +439,8 @@ def test_schema_check_lists_the_formats_it_cannot_check(tmp_path, capsys):
 @pytest.mark.parametrize("schema, pointer, value", [
     ({"type": "object", "properties": {"a": {"type": "string"}}, "$id": False}, "/$id", "False"),
     ({"type": "object", "properties": {"a": {"type": "string"}}, "$defs": {"d": {"$id": 7}}}, "/$defs/d/$id", "7"),
-    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
-      "properties": {"a": {"type": "string"}}, "id": ["x"]}, "/id", "['x']"),
+    ({"$schema": "http://json-schema.org/draft-06/schema#", "type": "object",
+      "properties": {"a": {"type": "string"}}, "$id": ["x"]}, "/$id", "['x']"),
 ])
 def test_an_id_that_is_not_a_string_is_refused_in_one_line(tmp_path, capsys, schema, pointer, value):
     """Found by the hostile-schema fuzzer: referencing reads an id with str methods, so an id of another type

@@ -24,7 +24,7 @@ from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import audit, extensions as ext
 from .conformance import ROOT
 from .refs import References, escape
-from .registry import gather
+from .registry import TooLarge, gather, schema_file_bytes
 
 PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
 
@@ -63,7 +63,9 @@ def load_schema(path: str | Path, resources: Mapping[str, str] | None = None, as
     in ``/`` to a directory)."""
     source = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = schema_file_bytes(path)
+    except TooLarge as exc:
+        raise SchemaError(f"schema file {exc}", "/", source) from None
     except FileNotFoundError:
         raise SchemaError("schema file not found", "/", source) from None
     except OSError as exc:
