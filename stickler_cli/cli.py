@@ -96,8 +96,7 @@ BOX_FOUND_OPTION = typer.Option(
 CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on every score.")
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_help_panel=STATISTICS,
-                                help="Bootstrap resamples for --ci (at least 10; at most the limit "
-                                     "bootstrap-resamples, 100,000).")
+                                help="Bootstrap resamples for --ci (10 to the limit bootstrap-resamples).")
 SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
                            help="Seed of the bootstrap resamples (same seed, same intervals).")
 FDR_OPTION = typer.Option(0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS,
@@ -297,9 +296,8 @@ def eval_command(
     budgets: str = BUDGETS_OPTION,
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1, metavar="N", rich_help_panel=SCALE,
-        help=f"Processes to score on. Default: 1; every core when there are at least {AUTO_WORKERS_MIN_CORES} "
-             f"and the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB. At most one a core (limit "
-             "workers-per-core), and no more than chunks of 500 documents."),
+        help=f"Processes to score on (default 1; every core on {AUTO_WORKERS_MIN_CORES}+ cores for a ground "
+             f"truth over {AUTO_WORKERS_BYTES // 2**20} MB); at most one a core (limit workers-per-core)."),
     save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
                                              help="Also write the run's mergeable state here (see `stickler merge`)."),
     dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS", rich_help_panel=SCALE,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from . import number_text
 from .number_text import read_number
 from .ascii_text import PUNCTUATION, WHITESPACE, deleting, without
-from .json_text import compact_json
+from .json_text import MAX_INTEGER, compact_json
 from .plan import FieldPlan, Kind, Plan
 from .schema.keywords import escape as _token
 
@@ -377,8 +377,6 @@ def check_state(block: Any, plan: Plan, fd_counts: dict[str, int]) -> None:
 
     if not isinstance(block, dict) or set(block) != {"counts", "accepted", "examples", "examples_kept"}:
         raise bad("", "must be an object with counts, accepted, examples and examples_kept")
-    from .state_file import MAX_INTEGER
-
     kept = block["examples_kept"]
     if type(kept) is not int or not 0 <= kept <= MAX_INTEGER:
         raise bad("/examples_kept", "must be a non-negative integer, at most 2^53")

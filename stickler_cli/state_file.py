@@ -24,7 +24,7 @@ from typing import Any, Sequence
 from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
 from .errors import InputError, SchemaError
 from .evaluate import Evaluation
-from .json_text import as_written
+from .json_text import MAX_INTEGER, as_written
 from .plan import Plan
 from . import rollup
 from .reader import decode
@@ -62,10 +62,6 @@ def _is_int(value: Any) -> bool:
     return type(value) is int
 
 
-# The largest integer a state may hold anywhere: every integer up to it is exact in float64, in which counts are
-# added and rates computed, and no run counts that far. A state is untrusted: 10^400 (Python's json reads it)
-# was an OverflowError, exit 3.
-MAX_INTEGER = 2**53
 
 
 def _is_number(value: Any) -> bool:
