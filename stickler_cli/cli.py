@@ -920,7 +920,7 @@ def compare_command(
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
 
-    from .analysis import row
+    from .analysis import not_shown, row
     from .comparators.registry import check_ready
     from .compare_input import Selector, choose_pair, id_disagreement
     from .engine import Engine
@@ -947,12 +947,15 @@ def compare_command(
                 for r in result.trace or []]
         payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows,
                    "errors": result.errors, "inputs": {"ground_truth": gt.as_dict(), "prediction": pred.as_dict()}}
+        beyond = not_shown(result.trace.more)  # past --limit explain-items
+        if beyond is not None:
+            payload["comparisons_not_shown"] = beyond
         sys.stdout.buffer.write(json_report.dumps(payload))
         return
     console = _console()
     if gt.line is not None or pred.line is not None:
         console.print(terminal.safe(f"{gt.where()} against {pred.where()}", 2 * terminal.NAME_LIMIT), style="dim")
-    terminal.render_trace(result.score, result.field_scores, result.trace or [], console)
+    terminal.render_trace(result.score, result.field_scores, result.trace or [], console, result.trace.not_shown)
     for message in result.errors:
         console.print(terminal.safe(f"error: {message}", limit=400), style="yellow")
 

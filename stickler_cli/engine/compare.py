@@ -28,6 +28,7 @@ import numpy as np
 
 from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
+from .. import limits
 from ..json_text import as_written
 from ..localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
@@ -40,10 +41,9 @@ from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
 from .values import (EMPTIABLE, as_list as _as_list, confidence_value, is_null as _null, is_null_list as _null_list,
                      unwrap, without_wrappers)
-from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
+from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Trace, TraceRow
 from ..thresholds import Layout
 
-LABELS = ("TP", "FA", "FD", "FN", "TN")
 
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 
@@ -149,7 +149,7 @@ class Engine:
     def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
 
-        With ``explain`` the result's ``trace`` lists every comparison made.
+        With ``explain`` the result's ``trace`` lists the comparisons made (the first --limit explain-items).
         """
         res = DocResult(
             score=0.0,
@@ -157,7 +157,7 @@ class Engine:
             tally=[0] * (5 * self.size),
             score_sum=[0.0] * self.size,
             score_n=[0] * self.size,
-            trace=[] if explain else None,
+            trace=Trace(limits.current().explain_items) if explain else None,
         )
         score, _ = self._model(self.plan.root, gt, pred, res, top=True, where="")
         res.score = score
@@ -742,6 +742,10 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
            conf: Any = None) -> None:
     """Add one comparison row: plain values, the prediction's confidence at a leaf (a number from 0
     to 1, else None: a malformed one is listed in ``errors``), and which sides a default filled in."""
+    trace = res.trace
+    if not trace.has_room(at):
+        trace.more[label] += 1
+        return
     path = path or f.path
     filled = None
     if res.defaults:
@@ -753,10 +757,7 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
     row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
                    f.deciding_threshold if threshold is None else threshold, f.comparator_name or "object",
                    conf, bool(filled and filled[0]), bool(filled and filled[1]))
-    if at is None:
-        res.trace.append(row)
-    else:
-        res.trace.insert(at, row)
+    trace.add(row, label, at)
 
 
 def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str,
