@@ -384,7 +384,7 @@ def eval_command(
     evaluation.slice_fdr = fdr
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
-    notes = [f"{sinks[ROWS_NON_MATCHES].count} non-matching comparisons written to {non_matches}"] if non_matches else []
+    notes = [_non_matches_note(sinks[ROWS_NON_MATCHES])] if non_matches else []
     if per_document:
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
     report = build_report(evaluation)
@@ -958,6 +958,15 @@ def compare_command(
     terminal.render_trace(result.score, result.field_scores, result.trace or [], console, result.trace.not_shown)
     for message in result.errors:
         console.print(terminal.safe(f"error: {message}", limit=400), style="yellow")
+
+
+def _non_matches_note(written: Any) -> str:
+    """What --non-matches wrote (a json_report.LineWriter), and how many more its documents had past
+    --limit explain-items (each such document's last line counts them)."""
+    note = f"{written.count} non-matching comparisons written to {written.path}"
+    if written.not_shown:
+        note += f", and {written.not_shown:,} more counted there, not written (--limit explain-items)"
+    return note
 
 
 @app.command("split")

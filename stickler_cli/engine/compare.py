@@ -358,20 +358,18 @@ class Engine:
         early = self._list_null(f, g, p, res, where)
         if early is not None:
             return early
-        gs = [unwrap(v) for v in _as_list(g)]
-        ps = [unwrap(v) for v in _as_list(p)]
-        gv = [v for v, _ in gs]
-        pv = [v for v, _ in ps]
+        gv = items(g)
+        pv, pconf = _values_and_confidences(_as_list(p))
         if over_bound(gv, pv, f):
-            matrix, pairs = self._long_primitive_list(f, gv, pv)
+            pairs, similarities = self._long_primitive_list(f, gv, pv)
         else:
             matrix = self._similarity_matrix(f, gv, pv)
             pairs = self._primitive_pairs(f, matrix)
+            similarities = [matrix[i][j] for i, j in pairs]
         longest = max(len(gv), len(pv))
         score_sum = raw_sum = 0.0
         tp = 0
-        for i, j in pairs:
-            s = matrix[i][j]
+        for (i, j), s in zip(pairs, similarities):
             raw_sum += s
             if s >= f.threshold:
                 tp += 1
@@ -382,17 +380,17 @@ class Engine:
                 res.similarity_bins.append(self.layout.flat_one(f.index, s))
             if res is not None and not s >= f.threshold:
                 _keep_fd(res, f, gv[i], pv[j])
-            if res is not None and ps[j][1] is not None:
-                _confidence(res, f, s >= f.threshold, ps[j][1], s)
+            if res is not None and pconf is not None and pconf[j] is not None:
+                _confidence(res, f, s >= f.threshold, pconf[j], s)
             if res is not None and res.trace is not None:
                 label = TP if s >= f.threshold else FD
                 _trace(res, f, label, gv[i], pv[j], s, s if label == TP or not f.clip else 0.0,
-                       path=f"{where}[{i}↔{j}]", conf=ps[j][1])
+                       path=f"{where}[{i}↔{j}]", conf=pconf[j] if pconf is not None else None)
         if res is not None:
             res.predicted_leaves += len(pv)
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
-                _trace_unpaired(res, f, gv, pv, pairs, where, [c for _, c in ps])
+                _trace_unpaired(res, f, gv, pv, pairs, where, pconf)
         return score_sum / longest, raw_sum / longest, False
 
     def _primitive_pairs(self, f: FieldPlan, matrix: list[list[float]]) -> list[tuple[int, int]]:
@@ -400,17 +398,15 @@ class Engine:
         return assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
 
     def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
-        """(similarities of the chosen pairs as matrix[i][j], pairs) of lists beyond MATCH_BOUND pairs."""
+        """(pairs, their similarities in the same order) of lists beyond MATCH_BOUND pairs."""
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             local = self._primitive_pairs(f, self._similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
 
         pairs, how = bounded_pairs([item_key(v) for v in gv], [item_key(v) for v in pv], best, _fits(f, gv, pv))
-        matrix: dict[int, dict[int, float]] = {}
-        for i, j in pairs:
-            matrix.setdefault(i, {})[j] = self._similarity(f, gv[i], pv[j])
+        similarities = [self._similarity(f, gv[i], pv[j]) for i, j in pairs]
         self._note_long_list(f, gv, pv, how)
-        return matrix, pairs
+        return pairs, similarities
 
     def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
         """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs."""
@@ -735,6 +731,18 @@ def _filled(res: DocResult, path: str, side: int) -> None:
     if res.defaults is None:
         res.defaults = {}
     res.defaults.setdefault(path, [False, False])[side] = True
+
+
+def _values_and_confidences(listed: list) -> tuple[list, list | None]:
+    """(plain values, each one's ``_confidence``) of a list's items; the list itself and None when no item is a
+    rich value (the common case: a million plain items make no million pairs to take apart)."""
+    for v in listed:
+        if type(v) is dict:
+            break
+    else:
+        return listed, None
+    pairs = [unwrap(v) for v in listed]
+    return [v for v, _ in pairs], [c for _, c in pairs]
 
 
 def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float, score: float,
