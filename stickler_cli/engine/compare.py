@@ -770,12 +770,13 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
 
 def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str,
                     confidences: list | None = None) -> None:
-    paired_g = {i for i, _ in pairs}
-    paired_p = {j for _, j in pairs}
+    paired_g, paired_p = bytearray(len(gv)), bytearray(len(pv))  # a byte an item, not sets of a million ints
+    for i, j in pairs:
+        paired_g[i] = paired_p[j] = 1
     for i, value in enumerate(gv):
-        if i not in paired_g:
+        if not paired_g[i]:
             _trace(res, f, FN, value, None, 0.0, 0.0, path=f"{where}[{i}↔-]")
     for j, value in enumerate(pv):
-        if j not in paired_p:
+        if not paired_p[j]:
             _trace(res, f, FA, None, value, 0.0, 0.0, path=f"{where}[-↔{j}]",
                    conf=confidences[j] if confidences else None)

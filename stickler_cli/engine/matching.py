@@ -171,8 +171,10 @@ def bounded_pairs(g_keys: Sequence[Hashable | None], p_keys: Sequence[Hashable |
             pairs.append((i, queue.popleft()))
         else:
             rows.append(i)
-    used = {j for _, j in pairs}
-    cols = [j for j in range(len(p_keys)) if j not in used]
+    used = bytearray(len(p_keys))  # a byte an item, not a set of a million ints
+    for _, j in pairs:
+        used[j] = 1
+    cols = [j for j in range(len(p_keys)) if not used[j]]
     how = f"{len(pairs):,} identical item pairs matched first"
     if rows and cols:
         if fits(rows, cols):
