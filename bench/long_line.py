@@ -22,9 +22,10 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from bench import case_arguments, show
 
 ROOT = Path(__file__).resolve().parent.parent
 STRINGS = 1_000_000
@@ -111,15 +112,8 @@ def table(rows: list[dict]) -> list[str]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--strings", type=int, default=STRINGS, help="strings in the prediction's list")
-    ap.add_argument("--markdown", help="also write the table here")
-    ap.add_argument("--data", help="keep generated files in this folder (default: a temporary one)")
-    args = ap.parse_args(argv)
-    base = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="stickler-long-line-"))
-    lines = table(measure(base, args.strings))
-    print("\n".join(lines))
-    if args.markdown:
-        Path(args.markdown).write_text("\n".join(lines) + "\n")
-    return 0
+    args, base = case_arguments(ap, argv)
+    return show(table(measure(base, args.strings)), args.markdown)
 
 
 if __name__ == "__main__":
