@@ -206,6 +206,17 @@ def cut_values(out: dict[str, Any], chars: int = SAMPLE_VALUE_CHARS) -> dict[str
     return out
 
 
+def listed_value(row: dict[str, Any], side: str, limit: int) -> Any:
+    """A row's ``side`` value as a failure list of ``limit`` characters shows it: a value the run kept cut (its
+    JSON text, named in "cut") as its first characters and the word that it was cut, within ``limit``, so that
+    no count of the characters left out is made up from the part kept."""
+    value = row.get(side)
+    if side not in (row.get("cut") or ()) or not isinstance(value, str):
+        return value
+    note = f"… (cut: over {WORST_VALUE_CHARS:,} characters of JSON)"
+    return value.removesuffix("…")[:max(limit - len(note), 0)] + note
+
+
 def failure_field(plan: Plan, path: str, kind: str) -> FieldPlan | None:
     """The field a comparison row belongs to, from its display path (``items[0↔1].name`` is ``items.name``);
     None for a row that is not one of its field's counted comparisons (a list of objects compared as a whole:

@@ -175,3 +175,22 @@ def test_a_long_list_is_explained_in_bounded_memory(tmp_path):
     doc = json.loads(report.read_text())["worst_documents"][0]
     assert len(doc["comparisons"]) == 1000
     assert doc["comparisons_not_shown"]["count"] == 1 + 3 + (n - 3) - 1000  # id, 3 pairs, the unpaired tags
+
+
+def test_a_value_over_10000_characters_is_kept_cut_and_said_so(tmp_path):
+    """A worst document's value longer than 10,000 characters of JSON is kept as that text cut, named in "cut";
+    the terminal and Markdown say it was cut rather than count the characters left out of the part kept."""
+    schema = {"type": "object", "properties": {"notes": {"type": "string",
+                                                         "x-aws-stickler-comparator": "ExactComparator"}}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    (tmp_path / "gt.jsonl").write_text(json.dumps({"notes": "short"}) + "\n")
+    (tmp_path / "pred.jsonl").write_text(json.dumps({"notes": "m" * 20_000}) + "\n")
+    files = {"schema": str(tmp_path / "s.json"), "gt": str(tmp_path / "gt.jsonl"), "pred": str(tmp_path / "pred.jsonl")}
+    done = _run(files, "-o", str(tmp_path / "r.json"), "--show-errors", "1")
+    assert done.returncode == 0, done.stderr
+    row = json.loads((tmp_path / "r.json").read_text())["worst_documents"][0]["comparisons"][0]
+    assert row["gt"] == "short" and row["cut"] == ["pred"]
+    assert row["pred"] == '"' + "m" * 9_998 + "…"  # its JSON text, 10,000 characters
+    assert "characters of JSON)" in " ".join(done.stdout.split()) and "(+" not in done.stdout
+    markdown = _run(files, "-f", "markdown").stdout
+    assert "… (cut: over 10,000 characters of JSON)`" in markdown and "(+" not in markdown

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis import MISSES, PARTIAL_ONLY, imperfect, misses_not_shown, more_line, where
+from ..analysis import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line, where
 from ..extras import install_hint
 from ..reader import error_location
 from ..engine.result import TraceRow
@@ -311,8 +311,8 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         table, path_width = _comparison_table(title, [c["path"] for c in misses], 30, confident, ("Score",))
         for c in misses:
             table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
-                          value_cell(c["gt"], c.get("gt_default"), VALUE_LISTED),
-                          value_cell(c["pred"], c.get("pred_default"), VALUE_LISTED),
+                          value_cell(listed_value(c, "gt", VALUE_LISTED), c.get("gt_default"), VALUE_LISTED),
+                          value_cell(listed_value(c, "pred", VALUE_LISTED), c.get("pred_default"), VALUE_LISTED),
                           *([figure_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
         console.print(table)
         if hidden:
