@@ -159,9 +159,11 @@ def test_a_long_list_is_explained_in_bounded_memory(tmp_path):
     (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
     (tmp_path / "gt.jsonl").write_text(json.dumps({"id": "a", "tags": ["x", "y", "z"]}) + "\n")
     (tmp_path / "pred.jsonl").write_text(json.dumps({"id": "a", "tags": [f"{k % 100:02d}" for k in range(n)]}) + "\n")
-    script = ("import resource, sys\nfrom stickler_cli.cli import main\n"
+    # The child's own peak (VmHWM): its ru_maxrss would count the pytest process it was forked from too.
+    script = ("import sys\nfrom stickler_cli.cli import main\n"
               "code = main(sys.argv[1:])\n"
-              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, code)\n")
+              "hwm = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+              "print(hwm.split()[1], code)\n")
     report, html = tmp_path / "r.json", tmp_path / "r.html"
     done = subprocess.run([sys.executable, "-c", script, "eval", str(tmp_path / "s.json"), str(tmp_path / "gt.jsonl"),
                            str(tmp_path / "pred.jsonl"), "--no-progress", "-o", str(report), "--html", str(html),
@@ -194,3 +196,20 @@ def test_a_value_over_10000_characters_is_kept_cut_and_said_so(tmp_path):
     assert "characters of JSON)" in " ".join(done.stdout.split()) and "(+" not in done.stdout
     markdown = _run(files, "-f", "markdown").stdout
     assert "… (cut: over 10,000 characters of JSON)`" in markdown and "(+" not in markdown
+
+
+def test_identical_items_of_a_long_list_are_compared_once_per_value(monkeypatch):
+    """Past the matching bound identical items are paired first; each identical pair's similarity depends on its
+    value alone, so the comparator is asked once per value (7 here), not once per pair (1,200), and every figure
+    is the same: 1,200 TPs of similarity 1.0, the extra predicted item an FA."""
+    plan = st.compile_schema({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}})
+    field = plan.root.field("tags")
+    calls: list[tuple[str, str]] = []
+    real = field.comparator.similarity
+    monkeypatch.setattr(field.comparator, "similarity", lambda a, b: calls.append((a, b)) or real(a, b))
+    gt = [f"v{k % 7}" for k in range(1_200)]
+    pred = gt[::-1] + ["extra"]  # 1,200 x 1,201 pairs: past the matching bound (1,000,000)
+    doc = Engine(plan).compare({"tags": gt}, {"tags": pred})
+    assert sorted(calls) == [(f"v{k}", f"v{k}") for k in range(7)]
+    assert doc.counts[field.index] == [1_200, 1, 0, 0, 0]
+    assert doc.score == pytest.approx(1_200 / 1_201)

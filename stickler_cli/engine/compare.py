@@ -403,8 +403,20 @@ class Engine:
             local = self._primitive_pairs(f, self._similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
 
-        pairs, how = bounded_pairs([item_key(v) for v in gv], [item_key(v) for v in pv], best, _fits(f, gv, pv))
-        similarities = [self._similarity(f, gv[i], pv[j]) for i, j in pairs]
+        g_keys, p_keys = [item_key(v) for v in gv], [item_key(v) for v in pv]
+        pairs, how = bounded_pairs(g_keys, p_keys, best, _fits(f, gv, pv))
+        # An identical pair's similarity depends on its value alone: asked once per value (the first SAME_VALUES
+        # values), so a million repeats of a hundred strings make a hundred comparator calls, not a million.
+        same: dict[Any, float] = {}
+        similarities = []
+        for i, j in pairs:
+            key = g_keys[i]
+            s = same.get(key) if key is not None and key == p_keys[j] else None
+            if s is None:
+                s = self._similarity(f, gv[i], pv[j])
+                if key is not None and key == p_keys[j] and len(same) < SAME_VALUES:
+                    same[key] = s
+            similarities.append(s)
         self._note_long_list(f, gv, pv, how)
         return pairs, similarities
 
@@ -731,6 +743,9 @@ def _filled(res: DocResult, path: str, side: int) -> None:
     if res.defaults is None:
         res.defaults = {}
     res.defaults.setdefault(path, [False, False])[side] = True
+
+
+SAME_VALUES = 10_000  # identical item values whose similarity a long list remembers (_long_primitive_list)
 
 
 def _values_and_confidences(listed: list) -> tuple[list, list | None]:
