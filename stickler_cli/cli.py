@@ -86,7 +86,8 @@ SUGGEST_THRESHOLDS_OPTION = typer.Option(
     None, "--suggest-thresholds", metavar="FILE", rich_help_panel=OUTPUTS,
     help="Write suggested thresholds here (a JSON Patch).")
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
-                                  help="Print the N worst documents with their failing fields.")
+                                  help="Print the N worst documents with their failing fields (the first "
+                                       "--limit explain-items comparisons of each; the rest counted).")
 IOU_THRESHOLDS_OPTION = typer.Option(
     "0.5:0.95:0.05", "--iou-thresholds", metavar="RANGE", rich_help_panel=STATISTICS, show_default=False,
     help="Box mAP IoU thresholds [0.5:0.95:0.05], or a list.")
@@ -419,7 +420,7 @@ def eval_command(
     evaluation.slice_fdr = fdr
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
-    notes = [f"{sinks[ROWS_NON_MATCHES].count} non-matching comparisons written to {non_matches}"] if non_matches else []
+    notes = [_non_matches_note(sinks[ROWS_NON_MATCHES])] if non_matches else []
     if per_document:
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
     report = build_report(evaluation)
@@ -1033,7 +1034,7 @@ def compare_command(
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
 
-    from .analysis import row
+    from .analysis import not_shown, row
     from .comparators.registry import check_ready
     from .compare_input import Selector, choose_pair, id_disagreement
     from .engine import Engine
@@ -1061,14 +1062,26 @@ def compare_command(
                 for r in result.trace or []]
         payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows,
                    "errors": result.errors, "inputs": {"ground_truth": gt.as_dict(), "prediction": pred.as_dict()}}
+        beyond = not_shown(result.trace.more)  # past --limit explain-items
+        if beyond is not None:
+            payload["comparisons_not_shown"] = beyond
         sys.stdout.buffer.write(json_report.dumps(payload))
         return
     console = _console()
     if gt.line is not None or pred.line is not None:
         console.print(terminal.safe(f"{gt.where()} against {pred.where()}", 2 * terminal.NAME_LIMIT), style="dim")
-    terminal.render_trace(result.score, result.field_scores, result.trace or [], console)
+    terminal.render_trace(result.score, result.field_scores, result.trace or [], console, result.trace.not_shown)
     for message in result.errors:
         console.print(terminal.safe(f"error: {message}", limit=400), style="yellow")
+
+
+def _non_matches_note(written: Any) -> str:
+    """What --non-matches wrote (a json_report.LineWriter), and how many more its documents had past
+    --limit explain-items (each such document's last line counts them)."""
+    note = f"{written.count} non-matching comparisons written to {written.path}"
+    if written.not_shown:
+        note += f", and {written.not_shown:,} more counted there, not written (--limit explain-items)"
+    return note
 
 
 @app.command("split")

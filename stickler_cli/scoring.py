@@ -49,9 +49,9 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
         lines = analysis.non_matches and has_misses(tally)
         sample = acc.wants_failures(tally)
     if lines or sample:  # explained once for both
-        rows = non_match_rows(engine, doc_id, gt, pred)
+        rows, beyond = non_match_rows(engine, doc_id, gt, pred)
         if lines:
-            acc.add_lines(ROWS_NON_MATCHES, rows)
+            acc.add_lines(ROWS_NON_MATCHES, rows if beyond is None else [*rows, beyond])
         if sample:
             acc.keep_failures(rows)
     if analysis.per_document:

@@ -353,7 +353,7 @@ def test_the_bench_documents_take_the_columnar_path_and_add_up_alike(tmp_path):
             one.keep_worst(doc.score, {"doc_id": f"pair {k}", "gt_source": None, "gt_line": k, "pred_source": None,
                                        "pred_line": k, "gt": gt, "pred": pred})
         if one.wants_failures(doc.tally):  # the sample of failing comparisons per field
-            one.keep_failures(non_match_rows(engine, f"pair {k}", gt, pred))
+            one.keep_failures(non_match_rows(engine, f"pair {k}", gt, pred)[0])
     assert state_bytes(evaluate_pairs(plan, docs)) == state_bytes(one)
 
 

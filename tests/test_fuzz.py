@@ -367,3 +367,35 @@ def test_every_record_with_a_key_written_twice_is_listed(tmp_path_factory, capsy
     assert code == 0
     listed = [e for e in orjson.loads(out)["errors"] if "twice in one object" in e["message"]]
     assert len(listed) == 2 * sum(_has_duplicate(line) for line in lines)
+
+
+# -- one document's explanation capped (issue 37, item 11) ------------------------------------------------
+
+CAP_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_CAP_EXAMPLES", "150"))
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=CAP_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(schema=schemas(), gt=lines(garbage=0), pred=lines(garbage=1), cap=st.integers(1, 4))
+def test_a_capped_explanation_is_the_first_rows_and_counts_the_rest(tmp_path_factory, capsys, schema, gt, pred, cap):
+    """With --limit explain-items=N every worst document holds at most N comparisons, the first N of the uncapped
+    run's, and its comparisons_not_shown counts the others by type; the figures are the uncapped run's."""
+    folder = tmp_path_factory.mktemp("cap")
+    (folder / "s.json").write_bytes(orjson.dumps(schema))
+    (folder / "g.jsonl").write_bytes(b"\n".join(gt) + b"\n")
+    (folder / "p.jsonl").write_bytes(b"\n".join(pred) + b"\n")
+    base = ["eval", str(folder / "s.json"), str(folder / "g.jsonl"), str(folder / "p.jsonl"), "--format", "json",
+            "--no-progress", "--show-errors", "2"]
+    if run_checked([*base, "-o", str(folder / "whole.json")], capsys)[0] == 2:
+        return
+    assert run_checked([*base, "-o", str(folder / "cut.json"), "--limit", f"explain-items={cap}"], capsys)[0] == 0
+    whole, cut = (orjson.loads((folder / name).read_bytes()) for name in ("whole.json", "cut.json"))
+    assert cut["metrics"] == whole["metrics"] and cut["field_metrics"] == whole["field_metrics"]
+    assert len(cut["worst_documents"]) == len(whole["worst_documents"])
+    for capped, full in zip(cut["worst_documents"], whole["worst_documents"]):
+        rows = full["comparisons"]
+        assert capped["comparisons"] == rows[:cap]
+        rest: dict[str, int] = {}
+        for row in rows[cap:]:
+            rest[row["type"]] = rest.get(row["type"], 0) + 1
+        assert capped.get("comparisons_not_shown", {}).get("by_type", {}) == rest

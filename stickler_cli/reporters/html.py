@@ -17,7 +17,7 @@ from html import escape
 from typing import Any, Iterable
 
 
-from ..analysis import where
+from ..analysis import more_line, where
 from ..gates import NO_DATA_SHOWN, actual_text, threshold_text
 from ..json_text import compact_json
 from .cosmetic import html_section
@@ -665,10 +665,13 @@ def _documents(report: dict[str, Any]) -> str:
                         f'{_num_cell(c.get("similarity"))}</tr>')
         total, failing = total + len(rows), failing + wrong
         lines = _e(where(doc), 1000)
+        hidden = _dict(doc.get("comparisons_not_shown")).get("count")  # past --limit explain-items
+        more = (f"<p class=meta>{_e(more_line(hidden, 'comparisons'), 200)}</p>"
+                if type(hidden) is int and hidden > 0 else "")
         out.append(f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), NAME_LIMIT)}"'
                    f'{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), NAME_LIMIT)}</b>'
                    f' — score {_fmt(doc.get("score"))} · <span class="shown">{wrong}</span> shown of {len(rows)} '
-                   f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}</details>")
+                   f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}{more}</details>")
     controls = ('<div class="controls"><label><input type="checkbox" id="hide-ok" checked> hide right comparisons '
                 '(TP, TN)</label><input type="search" id="doc-search" placeholder="filter: path, value or document" '
                 f'aria-label="filter the comparisons"><span id="doc-status" class="meta">{failing} comparison'

@@ -385,11 +385,16 @@ class LineWriter:
         self.path = path
         self._file = replacing(path)
         self.count = 0
+        # What lines counting comparisons past --limit explain-items ({"doc_id", "not_shown": {"count", ...}}) say.
+        self.not_shown = 0
 
     def __call__(self, rows: list[dict[str, Any]]) -> None:
         try:
             for row in rows:
                 self.handle.write(dumps(row, indent=False))
+                if "not_shown" in row:
+                    self.not_shown += row["not_shown"]["count"]
+                    self.count -= 1
         except OSError as exc:
             raise cannot_write(self.path, exc) from None
         self.count += len(rows)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..analysis import MISSES, PARTIAL_ONLY, imperfect
+from ..analysis import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line
 from ..confidence.trust import trust_sentence
 from ..gates import failed_gates_markdown, verdict
 from ..reader import error_location
@@ -155,17 +155,18 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
     head, rule = ("| Confidence ", "---:|") if confident else ("", "")
     for doc in worst:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
+        hidden = misses_not_shown(doc)  # past --limit explain-items
         lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], NAME_LIMIT))}</code> · score {doc['score']:.3f} · "
-                  f"{len(misses)} failing comparison(s)</summary>", ""]
+                  f"{len(misses) + hidden:,} failing comparison(s)</summary>", ""]
         if not misses:
-            lines += [PARTIAL_ONLY, "", "</details>", ""]
+            lines += [more_line(hidden) if hidden else PARTIAL_ONLY, "", "</details>", ""]
             continue
         lines += [f"| Field | Type | Ground truth | Prediction {head}| Score |", f"|---|---|---|---|{rule}---:|"]
         for c in misses:
             confidence = f" {_rate(c.get('confidence'))} |" if confident else ""
-            lines.append(f"| {text(c['path'])} | {c['type']} | {_value(c['gt'], c.get('gt_default'))} "
-                         f"| {_value(c['pred'], c.get('pred_default'))} |{confidence} {c['score']:.3f} |")
-        lines += ["", "</details>", ""]
+            gt, pred = (_value(listed_value(c, side, VALUE_LISTED), c.get(f"{side}_default")) for side in ("gt", "pred"))
+            lines.append(f"| {text(c['path'])} | {c['type']} | {gt} | {pred} |{confidence} {c['score']:.3f} |")
+        lines += ["", *([more_line(hidden), ""] if hidden else []), "</details>", ""]
     return lines
 
 

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis import MISSES, PARTIAL_ONLY, imperfect, where
+from ..analysis import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line, where
 from ..extras import install_hint
 from ..reader import error_location
 from ..engine.result import TraceRow
@@ -226,10 +226,11 @@ def _comparison_table(title: str | Text, paths: list[str], widest_path: int, con
     return table, path_width
 
 
-def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
+def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console,
+                 not_shown: int = 0) -> None:
     """``stickler compare``: every comparison made for one pair (threshold and comparator only
     on terminals of 100 columns or more, so that the values keep room on narrow ones; the
-    prediction's confidence when it gave any)."""
+    prediction's confidence when it gave any), then how many were made past --limit explain-items."""
     wide = console.width >= 100
     confident = any(r.confidence is not None for r in rows)
     figures = ("Sim", "Score", "Thr") if wide else ("Sim", "Score")  # never cut: a threshold may be 0.8333
@@ -247,6 +248,8 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
             cells += [f"{row.threshold:g}", row.comparator.removesuffix("Comparator")]
         table.add_row(*cells)
     console.print(table)
+    if not_shown:
+        console.print(Text(more_line(not_shown, "comparisons"), style="dim"))
 
 
 def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> None:
@@ -303,17 +306,20 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         # The name whole (a FILE:LINE name ends in its line number; an id is what a user searches for).
         title = Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · ") + safe(found, 2 * NAME_LIMIT)
+        hidden = misses_not_shown(doc)  # past --limit explain-items
         if not misses:  # a line of its own: in the field column it stood one syllable a line
             console.print(title)
-            console.print(Text(f"    {PARTIAL_ONLY}", style="dim"))
+            console.print(Text(f"    {more_line(hidden) if hidden else PARTIAL_ONLY}", style="dim"))
             continue
         table, path_width = _comparison_table(title, [c["path"] for c in misses], 30, confident, ("Score",))
         for c in misses:
             table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
-                          value_cell(c["gt"], c.get("gt_default"), VALUE_LISTED),
-                          value_cell(c["pred"], c.get("pred_default"), VALUE_LISTED),
+                          value_cell(listed_value(c, "gt", VALUE_LISTED), c.get("gt_default"), VALUE_LISTED),
+                          value_cell(listed_value(c, "pred", VALUE_LISTED), c.get("pred_default"), VALUE_LISTED),
                           *([figure_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
         console.print(table)
+        if hidden:
+            console.print(Text(f"    {more_line(hidden)}", style="dim"))
 
 
 def render_diff(report: dict[str, Any], console: Console) -> None:
