@@ -8,3 +8,14 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(autouse=True)
+def _default_limits():
+    """The bounds in force are process-wide (limits.use, set by every in-process CLI run): each test starts
+    and ends with the defaults, so that a test's --limit never reaches a later test that calls the library."""
+    from stickler_cli import limits
+
+    limits.use(limits.DEFAULT)
+    yield
+    limits.use(limits.DEFAULT)

@@ -94,7 +94,7 @@ def test_the_table_names_the_lines_compared_and_fits_80_columns(pair, capsys, mo
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = _compare(pair, capsys, "--id", "doc-0042")
     assert code == 0
-    assert " ".join(out.split("Document score")[0].split()) == f"{pair['gt']}:3 against {pair['pred']}:1"  # wrapped
+    assert "".join(out.split("Document score")[0].split()) == "".join(f"{pair['gt']}:3 against {pair['pred']}:1".split())  # wrapped, mid-path too
     assert max(len(line) for line in out.splitlines()) <= 80
     assert re.search(r"\n total +FD +42 +41 +0\.930 +0\.000 +0\.000 *\n", out)
     assert re.search(r"\n currency +FD +CAD +USD \(default\) +– +0\.000 +0\.000 *\n", out)

@@ -256,12 +256,13 @@ def test_a_worst_document_without_a_miss_says_so_on_a_line_of_its_own(tmp_path, 
     gt, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
     gt.write_text('{"name": "abcdef", "code": "X"}\n{"name": "qq", "code": "Y"}\n')
     pred.write_text('{"name": "abcdeg", "code": "X"}\n{"name": "qq", "code": "Z"}\n')
-    main(["eval", str(schema), str(gt), str(pred), "--show-errors", "3"])
+    monkeypatch.chdir(tmp_path)  # short relative names: the heading's layout is not the temporary path's length
+    main(["eval", "s.json", "g.jsonl", "p.jsonl", "--show-errors", "3"])
     out = capsys.readouterr().out
     # 1 - 1/6 for the name (a TP), 1 for the code: 0.917 over two fields
     assert re.search(r"g\.jsonl:1 · \s*score 0\.917 · [^│]*?p\.jsonl:1\n    no failing comparison: the score is below 1 "
                      r"by partial matches\n", out), out
-    main(["eval", str(schema), str(gt), str(pred), "--show-errors", "3", "-f", "markdown"])
+    main(["eval", "s.json", "g.jsonl", "p.jsonl", "--show-errors", "3", "-f", "markdown"])
     page = capsys.readouterr().out
     assert ("g.jsonl:1</code> · score 0.917 · 0 failing comparison(s)</summary>\n\nno failing comparison: the "
             "score is below 1 by partial matches\n\n</details>") in page

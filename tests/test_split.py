@@ -124,7 +124,7 @@ def test_junit_has_a_case_per_gate_and_per_figure(tmp_path, capsys, monkeypatch)
     code, out, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--junit", str(xml), "-o",
                          str(data), "--fail-under", "page_accuracy=0.99", "--fail-under", "v_measure=0.5"],
                         capsys, monkeypatch)
-    assert code == 1 and f"JUnit XML written to {xml}" in " ".join(out.split())  # wrapped at 80 columns
+    assert code == 1 and "".join(f"JUnit XML written to {xml}".split()) in "".join(out.split())  # wrapped at 80 columns, mid-path too
     root = ET.parse(xml).getroot()
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("10", "2", "0")
     gates, figures = root.findall("testsuite")
