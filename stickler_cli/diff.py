@@ -37,20 +37,21 @@ def rule(level: float) -> str:
 def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None:
     """Two saved states can be compared only document by document: same schema, every document's
     row kept (``--ci``), and the same ground truth at every position."""
+    from .accumulate import schema_digest
     from .errors import InputError
     from .state_file import check_documents
 
-    if a.plan.sha256 != b.plan.sha256:
+    if schema_digest(a.plan.schema, a.plan.resources) != schema_digest(b.plan.schema, b.plan.resources):
         raise InputError(f"made with a different schema than {paths[0]}; only runs of one schema compare", paths[1])
     for run, path in zip((a, b), paths):
         check_documents(run.accumulator, [path])
-    keys_a, keys_b = a.accumulator.document_keys, b.accumulator.document_keys
+    keys_a, keys_b = a.accumulator.index.digests, b.accumulator.index.digests
     if len(keys_a) != len(keys_b):
         raise InputError(f"scored {len(keys_b)} documents, {paths[0]} {len(keys_a)}: not the same ground truth", paths[1])
-    for k, (x, y) in enumerate(zip(keys_a, keys_b)):
-        if x != y:
-            raise InputError(f"document {k + 1} is not the ground truth {paths[0]} scored there "
-                             "(runs must read the same ground truth in the same order)", paths[1])
+    if keys_a != keys_b:
+        k = next(k for k, (x, y) in enumerate(zip(keys_a, keys_b)) if x != y)
+        raise InputError(f"document {k + 1} is not the ground truth {paths[0]} scored there "
+                         "(runs must read the same ground truth in the same order)", paths[1])
     a.inputs["predictions"], b.inputs["predictions"] = paths
 
 
