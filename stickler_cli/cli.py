@@ -811,7 +811,8 @@ def diff_command(
     llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Compare two prediction sets on the same ground truth: differences, intervals, p-values."""
+    """Compare two prediction sets on the same ground truth: differences, intervals, p-values, the documents B
+    made worse and better, and each side's record problems."""
     from . import diff, state_file
     from .accumulate import Analysis
     from .comparators.registry import check_ready

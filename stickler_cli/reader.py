@@ -70,7 +70,8 @@ def error_location(error: dict[str, Any]) -> str:
     document = error.get("doc_id")
     if document and not (line and document.endswith(f":{line}")):  # paired by line: FILE:LINE says no more
         where += f" ({document})"
-    return where
+    side = error.get("side")  # stickler diff: the model whose records these are
+    return f"{side}: {where}" if side else where
 
 
 @dataclass(slots=True)
