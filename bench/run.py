@@ -13,7 +13,10 @@ bench/oracle_bench.py for what is timed):
    what `--workers` defaults to;
 6. start-up: whole-process times of `stickler --version`, `--help`, `eval` and `compare` on 10
    documents, beside the reference library's import and 10-document run (bench/startup.py);
-7. whole process: `stickler eval` and the reference library on 1,500 documents, start-up included.
+7. whole process: `stickler eval` and the reference library on 1,500 documents, start-up included;
+8. one long line: a prediction holding 1,000,000 strings (5 MB) against three ground truths, whole
+   `stickler eval` runs with every output that explains documents: peak RSS, report sizes and the factor of
+   peak memory to the longest line (bench/long_line.py).
 Case 1 also measures what the failure analyses cost (all four on, sliced by a field of a few values,
 against bench/measure.py --without-failure-analyses unsliced; interleaved rounds), once as throughput over
 repeated runs and once as single runs in fresh processes (what one `stickler eval` pays: lazy imports and
@@ -253,6 +256,14 @@ def main(argv: list[str]) -> int:
     emit()
     whole = startup.WHOLE_DOCUMENTS // 5 if q else startup.WHOLE_DOCUMENTS
     for line in startup.whole_table(startup.measure(args.oracle_python, 2 if q else 5, whole, ("eval",)), whole):
+        emit(line)
+    emit()
+    # 8. one long line: memory per document
+    from bench import long_line
+
+    emit("## 8. One long line (whole `stickler eval` runs, every explaining output on)")
+    emit()
+    for line in long_line.table(long_line.measure(base, long_line.STRINGS // 10 if q else long_line.STRINGS)):
         emit(line)
     emit()
     emit(f"(bench took {time.perf_counter() - started:.0f} s; data in {base})")

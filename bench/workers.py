@@ -18,12 +18,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import orjson
 
+from bench import case_arguments, show
 from bench.generate import write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,20 +86,13 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default=",".join(map(str, SIZES_MB)), help="megabytes of ground truth, comma-separated")
     ap.add_argument("--rounds", type=int, default=ROUNDS)
-    ap.add_argument("--markdown", help="also write the table here")
-    ap.add_argument("--data", help="keep generated files in this folder (default: a temporary one)")
-    args = ap.parse_args(argv)
-    base = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="stickler-bench-"))
-    base.mkdir(parents=True, exist_ok=True)
+    args, base = case_arguments(ap, argv)
     started, load = time.perf_counter(), os.getloadavg()[0]
     lines = table(measure(base, tuple(int(s) for s in args.sizes.split(",")), args.rounds))
     lines.append("")
     lines.append(f"({args.rounds} interleaved rounds on {os.cpu_count()} cores; took {time.perf_counter() - started:.0f} s; "
                  f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
-    print("\n".join(lines))
-    if args.markdown:
-        Path(args.markdown).write_text("\n".join(lines) + "\n")
-    return 0
+    return show(lines, args.markdown)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .json_text import compact_json, named_non_finite
-from .engine.result import COUNT_NAMES, FA, FD, FN, DocResult, TraceRow
+from .engine.result import COUNT_NAMES, FA, FD, FN, LABELS, DocResult, TraceRow
 from .plan import FieldPlan, Kind, ModelPlan, Plan
 from . import rollup
 
@@ -45,14 +45,46 @@ def row(r: TraceRow) -> dict[str, Any]:
             "gt_default": r.gt_default, "pred_default": r.pred_default}
 
 
-def explain(engine: Engine, gt: dict, pred: dict) -> list[dict[str, Any]]:
-    """Every comparison made for one pair, as report rows."""
-    return [row(r) for r in engine.compare(gt, pred, explain=True).trace or []]
+def explain(engine: Engine, gt: dict, pred: dict) -> tuple[list[dict[str, Any]], list[int]]:
+    """The comparisons made for one pair, as report rows: the first ``--limit explain-items`` of them, and
+    how many more of each type (TP, FA, FD, FN, TN) were made but not explained (``Trace.more``)."""
+    trace = engine.compare(gt, pred, explain=True).trace
+    return [row(r) for r in trace], trace.more
 
 
-def non_match_rows(engine: Engine, doc_id: str, gt: dict, pred: dict) -> list[dict[str, Any]]:
-    """The FD/FA/FN comparisons of one pair, each naming its document (``--non-matches`` lines)."""
-    return [{"doc_id": doc_id, **r} for r in explain(engine, gt, pred) if r["type"] in MISSES]
+def not_shown(more: list[int], types: tuple[str, ...] = LABELS) -> dict[str, Any] | None:
+    """What an output says of the comparisons past ``--limit explain-items`` (``more``: counts by type, as
+    ``explain`` gives them), counting only ``types``: {"count": N, "by_type": {...}, "limit": ...}; None when
+    there are none."""
+    by_type = {name: more[k] for k, name in enumerate(LABELS) if name in types and more[k]}
+    if not by_type:
+        return None
+    return {"count": sum(by_type.values()), "by_type": by_type, "limit": "explain-items"}
+
+
+def non_match_rows(engine: Engine, doc_id: str, gt: dict,
+                   pred: dict) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The FD/FA/FN comparisons of one pair, each naming its document (``--non-matches`` lines), and the
+    line that counts those past ``--limit explain-items`` ({"doc_id", "not_shown": {...}}; None if none)."""
+    rows, more = explain(engine, gt, pred)
+    beyond = not_shown(more, MISSES)
+    return ([{"doc_id": doc_id, **r} for r in rows if r["type"] in MISSES],
+            None if beyond is None else {"doc_id": doc_id, "not_shown": beyond})
+
+
+def more_line(count: int, what: str = "failing comparisons") -> str:
+    """"… and N more …": what an output says in place of the ``count`` comparisons past explain-items."""
+    return f"… and {count:,} more {what} not shown (--limit explain-items)"
+
+
+def misses_not_shown(doc: dict[str, Any]) -> int:
+    """The failing comparisons (FD, FA, FN) of a worst document past explain-items (its
+    ``comparisons_not_shown``); 0 when none, or when a report read back holds no such block."""
+    block = doc.get("comparisons_not_shown")
+    by_type = block.get("by_type") if isinstance(block, dict) else None
+    if not isinstance(by_type, dict):
+        return 0
+    return sum(n for name, n in by_type.items() if name in MISSES and type(n) is int)
 
 
 def where(doc: dict[str, Any]) -> str:
@@ -70,7 +102,8 @@ def where(doc: dict[str, Any]) -> str:
 def imperfect(worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The worst documents that have something to show (a perfect document can be among the
     worst kept when there are few documents)."""
-    return [d for d in worst if d["score"] < 1.0 or any(c["type"] in MISSES for c in d["comparisons"])]
+    return [d for d in worst
+            if d["score"] < 1.0 or any(c["type"] in MISSES for c in d["comparisons"]) or misses_not_shown(d)]
 
 
 def document_key(gt: dict) -> int:
@@ -111,10 +144,19 @@ def document_row(plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any],
 
 
 def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The report's ``worst_documents``: each kept document with every comparison explained."""
-    return [{"doc_id": d["doc_id"], "gt_source": d["gt_source"], "gt_line": d["gt_line"], "pred_source": d["pred_source"],
-             "pred_line": d["pred_line"], "score": d["score"],
-             "comparisons": explain(engine, d["gt"], d["pred"])} for d in worst]
+    """The report's ``worst_documents``: each kept document with its comparisons explained (the first
+    ``--limit explain-items``, long values cut as in the samples; the rest counted in ``comparisons_not_shown``)."""
+    out = []
+    for d in worst:
+        rows, more = explain(engine, d["gt"], d["pred"])
+        doc = {"doc_id": d["doc_id"], "gt_source": d["gt_source"], "gt_line": d["gt_line"],
+               "pred_source": d["pred_source"], "pred_line": d["pred_line"], "score": d["score"],
+               "comparisons": [cut_values(r, WORST_VALUE_CHARS) for r in rows]}
+        beyond = not_shown(more)
+        if beyond is not None:
+            doc["comparisons_not_shown"] = beyond
+        out.append(doc)
+    return out
 
 
 # -- failing comparisons kept per field (the HTML report's field panels) ---------------------------
@@ -123,6 +165,9 @@ def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[st
 # cut to this length (and named in the row's "cut"), so that the sample's memory does not follow the data's
 # (the HTML report shows 300 characters of a value; --non-matches writes whole values).
 SAMPLE_VALUE_CHARS = 1000
+# The same for the worst documents' rows: every report shows 300 characters of a value, a longer one is cut here
+# so that a report does not hold a whole long line once per level of nesting above it (docs/performance.md).
+WORST_VALUE_CHARS = 10_000
 # What a kept failing comparison holds: its document, then a comparison row's keys (confidence and the
 # default marks when the rows carry them). Other keys are dropped, so that a state's rows can be checked.
 SAMPLE_REQUIRED = ("doc_id", "path", "type", "gt", "pred", "similarity", "score", "threshold", "comparator")
@@ -138,18 +183,38 @@ def sample_row(row: dict[str, Any]) -> dict[str, Any]:
     confidence = out.get("confidence")
     if confidence is not None and not (type(confidence) in (int, float) and math.isfinite(confidence)):
         out["confidence"] = None  # a malformed _confidence (listed in errors) is no figure to show
+    return cut_values(out)
+
+
+def cut_values(out: dict[str, Any], chars: int = SAMPLE_VALUE_CHARS) -> dict[str, Any]:
+    """``out`` (a comparison row, changed in place) with each value whose JSON is longer than ``chars`` kept as
+    that text cut, the sides cut named in "cut": what a kept row holds, whatever the data's size."""
     cut = []
     for side in SIDES:
-        text = compact_json(out.get(side))
+        value = out.get(side)
+        if value is None or type(value) in (bool, float) or (type(value) is str and len(value) < chars // 6):
+            continue  # short: its JSON is within ``chars`` (at most 6 characters a code point), none made
+        text = compact_json(value)
         if text is None:
             out[side] = "<nested too deeply to show>"
             cut.append(side)
-        elif len(text) > SAMPLE_VALUE_CHARS:
-            out[side] = text[:SAMPLE_VALUE_CHARS - 1] + "…"
+        elif len(text) > chars:
+            out[side] = text[:chars - 1] + "…"
             cut.append(side)
     if cut:
         out["cut"] = cut
     return out
+
+
+def listed_value(row: dict[str, Any], side: str, limit: int) -> Any:
+    """A row's ``side`` value as a failure list of ``limit`` characters shows it: a value the run kept cut (its
+    JSON text, named in "cut") as its first characters and the word that it was cut, within ``limit``, so that
+    no count of the characters left out is made up from the part kept."""
+    value = row.get(side)
+    if side not in (row.get("cut") or ()) or not isinstance(value, str):
+        return value
+    note = f"… (cut: over {WORST_VALUE_CHARS:,} characters of JSON)"
+    return value.removesuffix("…")[:max(limit - len(note), 0)] + note
 
 
 def failure_field(plan: Plan, path: str, kind: str) -> FieldPlan | None:

@@ -15,7 +15,7 @@ import inspect
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Iterator, NoReturn, Optional, Sequence
 
 import typer
 
@@ -23,7 +23,7 @@ import typer
 # (docs/performance.md, "Start-up"; tests/test_startup.py checks that --help imports no engine).
 from . import interrupts, limits
 from .cli_help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
-from .errors import ExitCode, SchemaError, SticklerError, UsageError
+from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -75,6 +75,9 @@ FAIL_UNDER_OPTION = typer.Option(
          "vendor.aggregate.cm_f1=0.9; repeatable; also [tool.stickler.fail-under] in pyproject.toml.")
 GATES_OPTION = typer.Option(None, "--gates", metavar="FILE", rich_help_panel=GATES,
                             help="TOML file whose [fail-under] table holds gates.")
+NO_DATA_PASSES_OPTION = typer.Option(
+    False, "--no-data-passes", rich_help_panel=GATES,
+    help="A gate with no data passes (default: it fails).")
 JUNIT_OPTION = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
                             help="Also write JUnit XML here: a test case per gate and per field.")
 HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
@@ -83,7 +86,8 @@ SUGGEST_THRESHOLDS_OPTION = typer.Option(
     None, "--suggest-thresholds", metavar="FILE", rich_help_panel=OUTPUTS,
     help="Write suggested thresholds here (a JSON Patch).")
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
-                                  help="Print the N worst documents with their failing fields.")
+                                  help="Print the N worst documents with their failing fields (the first "
+                                       "--limit explain-items comparisons of each; the rest counted).")
 IOU_THRESHOLDS_OPTION = typer.Option(
     "0.5:0.95:0.05", "--iou-thresholds", metavar="RANGE", rich_help_panel=STATISTICS, show_default=False,
     help="Box mAP IoU thresholds [0.5:0.95:0.05], or a list.")
@@ -93,7 +97,7 @@ BOX_FOUND_OPTION = typer.Option(
 CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
                          help="Bootstrap confidence intervals at this level (e.g. 0.95) on every score.")
 BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_help_panel=STATISTICS,
-                                help="Bootstrap resamples for --ci (at least 10).")
+                                help="Bootstrap resamples for --ci (10 to the limit bootstrap-resamples).")
 SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
                            help="Seed of the bootstrap resamples (same seed, same intervals).")
 FDR_OPTION = typer.Option(0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS,
@@ -135,6 +139,32 @@ LLM_CACHE_OPTION = typer.Option(
 
 FORMATS = ("table", "json", "markdown")
 TABLE_OR_JSON = ("table", "json")
+
+
+def _check_bootstrap(bootstrap: int) -> None:
+    """--bootstrap within its named bound: each resample is a pass over every document and keeps a row of
+    figures per field (10,000,000 would take hours and gigabytes)."""
+    most = limits.current().bootstrap_resamples
+    if bootstrap > most:
+        raise UsageError(f"--bootstrap {bootstrap:,}: more resamples than the limit of {most:,} (raise it with "
+                         "--limit bootstrap-resamples=N)")
+
+
+def _within_cores(workers: int) -> int:
+    """--workers, at most ``workers-per-core`` processes for each core this process may run on: more only
+    compete for the cores (64 on 2 cores spawned 64 processes; 99,999 were killed). Said on stderr."""
+    if workers <= 1:
+        return workers
+    from .parallel import available_cores
+
+    cores = available_cores()
+    per_core = limits.current().workers_per_core
+    most = cores * per_core
+    if workers > most:
+        sys.stderr.write(f"stickler: warning: --workers {workers:,} is more than {most} process(es) for the {cores} "
+                         f"core(s) this run may use (limit workers-per-core={per_core}): scoring on {most}\n")
+        return most
+    return workers
 
 
 def _check_ci(level: float | None) -> None:
@@ -267,8 +297,8 @@ def eval_command(
     budgets: str = BUDGETS_OPTION,
     workers: Optional[int] = typer.Option(
         None, "--workers", "-w", min=1, metavar="N", rich_help_panel=SCALE,
-        help=f"Processes to score on. Default: 1; every core when there are at least {AUTO_WORKERS_MIN_CORES} "
-             f"and the ground truth is over {AUTO_WORKERS_BYTES // 2**20} MB."),
+        help=f"Processes to score on (default 1; every core on {AUTO_WORKERS_MIN_CORES}+ cores for a ground "
+             f"truth over {AUTO_WORKERS_BYTES // 2**20} MB); at most one a core (limit workers-per-core)."),
     save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
                                              help="Also write the run's mergeable state here (see `stickler merge`)."),
     dask: Optional[str] = typer.Option(None, "--dask", metavar="ADDRESS", rich_help_panel=SCALE,
@@ -277,6 +307,7 @@ def eval_command(
                                        help="Progress bar on stderr (only on a terminal)."),
     fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
     gates_file: Optional[str] = GATES_OPTION,
+    no_data_passes: bool = NO_DATA_PASSES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
     suggest_thresholds: Optional[str] = SUGGEST_THRESHOLDS_OPTION,
@@ -322,6 +353,7 @@ def eval_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(ci)
+    _check_bootstrap(bootstrap)
     _check_fdr(fdr)
     if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
         given = "" if schema is None else f" (given only {_printable(schema)!r})"
@@ -345,19 +377,23 @@ def eval_command(
         plan = _inferred_plan(shards, ground_truth, predictions, save_schema, assert_formats,
                               [*inputs, *(p for _, p in plugin_files)])
     else:
-        plan = _scoring_plan(schema, schema_resource, assert_formats)
+        plan = _scoring_plan(schema, schema_resource, assert_formats, [ground_truth, predictions],
+                             "SCHEMA GROUND_TRUTH PREDICTIONS")
     check_ready(plan)
     data_files = [(what, path) for shard in shards
                   for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))]
-    json_report.check_targets(
+    json_report.check_targets(json_report.with_step_summary(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--suggest-thresholds": suggest_thresholds, "--non-matches": non_matches, "--per-document": per_document, "--llm-cache": llm_cache},
+         "--suggest-thresholds": suggest_thresholds, "--non-matches": non_matches, "--per-document": per_document,
+         "--llm-cache": llm_cache}),
         [*_schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)])
     for gate in gates:  # a gate naming no field is found now, not after the run
         if gate.pattern is not None:
             quality_gates.matching(gate, quality_gates.candidates(gate, plan))
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    if workers is None and dask:
+    if workers is not None:
+        workers = _within_cores(workers)
+    elif dask:
         from .parallel import available_cores
 
         workers = available_cores()
@@ -384,7 +420,7 @@ def eval_command(
     evaluation.slice_fdr = fdr
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
-    notes = [f"{sinks[ROWS_NON_MATCHES].count} non-matching comparisons written to {non_matches}"] if non_matches else []
+    notes = [_non_matches_note(sinks[ROWS_NON_MATCHES])] if non_matches else []
     if per_document:
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
     report = build_report(evaluation)
@@ -395,17 +431,24 @@ def eval_command(
             sys.stderr.write(f"stickler: warning: {_printable(warning)}\n")
     if suggest_thresholds:
         notes.append(_write_threshold_patch(suggest_thresholds, plan, report))
-    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)
+    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes, no_data_passes)
 
 
-def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False) -> Plan:
+def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False,
+                  others: Sequence[str] = (), order: str = "") -> Plan:
     """The schema compiled for ``eval``, ``diff`` and ``compare``. A keyword that looks like a misspelt JSON Schema
     keyword (``propertiess``), which ``schema check`` refuses, is a warning here: the run scores the schema as
-    written, without what the keyword meant, and a run's numbers should not change unannounced."""
+    written, without what the keyword meant, and a run's numbers should not change unannounced. A schema that
+    does not load while the arguments look swapped (``others``: the data arguments) says so, and the ``order``."""
     from .schema import load_schema
     from .schema.keywords import unknown_keywords
 
-    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    try:
+        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    except SchemaError:
+        if order and (swapped := _misplaced_schema(schema, others, order)):
+            raise swapped from None
+        raise
     for pointer, key, meant in sorted(unknown_keywords(plan.schema)):
         if meant:
             sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: unknown keyword "
@@ -453,6 +496,21 @@ def _check_inferring(inferring: bool, ground_truth: str, predictions: str, save_
 
 
 SCHEMA_SNIFF_BYTES = 4 * 2**20  # a first argument up to this size is looked at: is it a schema rather than data?
+LINES_SNIFF_BYTES = 2**20  # the first lines of an argument looked at: is it JSON Lines rather than a schema?
+
+
+def _head(path: str, size: int) -> bytes | None:
+    """Up to ``size`` + 1 first bytes of a regular file (never standard input, a pipe or a device: looking
+    must not consume an input); None when there is none to look at."""
+    from .reader import STDIN
+
+    try:
+        if path == STDIN or not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(size + 1)
+    except OSError:
+        return None
 
 
 def _looks_like_schema(path: str) -> bool:
@@ -460,28 +518,64 @@ def _looks_like_schema(path: str) -> bool:
     properties): ``eval schema.json gt.jsonl`` missing its predictions, not ground truth to infer from."""
     import orjson
 
+    head = _head(path, SCHEMA_SNIFF_BYTES)
+    if head is None or len(head) > SCHEMA_SNIFF_BYTES or not head.lstrip().startswith(b"{"):
+        return False
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(SCHEMA_SNIFF_BYTES + 1)
-        if len(head) > SCHEMA_SNIFF_BYTES or not head.lstrip().startswith(b"{"):
-            return False
         value = orjson.loads(head)
-    except (OSError, ValueError):
+    except ValueError:
         return False
     return isinstance(value, dict) and (
         "$schema" in value or (value.get("type") == "object" and isinstance(value.get("properties"), dict)))
 
 
+def _json_lines_records(path: str) -> int:
+    """How many of the first two non-blank lines of ``path`` each hold one JSON object (records of JSON Lines),
+    0 when it reads as a schema: ground truth or predictions given where the schema belongs."""
+    import orjson
+
+    lines = [line for line in (_head(path, LINES_SNIFF_BYTES) or b"").splitlines()[:1000] if line.strip()][:2]
+    found = 0
+    for line in lines:
+        try:
+            if not isinstance(orjson.loads(line), dict):
+                break
+        except ValueError:
+            break
+        found += 1
+    return found if found and not _looks_like_schema(path) else 0
+
+
+def _misplaced_schema(schema: str, others: Sequence[str], order: str) -> UsageError | None:
+    """The error a schema that does not load gets when the arguments look swapped (``eval GT SCHEMA PRED``):
+    the SCHEMA argument is JSON Lines (or JSON text) and another argument a schema. Only looked at once the
+    schema has failed to load: a good run pays nothing for it."""
+    if schema.lstrip().startswith(("{", "[")) and not os.path.exists(schema):
+        subject, likeness, alone = "the SCHEMA argument is JSON text", "looks like", True
+    elif records := _json_lines_records(schema):
+        # Alone, a one-line schema with an error could read as one record: two records are asked for.
+        subject, likeness, alone = f"{_printable(schema)} looks like JSON Lines", "like", records > 1
+    else:
+        return None
+    found = next((other for other in others if other != schema and _looks_like_schema(other)), None)
+    if found is None:
+        return UsageError(f"{subject}, not a schema: the order is {order}") if alone else None
+    return UsageError(f"{subject} and {_printable(found)} {likeness} a schema: the order is {order}")
+
+
 def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
-    """Infer a schema from the first ``--limit infer-records`` records of each side (its files in
-    order): (Inferred, notes on what was read and what looked doubtful)."""
+    """Infer a schema from the first ``--limit infer-records`` records of each side (its files in order): the
+    first side (the ground truth) chooses the types and comparators, the others (predictions) only add notes.
+    (Inferred, notes on what was read and what looked doubtful)."""
     from .reader import sample
     from .schema.inference import infer_schema, unavailable_comparators
 
     bounds = limits.current()
     notes: list[str] = []
-    records: list[Any] = []
+    read: list[list[Any]] = []
     for _, paths in sides:
+        records: list[Any] = []
+        read.append(records)
         left = bounds.infer_records
         for path in paths:
             bad, first = 0, ""
@@ -499,9 +593,9 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
                 notes.append(f"{first}" + (f" ({bad:,} such lines skipped)" if bad > 1 else " (skipped)"))
             if left == 0:
                 break
-    source = " and ".join(name for name, _ in sides)
-    inferred = infer_schema(records, source=source, max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
-                            unavailable=unavailable_comparators())
+    inferred = infer_schema(read[0], source=sides[0][0], max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
+                            unavailable=unavailable_comparators(), predictions=[r for side in read[1:] for r in side],
+                            predictions_source=" and ".join(name for name, _ in sides[1:]) or "the predictions")
     return inferred, [*notes, *inferred.notes]
 
 
@@ -521,7 +615,7 @@ def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_
     kept = f"written to {save_schema}" if save_schema else "--save-schema FILE keeps it to edit"
     doubts = f", {len(notes)} note(s): `stickler schema infer` lists them" if notes else ""
     sys.stderr.write(f"stickler: no schema given: inferred one ({len(plan.fields)} fields) from {inferred.records:,} "
-                     f"records{doubts}; {_printable(kept)}\n")
+                     f"ground-truth records{doubts}; {_printable(kept)}\n")
     return plan
 
 
@@ -543,6 +637,7 @@ def merge_command(
     budgets: str = BUDGETS_OPTION,
     fail_under: Optional[list[str]] = FAIL_UNDER_OPTION,
     gates_file: Optional[str] = GATES_OPTION,
+    no_data_passes: bool = NO_DATA_PASSES_OPTION,
     junit_path: Optional[str] = JUNIT_OPTION,
     html_path: Optional[str] = HTML_OPTION,
     suggest_thresholds: Optional[str] = SUGGEST_THRESHOLDS_OPTION,
@@ -566,15 +661,16 @@ def merge_command(
     _use_limits(limit)
     _check_format(output_format)
     _check_ci(ci)
+    _check_bootstrap(bootstrap)
     _check_fdr(fdr)
     metrics = _confidence_metrics(confidence_metric_names, ece_bins, budgets)
     boxes = _box_settings(iou_thresholds, box_found)
     plugin_files = _load_plugins(plugin)
     _llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
-    json_report.check_targets(
+    json_report.check_targets(json_report.with_step_summary(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-         "--suggest-thresholds": suggest_thresholds},
+         "--suggest-thresholds": suggest_thresholds}),
         [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
                                                                  failures=limits.current().failures_per_field),
@@ -593,7 +689,7 @@ def merge_command(
         state_file.save(save_state, evaluation.accumulator)
     report = build_report(evaluation)
     notes = [_write_threshold_patch(suggest_thresholds, evaluation.plan, report)] if suggest_thresholds else []
-    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes)
+    _emit(report, output_format, output, gates, junit_path, html_path, show_errors, notes, no_data_passes)
 
 
 def _tool_table(name: str, shape: str, pyproject: str = "pyproject.toml") -> dict | None:
@@ -661,12 +757,12 @@ def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int
 
 def _emit(report: dict[str, Any], output_format: str, output: str | None,
           gates: list[Gate] | None = None, junit_path: str | None = None, html_path: str | None = None,
-          show_errors: int = 0, notes: list[str] | None = None) -> None:
+          show_errors: int = 0, notes: list[str] | None = None, no_data_passes: bool = False) -> None:
     """Check the gates, write every file asked for, print the report; exit 1 when a gate failed."""
     from . import gates as quality_gates
     from .reporters import json_report, markdown
 
-    report["gates"] = quality_gates.check(gates or [], report)
+    report["gates"] = quality_gates.check(gates or [], report, no_data_passes)
     data = json_report.dumps(report)
     written: list[str] = []
     if output:
@@ -707,9 +803,7 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
             render_gates(report["gates"], console)
             for line in written:
                 console.print(Text(line, style="dim"))
-    failed = quality_gates.failed(report["gates"])
-    if failed:
-        _fail(f"{len(failed)} quality gate(s) failed", shown=output_format == "table")
+    _fail_gates(report["gates"], not report["document_count"], shown=output_format == "table")
 
 
 def _print_json(data: bytes) -> None:
@@ -759,6 +853,20 @@ def _closed_pipe() -> NoReturn:
     raise BrokenPipeError(errno.EPIPE, "the reader closed standard output")
 
 
+def _fail_gates(results: list[dict[str, Any]], empty: bool, shown: bool) -> None:
+    """Exit 1 when a gate failed, saying how many failed for lack of data (and, in a run that scored something,
+    that --no-data-passes lets such a gate pass); return when none failed."""
+    from .gates import failed, lack_of_data, no_data_hint
+
+    bad = failed(results)
+    if not bad:
+        return
+    hint = no_data_hint(results, empty)
+    if hint:
+        sys.stderr.write(f"stickler: note: {hint}\n")
+    _fail(f"{len(bad)} quality gate(s) failed{lack_of_data(bad)}", shown)
+
+
 def _fail(reason: str, shown: bool) -> NoReturn:
     """Exit 1 (a gate failed); the reason on stderr unless the tables on stdout already said it."""
     if not shown or _stdout_cut:
@@ -768,6 +876,9 @@ def _fail(reason: str, shown: bool) -> NoReturn:
 
 def _append(path: str, text: str) -> None:
     """Add to a file another tool owns (GitHub's step summary): never replace it."""
+    from .reporters.json_report import refuse_planted_links
+
+    refuse_planted_links(path)
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(text)
@@ -824,9 +935,11 @@ def diff_command(
     _check_pairing(id_field, pair_by_line, check_id)
     _check_format(output_format)
     _check_ci(level)
+    _check_bootstrap(bootstrap)
     plugin_files = _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    targets = {"--output": output, "--junit": junit_path, "--html": html_path, "--llm-cache": llm_cache}
+    targets = json_report.with_step_summary({"--output": output, "--junit": junit_path, "--html": html_path,
+                                             "--llm-cache": llm_cache})
     if len(paths) not in (2, 4):
         raise UsageError(f"diff takes SCHEMA GT PRED_A PRED_B, or STATE_A STATE_B; got {len(paths)} arguments")
     if paths.count(STDIN) > 1 or (len(paths) == 2 and STDIN in paths):
@@ -844,7 +957,8 @@ def diff_command(
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
-        plan = _scoring_plan(schema, schema_resource, assert_formats)
+        plan = _scoring_plan(schema, schema_resource, assert_formats, paths[1:],
+                             "SCHEMA GROUND_TRUTH PREDICTIONS_A PREDICTIONS_B")
         check_ready(plan)
         json_report.check_targets(targets, [
             *_schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
@@ -928,7 +1042,7 @@ def compare_command(
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
 
-    from .analysis import row
+    from .analysis import not_shown, row
     from .comparators.registry import check_ready
     from .compare_input import Selector, choose_pair, id_disagreement
     from .engine import Engine
@@ -941,7 +1055,8 @@ def compare_command(
     selector.check()
     _load_plugins(plugin)
     _llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    plan = _scoring_plan(schema, schema_resource)
+    plan = _scoring_plan(schema, schema_resource, others=[ground_truth, prediction],
+                         order="SCHEMA GROUND_TRUTH PREDICTION")
     check_ready(plan)
     gt, pred = choose_pair(ground_truth, prediction, selector)
     if selector.line is not None and (disagreement := id_disagreement(gt, pred)):
@@ -955,14 +1070,26 @@ def compare_command(
                 for r in result.trace or []]
         payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows,
                    "errors": result.errors, "inputs": {"ground_truth": gt.as_dict(), "prediction": pred.as_dict()}}
+        beyond = not_shown(result.trace.more)  # past --limit explain-items
+        if beyond is not None:
+            payload["comparisons_not_shown"] = beyond
         sys.stdout.buffer.write(json_report.dumps(payload))
         return
     console = _console()
     if gt.line is not None or pred.line is not None:
         console.print(terminal.safe(f"{gt.where()} against {pred.where()}", 2 * terminal.NAME_LIMIT), style="dim")
-    terminal.render_trace(result.score, result.field_scores, result.trace or [], console)
+    terminal.render_trace(result.score, result.field_scores, result.trace or [], console, result.trace.not_shown)
     for message in result.errors:
         console.print(terminal.safe(f"error: {message}", limit=400), style="yellow")
+
+
+def _non_matches_note(written: Any) -> str:
+    """What --non-matches wrote (a json_report.LineWriter), and how many more its documents had past
+    --limit explain-items (each such document's last line counts them)."""
+    note = f"{written.count} non-matching comparisons written to {written.path}"
+    if written.not_shown:
+        note += f", and {written.not_shown:,} more counted there, not written (--limit explain-items)"
+    return note
 
 
 @app.command("split")
@@ -982,6 +1109,7 @@ def split_command(
         help="Exit 1 when a figure is below VALUE: page_accuracy, split_accuracy_without_order, "
              "split_accuracy_with_order, v_measure, rand_index, clustering_score, ordering_score, "
              "packet_score. Repeatable."),
+    no_data_passes: bool = NO_DATA_PASSES_OPTION,
     worst: int = typer.Option(5, "--worst", min=0, metavar="N", rich_help_panel=OUTPUTS,
                               help="List the N worst packets (by packet score)."),
     alpha: float = typer.Option(0.5, "--alpha", metavar="W", help="Weight of clustering in the packet score."),
@@ -1021,7 +1149,8 @@ def split_command(
     if paths.count(STDIN) > 1:
         raise UsageError("standard input ('-') can be one of the two files, once")
     check_readable(*paths)
-    json_report.check_targets({"--output": output, "--junit": junit_path, "--html": html_path},
+    json_report.check_targets(json_report.with_step_summary({"--output": output, "--junit": junit_path,
+                                                             "--html": html_path}),
                               [(what, p) for what, p in zip(("ground truth", "predictions"), paths)])
     pages = max_pages or packet_reader.MAX_PAGES_PER_PACKET
     reading = packet_reader.Reading()
@@ -1033,7 +1162,7 @@ def split_command(
               "inputs": {"form": "page table" if is_table else "sections", "files": list(paths),
                          "max_pages": pages}}
     report.update(packet_report.build(pairs, reading, weights, worst))
-    report["gates"] = packet_report.check_gates(gates, report)
+    report["gates"] = packet_report.check_gates(gates, report, no_data_passes)
     data = json_report.dumps(report)
     if output:
         json_report.write(output, data)
@@ -1065,10 +1194,7 @@ def split_command(
                 if path:
                     console.print(Text(f"{what} written to {path}", style="dim"))
         sys.stdout.flush()
-    from .gates import failed
-
-    if failing := failed(report["gates"]):
-        _fail(f"{len(failing)} quality gate(s) failed", shown=output_format == "table")
+    _fail_gates(report["gates"], not report["packet_count"], shown=output_format == "table")
 
 
 @schema_app.command("check")
@@ -1095,7 +1221,13 @@ def schema_check(
 
     _use_limits(limit)
     _load_plugins(plugin)
-    plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    try:
+        plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
+    except SchemaError:
+        if _json_lines_records(schema) > 1:  # only once it failed: a good schema pays nothing
+            raise UsageError(f"{_printable(schema)} looks like JSON Lines, not a schema: `stickler schema check "
+                             "SCHEMA` checks a schema (`stickler schema infer` infers one from data)") from None
+        raise
     unknown = sorted(unknown_keywords(plan.schema))
     for pointer, key, meant in unknown:
         if meant:
@@ -1152,7 +1284,8 @@ def _print_inferred(console: Any, plan: Plan) -> None:
 def schema_infer(
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz, a .json array too; - for standard input)."),
     predictions: Optional[str] = typer.Argument(
-        None, help="Predictions JSONL: their values count too (types, nulls, formats)."),
+        None, help="Predictions JSONL: notes where they differ from the ground truth, which alone chooses the "
+                   "types and comparators."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
                                          help="Write the schema here instead of standard output."),
     limit: Optional[list[str]] = LIMIT_OPTION,
@@ -1160,8 +1293,9 @@ def schema_infer(
 ) -> None:
     """Infer an annotated schema from the data: each field's type, comparator and threshold, with why.
 
-    Notes on what looked doubtful (mixed types, only nulls, only empty lists, lines that are not
-    objects) go to stderr. `stickler schema check` passes on the output; edit it, then evaluate with it.
+    The ground truth chooses; notes on what looked doubtful (mixed types, only nulls, only empty lists,
+    lines that are not objects, predictions that differ from the ground truth) go to stderr.
+    `stickler schema check` passes on the output; edit it, then evaluate with it.
     """
     from .reader import STDIN, check_readable
     from .reporters import json_report
@@ -1173,7 +1307,13 @@ def schema_infer(
     files = [p for p in (ground_truth, predictions) if p is not None]
     check_readable(*files)
     json_report.check_targets({"--output": output}, [("input", p) for p in files])
-    inferred, notes = _infer([(p, [p]) for p in files])
+    try:
+        inferred, notes = _infer([(p, [p]) for p in files])
+    except InputError:
+        if found := next((p for p in files if _looks_like_schema(p)), None):  # only once it failed
+            raise UsageError(f"{_printable(found)} looks like a schema: schema infer takes GROUND_TRUTH "
+                             "[PREDICTIONS], the data to infer a schema from") from None
+        raise
     compile_schema(inferred.schema, source="<inferred>")  # what is written compiles: `schema check` passes
     data = json_report.dumps(inferred.schema)
     for note in notes:

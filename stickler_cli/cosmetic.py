@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from . import number_text
+from .number_text import read_number
 from .ascii_text import PUNCTUATION, WHITESPACE, deleting, without
-from .json_text import compact_json
+from .json_text import MAX_INTEGER, compact_json
 from .plan import FieldPlan, Kind, Plan
 from .schema.keywords import escape as _token
 
@@ -49,22 +50,7 @@ FULL_DATE_DIGITS = (6, 8, 12, 14)
 # two of year, month and day, never all three, unless it reads the first run alone as a whole date (at one of
 # FULL_DATE_DIGITS). A test holds read_dates to dateutil on every pair of run lengths up to 15.
 _TWO_RUNS = re.compile(r"([0-9]+)[-/][0-9]+")
-# A text longer than this is not read as a number (no real amount is).
-NUMBER_CHARS = 100
-
-# Currency codes dropped beside a number at the number step (besides every currency symbol, Unicode Sc).
-CURRENCY_CODES = frozenset("usd eur gbp jpy chf cad aud nzd cny rmb inr sek nok dkk pln czk huf brl mxn zar "
-                           "krw sgd hkd try rub aed sar".split())
-_CODE = re.compile(r"^([a-z]{3})?(.*?)([a-z]{3})?$", re.DOTALL)
-# Point decimal, comma groups (1,234.50), tried first; then comma decimal, point groups (1.234,50).
-_POINT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", re.ASCII)
-_DIGIT = re.compile(r"\d")  # a text with no digit (of any script: NFKC may make one) spells no number or date
-_COMMA = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?", re.ASCII)
-# What an ASCII text must look like (lower case, without spaces and "$") to read as a number below: a currency
-# code, "(", a sign, digits with points and commas, ")", a currency code, each but the digits optional. A text
-# that is not of this form reads none, and is turned away by this one test.
-_CODES = "|".join(sorted(CURRENCY_CODES))
-_NUMBER_FORM = re.compile(rf"(?:{_CODES})?\(?[+-]?[\d.,]+\)?(?:{_CODES})?", re.ASCII)
+_DIGIT = number_text.DIGIT
 
 # Settings of a comparator that accept more spellings, tried as suggestions (same comparator, these
 # options changed); and comparators tried in place of the field's (their default configuration).
@@ -96,7 +82,6 @@ def _unicode(text: str) -> str:
 
 
 _ASCII_SPACE = deleting(WHITESPACE)
-_ASCII_SPACE_AND_DOLLAR = deleting("$" + WHITESPACE)
 _ASCII_PUNCTUATION = deleting(PUNCTUATION)
 
 
@@ -115,57 +100,6 @@ def text_forms(value: Any) -> tuple[Any, Any, Any, Any]:
     space = _no_space(case)
     punctuation = _no_punctuation(space)
     return case, space, punctuation, _unicode(punctuation)
-
-
-def read_number(value: Any) -> str | None:
-    """The number a value spells, as canonical decimal text ("1,234.50", "$1234.5", "1.234,50 EUR" and
-    1234.5 all read "1234.5"); None when it spells none. Steps: NFKC, case folded; currency symbols
-    (Unicode Sc) dropped, and one currency code of CURRENCY_CODES at either end; whitespace dropped; a
-    U+2212 minus read as "-"; "(x)" read as "-x"; then the whole text must be a number with point
-    decimals and optional comma groups, or else with comma decimals and optional point groups."""
-    kind = type(value)
-    if kind is int and -10**15 < value < 10**15:  # the common cases, without Decimal: the same text
-        return str(value)
-    if kind is float and -1e15 < value < 1e15:
-        if value.is_integer():
-            return str(int(value))
-        shortest = repr(value)
-        if "e" not in shortest:
-            return shortest  # the shortest repr has no trailing zeros: Decimal's normalised text
-    if kind in (int, float):
-        try:
-            number = Decimal(str(value))
-        except (InvalidOperation, ValueError):  # an integer beyond 4,300 digits
-            return None
-        return _canonical(number) if number.is_finite() else None
-    if type(value) is not str or len(value) > NUMBER_CHARS or not _DIGIT.search(value):
-        return None
-    if value.isascii():  # the same, by a translation table ("$" is the one ASCII currency symbol)
-        text = without(value.lower(), _ASCII_SPACE_AND_DOLLAR)
-        if not _NUMBER_FORM.fullmatch(text):
-            return None
-    else:
-        text = unicodedata.normalize("NFKC", value).casefold().replace("\u2212", "-")
-        text = "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Sc")
-    found = _CODE.match(text)
-    if found is not None and (found.group(1) or found.group(3)):
-        if all(code is None or code in CURRENCY_CODES for code in (found.group(1), found.group(3))):
-            text = found.group(2)
-    negative = len(text) >= 3 and text[0] == "(" and text[-1] == ")"
-    if negative:
-        text = text[1:-1]
-    if _POINT.fullmatch(text):
-        plain = text.replace(",", "")
-    elif _COMMA.fullmatch(text):
-        plain = text.replace(".", "").replace(",", ".")
-    else:
-        return None
-    number = Decimal(plain)
-    return _canonical(-number if negative else number)
-
-
-def _canonical(number: Decimal) -> str:
-    return "0" if number.is_zero() else format(number.normalize(), "f")
 
 
 def read_dates(value: Any) -> tuple[str, ...]:
@@ -444,8 +378,8 @@ def check_state(block: Any, plan: Plan, fd_counts: dict[str, int]) -> None:
     if not isinstance(block, dict) or set(block) != {"counts", "accepted", "examples", "examples_kept"}:
         raise bad("", "must be an object with counts, accepted, examples and examples_kept")
     kept = block["examples_kept"]
-    if type(kept) is not int or kept < 0:
-        raise bad("/examples_kept", "must be a non-negative integer")
+    if type(kept) is not int or not 0 <= kept <= MAX_INTEGER:
+        raise bad("/examples_kept", "must be a non-negative integer, at most 2^53")
     fields = {f.path: f for f in plan.fields if f.kind in (Kind.PRIMITIVE, Kind.PRIMITIVE_LIST)}
     for name in ("counts", "accepted", "examples"):
         if not isinstance(block[name], dict):

@@ -20,8 +20,17 @@ one gate per slice value) or a special slice such as ``(missing)``. A slice gate
 path. A slice the run did not see (or pooled into ``(other)``) is "no data".
 
 A metric with nothing to measure (recall of a field never present in the ground
-truth) is "no data": reported, not failed, like a skipped test. A run that scored
-no document at all fails every gate: an empty input must not pass a pipeline.
+truth, a slice the run did not see) is "no data", and a gate on it FAILS, said as
+failed for lack of data, never with a figure: a pipeline must not go green on what
+it did not measure. ``--no-data-passes`` (eval, merge, split) reports such a gate
+"no data" instead, like a skipped test. A run that scored no document at all fails
+every gate, with or without it: an empty input must not pass a pipeline.
+
+The record figures count what is missing against the run: ``valid_json_rate`` and
+``schema_valid_rate`` are shares of the predictions due (one per ground-truth
+document, and one per prediction read without a ground truth), so a missing
+prediction is neither valid JSON nor schema-valid; ``coverage`` is the share of
+ground-truth documents that have a prediction (report.schema_conformance).
 """
 
 from __future__ import annotations
@@ -36,8 +45,9 @@ from .errors import UsageError, suggest
 if TYPE_CHECKING:
     from .plan import Plan
 
+RECORD_FIGURES = ("valid_json_rate", "schema_valid_rate", "coverage")  # report["schema_conformance"]'s
 OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy",
-           "valid_json_rate", "schema_valid_rate")
+           *RECORD_FIGURES)
 PER_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy", "mean_score")
 AGGREGATE = "aggregate"  # FIELD.aggregate.METRIC, aggregate.METRIC: a leaf roll-up's figure
 ROLLED_UP = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
@@ -233,25 +243,27 @@ def matching(gate: Gate, paths: list[str]) -> list[str]:
     return found
 
 
-def check(gates: list[Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
-    """One result per gate and matching field: ``{gate, path, metric, threshold, actual, status}``."""
+def check(gates: list[Gate], report: dict[str, Any], no_data_passes: bool = False) -> list[dict[str, Any]]:
+    """One result per gate and matching field: ``{gate, path, metric, threshold, actual, status, no_data}``;
+    ``no_data_passes``: a figure with nothing to measure is "no data" rather than failed."""
     results: list[dict[str, Any]] = []
     fields = report["field_metrics"]
     empty = not report["document_count"]
     for gate in gates:
         if gate.slice is not None:
-            results.extend(_slice_results(gate, report, empty))
+            results.extend(_slice_results(gate, report, empty, no_data_passes))
             continue
         if gate.pattern is None:
-            results.append(result(gate, None, _counted(report["metrics"], gate.metric, report), empty))
+            results.append(result(gate, None, _counted(report["metrics"], gate.metric, report), empty, no_data_passes))
             continue
         # A roll-up's gate names the nodes that have one; _counted reads "aggregate.METRIC" in its block.
         paths = [p for p, block in fields.items() if AGGREGATE in block] if gate.rolled_up else list(fields)
-        results.extend(result(gate, p, _counted(fields[p], gate.metric), empty) for p in matching(gate, paths))
+        results.extend(result(gate, p, _counted(fields[p], gate.metric), empty, no_data_passes)
+                       for p in matching(gate, paths))
     return results
 
 
-def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict[str, Any]]:
+def _slice_results(gate: Gate, report: dict[str, Any], empty: bool, no_data_passes: bool) -> list[dict[str, Any]]:
     """A slice gate's results: one per slice value matching and field matching; "no data" when no value matches."""
     path, value = gate.slice or ("", "")
     sliced = (report.get("slices") or {}).get("paths", {})
@@ -263,7 +275,7 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict
     chosen = [v for v in values if fnmatch.fnmatchcase(v, value)]
     where = {"path": path, "value": value}
     if not chosen:
-        none = result(gate, gate.pattern, None, empty)
+        none = result(gate, gate.pattern, None, empty, no_data_passes)
         return [{**none, "slice": where}]
     results = []
     for v in chosen:
@@ -276,7 +288,7 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool) -> list[dict
             fields = block["field_metrics"]
             found = [(p, _counted(fields[p], gate.metric)) for p in matching(gate, list(fields))]
         for field, actual in found:
-            one = result(gate, field, actual, empty)
+            one = result(gate, field, actual, empty, no_data_passes)
             name = f"{SLICE}{path}={v}:{gate.metric if field is None else f'{field}.{gate.metric}'}"
             results.append({**one, "gate": f"{name} >= {gate.threshold:g}", "slice": {"path": path, "value": v}})
     return results
@@ -300,6 +312,17 @@ def actual_text(actual: float | None, threshold: float, digits: int = 3, none: s
     return repr(actual)
 
 
+NO_DATA_SHOWN = "no data"  # a gate's figure where it had nothing to measure, in every output
+
+
+def shown_actual(result: dict[str, Any], digits: int = 3) -> str:
+    """A gate's figure as every output shows it: "no data" when it had nothing to measure (never a number that
+    would read as measured, nor a dash that reads as a missing cell), else ``actual_text``."""
+    if result.get("no_data") or result["actual"] is None:
+        return NO_DATA_SHOWN
+    return actual_text(result["actual"], result["threshold"], digits)
+
+
 def failed_gates_markdown(bad: list[dict[str, Any]]) -> list[str]:
     """The failed gates as a Markdown table (``eval``, ``merge``, ``split``), and a blank line; nothing when none failed."""
     if not bad:
@@ -307,7 +330,7 @@ def failed_gates_markdown(bad: list[dict[str, Any]]) -> list[str]:
     from .reporters.sanitize import markdown_cell
 
     return ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|",
-            *(f"| {markdown_cell(g['gate'])} | {threshold_text(g['threshold'])} | {actual_text(g['actual'], g['threshold'])} |"
+            *(f"| {markdown_cell(g['gate'])} | {threshold_text(g['threshold'])} | {shown_actual(g)} |"
               for g in bad), ""]
 
 
@@ -315,32 +338,50 @@ def failed(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in results if r["status"] == FAILED]
 
 
+def lack_of_data(bad: list[dict[str, Any]]) -> str:
+    """``, 2 for lack of data`` after a count of failed gates when some had nothing to measure; else nothing."""
+    unmeasured = sum(1 for r in bad if r.get("no_data"))
+    return f", {unmeasured} for lack of data" if unmeasured else ""
+
+
 def verdict(results: list[dict[str, Any]]) -> str:
-    """One line for people: "2 of 5 gates failed", "4 gates passed, 1 without data"."""
-    bad = len(failed(results))
+    """One line for people: "2 of 5 gate(s) failed, 1 for lack of data", "4 gate(s) passed, 1 without data"."""
+    bad = failed(results)
     if bad:
-        return f"{bad} of {len(results)} gate(s) failed"
+        return f"{len(bad)} of {len(results)} gate(s) failed{lack_of_data(bad)}"
     no_data = sum(1 for r in results if r["status"] == NO_DATA)
     passed = f"{len(results) - no_data} gate(s) passed"
     return f"{passed}, {no_data} without data" if no_data else passed
 
 
-def result(gate: Gate, path: str | None, actual: float | None, empty: bool) -> dict[str, Any]:
-    """One gate's result as every command reports it: a run that evaluated nothing fails it, a figure
-    that cannot be measured is "no data"."""
+def no_data_hint(results: list[dict[str, Any]], empty: bool) -> str | None:
+    """What to say when some gate of a run that scored documents (not ``empty``) failed for lack of data (a
+    figure the input cannot give): how to let such a gate pass, if that is what the user means."""
+    if not empty and any(r.get("no_data") for r in failed(results)):
+        return "a gate with no data fails; --no-data-passes lets it pass"
+    return None
+
+
+def result(gate: Gate, path: str | None, actual: float | None, empty: bool,
+           no_data_passes: bool = False) -> dict[str, Any]:
+    """One gate's result as every command reports it: a run that evaluated nothing fails it; a figure that
+    cannot be measured fails it too ("no_data": True), unless ``no_data_passes`` makes it "no data"."""
+    no_data = empty or actual is None
     if empty:
-        status = FAILED  # nothing was evaluated
+        status = FAILED  # nothing was evaluated: --no-data-passes does not make an empty input pass
+    elif actual is None:
+        status = NO_DATA if no_data_passes else FAILED
     else:
-        status = NO_DATA if actual is None else PASSED if actual >= gate.threshold else FAILED
+        status = PASSED if actual >= gate.threshold else FAILED
     name = gate.key if path is None or path == gate.pattern else f"{path}.{gate.metric}"
     return {"gate": f"{name} >= {gate.threshold:g}", "pattern": gate.key, "path": path, "metric": gate.metric,
-            "threshold": gate.threshold, "actual": actual, "status": status}
+            "threshold": gate.threshold, "actual": actual, "status": status, "no_data": no_data}
 
 
 def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None = None) -> float | None:
     """A field's (or, with ``report``, the run's) figure, or None when its denominator is empty
     (nothing to measure)."""
-    if report is not None and metric in ("valid_json_rate", "schema_valid_rate"):
+    if report is not None and metric in RECORD_FIGURES:
         return report["schema_conformance"][metric]
     if metric.startswith(AGGREGATE + "."):
         return _counted(block[AGGREGATE], metric.split(".", 1)[1])

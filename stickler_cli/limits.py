@@ -36,6 +36,9 @@ class Limits:
     # Subschemas nested in one another (through $ref too), and objects compared inside one another. Each
     # level costs stack in the checks a schema goes through; far deeper than any real schema.
     schema_depth: int = 64
+    # Bytes of a schema file, and of each file its references read (--schema-resource files too): read up to the
+    # bound and no further, so /dev/zero or a multi-gigabyte file is refused rather than read until memory runs out.
+    schema_bytes: int = 16 * 2**20
     # Subschemas visited when the schema is compiled, the target of a $ref counted at every use: definitions
     # that each refer to the next twice expand exponentially (2 KB of schema, 2^30 subschemas).
     schema_nodes: int = 100_000
@@ -50,15 +53,25 @@ class Limits:
     # Units all the patterns of one schema may compile to, about 260 bytes each: the engine writes a repeat
     # out its minimum number of times (a{10000000} alone takes 2.6 GB).
     regex_size: int = 100_000
+    # Characters of a value an `iri` / `iri-reference` format check reads when formats are asserted: the checker
+    # (rfc3987-syntax, a general parser) takes about a millisecond and 60 KB per character, 42 s and 1.3 GB on
+    # 180 KB. A longer value is counted as not conforming to its format, and reported.
+    iri_check_chars: int = 1_000
     # Seconds jsonschema may take to check one record (the compiled checker visits each value once per
-    # subschema): a schema whose anyOf/$ref revisit a value level after level costs 2^depth without it.
+    # subschema): a schema whose anyOf/$ref revisit a value level after level costs 2^depth without it. The
+    # asserted format checks of a record count against it too, in either checker.
     record_check_seconds: float = 1.0
-    # Records over that time after which jsonschema checks no more records in the run (each is "unchecked").
+    # Records over that time after which no more records are checked in the run (each is "unchecked").
     record_check_timeouts: int = 10
     # Failing comparisons (FD/FA/FN) kept per field path for the HTML report's field panels: the first ones in
     # input order. Each is one explained comparison held until the report is written (values cut to
     # analysis.SAMPLE_VALUE_CHARS), so memory stays flat at any input size.
     failures_per_field: int = 20
+    # Comparisons one document's explanation holds (the worst documents of every report, --show-errors,
+    # --non-matches, the failing comparisons sampled for the HTML report, `stickler compare`): the first ones
+    # in the order the report lists them; the rest are only counted, by type, and said as "and N more". One
+    # list of a million items is a million comparisons (a few hundred bytes each, more in a report).
+    explain_items: int = 1000
     # Examples kept per field and outcome of the cosmetic-or-real classification of FDs (cosmetic.py): the
     # first ones in input order, each value cut to cosmetic.EXAMPLE_CHARS characters.
     cosmetic_examples: int = 3
@@ -81,6 +94,13 @@ class Limits:
     list_text_similarity: float = 0.8
     list_text_margin: float = 0.1
     list_tail_rows: int = 2
+    # Scoring processes (--workers) per core this run may use: more only compete for the cores (64 on 2 cores
+    # spawned 64 processes, 99,999 were killed); a larger --workers is lowered to it, with a warning. Never
+    # more processes than the input has chunks of work (parallel.CHUNK_SIZE documents) either.
+    workers_per_core: int = 1
+    # Bootstrap resamples (--bootstrap) of --ci and diff: each is a pass over every document and keeps one row of
+    # figures per field until the intervals are read (about 48 bytes a field).
+    bootstrap_resamples: int = 100_000
 
 
 DEFAULT = Limits()

@@ -12,6 +12,7 @@ comparators, whose threads must not be forked: then they are spawned.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import os
 import sys
@@ -197,10 +198,13 @@ def score_in_pool(
     stats = PairingStats()  # pairing by id counts here; by line, the workers count
     context = multiprocessing.get_context(_start_method(engine))
     pending: deque[Future] = deque()
+    chunks = _chunks(shards, stats, pairing)
+    first = list(itertools.islice(chunks, workers))  # read ahead: no more processes than chunks of work
+    workers = max(1, len(first))
     with _pickle_depth(), ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
                                               initargs=(source, os.getpid())) as pool:
         try:
-            for chunk, shard in _chunks(shards, stats, pairing):
+            for chunk, shard in itertools.chain(first, chunks):
                 pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.analysis, acc.full_fields()))
                 while len(pending) >= 4 * workers or (pending and pending[0].done()):
                     acc.merge_state(pending.popleft().result())

@@ -15,6 +15,11 @@ if TYPE_CHECKING:  # an annotation only: the plan's types load no comparator (no
     from .comparators import Comparator
 
 
+# The keys of a rich value ({"_value": v, "_confidence": c, "_bbox": b, "_alternatives": […]}). Where an object's
+# schema declares one of them as a property, such an object is that object's data, never a rich value.
+RICH_KEYS = frozenset(("_value", "_confidence", "_bbox", "_alternatives"))
+
+
 class Kind(Enum):
     PRIMITIVE = "primitive"  # string, number, integer, boolean (or untyped)
     PRIMITIVE_LIST = "primitive_list"  # array whose items are primitives
@@ -43,6 +48,9 @@ class FieldPlan:
     # What inference chose and why (x-aws-stickler-infer-unspecified or comparator "auto"), as
     # `stickler schema check` shows it; "" when the schema configured the field itself.
     inferred: str = ""
+    # Whether a value here (a list's item too) of the form {"_value": v, ...} is a rich value, read as v: False
+    # where this object (a list's item object) declares a key of RICH_KEYS as a property (it is then data).
+    rich: bool = True
 
     @property
     def deciding_threshold(self) -> float:
@@ -66,6 +74,10 @@ class ModelPlan:
             if f.key == key:
                 return f
         return None
+
+    def declares_rich_keys(self) -> bool:
+        """Whether this object's schema declares ``_value`` (or another key of RICH_KEYS) as a property."""
+        return any(f.key in RICH_KEYS for f in self.fields)
 
     def walk(self):
         """Every FieldPlan below this model, depth first, parents before children."""

@@ -137,10 +137,18 @@ def record_warnings(stats: dict[str, int | None]) -> list[str]:
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
 
 
+def stdin_descriptor() -> int:
+    """Standard input's file descriptor; an InputError when it is closed (``<&-``): Python then sets
+    ``sys.stdin`` to None, and descriptor 0 may since name a file stickler opened itself."""
+    if sys.stdin is None:
+        raise InputError("standard input is closed: nothing to read ('-' names standard input)", STDIN)
+    return sys.stdin.fileno()
+
+
 def open_input(path: str) -> BinaryIO:
     """The file as bytes; ``.gz`` files are decompressed as they are read; ``-`` is standard input."""
     if path == STDIN:
-        return open(sys.stdin.fileno(), "rb", closefd=False)
+        return open(stdin_descriptor(), "rb", closefd=False)
     try:
         if path.endswith(".gz"):
             return gzip.open(path, "rb")  # type: ignore[return-value]
@@ -462,6 +470,53 @@ def _parse(content: "bytes | Record | Overlong") -> tuple[Any, str | None]:
     if not isinstance(value, dict):
         return None, f"expected a JSON object, got {type(value).__name__ if value is not None else 'null'}"
     return value, None
+
+
+def duplicate_keys(content: "bytes | Record | Overlong", value: Any) -> list[str]:
+    """The keys written twice in one object of a record's line (``{"name": "X", "name": "Y"}``), of which
+    the parser keeps the last silently; empty for almost every line, found so: each key is followed by one
+    colon, and every other colon is inside a string, where the parsed value holds it too; so the colons of
+    the line and those of the parsed value written again by orjson (keys unescaped, strings' colons kept)
+    differ by exactly the keys dropped. Only a colon written as an escape (``\\u003a``) breaks the count:
+    such a line, and one whose counts differ, is read again by Python's json to name the keys. A record
+    read from a whole-file array is not checked (its line is gone)."""
+    if type(content) is not bytes:
+        return []
+    written = content.count(b":")  # type: ignore[union-attr]
+    if written < 2:
+        return []
+    if b"\\u003" not in content:  # type: ignore[operator]
+        try:
+            if orjson.dumps(value).count(b":") == written:
+                return []
+        except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits: read again below
+            pass
+    return _named_duplicates(content)  # type: ignore[arg-type]
+
+
+def _named_duplicates(content: bytes) -> list[str]:
+    """Each key written again in the same object, in order (the slow, exact reading)."""
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+    try:
+        json.loads(content.decode("utf-8"), object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return []
+    return found
+
+
+def duplicate_key_error(side: str, path: str, line: int, doc_id: str | None, keys: list[str]) -> DataError:
+    """The record problem of ``duplicate_keys``: the record is scored with each key's last value, as read."""
+    shown = ", ".join(repr(k) for k in dict.fromkeys(keys))
+    return DataError(path, line, doc_id, f"{side} has key {shown} twice in one object ({len(keys)} duplicate "
+                                         f"key(s)): the last value of each is scored")
 
 
 class _KeyInText:
@@ -864,6 +919,8 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
         gt = _gt_record(gt_path, gt_number, gt_content, stats)
         doc_id = name_of(gt_number, gt)
         errors: list[DataError] = []
+        if twice := duplicate_keys(gt_content, gt):
+            errors.append(duplicate_key_error("ground truth", gt_path, gt_number, doc_id, twice))
         if pred_item is None:
             stats.missing_predictions += 1
             why = "that line of the predictions is blank" if blank else "fewer prediction lines"
@@ -883,6 +940,8 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True,
                        older_shape=may_hold_older_shape(gt_content), boxes=carries_boxes(gt_content, gt))
             continue
+        if twice := duplicate_keys(pred_content, pred):
+            errors.append(duplicate_key_error("prediction", pred_path, pred_number, doc_id, twice))
         if steps is not None:
             error = steps.check(gt_number, gt, pred, doc_id)
             if error is not None:
@@ -960,6 +1019,8 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
                 raise InputError(f"duplicate {id_field} {_json(shown, key)} (first on line {seen[key]})", gt_path, gt_number)
             seen[key] = gt_number
             errors: list[DataError] = []
+            if twice := duplicate_keys(gt_content, gt):
+                errors.append(duplicate_key_error("ground truth", gt_path, gt_number, shown, twice))
             location = index.pop(key, None)
             if location is None:
                 stats.missing_predictions += 1
@@ -971,6 +1032,8 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             pred_content = _stored(handle, where)
             pred, _ = _parse(pred_content)
             stats.paired += 1
+            if twice := duplicate_keys(pred_content, pred):
+                errors.append(duplicate_key_error("prediction", pred_path, pred_number, shown, twice))
             yield Pair(shown, gt, pred, gt_number, pred_number, errors,
                        older_shape=may_hold_older_shape(gt_content, pred_content),
                    boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred))
@@ -1010,6 +1073,7 @@ def check_readable(*paths: str) -> None:
     """Fail before any work when an input file is missing or unreadable."""
     for path in paths:
         if path == STDIN:
+            stdin_descriptor()
             continue
         p = Path(path)
         if not p.exists():

@@ -62,17 +62,29 @@ def overall_metrics(acc: Accumulator, document: list[int] | None = None) -> dict
 
 
 def schema_conformance(acc: Accumulator) -> dict[str, Any]:
-    """What an extraction team watches first: how many predictions parse, how many obey the schema."""
-    read = acc.stats["pred_lines"]
-    valid_json = read - acc.stats["invalid_predictions"]
+    """What an extraction team watches first: how many predictions are there, parse, and obey the schema.
+
+    The rates are shares of the predictions due, one per ground-truth document and one per prediction read
+    without a ground truth (= predictions read + missing predictions): a missing prediction is neither valid
+    JSON nor schema-valid, so a run does not read 1.000 on 60 predictions for 90 documents. ``coverage`` is the
+    share of ground-truth documents paired with a prediction line. All come from the record counts, which add
+    up across workers and merged states, so a merge gives one run's figures."""
+    stats = acc.stats
+    read, documents, paired = stats["pred_lines"], stats["gt_lines"], stats["paired"]
+    due = read + stats["missing_predictions"]
+    valid_json = read - stats["invalid_predictions"]
     return {
         "predictions_read": read,
+        "predictions_due": due,
         "valid_json": valid_json,
-        "valid_json_rate": valid_json / read if read else None,
+        "valid_json_rate": valid_json / due if due else None,
         "checked": acc.schema_checked,
         "schema_valid": acc.schema_valid,
-        "schema_valid_rate": acc.schema_valid / read if read else None,
+        "schema_valid_rate": acc.schema_valid / due if due else None,
         "violations": sum(n for counts in acc.violations.values() for n in counts.values()),
+        "ground_truth_documents": documents,
+        "paired": paired,
+        "coverage": paired / documents if documents else None,
     }
 
 
@@ -84,17 +96,21 @@ def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
 
 
 def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
-    """``<figure>_ci`` = {low, high, level} beside the weighted score and each field's precision,
-    recall, recall with FD, F1 and mean score (None where some resample has nothing to measure)."""
+    """``<figure>_ci`` = {low, high, level} beside the weighted score, the run's precision, recall, recall
+    with FD and F1, and each field's precision, recall, recall with FD, F1 and mean score (None where some
+    resample has nothing to measure); every one from the same resamples of documents."""
     from .statistics import document_rows, intervals
 
     acc, level = evaluation.accumulator, evaluation.ci_level
-    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, evaluation.bootstrap, evaluation.seed)
+    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, evaluation.bootstrap, evaluation.seed,
+                      acc.top_level)
 
     def block(pair: tuple[float, float] | None) -> dict[str, float] | None:
         return None if pair is None else {"low": pair[0], "high": pair[1], "level": level}
 
     report["metrics"]["weighted_overall_score_ci"] = block(found["weighted_overall_score"])
+    for name, pair in found["overall"].items():
+        report["metrics"][f"{name}_ci"] = block(pair)
     for name, per_field in found["fields"].items():
         for f, pair in zip(evaluation.plan.fields, per_field):
             report["field_metrics"][f.path][f"{name}_ci"] = block(pair)

@@ -47,9 +47,9 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
         lines = analysis.non_matches and has_misses(tally)
         sample = acc.wants_failures(tally)
     if lines or sample:  # explained once for both
-        rows = non_match_rows(engine, doc_id, gt, pred)
+        rows, beyond = non_match_rows(engine, doc_id, gt, pred)
         if lines:
-            acc.add_lines(ROWS_NON_MATCHES, rows)
+            acc.add_lines(ROWS_NON_MATCHES, rows if beyond is None else [*rows, beyond])
         if sample:
             acc.keep_failures(rows)
     if analysis.per_document:
@@ -142,8 +142,12 @@ def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: It
 
 
 def add_pairing_stats(acc: Accumulator, stats: PairingStats) -> None:
+    """Add a reading's record counts to ``acc``. Ground truth carrying ``_confidence`` hints at swapped
+    arguments, unless the schema declares ``_confidence`` as a property (then it is data): not counted."""
+    declared = any(f.key == "_confidence" for f in acc.plan.fields)
     for key in COUNTED:
-        acc.stats[key] += getattr(stats, key)
+        if not (declared and key == "gt_with_confidence"):
+            acc.stats[key] += getattr(stats, key)
 
 
 def score_shard(engine: Engine, acc: Accumulator, shard: Shard, pairing: Pairing = Pairing()) -> None:

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
 from .errors import InputError, SchemaError, SticklerError
 from .evaluate import Evaluation
-from .json_text import as_written
+from .json_text import MAX_INTEGER, as_written
 from .plan import Plan
 from . import rollup
 from .reader import decode
@@ -65,15 +65,31 @@ def _is_int(value: Any) -> bool:
     return type(value) is int
 
 
+
+
 def _is_number(value: Any) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)
+    kind = type(value)
+    return (kind is float and math.isfinite(value)) or (kind is int and -MAX_INTEGER <= value <= MAX_INTEGER)
 
 
 def _count(value: Any, pointer: str) -> int:
-    """A non-negative integer."""
+    """A non-negative integer, at most MAX_INTEGER."""
     if not _is_int(value) or value < 0:
         raise _bad(pointer, f"must be a non-negative integer, got {_shown(value)}")
+    if value > MAX_INTEGER:
+        raise _bad(pointer, f"must be at most 2^53 (9,007,199,254,740,992), got {_shown(value)}")
     return value
+
+
+def _floats(values: list, pointer: str) -> Any:
+    """``values`` (ints and floats, already typed) as a float64 array; an integer too large for one is located."""
+    import numpy as np
+
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        k = next(k for k, v in enumerate(values) if not _is_number(v))
+        raise _bad(f"{pointer}/{k}", f"must be a finite number, got {_shown(values[k])}") from None
 
 
 def _number(value: Any, pointer: str, low: float | None = None, high: float | None = None) -> float:
@@ -111,7 +127,7 @@ def _array(value: Any, pointer: str, length: int | None = None) -> list:
 def _counts(values: Any, pointer: str, length: int | None = None) -> list[int]:
     """An array of non-negative integers (checked in one pass, located only when one is bad)."""
     values = _array(values, pointer, length)
-    if not all(type(v) is int and v >= 0 for v in values):
+    if not all(type(v) is int and 0 <= v <= MAX_INTEGER for v in values):
         for k, v in enumerate(values):
             _count(v, f"{pointer}/{k}")
     return values
@@ -406,8 +422,8 @@ def _check_confidence(block: Any, size: int) -> None:
     if max(count) >= 2**62 or min(count) < 1:
         k = next(k for k, v in enumerate(count) if not 1 <= v < 2**62)
         raise _bad(f"/confidence/count/{k}", f"must be a positive integer, got {_shown(count[k])}")
-    values = np.asarray(value, dtype=np.float64)
-    sums = np.asarray(similarity, dtype=np.float64)
+    values = _floats(value, "/confidence/value")
+    sums = _floats(similarity, "/confidence/similarity_sum")
     counts = np.asarray(count, dtype=np.float64)
     bad_value = ~np.isfinite(values) | (values < -SLACK) | (values > 1.0 + SLACK)  # as _number judges
     if bad_value.any():
@@ -489,9 +505,12 @@ def _check_conformance(block: Any) -> int:
 def _check_reconciled(stats: dict[str, int], n: int, checked: int) -> None:
     """The record counts add up as every run's do (README, "inputs.records"): each ground-truth line is a document,
     each prediction line paired or not, and valid JSON (checked against the schema) or not. A tampered state
-    that passed the checks of each value showed "-493 of 7" predictions valid."""
+    that passed the checks of each value showed "-493 of 7" predictions valid. Each document paired or missing
+    its prediction: coverage and the record rates (report.schema_conformance) stay within [0, 1]."""
     for pointer, total, parts, what in (
             ("/stats/gt_lines", stats["gt_lines"], n, "the document_count"),
+            ("/stats/gt_lines", stats["gt_lines"], stats["paired"] + stats["missing_predictions"],
+             "paired + missing_predictions"),
             ("/stats/pred_lines", stats["pred_lines"], stats["paired"] + stats["unpaired_predictions"],
              "paired + unpaired_predictions"),
             ("/stats/pred_lines", stats["pred_lines"], stats["invalid_predictions"] + checked,
@@ -597,7 +616,7 @@ def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: l
     if not all(type(v) is float or type(v) is int for v in documents):
         k = next(k for k, v in enumerate(documents) if type(v) not in (float, int))
         raise _bad(f"/documents/{k}", f"must be a number, got {_shown(documents[k])}")
-    rows = np.asarray(documents, dtype=np.float64).reshape(rows_kept, width)
+    rows = _floats(documents, "/documents").reshape(rows_kept, width)
     tallies = rows[:, 1:1 + COUNTS * size]
     row_sums = rows[:, 1 + COUNTS * size:1 + (COUNTS + 1) * size]
     row_n = rows[:, 1 + (COUNTS + 1) * size:]

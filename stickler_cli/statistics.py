@@ -53,36 +53,57 @@ def resampled_sums(rows: np.ndarray, n_resamples: int, seed: int):
         yield weights @ rows
 
 
-def figures(sums: np.ndarray, n_documents: int, fields: int) -> dict[str, np.ndarray]:
-    """Every figure of the report from column sums (one row per resample): NaN where a
-    denominator is empty, which the report writes as a figure without an interval."""
+OVERALL_FIGURES = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1")  # the run's, from its top-level counts
+
+
+def _count_figures(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Precision, recall, recall with FD and F1 from counts whose last axis is [tp, fa, fd, fn, tn]: NaN
+    where a denominator is empty. One formula for each field's and the run's figures."""
+    tp, fa, fd, fn = counts[..., 0], counts[..., 1], counts[..., 2], counts[..., 3]
+    fp = fa + fd
     with np.errstate(divide="ignore", invalid="ignore"):
-        counts = sums[:, 1:1 + COUNTS * fields].reshape(len(sums), fields, COUNTS)
-        tp, fa, fd, fn = counts[..., 0], counts[..., 1], counts[..., 2], counts[..., 3]
-        fp = fa + fd
-        score_sum = sums[:, 1 + COUNTS * fields:1 + (COUNTS + 1) * fields]
-        score_n = sums[:, 1 + (COUNTS + 1) * fields:]
         return {
-            "weighted_overall_score": sums[:, 0] / n_documents,
             "cm_precision": np.where(tp + fp > 0, tp / (tp + fp), np.nan),
             # measured wherever the ground truth held a value, as gates.py measures it: all FD is 0.0
             "cm_recall": np.where(tp + fn + fd > 0, tp / np.maximum(tp + fn, 1), np.nan),
             "recall_with_fd": np.where(tp + fn + fd > 0, tp / (tp + fn + fd), np.nan),
             "cm_f1": np.where(tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), np.nan),
-            "mean_score": np.where(score_n > 0, score_sum / score_n, np.nan),
         }
 
 
+def figures(sums: np.ndarray, n_documents: int, fields: int, top: list[int] | None = None) -> dict[str, np.ndarray]:
+    """Every figure of the report from column sums (one row per resample): NaN where a
+    denominator is empty, which the report writes as a figure without an interval. With ``top``
+    (the top-level fields' indices), also the run's own ``overall_<figure>``: its counts are the
+    top-level fields' summed, as report.overall_metrics sums them."""
+    counts = sums[:, 1:1 + COUNTS * fields].reshape(len(sums), fields, COUNTS)
+    score_sum = sums[:, 1 + COUNTS * fields:1 + (COUNTS + 1) * fields]
+    score_n = sums[:, 1 + (COUNTS + 1) * fields:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        found = {"weighted_overall_score": sums[:, 0] / n_documents, **_count_figures(counts),
+                 "mean_score": np.where(score_n > 0, score_sum / score_n, np.nan)}
+    if top is not None:
+        overall = _count_figures(counts[:, top, :].sum(axis=1))
+        found.update((f"overall_{name}", overall[name]) for name in OVERALL_FIGURES)
+    return found
+
+
 def intervals(rows: np.ndarray, fields: int, level: float = 0.95, n_resamples: int = 1000,
-              seed: int = 0) -> dict[str, Any]:
-    """Percentile intervals: ``{"weighted_overall_score": (low, high), "fields": {name: [(low, high) | None per field]}}``."""
+              seed: int = 0, top: list[int] | None = None) -> dict[str, Any]:
+    """Percentile intervals: ``{"weighted_overall_score": (low, high), "overall": {name: (low, high) | None},
+    "fields": {name: [(low, high) | None per field]}}``; "overall" (the run's precision, recall, recall with
+    FD and F1, from the same resamples) when ``top`` names the top-level fields."""
     n = len(rows)
     if n == 0:
-        return {"weighted_overall_score": None, "fields": {}}
-    parts = [figures(sums, n, fields) for sums in resampled_sums(rows, n_resamples, seed)]
+        return {"weighted_overall_score": None, "overall": dict.fromkeys(OVERALL_FIGURES) if top is not None else {},
+                "fields": {}}
+    parts = [figures(sums, n, fields, top) for sums in resampled_sums(rows, n_resamples, seed)]
     merged = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
     cut = _percentiles(level)
-    out: dict[str, Any] = {"weighted_overall_score": _interval(merged["weighted_overall_score"], cut), "fields": {}}
+    out: dict[str, Any] = {"weighted_overall_score": _interval(merged["weighted_overall_score"], cut),
+                           "overall": {}, "fields": {}}
+    if top is not None:
+        out["overall"] = {name: _interval(merged[f"overall_{name}"], cut) for name in OVERALL_FIGURES}
     for name in ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "mean_score"):
         out["fields"][name] = [_interval(merged[name][:, f], cut) for f in range(fields)]
     return out

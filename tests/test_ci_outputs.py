@@ -72,13 +72,23 @@ def test_field_gate_and_glob(files, capsys):
         "id.cm_precision >= 0.7": ("failed", 0.5),
         "name.cm_precision >= 0.7": ("failed", 2 / 3),
         "amount.cm_precision >= 0.7": ("passed", 0.75),
-        "extra.cm_precision >= 0.7": ("no data", None),
+        "extra.cm_precision >= 0.7": ("failed", None),  # nothing to measure: failed for lack of data
     }
 
 
-def test_no_data_is_reported_not_failed(files, capsys):
-    code, out, _ = run(files, "--fail-under", "extra.cm_f1=0.9", capsys=capsys)
-    assert code == 0
+def test_no_data_fails_unless_no_data_passes(files, capsys):
+    """A gate with nothing to measure fails, said as such (no figure), unless --no-data-passes makes it a skip."""
+    code, out, err = run(files, "--fail-under", "extra.cm_f1=0.9", capsys=capsys)
+    assert code == 1
+    row = next(line for line in out.splitlines() if "extra.cm_f1 >= 0.9" in line)
+    assert row.split() == ["extra.cm_f1", ">=", "0.9", "0.9", "no", "data", "failed"]
+    assert "1 of 1 gate(s) failed, 1 for lack of data (exit code 1)" in out
+    assert "--no-data-passes" in err
+    code, out, _ = run(files, "-f", "json", "--fail-under", "extra.cm_f1=0.9", capsys=capsys)
+    (gate,) = json.loads(out)["gates"]
+    assert code == 1 and (gate["status"], gate["actual"], gate["no_data"]) == ("failed", None, True)
+    code, out, err = run(files, "--fail-under", "extra.cm_f1=0.9", "--no-data-passes", capsys=capsys)
+    assert code == 0 and err == ""
     assert "no data" in out and "0 gate(s) passed, 1 without data" in out
 
 
@@ -173,22 +183,33 @@ def test_markdown_escapes_data():
 
 # -- JUnit ----------------------------------------------------------------------------------------
 
-def test_junit_validates_and_fails_the_right_cases(files, tmp_path, capsys):
+def _junit(files, tmp_path, capsys, *extra: str):
+    """The JUnit XML of a run with three gates (validated), and its gate test cases by name."""
     target = tmp_path / "junit.xml"
-    code, _, _ = run(files, "--junit", str(target), "--fail-under", "name.cm_recall=0.7",
+    code, _, _ = run(files, "--junit", str(target), "--fail-under", "name.cm_recall=0.7", *extra,
                      "--fail-under", "extra.cm_f1=0.5", "--fail-under", "id.cm_precision=0.5", capsys=capsys)
     assert code == 1
     xmlschema.XMLSchema(str(XSD)).validate(str(target))
     root = ET.parse(target).getroot()
-    assert root.get("tests") == "7" and root.get("failures") == "2"
-    gates = {c.get("name"): c for c in root.find("testsuite[@name='stickler.gates']")}
+    return root, {c.get("name"): c for c in root.find("testsuite[@name='stickler.gates']")}
+
+
+def test_junit_validates_and_fails_the_right_cases(files, tmp_path, capsys):
+    root, gates = _junit(files, tmp_path, capsys)
+    # name's gate and field, and extra's (nothing to measure: failed for lack of data, with no figure)
+    assert root.get("tests") == "7" and root.get("failures") == "4"
     assert gates["name.cm_recall >= 0.7"].find("failure").get("message") == "0.6667 < 0.7"
-    assert gates["extra.cm_f1 >= 0.5"].find("skipped") is not None
+    assert gates["extra.cm_f1 >= 0.5"].find("failure").get("message") == "no data (threshold 0.5)"
+    assert "has nothing to measure" in gates["extra.cm_f1 >= 0.5"].find("failure").text
     assert len(list(gates["id.cm_precision >= 0.5"])) == 0  # passed
     fields = {c.get("name"): c for c in root.find("testsuite[@name='stickler.fields']")}
     assert list(fields) == ["id", "name", "amount", "extra"]
     assert fields["name"].find("failure") is not None and fields["id"].find("failure") is None
     assert "TP 2 FA 0 FD 1 FN 1 TN 0" in fields["name"].find("system-out").text
+    # --no-data-passes: extra's gate is skipped, as a test with nothing to run.
+    root, gates = _junit(files, tmp_path, capsys, "--no-data-passes")
+    assert root.get("tests") == "7" and root.get("failures") == "2"
+    assert gates["extra.cm_f1 >= 0.5"].find("skipped") is not None
 
 
 def test_junit_escapes_hostile_names(tmp_path):
@@ -266,16 +287,22 @@ def test_overall_gates_without_data_and_empty_runs(tmp_path, capsys):
     schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
     both_empty = tmp_path / "tn.jsonl"
     both_empty.write_text('{"a": null}\n')
-    # Every comparison a TN: precision has nothing to measure, like a field's.
-    code = main(["eval", str(schema), str(both_empty), str(both_empty), "-f", "json",
-                 "--fail-under", "cm_precision=0.9", "--fail-under", "weighted_overall_score=0.9"])
-    gates = {g["gate"]: g["status"] for g in json.loads(capsys.readouterr().out)["gates"]}
-    assert code == 0 and gates == {"cm_precision >= 0.9": "no data", "weighted_overall_score >= 0.9": "passed"}
-    # No document at all: every gate fails (an empty artifact must not pass a pipeline).
+    # Every comparison a TN: precision has nothing to measure, like a field's: failed for lack of data, or with
+    # --no-data-passes "no data".
+    for extra, status in (([], "failed"), (["--no-data-passes"], "no data")):
+        code = main(["eval", str(schema), str(both_empty), str(both_empty), "-f", "json", *extra,
+                     "--fail-under", "cm_precision=0.9", "--fail-under", "weighted_overall_score=0.9"])
+        gates = {g["gate"]: g["status"] for g in json.loads(capsys.readouterr().out)["gates"]}
+        assert code == (1 if extra == [] else 0)
+        assert gates == {"cm_precision >= 0.9": status, "weighted_overall_score >= 0.9": "passed"}
+    # No document at all: every gate fails (an empty artifact must not pass a pipeline), --no-data-passes or not.
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    code = main(["eval", str(schema), str(empty), str(empty), "--fail-under", "a.cm_f1=0.5"])
-    assert code == 1 and "1 of 1 gate(s) failed" in capsys.readouterr().out
+    for extra in ([], ["--no-data-passes"]):
+        code = main(["eval", str(schema), str(empty), str(empty), "--fail-under", "a.cm_f1=0.5", *extra])
+        out, err = capsys.readouterr()
+        assert code == 1 and "1 of 1 gate(s) failed, 1 for lack of data" in out
+        assert "--no-data-passes" not in err  # it would not help: the run scored nothing
 
 
 def test_a_field_gate_typo_stops_before_the_run(files, tmp_path, capsys):

@@ -191,3 +191,44 @@ def test_shard_and_merge_reports_validate(root, report_schema, tmp_path):
     assert merged_report["inputs"]["states"] == [str(tmp_path / "all.state.json")]
     assert merged_report["metrics"] == report["metrics"]
     jsonschema.validate(merged_report, report_schema)
+
+
+# -- issue 37: arguments in the wrong order are named as such, exit 2 ----------------------------------------
+
+def _swapped(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, err
+
+
+def test_arguments_in_the_wrong_order_say_the_order(root, tmp_path, capsys):
+    """`eval GT SCHEMA PRED` said `gt.jsonl: /: not valid JSON: unexpected content after document: line 2
+    column 1`; each command taking a schema first now names what it saw and the order it takes."""
+    schema, gt, pred = (root / "schemas/invoice.json", root / "fixtures/invoice/gt.jsonl",
+                        root / "fixtures/invoice/pred.jsonl")
+    swap = f"stickler: error: {gt} looks like JSON Lines and {schema} like a schema: the order is "
+    for args, order in ((["eval", gt, schema, pred, "--no-progress"], "SCHEMA GROUND_TRUTH PREDICTIONS"),
+                        (["eval", gt, pred, schema, "--no-progress"], "SCHEMA GROUND_TRUTH PREDICTIONS"),
+                        (["compare", gt, schema, pred], "SCHEMA GROUND_TRUTH PREDICTION"),
+                        (["diff", gt, schema, pred, pred], "SCHEMA GROUND_TRUTH PREDICTIONS_A PREDICTIONS_B")):
+        assert _swapped(capsys, *args) == (2, swap + order + "\n"), args
+    # No schema among the arguments: the data where the schema belongs is said, not a JSON parse error.
+    assert _swapped(capsys, "eval", gt, pred, pred, "--no-progress") == (
+        2, f"stickler: error: {gt} looks like JSON Lines, not a schema: the order is SCHEMA GROUND_TRUTH PREDICTIONS\n")
+    assert _swapped(capsys, "compare", '{"a": 1}', schema, pred) == (
+        2, f"stickler: error: the SCHEMA argument is JSON text and {schema} looks like a schema: the order is SCHEMA "
+           "GROUND_TRUTH PREDICTION\n")
+    code, err = _swapped(capsys, "schema", "check", gt)
+    assert (code, err) == (2, f"stickler: error: {gt} looks like JSON Lines, not a schema: `stickler schema check "
+                              "SCHEMA` checks a schema (`stickler schema infer` infers one from data)\n")
+    for args in (["schema", "infer", schema, gt], ["schema", "infer", gt, schema]):
+        assert _swapped(capsys, *args) == (2, f"stickler: error: {schema} looks like a schema: schema infer takes "
+                                              "GROUND_TRUTH [PREDICTIONS], the data to infer a schema from\n"), args
+    # A broken schema on one line is not data: its own error stands.
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"properties": {"a": {"minimum": "5"}}}\n')
+    code, err = _swapped(capsys, "eval", broken, gt, pred, "--no-progress")
+    assert code == 2 and err == (f"stickler: error: {broken}: /properties/a/minimum: not a valid JSON Schema: '5' is "
+                                 "not of type 'number'\n")
+    # The right order still runs.
+    assert _swapped(capsys, "eval", schema, gt, pred, "--no-progress", "-f", "json")[0] == 0

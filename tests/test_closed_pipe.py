@@ -98,3 +98,25 @@ def test_closed_descriptors_are_streams_nobody_reads(tmp_path):
     assert closed_descriptor(1, "eval", *INVOICE, "--fail-under", "weighted_overall_score=0.99").returncode == 1
     for args in (["--version"], ["eval", "--help"], ["schema", "check", INVOICE[0]], ["compare", *QUICKSTART]):
         assert closed_descriptor(1, *args).returncode == 0, args
+
+
+PACKETS = [str(ROOT / p) for p in ("fixtures/packets/gt.jsonl", "fixtures/packets/pred.jsonl")]
+
+
+@pytest.mark.parametrize("args", [
+    ["eval", INVOICE[0], "-", INVOICE[2]],
+    ["eval", INVOICE[0], INVOICE[1], "-", "--workers", "2"],
+    ["compare", INVOICE[0], "-", INVOICE[2], "--line", "1"],
+    ["compare", QUICKSTART[0], QUICKSTART[1], "-"],
+    ["diff", INVOICE[0], "-", INVOICE[2], INVOICE[2]],
+    ["split", "-", PACKETS[1]],
+    ["schema", "infer", "-"],
+    ["schema", "infer", INVOICE[1], "-"],
+], ids=lambda args: " ".join(a if "/" not in a else Path(a).name for a in args))
+def test_dash_with_standard_input_closed_is_exit_2(args):
+    """``-`` names standard input; closed (``<&-``), Python sets sys.stdin to None and the read was an
+    AttributeError (exit 3). ``stdin=DEVNULL`` is an open, empty input: the descriptor is closed in the child."""
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", *args], preexec_fn=lambda: os.close(0),
+                          capture_output=True, cwd=ROOT, timeout=120)
+    assert (done.returncode, done.stderr.decode()) == (
+        2, "stickler: error: -: standard input is closed: nothing to read ('-' names standard input)\n")

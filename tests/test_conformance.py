@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stickler_cli.cli import main
+from stickler_cli.errors import SchemaError
 from stickler_cli.schema.conformance import ROOT, Conformance, json_equal
 
 
@@ -187,12 +188,14 @@ def test_false_subschema():
 
 
 def test_integer_rules_per_draft():
-    for draft, accepted in (("http://json-schema.org/draft-07/schema#", True),
-                            ("http://json-schema.org/draft-04/schema#", False)):
-        checker = Conformance({"$schema": draft, "properties": {"n": {"type": "integer"}}})
-        assert (checker.violations({"n": 2.0}) == []) is accepted
+    """2.0 is an integer from draft 6 on; drafts 3 and 4 (where it is not) are refused (issue 37)."""
+    for draft in ("http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#", None):
+        checker = Conformance({**({"$schema": draft} if draft else {}), "properties": {"n": {"type": "integer"}}})
+        assert checker.violations({"n": 2.0}) == []
         assert checker.violations({"n": True}) == [("n", "type")]
-    assert not Conformance({"$schema": "http://json-schema.org/draft-04/schema#"}).compiled
+    for draft in ("http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-03/schema"):
+        with pytest.raises(SchemaError, match="names draft [34], which stickler does not read"):
+            Conformance({"$schema": draft, "properties": {"n": {"type": "integer"}}})
 
 
 def test_other_keywords_are_checked_by_jsonschema():
@@ -254,9 +257,11 @@ def _run(tmp_path: Path, extra: list[str], capsys) -> dict:
 @pytest.mark.parametrize("extra", [[], ["--workers", "2"]])
 def test_report_counts_conformance(tmp_path, capsys, extra):
     report = _run(tmp_path, extra, capsys)
+    # 4 documents, each paired; the fifth prediction has no ground truth: 5 predictions due, none missing.
     assert report["schema_conformance"] == {
-        "predictions_read": 5, "valid_json": 4, "valid_json_rate": 0.8, "checked": 4, "schema_valid": 1,
-        "schema_valid_rate": 0.2, "violations": 5}
+        "predictions_read": 5, "predictions_due": 5, "valid_json": 4, "valid_json_rate": 0.8, "checked": 4,
+        "schema_valid": 1, "schema_valid_rate": 0.2, "violations": 5, "ground_truth_documents": 4, "paired": 4,
+        "coverage": 1.0}
     assert report["schema_violations"] == {"id": {"required": 1, "type": 1}, "lines.sku": {"required": 1},
                                            "total": {"minimum": 1, "type": 1}}
     fields = report["field_metrics"]

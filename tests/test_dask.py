@@ -78,3 +78,26 @@ def test_unreachable_scheduler_is_one_line_exit_2(ds):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "tcp://127.0.0.1:1" in done.stderr
+
+
+def test_a_local_cluster_has_no_more_workers_than_shards(ds, monkeypatch, capsys):
+    """Issue 37, item 14: --workers asks for at most one process a core (workers-per-core), and a local cluster
+    never starts more worker processes than there are shards (each shard is one task)."""
+    import dask.distributed
+
+    from stickler_cli import parallel
+    from stickler_cli.cli import main
+
+    asked: list[dict] = []
+    real = dask.distributed.LocalCluster
+
+    def counting(**kwargs):
+        asked.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(dask.distributed, "LocalCluster", counting)
+    monkeypatch.setattr(parallel, "available_cores", lambda: 8)
+    assert main(["eval", str(ds["schema"]), ds["gt"], ds["pred"], "--dask", "local", "--workers", "6",
+                 "--format", "json"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["document_count"] == N_DOCS
+    assert [(k["n_workers"], k["threads_per_worker"], k["processes"]) for k in asked] == [(4, 1, True)]  # 4 shards

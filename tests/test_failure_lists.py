@@ -46,7 +46,7 @@ PRED = {"claim_id": {"_value": "C-7", "_confidence": 0.93},  # confident and wro
 
 
 def _rows() -> dict[str, dict]:
-    return {r["path"]: r for r in explain(Engine(st.compile_schema(SCHEMA)), GT, PRED)}
+    return {r["path"]: r for r in explain(Engine(st.compile_schema(SCHEMA)), GT, PRED)[0]}
 
 
 def test_rows_carry_the_leaf_confidence_and_plain_values_at_every_depth():
@@ -74,10 +74,10 @@ def test_a_default_filled_into_a_missing_value_is_marked():
         "FD", "box", "each", False, True)
     assert not any(r["gt_default"] or r["pred_default"] for p, r in rows.items() if p not in ("currency", "lines[0↔0].unit"))
     # Missing on both sides: the default against itself, a TP, both marked.
-    both = {r["path"]: r for r in explain(Engine(st.compile_schema(SCHEMA)), {"claim_id": "C-1"}, {"claim_id": "C-1"})}
+    both = {r["path"]: r for r in explain(Engine(st.compile_schema(SCHEMA)), {"claim_id": "C-1"}, {"claim_id": "C-1"})[0]}
     assert (both["currency"]["type"], both["currency"]["gt_default"], both["currency"]["pred_default"]) == ("TP", True, True)
     # A value given, even one equal to the default, is not marked.
-    given = {r["path"]: r for r in explain(Engine(st.compile_schema(SCHEMA)), {"currency": "USD"}, {"currency": "USD"})}
+    given = {r["path"]: r for r in explain(Engine(st.compile_schema(SCHEMA)), {"currency": "USD"}, {"currency": "USD"})[0]}
     assert (given["currency"]["gt_default"], given["currency"]["pred_default"]) == (False, False)
 
 

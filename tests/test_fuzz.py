@@ -42,6 +42,9 @@ def primitive_schema():
             "x-aws-stickler-weight": st.sampled_from([0.5, 1, 3] * 5 + [0, -1]),
             "x-aws-stickler-clip-under-threshold": st.booleans(),
             "format": st.sampled_from(["date", "uri", "email"]),
+            # values that normalise alike (issue 37, item 5): kept apart by Exact
+            "enum": st.sampled_from([[1.5, 15, -15], ["A+", "A-"], ["N/A", "NA", None], "not a list"]),
+            "const": st.sampled_from(["N/A", -1, None]),
         })
 
 
@@ -68,6 +71,9 @@ RAW_LINES = st.sampled_from([
     b"[1, 2, 3]", b'"just a string"', b"null", b"", b"   ", b'{"id": "\xff\xfe"}', b"\xef\xbb\xbf{}",
     b'{"nested": ' + b"[" * 1500 + b"]" * 1500 + b"}", b'{"items": {"_value": [{"qty": "12"}], "_confidence": 2}}',
     b'{"name": {"_value": "x", "_confidence": "high"}}', b'{"total": 1e400}', b'{"id": "\\ud800"}',
+    # texts that are no one number, and objects holding _value beside data (issue 37, items 6 and 7)
+    b'{"total": "page 1 of 2", "qty": "1e2", "items": ["5 to 7", "1 0"]}',
+    b'{"nested": {"_value": 5, "unit": "kg"}, "items": [{"_value": 5, "_confidence": 0.5, "qty": 1}]}',
 ])
 
 
@@ -151,6 +157,7 @@ KEYWORDS = st.sampled_from([
     "not", "if", "then", "else", "format", "uniqueItems", "minItems", "contains", "dependentRequired",
     "propertyNames", "$ref", "$dynamicRef", "$id", "$anchor", "$dynamicAnchor", "$schema", "unevaluatedProperties",
     "prefixItems", "dependentSchemas", "dependencies", "x-aws-stickler-threshold", "x-aws-stickler-comparator",
+    "extends", "divisibleBy", "disallow",  # draft 3's (issue 37: its schemas crashed eval)
 ])
 
 
@@ -204,7 +211,9 @@ def hostile_schemas():
             "$schema": st.sampled_from(["http://json-schema.org/draft-07/schema#",
                                         "https://json-schema.org/draft/2019-09/schema",
                                         "http://json-schema.org/draft-04/schema#", "http://127.0.0.1:9/meta",
-                                        "https://json-schema.org/draft/2020-12/schema"]),
+                                        "https://json-schema.org/draft/2020-12/schema",
+                                        "http://json-schema.org/draft-03/schema#",  # issue 37: refused, exit 2
+                                        "http://json-schema.org/draft-06/schema#"]),
             "$id": st.sampled_from(["http://example.invalid/root.json", "urn:root", "relative.json"]),
             "additionalProperties": st.one_of(st.booleans(), graph_node()),
         })
@@ -295,3 +304,130 @@ def test_a_tampered_document_index_is_refused_in_one_line(tmp_path_factory, caps
     state_path.write_text(json.dumps(state))  # integers beyond 64 bits too
     code, _ = run_checked(["merge", str(state_path), "--format", "json"], capsys)
     assert code == 2 or (not extra and key != "document_index")  # a whole index replaced is never right
+
+
+# -- record gates: a missing prediction counts, a gate without data fails (issue 37) ----------------------
+
+RECORD_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_RECORD_EXAMPLES", "300"))
+RECORD_GATES = {"valid_json_rate": 1.0, "schema_valid_rate": 0.0, "coverage": 1.0, "name.cm_recall": 0.5}
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=RECORD_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(gt=lines(garbage=0), pred=st.one_of(st.just([]), lines(garbage=3)), id_field=st.sampled_from([None, "id"]),
+       no_data_passes=st.booleans())
+def test_missing_predictions_count_and_gates_never_pass_on_missing_data(tmp_path_factory, capsys, gt, pred, id_field,
+                                                                          no_data_passes):
+    """Any ground truth against any predictions (none at all too): the record figures are shares of what was due,
+    a gate whose figure is missing fails unless --no-data-passes (and always when nothing was scored), and the
+    exit code is 1 exactly when a gate failed."""
+    folder = tmp_path_factory.mktemp("records")
+    (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {
+        "id": {"type": ["string", "integer"]}, "name": {"type": "string"}}}))
+    (folder / "g.jsonl").write_bytes(b"\n".join(gt) + b"\n")
+    (folder / "p.jsonl").write_bytes(b"\n".join(pred) + (b"\n" if pred else b""))
+    args = ["eval", str(folder / "s.json"), str(folder / "g.jsonl"), str(folder / "p.jsonl"), "--format", "json",
+            "-o", str(folder / "r.json"), "--no-progress", "--pair-by-line" if id_field is None else "--id-field=id",
+            *(f"--fail-under={k}={v}" for k, v in RECORD_GATES.items()), *(["--no-data-passes"] * no_data_passes)]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2) and "Traceback" not in err and "internal error" not in err, err
+    if code == 2:
+        assert err.startswith("stickler: error: ") and err.count("\n") == 1, err
+        return
+    report = orjson.loads((folder / "r.json").read_bytes())
+    records, conformance = report["inputs"]["records"], report["schema_conformance"]
+    assert records["gt_lines"] == records["paired"] + records["missing_predictions"] == report["document_count"]
+    due = records["pred_lines"] + records["missing_predictions"]
+    assert conformance["predictions_due"] == due == records["gt_lines"] + records["unpaired_predictions"]
+    share = lambda part, whole: part / whole if whole else None  # noqa: E731
+    assert conformance["valid_json_rate"] == share(conformance["valid_json"], due)
+    assert conformance["schema_valid_rate"] == share(conformance["schema_valid"], due)
+    assert conformance["coverage"] == share(records["paired"], records["gt_lines"])
+    if records["missing_predictions"]:  # a missing record is not a valid one
+        assert conformance["valid_json_rate"] < 1 and conformance["coverage"] < 1
+    for gate in report["gates"]:
+        if not report["document_count"]:
+            expected = "failed"
+        elif gate["actual"] is None:
+            expected = "no data" if no_data_passes else "failed"
+        else:
+            expected = "passed" if gate["actual"] >= gate["threshold"] else "failed"
+        assert gate["status"] == expected and gate["no_data"] == (gate["actual"] is None or not report["document_count"])
+    assert code == (1 if any(g["status"] == "failed" for g in report["gates"]) else 0)
+
+
+# -- issue 37, item 14: a key written twice in one object ------------------------------------------------------
+
+def _object_text(pairs: list[tuple[str, bytes]]) -> bytes:
+    """A JSON object written pair by pair (values already JSON text), so that a key may come twice."""
+    return b"{" + b", ".join(json.dumps(k).encode() + b": " + v for k, v in pairs) + b"}"
+
+
+def _has_duplicate(line: bytes) -> bool:
+    """Whether Python's json sees a key twice in any one object of ``line`` (the independent count)."""
+    found: list[bool] = []
+
+    def pairs(items: list) -> dict:
+        found.append(len(items) != len({k for k, _ in items}))
+        return dict(items)
+    json.loads(line, object_pairs_hook=pairs)
+    return any(found)
+
+
+DUPLICABLE_KEYS = st.sampled_from(["id", "name", "total", "a:b", "é", "x\"y"])
+RAW_VALUES = st.recursive(
+    JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+    lambda inner: st.one_of(st.lists(st.tuples(DUPLICABLE_KEYS, inner), max_size=4).map(_object_text),
+                            st.lists(inner, max_size=3).map(lambda items: b"[" + b", ".join(items) + b"]")),
+    max_leaves=12)
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=min(EXAMPLES, 300), deadline=None, suppress_health_check=list(HealthCheck))
+@given(lines=st.lists(st.lists(st.tuples(DUPLICABLE_KEYS, RAW_VALUES), max_size=5).map(_object_text),
+                      min_size=1, max_size=5))
+def test_every_record_with_a_key_written_twice_is_listed(tmp_path_factory, capsys, lines):
+    """Each record holding a key twice in one object (at any depth) is one record problem on each side;
+    a record without is none (counted independently here, by Python's json)."""
+    folder = tmp_path_factory.mktemp("twice")
+    (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {
+        "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    (folder / "r.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    code, out = run_checked(["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"),
+                             "--format", "json", "--no-progress"], capsys)
+    assert code == 0
+    listed = [e for e in orjson.loads(out)["errors"] if "twice in one object" in e["message"]]
+    assert len(listed) == 2 * sum(_has_duplicate(line) for line in lines)
+
+
+# -- one document's explanation capped (issue 37, item 11) ------------------------------------------------
+
+CAP_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_CAP_EXAMPLES", "150"))
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=CAP_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(schema=schemas(), gt=lines(garbage=0), pred=lines(garbage=1), cap=st.integers(1, 4))
+def test_a_capped_explanation_is_the_first_rows_and_counts_the_rest(tmp_path_factory, capsys, schema, gt, pred, cap):
+    """With --limit explain-items=N every worst document holds at most N comparisons, the first N of the uncapped
+    run's, and its comparisons_not_shown counts the others by type; the figures are the uncapped run's."""
+    folder = tmp_path_factory.mktemp("cap")
+    (folder / "s.json").write_bytes(orjson.dumps(schema))
+    (folder / "g.jsonl").write_bytes(b"\n".join(gt) + b"\n")
+    (folder / "p.jsonl").write_bytes(b"\n".join(pred) + b"\n")
+    base = ["eval", str(folder / "s.json"), str(folder / "g.jsonl"), str(folder / "p.jsonl"), "--format", "json",
+            "--no-progress", "--show-errors", "2"]
+    if run_checked([*base, "-o", str(folder / "whole.json")], capsys)[0] == 2:
+        return
+    assert run_checked([*base, "-o", str(folder / "cut.json"), "--limit", f"explain-items={cap}"], capsys)[0] == 0
+    whole, cut = (orjson.loads((folder / name).read_bytes()) for name in ("whole.json", "cut.json"))
+    assert cut["metrics"] == whole["metrics"] and cut["field_metrics"] == whole["field_metrics"]
+    assert len(cut["worst_documents"]) == len(whole["worst_documents"])
+    for capped, full in zip(cut["worst_documents"], whole["worst_documents"]):
+        rows = full["comparisons"]
+        assert capped["comparisons"] == rows[:cap]
+        rest: dict[str, int] = {}
+        for row in rows[cap:]:
+            rest[row["type"]] = rest.get(row["type"], 0) + 1
+        assert capped.get("comparisons_not_shown", {}).get("by_type", {}) == rest

@@ -157,3 +157,65 @@ def test_worker_processes_use_the_users_endpoint_and_key(server, tmp_path):
     assert (name["tp"], name["fd"]) == (300, 300)
     assert server.count >= 2
     assert {r["headers"].get("Authorization") for r in server.requests} == {"Bearer sk-workers"}
+
+
+KEY = "sk-proj-Zq81Lw0pXvT7mNcq"
+
+
+def _echo_headers(headers: dict[str, str]) -> bytes:
+    """An error page that echoes the request, as some proxies and debugging servers do."""
+    return (f'<html><body>bad request; you sent Authorization: {headers.get("Authorization")} '
+            f'and "api_key": "{KEY}"</body></html>').encode()
+
+
+def test_error_bodies_never_carry_the_key_into_any_output(server, tmp_path, monkeypatch, capsys):
+    """Issue 37, item 13: an error body echoing the Authorization header put the key in `errors` (JSON, HTML,
+    state); a base URL with a query got /chat/completions after the query. The key and the query's token are
+    redacted from every error text, and the path goes before the query."""
+    monkeypatch.setenv("TEST_LLM_KEY", KEY)
+    schema, gt, pred = _files(tmp_path, {"cache": False, "max_retries": 0})
+    server.error_body = _echo_headers
+    server.fail_next(2, 400)
+    report, page, state = (str(tmp_path / name) for name in ("report.json", "report.html", "state.json"))
+    code = main(["eval", schema, gt, pred, "--llm-base-url", server.url + "/v1/?token=qs-9f8e7d6c5b",
+                 "--llm-api-key-env", "TEST_LLM_KEY", "-o", report, "--html", page, "--save-state", state,
+                 "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert [r["path"] for r in server.requests] == ["/v1/chat/completions?token=qs-9f8e7d6c5b"] * 2
+    assert server.requests[0]["headers"]["Authorization"] == f"Bearer {KEY}"
+    errors = [e["message"] for e in orjson.loads(out.out)["errors"]]
+    assert len(errors) == 2 and all("HTTP 400 from http://127.0.0.1:" in e and "/v1/chat/completions?…" in e
+                                    for e in errors), errors
+    assert all("Authorization: [redacted]" in e and '"api_key": "[redacted]"' in e for e in errors), errors
+    for text in (out.out, out.err, *(Path(p).read_text() for p in (report, page, state))):
+        assert KEY not in text and "qs-9f8e7d6c5b" not in text and "sk-proj" not in text
+
+
+@pytest.mark.parametrize("text, secrets, expected", [
+    ("Authorization: Bearer abc.def-123 rest", [], "Authorization: [redacted] rest"),
+    ('{"authorization": "Bearer abc"}', [], '{"authorization": "[redacted]"}'),
+    ("token bearer xyz123, then", [], "token bearer [redacted], then"),
+    ("GET /v1?api-key=K1234567&x=1", [], "GET /v1?api-key=[redacted]&x=1"),
+    ("https://h/v1?access_token=t0k3n#f", [], "https://h/v1?access_token=[redacted]#f"),
+    ("key sk-abcdefgh12345678 leaked", [], "key [redacted] leaked"),
+    ("echo: hunter2hunter2!", ["hunter2hunter2"], "echo: [redacted]!"),
+    ("nothing secret here: sk-1, a bearer", [], "nothing secret here: sk-1, a bearer"),
+])
+def test_redact(text, secrets, expected):
+    from stickler_cli.comparators.llm import redact
+
+    assert redact(text, secrets) == expected
+
+
+def test_a_base_url_query_is_kept_after_the_path_and_never_shown(capsys, tmp_path):
+    from stickler_cli.comparators.llm import _endpoint_of
+
+    assert _endpoint_of("https://gw.example/v1/?token=T#frag", "--llm-base-url") == \
+        "https://gw.example/v1/chat/completions?token=T"
+    assert _endpoint_of("https://gw.example/openai/chat/completions?k=1", "x") == \
+        "https://gw.example/openai/chat/completions?k=1"
+    schema, gt, pred = _files(tmp_path, {})
+    assert main(["eval", schema, gt, pred, "--llm-base-url", "ftp://gw.example/v1?token=SECRET77"]) == 2
+    err = _one_line_error(capsys)
+    assert "ftp://gw.example/v1?…" in err and "SECRET77" not in err

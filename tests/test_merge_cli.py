@@ -261,6 +261,9 @@ TAMPERED = [
     # Counts each possible alone that do not add up as a run's do ("-493 of 7" predictions valid, before).
     ("more ground-truth lines than documents", lambda s: s["stats"].__setitem__("gt_lines", 1000),
      "/stats/gt_lines: must equal the document_count (150), got 1,000"),
+    # coverage above 1 and record rates over a denominator the documents do not make (issue 37)
+    ("documents neither paired nor missing", lambda s: s["stats"].__setitem__("missing_predictions", 5),
+     "/stats/gt_lines: must equal paired + missing_predictions (155), got 150"),
     ("prediction lines neither paired nor unpaired", lambda s: s["stats"].__setitem__("pred_lines", 7),
      "/stats/pred_lines: must equal paired + unpaired_predictions (150), got 7"),
     ("more invalid predictions than lines", lambda s: s["stats"].__setitem__("invalid_predictions", 500),
@@ -538,3 +541,55 @@ def test_records_repeated_within_each_state_are_no_evidence_of_overlap(tmp_path)
     assert done.returncode == 2
     assert f"{everything}: shares 1 of its 41 documents with {halves[1]} (the same ground-truth record): the first, " \
            f"{tmp_path / 'gt.jsonl'}:41, is {tmp_path / 'gt2.jsonl'}:21 there" in done.stderr
+
+
+def _number_pointers(value, pointer=""):
+    """(JSON pointer, container, key) of every number in a state, one per place in its structure (array
+    positions folded: the first item of each array stands for the rest), the embedded schema left out."""
+    if isinstance(value, dict):
+        items = [(k, v) for k, v in value.items() if not (pointer == "" and k in ("schema", "schema_resources"))]
+    elif isinstance(value, list):
+        items = list(enumerate(value[:1]))
+    else:
+        return []
+    found = []
+    for key, child in items:
+        if type(child) in (int, float):
+            found.append((f"{pointer}/{key}", value, key))
+        else:
+            found.extend(_number_pointers(child, f"{pointer}/{key}"))
+    return found
+
+
+def test_every_number_of_a_state_is_bounded(saved, ci_state, tmp_path, capsys):
+    """A state is untrusted: a count of 10^400 (Python's json reads it exactly) was an OverflowError, exit 3.
+    Every number of a state, wherever it stands, set to 10^400: exit 2, one line naming the file;
+    except the data values its sample documents quote (ground truth and predictions, read exactly as the data
+    files are: docs/parity.md row 30), which merge as they are."""
+    import re
+
+    from stickler_cli.cli import main
+
+    data_value = re.compile(r"^/(worst/\d+|failures/[^/]+/\d+)/(gt|pred)(/|$)")
+    bad = tmp_path / "bad.state.json"
+    tried = quoted = 0
+    for source, extra in ((ci_state, ["--ci", "0.9"]),):  # its structure holds every place saved["a"]'s does
+        clean = orjson.loads(Path(source).read_bytes())
+        assert {p for p, _, _ in _number_pointers(orjson.loads(Path(saved["a"]).read_bytes()))} <= {
+            p for p, _, _ in _number_pointers(clean)}
+        for pointer, _, _ in _number_pointers(clean):
+            for huge in (10**400,):
+                state = orjson.loads(Path(source).read_bytes())
+                place = next((c, k) for p, c, k in _number_pointers(state) if p == pointer)
+                place[0][place[1]] = huge
+                bad.write_text(json.dumps(state))
+                code = main(["merge", str(bad), "-f", "json", "-o", str(tmp_path / "out.json"), *extra])
+                err = capsys.readouterr().err
+                if data_value.match(pointer):
+                    assert (code, err) == (0, ""), (pointer, err)
+                    quoted += 1
+                else:
+                    assert code == 2 and err.startswith(f"stickler: error: {bad}: ") and err.count("\n") == 1, (
+                        pointer, err)
+                tried += 1
+    assert tried > 80 and 0 < quoted < tried / 3, (tried, quoted)

@@ -254,3 +254,153 @@ def test_standard_output_on_a_full_disk_is_exit_2(files, output_format):
                                "-f", output_format], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr == "stickler: error: standard output: cannot write: No space left on device\n"
+
+
+# -- issue 37, item 13: the step summary and links planted in shared directories ------------------------------
+
+@pytest.mark.parametrize("command", ["eval", "merge", "diff", "split"])
+def test_a_step_summary_naming_an_input_is_refused(files, capsys, monkeypatch, tmp_path, command):
+    """$GITHUB_STEP_SUMMARY naming the ground truth got the Markdown appended to it: it is an output like any."""
+    state = tmp_path / "run.state"
+    assert main(["eval", str(files["schema"]), str(files["gt"]), str(files["pred"]), "--save-state", str(state),
+                 "--format", "json"]) == 0
+    capsys.readouterr()
+    victim = {"eval": files["gt"], "merge": state, "diff": files["pred"], "split": files["gt"]}[command]
+    args = {"eval": [str(files["schema"]), str(files["gt"]), str(files["pred"])], "merge": [str(state)],
+            "diff": [str(files["schema"]), str(files["gt"]), str(files["pred"]), str(files["pred"])],
+            "split": [str(files["gt"]), str(files["pred"])]}[command]
+    before = victim.read_bytes()
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(victim))
+    assert main([command, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"GITHUB_STEP_SUMMARY={victim}: refusing to overwrite an input file" in err, err
+    assert victim.read_bytes() == before
+    if command != "split":  # (these records are not packets: split stops at reading them)
+        summary = tmp_path / "summary.md"
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        main([command, *args])
+        assert summary.read_text().startswith("#")  # an ordinary summary file still gets its Markdown
+
+
+def _shared_directory(tmp_path: Path) -> Path:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # as /tmp is: sticky, writable by every user
+    return shared
+
+
+OTHER_USER = 65534  # nobody
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting a link owned by another user needs root")
+@pytest.mark.parametrize("option", ["-o", "--html", "--save-state", "--non-matches"])
+def test_an_output_through_a_link_another_user_planted_in_tmp_is_refused(files, capsys, tmp_path, option):
+    """stickler resolved the link itself, bypassing fs.protected_symlinks: the victim's file was replaced."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    shared = _shared_directory(tmp_path)
+    link = shared / "report.out"
+    link.symlink_to(victim)
+    os.lchown(link, OTHER_USER, OTHER_USER)
+    args = ["eval", str(files["schema"]), str(files["gt"]), str(files["pred"])]
+    assert main([*args, option, str(link)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{link}: {link} is a symbolic link another user made in {shared}" in err, err
+    assert victim.read_text() == "precious\n" and link.is_symlink()
+    # A directory on the way is a link too.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    through = shared / "dir"
+    through.symlink_to(elsewhere)
+    os.lchown(through, OTHER_USER, OTHER_USER)
+    assert main([*args, option, str(through / "out.json")]) == 2
+    assert f"{through} is a symbolic link another user made in {shared}" in capsys.readouterr().err
+    assert list(elsewhere.iterdir()) == []
+    # The user's own link there, and a link in a directory that is not shared, are followed.
+    os.lchown(link, 0, 0)
+    assert main([*args, option, str(link)]) == 0
+    assert victim.read_text() != "precious\n" and link.is_symlink()
+
+
+def test_the_kernels_rule_for_links_in_shared_directories():
+    """The rule itself, for any user (the test above needs root to plant another user's link)."""
+    from stickler_cli.reporters.json_report import planted
+
+    def st(mode: int, uid: int) -> os.stat_result:
+        return os.stat_result((mode, 0, 0, 0, uid, 0, 0, 0, 0, 0))
+
+    shared, private = 0o40000 | 0o1777, 0o40000 | 0o777  # /tmp; writable by all but not sticky
+    assert planted(st(0o120777, 1001), st(shared, 0), user=1000)
+    assert not planted(st(0o120777, 1000), st(shared, 0), user=1000)  # the user's own link
+    assert not planted(st(0o120777, 0), st(shared, 0), user=1000)  # the directory owner's link
+    assert not planted(st(0o120777, 1001), st(private, 0), user=1000)
+    assert not planted(st(0o120777, 1001), st(0o40000 | 0o1755, 0), user=1000)  # sticky, not world-writable
+
+
+# -- issue 37, item 14: partial outputs of a killed run ---------------------------------------------------------
+
+KILLED_WRITER = """
+import os, signal, sys
+from stickler_cli.reporters import json_report
+with json_report.replacing(sys.argv[1]) as handle:
+    handle.write(b"half a report")
+    handle.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+HOLDING_WRITER = """
+import sys, time
+from stickler_cli.reporters import json_report
+with json_report.replacing(sys.argv[1]) as handle:
+    handle.write(b"still writing")
+    handle.flush()
+    print("ready", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_killed_runs_partial_output_is_removed_by_the_next_run(tmp_path):
+    """kill -9 left a hidden partial output (.nm.jsonl.XXXX) for ever. The next run writing that file removes
+    the partials of dead writers for that file only: never a live writer's, another file's or the user's own."""
+    target = tmp_path / "nm.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    killed = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(target)], env=env, timeout=60)
+    assert killed.returncode == -9
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".nm.jsonl.") and left[0].endswith(".partial"), left
+    live = subprocess.Popen([sys.executable, "-c", HOLDING_WRITER, str(target)], env=env, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert live.stdout.readline() == "ready\n"
+        live_partial = [p for p in tmp_path.iterdir() if f".{live.pid}." in p.name]
+        assert len(live_partial) == 1
+        # What must stay: the user's own hidden files, another output's partial of a dead writer.
+        keep = [tmp_path / ".nm.jsonl.backup", tmp_path / ".nm.jsonl.1.abcdefgh.partial.bak",
+                tmp_path / f".other.json.{killed_pid(left[0])}.abcdefgh.partial"]
+        for path in keep:
+            path.write_text("mine")
+        from stickler_cli.reporters import json_report
+
+        json_report.write(str(target), b"whole report\n")
+        assert target.read_bytes() == b"whole report\n"
+        names = sorted(p.name for p in tmp_path.iterdir())
+        assert names == sorted([target.name, live_partial[0].name, *(p.name for p in keep)]), names
+    finally:
+        live.kill()
+        live.wait()
+
+
+def killed_pid(name: str) -> str:
+    return name.split(".")[3]
+
+
+def test_a_report_is_on_disk_before_it_takes_its_name(files, monkeypatch):
+    """Written with fsync before the rename: a crash leaves the old report or the new one, never an empty file."""
+    from stickler_cli.reporters import json_report
+
+    order: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (order.append("fsync"), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "replace", lambda a, b: (order.append("replace"), real_replace(a, b))[1])
+    json_report.write(str(files["gt"].parent / "out.json"), b"{}\n")
+    assert order[:2] == ["fsync", "replace"]

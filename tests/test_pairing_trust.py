@@ -581,3 +581,64 @@ def test_ids_spelled_differently_on_each_side_are_still_compared(invoices):
     done = run("compare", INVOICE, gt, missing, "--line", "7")
     assert done.returncode == 0
     assert f"{gt}:7 has doc_id 'D-007' and {missing}:7 has docId 'D-008': not the same document?" in done.stderr.decode()
+
+
+# -- issue 37, item 14: a key written twice in one object ------------------------------------------------------
+
+DUPLICATES_SCHEMA = {"type": "object", "properties": {
+    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+    "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+    "vendor": {"type": "object", "properties": {"city": {"type": "string",
+                                                         "x-aws-stickler-comparator": "ExactComparator"}}}}}
+
+
+@pytest.mark.parametrize("id_field", [None, "id"])
+def test_a_key_written_twice_is_a_record_problem_and_the_last_value_is_scored(tmp_path, capsys, id_field):
+    """orjson keeps the last of {"name": "X", "name": "Y"} silently. Each such record is a record problem naming
+    file, line and key; it is still scored with the last value (what every reader of it did before)."""
+    from stickler_cli.cli import main
+
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps(DUPLICATES_SCHEMA))
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_bytes(b'{"id": "a", "name": "X", "vendor": {"city": "Oslo"}}\n'
+                   b'{"id": "b", "name": "Q", "vendor": {"city": "Rome", "city": "Bern"}}\n'
+                   b'{"id": "c", "name": "say \\"a:b\\"", "vendor": {"city": "Lyon"}}\n')
+    pred.write_bytes(b'{"id": "a", "name": "X", "name": "Y", "vendor": {"city": "Oslo"}}\n'
+                     b'{"id": "b", "name": "Q", "vendor": {"city": "Bern"}}\n'
+                     b'{"id": "c", "name" : "say \\"a:b\\"", "n\\u0061me": "say \\"a:b\\"", '
+                     b'"vendor": {"city": "Lyon", "note\\u003a": 1}}\n')
+    args = ["eval", str(schema), str(gt), str(pred), "--format", "json",
+            *(["--id-field", id_field] if id_field else [])]
+    assert main(args) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    problems = [(e["source"], e["line"], e["message"]) for e in report["errors"]]
+    assert problems == [
+        (str(pred), 1, "prediction has key 'name' twice in one object (1 duplicate key(s)): the last value of each "
+                       "is scored"),
+        (str(gt), 2, "ground truth has key 'city' twice in one object (1 duplicate key(s)): the last value of each "
+                     "is scored"),
+        (str(pred), 3, "prediction has key 'name' twice in one object (1 duplicate key(s)): the last value of each "
+                       "is scored"),
+    ]
+    name, city = report["field_metrics"]["name"], report["field_metrics"]["vendor.city"]
+    assert (name["tp"], name["fd"]) == (2, 1)  # "Y" against "X": the last value is scored
+    assert (city["tp"], city["fd"]) == (3, 0)  # "Bern" against "Bern"
+
+
+@pytest.mark.parametrize("line, twice", [
+    (b'{"a": 1, "b": 2}', []),
+    (b'{"a": 1, "a": 2}', ["a"]),
+    (b'{"a": {"b": 1, "b": 2, "b": 3}, "c": [{"d": 1}, {"d": 1, "d": 2}]}', ["b", "b", "d"]),
+    (b'{"a:b": 1, "a:b": 2}', ["a:b"]),  # colons inside keys
+    (b'{"a": "x:y:z", "b": "::"}', []),  # colons inside values
+    (b'{"a" : 1 , "a"\t: 2}', ["a"]),  # spaces around the colons
+    (b'{"k\\u003a": 1, "k:": 2}', ["k:"]),  # a colon written as an escape: read again, exactly
+    (b'{"\\u0061": 1, "a": 2}', ["a"]),  # a key spelt with an escape is that key
+    (b'{"n": 123456789012345678901234567890, "n": 1}', ["n"]),  # beyond 64 bits: orjson cannot write it
+    (b'{"t": "a\\":\\"b", "u": 1}', []),  # escaped quotes around a colon in a value
+])
+def test_duplicate_keys_are_found_exactly(line, twice):
+    from stickler_cli.reader import decode, duplicate_keys
+
+    assert duplicate_keys(line, decode(line)) == twice

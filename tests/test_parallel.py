@@ -295,3 +295,50 @@ def test_records_nested_near_the_readers_bound_go_to_workers_and_back(tmp_path, 
         assert report["errors"] == [] and report["document_count"] == 3
     assert reports[0]["metrics"] == reports[1]["metrics"]
     assert reports[0]["field_metrics"] == reports[1]["field_metrics"]
+
+
+class _CountingPool(parallel.ProcessPoolExecutor):
+    """The process pool, noting how many processes each run asked for."""
+
+    sizes: list[int] = []
+
+    def __init__(self, max_workers, **kwargs):
+        _CountingPool.sizes.append(max_workers)
+        super().__init__(max_workers, **kwargs)
+
+
+def test_workers_are_capped_by_the_cores_and_by_the_work(files, monkeypatch, capsys, tmp_path):
+    """Issue 37, item 14: --workers 64 on 2 documents spawned 64 processes (99,999 were killed). At most
+    workers-per-core processes a core, and never more than the chunks of work."""
+    from stickler_cli.cli import main
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", _CountingPool)
+    monkeypatch.setattr(parallel, "available_cores", lambda: 3)
+    _CountingPool.sizes = []
+    args = ["eval", str(files["schema"]), str(files["gt"]), str(files["clean"]), "--format", "json"]
+    assert main([*args, "--workers", "99999"]) == 0  # 600 documents: four chunks of 150
+    out = capsys.readouterr()
+    assert "--workers 99,999 is more than 3 process(es) for the 3 core(s) this run may use " \
+           "(limit workers-per-core=1): scoring on 3" in out.err
+    assert orjson.loads(out.out)["document_count"] == N_DOCS
+    assert main([*args, "--workers", "64", "--limit", "workers-per-core=2"]) == 0  # 6 allowed, 4 chunks
+    assert "scoring on 6" in capsys.readouterr().err
+    two = write_lines(tmp_path / "gt2.jsonl", jsonl(files["gts"][:2]))
+    assert main(["eval", str(files["schema"]), str(two), str(two), "--workers", "3", "--format", "json"]) == 0
+    assert capsys.readouterr().err == ""
+    assert _CountingPool.sizes == [3, 4, 1]
+
+
+def test_bootstrap_resamples_are_bounded(files, capsys):
+    from stickler_cli.cli import main
+
+    args = [str(files["schema"]), str(files["gt"]), str(files["clean"]), "--ci", "0.95"]
+    assert main(["eval", *args, "--bootstrap", "10000000"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("stickler: error: --bootstrap 10,000,000: more resamples than the limit of 100,000 (raise it "
+                   "with --limit bootstrap-resamples=N)\n")
+    assert main(["diff", str(files["schema"]), str(files["gt"]), str(files["clean"]), str(files["clean"]),
+                 "--bootstrap", "100001"]) == 2
+    assert "--bootstrap 100,001: more resamples than the limit of 100,000" in capsys.readouterr().err
+    assert main(["eval", *args, "--bootstrap", "20", "--limit", "bootstrap-resamples=10", "--format", "json"]) == 2
+    assert "limit of 10 " in capsys.readouterr().err

@@ -37,8 +37,12 @@ def test_a_zero_denominator_is_0_as_in_the_library_and_no_data_for_a_gate() -> N
     assert block["recall_with_fd"] == 0.0  # stickler-eval's MetricsHelper gives 0.0 too
     report = {"document_count": 6, "metrics": {**block, "weighted_overall_score": 1.0},
               "field_metrics": {"note": block}, "schema_conformance": {}}
-    results = gates.check([gates.parse("note.recall_with_fd=0.9"), gates.parse("recall_with_fd=0.9")], report)
+    both = [gates.parse("note.recall_with_fd=0.9"), gates.parse("recall_with_fd=0.9")]
+    results = gates.check(both, report, no_data_passes=True)
     assert [(r["actual"], r["status"]) for r in results] == [(None, gates.NO_DATA), (None, gates.NO_DATA)]
+    # Without --no-data-passes a gate with nothing to measure fails, for lack of data (no figure).
+    assert [(r["actual"], r["status"], r["no_data"]) for r in gates.check(both, report)] == [
+        (None, gates.FAILED, True), (None, gates.FAILED, True)]
 
 
 def test_a_field_whose_every_value_is_wrong_fails_a_recall_gate() -> None:
@@ -48,9 +52,9 @@ def test_a_field_whose_every_value_is_wrong_fails_a_recall_gate() -> None:
     report = {"document_count": 5, "metrics": {**wrong, "weighted_overall_score": 0.0},
               "field_metrics": {"total": wrong, "note": absent}, "schema_conformance": {}}
     results = gates.check([gates.parse("total.cm_recall=0.9"), gates.parse("cm_recall=0.9"),
-                           gates.parse("note.cm_recall=0.9")], report)
-    assert [(r["actual"], r["status"]) for r in results] == [
-        (0.0, gates.FAILED), (0.0, gates.FAILED), (None, gates.NO_DATA)]  # note: nothing was due
+                           gates.parse("note.cm_recall=0.9")], report, no_data_passes=True)
+    assert [(r["actual"], r["status"], r["no_data"]) for r in results] == [
+        (0.0, gates.FAILED, False), (0.0, gates.FAILED, False), (None, gates.NO_DATA, True)]  # note: nothing was due
 
 
 @pytest.fixture
@@ -105,7 +109,7 @@ def test_gates_on_a_field_on_a_glob_and_on_the_run(files, capsys) -> None:
     assert code == 1
     assert [(g["gate"], g["actual"], g["status"]) for g in report["gates"]] == [
         ("name.recall_with_fd >= 0.5", 0.5, "passed"),
-        ("note.recall_with_fd >= 0.5", None, "no data"),  # nothing was due in note
+        ("note.recall_with_fd >= 0.5", None, "failed"),  # nothing was due in note: failed for lack of data
         ("recall_with_fd >= 0.8", 0.5, "failed")]
 
 

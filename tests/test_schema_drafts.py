@@ -236,3 +236,72 @@ def test_a_value_that_holds_itself_or_shares_parts_is_looked_at_once():
         shared = [shared, shared]
     assert drafts.self_contained({"enum": shared})
     assert not drafts.self_contained({"enum": [shared, {"$ref": "#"}]})
+
+
+# -- drafts before 6: refused at load (issue 37) ------------------------------------------------------------
+
+DRAFT3 = "http://json-schema.org/draft-03/schema#"
+DRAFT4 = "http://json-schema.org/draft-04/schema#"
+
+
+def _files(tmp_path, schema: dict, **others: dict) -> list[str]:
+    import json
+
+    for name, document in others.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(document))
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    (tmp_path / "gt.jsonl").write_text('{"a": 4}\n')
+    (tmp_path / "pred.jsonl").write_text('{"a": 5}\n')
+    return [str(tmp_path / n) for n in ("s.json", "gt.jsonl", "pred.jsonl")]
+
+
+@pytest.mark.parametrize("schema, others, pointer, number", [
+    # divisibleBy passed `schema check` and was KeyError 'multipleOf' in eval (exit 3)
+    ({"$schema": DRAFT3, "type": "object", "properties": {"a": {"type": "number", "divisibleBy": 2}}}, {},
+     "/$schema", 3),
+    # extends: AttributeError in every command
+    ({"$schema": DRAFT3, "type": "object", "properties": {"a": {"type": "number", "extends": {"type": "number"}}}},
+     {}, "/$schema", 3),
+    ({"$schema": "http://json-schema.org/draft-03/schema", "type": "object",
+      "properties": {"a": {"type": "number", "required": True}}}, {}, "/$schema", 3),
+    ({"$schema": DRAFT4, "type": "object", "properties": {"a": {"type": "number", "minimum": 0,
+                                                                 "exclusiveMinimum": True}}}, {}, "/$schema", 4),
+    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}},
+      "$defs": {"n": {"$id": "urn:n", "$schema": DRAFT3, "type": "number", "divisibleBy": 2}}}, {},
+     "/$defs/n/$schema", 3),
+    ({"type": "object", "properties": {"a": {"$ref": "n.json"}}}, {"n": {"$schema": DRAFT4, "type": "number"}},
+     "n.json#/$schema", 4),
+], ids=["divisibleBy", "extends", "boolean required", "draft 4", "embedded", "referenced file"])
+def test_drafts_before_6_are_refused_by_every_command_in_one_line(tmp_path, capsys, schema, others, pointer, number):
+    from stickler_cli.cli import main
+
+    schema_path, gt, pred = _files(tmp_path, schema, **others)
+    expected = (f"stickler: error: {schema_path}: {pointer}: '$schema' names draft {number}, which stickler does "
+                "not read: drafts 6, 7, 2019-09 and 2020-12 only\n")
+    for args in (["schema", "check", schema_path], ["eval", schema_path, gt, pred, "--no-progress"],
+                 ["compare", schema_path, '{"a": 4}', '{"a": 5}'], ["diff", schema_path, gt, pred, pred]):
+        assert main(args) == 2, args
+        assert capsys.readouterr().err == expected, args
+
+
+def test_draft_6_and_later_are_read_and_draft_3_keywords_without_its_uri_are_named(tmp_path, capsys):
+    from stickler_cli.cli import main
+
+    for uri in ("http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#",
+                "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema",
+                "https://example.com/draft-04/schema#"):  # not json-schema.org's draft 4: read as jsonschema reads it
+        schema_path, gt, pred = _files(tmp_path, {"$schema": uri, "type": "object", "properties": {
+            "a": {"type": "number", "exclusiveMinimum": 0}}})
+        assert main(["schema", "check", schema_path]) == 0, uri
+        assert main(["eval", schema_path, gt, pred, "--no-progress", "-f", "json"]) == 0, uri
+        capsys.readouterr()
+    # Without a draft 3 $schema, its keywords are unknown to later drafts: a likely mistake, named with the keyword
+    # that replaced it (schema check refuses it; eval warns and scores the schema as written).
+    for keyword, meant in (("extends", "allOf"), ("divisibleBy", "multipleOf"), ("disallow", "not")):
+        schema_path, gt, pred = _files(tmp_path, {"type": "object", "properties": {
+            "a": {"type": "number", keyword: {"type": "number"} if keyword != "divisibleBy" else 2}}})
+        assert main(["schema", "check", schema_path]) == 2
+        assert capsys.readouterr().err == (f"stickler: error: {schema_path}: /properties/a: unknown keyword "
+                                           f"{keyword!r} (did you mean {meant!r}?)\n")
+        assert main(["eval", schema_path, gt, pred, "--no-progress", "-f", "json"]) == 0
+        assert f"unknown keyword {keyword!r} (did you mean {meant!r}?) is ignored" in capsys.readouterr().err

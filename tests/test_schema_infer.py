@@ -2,8 +2,9 @@
 
 The comparator choices are stickler-eval 1.0.0's ``stickler.auto`` rules (golden values below were
 asked of its ``infer_field_config``; tests/parity/test_inference_oracle.py asks it again for every
-name word and type); the schema compiles, `schema check` passes on it, and evaluating with it equals
-evaluating without a schema; messy data gives a valid schema and notes, never a traceback.
+name word and type), plus the identifier words of issue 37 (strict Exact), read from the ground truth
+alone; the schema compiles, `schema check` passes on it, and evaluating with it equals evaluating
+without a schema; messy data gives a valid schema and notes, never a traceback.
 """
 
 from __future__ import annotations
@@ -256,3 +257,137 @@ def test_data_with_no_field_is_exit_2_naming_the_file(tmp_path, capsys):
     gt.write_text("{}\n{}\n")
     code, _, err = _run(["eval", gt, gt], capsys)
     assert code == 2 and f"{gt}" in err and "no field to infer" in err
+
+
+# -- issue 37: the ground truth chooses; identifier names are compared strictly ------------------------------
+
+def _invoices():
+    gt = [{"invoice_number": f"A9{i:04d}", "po_number": f"PO-{1000 + i}", "iban": f"DE8937040044053201{i:04d}",
+           "invoice_date": f"2024-03-{i + 1:02d}", "total": 100 + i * 3.5, "vendor": {"vat": f"DE{123456780 + i}"}}
+          for i in range(12)]
+    pred = [json.loads(json.dumps(r)) for r in gt]
+    pred[1]["total"] = "$107.00"                 # a string where the truth has numbers
+    pred[2]["invoice_date"] = "March 3, 2024"    # a date reformatted
+    pred[3]["invoice_date"] = "2024-03-05"       # a wrong day
+    pred[4]["vendor"]["vat"] = 123
+    pred[5]["extra"] = "x"                       # a key the truth has not
+    pred[6]["vendor"]["city"] = "Berlin"
+    return gt, pred
+
+
+def test_predictions_never_choose_a_type_or_a_comparator_only_notes(tmp_path, capsys):
+    """`schema infer GT PRED` let the model's mistakes pick the comparators: a string in `total` made it strict
+    Exact ("values of several types"), a reformatted date made `invoice_date` Levenshtein 0.7 (a wrong day TP, a
+    reformatted date FD). The schema is now the ground truth's alone; the predictions add notes."""
+    gt, pred = _invoices()
+    alone, both = infer_schema(gt), infer_schema(gt, predictions=pred, predictions_source="pred.jsonl")
+    assert both.schema == alone.schema and alone.notes == []
+    props = both.schema["properties"]
+    assert (props["total"]["type"], props["total"]["x-aws-stickler-comparator"]) == ("number", "NumericComparator")
+    assert props["total"]["x-aws-stickler-comparator-config"] == {"relative_tolerance": 0.001}
+    assert (props["invoice_date"]["format"], props["invoice_date"]["x-aws-stickler-comparator"],
+            props["invoice_date"]["x-aws-stickler-threshold"]) == ("date", "DateComparator", 0.95)
+    assert "extra" not in props and set(props["vendor"]["properties"]) == {"vat"}
+    assert both.notes == [
+        "invoice_date: not every predicted value is one of the ISO dates the ground truth holds",
+        "total: the predictions also hold string (1) where the ground truth holds number: the comparator follows "
+        "the ground truth",
+        "vendor.vat: the predictions also hold integer (1) where the ground truth holds string: the comparator "
+        "follows the ground truth",
+        "vendor.city: only in the predictions (1 value): not in the schema, not scored",
+        "extra: only in the predictions (1 value): not in the schema, not scored"]
+    # On the command line: the same schema with or without the predictions, and `eval GT PRED` scores with it.
+    files = {}
+    for name, rows in (("gt", gt), ("pred", pred)):
+        files[name] = tmp_path / f"{name}.jsonl"
+        files[name].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out, err = _run(["schema", "infer", files["gt"], files["pred"]], capsys)
+    assert code == 0 and json.loads(out)["properties"] == alone.schema["properties"]
+    assert "stickler: note: total: the predictions also hold string (1)" in err
+    assert _run(["schema", "infer", files["gt"]], capsys)[1] == out
+    code, out, err = _run(["eval", files["gt"], files["pred"], "-f", "json", "--no-progress"], capsys)
+    assert "inferred one (7 fields) from 12 ground-truth records, 5 note(s)" in err
+    fields = json.loads(out)["field_metrics"]
+    # The reformatted date is the same day (TP), the wrong day is not (FD): 11 TP, 1 FD.
+    assert (fields["invoice_date"]["tp"], fields["invoice_date"]["fd"]) == (11, 1)
+    assert fields["total"]["comparator"] == "NumericComparator"
+
+
+@pytest.mark.parametrize("name", ["invoice_number", "po_number", "iban", "IBAN", "bic", "swift", "vat", "vatNumber",
+                                  "invoice_no", "orderNr", "account_num", "sku", "product_code", "customer_number",
+                                  "serial", "tracking_numbers", "ean13", "customer_id", "supplier_vat"])
+def test_identifier_names_get_strict_exact_from_data(name):
+    rows = [{name: f"A9{i:04d}X"} for i in range(8)]
+    prop = infer_schema(rows).schema["properties"][name]
+    assert (prop["x-aws-stickler-comparator"], prop.get("x-aws-stickler-comparator-config"),
+            prop["x-aws-stickler-threshold"]) == ("ExactComparator", STRICT, 1.0), name
+    assert "(identifier)" in prop["description"]
+
+
+@pytest.mark.parametrize("name, values, comparator, threshold", [
+    ("number_of_items", ["a few", "many"], "LevenshteinComparator", 0.7),  # "number" first: not an identifier
+    ("number", ["12a", "7b"], "LevenshteinComparator", 0.7),               # alone: a count as often as an id
+    ("page_number", [3, 4], "NumericComparator", 1.0),                     # integers: compared exactly already
+    ("vat_amount", [19.5, 7.25], "NumericComparator", 0.95),               # money, not an identifier
+    ("vat_rate", ["19%", "7%"], "LevenshteinComparator", 0.7),             # vat counts as the last word only
+    ("phone_number", ["+1 206 555 0100", "+1 206 555 0101"], "PhoneComparator", 1.0),  # phone comes first
+    ("notes", ["one more", "two more"], "FuzzyComparator", 0.6),
+])
+def test_names_that_do_not_say_identifier_keep_their_rules(name, values, comparator, threshold):
+    prop = infer_schema([{name: v} for v in values]).schema["properties"][name]
+    expected = comparator if comparator != "PhoneComparator" or choose("phone", "string").comparator == comparator \
+        else "LevenshteinComparator"
+    assert (prop["x-aws-stickler-comparator"], prop["x-aws-stickler-threshold"]) == (expected, threshold)
+
+
+def test_an_identifier_one_character_off_is_no_longer_a_match(tmp_path, capsys):
+    """Inferred from the ground truth alone, `invoice_number` got Levenshtein 0.7: A90698 against A9O698 (a letter O
+    for a zero) scored 1 - 1/6 = 0.83, a TP. Strict Exact: 0.0, an FD."""
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text('{"invoice_number": "A90698"}\n{"invoice_number": "B11111"}\n')
+    pred.write_text('{"invoice_number": "A9O698"}\n{"invoice_number": "B11111"}\n')
+    code, out, _ = _run(["eval", gt, pred, "-f", "json", "--no-progress"], capsys)
+    field = json.loads(out)["field_metrics"]["invoice_number"]
+    assert code == 0 and (field["tp"], field["fd"], field["comparator"]) == (1, 1, "ExactComparator")
+
+
+def test_a_schema_asking_for_inference_keeps_the_library_rules(tmp_path):
+    """x-aws-stickler-infer-unspecified (the ninth extension) follows stickler-eval 1.0.0, whose rules do not read
+    `number` or `iban`: Levenshtein 0.7 there (docs/parity.md rows 36 and 40 say where the two differ)."""
+    plan = compile_schema({"type": "object", "x-aws-stickler-infer-unspecified": True, "properties": {
+        "invoice_number": {"type": "string"}, "iban": {"type": "string"}, "invoice_id": {"type": "string"}}})
+    chosen = {f.path: (f.comparator_name, f.deciding_threshold) for f in plan.fields}
+    assert chosen == {"invoice_number": ("LevenshteinComparator", 0.7), "iban": ("LevenshteinComparator", 0.7),
+                      "invoice_id": ("ExactComparator", 1.0)}
+
+
+def test_dates_written_out_in_the_ground_truth_get_the_date_comparator(tmp_path, capsys):
+    """Only ISO dates were dates: `15/03/2024` in the ground truth gave Levenshtein 0.7, under which a wrong day
+    (16/03/2024, one character) is a match and the same day written 2024-03-15 is not. Dates in common spellings
+    now get DateComparator 0.95 (no `format`: that means ISO), read in the order the ground truth shows."""
+    rows = [{"issued": f"{d:02d}/03/2024", "shipped": f"03/{d:02d}/2024", "paid": f"March {d}, 2024",
+             "posted": f"{d}.03.2024", "both": ["15/03/2024", "03/15/2024"][d % 2], "odd": f"{d:02d}/03/2024",
+             "short": f"03/{d:02d}", "ambiguous": f"0{d % 9 + 1}/0{d % 9 + 1}/2024"} for d in range(10, 22)]
+    rows[0]["odd"] = "31/02/2024"  # no such day: not a date, so the field is not dates
+    inferred = infer_schema(rows)
+    props = inferred.schema["properties"]
+    chosen = {k: (p["x-aws-stickler-comparator"], p.get("x-aws-stickler-comparator-config"), "format" in p)
+              for k, p in props.items()}
+    assert chosen == {
+        "issued": ("DateComparator", {"dayfirst": True}, False),
+        "shipped": ("DateComparator", {"dayfirst": False}, False),
+        "paid": ("DateComparator", None, False),
+        "posted": ("DateComparator", {"dayfirst": True}, False),
+        "both": ("ExactComparator", STRICT, False),  # two orders: not one way of writing dates (an enum here)
+        "odd": ("LevenshteinComparator", None, False),
+        "short": ("LevenshteinComparator", None, False),
+        "ambiguous": ("DateComparator", None, False)}
+    assert props["issued"]["x-aws-stickler-threshold"] == 0.95 and "written day first" in props["issued"]["description"]
+    assert inferred.notes == ["ambiguous: dates whose day and month are both 12 or less: read both ways (day first "
+                              "and month first, the better kept); set dayfirst in x-aws-stickler-comparator-config"]
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text("".join(json.dumps({"issued": f"{d:02d}/03/2024"}) + "\n" for d in (15, 16, 17)))
+    pred.write_text("".join(json.dumps({"issued": v}) + "\n" for v in ("2024-03-15", "17/03/2024", "17/03/2024")))
+    code, out, _ = _run(["eval", gt, pred, "-f", "json", "--no-progress"], capsys)
+    field = json.loads(out)["field_metrics"]["issued"]
+    assert code == 0 and (field["tp"], field["fd"], field["comparator"]) == (2, 1, "DateComparator")

@@ -367,6 +367,57 @@ def test_a_regex_format_value_cannot_take_gigabytes_to_compile():
     assert checker.violations({"r": "^a+$"}) == [] and checker.violations({"r": "("}) == [("r", "format")]
 
 
+@pytest.fixture
+def slow_iri(monkeypatch):
+    """An ``iri`` checker that costs what rfc3987-syntax costs (jsonschema's checker when the `format` extra is
+    installed): a millisecond a character, here measured by the characters it was given."""
+    import time as clock
+
+    seen: list[int] = []
+
+    def is_iri(instance: object) -> bool:
+        if isinstance(instance, str):
+            seen.append(len(instance))
+            clock.sleep(len(instance) / 1000)
+        return isinstance(instance, str) and instance.startswith("http")
+
+    for draft in (jsonschema.Draft202012Validator, jsonschema.Draft7Validator):
+        monkeypatch.setitem(draft.FORMAT_CHECKER.checkers, "iri", (is_iri, ()))
+        monkeypatch.setitem(draft.FORMAT_CHECKER.checkers, "iri-reference", (is_iri, ()))
+    return seen
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+def test_an_iri_format_check_reads_a_bounded_value(slow_iri, fallback):
+    """Issue 37, item 14: ``format: iri`` took 42 s and 1.3 GB on a 180 KB value, outside record-check-seconds.
+    A value over iri-check-chars (1,000) is not given to the checker: it does not conform, and is reported."""
+    schema = {"type": "object", "properties": {"u": {"type": "string", "format": "iri"},
+                                               "r": {"type": "string", "format": "iri-reference"}}}
+    checker = Conformance({**schema, "uniqueItems": False} if fallback else schema, assert_formats=True)
+    assert checker.compiled is not fallback
+    long = "http://example.com/" + "a" * 180_000
+    assert checker.violations({"u": long, "r": "http://x/" + "b" * 991}) == [("u", "format")]
+    assert slow_iri == [1_000]  # only the value within the bound was read
+    assert checker.take_messages() == ["a value of 180,019 characters was not checked as format 'iri', which reads "
+                                       "at most 1,000 (--limit iri-check-chars): counted as not conforming"]
+
+
+def test_format_checks_count_against_record_check_seconds(slow_iri):
+    """Many values each within the bound: the record's format checks stop at record-check-seconds (1 s), and
+    the record counts one `unchecked` violation, as a slow jsonschema check does."""
+    schema = {"type": "object", "properties": {"links": {"type": "array", "items": {"type": "string",
+                                                                                    "format": "iri"}}}}
+    checker = Conformance(schema, assert_formats=True)
+    assert checker.compiled
+    import time as clock
+
+    started = clock.monotonic()
+    assert checker.violations({"links": ["http://example.com/" + "a" * 381] * 20}) == [("$", "unchecked")]
+    assert len(slow_iri) == 3 and clock.monotonic() - started < 2.0  # 3 x 0.4 s, not 20 x 0.4 s
+    assert "took more than 1 s to check against the schema" in checker.take_messages()[0]
+    assert checker.violations({"links": ["http://example.com/"]}) == []
+
+
 def test_states_of_asserted_and_annotated_formats_are_not_merged(tmp_path, capsys):
     schema = write(tmp_path / "s.json", FORMATS)
     evaluate(capsys, schema, [GOOD], [BAD], "--assert-formats", "--save-state", str(tmp_path / "a.state.json"))
@@ -388,8 +439,8 @@ def test_schema_check_lists_the_formats_it_cannot_check(tmp_path, capsys):
 @pytest.mark.parametrize("schema, pointer, value", [
     ({"type": "object", "properties": {"a": {"type": "string"}}, "$id": False}, "/$id", "False"),
     ({"type": "object", "properties": {"a": {"type": "string"}}, "$defs": {"d": {"$id": 7}}}, "/$defs/d/$id", "7"),
-    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
-      "properties": {"a": {"type": "string"}}, "id": ["x"]}, "/id", "['x']"),
+    ({"$schema": "http://json-schema.org/draft-06/schema#", "type": "object",
+      "properties": {"a": {"type": "string"}}, "$id": ["x"]}, "/$id", "['x']"),
 ])
 def test_an_id_that_is_not_a_string_is_refused_in_one_line(tmp_path, capsys, schema, pointer, value):
     """Found by the hostile-schema fuzzer: referencing reads an id with str methods, so an id of another type

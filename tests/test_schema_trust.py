@@ -459,9 +459,9 @@ def test_malformed_keyword_values_are_refused_by_every_command(capsys, write, pr
                 "B": {"oneOf": [{"$ref": "#/$defs/A"}]}}},
      "/$defs/B/oneOf/0/$ref", "leads back to /$defs/A"),
     ({"$schema": 5, "type": "object", "properties": {"a": {"type": "string"}}}, "/$schema", "must be the URI"),
-    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+    ({"$schema": "http://json-schema.org/draft-06/schema#", "type": "object",
       "properties": {"a": {"type": "string", "allOf": [{"$ref": 5}]}}}, "/properties/a/allOf/0/$ref",
-     "'$ref' must be a string"),
+     "not a valid JSON Schema: 5 is not of type 'string'"),
 ])
 def test_cycles_on_one_value_and_odd_roots_are_refused(capsys, write, schema, pointer, message):
     _refused(capsys, write, schema, pointer, message)
@@ -637,7 +637,9 @@ def test_jsonschema_checks_a_record_within_its_deadline_then_stops_checking(boun
 
 def test_a_huge_enum_of_mixed_values_is_checked_for_uniqueness_by_hash(tmp_path, monkeypatch):
     """Draft 4's metaschema asks for unique enum values; jsonschema compares mixed-type values pair by
-    pair (30,000 values: 450 million comparisons, minutes). Checked by hash, with the same verdict."""
+    pair (30,000 values: 450 million comparisons, minutes). Draft 4 is refused at its `$schema` before any
+    of that (issue 37: drafts before 6 are not read); the metaschemas of drafts 6 and later ask no unique
+    enum values, and such a schema loads without comparing its values pair by pair."""
     import jsonschema._utils
 
     from stickler_cli.schema import load_schema
@@ -645,18 +647,39 @@ def test_a_huge_enum_of_mixed_values_is_checked_for_uniqueness_by_hash(tmp_path,
     compared = []
     real = jsonschema._utils.equal
     monkeypatch.setattr(jsonschema._utils, "equal", lambda a, b: compared.append(1) or real(a, b))
-    values = [f"v{i}" for i in range(30_000)] + [1, True, 1.5, None, {"a": [1]}, [1, "1"]]
+    values = [f"v{i}" for i in range(30_000)] + [1, True, 1.5, None, {"a": [1]}, [1, "1"], "v7"]
     schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
               "properties": {"x": {"enum": values}}}
     path = tmp_path / "s.json"
     path.write_text(json.dumps(schema))
+    with pytest.raises(SchemaError, match=r"s\.json: /\$schema: '\$schema' names draft 4, which stickler does not read"):
+        load_schema(str(path))
+    assert compared == []
+    path.write_text(json.dumps({**schema, "$schema": "http://json-schema.org/draft-06/schema#"}))
     assert [f.path for f in load_schema(str(path)).fields] == ["x"]
-    assert len(compared) < 1000  # by hash, not pair by pair
-    # A repeated value is still refused, naming it; 1 and 1.0 are the same value, true and 1 are not.
-    for repeated, shown in ((["v7"], "'v7'"), ([1.0], "1.0"), ([{"a": [1]}], "{'a': [1]}")):
-        path.write_text(json.dumps({**schema, "properties": {"x": {"enum": values + repeated}}}))
-        with pytest.raises(SchemaError, match=rf"/properties/x/enum: not a valid JSON Schema: has non-unique elements "
-                                              rf"\(item {len(values)}, {re.escape(shown)}, appears before it\)"):
-            load_schema(str(path))
-    path.write_text(json.dumps({**schema, "properties": {"x": {"enum": [1, True, "1", [1], {"1": 1}]}}}))
-    load_schema(str(path))
+    assert len(compared) < 1000  # never pair by pair
+
+
+# -- issue 37: a schema file is read up to --limit schema-bytes, never until memory runs out --------------
+
+def test_schema_files_are_read_up_to_the_schema_bytes_limit(capsys, write, tmp_path):
+    """`stickler schema check /dev/zero` read until the kernel killed it. A schema, and each file its references
+    read, is read up to the bound (16 MiB) and no further: exit 2, one line naming the file or the reference."""
+    assert limits.DEFAULT.schema_bytes == 16 * 2**20
+    for args in (["schema", "check", "/dev/zero"], ["eval", "/dev/zero", "/dev/null", "/dev/null"],
+                 ["compare", "/dev/zero", "{}", "{}"]):
+        code, out, err = _cli(capsys, *args)
+        assert (code, out, err) == (2, "", "stickler: error: /dev/zero: /: schema file holds over 16,777,216 bytes "
+                                          "(the schema-bytes limit; --limit schema-bytes=N raises it)\n"), args
+    money = {"type": "number", "description": "x" * 300}
+    (tmp_path / "money.json").write_text(json.dumps(money))
+    schema = write("s.json", {"type": "object", "properties": {"total": {"$ref": "money.json"}}})
+    size = (tmp_path / "s.json").stat().st_size
+    assert size < 100 < len(json.dumps(money))
+    code, _, err = _cli(capsys, "schema", "check", schema, "--limit", "schema-bytes=200")
+    assert (code, err) == (2, f"stickler: error: {schema}: /properties/total/$ref: referenced file 'money.json' holds "
+                              "over 200 bytes (the schema-bytes limit; --limit schema-bytes=N raises it)\n")
+    code, _, err = _cli(capsys, "schema", "check", schema, "--limit", f"schema-bytes={size - 1}")
+    assert (code, err) == (2, f"stickler: error: {schema}: /: schema file holds over {size - 1:,} bytes (the "
+                              "schema-bytes limit; --limit schema-bytes=N raises it)\n")
+    assert _cli(capsys, "schema", "check", schema, "--limit", "schema-bytes=400")[0] == 0  # both files within it

@@ -332,13 +332,16 @@ def test_states_sliced_differently_or_tampered_are_refused(files, tmp_path: Path
 # -- gates -------------------------------------------------------------------------------------------------------
 
 def test_slice_gates_pass_fail_and_have_no_data(files, capsys) -> None:
-    code, report = _eval(files, capsys, "--fail-under", "slice:vendor.country=FR:invoice_id.cm_f1=0.9",
-                         "--fail-under", "slice:vendor.country=XX:cm_f1=0.9")
+    gates = ("--fail-under", "slice:vendor.country=FR:invoice_id.cm_f1=0.9", "--fail-under",
+             "slice:vendor.country=XX:cm_f1=0.9")
+    code, report = _eval(files, capsys, *gates, "--no-data-passes")
     assert code == 0  # the gate's path is sliced without --slice-by
     results = {r["gate"]: (r["status"], r["actual"]) for r in report["gates"]}
     fr = report["slices"]["paths"]["vendor.country"]["values"]["FR"]["field_metrics"]["invoice_id"]["cm_f1"]
     assert results == {"slice:vendor.country=FR:invoice_id.cm_f1 >= 0.9": ("passed", fr),
                        "slice:vendor.country=XX:cm_f1 >= 0.9": ("no data", None)}
+    code, report = _eval(files, capsys, *gates)  # a slice the run did not see fails for lack of data by default
+    assert code == 1 and [(r["status"], r["no_data"]) for r in report["gates"]] == [("passed", False), ("failed", True)]
     code, report = _eval(files, capsys, "--fail-under", "slice:vendor.country=*:invoice_id.cm_f1=0.9")
     assert code == 1
     statuses = {r["slice"]["value"]: r["status"] for r in report["gates"]}

@@ -402,8 +402,14 @@ def test_gates_exit_1_when_failed_and_2_when_unknown(capsys, monkeypatch, tmp_pa
     code, _, err = _run(["split", *files, "--fail-under", "packet_scor=0.9"], capsys, monkeypatch)
     assert code == 2 and "did you mean 'packet_score'" in err
     code, out, _ = _run(["split", str(FIXTURE / "pages.csv"), "-f", "json", "--fail-under",
-                         "split_accuracy_with_order=0.5"], capsys, monkeypatch)
+                         "split_accuracy_with_order=0.5", "--no-data-passes"], capsys, monkeypatch)
     assert code == 0 and json.loads(out)["gates"][0]["status"] == "no data"
+    # A page table has no sections: without --no-data-passes the gate fails for lack of data.
+    code, out, err = _run(["split", str(FIXTURE / "pages.csv"), "-f", "json", "--fail-under",
+                           "split_accuracy_with_order=0.5"], capsys, monkeypatch)
+    gate = json.loads(out)["gates"][0]
+    assert code == 1 and (gate["status"], gate["actual"], gate["no_data"]) == ("failed", None, True)
+    assert "1 quality gate(s) failed, 1 for lack of data" in err and "--no-data-passes" in err
     empty = _write(tmp_path / "gt.jsonl", [])
     code, _, _ = _run(["split", empty, empty.replace("gt", "pred") if False else _write(tmp_path / "p.jsonl", []),
                        "--fail-under", "packet_score=0"], capsys, monkeypatch)

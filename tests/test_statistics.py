@@ -290,3 +290,109 @@ def test_diff_reads_the_ground_truth_once(files, tmp_path, id_field):
     assert from_stdin["comparisons"] == from_file["comparisons"]
     n = next(r for r in from_file["comparisons"] if r["path"] == "n" and r["metric"] == "cm_f1")
     assert (n["a"], n["b"], n["verdict"]) == (1.0, pytest.approx(2 * 225 / (2 * 225 + 75)), "regressed")
+
+
+# -- the run's precision, recall and F1 (issue 37, item 10) -------------------------------------------
+
+OVERALL_CI = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1")
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    """Documents whose counts are known as they are written: id right (TP) or wrong (FD); n right (TP), wrong (FD)
+    or left out (FN); note absent in the ground truth and predicted now and then (FA)."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+        "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    rng = np.random.default_rng(21)
+    gt, pred, counts = [], [], []
+    for k in range(240):
+        gt.append({"id": f"d{k}", "n": k})
+        id_right, n_draw, note = rng.uniform() < 0.85, rng.uniform(), rng.uniform() < 0.1
+        row = {"id": f"d{k}" if id_right else "wrong"}
+        if n_draw < 0.7:
+            row["n"] = k
+        elif n_draw < 0.85:
+            row["n"] = -1
+        if note:
+            row["note"] = "extra"
+        pred.append(row)
+        tp = int(id_right) + int(n_draw < 0.7)
+        fd = int(not id_right) + int(0.7 <= n_draw < 0.85)
+        counts.append((tp, int(note), fd, int(n_draw >= 0.85)))  # tp, fa, fd, fn
+    (tmp_path / "gt.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gt))
+    (tmp_path / "pred.jsonl").write_text("".join(json.dumps(r) + "\n" for r in pred))
+    return {"schema": str(schema), "gt": str(tmp_path / "gt.jsonl"), "pred": str(tmp_path / "pred.jsonl"),
+            "counts": np.array(counts, dtype=float)}
+
+
+def test_the_runs_precision_recall_and_f1_intervals_equal_scipy_on_the_same_resamples(mixed, tmp_path, capsys):
+    """``--ci`` on the headline figures: scipy's paired percentile bootstrap over the documents' counts (written
+    down as the documents were generated, not read from the run), the same seed and resamples, gives the same
+    intervals; each holds its figure; workers and a merged state give the same ones."""
+    report = _eval(mixed, capsys, "--ci", "0.9", "--bootstrap", "400", "--seed", "6")
+    tp, fa, fd, fn = mixed["counts"].T
+    assert [report["metrics"][k] for k in ("tp", "fa", "fd", "fn")] == [tp.sum(), fa.sum(), fd.sum(), fn.sum()]
+
+    statistics = {
+        "cm_precision": lambda tp, fa, fd, fn, axis=-1: tp.sum(axis) / (tp.sum(axis) + fa.sum(axis) + fd.sum(axis)),
+        "cm_recall": lambda tp, fa, fd, fn, axis=-1: tp.sum(axis) / (tp.sum(axis) + fn.sum(axis)),
+        "recall_with_fd": lambda tp, fa, fd, fn, axis=-1: tp.sum(axis) / (tp.sum(axis) + fn.sum(axis) + fd.sum(axis)),
+        "cm_f1": lambda tp, fa, fd, fn, axis=-1: 2 * tp.sum(axis) / (
+            2 * tp.sum(axis) + fa.sum(axis) + fd.sum(axis) + fn.sum(axis)),
+    }
+    for name, statistic in statistics.items():
+        theirs = stats.bootstrap((tp, fa, fd, fn), statistic, paired=True, n_resamples=400, confidence_level=0.9,
+                                 method="percentile", batch=BATCH, rng=np.random.default_rng(6)).confidence_interval
+        ci = report["metrics"][f"{name}_ci"]
+        assert (ci["low"], ci["high"]) == pytest.approx((theirs.low, theirs.high), abs=1e-12), name
+        assert ci["level"] == 0.9 and ci["low"] <= report["metrics"][name] <= ci["high"], name
+        assert ci["low"] < ci["high"], name  # not degenerate: the documents differ
+    two = _eval(mixed, capsys, "--ci", "0.9", "--bootstrap", "400", "--seed", "6", "--workers", "2")
+    state = tmp_path / "run.state"
+    _eval(mixed, capsys, "--ci", "0.9", "--save-state", str(state))
+    assert main(["merge", str(state), "-f", "json", "--ci", "0.9", "--bootstrap", "400", "--seed", "6"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    for name in OVERALL_CI:
+        assert two["metrics"][f"{name}_ci"] == pytest.approx(report["metrics"][f"{name}_ci"]), name
+        assert merged["metrics"][f"{name}_ci"] == pytest.approx(report["metrics"][f"{name}_ci"]), name
+    other_seed = _eval(mixed, capsys, "--ci", "0.9", "--bootstrap", "400", "--seed", "7")
+    assert other_seed["metrics"]["cm_f1_ci"] != report["metrics"]["cm_f1_ci"]
+
+
+def test_the_runs_intervals_are_degenerate_when_every_document_is_alike(tmp_path, capsys):
+    """Every document right on both fields: every resample has precision, recall and F1 1.0, so each interval is
+    [1.0, 1.0]; nothing ever due (both sides empty): no resample can measure them, no interval."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}))
+    right = tmp_path / "right.jsonl"
+    right.write_text("".join(json.dumps({"a": f"x{k}", "b": "y"}) + "\n" for k in range(30)))
+    files = {"schema": str(schema), "gt": str(right), "pred": str(right)}
+    metrics = _eval(files, capsys, "--ci", "0.95", "--bootstrap", "50")["metrics"]
+    for name in OVERALL_CI:
+        assert metrics[f"{name}_ci"] == {"low": 1.0, "high": 1.0, "level": 0.95}, name
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"a": null}\n' * 5)
+    files["gt"] = files["pred"] = str(empty)
+    metrics = _eval(files, capsys, "--ci", "0.95", "--bootstrap", "50")["metrics"]
+    assert [metrics[f"{name}_ci"] for name in OVERALL_CI] == [None] * 4
+    assert metrics["weighted_overall_score_ci"] == {"low": 1.0, "high": 1.0, "level": 0.95}
+
+
+def test_the_summaries_show_the_runs_intervals(mixed, tmp_path, capsys):
+    page = tmp_path / "r.html"
+    report = _eval(mixed, capsys, "--ci", "0.9", "--bootstrap", "200")
+    assert main(["eval", mixed["schema"], mixed["gt"], mixed["pred"], "-f", "markdown", "--ci", "0.9",
+                 "--bootstrap", "200", "--html", str(page)]) == 0
+    markdown = capsys.readouterr().out
+    assert main(["eval", mixed["schema"], mixed["gt"], mixed["pred"], "--ci", "0.9", "--bootstrap", "200"]) == 0
+    terminal = capsys.readouterr().out
+    html = page.read_text()
+    m = report["metrics"]
+    for label, name in (("Precision", "cm_precision"), ("Recall", "cm_recall"), ("F1", "cm_f1")):
+        shown = f"{m[name]:.3f} [{m[name + '_ci']['low']:.3f}, {m[name + '_ci']['high']:.3f}]"
+        assert f"| {label} | {shown} |" in markdown, label
+        assert any(line.split()[:1] == [label] and line.split()[1:4] == shown.split() for line in terminal.splitlines()), label
+        assert f"[{m[name + '_ci']['low']:.3f}, {m[name + '_ci']['high']:.3f}]" in html, label

@@ -277,6 +277,11 @@ class Comparator:
     # analysis then knows, without a call, that rewriting such a pair's numbers cannot make it match.
     scores_number_values: ClassVar[bool] = False
 
+    def keep_apart(self, values: Sequence[Any], exclusive: bool) -> None:
+        """Told by the schema compiler, once, the field's ``enum`` (or its ``const``, ``exclusive``): a
+        comparator that normalises (ExactComparator) then never scores two distinct ones equal. The
+        default ignores it."""
+
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
         """Prepare for scoring ``pairs`` (present values only); the default does nothing."""
 

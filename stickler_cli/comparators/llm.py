@@ -463,15 +463,48 @@ def _endpoint_of(url: str, what: str) -> str:
         parts = urllib.parse.urlsplit(base)
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as exc:
-        raise error(f"{what} is not a URL ({exc}): {base!r}") from None
+        raise error(f"{what} is not a URL ({exc}): {shown_url(base)!r}") from None
     if parts.scheme not in ("http", "https"):
-        raise error(f"{what} must start with http:// or https://, got {base!r}")
+        raise error(f"{what} must start with http:// or https://, got {shown_url(base)!r}")
     if parts.username is not None or parts.password is not None:
         raise error(f"{what} must not carry a user name or password; the key comes from --llm-api-key-env")
     if not parts.hostname or not _valid_host(parts.hostname):
-        raise error(f"{what} names no valid host: {base!r}")
-    base = base.rstrip("/")
-    return base if base.endswith("/chat/completions") else base + "/chat/completions"
+        raise error(f"{what} names no valid host: {shown_url(base)!r}")
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    # Built from its parts: the path goes before a query (which may carry a token), never after it; a
+    # fragment is never sent.
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: without its query or fragment, which may carry a token."""
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=-1)
+    return url if cut < 0 else url[:cut] + "?…"
+
+
+# What an error text may hold of the credentials it was sent with (a server echoing the request's
+# headers, a proxy's error page): each redacted before the text is kept or shown.
+_SECRET_PATTERNS = (
+    re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?)(?:[a-z]+[ \t]+)?[^\s\"',;}]+"),  # scheme, credentials
+    re.compile(r"(?i)(\bbearer\s+)[^\s\"',;}]+"),
+    re.compile(r"(?i)(\b(?:x-)?api[-_ ]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]+"),
+    re.compile(r"(?i)([?&](?:access[-_]?)?(?:token|key|secret|password|sig|signature|code)=)[^\s\"'&#]+"),
+    re.compile(r"()\bsk-[A-Za-z0-9_-]{8,}"),
+)
+REDACTED = "[redacted]"
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` without key material: each of ``secrets`` (the key sent, the endpoint's query values)
+    wherever it appears, and whatever follows ``Authorization:``, ``Bearer``, ``api-key=``, a URL's
+    ``token=`` (and the like), or looks like an ``sk-…`` key."""
+    for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
 
 
 def _host_entry(entry: str) -> tuple[str, int | None]:
@@ -828,7 +861,8 @@ class LLMComparator(Comparator):
         self._setup_runtime()
 
     def __repr__(self) -> str:
-        return f"LLMComparator(endpoint={self.endpoint or self._schema_endpoint!r}, model={self.model_name!r})"
+        endpoint = shown_url(self.endpoint or self._schema_endpoint or "")
+        return f"LLMComparator(endpoint={endpoint!r}, model={self.model_name!r})"
 
     # -- the prompt -----------------------------------------------------------
 
@@ -1027,48 +1061,53 @@ class LLMComparator(Comparator):
         with self._lock:
             self.requests_made += 1
         deadline = request.deadline = _Deadline(self.timeout)  # type: ignore[attr-defined]
-        timed_out = f"no complete response from {self.endpoint} within {self.timeout:g}s"
+        where = shown_url(self.endpoint)
+        timed_out = f"no complete response from {where} within {self.timeout:g}s"
         try:
             assert self._opener is not None
             with self._opener.open(request, timeout=self.timeout) as response:
                 raw = response.read(limit + 1)
         except urllib.error.HTTPError as exc:
             try:
-                detail = _excerpt(exc.read(300).decode("utf-8", "replace"), 160) if exc.fp else ""
+                # Read past the excerpt by the key's length, so that a key the excerpt shows the start of is
+                # whole when it is redacted.
+                body = exc.read(300 + len(self._api_key or "")) if exc.fp else b""
+                detail = _excerpt(self._redact(body.decode("utf-8", "replace")), 160) if body else ""
             except (OSError, http.client.HTTPException):
                 detail = ""
             if deadline.cancel():
                 raise _RetryableError(timed_out) from None
             status = exc.code
             retry_after = exc.headers.get("Retry-After") if exc.headers is not None else None
-            message = f"HTTP {status} from {self.endpoint}" + (f": {detail}" if detail else "")
+            message = f"HTTP {status} from {where}" + (f": {detail}" if detail else "")
             if status == 429 or status >= 500:
                 raise _RetryableError(message, _retry_after(retry_after)) from None
             if status in FATAL_STATUSES:
                 raise _FinalError(f"{message} ({FATAL_STATUSES[status]}: check the endpoint, model and API key)",
                                   fatal=True) from None
             if status in REDIRECTS:
-                where = exc.headers.get("Location") if exc.headers is not None else None
-                raise _FinalError(f"{message}: redirect{f' to {_excerpt(where, 120)}' if where else ''} not "
-                                  "followed (give the final URL as the endpoint)", fatal=True) from None
+                target = exc.headers.get("Location") if exc.headers is not None else None
+                shown = f" to {_excerpt(shown_url(self._redact(target)), 120)}" if target else ""
+                raise _FinalError(f"{message}: redirect{shown} not followed (give the final URL as the endpoint)",
+                                  fatal=True) from None
             raise _FinalError(message) from None
         except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             if deadline.cancel() or isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
                 raise _RetryableError(timed_out) from None
-            raise _RetryableError(f"cannot reach {self.endpoint}: {reason}") from None
+            raise _RetryableError(f"cannot reach {where}: {reason}") from None
         finally:
             deadline.cancel()  # whatever happened, the clock stops (cancel may be called again)
         if deadline.cancel():  # a body without a length, cut short when the time ran out
             raise _RetryableError(timed_out)
         if len(raw) > limit:
-            raise _FinalError(f"response from {self.endpoint} is over {limit} bytes (raise the bound with "
+            raise _FinalError(f"response from {where} is over {limit} bytes (raise the bound with "
                               f"--limit llm-response-bytes=SIZE)")
         try:
             payload = json.loads(raw)
             content = payload["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-            raise _FinalError(f"not a chat-completions response: {_excerpt(raw[:200], 120)}") from None
+            raise _FinalError(f"not a chat-completions response: {_excerpt(self._redact(raw[:200]), 120)}") from None
         if isinstance(content, list):  # content given as parts: [{"type": "text", "text": ...}]
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
         if not isinstance(content, str):
@@ -1077,12 +1116,20 @@ class LLMComparator(Comparator):
 
     # -- failures -------------------------------------------------------------------
 
+    def _redact(self, text: str | bytes) -> str:
+        """``text`` (an error body, a message) without the key sent or the endpoint's query values (README,
+        "Trust"): a server or proxy that echoes a request's headers must not put the key in a report."""
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        query = urllib.parse.parse_qsl(urllib.parse.urlsplit(self.endpoint).query, keep_blank_values=True)
+        return redact(text, [self._api_key or "", *(value for _, value in query)])
+
     def _record_failure(self, gt: Any, pred: Any, error: str) -> None:
         with self._lock:
             if len(self.failures) >= MAX_KEPT_FAILURES:
                 self.dropped_failures += 1
                 return
-            self.failures.append(f"gt={_excerpt(gt)} pred={_excerpt(pred)}: {error}")
+            self.failures.append(self._redact(f"gt={_excerpt(gt)} pred={_excerpt(pred)}: {error}"))
 
     def drain_failures(self) -> list[str]:
         """Failures since the last drain, one line each, oldest first; clears them.

@@ -1,7 +1,8 @@
 """Numbers equal within an absolute or relative tolerance (score 1.0 or 0.0).
 
-Strings are parsed leniently: currency symbols and thousands separators are
-dropped, ``(12.50)`` is the accounting spelling of ``-12.50``. Arithmetic is
+A text is a number when it is one number as amounts are written (number_text.py:
+currency, thousands groups, percent, ``(12.50)`` for ``-12.50``); any other text
+(``page 1 of 2``, ``5 to 7``, ``1e2``) is none, and scores 0.0. Arithmetic is
 decimal so that ``1247.50`` vs ``1247.48`` with tolerance ``0.02`` is inside,
 as a person would expect (binary floats would put it a hair outside).
 """
@@ -15,9 +16,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..number_text import read_decimal
 from .base import Comparator, Param, value_text
 
-_NOT_NUMERIC = re.compile(r"[^0-9.\-]")
+_SHORT_TEXT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")  # a plain decimal text: read by float() when short
 SMALL_PAIRS = 64  # up to this many pairs, a Python loop beats array set-up
 _EXACT_INT = 2 ** 53  # integers up to this size are exact in float64
 _FLOAT_MAX = Decimal("1e300")  # parsed numbers beyond this are decided by Decimal alone
@@ -26,7 +28,7 @@ _ARRAY_KINDS = {float, int, type(None)}
 
 
 def parse_number(value: Any) -> Decimal | None:
-    """A Decimal from a number or a loosely formatted numeric string, else None."""
+    """A Decimal from a number or a text spelling one number (number_text.read_decimal), else None."""
     if isinstance(value, (bool, dict, list)):
         return None
     if isinstance(value, (int, float)):
@@ -34,34 +36,9 @@ def parse_number(value: Any) -> Decimal | None:
             return Decimal(str(value))
         except (InvalidOperation, ValueError):  # ValueError: an integer beyond 4,300 digits
             return None
-    return _decimal(_number_text(value))
-
-
-def _decimal(found: tuple[str, bool] | None) -> Decimal | None:
-    """The Decimal of ``_number_text``'s answer, or None."""
-    if found is None:
-        return None
-    text, negative = found
-    try:
-        number = Decimal(text)
-    except InvalidOperation:
-        return None
-    return -number if negative else number
-
-
-def _number_text(value: Any) -> tuple[str, bool] | None:
-    """The number's characters in a value's text (digits, points, minus signs), and whether the text is the
-    accounting negative "(…)"; None when there are none."""
-    text = value_text(value)
-    if text is None:
-        return None
-    negative = len(text) >= 2 and text[0] == "(" and text[-1] == ")"
-    if negative:
-        text = text[1:-1]
-    text = _NOT_NUMERIC.sub("", text)
-    if not text or len(text) > 1000:
-        return None
-    return text, negative
+    if type(value) is not str:  # a Python caller's own object (a Decimal…): read by its text
+        value = value_text(value)
+    return read_decimal(value)
 
 
 def _short_decimal(text: str) -> bool:
@@ -238,14 +215,10 @@ def _floats(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         if _plain(v):
             out[k] = v
             continue
-        if type(v) is str:  # most numeric texts are short decimals: read as floats, without Decimal
-            found = _number_text(v)
-            if found is not None and _short_decimal(found[0]):
-                out[k] = -float(found[0]) if found[1] else float(found[0])
-                continue
-            number = _decimal(found)
-        else:
-            number = parse_number(v)
+        if type(v) is str and _SHORT_TEXT.fullmatch(v) and _short_decimal(v):
+            out[k] = float(v)  # most numeric texts are short decimals: read as floats, without Decimal
+            continue
+        number = parse_number(v)
         if number is None or not number.is_finite() or abs(number) >= _FLOAT_MAX:
             out[k], plain[k] = math.nan, False
             continue

@@ -151,6 +151,9 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
     """``f``'s column: a missing key takes the default (never unwrapped), rich values are unwrapped;
     for predictions also each value's confidence and whether it carries metadata."""
     key, default = f.key, f.default
+    if not f.rich:  # an object declaring _value: data, never unwrapped (nor a confidence read from it)
+        values = list(map(dict.get, objects, repeat(key), repeat(default)))
+        return _Column(values, null_mask(values, f.kind))
     # Every object of a table is a dict (_Table's callers make it so): dict.get mapped over them, in C, costs
     # four fifths of a comprehension calling d.get.
     if type(default) is dict:  # a default is never unwrapped: keep missing keys apart
@@ -606,8 +609,12 @@ class BatchScorer:
             self.keep_list_errors(found, owner)
             return score, raw, both
         model = f.model
-        g_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in g_lists for v in items]
-        p_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in p_lists for v in items]
+        if f.rich:
+            g_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in g_lists for v in items]
+            p_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in p_lists for v in items]
+        else:  # items whose object declares _value: data
+            g_items = [v for items in g_lists for v in items]
+            p_items = [v for items in p_lists for v in items]
         g_table = _Table([a if type(a) is dict else {} for a in g_items], False)
         p_table = _Table([b if type(b) is dict else {} for b in p_items], True)
         n_items = np.array([len(a) for a in g_lists], dtype=np.intp)

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
+from .. import limits
 from ..json_text import as_written
 from ..localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
@@ -40,10 +41,9 @@ from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
 from .values import (EMPTIABLE, as_list as _as_list, confidence_value, is_null as _null, is_null_list as _null_list,
                      unwrap, without_wrappers)
-from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, TraceRow
+from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Trace, TraceRow
 from ..thresholds import Layout
 
-LABELS = ("TP", "FA", "FD", "FN", "TN")
 
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 
@@ -149,7 +149,7 @@ class Engine:
     def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
 
-        With ``explain`` the result's ``trace`` lists every comparison made.
+        With ``explain`` the result's ``trace`` lists the comparisons made (the first --limit explain-items).
         """
         res = DocResult(
             score=0.0,
@@ -157,7 +157,7 @@ class Engine:
             tally=[0] * (5 * self.size),
             score_sum=[0.0] * self.size,
             score_n=[0] * self.size,
-            trace=[] if explain else None,
+            trace=Trace(limits.current().explain_items) if explain else None,
         )
         score, _ = self._model(self.plan.root, gt, pred, res, top=True, where="")
         res.score = score
@@ -222,7 +222,7 @@ class Engine:
                 g = default
                 if default is not None and recording and res.trace is not None:
                     _filled(res, where + key, 0)
-            elif type(g) is dict and "_value" in g:
+            elif type(g) is dict and "_value" in g and f.rich:
                 if len(g) > 1:
                     gbox = g.get("_bbox")
                 g = g["_value"]
@@ -231,7 +231,7 @@ class Engine:
                 p = default
                 if default is not None and recording and res.trace is not None:
                     _filled(res, where + key, 1)
-            elif type(p) is dict and "_value" in p:
+            elif type(p) is dict and "_value" in p and f.rich:
                 conf = p.get("_confidence")
                 if recording and len(p) > (2 if "_confidence" in p else 1):
                     _keep_metadata(res, f, p, where)
@@ -344,7 +344,7 @@ class Engine:
             else:
                 res.tally[at + FN] += len(_as_list(g))
             if f.kind is Kind.OBJECT_LIST and not (g_null and p_null):
-                for k, item in enumerate(items(p if g_null else g)):
+                for k, item in enumerate(items(p if g_null else g, f.rich)):
                     _lone_boxes(res, f.model, item, g_null, f"{where}[{k}].")
                 # every row on the other side went wrong
                 n, m = (0, len(_as_list(p))) if g_null else (len(_as_list(g)), 0)
@@ -358,20 +358,18 @@ class Engine:
         early = self._list_null(f, g, p, res, where)
         if early is not None:
             return early
-        gs = [unwrap(v) for v in _as_list(g)]
-        ps = [unwrap(v) for v in _as_list(p)]
-        gv = [v for v, _ in gs]
-        pv = [v for v, _ in ps]
+        gv = items(g)
+        pv, pconf = _values_and_confidences(_as_list(p))
         if over_bound(gv, pv, f):
-            matrix, pairs = self._long_primitive_list(f, gv, pv)
+            pairs, similarities = self._long_primitive_list(f, gv, pv)
         else:
             matrix = self._similarity_matrix(f, gv, pv)
             pairs = self._primitive_pairs(f, matrix)
+            similarities = [matrix[i][j] for i, j in pairs]
         longest = max(len(gv), len(pv))
         score_sum = raw_sum = 0.0
         tp = 0
-        for i, j in pairs:
-            s = matrix[i][j]
+        for (i, j), s in zip(pairs, similarities):
             raw_sum += s
             if s >= f.threshold:
                 tp += 1
@@ -382,17 +380,17 @@ class Engine:
                 res.similarity_bins.append(self.layout.flat_one(f.index, s))
             if res is not None and not s >= f.threshold:
                 _keep_fd(res, f, gv[i], pv[j])
-            if res is not None and ps[j][1] is not None:
-                _confidence(res, f, s >= f.threshold, ps[j][1], s)
+            if res is not None and pconf is not None and pconf[j] is not None:
+                _confidence(res, f, s >= f.threshold, pconf[j], s)
             if res is not None and res.trace is not None:
                 label = TP if s >= f.threshold else FD
                 _trace(res, f, label, gv[i], pv[j], s, s if label == TP or not f.clip else 0.0,
-                       path=f"{where}[{i}↔{j}]", conf=ps[j][1])
+                       path=f"{where}[{i}↔{j}]", conf=pconf[j] if pconf is not None else None)
         if res is not None:
             res.predicted_leaves += len(pv)
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
-                _trace_unpaired(res, f, gv, pv, pairs, where, [c for _, c in ps])
+                _trace_unpaired(res, f, gv, pv, pairs, where, pconf)
         return score_sum / longest, raw_sum / longest, False
 
     def _primitive_pairs(self, f: FieldPlan, matrix: list[list[float]]) -> list[tuple[int, int]]:
@@ -400,17 +398,27 @@ class Engine:
         return assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
 
     def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
-        """(similarities of the chosen pairs as matrix[i][j], pairs) of lists beyond MATCH_BOUND pairs."""
+        """(pairs, their similarities in the same order) of lists beyond MATCH_BOUND pairs."""
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             local = self._primitive_pairs(f, self._similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
 
-        pairs, how = bounded_pairs([item_key(v) for v in gv], [item_key(v) for v in pv], best, _fits(f, gv, pv))
-        matrix: dict[int, dict[int, float]] = {}
+        g_keys, p_keys = [item_key(v) for v in gv], [item_key(v) for v in pv]
+        pairs, how = bounded_pairs(g_keys, p_keys, best, _fits(f, gv, pv))
+        # An identical pair's similarity depends on its value alone: asked once per value (the first SAME_VALUES
+        # values), so a million repeats of a hundred strings make a hundred comparator calls, not a million.
+        same: dict[Any, float] = {}
+        similarities = []
         for i, j in pairs:
-            matrix.setdefault(i, {})[j] = self._similarity(f, gv[i], pv[j])
+            key = g_keys[i]
+            s = same.get(key) if key is not None and key == p_keys[j] else None
+            if s is None:
+                s = self._similarity(f, gv[i], pv[j])
+                if key is not None and key == p_keys[j] and len(same) < SAME_VALUES:
+                    same[key] = s
+            similarities.append(s)
         self._note_long_list(f, gv, pv, how)
-        return matrix, pairs
+        return pairs, similarities
 
     def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
         """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs."""
@@ -446,7 +454,7 @@ class Engine:
         if entry is not None:
             _, _, gv, pv, docs, sims, known, start = entry
         else:
-            gv, pv = items(g), items(p)
+            gv, pv = items(g, f.rich), items(p, f.rich)
             start = 0
         if entry is None and over_bound(gv, pv, f):
             docs, sims, pairs = self._long_object_list(model, f, gv, pv)
@@ -543,7 +551,7 @@ class Engine:
         gvs, pvs, kept = [], [], []
         cost = list_cost(f)
         for g, p in found:
-            gv, pv = items(g), items(p)
+            gv, pv = items(g, f.rich), items(p, f.rich)
             if len(gv) * len(pv) <= BATCH_PAIRS and not over_bound(gv, pv, f, cost):  # else matched as a long list
                 gvs.append(gv)
                 pvs.append(pv)
@@ -688,9 +696,9 @@ def _lone_boxes(res: DocResult, model: ModelPlan | None, obj: Any, predicted: bo
                 _box(res, f, box if not predicted else None, box if predicted else None, False, 0.0,
                      conf if predicted else None, where + f.key)
         elif f.kind is Kind.OBJECT:
-            _lone_boxes(res, f.model, unwrap(value)[0], predicted, where + f.key + ".")
-        elif f.kind is Kind.OBJECT_LIST and not _null_list(unwrap(value)[0]):
-            for k, item in enumerate(items(unwrap(value)[0])):
+            _lone_boxes(res, f.model, unwrap(value, f.rich)[0], predicted, where + f.key + ".")
+        elif f.kind is Kind.OBJECT_LIST and not _null_list(unwrap(value, f.rich)[0]):
+            for k, item in enumerate(items(unwrap(value, f.rich)[0], f.rich)):
                 _lone_boxes(res, f.model, item, predicted, f"{where}{f.key}[{k}].")
 
 
@@ -737,11 +745,30 @@ def _filled(res: DocResult, path: str, side: int) -> None:
     res.defaults.setdefault(path, [False, False])[side] = True
 
 
+SAME_VALUES = 10_000  # identical item values whose similarity a long list remembers (_long_primitive_list)
+
+
+def _values_and_confidences(listed: list) -> tuple[list, list | None]:
+    """(plain values, each one's ``_confidence``) of a list's items; the list itself and None when no item is a
+    rich value (the common case: a million plain items make no million pairs to take apart)."""
+    for v in listed:
+        if type(v) is dict:
+            break
+    else:
+        return listed, None
+    pairs = [unwrap(v) for v in listed]
+    return [v for v, _ in pairs], [c for _, c in pairs]
+
+
 def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float, score: float,
            path: str | None = None, threshold: float | None = None, at: int | None = None,
            conf: Any = None) -> None:
     """Add one comparison row: plain values, the prediction's confidence at a leaf (a number from 0
     to 1, else None: a malformed one is listed in ``errors``), and which sides a default filled in."""
+    trace = res.trace
+    if not trace.has_room(at):
+        trace.more[label] += 1
+        return
     path = path or f.path
     filled = None
     if res.defaults:
@@ -750,23 +777,21 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
             filled = res.defaults.get(path[:path.rindex("[")])
     if confidence_value(conf) is None:
         conf = None  # as the metrics ignore it (NaN fails the comparison too)
-    row = TraceRow(path, LABELS[label], without_wrappers(g), without_wrappers(p), sim, score,
+    row = TraceRow(path, LABELS[label], without_wrappers(g, f.rich), without_wrappers(p, f.rich), sim, score,
                    f.deciding_threshold if threshold is None else threshold, f.comparator_name or "object",
                    conf, bool(filled and filled[0]), bool(filled and filled[1]))
-    if at is None:
-        res.trace.append(row)
-    else:
-        res.trace.insert(at, row)
+    trace.add(row, label, at)
 
 
 def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str,
                     confidences: list | None = None) -> None:
-    paired_g = {i for i, _ in pairs}
-    paired_p = {j for _, j in pairs}
+    paired_g, paired_p = bytearray(len(gv)), bytearray(len(pv))  # a byte an item, not sets of a million ints
+    for i, j in pairs:
+        paired_g[i] = paired_p[j] = 1
     for i, value in enumerate(gv):
-        if i not in paired_g:
+        if not paired_g[i]:
             _trace(res, f, FN, value, None, 0.0, 0.0, path=f"{where}[{i}↔-]")
     for j, value in enumerate(pv):
-        if j not in paired_p:
+        if not paired_p[j]:
             _trace(res, f, FA, None, value, 0.0, 0.0, path=f"{where}[-↔{j}]",
                    conf=confidences[j] if confidences else None)

@@ -57,6 +57,8 @@ def weight_total(model: ModelPlan) -> float:
 def plain_values(f: FieldPlan, items: list[dict]) -> list:
     """Each item's value for ``f`` as ``Engine._model`` reads it: the default when missing, rich values unwrapped."""
     key, default = f.key, f.default
+    if not f.rich:  # an object declaring _value: data, never unwrapped
+        return [d.get(key, default) for d in items]
     if type(default) is dict:  # a default is never unwrapped
         return [default if (v := d.get(key, _MISSING)) is _MISSING
                 else v["_value"] if type(v) is dict and "_value" in v else v for d in items]
@@ -202,12 +204,13 @@ def find_lists(docs: Sequence[tuple[Any, Any]], route: Sequence[FieldPlan], f: F
     return found
 
 
-def items(value: Any) -> list:
-    """A list field's items, unwrapped (a lone value is one item)."""
-    return [unwrap(v)[0] for v in as_list(value)]
+def items(value: Any, rich: bool = True) -> list:
+    """A list field's items, unwrapped (a lone value is one item); ``rich`` False (FieldPlan.rich: items whose
+    object declares ``_value``), as they are."""
+    return [unwrap(v)[0] for v in as_list(value)] if rich else as_list(value)
 
 
 def field_value(obj: Any, f: FieldPlan) -> Any:
     """``f``'s value in ``obj`` as the engine reads it: the default when missing (or not an object), unwrapped."""
     value = obj.get(f.key, _MISSING) if type(obj) is dict else _MISSING
-    return f.default if value is _MISSING else unwrap(value)[0]
+    return f.default if value is _MISSING else unwrap(value, f.rich)[0]

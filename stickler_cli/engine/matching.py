@@ -68,11 +68,11 @@ def _list_text(values: Sequence[Any], f: FieldPlan) -> int:
     whose comparator is one, at any depth (keys the schema does not read, and Exact's texts, cost no such work)."""
     if f.model is None:
         return sum(_value_text(v) for v in values) if f.comparator is not None and f.comparator.text_quadratic else 0
-    return sum(_item_text(item, f.model.fields) for item in values)
+    return sum(_item_text(item, f.model.fields, f.rich) for item in values)
 
 
-def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
-    item = unwrap(item)[0]  # each value read as the engine reads it (items, field_value)
+def _item_text(item: Any, fields: Sequence[FieldPlan], rich: bool) -> int:
+    item = unwrap(item, rich)[0]  # each value read as the engine reads it (items, field_value)
     if type(item) is not dict:
         return 0
     total = 0
@@ -86,9 +86,9 @@ def _item_text(item: Any, fields: Sequence[FieldPlan]) -> int:
                 total += (sum(_value_text(v) for v in value) if field.kind is Kind.PRIMITIVE_LIST and type(value) is list
                           else _value_text(value, leaf))
         elif field.kind is Kind.OBJECT_LIST:
-            total += _list_text(items(value), field)
+            total += _list_text(items(value, field.rich), field)
         else:
-            total += _item_text(value, field.model.fields)
+            total += _item_text(value, field.model.fields, field.rich)
     return total
 
 
@@ -135,9 +135,14 @@ def maximise(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def item_key(value: Any) -> Hashable | None:
-    """What two items must share to be identical (None: never identical to anything)."""
-    if type(value) in (str, int, float, bool):
-        return type(value).__name__, value
+    """What two items must share to be identical (None: never identical to anything). A string is its own key
+    (no other key is a str: a million string items make no million tuples); a number or boolean goes with its
+    type's name (1, 1.0 and True are equal in Python)."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind in (int, float, bool):
+        return kind.__name__, value
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
@@ -166,8 +171,10 @@ def bounded_pairs(g_keys: Sequence[Hashable | None], p_keys: Sequence[Hashable |
             pairs.append((i, queue.popleft()))
         else:
             rows.append(i)
-    used = {j for _, j in pairs}
-    cols = [j for j in range(len(p_keys)) if j not in used]
+    used = bytearray(len(p_keys))  # a byte an item, not a set of a million ints
+    for _, j in pairs:
+        used[j] = 1
+    cols = [j for j in range(len(p_keys)) if not used[j]]
     how = f"{len(pairs):,} identical item pairs matched first"
     if rows and cols:
         if fits(rows, cols):

@@ -71,7 +71,7 @@ def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out: dict[int,
             continue
         if f.kind is Kind.OBJECT_LIST:
             if id(f.model) in needed:
-                _walk(f.model, _items(g_values), _items(p_values), out, wanted, needed)
+                _walk(f.model, _items(g_values, f.rich), _items(p_values, f.rich), out, wanted, needed)
             continue
         if f.index not in wanted:
             continue
@@ -87,6 +87,6 @@ def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out: dict[int,
                 pairs.extend((g, p) for p in present_p)
 
 
-def _items(values: Sequence[Any]) -> list[Any]:
-    """The unwrapped items of every non-null list among ``values``."""
-    return [item for value in values if not is_null_list(value) for item in items(value)]
+def _items(values: Sequence[Any], rich: bool = True) -> list[Any]:
+    """The items of every non-null list among ``values``, unwrapped unless ``rich`` is False (FieldPlan.rich)."""
+    return [item for value in values if not is_null_list(value) for item in items(value, rich)]

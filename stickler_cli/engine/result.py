@@ -8,6 +8,8 @@ from typing import NamedTuple
 # Order of the per-field confusion counts in DocResult.counts.
 TP, FA, FD, FN, TN = range(5)
 COUNT_NAMES = ("tp", "fa", "fd", "fn", "tn")
+LABELS = ("TP", "FA", "FD", "FN", "TN")  # a comparison row's type, by count index
+LABEL_INDEX = {name: k for k, name in enumerate(LABELS)}
 
 
 class ConfidencePair(NamedTuple):
@@ -51,6 +53,38 @@ class TraceRow:
     pred_default: bool = False
 
 
+class Trace(list):
+    """The rows of one explained pair, at most ``cap`` of them: the first ones in the order they are listed
+    (--limit explain-items). Rows beyond it are not made, only counted by label in ``more`` (TP, FA, FD, FN, TN,
+    as the counts), so that explaining a document of a million comparisons holds ``cap`` rows."""
+
+    __slots__ = ("cap", "more")
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+        self.more = [0, 0, 0, 0, 0]
+
+    def has_room(self, at: int | None) -> bool:
+        """Whether a row added at ``at`` (None: at the end) would be among the first ``cap``; counted if not."""
+        return len(self) < self.cap or (at is not None and at < self.cap)
+
+    def add(self, row: "TraceRow", label: int, at: int | None) -> None:
+        """Add ``row`` (of count index ``label``) at ``at`` or at the end, dropping the last row if that
+        puts one beyond the cap (a row inserted before rows already kept, as an object's before its fields)."""
+        if at is None:
+            self.append(row)
+            return
+        self.insert(at, row)
+        if len(self) > self.cap:
+            self.more[LABEL_INDEX[self.pop().label]] += 1
+
+    @property
+    def not_shown(self) -> int:
+        """Rows counted beyond the cap."""
+        return sum(self.more)
+
+
 @dataclass(slots=True)
 class DocResult:
     """Scores and confusion counts of one ground-truth/prediction pair.
@@ -70,7 +104,7 @@ class DocResult:
     confidences: list[ConfidencePair] = field(default_factory=list)
     non_matches: list[NonMatch] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    trace: list["TraceRow"] | None = None  # filled only when explaining one pair
+    trace: Trace | None = None  # filled only when explaining one pair
     # Explaining only: the paths whose value a schema default stood in for, as [gt, pred] flags.
     defaults: dict[str, list[bool]] | None = None
     # Scored leaf values the prediction gave (or gave a confidence for): the

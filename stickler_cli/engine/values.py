@@ -19,23 +19,26 @@ def confidence_value(conf: Any) -> float | None:
     return number if 0.0 <= number <= 1.0 else None
 
 
-def unwrap(value: Any) -> tuple[Any, Any]:
-    """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``."""
-    if type(value) is dict and "_value" in value:
+def unwrap(value: Any, rich: bool = True) -> tuple[Any, Any]:
+    """(value, confidence) of a possibly rich value ``{"_value": v, "_confidence": c}``; ``rich`` False (a field
+    whose object declares ``_value``: FieldPlan.rich): the value as it is, data."""
+    if rich and type(value) is dict and "_value" in value:
         return value["_value"], value.get("_confidence")
     return value, None
 
 
-def without_wrappers(value: Any) -> Any:
+def without_wrappers(value: Any, rich: bool = True) -> Any:
     """``value`` with every rich value ``{"_value": v, ...}`` replaced by ``v``, at every depth:
-    what a comparison row shows (explaining only; iterative, as records may nest 1,024 deep)."""
+    what a comparison row shows (explaining only; iterative, as records may nest 1,024 deep). ``rich``
+    False (FieldPlan.rich: an object declaring ``_value``): the value itself, or a list's items, are data."""
     if type(value) is not dict and type(value) is not list:
         return value
     out: list[Any] = [None]
+    data = () if rich else (id(value), *(id(v) for v in value)) if type(value) is list else (id(value),)
     stack: list[tuple[Any, Any, Any]] = [(value, out, 0)]
     while stack:
         item, into, at = stack.pop()
-        while type(item) is dict and "_value" in item:
+        while type(item) is dict and "_value" in item and id(item) not in data:
             item = item["_value"]
         if type(item) is dict:
             into[at] = copy = dict.fromkeys(item)  # keys in their order, values filled as they come
@@ -97,7 +100,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
             if _older(value) and not data:
                 obj[f.key] = value = {"_value": value["value"], "_confidence": value["confidence"]}
                 rewritten += 1
-            if type(value) is dict and "_value" in value:
+            if type(value) is dict and "_value" in value and f.rich:
                 value = value["_value"]
             if kind is Kind.OBJECT:
                 if type(value) is dict:
@@ -108,7 +111,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
                         value[i] = item = {"_value": item["value"], "_confidence": item["confidence"]}
                         rewritten += 1
                     if kind is Kind.OBJECT_LIST:
-                        if type(item) is dict and "_value" in item:
+                        if type(item) is dict and "_value" in item and f.rich:
                             item = item["_value"]
                         if type(item) is dict:
                             stack.append((inner, item))

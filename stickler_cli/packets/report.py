@@ -170,7 +170,10 @@ def parse_gate(text: str) -> quality_gates.Gate:
     return quality_gates.Gate(key, threshold, "--fail-under")
 
 
-def check_gates(gates: list[quality_gates.Gate], report: dict[str, Any]) -> list[dict[str, Any]]:
+def check_gates(gates: list[quality_gates.Gate], report: dict[str, Any],
+                no_data_passes: bool = False) -> list[dict[str, Any]]:
     """One result per gate, in the shape ``stickler eval`` reports them (gates.result): a run that scored
-    no packet fails every gate; a figure the input cannot give (split accuracy of a page table) is "no data"."""
-    return [quality_gates.result(gate, None, report["metrics"][gate.key], not report["packet_count"]) for gate in gates]
+    no packet fails every gate; a figure the input cannot give (split accuracy of a page table) fails for lack
+    of data, or with ``no_data_passes`` is "no data"."""
+    return [quality_gates.result(gate, None, report["metrics"][gate.key], not report["packet_count"], no_data_passes)
+            for gate in gates]

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ..gates import actual_text, threshold_text, verdict
+from ..gates import shown_actual, threshold_text, verdict
 from .fit import Column, fit
 from .sanitize import NAME_LIMIT, safe
 
@@ -23,7 +23,7 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
     rows = []
     for r in sorted(results, key=lambda r: order[r["status"]]):
         style = {"failed": "bold red", "no data": "yellow", "passed": "green"}[r["status"]]
-        actual = "–" if r["actual"] is None else actual_text(r["actual"], r["threshold"])
+        actual = shown_actual(r)
         rows.append([safe(r["gate"], NAME_LIMIT), threshold_text(r["threshold"]), actual, Text(r["status"], style=style)])
     columns = [Column("Threshold"), Column("Actual"), Column("", justify="left")]
     for table in fit("Quality gates", "Gate", columns, rows, console.width):

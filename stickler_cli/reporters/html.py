@@ -17,8 +17,8 @@ from html import escape
 from typing import Any, Iterable
 
 
-from ..analysis import where
-from ..gates import actual_text, threshold_text
+from ..analysis import more_line, where
+from ..gates import NO_DATA_SHOWN, actual_text, threshold_text
 from ..json_text import compact_json
 from .cosmetic import html_section
 from .sanitize import INVISIBLE, NAME_LIMIT, data_text, limited
@@ -233,13 +233,14 @@ def _cards(cards: Iterable[tuple[str, Any]]) -> str:
 
 def _summary(report: dict[str, Any]) -> str:
     m = _dict(report.get("metrics"))
-    cards = [("weighted score", m.get("weighted_overall_score")), ("F1", m.get("cm_f1")),
-             ("precision", m.get("cm_precision")), ("recall", m.get("cm_recall")),
-             ("recall with FD", m.get("recall_with_fd")),
-             ("accuracy", m.get("cm_accuracy")), ("documents", report.get("document_count"))]
+    # (label, figure, its --ci interval when the run has one)
+    cards = [(label, m.get(key), m.get(f"{key}_ci")) for label, key in (
+        ("weighted score", "weighted_overall_score"), ("F1", "cm_f1"), ("precision", "cm_precision"),
+        ("recall", "cm_recall"), ("recall with FD", "recall_with_fd"), ("accuracy", "cm_accuracy"))]
+    cards.append(("documents", report.get("document_count"), None))
     html = '<div class="cards">' + "".join(
-        f"<div class=card><b>{_fmt(v)}</b>{_interval(m.get('weighted_overall_score_ci')) if n == 0 else ''}"
-        f"<span>{_e(label)}</span></div>" for n, (label, v) in enumerate(cards)) + "</div>"
+        f"<div class=card><b>{_fmt(v)}</b>{_interval(ci)}<span>{_e(label)}</span></div>"
+        for label, v, ci in cards) + "</div>"
     counts = [(k.upper(), m.get(k)) for k in ("tp", "fa", "fd", "fp", "fn", "tn")]
     html += _table([(k, "num") for k, _ in counts], [f"<tr>{''.join(_num_cell(v) for _, v in counts)}</tr>"])
     records = _dict(_dict(report.get("inputs")).get("records"))
@@ -248,18 +249,24 @@ def _summary(report: dict[str, Any]) -> str:
                        [f"<tr>{''.join(_num_cell(v) for v in records.values())}</tr>"])
     c = _dict(report.get("schema_conformance"))
     if c:
-        html += (f'<p>Schema conformance: {_fmt(c.get("valid_json"))} of {_fmt(c.get("predictions_read"))} '
-                 f'predictions valid JSON ({_pct(c.get("valid_json_rate"))}); {_fmt(c.get("schema_valid"))} of '
-                 f'{_fmt(c.get("predictions_read"))} valid against the schema ({_pct(c.get("schema_valid_rate"))}; '
-                 f'a record that is not JSON is not schema-valid); {_fmt(c.get("violations"))} violations.</p>')
+        due = c.get("predictions_due", c.get("predictions_read"))  # a missing prediction is not a valid one
+        html += (f'<p>Schema conformance: {_fmt(c.get("valid_json"))} of {_fmt(due)} '
+                 f'predictions due valid JSON ({_pct(c.get("valid_json_rate"))}); {_fmt(c.get("schema_valid"))} of '
+                 f'{_fmt(due)} valid against the schema ({_pct(c.get("schema_valid_rate"))}; '
+                 f'a record that is not JSON, or missing, is not schema-valid); {_fmt(c.get("violations"))} violations.'
+                 + (f' Coverage: {_fmt(c.get("paired"))} of {_fmt(c.get("ground_truth_documents"))} ground-truth '
+                    f'documents have a prediction ({_pct(c.get("coverage"))}).' if "coverage" in c else "") + "</p>")
     return "<h2>Summary</h2>" + html
 
 
 def _gate_cells(gate: dict[str, Any]) -> str:
     """A gate's threshold as given and its figure to as many decimals as it takes to read on the threshold's
-    side (three decimals of both made a failed 0.86962 against 0.8697 read 0.870 and 0.870)."""
+    side (three decimals of both made a failed 0.86962 against 0.8697 read 0.870 and 0.870); "no data" where
+    it had nothing to measure."""
     threshold, actual = _number(gate.get("threshold")), _number(gate.get("actual"))
-    if threshold is None or actual is None:
+    if gate.get("no_data") or actual is None:
+        return _num_cell(gate.get("threshold")) + f'<td class="n" data-sort="">{_e(NO_DATA_SHOWN)}</td>'
+    if threshold is None:
         return _num_cell(gate.get("threshold")) + _num_cell(gate.get("actual"))
     return (f'<td class="n" data-sort="{threshold!r}">{_e(threshold_text(threshold))}</td>'
             f'<td class="n" data-sort="{actual!r}">{_e(actual_text(actual, threshold))}</td>')
@@ -275,7 +282,9 @@ def _gates(report: dict[str, Any]) -> str:
             f'<td>{_e(g.get("metric", ""), 60)}</td>{_gate_cells(g)}'
             f'<td>{_e(g.get("status", ""), 20)}</td></tr>' for g in gates]
     headers = [("gate", ""), ("field", ""), ("metric", ""), ("threshold", ""), ("actual", ""), ("status", "")]
-    return f"<h2>Gates: {failed} of {len(gates)} failed</h2>" + _table(headers, rows)
+    unmeasured = sum(g.get("status") == "failed" and bool(g.get("no_data")) for g in gates)
+    why = f", {unmeasured} for lack of data" if unmeasured else ""
+    return f"<h2>Gates: {failed} of {len(gates)} failed{why}</h2>" + _table(headers, rows)
 
 
 def _stacked_bar(fm: dict[str, Any]) -> str:
@@ -656,10 +665,13 @@ def _documents(report: dict[str, Any]) -> str:
                         f'{_num_cell(c.get("similarity"))}</tr>')
         total, failing = total + len(rows), failing + wrong
         lines = _e(where(doc), 1000)
+        hidden = _dict(doc.get("comparisons_not_shown")).get("count")  # past --limit explain-items
+        more = (f"<p class=meta>{_e(more_line(hidden, 'comparisons'), 200)}</p>"
+                if type(hidden) is int and hidden > 0 else "")
         out.append(f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), NAME_LIMIT)}"'
                    f'{" open" if i < OPEN_DOCUMENTS else ""}><summary><b>{_e(doc.get("doc_id", ""), NAME_LIMIT)}</b>'
                    f' — score {_fmt(doc.get("score"))} · <span class="shown">{wrong}</span> shown of {len(rows)} '
-                   f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}</details>")
+                   f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}{more}</details>")
     controls = ('<div class="controls"><label><input type="checkbox" id="hide-ok" checked> hide right comparisons '
                 '(TP, TN)</label><input type="search" id="doc-search" placeholder="filter: path, value or document" '
                 f'aria-label="filter the comparisons"><span id="doc-status" class="meta">{failing} comparison'

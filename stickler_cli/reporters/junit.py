@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from ..gates import actual_text, threshold_text
+from ..gates import NO_DATA_SHOWN, actual_text, threshold_text
 from ..reader import error_location
 from .sanitize import plain
 
@@ -39,6 +39,9 @@ def _actual(gate: dict[str, Any]) -> str:
 
 
 def _below(gate: dict[str, Any]) -> str:
+    """Why a gate failed: its figure below the threshold, or nothing to measure (never a figure then)."""
+    if gate.get("no_data") or gate["actual"] is None:
+        return f"{NO_DATA_SHOWN} (threshold {threshold_text(gate['threshold'])})"
     return f"{_actual(gate)} < {threshold_text(gate['threshold'])}"
 
 
@@ -97,17 +100,20 @@ def render_split_junit(report: dict[str, Any]) -> bytes:
 
 
 def _gate_suite(root: ET.Element, gates: list[dict[str, Any]], timestamp: str) -> ET.Element:
-    """``stickler.gates``: a test case per gate result, failed below its threshold, skipped with nothing to measure."""
+    """``stickler.gates``: a test case per gate result, failed below its threshold or with nothing to measure,
+    skipped with nothing to measure under --no-data-passes."""
     suite = _suite(root, "stickler.gates", timestamp)
     for g in gates:
         case = ET.SubElement(suite, "testcase", name=_text(g["gate"], 300), classname="stickler.gates", time="0")
         if g["status"] == "failed":
-            ET.SubElement(case, "failure", type="GateFailed",
-                          message=_below(g)).text = (
-                f"{g['metric']} of {_text(g['path'] or 'the whole run', 200)} is {_actual(g)}, "
-                f"below the gate's {threshold_text(g['threshold'])}")
+            where = _text(g['path'] or 'the whole run', 200)
+            ET.SubElement(case, "failure", type="GateFailed", message=_below(g)).text = (
+                f"{g['metric']} of {where} has nothing to measure (no data), and a gate without data fails"
+                if g.get("no_data") or g["actual"] is None else
+                f"{g['metric']} of {where} is {_actual(g)}, below the gate's {threshold_text(g['threshold'])}")
         elif g["status"] == "no data":
-            ET.SubElement(case, "skipped", message="nothing to measure (no ground truth or prediction for this metric)")
+            ET.SubElement(case, "skipped", message="nothing to measure (no ground truth or prediction for this metric; "
+                                                   "--no-data-passes)")
     return suite
 
 

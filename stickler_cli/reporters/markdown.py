@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..analysis import MISSES, PARTIAL_ONLY, imperfect
+from ..analysis import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line
 from ..confidence.trust import trust_sentence
 from ..gates import failed_gates_markdown, verdict
 from ..reader import error_location
@@ -43,16 +43,19 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     if gates:
         lines += [f"**{'❌' if bad else '✅'} {verdict(gates)}**", ""]
     lines += ["| Metric | Value |", "|---|---:|"]
-    lines += [f"| Weighted score | {_rate(m['weighted_overall_score'], m.get('weighted_overall_score_ci'))} |", f"| Precision | {_rate(m['cm_precision'])} |",
-              f"| Recall | {_rate(m['cm_recall'])} |", f"| Recall with FD | {_rate(m['recall_with_fd'])} |",
-              f"| F1 | {_rate(m['cm_f1'])} |",
-              f"| Accuracy | {_rate(m['cm_accuracy'])} |",
+    lines += [f"| {label} | {_rate(m[key], m.get(f'{key}_ci'))} |" for label, key in (
+        ("Weighted score", "weighted_overall_score"), ("Precision", "cm_precision"), ("Recall", "cm_recall"),
+        ("Recall with FD", "recall_with_fd"), ("F1", "cm_f1"))]
+    lines += [f"| Accuracy | {_rate(m['cm_accuracy'])} |",
               f"| Counts | TP {m['tp']} · FA {m['fa']} · FD {m['fd']} · FN {m['fn']} · TN {m['tn']} |"]
     conformance = report.get("schema_conformance") or {}
-    if conformance.get("predictions_read"):
-        read = conformance["predictions_read"]
-        lines += [f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {read}) |",
-                  f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {read}) |"]
+    due = conformance.get("predictions_due", conformance.get("predictions_read"))
+    if due:  # shares of the predictions due: a missing prediction is not a valid one
+        lines += [f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {due}) |",
+                  f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {due}) |"]
+    if conformance.get("ground_truth_documents"):
+        lines.append(f"| Coverage | {_rate(conformance['coverage'])} ({conformance['paired']} of "
+                     f"{conformance['ground_truth_documents']} documents) |")
     lines.append("")
     lines += failed_gates_markdown(bad)
     lines += ["### Fields", "", "| Field | Weight | Score | TP | FA | FD | FN | TN | Precision | Recall | F1 | Schema violations |",
@@ -159,17 +162,18 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
     head, rule = ("| Confidence ", "---:|") if confident else ("", "")
     for doc in worst:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
+        hidden = misses_not_shown(doc)  # past --limit explain-items
         lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], NAME_LIMIT))}</code> · score {doc['score']:.3f} · "
-                  f"{len(misses)} failing comparison(s)</summary>", ""]
+                  f"{len(misses) + hidden:,} failing comparison(s)</summary>", ""]
         if not misses:
-            lines += [PARTIAL_ONLY, "", "</details>", ""]
+            lines += [more_line(hidden) if hidden else PARTIAL_ONLY, "", "</details>", ""]
             continue
         lines += [f"| Field | Type | Ground truth | Prediction {head}| Score |", f"|---|---|---|---|{rule}---:|"]
         for c in misses:
             confidence = f" {_rate(c.get('confidence'))} |" if confident else ""
-            lines.append(f"| {text(c['path'])} | {c['type']} | {_value(c['gt'], c.get('gt_default'))} "
-                         f"| {_value(c['pred'], c.get('pred_default'))} |{confidence} {c['score']:.3f} |")
-        lines += ["", "</details>", ""]
+            gt, pred = (_value(listed_value(c, side, VALUE_LISTED), c.get(f"{side}_default")) for side in ("gt", "pred"))
+            lines.append(f"| {text(c['path'])} | {c['type']} | {gt} | {pred} |{confidence} {c['score']:.3f} |")
+        lines += ["", *([more_line(hidden), ""] if hidden else []), "</details>", ""]
     return lines
 
 

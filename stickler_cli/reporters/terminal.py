@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis import MISSES, PARTIAL_ONLY, imperfect, where
+from ..analysis import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line, where
 from ..extras import install_hint
 from ..reader import error_location
 from ..engine.result import TraceRow
@@ -54,10 +54,9 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     summary.add_column(style="bold")
     summary.add_column()
     summary.add_row("Weighted score", _rate(m["weighted_overall_score"]) + _interval(m.get("weighted_overall_score_ci")))
-    summary.add_row("Precision", _rate(m["cm_precision"]))
-    summary.add_row("Recall", _rate(m["cm_recall"]))
-    summary.add_row("Recall with FD", _rate(m["recall_with_fd"]))
-    summary.add_row("F1", _rate(m["cm_f1"]))
+    for label, key in (("Precision", "cm_precision"), ("Recall", "cm_recall"), ("Recall with FD", "recall_with_fd"),
+                       ("F1", "cm_f1")):
+        summary.add_row(label, _rate(m[key]) + _interval(m.get(f"{key}_ci")))
     summary.add_row("Accuracy", _rate(m["cm_accuracy"]))
     summary.add_row(
         "Counts",
@@ -71,10 +70,14 @@ def render_report(report: dict[str, Any], console: Console) -> None:
                                  f"{records.get('missing_predictions', 0)} missing, "
                                  f"{records.get('unpaired_predictions', 0)} unpaired"))
     conformance = report.get("schema_conformance")
-    if conformance and conformance["predictions_read"]:
-        read = conformance["predictions_read"]
-        summary.add_row("Valid JSON", _share(conformance["valid_json"], read))
-        summary.add_row("Schema-valid", _share(conformance["schema_valid"], read))
+    if conformance:
+        # Shares of the predictions due (a missing prediction is not a valid one), and of the documents.
+        due = conformance.get("predictions_due", conformance["predictions_read"])
+        if due:
+            summary.add_row("Valid JSON", _share(conformance["valid_json"], due))
+            summary.add_row("Schema-valid", _share(conformance["schema_valid"], due))
+        if conformance.get("ground_truth_documents"):
+            summary.add_row("Coverage", _share(conformance["paired"], conformance["ground_truth_documents"]))
     console.print(summary)
     console.print()
     for table in field_tables(report["field_metrics"], console.width):
@@ -227,10 +230,11 @@ def _comparison_table(title: str | Text, paths: list[str], widest_path: int, con
     return table, path_width
 
 
-def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console) -> None:
+def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console,
+                 not_shown: int = 0) -> None:
     """``stickler compare``: every comparison made for one pair (threshold and comparator only
     on terminals of 100 columns or more, so that the values keep room on narrow ones; the
-    prediction's confidence when it gave any)."""
+    prediction's confidence when it gave any), then how many were made past --limit explain-items."""
     wide = console.width >= 100
     confident = any(r.confidence is not None for r in rows)
     figures = ("Sim", "Score", "Thr") if wide else ("Sim", "Score")  # never cut: a threshold may be 0.8333
@@ -248,6 +252,8 @@ def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceR
             cells += [f"{row.threshold:g}", row.comparator.removesuffix("Comparator")]
         table.add_row(*cells)
     console.print(table)
+    if not_shown:
+        console.print(Text(more_line(not_shown, "comparisons"), style="dim"))
 
 
 def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> None:
@@ -304,17 +310,20 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         # The name whole (a FILE:LINE name ends in its line number; an id is what a user searches for).
         title = Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · ") + safe(found, 2 * NAME_LIMIT)
+        hidden = misses_not_shown(doc)  # past --limit explain-items
         if not misses:  # a line of its own: in the field column it stood one syllable a line
             console.print(title)
-            console.print(Text(f"    {PARTIAL_ONLY}", style="dim"))
+            console.print(Text(f"    {more_line(hidden) if hidden else PARTIAL_ONLY}", style="dim"))
             continue
         table, path_width = _comparison_table(title, [c["path"] for c in misses], 30, confident, ("Score",))
         for c in misses:
             table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
-                          value_cell(c["gt"], c.get("gt_default"), VALUE_LISTED),
-                          value_cell(c["pred"], c.get("pred_default"), VALUE_LISTED),
+                          value_cell(listed_value(c, "gt", VALUE_LISTED), c.get("gt_default"), VALUE_LISTED),
+                          value_cell(listed_value(c, "pred", VALUE_LISTED), c.get("pred_default"), VALUE_LISTED),
                           *([figure_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
         console.print(table)
+        if hidden:
+            console.print(Text(f"    {more_line(hidden)}", style="dim"))
 
 
 def render_diff(report: dict[str, Any], console: Console) -> None:

@@ -58,6 +58,8 @@ def check_document(schema: dict, bounds: limits.Limits | None = None, patterns: 
         if depth > limit:
             raise SchemaError(f"subschemas nested more than {limit} levels deep; stickler reads at most {limit} "
                               f"(--limit schema-depth=N raises it)", pointer)
+        if "$schema" in node and (why := drafts.refused_draft(node["$schema"])):
+            raise SchemaError(f"'$schema' {why}", f"{pointer}/$schema")
         compile_patterns(node, pointer, patterns)
         stack.extend(reversed([(child, pointer + where, depth + 1, objects + (keyword == "properties"), pointer)
                                for child, where, keyword in subschemas(node) if isinstance(child, dict)]))

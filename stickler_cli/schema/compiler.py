@@ -24,7 +24,7 @@ from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import audit, extensions as ext
 from .conformance import ROOT
 from .refs import References, escape
-from .registry import gather
+from .registry import TooLarge, gather, schema_file_bytes
 
 PRIMITIVE_TYPES = ("string", "number", "integer", "boolean")
 
@@ -63,7 +63,9 @@ def load_schema(path: str | Path, resources: Mapping[str, str] | None = None, as
     in ``/`` to a directory)."""
     source = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = schema_file_bytes(path)
+    except TooLarge as exc:
+        raise SchemaError(f"schema file {exc}", "/", source) from None
     except FileNotFoundError:
         raise SchemaError("schema file not found", "/", source) from None
     except OSError as exc:
@@ -237,8 +239,11 @@ class _Compiler:
         auto = asked == ext.AUTO
         wants = auto or (infer and asked is None)  # a named comparator is the author's whole choice
 
-        def inferred(kind: Kind, item_type: str, choice: Any) -> FieldPlan:
-            return self._inferred(node, pointer, kind, item_type, choice, threshold, common)
+        def inferred(kind: Kind, item_type: str, choice: Any, values: dict | None = None) -> FieldPlan:
+            """``values``: the schema naming the values' enum/const (the list's items), else the property's."""
+            planned = self._inferred(node, pointer, kind, item_type, choice, threshold, common)
+            _keep_apart(planned.comparator, node if values is None else values)
+            return planned
 
         named = self._named_class(node, pointer) if json_type in ("object", "array") and not auto else None
         if named is not None and named.whole_value:
@@ -269,7 +274,7 @@ class _Compiler:
             self._no_comparator(node, pointer, named, "an object is compared field by field")
             model = self.model(node, pointer, prefix=f"{path}.", refs=refs, infer=infer)
             return FieldPlan(
-                kind=Kind.OBJECT, json_type="object", model=model,
+                kind=Kind.OBJECT, json_type="object", model=model, rich=not model.declares_rich_keys(),
                 threshold=OBJECT_THRESHOLD if threshold is None else threshold, **common,
             )
 
@@ -298,16 +303,18 @@ class _Compiler:
                                         f"items are paired and decided at {ext.PREFIX}match-threshold "
                                         f"({model.match_threshold:g} here), on its 'items'"))
                 return FieldPlan(
-                    kind=Kind.OBJECT_LIST, json_type="object", model=model,
+                    kind=Kind.OBJECT_LIST, json_type="object", model=model, rich=not model.declares_rich_keys(),
                     threshold=DEFAULT_MATCH_THRESHOLD if threshold is None else threshold,
                     **common,
                 )
             if item_type == "array":
                 raise SchemaError("arrays of arrays are not supported", item_pointer)
             if wants:
-                return inferred(Kind.PRIMITIVE_LIST, item_type, self._choose(key, _schema_kind(item_type, item_node)))
+                return inferred(Kind.PRIMITIVE_LIST, item_type, self._choose(key, _schema_kind(item_type, item_node)),
+                                item_node)
             name, default_threshold = self._default_comparator(item_type, item_node, node)
             comparator, name = self._comparator(node, pointer, name)
+            _keep_apart(comparator, item_node)
             return FieldPlan(
                 kind=Kind.PRIMITIVE_LIST, json_type=item_type, comparator=comparator,
                 comparator_name=name,
@@ -318,6 +325,7 @@ class _Compiler:
             return inferred(Kind.PRIMITIVE, json_type, self._choose(key, _schema_kind(json_type, node)))
         name, default_threshold = self._default_comparator(json_type, node)
         comparator, name = self._comparator(node, pointer, name)
+        _keep_apart(comparator, node)
         return FieldPlan(
             kind=Kind.PRIMITIVE, json_type=json_type, comparator=comparator, comparator_name=name,
             threshold=default_threshold if threshold is None else threshold, **common,
@@ -516,6 +524,15 @@ def _options(comparator: str, config: dict[str, Any]) -> str:
         else:
             words.append(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}")
     return ", ".join(words)
+
+
+def _keep_apart(comparator: comparators.Comparator, node: dict) -> None:
+    """Give the comparator the field's ``enum`` or ``const`` (compiled once): distinct allowed values are
+    never equal, whatever its normalisation (README, "Exact and Numeric: when two values are the same")."""
+    if "const" in node:
+        comparator.keep_apart([node["const"]], exclusive=True)
+    elif isinstance(node.get("enum"), list):
+        comparator.keep_apart(node["enum"], exclusive=False)
 
 
 def _free_form(node: dict) -> bool:

@@ -9,7 +9,9 @@ document itself ``$``). A ``required`` violation is reported at the missing
 property's path, so a field table can show it on the field's own row.
 
 Rich values (``{"_value": v, "_confidence": c}``) are checked as ``v`` (unwrapped once
-where the checker descends into a value, as the engine unwraps them).
+where the checker descends into a value, as the engine unwraps them), except where the
+schema there declares ``_value`` (or another of ``plan.RICH_KEYS``) as a property: such an
+object is data (``declares_rich_keys``; the plan's ``FieldPlan.rich``).
 
 jsonschema takes about 430 µs for a typical invoice, more than the whole
 comparison, so the keywords schemas use in practice are compiled here into
@@ -42,6 +44,7 @@ from typing import Any, Callable, Iterable
 
 from .. import limits
 from ..errors import SchemaError
+from ..plan import RICH_KEYS
 from . import audit, drafts
 from .patterns import Patterns
 from .refs import References
@@ -139,14 +142,15 @@ class Conformance:
             if isinstance(document, dict):
                 audit.check_document(document, patterns=self.patterns, where=f"{uri}#")
         asserting = _asserting_metaschemas(self.references)  # of the 2020-12 format-assertion vocabulary
-        checker = _format_checker(schema, self.references) if assert_formats or asserting else None
+        self._messages: list[str] = []
+        checker = _format_checker(schema, self.references, self._messages) if assert_formats or asserting else None
         self.format_checker = checker if assert_formats or schema.get("$schema") in asserting else None
         self.compiled = bool(self.draft) and _compilable(schema, self.references, asserting)
         self._fallback: Any = None
         self._check: _Check | None = None
-        self._messages: list[str] = []
         self._deadline = [0.0]  # the current record's, for jsonschema's applicators (see _bounded)
         self._slow_records = 0  # records jsonschema could not check in time
+        self._root_data = declares_rich_keys(self.references, schema, "")  # a record with _value is data
         if self.compiled:
             self._compiled: dict[int, _Check] = {}
             self._building: set[int] = set()  # subschemas being compiled: reached again, they are recursive
@@ -172,10 +176,12 @@ class Conformance:
         """Every violation in ``record``; empty when it conforms."""
         try:
             if self._check is not None:
-                if type(record) is dict and "_value" in record:
+                if type(record) is dict and "_value" in record and not self._root_data:
                     record = record["_value"]
                 if self._memo:
                     self._memo.clear()
+                if self.format_checker is not None and not self._start_clock():  # format checks are timed
+                    return [(ROOT, UNCHECKED)]
                 errors = self._check(record)
                 return [(field_path(path), keyword) for path, keyword in errors] if errors else []
             return self._jsonschema_violations(unwrap_all(record))
@@ -209,11 +215,18 @@ class Conformance:
         taken, self._messages = self._messages, []
         return taken + self.patterns.take_messages()
 
-    def _jsonschema_violations(self, record: Any) -> list[Violation]:
+    def _start_clock(self) -> bool:
+        """Start the record's ``record-check-seconds``; False when ``record-check-timeouts`` records already
+        ran out of time (no more are checked)."""
         bounds = limits.current()
         if self._slow_records >= bounds.record_check_timeouts:
-            return [(ROOT, UNCHECKED)]
+            return False
         self._deadline[0] = time.monotonic() + bounds.record_check_seconds
+        return True
+
+    def _jsonschema_violations(self, record: Any) -> list[Violation]:
+        if not self._start_clock():
+            return [(ROOT, UNCHECKED)]
         out: list[Violation] = []
         missing: dict[tuple, list[str]] = {}
         for error in self._fallback.iter_errors(record):
@@ -299,7 +312,8 @@ class Conformance:
                            type_check, f"{pointer}/properties")
         if ("items" in validating and validating <= {"type", "items"}
                 and (allowed is None or list in allowed)):
-            return _array(self._compile(keywords["items"], f"{pointer}/items"), type_check)
+            return _array(self._compile(keywords["items"], f"{pointer}/items"), type_check,
+                          declares_rich_keys(self.references, keywords["items"], f"{pointer}/items"))
         return None
 
     def _ref(self, ref: str, node: dict, pointer: str) -> _Check:
@@ -433,10 +447,12 @@ def _asserting_metaschemas(references: References) -> frozenset[str]:
     return frozenset(found)
 
 
-def _format_checker(schema: dict, references: References) -> Any:
+def _format_checker(schema: dict, references: References, messages: list[str] | None = None) -> Any:
     """The draft's ``jsonschema.FormatChecker`` (the formats it knows depend on the optional packages
     installed: README, "Schema conformance"), its ``regex`` check bounded as the schema's own patterns are:
-    a value such as ``a{10000000}`` would take gigabytes to compile, and is not conforming here."""
+    a value such as ``a{10000000}`` would take gigabytes to compile, and is not conforming here. The
+    ``iri`` and ``iri-reference`` checks (a general parser, about a millisecond a character) read at most
+    ``iri-check-chars`` characters: a longer value is not conforming, said in ``messages``."""
     import copy
     import re
 
@@ -457,7 +473,26 @@ def _format_checker(schema: dict, references: References) -> Any:
             re.compile(instance)
             return True
         checker.checkers["regex"] = (is_regex, (re.error, ValueError, OverflowError, RecursionError))
+    most = limits.current().iri_check_chars
+    for name in SLOW_FORMATS & checker.checkers.keys():
+        checker.checkers[name] = _within_chars(name, *checker.checkers[name], most, messages)
     return checker
+
+
+SLOW_FORMATS = frozenset({"iri", "iri-reference"})  # their checkers' time grows steeply with the value
+
+
+def _within_chars(name: str, check: Callable[[object], Any], raises: Any, most: int,
+                  messages: list[str] | None) -> tuple[Callable[[object], Any], Any]:
+    """``check`` for values of at most ``most`` characters; a longer one does not conform, and is reported."""
+    def bounded(instance: object) -> Any:
+        if isinstance(instance, str) and len(instance) > most:
+            if messages is not None:
+                messages.append(f"a value of {len(instance):,} characters was not checked as format {name!r}, "
+                                f"which reads at most {most:,} (--limit iri-check-chars): counted as not conforming")
+            return False
+        return check(instance)
+    return bounded, raises
 
 
 # -- one maker per keyword: (conformance, keyword value, the subschema, pointer) -> check ---------
@@ -490,13 +525,38 @@ def _properties(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     return _object(c, value, [], None, pointer) if isinstance(value, dict) else _valid
 
 
+def declares_rich_keys(references: References, node: Any, pointer: str) -> bool:
+    """Whether ``node`` describes an object declaring a key of RICH_KEYS (``_value``…) as a property: itself,
+    through its ``$ref``, or one of its ``anyOf``/``oneOf``/``allOf`` options. Such an object is data: a value
+    there is never unwrapped as a rich value (as the plan's FieldPlan.rich, for the engine)."""
+    nodes = [(node, pointer)]
+    if isinstance(node, dict):
+        for combinator in ("anyOf", "oneOf", "allOf"):
+            options = node.get(combinator)
+            if isinstance(options, list):
+                nodes.extend((option, f"{pointer}/{combinator}/{i}") for i, option in enumerate(options))
+    for option, where in nodes:
+        if not isinstance(option, dict):
+            continue
+        try:
+            option = references.merged(option, where)
+        except Exception:  # a broken reference is reported where it is checked
+            continue
+        properties = option.get("properties")
+        if isinstance(properties, dict) and not RICH_KEYS.isdisjoint(properties):
+            return True
+    return False
+
+
 def _object(c: Conformance, properties: dict, required: list, type_check: _Check | None, pointer: str) -> _Check:
     """An object's properties (and, fused, its required names and its type) in one closure."""
     compiled = [(key, c._compile(sub, f"{pointer}/{key}")) for key, sub in properties.items()]
     compiled = [(key, check) for key, check in compiled if check is not _valid]
     # Most properties only have a type: checked here inline, a function call saved per value.
     typed = [(key, *check.types) for key, check in compiled if hasattr(check, "types")]
-    children = [(key, check) for key, check in compiled if not hasattr(check, "types")]
+    # (key, check, whether its schema declares _value: then a value there is data, not unwrapped)
+    children = [(key, check, declares_rich_keys(c.references, properties[key], f"{pointer}/{key}"))
+                for key, check in compiled if not hasattr(check, "types")]
     names = [name for name in required if isinstance(name, str)]
     if not compiled and not names and type_check is None:
         return _valid
@@ -517,10 +577,10 @@ def _object(c: Conformance, properties: dict, required: list, type_check: _Check
                     t = type(item)
                 if t not in allowed and not (lenient and t is float and item.is_integer()):
                     errors = _below(errors, key, _TYPE)
-        for key, sub in children:
+        for key, sub, data in children:
             if key in v:
                 item = v[key]
-                if type(item) is dict and "_value" in item:
+                if type(item) is dict and "_value" in item and not data:
                     item = item["_value"]
                 found = sub(item)
                 if found:
@@ -529,8 +589,9 @@ def _object(c: Conformance, properties: dict, required: list, type_check: _Check
     return check
 
 
-def _array(sub: _Check, type_check: _Check | None) -> _Check:
-    """An array's type and items in one closure."""
+def _array(sub: _Check, type_check: _Check | None, data: bool = False) -> _Check:
+    """An array's type and items in one closure; ``data``: the items' schema declares ``_value`` (items are
+    then never unwrapped)."""
     if sub is _valid:
         return type_check or _valid
     if hasattr(sub, "types"):  # a list of strings, numbers…: the items' type checked inline
@@ -553,7 +614,7 @@ def _array(sub: _Check, type_check: _Check | None) -> _Check:
     def check(v: Any) -> _Errors | None:
         if type(v) is not list:
             return type_check(v) if type_check is not None else None
-        return _each(enumerate(v), sub)
+        return _each(enumerate(v), sub, not data)
     return check
 
 
@@ -587,11 +648,12 @@ def _additional(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     return check
 
 
-def _each(entries: Iterable[tuple[Any, Any]], sub: _Check) -> _Errors | None:
-    """``sub`` on each (key or position, value), rich values unwrapped; errors located below the key."""
+def _each(entries: Iterable[tuple[Any, Any]], sub: _Check, rich: bool = True) -> _Errors | None:
+    """``sub`` on each (key or position, value), rich values unwrapped (unless not ``rich``); errors located
+    below the key."""
     errors = None
     for key, item in entries:
-        if type(item) is dict and "_value" in item:
+        if rich and type(item) is dict and "_value" in item:
             item = item["_value"]
         found = sub(item)
         if found:
@@ -600,7 +662,7 @@ def _each(entries: Iterable[tuple[Any, Any]], sub: _Check) -> _Errors | None:
 
 
 def _items(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
-    return _array(c._compile(value, pointer), None)
+    return _array(c._compile(value, pointer), None, declares_rich_keys(c.references, value, pointer))
 
 
 def _enum(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
@@ -698,8 +760,11 @@ def _format(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     conforms = c.format_checker.conforms
     if not isinstance(value, str) or value not in c.format_checker.checkers:
         return _valid
+    deadline = c._deadline  # the record's, set by violations(): a checker may be slow (iri)
 
     def check(v: Any) -> _Errors | None:
+        if time.monotonic() > deadline[0]:
+            raise _TooSlow
         return None if conforms(v, value) else [((), "format")]
     return check
 

@@ -17,6 +17,7 @@ jsonschema's verdict on the JSON Schema Test Suite's schemas and on generated on
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .keywords import REFERENCES
@@ -31,6 +32,9 @@ DRAFTS = {
     "https://json-schema.org/draft/2020-12/schema#": "draft2020-12",
 }
 DEFAULT = "draft2020-12"
+# Drafts before 6 (3 and 4 in jsonschema, 0 to 2 never used): keywords of another meaning (boolean `required`,
+# `extends`, `divisibleBy`, boolean `exclusiveMinimum`) that the compiler and the checkers do not read. Refused.
+_BEFORE_SIX = re.compile(r"^https?://json-schema\.org/draft-0([0-4])/(?:hyper-)?schema#?$")
 PLAIN_DEPTH = 64  # the default --limit schema-depth: a deeper schema is checked by jsonschema, as before
 
 _COMMON = frozenset("""
@@ -74,6 +78,14 @@ def draft(schema: dict) -> str | None:
         return DEFAULT
     uri = schema["$schema"]
     return DRAFTS.get(uri) if isinstance(uri, str) else None
+
+
+def refused_draft(uri: Any) -> str | None:
+    """Why a ``$schema`` naming a draft before 6 is refused (a one-line reason), None for any other value."""
+    found = _BEFORE_SIX.match(uri) if isinstance(uri, str) else None
+    if found is None:
+        return None
+    return f"names draft {found.group(1)}, which stickler does not read: drafts 6, 7, 2019-09 and 2020-12 only"
 
 
 def self_contained(schema: Any) -> bool:

@@ -1,8 +1,11 @@
 """Infer an annotated schema from records: no schema to write (``stickler schema infer``).
 
 Pure: parsed records in, a schema (a dict ``compile_schema`` takes) and notes out; no files.
-Each field's comparator follows the rules stickler-eval 1.0.0's ``stickler.auto`` applies to
-a pydantic field, read here from the values instead of a Python annotation:
+The ground truth's records alone choose the types and comparators: predictions only add notes
+where they differ (a model's mistakes must not pick how it is judged). Each field's comparator
+follows the rules stickler-eval 1.0.0's ``stickler.auto`` applies to a pydantic field, read
+here from the values instead of a Python annotation, with more words that say identifier
+(``DATA_RULES``: ``invoice_number``, ``iban`` -> strict Exact; docs/parity.md row 36):
 
 - the type decides first: boolean, enum (a small set of repeated strings) and mixed types ->
   exact; integer -> numeric, exact; number -> numeric, relative tolerance 0.001, threshold 0.95;
@@ -13,14 +16,17 @@ a pydantic field, read here from the values instead of a Python annotation:
 - model-backed comparators (semantic, BERT, LLM) are never chosen, and a comparator this
   installation lacks (PhoneComparator without the ``phone`` extra) becomes Levenshtein, as there.
 
-The same rules serve a schema that asks for them (``x-aws-stickler-infer-unspecified``, or
-``"x-aws-stickler-comparator": "auto"``): ``choose_for_property`` reads the property's JSON type and
-format as the library's importer types them. Every property says why in its ``description``; what the data made doubtful (mixed types, only
-nulls, only empty lists, lines that are not objects) is returned as notes, never raised.
+The library's rules alone (``RULES``) serve a schema that asks for them
+(``x-aws-stickler-infer-unspecified``, or ``"x-aws-stickler-comparator": "auto"``), as stickler-eval does:
+``choose_for_property`` reads the property's JSON type and format as the library's importer types them.
+Every property says why in its ``description``; what the data made doubtful (mixed types, only nulls,
+only empty lists, lines that are not objects, predictions unlike the ground truth) is returned as notes,
+never raised.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 from dataclasses import dataclass, field
@@ -61,16 +67,22 @@ class Choice:
 @dataclass(frozen=True)
 class _Rule:
     label: str
-    tokens: frozenset[str]
+    tokens: frozenset[str]  # a word anywhere in the name
     comparator: str
     config: dict[str, Any]
     threshold: float
     families: frozenset[str]
+    heads: frozenset[str] = frozenset()  # the last word of a name of several words (invoice_no, not no_items)
+    last: frozenset[str] = frozenset()  # the last word, alone too (vat, supplier_vat; not vat_amount)
+    # Gives way to the next rule when it does not fit the values (the library's rules stop the search there):
+    # a rule added to the library's must change nothing where it does not apply (vat_amount holding 19.5).
+    yields: bool = False
 
 
 def _rule(label: str, tokens: str, comparator: str, config: dict[str, Any], threshold: float,
-          *families: str) -> _Rule:
-    return _Rule(label, frozenset(tokens.split()), comparator, config, threshold, frozenset(families))
+          *families: str, heads: str = "", last: str = "", yields: bool = False) -> _Rule:
+    return _Rule(label, frozenset(tokens.split()), comparator, config, threshold, frozenset(families),
+                 frozenset(heads.split()), frozenset(last.split()), yields)
 
 
 # Name-token rules, first match wins (stickler-eval's order: phone and postal codes before the
@@ -95,18 +107,38 @@ RULES: tuple[_Rule, ...] = (
           "FuzzyComparator", {"method": "token_set_ratio"}, 0.6, STRINGY),
 )
 
+# What `stickler schema infer` (and `eval GT PRED`) read in a name beyond the library's rules (docs/parity.md row
+# 36): more words that say identifier, compared strictly, for text values. Levenshtein 0.7 on `invoice_number`
+# made A90698 against A9O698 a TP (issue 37). A word anywhere in the name: bank, product and security
+# identifiers; the last word of a name of several words: number, no, nr, num, nbr (`po_number`, `invoice_no`;
+# not `number_of_items`, nor `number` alone: a count as often as an identifier); the last word, alone too: vat,
+# tin, ein (`vat`, `supplier_vat`; not `vat_amount` or `vat_rate`). Numbers keep the type's rule (integers are
+# compared exactly already, and `vat_amount` holding 19.5 stays money). The schema's own inference
+# (x-aws-stickler-infer-unspecified, comparator "auto") keeps the library's RULES.
+IDENTIFIER_WORDS = "iban bic swift ean upc gtin isin cusip vin imei serial barcode"
+IDENTIFIER_HEADS = "number no nr num nbr"
+IDENTIFIER_LAST = "vat tin ein"
+DATA_RULES: tuple[_Rule, ...] = (
+    *RULES[:2],
+    _rule("identifier", IDENTIFIER_WORDS, "ExactComparator", EXACT_STRICT, 1.0, STRINGY, heads=IDENTIFIER_HEADS,
+          last=IDENTIFIER_LAST, yields=True),
+    *RULES[2:],
+)
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _DIGITS = re.compile(r"(?<=[a-zA-Z])(?=[0-9])")
 _SEPARATORS = re.compile(r"[^a-z0-9]+")
 
 
-def name_tokens(name: str) -> frozenset[str]:
-    """The words of a field name, lower-cased: camelCase and snake_case split, digits split off
-    (``isbn13`` -> isbn), plurals also singular (``ids`` -> id, ``addresses`` -> address)."""
+def name_words(name: str) -> list[str]:
+    """The words of a field name in order, lower-cased: camelCase and snake_case split, digits split off."""
     spaced = _DIGITS.sub("_", _CAMEL.sub("_", name)).lower()
-    words = {w for w in _SEPARATORS.split(spaced) if w}
+    return [w for w in _SEPARATORS.split(spaced) if w]
+
+
+def _with_singulars(words: Iterable[str]) -> frozenset[str]:
     found = set(words)
-    for w in words:
+    for w in list(found):
         if w.endswith("es") and len(w) > 3:
             found.add(w[:-2])
         if w.endswith("s") and len(w) > 2:
@@ -114,11 +146,23 @@ def name_tokens(name: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _matching_rule(name: str) -> tuple[_Rule, str] | None:
-    tokens = name_tokens(name)
-    for rule in RULES:
-        hit = tokens & rule.tokens
-        if hit:
+def name_tokens(name: str) -> frozenset[str]:
+    """The words of a field name, lower-cased: camelCase and snake_case split, digits split off
+    (``isbn13`` -> isbn), plurals also singular (``ids`` -> id, ``addresses`` -> address)."""
+    return _with_singulars(name_words(name))
+
+
+def _matching_rule(name: str, rules: tuple[_Rule, ...] = RULES,
+                   family: str | None = None) -> tuple[_Rule, str] | None:
+    """The first rule a word of ``name`` names, and that word; a rule that ``yields`` is passed over when the
+    values' ``family`` is not one of its own."""
+    words = name_words(name)
+    tokens = _with_singulars(words)
+    last = _with_singulars(words[-1:])
+    heads = last if len(words) > 1 else frozenset()
+    for rule in rules:
+        hit = tokens & rule.tokens or heads & rule.heads or last & rule.last
+        if hit and not (rule.yields and family not in rule.families):
             return rule, min(hit)
     return None
 
@@ -133,6 +177,8 @@ _TYPE_RULES: dict[str, tuple[str, dict[str, Any], float, str | None, str]] = {
     "number": ("NumericComparator", {"relative_tolerance": RELATIVE_TOLERANCE}, 0.95, NUMERIC, "numbers"),
     "date": ("DateComparator", {}, 0.95, TEMPORAL, "ISO dates"),
     "date-time": ("DateComparator", {"tolerance": DATETIME_TOLERANCE_DAYS}, 0.95, TEMPORAL, "ISO date-times"),
+    # Dates written out otherwise (15/03/2024, March 15, 2024): the library's rule for a date (stickler's reading).
+    "written-date": ("DateComparator", {}, 0.95, TEMPORAL, "dates"),
     "string": ("LevenshteinComparator", {}, 0.7, STRINGY, "strings"),
     # Formats stickler-eval cannot see in a str annotation: the exact rule it gives the same names.
     "email": ("ExactComparator", {"case_sensitive": False}, 1.0, STRINGY, "email addresses"),
@@ -142,19 +188,21 @@ _TYPE_RULES: dict[str, tuple[str, dict[str, Any], float, str | None, str]] = {
 KINDS = tuple(_TYPE_RULES)
 
 
-def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset()) -> Choice:
+def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset(),
+           rules: tuple[_Rule, ...] = RULES) -> Choice:
     """The comparator for a field called ``name`` whose values are of ``kind`` (one of KINDS):
-    the type's choice, refined by the first name rule that fits the type; a comparator in
-    ``unavailable`` (or a model-backed one) becomes Levenshtein (Exact for dates), threshold kept."""
-    return _decide(name, _TYPE_RULES[kind], unavailable)
+    the type's choice, refined by the first name rule (of ``rules``: the library's, or DATA_RULES) that fits
+    the type; a comparator in ``unavailable`` (or a model-backed one) becomes Levenshtein (Exact for dates),
+    threshold kept."""
+    return _decide(name, _TYPE_RULES[kind], unavailable, rules)
 
 
 def _decide(name: str, type_rule: tuple[str, dict[str, Any], float, str | None, str],
-            unavailable: frozenset[str]) -> Choice:
+            unavailable: frozenset[str], rules: tuple[_Rule, ...] = RULES) -> Choice:
     comparator, config, threshold, family, seen = type_rule
     clip = True
     reason = seen
-    found = _matching_rule(name)
+    found = _matching_rule(name, rules, family)
     if found is not None:
         rule, token = found
         if family is not None and family in rule.families:
@@ -226,6 +274,19 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s]+$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 FORMATS = ("date", "date-time", "email", "uri", "uuid")
+# Dates in other common spellings, ISO's too (a mix of both is still dates): read by DateComparator, not a JSON
+# Schema `format` (which means ISO 8601). Each must also read as one full calendar date (date.read_single).
+WRITTEN_DATE = "written-date"
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?"
+_DAY_AND_MONTH = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})\2\d{4}$")  # 15/03/2024, 03-15-2024: order in question
+_WRITTEN_DATES = (
+    _DAY_AND_MONTH,
+    _DATE,
+    re.compile(r"^\d{4}([/.])\d{1,2}\1\d{1,2}$"),
+    re.compile(rf"^\d{{1,2}}(?:st|nd|rd|th)?[ -]{_MONTH_WORD},?[ -]\d{{4}}$", re.IGNORECASE),
+    re.compile(rf"^{_MONTH_WORD} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}$", re.IGNORECASE),
+)
+_CHECKED = (*FORMATS, WRITTEN_DATE)
 
 
 def _is_format(name: str, text: str) -> bool:
@@ -245,8 +306,19 @@ def _is_format(name: str, text: str) -> bool:
         except ValueError:
             return False
         return True
+    if name == WRITTEN_DATE:
+        return _is_written_date(text)
     pattern = {"email": _EMAIL, "uri": _URI, "uuid": _UUID}[name]
     return bool(pattern.match(text))
+
+
+def _is_written_date(text: str) -> bool:
+    if not any(pattern.match(text) for pattern in _WRITTEN_DATES):
+        return False
+    from ..comparators.date import read_single  # only here: inferring from data (dateutil is imported then)
+
+    reading = read_single(text, False)
+    return reading is not None and reading.has_year and reading.has_month and reading.has_day
 
 
 @dataclass
@@ -258,6 +330,8 @@ class _Shape:
     kinds: dict[str, int] = field(default_factory=dict)  # JSON type -> count
     formats: set[str] | None = None  # the formats every string so far has; None before the first
     zoned: bool = True  # every date-time string so far carries its time zone
+    day_first: set[bool] = field(default_factory=set)  # numeric dates with a day above 12: first (True), second
+    numeric_dates: bool = False  # a date written with day and month in numbers was seen
     values: dict[str, int] | None = field(default_factory=dict)  # string -> count; None past the enum bounds
     objects: int = 0
     keys: dict[str, "_Shape"] = field(default_factory=dict)
@@ -330,7 +404,7 @@ class _Observer:
 
 def _see_string(shape: _Shape, text: str) -> None:
     if shape.formats is None:
-        shape.formats = set(FORMATS)
+        shape.formats = set(_CHECKED)
     if shape.formats:
         if len(text) > FORMAT_CHARS:
             shape.formats = set()
@@ -338,6 +412,13 @@ def _see_string(shape: _Shape, text: str) -> None:
             shape.formats = {f for f in shape.formats if _is_format(f, text)}
             if "date-time" in shape.formats and not _ZONED.search(text):
                 shape.zoned = False
+            if WRITTEN_DATE in shape.formats and (numeric := _DAY_AND_MONTH.match(text)):
+                shape.numeric_dates = True
+                first, second = int(numeric[1]), int(numeric[3])
+                if first > 12:
+                    shape.day_first.add(True)
+                if second > 12:
+                    shape.day_first.add(False)
     if shape.values is not None:
         if len(text) > ENUM_VALUE_CHARS:
             shape.values = None
@@ -368,6 +449,21 @@ class _Builder:
     def note(self, path: str, message: str) -> None:
         self.notes.append(f"{path}: {message}")
 
+    def choose(self, name: str, kind: str, shape: _Shape | None = None, path: str = "") -> Choice:
+        """The choice for values of the data: the library's rules and the identifier words (DATA_RULES); dates
+        written with day and month in numbers are read in the order the ground truth shows (``dayfirst``)."""
+        choice = choose(name, kind, self.unavailable, DATA_RULES)
+        if kind != WRITTEN_DATE or choice.comparator != "DateComparator" or shape is None:
+            return choice
+        if shape.day_first:
+            first = next(iter(shape.day_first))
+            return dataclasses.replace(choice, config={**choice.config, "dayfirst": first},
+                                       reason=f"{choice.reason}, written {'day' if first else 'month'} first")
+        if shape.numeric_dates:
+            self.note(path, "dates whose day and month are both 12 or less: read both ways (day first and month "
+                            "first, the better kept); set dayfirst in x-aws-stickler-comparator-config")
+        return choice
+
     def model(self, shape: _Shape, prefix: str) -> tuple[dict[str, Any], list[str]]:
         """(properties, required) of an object shape."""
         properties: dict[str, Any] = {}
@@ -389,7 +485,7 @@ class _Builder:
         seen = _seen(shape)
         if not kinds:
             self.note(path, f"only null seen ({shape.nulls:,} values): typed null and compared exactly; give it a type")
-            return _annotated({"type": "null"}, choose(name, "mixed", self.unavailable), seen,
+            return _annotated({"type": "null"}, self.choose(name, "mixed"), seen,
                               "no value to infer a type from")
         if len(kinds) > 1:
             listed = ", ".join(sorted(kinds))
@@ -397,7 +493,7 @@ class _Builder:
                 self.note(path, f"values of several types ({listed}): scored as one value by ANLS*")
                 return self.whole(shape, sorted(kinds), seen, f"values of several types ({listed})")
             self.note(path, f"values of several types ({listed}): compared exactly")
-            return _annotated({"type": _nullable(sorted(kinds), shape)}, choose(name, "mixed", self.unavailable), seen)
+            return _annotated({"type": _nullable(sorted(kinds), shape)}, self.choose(name, "mixed"), seen)
         kind = kinds.pop()
         if kind == "object":
             return self.object(shape, path, seen)
@@ -405,7 +501,7 @@ class _Builder:
             return self.array(name, shape, path, seen)
         node, value_kind = _primitive(name, kind, shape)
         node["type"] = _nullable([node["type"]], shape)
-        return _annotated(node, choose(name, value_kind, self.unavailable), seen)
+        return _annotated(node, self.choose(name, value_kind, shape, path), seen)
 
     def object(self, shape: _Shape, path: str, seen: str) -> dict[str, Any]:
         if shape.too_deep or not shape.keys:
@@ -453,7 +549,7 @@ class _Builder:
         node, value_kind = _primitive(name, kind, items)
         node["type"] = _nullable([node["type"]], items)
         prop = _annotated({"type": _nullable(["array"], shape), "items": node},
-                          choose(name, value_kind, self.unavailable), f"{seen}, {item_seen}")
+                          self.choose(name, value_kind, items, path), f"{seen}, {item_seen}")
         prop["description"] = "list: " + prop["description"]
         return prop
 
@@ -474,9 +570,11 @@ def _primitive(name: str, kind: str, shape: _Shape) -> tuple[dict[str, Any], str
             if name_of_format != "date-time" or shape.zoned:  # RFC 3339 wants the zone
                 node["format"] = name_of_format
             return node, name_of_format
+    if WRITTEN_DATE in formats and len(shape.day_first) < 2:  # both orders seen: not one way of writing dates
+        return node, WRITTEN_DATE
     values = shape.values
     strings = shape.kinds.get("string", 0)
-    found = _matching_rule(name)
+    found = _matching_rule(name, DATA_RULES, STRINGY)
     named = found is not None and STRINGY in found[0].families  # a name rule for text beats a value set
     if values and len(values) * ENUM_MIN_REPEATS <= strings and not named:
         node["enum"] = sorted(values)
@@ -508,14 +606,8 @@ def _annotated(node: dict[str, Any], choice: Choice, seen: str, reason: str | No
     return node
 
 
-def infer_schema(records: Iterable[Any], *, source: str = "the records", max_depth: int = 64,
-                 max_fields: int = 10_000, unavailable: Iterable[str] = ()) -> Inferred:
-    """An annotated schema for ``records`` (parsed JSON values; those that are not objects are
-    counted and skipped). ``max_depth`` and ``max_fields`` bound what is looked at (the
-    schema-depth and plan-fields limits); ``unavailable`` names comparators not installed here.
-    Raises InputError when no record gives a field to compare."""
-    observer = _Observer(max_depth, max_fields)
-    root = _Shape()
+def _observe(observer: _Observer, root: _Shape, records: Iterable[Any]) -> tuple[int, int]:
+    """(objects seen, records skipped that are not JSON objects)."""
     read = skipped = 0
     for record in records:
         if type(record) is not dict:
@@ -523,6 +615,21 @@ def infer_schema(records: Iterable[Any], *, source: str = "the records", max_dep
             continue
         read += 1
         observer.see(root, record, 0)
+    return read, skipped
+
+
+def infer_schema(records: Iterable[Any], *, source: str = "the records", max_depth: int = 64,
+                 max_fields: int = 10_000, unavailable: Iterable[str] = (), predictions: Iterable[Any] = (),
+                 predictions_source: str = "the predictions") -> Inferred:
+    """An annotated schema for ``records`` (parsed JSON values of the ground truth; those that are not
+    objects are counted and skipped). ``predictions`` never choose a type or a comparator (a model's mistake
+    must not pick how it is judged: a string in `total` made it Exact, issue 37): they only add notes where
+    they differ from the ground truth. ``max_depth`` and ``max_fields`` bound what is looked at (the
+    schema-depth and plan-fields limits); ``unavailable`` names comparators not installed here.
+    Raises InputError when no record gives a field to compare."""
+    observer = _Observer(max_depth, max_fields)
+    root = _Shape()
+    read, skipped = _observe(observer, root, records)
     builder = _Builder(frozenset(unavailable))
     if skipped:
         builder.notes.append(f"{skipped:,} records were not JSON objects: skipped")
@@ -531,6 +638,11 @@ def infer_schema(records: Iterable[Any], *, source: str = "the records", max_dep
     properties, required = builder.model(root, "")
     if not properties:
         raise InputError("no field to infer a schema from: no record is a JSON object with a key", source)
+    predicted = _Shape()
+    _, pred_skipped = _observe(_Observer(max_depth, max_fields), predicted, predictions)
+    if pred_skipped:
+        builder.notes.append(f"{pred_skipped:,} records of {predictions_source} were not JSON objects")
+    _differences(root, predicted, "", set(builder.claimed), builder.notes)
     schema: dict[str, Any] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Inferred by stickler schema infer",
@@ -544,3 +656,44 @@ def infer_schema(records: Iterable[Any], *, source: str = "the records", max_dep
     if required:
         schema["required"] = required
     return Inferred(schema, builder.notes, read, skipped)
+
+
+# -- what the predictions hold that the ground truth does not (notes only) -------------------------------
+
+_FORMAT_LABELS = {"date": "ISO dates", "date-time": "ISO date-times", "email": "email addresses", "uri": "URLs",
+                  "uuid": "UUIDs"}
+
+
+def _differences(truth: _Shape, predicted: _Shape, prefix: str, schema_paths: set[str], notes: list[str]) -> None:
+    """Notes on the keys of ``predicted`` (an object's shape) the ground truth's object has not, and on the
+    values of each key both have that are of other types or formats (a field the schema left out is not named)."""
+    for key, theirs in predicted.keys.items():
+        path = f"{prefix}{key}"
+        ours = truth.keys.get(key)
+        if ours is None:
+            values = theirs.present - theirs.nulls
+            notes.append(f"{path}: only in the predictions ({values:,} value{'s' * (values != 1)}): not in the schema, "
+                         "not scored")
+        elif path in schema_paths:
+            _value_differences(ours, theirs, path, schema_paths, notes)
+
+
+def _value_differences(truth: _Shape, predicted: _Shape, path: str, schema_paths: set[str], notes: list[str]) -> None:
+    ours, theirs = set(truth.kinds), set(predicted.kinds)
+    if "number" in ours:
+        theirs.discard("integer")  # a whole number where numbers are expected is one
+    if ours and theirs - ours:
+        other = ", ".join(f"{kind} ({predicted.kinds[kind]:,})" for kind in sorted(theirs - ours))
+        notes.append(f"{path}: the predictions also hold {other} where the ground truth holds "
+                     f"{', '.join(sorted(ours))}: the comparator follows the ground truth")
+    chosen = next((f for f in FORMATS if f in (truth.formats or ())), None)  # as _primitive chooses it
+    if ours == {"string"} and "string" in theirs and chosen and chosen not in (predicted.formats or ()):
+        notes.append(f"{path}: not every predicted value is one of the {_FORMAT_LABELS[chosen]} the ground truth "
+                     "holds")
+    if ours == {"object"} and theirs == {"object"}:
+        _differences(truth, predicted, f"{path}.", schema_paths, notes)
+    elif ours == {"array"} and truth.items is not None and predicted.items is not None:
+        if set(truth.items.kinds) == {"object"}:
+            _differences(truth.items, predicted.items, f"{path}.", schema_paths, notes)
+        else:
+            _value_differences(truth.items, predicted.items, path, schema_paths, notes)

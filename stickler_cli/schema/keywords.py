@@ -29,6 +29,10 @@ else dependentSchemas format contentEncoding contentMediaType contentSchema titl
 deprecated readOnly writeOnly examples example nullable id
 """.split())
 
+# Draft 3's keywords, which later drafts dropped (a draft 3 `$schema` is refused: drafts.refused_draft): without
+# one, a schema using them means what their successor says, and gets it as a "did you mean".
+DRAFT3 = {"extends": "allOf", "divisibleBy": "multipleOf", "disallow": "not"}
+
 REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")  # the keywords whose value is a reference to a schema
 
 # Where subschemas sit, in any draft: in a keyword's object (by name), its array, or as its value.
@@ -72,6 +76,7 @@ def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
             continue
         for key in node:
             if isinstance(key, str) and key not in KNOWN and not key.startswith("x-"):
-                close = difflib.get_close_matches(key, sorted(KNOWN), n=1, cutoff=0.85)
+                close = [DRAFT3[key]] if key in DRAFT3 else difflib.get_close_matches(key, sorted(KNOWN), n=1,
+                                                                                     cutoff=0.85)
                 yield pointer or "/", key, close[0] if close else None
         stack.extend((child, pointer + where) for child, where, _ in subschemas(node))

@@ -41,6 +41,7 @@ class ChatServer:
         self.garbage = False  # answer with a body that is not JSON
         self.body: bytes | None = None  # answer with exactly these bytes
         self.pad = 0  # characters of padding added to a well-formed answer
+        self.error_body: Callable[[dict[str, str]], bytes] | None = None  # a failure's body, from the request's headers
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -74,7 +75,8 @@ class ChatServer:
                 time.sleep(self.delay)
             if failure is not None:
                 status, headers = failure
-                self.send(h, status, b'{"error": "injected"}', headers)
+                data = self.error_body(dict(h.headers)) if self.error_body else b'{"error": "injected"}'
+                self.send(h, status, data, headers)
                 return
             if self.stall:
                 time.sleep(self.stall)
