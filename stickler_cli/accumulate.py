@@ -33,6 +33,7 @@ from .slicing import Slices
 from .list_errors import ListErrors
 from .reader import COUNTED, DataError
 from .thresholds import Layout
+from .document_index import DocumentIndex
 
 if TYPE_CHECKING:
     from .engine.batch import BatchResult
@@ -46,7 +47,9 @@ if TYPE_CHECKING:
 # 11: slices (--slice-by: per slicing path and value, the fields' counts and moments, slicing.py)
 # 12: list_errors (what went wrong in each list of objects, list_errors.py)
 # 13: cosmetic (each FD of a leaf classified by the first normalisation that would match it, cosmetic.py)
-STATE_VERSION = 13
+# 14: document_index (every document's ground-truth digest and line, so that merge finds documents counted twice;
+#     it replaces document_keys, which only --ci runs kept)
+STATE_VERSION = 14
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 
@@ -76,6 +79,14 @@ class Analysis:
     slices: tuple[str, ...] = ()
     slice_values: int = DEFAULT_LIMITS.slice_values
     slice_chars: int = DEFAULT_LIMITS.slice_value_chars
+    # Each document's ground-truth digest and line (document_index.py), for a state that is saved (merge checks
+    # that states share no document) or diffed (documents): about 14,000 instructions a document, so only then.
+    index: bool = False
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the run keeps its document index."""
+        return self.index or self.documents
 
 
 class Accumulator:
@@ -118,11 +129,11 @@ class Accumulator:
         # (the CLI writes them out), else kept here (worker processes send them back in their state).
         self.sinks: dict[str, Callable[[list[dict[str, Any]]], None]] = {}
         self.lines: dict[str, list[dict[str, Any]]] = {ROWS_NON_MATCHES: [], ROWS_PER_DOCUMENT: []}
-        # With ``analysis.documents``: one row per document (statistics.row_width), flat, and a
-        # 64-bit digest of each document's ground truth (so that two runs can be compared
-        # document by document only when they scored the same documents in the same order).
+        # With ``analysis.documents``: one row per document (statistics.row_width), flat.
         self.documents = array("d")
-        self.document_keys = array("Q")
+        # Every document's ground-truth digest and line, in input order (DocumentIndex): merge refuses states that
+        # share documents, diff compares runs of the same documents only.
+        self.index = DocumentIndex()
         self.stats = dict.fromkeys(COUNTED, 0)
         # The first ``failures_known`` failing comparisons of each field (by field index), in input order: rows
         # of analysis.sample_row. A document is explained only while a field it fails on has room (``_open``).
@@ -338,7 +349,7 @@ class Accumulator:
             "failures_kept": self.failures_known,
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
-            "document_keys": self.document_keys if as_arrays else self.document_keys.tolist(),
+            "document_index": self.index.state(as_arrays),
             "slices": self.slices.state(),
             "list_errors": self.list_errors.state(),
             "cosmetic": self.cosmetic.state(),
@@ -395,7 +406,7 @@ class Accumulator:
         self._reopen()
         self.list_errors.merge(state["list_errors"], offset, state["document_count"])
         self.documents.extend(state["documents"])
-        self.document_keys.extend(state["document_keys"])
+        self.index.merge(state["document_index"])
         self.cosmetic.merge(state["cosmetic"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]

@@ -401,7 +401,7 @@ def eval_command(
         workers = _auto_workers(plan, total_bytes)
     bounds = limits.current()
     analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
-                        per_document=bool(per_document), documents=ci is not None,
+                        per_document=bool(per_document), documents=ci is not None, index=bool(save_state),
                         # Explaining documents for the samples costs time: kept for the outputs that show them.
                         failures=bounds.failures_per_field if html_path or save_state else 0,
                         slices=_slice_paths(slice_by, gates), slice_values=bounds.slice_values,
@@ -626,6 +626,11 @@ def merge_command(
     output: Optional[str] = OUTPUT_OPTION,
     save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
                                              help="Also write the merged state here."),
+    allow_overlap: bool = typer.Option(
+        False, "--allow-overlap", rich_help_panel=INPUTS,
+        help="Add states that share documents (the same ground-truth record in two states: a shard and the whole "
+             "run, one ground truth scored twice) anyway, with a warning; without it such a merge stops (exit 2) "
+             "naming the first shared document, which would be counted twice."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     confidence_metric_names: str = METRICS_OPTION,
     ece_bins: int = ECE_BINS_OPTION,
@@ -646,7 +651,8 @@ def merge_command(
     limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Merge the states of sharded runs into one report, as if it had been one run."""
+    """Merge the states of sharded runs into one report, as if it had been one run; states that share documents
+    are refused (exit 2) unless --allow-overlap."""
     from . import gates as quality_gates, state_file
     from .accumulate import Analysis
     from .report import build_report
@@ -667,7 +673,8 @@ def merge_command(
          "--suggest-thresholds": suggest_thresholds}),
         [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
-                                                                 failures=limits.current().failures_per_field))
+                                                                 failures=limits.current().failures_per_field),
+                                  allow_overlap)
     if ci is not None:
         state_file.check_documents(evaluation.accumulator, states)
         evaluation.ci_level, evaluation.bootstrap, evaluation.seed = ci, bootstrap, seed
@@ -915,7 +922,8 @@ def diff_command(
     llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
-    """Compare two prediction sets on the same ground truth: differences, intervals, p-values."""
+    """Compare two prediction sets on the same ground truth: differences, intervals, p-values, the documents B
+    made worse and better, and each side's record problems."""
     from . import diff, state_file
     from .accumulate import Analysis
     from .comparators.registry import check_ready

@@ -209,13 +209,15 @@ def _only(records: _Records) -> Chosen:
 def id_disagreement(gt: Chosen, pred: Chosen) -> str | None:
     """Chosen by line, records carrying different document ids are most likely not the same
     document (files out of step): what to say about it, or None."""
-    from .reader import _id_key
+    from .reader import shared_id_fields
 
-    name = _id_key(gt.record, {}, pred.record)
-    if name is None:
+    names = shared_id_fields(gt.record, pred.record)
+    if names is None:
         return None
-    ours, theirs = record_id(gt.record, name), record_id(pred.record, name)
+    name, pred_name = names
+    ours, theirs = record_id(gt.record, name), record_id(pred.record, pred_name)
     if ours is None or theirs is None or ours == theirs:
         return None
-    return (f"{gt.where()} has {name} {ours!r} and {pred.where()} has {theirs!r}: not the same document? "
+    spelled = "" if pred_name == name else f" {pred_name}"
+    return (f"{gt.where()} has {name} {ours!r} and {pred.where()} has{spelled} {theirs!r}: not the same document? "
             f"(--id {ours} compares the records carrying it)")

@@ -17,13 +17,16 @@ import numpy as np
 from . import gates as quality_gates
 from .errors import UsageError
 from .evaluate import Evaluation
-from .statistics import document_rows, paired_comparison
+from .reader import record_warnings
+from .statistics import COUNTS, document_rows, paired_comparison
 from .version import __version__
 
 IMPROVED, REGRESSED, UNCHANGED, NO_DATA = "improved", "regressed", "no significant change", "no data"
 DEFAULT_WATCHED = ("weighted_overall_score", "*.cm_f1")
 FIGURES = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "mean_score")
 NAMED = 10  # watched figures the verdict line names; the tables (and -f json) list every one
+DOCUMENTS_NAMED = 5  # documents named per figure and direction of change, in every format ("and N more")
+FIELDS_SHOWN = 10  # figures whose changed documents the terminal, Markdown and HTML list (-f json: every one)
 LABELS = {IMPROVED: "better", REGRESSED: "worse", UNCHANGED: "noise", NO_DATA: "no data"}
 
 
@@ -37,20 +40,21 @@ def rule(level: float) -> str:
 def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None:
     """Two saved states can be compared only document by document: same schema, every document's
     row kept (``--ci``), and the same ground truth at every position."""
+    from .accumulate import schema_digest
     from .errors import InputError
     from .state_file import check_documents
 
-    if a.plan.sha256 != b.plan.sha256:
+    if schema_digest(a.plan.schema, a.plan.resources) != schema_digest(b.plan.schema, b.plan.resources):
         raise InputError(f"made with a different schema than {paths[0]}; only runs of one schema compare", paths[1])
     for run, path in zip((a, b), paths):
         check_documents(run.accumulator, [path])
-    keys_a, keys_b = a.accumulator.document_keys, b.accumulator.document_keys
+    keys_a, keys_b = a.accumulator.index.digests, b.accumulator.index.digests
     if len(keys_a) != len(keys_b):
         raise InputError(f"scored {len(keys_b)} documents, {paths[0]} {len(keys_a)}: not the same ground truth", paths[1])
-    for k, (x, y) in enumerate(zip(keys_a, keys_b)):
-        if x != y:
-            raise InputError(f"document {k + 1} is not the ground truth {paths[0]} scored there "
-                             "(runs must read the same ground truth in the same order)", paths[1])
+    if keys_a != keys_b:
+        k = next(k for k, (x, y) in enumerate(zip(keys_a, keys_b)) if x != y)
+        raise InputError(f"document {k + 1} is not the ground truth {paths[0]} scored there "
+                         "(runs must read the same ground truth in the same order)", paths[1])
     a.inputs["predictions"], b.inputs["predictions"] = paths
 
 
@@ -96,6 +100,7 @@ def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: in
 
     rows = [entry("weighted_overall_score", None, None)]
     rows += [entry(metric, f.path, f.index) for f in plan.fields for metric in FIGURES]
+    errors, warnings = record_problems(a, b)
     return {
         "report_version": "1.0",
         "tool": {"name": "stickler", "version": __version__},
@@ -108,7 +113,72 @@ def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: in
         "comparisons": rows,
         "regressions": [r for r in rows if r["verdict"] == REGRESSED and r["watched"]],
         "improvements": [r for r in rows if r["verdict"] == IMPROVED and r["watched"]],
+        "changed_documents": changed_documents(a, b),
+        "errors": errors,
+        "warnings": warnings,
     }
+
+
+def record_problems(a: Evaluation, b: Evaluation) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each side's record problems (an unreadable line, a missing prediction), as eval lists them, with the side
+    (``A``, ``B``) they belong to; the warnings of the ground truth (read once for both) and of each side."""
+    errors = [{"side": side, **error} for side, run in (("A", a), ("B", b)) for error in run.accumulator.errors]
+    stats = a.accumulator.stats
+    warnings = record_warnings({"gt_lines": stats.get("gt_lines"), "gt_with_confidence": stats.get("gt_with_confidence", 0)})
+    for side, run in (("A", a), ("B", b)):
+        own = record_warnings({"older_shape_records": run.accumulator.stats.get("older_shape_records", 0)})
+        warnings += [f"{side}: {warning}" for warning in own]
+    return errors, warnings
+
+
+def changed_documents(a: Evaluation, b: Evaluation) -> list[dict[str, Any]]:
+    """Per figure (the document score, then each field's mean score in a document), the documents whose score
+    B lowered and raised: how many, and the first DOCUMENTS_NAMED of each, most changed first, named by ground-truth
+    file and line. A field counts in a document only where both sides compared it. Figures nothing changed on are
+    left out."""
+    size = len(a.plan.fields)
+    rows_a, rows_b = document_rows(a.accumulator.documents, size), document_rows(b.accumulator.documents, size)
+    where = a.accumulator.index.where
+    found = []
+
+    def changes(path: str | None, score_a: np.ndarray, score_b: np.ndarray, compared: np.ndarray) -> None:
+        delta = np.where(compared, score_b - score_a, 0.0)
+        entry: dict[str, Any] = {"path": path}
+        for name, picked in (("worse", delta < -1e-12), ("better", delta > 1e-12)):
+            ks = np.flatnonzero(picked)
+            ks = ks[np.argsort(-np.abs(delta[ks]), kind="stable")]  # most changed first, then in input order
+            entry[f"{name}_count"] = int(len(ks))
+            entry[name] = [{"document": where(int(k)), "a": float(score_a[k]), "b": float(score_b[k])}
+                           for k in ks[:DOCUMENTS_NAMED]]
+        if entry["worse_count"] or entry["better_count"]:
+            found.append(entry)
+
+    if len(rows_a) and len(rows_a) == len(rows_b):
+        changes(None, rows_a[:, 0], rows_b[:, 0], np.ones(len(rows_a), dtype=bool))
+        sums, counts = 1 + COUNTS * size, 1 + (COUNTS + 1) * size
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for f in a.plan.fields:
+                n_a, n_b = rows_a[:, counts + f.index], rows_b[:, counts + f.index]
+                changes(f.path, rows_a[:, sums + f.index] / n_a, rows_b[:, sums + f.index] / n_b, (n_a > 0) & (n_b > 0))
+    return found
+
+
+def documents_line(entry: dict[str, Any], name: Callable[[str], str] = str) -> str:
+    """One figure's changed documents in a line: ``worse in 12: gt.jsonl:4 (1.000 → 0.000), … and 7 more``."""
+    parts = []
+    for kind in ("worse", "better"):
+        total = entry[f"{kind}_count"]
+        if not total:
+            continue
+        listed = ", ".join(f"{name(d['document'])} ({d['a']:.3f} → {d['b']:.3f})" for d in entry[kind])
+        more = f" and {total - len(entry[kind])} more" if total > len(entry[kind]) else ""
+        parts.append(f"{kind} in {total}: {listed}{more}")
+    return "; ".join(parts)
+
+
+def figure_name(entry: dict[str, Any]) -> str:
+    """The figure a changed-documents entry is about."""
+    return "document score" if entry["path"] is None else entry["path"]
 
 
 def key(row: dict[str, Any]) -> str:

@@ -51,6 +51,8 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Ana
             scored = engine.score_batch(batch)
             first = acc.document_count
             acc.add_batch(scored, [f"pair {k + d}" for d in range(1, len(batch) + 1)])
+            if analysis.indexed:
+                acc.index.add("<pairs>", [(gt, k + d) for d, (gt, _) in enumerate(batch, start=1)])
             acc.add_slices([gt for gt, _ in batch], scored)
             for d, (gt, pred) in enumerate(batch):
                 k += 1

@@ -70,7 +70,8 @@ def error_location(error: dict[str, Any]) -> str:
     document = error.get("doc_id")
     if document and not (line and document.endswith(f":{line}")):  # paired by line: FILE:LINE says no more
         where += f" ({document})"
-    return where
+    side = error.get("side")  # stickler diff: the model whose records these are
+    return f"{side}: {where}" if side else where
 
 
 @dataclass(slots=True)
@@ -656,17 +657,20 @@ class _StepCheck:
         self.gt_ids: dict[Key, int] = {}
         self.pred_ids: dict[Key, int] = {}
 
-    def _field(self, gt: dict, pred: dict) -> str | None:
-        """The id field both records carry: a field the user named, else the best-ranked usual id name."""
+    def _fields(self, gt: dict, pred: dict) -> tuple[str, str] | None:
+        """The id field both records carry, as each spells it: a field the user named (spelled alike), else the
+        best-ranked usual id name, folded (``doc_id`` and ``docId`` are one field)."""
         if self.trusted:
-            return next((name for name in self.fields if name in gt and name in pred), None)
-        return self.id_key(gt, pred)
+            name = next((name for name in self.fields if name in gt and name in pred), None)
+            return None if name is None else (name, name)
+        return self.id_key.pair(gt, pred)
 
     def check(self, number: int, gt: dict, pred: dict, doc_id: str) -> DataError | None:
-        name = self._field(gt, pred)
-        if name is None:
+        names = self._fields(gt, pred)
+        if names is None:
             return None
-        ours, theirs = _id_of(gt, name), _id_of(pred, name)
+        name, pred_name = names
+        ours, theirs = _id_of(gt, name), _id_of(pred, pred_name)
         if ours is None or theirs is None:
             return None
         self.stats.ids_compared += 1
@@ -688,11 +692,11 @@ class _StepCheck:
             why = "not the same document"
         else:
             return None  # a wrong id the model extracted: scored like any other field
+        by_id = f"pair by id with --id-field {name}, or " if pred_name == name else ""
         error = DataError(self.pred_path, number, doc_id,
-                          f"ground truth {name} {_json(ours[1], ours[0])}, prediction {name} "
+                          f"ground truth {name} {_json(ours[1], ours[0])}, prediction {pred_name} "
                           f"{_json(theirs[1], theirs[0])} ({why}): "
-                          f"{OUT_OF_STEP}; pair by id with --id-field {name}, or pass --pair-by-line to "
-                          "pair by line regardless")
+                          f"{OUT_OF_STEP}; {by_id}pass --pair-by-line to pair by line regardless")
         stats = self.stats
         stats.misaligned_pairs += 1
         if stats.first_misaligned is None:
@@ -702,21 +706,26 @@ class _StepCheck:
         return error
 
 
+def _fold(key: str) -> str:
+    """A key's name as id names are compared: ``docId``, ``DOC-ID`` and ``doc_id`` are all ``docid``."""
+    return key.lower().replace("_", "").replace("-", "")
+
+
 def _rank(key: str, ranks: dict[str, int]) -> int:
     """A key's rank among ID_FIELDS, its name folded (len(ID_FIELDS): no id name), remembered in ``ranks``."""
-    position = ranks[key] = _ID_RANK.get(key.lower().replace("_", "").replace("-", ""), len(ID_FIELDS))
+    position = ranks[key] = _ID_RANK.get(_fold(key), len(ID_FIELDS))
     return position
 
 
-def _id_key(record: dict, ranks: dict[str, int], other: dict | None = None) -> str | None:
-    """The record's best-ranked key (present in ``other`` too, when given) whose name, folded (``ID``,
-    ``docId``, ``Document-ID``), is a usual document-id name; ``ranks`` caches the keys seen."""
+def _id_key(record: dict, ranks: dict[str, int]) -> str | None:
+    """The record's best-ranked key whose name, folded (``ID``, ``docId``, ``Document-ID``), is a usual
+    document-id name; ``ranks`` caches the keys seen."""
     best, rank = None, len(ID_FIELDS)
     for key in record:
         position = ranks.get(key)
         if position is None:
             position = _rank(key, ranks)
-        if position < rank and (other is None or key in other):
+        if position < rank:
             best, rank = key, position
     return best
 
@@ -732,24 +741,69 @@ class _IdKeys:
     def __init__(self) -> None:
         self.ranks: dict[str, int] = {}
         self.shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.pred_shapes: dict[tuple[str, ...], dict[int, str]] = {}
         self.last: tuple[dict | None, tuple[str, ...]] = (None, ())
 
-    def __call__(self, record: dict, other: dict | None = None) -> str | None:
+    def _ranked(self, record: dict) -> tuple[str, ...]:
+        """The record's id-like keys, best-ranked first (remembered for its shape while there is room)."""
+        shape = tuple(record)
+        found = self.shapes.get(shape)
+        if found is None:
+            ranks = self.ranks
+            ranked = sorted((ranks[key] if key in ranks else _rank(key, ranks), k, key) for k, key in enumerate(shape))
+            found = tuple(key for position, _, key in ranked if position < len(ID_FIELDS))
+            if len(self.shapes) < self.SHAPES:
+                self.shapes[shape] = found
+        return found
+
+    def _of(self, record: dict) -> tuple[str, ...]:
+        """``_ranked`` of the record asked about last (a pairing's document name, then its id check), kept."""
         last, found = self.last
         if record is not last:
-            shape = tuple(record)
-            found = self.shapes.get(shape)
-            if found is None:
-                if len(self.shapes) >= self.SHAPES:
-                    return _id_key(record, self.ranks, other)
-                ranks = self.ranks
-                ranked = sorted((ranks[key] if key in ranks else _rank(key, ranks), k, key)
-                                for k, key in enumerate(shape))
-                found = self.shapes[shape] = tuple(key for position, _, key in ranked if position < len(ID_FIELDS))
+            found = self._ranked(record)
             self.last = (record, found)
-        if other is None:
-            return found[0] if found else None
-        return next((key for key in found if key in other), None)
+        return found
+
+    def __call__(self, record: dict) -> str | None:
+        found = self._of(record)
+        return found[0] if found else None
+
+    def pair(self, gt: dict, pred: dict) -> tuple[str, str] | None:
+        """The best-ranked id key of ``gt`` that ``pred`` carries too, as each spells it: names are folded on
+        both sides, so ``doc_id`` in the ground truth is compared with ``docId`` in the prediction."""
+        found = self._of(gt)
+        if not found:
+            return None
+        theirs = None
+        for key in found:
+            if key in pred:
+                return key, key
+            if theirs is None:
+                theirs = self._spellings(pred)
+            match = theirs.get(self.ranks[key])
+            if match is not None:
+                return key, match
+        return None
+
+    def _spellings(self, pred: dict) -> dict[int, str]:
+        """A prediction's id-like keys by rank (the first of each), remembered for its shape while there is
+        room; its key names are not kept beyond that (predictions are not ours to cache without bound)."""
+        shape = tuple(pred)
+        found = self.pred_shapes.get(shape)
+        if found is None:
+            found = {}
+            for key in shape:
+                rank = _ID_RANK.get(_fold(key), len(ID_FIELDS))
+                if rank < len(ID_FIELDS):
+                    found.setdefault(rank, key)
+            if len(self.pred_shapes) < self.SHAPES:
+                self.pred_shapes[shape] = found
+        return found
+
+
+def shared_id_fields(gt: dict, pred: dict) -> tuple[str, str] | None:
+    """The id field two records both carry, as each spells it (names folded), or None (``stickler compare``)."""
+    return _IdKeys().pair(gt, pred)
 
 
 class _DocNames:

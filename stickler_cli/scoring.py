@@ -12,7 +12,7 @@ import itertools
 from typing import Any, Iterable, Iterator
 
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator
-from .analysis import document_key, document_row, has_misses, non_match_rows
+from .analysis import document_row, has_misses, non_match_rows
 from .collector import held_back
 from .engine import Engine
 from .engine.batch import BatchResult
@@ -37,8 +37,6 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
     among the worst, its misses explained if asked for (``--non-matches``) or while a field it fails
     on has room in its sample of failing comparisons, its line of ``--per-document``."""
     analysis = acc.analysis
-    if analysis.documents:
-        acc.document_keys.append(document_key(gt))
     score = float(scored.scores[d])
     if acc.is_among_worst(score):
         acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred},
@@ -95,6 +93,8 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                                         [d for d, p in enumerate(scored_pairs) if p.boxes])
             first = acc.document_count
             acc.add_batch(scored, [p.doc_id for p in scored_pairs])
+            if analysis.indexed:
+                acc.index.add(shard.ground_truth, [(p.gt, p.gt_line) for p in scored_pairs])
             if acc.slices:
                 acc.add_slices([p.gt for p in scored_pairs], scored)
             scores = scored.scores.tolist()

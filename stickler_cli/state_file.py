@@ -15,14 +15,13 @@ the same run are not checked again: they never left the process tree.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
-from .errors import InputError, SchemaError
+from .errors import InputError, SchemaError, SticklerError
 from .evaluate import Evaluation
 from .json_text import MAX_INTEGER, as_written
 from .plan import Plan
@@ -36,7 +35,11 @@ SLACK = 1e-9  # relative rounding allowed where float sums of the same figures a
 
 def save(path: str, acc: Accumulator) -> None:
     """Write ``acc``'s state atomically (a crash never leaves half a file). The worst documents are
-    kept whole, so the state may hold what orjson cannot write (integers beyond 64 bits)."""
+    kept whole, so the state may hold what orjson cannot write (integers beyond 64 bits). The run must have kept
+    its document index (``Analysis(index=True)``): a state without it could not be merged."""
+    if len(acc.index) != acc.document_count:
+        raise SticklerError(f"this run kept no index of its {acc.document_count:,} documents, which a saved state "
+                            "needs: score it with Analysis(index=True)")
     json_report.write(path, json_report.dumps(acc.get_state(), indent=False))
 
 
@@ -213,9 +216,34 @@ def check(state: dict, plan: Plan) -> None:
         for k, row in enumerate(_array(rows, f"/lines/{kind}")):
             _object(row, f"/lines/{kind}/{k}")
     _check_documents(state, n, size, score_sum, counts, sums, score_n)
+    _check_index(state["document_index"], n)
     _check_slices(state["slices"], n, counts)
     _check_list_errors(state["list_errors"], plan, n)
     _check_cosmetic(state["cosmetic"], plan, counts)
+
+
+def _check_index(block: Any, n: int) -> None:
+    """The documents' digests and lines (document_index.py): a digest and a line for each of the ``n`` documents,
+    packed, and the files they came from, whose documents add up to ``n``. Decoded in place (merging reads the
+    arrays)."""
+    from .document_index import KEYS, unpack
+
+    block = _object(block, "/document_index", KEYS)
+    total = 0
+    for k, run in enumerate(_array(block["sources"], "/document_index/sources")):
+        at = f"/document_index/sources/{k}"
+        if not (isinstance(run, list) and len(run) == 2 and isinstance(run[0], str)):
+            raise _bad(at, f"must be a [file name, documents] pair, got {_shown(run)}")
+        if _count(run[1], f"{at}/1") < 1:
+            raise _bad(f"{at}/1", "must be at least 1")
+        total += run[1]
+    if total != n:
+        raise _bad("/document_index/sources", f"counts {total:,} documents, the state {n:,}")
+    for name, dtype in (("digests", "<u8"), ("lines", "<u4")):
+        try:
+            block[name] = unpack(block[name], dtype, n)
+        except ValueError as exc:
+            raise _bad(f"/document_index/{name}", str(exc)) from None
 
 
 def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
@@ -571,7 +599,7 @@ def _check_failures(failures: Any, kept: int, plan: Plan) -> None:
 
 def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: list[list[int]],
                      sums: list[float], score_n: list[int]) -> None:
-    """Each document's row (kept for ``--ci``): whole rows, one key per row, counts that are
+    """Each document's row (kept for ``--ci``): whole rows, counts that are
     counts, and, when every document has its row, column totals equal to the state's totals."""
     import numpy as np
 
@@ -579,16 +607,10 @@ def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: l
 
     width = row_width(size)
     documents = _array(state["documents"], "/documents")
-    keys = _array(state["document_keys"], "/document_keys")
     if len(documents) % width or len(documents) // width > n:
         raise _bad("/documents", f"must hold whole rows of {width} numbers, at most one per document ({n}); "
                                  f"holds {len(documents)} numbers")
     rows_kept = len(documents) // width
-    if len(keys) != rows_kept:
-        raise _bad("/document_keys", f"must hold one key per document row ({rows_kept}), holds {len(keys)}")
-    if not all(type(k) is int and 0 <= k < 2**64 for k in keys):
-        k = next(k for k, v in enumerate(keys) if not (type(v) is int and 0 <= v < 2**64))
-        raise _bad(f"/document_keys/{k}", f"must be an unsigned 64-bit integer, got {_shown(keys[k])}")
     if not rows_kept:
         return
     if not all(type(v) is float or type(v) is int for v in documents):
@@ -690,36 +712,56 @@ def check_distinct(paths: Sequence[str]) -> None:
 
 
 def _loaded(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
-    """Each state file read once and decoded. Two files of the same bytes are most likely one shard saved
-    twice: warned of (two shards of identical data would give identical states, so it is not refused)."""
-    digests: dict[str, str] = {}
-    states = []
-    for path in paths:
-        data = _read(path)
-        digest = hashlib.sha256(data).hexdigest()
-        twin = digests.get(digest)
-        digests[digest] = path
-        if twin is not None:
-            sys.stderr.write(f"stickler: warning: {path} has the same content as {twin}: the same shard saved twice? "
-                             "Its documents are counted twice\n")
-        states.append((path, _decoded(data, path)))
-    return states
+    """Each state file read once and decoded (a copy of another, by any name or spacing, shares all its
+    documents with it: ``check_overlap`` finds it)."""
+    return [(path, _decoded(_read(path), path)) for path in paths]
 
 
-def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis()) -> Evaluation:
-    """One Evaluation from several state files, each checked whole before any is added;
-    the schema is the first state's."""
+def check_overlap(states: Sequence[tuple[str, dict[str, Any]]], allow: bool = False) -> None:
+    """States that share documents (the same ground-truth record: document_index.py) would count them twice:
+    refused, naming the first shared document, unless ``allow`` (``--allow-overlap``), which warns."""
+    from .document_index import DocumentIndex, first_shared
+
+    indexes = []
+    for _, state in states:
+        index = DocumentIndex()
+        index.merge(state["document_index"])
+        indexes.append(index)
+    found = first_shared(indexes)
+    if found is None:
+        return
+    later, k, earlier, i, shared = found
+    path, other = states[later][0], states[earlier][0]
+    what = (f"shares {shared:,} of its {len(indexes[later]):,} documents with {other} (the same ground-truth "
+            f"record): the first, {indexes[later].where(k)}, is {indexes[earlier].where(i)} there")
+    if not allow:
+        raise InputError(f"{what}; merging would count them twice. Merge states of distinct documents, or, if "
+                         "these are different documents with identical ground truth, pass --allow-overlap", path)
+    sys.stderr.write(f"stickler: warning: {path} {what}; added anyway (--allow-overlap): they are counted twice\n")
+
+
+def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis = Analysis(),
+          allow_overlap: bool = False) -> Evaluation:
+    """One Evaluation from several state files, each checked whole before any is added, none sharing a
+    document with another (unless ``allow_overlap``); the schema is the first state's. States of one schema
+    saved from files that differ only in spacing are of the same schema (its digest, of the parsed schema, is
+    compared; the file's sha256 is not)."""
     check_distinct(paths)
     states = _loaded(paths)
     first_path, first = states[0]
     for path, state in states[1:]:
-        if state["schema_sha256"] != first["schema_sha256"]:
-            raise InputError(
-                f"made with a different schema than {first_path} (schema sha256 {state['schema_sha256'][:12]}… "
-                f"vs {first['schema_sha256'][:12]}…); states of different schemas cannot be merged", path)
-        if state["schema_digest"] != first["schema_digest"]:
+        if state["schema_digest"] != first["schema_digest"] and state["schema_sha256"] == first["schema_sha256"]:
             raise InputError(f"embeds a different schema than {first_path} under the same schema sha256: one of "
                              "them was altered; states of different schemas cannot be merged", path)
+        if state["schema_digest"] != first["schema_digest"]:
+            raise InputError(
+                f"made with a different schema than {first_path} (schema digest {state['schema_digest'][:12]}… "
+                f"vs {first['schema_digest'][:12]}…); states of different schemas cannot be merged", path)
+        fields, first_fields = (list(map(repr, each["fields"])) if isinstance(each.get("fields"), list) else []
+                                for each in (state, first))
+        if fields != first_fields and sorted(fields) == sorted(first_fields):  # the digest sorts keys, a plan does not
+            raise InputError(f"made with {first_path}'s schema with its properties in another order, so its fields "
+                             "are counted in another order; save both states with one schema file", path)
         settings = (state.get("list_errors") or {}).get("settings")
         if settings != (first.get("list_errors") or {}).get("settings"):
             raise InputError(f"its lists were labelled with other settings than {first_path}'s ({settings}): what went "
@@ -728,6 +770,7 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis 
             asserted, other = (path, first_path) if state.get("schema_formats_asserted") else (first_path, path)
             raise InputError(f"{asserted} was saved with --assert-formats and {other} without: their schema-valid "
                              "counts mean different things and cannot be added", path)
+        state["schema_sha256"] = first["schema_sha256"]  # the same parsed schema: the first file's hash stands
     plan = plan_of(first, first_path, plugins)
     for path, state in states:
         try:
@@ -739,6 +782,7 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), analysis: Analysis 
         if list(state["slices"]["paths"]) != sliced:
             raise InputError(f"sliced by {list(state['slices']['paths']) or 'nothing'}, {first_path} by "
                              f"{sliced or 'nothing'}: states merge only when every run had the same --slice-by", path)
+    check_overlap(states, allow_overlap)
     cap = min(state["slices"]["max_values"] for _, state in states)
     analysis = dataclasses.replace(analysis, slices=tuple(sliced), slice_values=cap)
     acc = Accumulator(plan, analysis)

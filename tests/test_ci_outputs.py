@@ -342,9 +342,9 @@ def test_merge_shows_no_more_worst_documents_than_the_states_kept(files, tmp_pat
     state = tmp_path / "a.state"
     assert main(["eval", files["schema"], files["gt"], files["pred"], "--save-state", str(state), "-f", "json"]) == 0
     capsys.readouterr()
-    copy = tmp_path / "b.state"  # the same bytes in another file: merged, with a warning
+    copy = tmp_path / "b.state"  # the same bytes in another file: its documents shared, merged only when allowed
     copy.write_bytes(state.read_bytes())
-    assert main(["merge", str(state), str(copy), "--show-errors", "15", "-f", "json"]) == 0
+    assert main(["merge", str(state), str(copy), "--show-errors", "15", "--allow-overlap", "-f", "json"]) == 0
     out, err = capsys.readouterr()
     assert len(json.loads(out)["worst_documents"]) == 10
     assert "kept their 10 worst documents each" in err

@@ -149,3 +149,85 @@ def test_blank_ground_truth_lines_are_not_held_between_the_two_sides(tmp_path):
     assert a.accumulator.document_count == b.accumulator.document_count == 2
     assert a.accumulator.stats["gt_lines"] == 2 and a.accumulator.stats["blank_lines"] == 400_000
     assert peak < 8 * 2**20, peak  # line by line: about 40 MB
+
+
+@pytest.fixture
+def troubled(tmp_path: Path) -> dict[str, str]:
+    """Ten documents {id, n}. A is right everywhere but line 8, which is not JSON (scored as empty); B is right on
+    line 8, wrong on n at lines 2 and 3, and lacks line 10 (a missing prediction, scored as empty)."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "x-aws-stickler-model-name": "Doc", "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"}}}))
+    gt = [json.dumps({"id": f"d{k}", "n": k}) for k in range(1, 11)]
+    a = list(gt)
+    a[7] = a[7][:-3]
+    b = [json.dumps({"id": f"d{k}", "n": -1 if k in (2, 3) else k}) for k in range(1, 10)]
+    paths = {"schema": schema, "gt": tmp_path / "gt.jsonl", "a": tmp_path / "a.jsonl", "b": tmp_path / "b.jsonl"}
+    for name, rows in (("gt", gt), ("a", a), ("b", b)):
+        paths[name].write_text("".join(r + "\n" for r in rows))
+    return {k: str(v) for k, v in paths.items()}
+
+
+def test_each_sides_record_problems_and_changed_documents_are_in_every_format(troubled, tmp_path, capsys, monkeypatch):
+    """Issue 37: diff said nothing of A's unreadable line 8 nor of B's missing document, and named no document.
+    Both problems, with their side, file and line, are in the JSON, the table, Markdown, HTML and JUnit; and per
+    figure the documents B made worse and better. Worked out by hand: field n (1 when right, 0 when not or
+    empty) is worse on lines 2, 3 and 10 (1 → 0), better on line 8 (0 → 1); id is worse on 10, better on 8;
+    a document's score is the mean of its two fields' (weight 1 each): worse on 10 (1 → 0), then 2 and 3
+    (1 → 0.5), better on 8 (0 → 1). The most changed come first, ties in input order."""
+    monkeypatch.setenv("COLUMNS", "80")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    out_json, junit, page = tmp_path / "d.json", tmp_path / "d.xml", tmp_path / "d.html"
+    f = troubled
+    assert main(["diff", f["schema"], f["gt"], f["a"], f["b"], "--bootstrap", "100", "-o", str(out_json),
+                 "--junit", str(junit), "--html", str(page)]) == 0
+    table = capsys.readouterr().out
+    report = json.loads(out_json.read_text())
+    gt = f["gt"]
+    assert [(e["side"], e["source"], e["line"], e["doc_id"], e["message"][:24]) for e in report["errors"]] == [
+        ("A", f["a"], 8, "d8", "prediction not valid JSO"),
+        ("B", f["b"], None, "d10", "no prediction for this g")]
+    assert report["warnings"] == []
+    changed = {e["path"]: e for e in report["changed_documents"]}
+    assert list(changed) == [None, "id", "n"]
+
+    def named(entry, kind):
+        return [(d["document"].removeprefix(gt + ":"), d["a"], d["b"]) for d in entry[kind]]
+
+    assert named(changed[None], "worse") == [("10", 1.0, 0.0), ("2", 1.0, 0.5), ("3", 1.0, 0.5)]
+    assert named(changed[None], "better") == [("8", 0.0, 1.0)]
+    assert named(changed["n"], "worse") == [("2", 1.0, 0.0), ("3", 1.0, 0.0), ("10", 1.0, 0.0)]  # ties: input order
+    assert named(changed["n"], "better") == [("8", 0.0, 1.0)]
+    assert named(changed["id"], "worse") == [("10", 1.0, 0.0)] and named(changed["id"], "better") == [("8", 0.0, 1.0)]
+    assert (changed["n"]["worse_count"], changed["n"]["better_count"]) == (3, 1)
+    flat = " ".join(table.split())  # the table wraps at 80 columns, never cuts
+    assert f"A: {f['a']}:8 (d8): prediction not valid JSON" in flat
+    assert f"B: {f['b']} (d10): no prediction for this ground truth" in flat
+    assert (f"n: worse in 3: {gt}:2 (1.000 → 0.000), {gt}:3 (1.000 → 0.000), {gt}:10 (1.000 → 0.000); better in 1: "
+            f"{gt}:8 (0.000 → 1.000)") in flat
+    markdown = summary.read_text()
+    assert "2 record problem(s)" in markdown and f"- `A: {f['a']}:8 (d8)`: `prediction not valid JSON" in markdown
+    assert f"- `B: {f['b']} (d10)`: `no prediction for this ground truth" in markdown
+    assert f"- `n`: worse in 3: `{gt}:2` (1.000 → 0.000), `{gt}:3` (1.000 → 0.000), `{gt}:10` " in markdown
+    html = page.read_text()
+    assert "<h2>Errors (2)</h2>" in html and f"A: {f['a']}:8 (d8): prediction not valid JSON" in html
+    assert f"B: {f['b']} (d10): no prediction" in html and "<h2>Documents B changed (score A → B)</h2>" in html
+    xmlschema.XMLSchema(str(XSD)).validate(str(junit))
+    err = ET.parse(junit).getroot().find("testsuite").find("system-err").text
+    assert err.splitlines()[0].startswith(f"A: {f['a']}:8 (d8): prediction not valid JSON")
+    assert err.splitlines()[1].startswith(f"B: {f['b']} (d10): no prediction for this ground truth")
+
+
+def test_changed_documents_are_bounded_with_and_more(files, capsys):
+    """100 of the 300 documents lose their id in B (and A got some right that B breaks): five are named per
+    figure and direction, the rest counted."""
+    assert main(_diff(files, "-f", "json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    gt = [json.loads(line) for line in Path(files["gt"]).read_text().splitlines()]
+    a = [json.loads(line) for line in Path(files["a"]).read_text().splitlines()]
+    id_worse = sum(1 for k, (g, x) in enumerate(zip(gt, a)) if k % 3 == 0 and x["id"] == g["id"])
+    entry = next(e for e in report["changed_documents"] if e["path"] == "id")
+    assert entry["worse_count"] == id_worse and len(entry["worse"]) == 5 and entry["better_count"] == 0
+    assert [d["document"] for d in entry["worse"]][:1] == [f"{files['gt']}:1"]

@@ -3,6 +3,8 @@ whether a run is serial, on workers or merged from shard states, and checked as 
 
 from __future__ import annotations
 
+import dataclasses
+
 import importlib
 import json
 from pathlib import Path
@@ -163,8 +165,9 @@ def test_serial_workers_and_merged_shard_states_keep_the_same_failures(invoice: 
     assert workers["field_failures"] == failures  # the same rows, documents named alike
     # Two shard states saved to disk, then merged: the same rows (their documents are named by their own file).
     states = []
-    for k in (0, 1):
-        run_k = evaluate_files(plan, str(invoice[f"gt{k}"]), str(invoice[f"pred{k}"]), analysis=analysis_)
+    for k in (0, 1):  # a state saved keeps its document index (merge checks that states share no document)
+        run_k = evaluate_files(plan, str(invoice[f"gt{k}"]), str(invoice[f"pred{k}"]),
+                               analysis=dataclasses.replace(analysis_, index=True))
         states.append(str(tmp_path / f"{k}.state.json"))
         state_file.save(states[-1], run_k.accumulator)
     merged = build_report(state_file.merge(states, analysis=Analysis(failures=5)))

@@ -274,6 +274,38 @@ def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out
     assert connections == []
 
 
+INDEX_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_INDEX_EXAMPLES", "200"))
+_INDEX_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(), st.text(max_size=40),
+                          st.binary(max_size=48).map(lambda b: __import__("base64").b64encode(b).decode()),
+                          st.lists(st.one_of(st.text(max_size=8), st.integers(-3, 2**65)), max_size=3))
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=INDEX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(key=st.sampled_from(["sources", "digests", "lines", "document_index"]), value=_INDEX_VALUES,
+       extra=st.booleans())
+def test_a_tampered_document_index_is_refused_in_one_line(tmp_path_factory, capsys, key, value, extra):
+    """A state's document index (issue 37: what merge finds shared documents by) is untrusted: any value in
+    any of its keys, or in place of it, is merged (when it is right by chance) or refused with one line."""
+    folder = tmp_path_factory.mktemp("index")
+    (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {"id": {"type": "string"}}}))
+    (folder / "r.jsonl").write_text("".join(json.dumps({"id": f"d{k}"}) + "\n" for k in range(3)))
+    state_path = folder / "a.state.json"
+    assert main(["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"), "--format",
+                 "json", "--save-state", str(state_path)]) == 0
+    capsys.readouterr()
+    state = orjson.loads(state_path.read_bytes())
+    if key == "document_index":
+        state[key] = value
+    else:
+        state["document_index"][key] = value
+    if extra and isinstance(state["document_index"], dict):
+        state["document_index"]["more"] = 1
+    state_path.write_text(json.dumps(state))  # integers beyond 64 bits too
+    code, _ = run_checked(["merge", str(state_path), "--format", "json"], capsys)
+    assert code == 2 or (not extra and key != "document_index")  # a whole index replaced is never right
+
+
 # -- record gates: a missing prediction counts, a gate without data fails (issue 37) ----------------------
 
 RECORD_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_RECORD_EXAMPLES", "300"))

@@ -1,10 +1,12 @@
 """`stickler eval --save-state` on parts, then `stickler merge`, equals one `stickler eval`."""
 
+import base64
 import json
 import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pytest
 
@@ -312,8 +314,13 @@ def ci_state(saved, tmp_path_factory):
     return target
 
 
-def _keys_short(state):
-    state["document_keys"].pop()
+def _digests_short(state):
+    index = state["document_index"]
+    index["digests"] = base64.b64encode(base64.b64decode(index["digests"])[:-8]).decode()
+
+
+def _sources_short(state):
+    state["document_index"]["sources"][0][1] -= 1
 
 
 def _row_count_changed(state):
@@ -322,9 +329,18 @@ def _row_count_changed(state):
 
 DOCUMENT_ROWS = [
     ("truncated rows", lambda s: s["documents"].pop(), "/documents: must hold whole rows of 57 numbers"),
-    ("a key short", _keys_short, "/document_keys: must hold one key per document row (150), holds 149"),
-    ("negative key", lambda s: s["document_keys"].__setitem__(3, -1),
-     "/document_keys/3: must be an unsigned 64-bit integer, got -1"),
+    ("a digest short", _digests_short, "/document_index/digests: must hold 150 values of 8 bytes (1,600 base64 "
+                                       "characters), holds 1,592 characters"),
+    ("digests not base64", lambda s: s["document_index"].__setitem__("digests", "!" * 1600),
+     "/document_index/digests: is not valid base64"),
+    ("digests as a list", lambda s: s["document_index"].__setitem__("digests", [1, 2]),
+     "/document_index/digests: must be a base64 string, got list"),
+    ("sources short", _sources_short, "/document_index/sources: counts 149 documents, the state 150"),
+    ("a source without a count", lambda s: s["document_index"]["sources"].__setitem__(0, ["gt.jsonl"]),
+     "/document_index/sources/0: must be a [file name, documents] pair, got ['gt.jsonl']"),
+    ("lines short", lambda s: s["document_index"].__setitem__("lines", s["document_index"]["lines"][:-4]),
+     "/document_index/lines: must hold 150 values of 4 bytes (800 base64 characters), holds 796 characters"),
+    ("no index", lambda s: s.pop("document_index"), ": missing key 'document_index'"),
     ("negative row count", lambda s: s["documents"].__setitem__(57 + 2, -1.0),
      "/documents/59: a count must be a non-negative integer"),
     ("row score above 1", lambda s: s["documents"].__setitem__(57 * 4, 3.0),
@@ -348,14 +364,14 @@ def test_tampered_document_rows_are_refused_by_merge_and_diff(ci_state, tmp_path
 
 
 def test_untampered_states_still_merge_and_diff(saved, ci_state):
-    assert run("merge", saved["a"], saved["b"], ci_state, "--format", "json").returncode == 0
+    assert run("merge", saved["b"], ci_state, "--format", "json").returncode == 0
     done = run("diff", ci_state, ci_state, "--format", "json")
     assert done.returncode == 0, done.stderr
 
 
-def test_a_state_given_twice_is_refused_and_a_copy_is_warned_of(saved, tmp_path):
+def test_a_state_given_twice_or_copied_is_refused_unless_overlap_is_allowed(saved, tmp_path):
     """Merged twice, a state's documents would be counted twice: by the same path, another spelling
-    or a link it is exit 2; a copy with the same bytes (one shard saved twice?) is counted with a warning."""
+    or a link it is exit 2; so is a copy (it shares every document), unless --allow-overlap (a warning)."""
     a = Path(saved["a"])
     link = tmp_path / "link.json"
     link.symlink_to(a)
@@ -367,11 +383,164 @@ def test_a_state_given_twice_is_refused_and_a_copy_is_warned_of(saved, tmp_path)
     copy = tmp_path / "copy.json"
     copy.write_bytes(a.read_bytes())
     done = run("merge", a, copy, "--format", "json")
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr == (f"stickler: error: {copy}: shares 150 of its 150 documents with {a} (the same ground-truth "
+                           f"record): the first, {saved['gt1']}:1, is {saved['gt1']}:1 there; merging would count them "
+                           "twice. Merge states of distinct documents, or, if these are different documents with "
+                           "identical ground truth, pass --allow-overlap\n")
+    done = run("merge", a, copy, "--allow-overlap", "--format", "json")
     assert done.returncode == 0
-    assert done.stderr == (f"stickler: warning: {copy} has the same content as {a}: the same shard saved twice? "
-                           "Its documents are counted twice\n")
+    assert done.stderr == (f"stickler: warning: {copy} shares 150 of its 150 documents with {a} (the same ground-truth "
+                           f"record): the first, {saved['gt1']}:1, is {saved['gt1']}:1 there; added anyway "
+                           "(--allow-overlap): they are counted twice\n")
     one = json.loads(run("merge", a, "--format", "json").stdout)
     assert json.loads(done.stdout)["document_count"] == 2 * one["document_count"]
+
+
+def _saved(*args, target):
+    done = run("eval", *args, "--save-state", target, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return target
+
+
+def test_a_shard_and_the_whole_run_share_documents_and_are_not_added(saved, tmp_path):
+    """Issue 37: a shard (150 documents) merged with the whole run (300) added up to 450 with exit 0. The
+    whole run holds the shard's 150 documents: exit 2 naming the first (line 1 of each ground truth)."""
+    whole = _saved(saved["schema"], saved["gt"], saved["pred"], target=tmp_path / "whole.state.json")
+    done = run("merge", saved["a"], whole, "--format", "json")
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr == (f"stickler: error: {whole}: shares 150 of its 300 documents with {saved['a']} (the same "
+                           f"ground-truth record): the first, {saved['gt']}:1, is {saved['gt1']}:1 there; merging "
+                           "would count them twice. Merge states of distinct documents, or, if these are different "
+                           "documents with identical ground truth, pass --allow-overlap\n")
+    # The second half's first document is line 151 of the whole file: named there, and line 1 of its shard.
+    done = run("merge", whole, saved["b"], "--format", "json")
+    assert done.returncode == 2
+    assert f"{saved['b']}: shares 150 of its 150 documents with {whole} (the same ground-truth record): the first, " \
+           f"{saved['gt2']}:1, is {saved['gt']}:151 there" in done.stderr
+    allowed = run("merge", saved["a"], whole, "--allow-overlap", "--format", "json")
+    assert allowed.returncode == 0 and allowed.stderr.startswith(f"stickler: warning: {whole} shares 150 of its 300")
+    assert json.loads(allowed.stdout)["document_count"] == 450
+
+
+def test_one_ground_truth_scored_with_two_prediction_files_is_not_added(saved, tmp_path):
+    """The same 150 ground-truth documents scored against two prediction files are the same documents."""
+    other = _saved(saved["schema"], saved["gt1"], saved["pred2"], target=tmp_path / "other.state.json")
+    done = run("merge", saved["a"], other, "--format", "json")
+    assert done.returncode == 2
+    assert f"{other}: shares 150 of its 150 documents with {saved['a']}" in done.stderr
+
+
+def test_a_state_reindented_shares_its_documents(saved, tmp_path):
+    """A copy written with other spacing is not the same bytes (no longer caught as a twin file): caught by its
+    documents."""
+    spaced = tmp_path / "spaced.state.json"
+    spaced.write_bytes(orjson.dumps(orjson.loads(saved["a"].read_bytes()), option=orjson.OPT_INDENT_2))
+    done = run("merge", saved["a"], spaced, "--format", "json")
+    assert done.returncode == 2 and f"{spaced}: shares 150 of its 150 documents" in done.stderr
+
+
+def test_states_of_one_schema_written_with_other_spacing_merge(saved, tmp_path):
+    """Issue 37: the second half scored with the schema file re-indented (another sha256, the same parsed
+    schema) was refused as "made with a different schema"; it merges, and equals the two halves' merge."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps(json.loads(saved["schema"].read_text()), indent=7))
+    b = _saved(schema, saved["gt2"], saved["pred2"], target=tmp_path / "b.state.json")
+    assert orjson.loads(b.read_bytes())["schema_sha256"] != orjson.loads(saved["a"].read_bytes())["schema_sha256"]
+    done = run("merge", saved["a"], b, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    expected = json.loads(run("merge", saved["a"], saved["b"], "--format", "json").stdout)
+    got = json.loads(done.stdout)
+    assert got["document_count"] == 300
+    assert got["metrics"] == expected["metrics"] and got["field_metrics"] == expected["field_metrics"]
+    other = tmp_path / "other.json"
+    other.write_text(saved["schema"].read_text().replace('"invoice_id"', '"invoice_no"', 1))
+    c = _saved(other, saved["gt2"], saved["pred2"], target=tmp_path / "c.state.json")
+    done = run("merge", saved["a"], c, "--format", "json")
+    assert done.returncode == 2 and "made with a different schema than" in done.stderr
+    reordered = tmp_path / "sorted.json"
+    reordered.write_text(json.dumps(json.loads(saved["schema"].read_text()), sort_keys=True))
+    d = _saved(reordered, saved["gt2"], saved["pred2"], target=tmp_path / "d.state.json")
+    done = run("merge", saved["a"], d, "--format", "json")
+    assert done.returncode == 2 and done.stderr == (
+        f"stickler: error: {d}: made with {saved['a']}'s schema with its properties in another order, so its fields "
+        "are counted in another order; save both states with one schema file\n")
+
+
+def test_a_state_of_the_previous_version_is_refused_with_a_way_out(saved, tmp_path):
+    """States of version 13 hold no document index: their overlap cannot be checked, so they are refused
+    (README, "Merging states") with a one-line error that says to save them again."""
+    state = orjson.loads(saved["a"].read_bytes())
+    state["state_version"] = 13
+    state.pop("document_index")
+    old = tmp_path / "old.state.json"
+    old.write_bytes(orjson.dumps(state))
+    done = run("merge", old, saved["b"], "--format", "json")
+    assert done.returncode == 2 and done.stderr == (
+        f"stickler: error: {old}: /state_version: state version 13 is not supported (this stickler reads and writes "
+        "14; save the state again)\n")
+
+
+def test_the_first_shared_document_is_found_among_many_states():
+    """document_index.first_shared: the first later state holding an earlier one's document, that document's
+    place in both, and how many of its documents that earlier state holds; a record repeated within a state names
+    no document and is no evidence."""
+    from array import array
+
+    from stickler_cli.document_index import DocumentIndex, first_shared
+
+    def index(digests):
+        made = DocumentIndex()
+        made.add("x", [])
+        made.digests, made.lines = array("Q", digests), array("I", range(1, len(digests) + 1))
+        return made
+
+    assert first_shared([index([1, 2, 3]), index([4, 5]), index([6, 5, 2, 2])]) == (2, 1, 1, 1, 1)
+    assert first_shared([index([1, 2]), index([3, 2, 1, 1])]) == (1, 1, 0, 1, 1)  # 1, repeated there, names nothing
+    assert first_shared([index([7, 7]), index([8]), index([]), index([7])]) is None
+
+
+def test_workers_keep_the_same_document_index(saved, tmp_path):
+    """The index of a run split across worker processes (1,200 documents: three chunks of up to 500) is the
+    single process's, in input order."""
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_bytes(saved["gt"].read_bytes() * 4)
+    pred.write_bytes(saved["pred"].read_bytes() * 4)
+    states = [_saved(saved["schema"], gt, pred, *extra, target=tmp_path / f"{k}.state.json")
+              for k, extra in enumerate(([], ["--workers", "2"]))]
+    one, two = (orjson.loads(s.read_bytes())["document_index"] for s in states)
+    assert one == two and one["sources"] == [[str(gt), 1200]]
+    lines = np.frombuffer(base64.b64decode(one["lines"]), dtype="<u4")
+    assert lines.tolist() == list(range(1, 1201))
+    digests = np.frombuffer(base64.b64decode(one["digests"]), dtype="<u8")
+    assert len(digests) == 1200 and (digests[:300] == digests[300:600]).all()  # the same records, the same digests
+
+
+def test_records_repeated_within_each_state_are_no_evidence_of_overlap(tmp_path):
+    """A small schema's ground truth repeats ({"name": "x"} in most documents): two halves of one file share such
+    records but no document, and merge as the whole run scores (the records found once in a state name their
+    documents: a half merged with the whole is still refused)."""
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"name": {"type": "string"}}}))
+    gts = [{"name": "x" if k % 5 else None} for k in range(40)] + [{"name": "only here"}]
+    preds = [{"name": "x" if k % 3 else "y"} for k in range(41)]
+    write_lines(tmp_path / "gt.jsonl", lines_of(gts))
+    write_lines(tmp_path / "pred.jsonl", lines_of(preds))
+    for name, lo, hi in (("1", 0, 20), ("2", 20, 41)):
+        write_lines(tmp_path / f"gt{name}.jsonl", lines_of(gts[lo:hi]))
+        write_lines(tmp_path / f"pred{name}.jsonl", lines_of(preds[lo:hi]))
+    halves = [_saved(schema, tmp_path / f"gt{n}.jsonl", tmp_path / f"pred{n}.jsonl", target=tmp_path / f"{n}.state")
+              for n in ("1", "2")]
+    done = run("merge", *halves, "--format", "json")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    whole = json.loads(run("eval", schema, tmp_path / "gt.jsonl", tmp_path / "pred.jsonl", "--format", "json").stdout)
+    merged = json.loads(done.stdout)
+    assert merged["document_count"] == 41 and merged["field_metrics"] == whole["field_metrics"]
+    everything = _saved(schema, tmp_path / "gt.jsonl", tmp_path / "pred.jsonl", target=tmp_path / "all.state")
+    done = run("merge", halves[1], everything, "--format", "json")
+    assert done.returncode == 2
+    assert f"{everything}: shares 1 of its 41 documents with {halves[1]} (the same ground-truth record): the first, " \
+           f"{tmp_path / 'gt.jsonl'}:41, is {tmp_path / 'gt2.jsonl'}:21 there" in done.stderr
 
 
 def _number_pointers(value, pointer=""):

@@ -549,6 +549,40 @@ def test_a_record_problem_is_shown_whole_in_the_tables(invoices, monkeypatch):
             "--pair-by-line to pair by line regardless") in shown
 
 
+def _spelled_apart(gts: list, preds: list) -> list:
+    """The predictions with their id key spelled ``docId`` (the ground truth's is ``doc_id``)."""
+    return [{("docId" if key == "doc_id" else key): value for key, value in p.items()} if isinstance(p, dict) else p
+            for p in preds]
+
+
+def test_ids_spelled_differently_on_each_side_are_still_compared(invoices):
+    """Issue 37: ``doc_id`` in the ground truth, ``docId`` in the predictions turned the out-of-step check off
+    (ids_compared 0): a prediction file missing line 7 was scored shifted by one line, exit 0. The keys are
+    folded on both sides: the run stops at line 7, as it does when both spell ``doc_id``; in step, the 23
+    readable pairs (line 7 is truncated output) have their ids compared."""
+    tmp, gts, preds = invoices
+    gt = write(tmp / "gt.jsonl", gts)
+    preds = _spelled_apart(gts, preds)
+    in_step = report_of(run("eval", INVOICE, gt, write(tmp / "pred.jsonl", preds), "-f", "json"))
+    assert in_step["inputs"]["records"]["ids_compared"] == 23
+    assert in_step["inputs"]["records"]["misaligned_pairs"] == 0
+    missing = write(tmp / "missing.jsonl", preds[:6] + preds[7:])
+    done = run("eval", INVOICE, gt, missing, "-f", "json")
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        f"stickler: error: {missing}:7: ground truth doc_id 'D-007', prediction docId 'D-008' "
+        "(not the same document): the two files look out of step; pass --pair-by-line to pair by line regardless "
+        "(more than 3 pairs disagree)\n")
+    plan = st.load_schema(INVOICE)
+    with pytest.raises(InputError) as caught:  # workers fold the keys alike
+        evaluate_files(plan, str(gt), str(missing), workers=2)
+    assert str(caught.value).startswith(f"{missing}:7: ground truth doc_id 'D-007', prediction docId 'D-008'")
+    # `stickler compare` by line warns of the same disagreement.
+    done = run("compare", INVOICE, gt, missing, "--line", "7")
+    assert done.returncode == 0
+    assert f"{gt}:7 has doc_id 'D-007' and {missing}:7 has docId 'D-008': not the same document?" in done.stderr.decode()
+
+
 # -- issue 37, item 14: a key written twice in one object ------------------------------------------------------
 
 DUPLICATES_SCHEMA = {"type": "object", "properties": {

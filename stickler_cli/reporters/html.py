@@ -701,8 +701,8 @@ def _location(error: dict[str, Any]) -> str:
     from ..reader import error_location
 
     line = error.get("line")
-    return error_location({"source": clean(error.get("source") or "", 200),
-                           "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
+    return error_location({"source": clean(error.get("source") or "", 200), "side": error.get("side") in ("A", "B")
+                           and error["side"], "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
                            "doc_id": error.get("doc_id") if isinstance(error.get("doc_id"), (str, int)) else None})
 
 
@@ -775,8 +775,20 @@ def render_diff_html(report: dict[str, Any]) -> str:
                  f"documents · {level * 100:g}% paired-bootstrap intervals, permutation p-values "
                  f"({_fmt(boot.get('resamples'))} resamples, seed {_fmt(boot.get('seed'))}) · stickler "
                  f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
+                 + _warnings(report) +
                  f"<p><b>{line}</b></p><h2>Figures</h2><p class=meta>Click a column header to sort; again to reverse.</p>"
-                 + _table(headers, rows, sortable=True), style="tr.better td{background:#e3f5e6}")
+                 + _table(headers, rows, sortable=True) + _changed_documents(report) + _errors(report),
+                 style="tr.better td{background:#e3f5e6}")
+
+
+def _changed_documents(report: dict[str, Any]) -> str:
+    """Per figure, the documents B made worse and better (diff.changed_documents), every figure listed."""
+    from ..diff import documents_line, figure_name
+
+    items = [f"<li><code>{_e(figure_name(entry), 300)}</code>: {documents_line(entry, lambda d: _e(d, 300))}</li>"
+             for entry in map(_dict, _list(report.get("changed_documents")))
+             if isinstance(entry.get("worse"), list) and isinstance(entry.get("better"), list)]
+    return f"<h2>Documents B changed (score A → B)</h2><ul>{''.join(items)}</ul>" if items else ""
 
 
 def render_split_html(report: dict[str, Any]) -> str:

@@ -18,8 +18,10 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from ..gates import NO_DATA_SHOWN, actual_text, threshold_text
+from ..reader import error_location
 from .sanitize import plain
 
+ERRORS_SHOWN = 50  # record problems a diff's suite lists in its system-err before "… and N more"
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
@@ -155,4 +157,10 @@ def render_diff_junit(report: dict[str, Any]) -> bytes:
         elif r["verdict"] == NO_DATA:
             ET.SubElement(case, "skipped", message="nothing to compare (no ground truth or prediction for this figure)")
         ET.SubElement(case, "system-out").text = detail
+    problems = [f"{error_location(e)}: {_text(e['message'], 500)}" for e in report.get("errors") or []]
+    shown = [*(f"warning: {_text(w, 500)}" for w in report.get("warnings") or []), *problems[:ERRORS_SHOWN]]
+    if len(problems) > ERRORS_SHOWN:
+        shown.append(f"… and {len(problems) - ERRORS_SHOWN} more record problem(s) (see the JSON report)")
+    if shown:  # each side's record problems, named by side, file and line
+        ET.SubElement(suite, "system-err").text = "\n".join(_text(line, 800) for line in shown)
     return _document(root, (suite,))

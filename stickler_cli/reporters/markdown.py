@@ -75,6 +75,13 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines += _calibration(report.get("confidence_metrics"))
     lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)
+    lines += _problems(report)
+    return "\n".join(lines) + "\n"
+
+
+def _problems(report: dict[str, Any]) -> list[str]:
+    """The record problems (folded) and the warnings: eval's, and each side's of a diff."""
+    lines = []
     errors = report.get("errors") or []
     if errors:
         lines += [f"<details><summary>{len(errors)} record problem(s)</summary>", ""]
@@ -84,7 +91,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
             lines.append(f"- … and {len(errors) - 20} more (see the JSON report)")
         lines += ["", "</details>", ""]
     lines += [f"> **Warning:** {text(w, 400)}" for w in report.get("warnings") or []]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _aggregates(report: dict[str, Any]) -> list[str]:
@@ -177,7 +184,7 @@ def _value(value: Any, filled: bool | None) -> str:
 def render_diff_markdown(report: dict[str, Any]) -> str:
     """``stickler diff`` as Markdown: the verdict naming the watched figures that changed, then a table
     of the watched figures and every significant change (all of them: ``-f json`` has the rest)."""
-    from ..diff import LABELS, REGRESSED, key, rule, shown, verdict
+    from ..diff import FIELDS_SHOWN, LABELS, REGRESSED, documents_line, figure_name, key, rule, shown, verdict
 
     level = report["bootstrap"]["level"]
     inputs = report.get("inputs") or {}
@@ -195,5 +202,13 @@ def render_diff_markdown(report: dict[str, Any]) -> str:
         label = (f"**{label}**" if r["verdict"] == REGRESSED else label) + (" (watched)" if r["watched"] else "")
         lines.append(f"| {text(key(r))} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
                      f"| {_rate(r['p_value'])} | {label} |")
-    lines += ["", f"_{rule(level)}_"]
-    return "\n".join(lines) + "\n\n"
+    lines += ["", f"_{rule(level)}_", ""]
+    changed = report.get("changed_documents") or []
+    if changed:
+        lines += ["**Documents B changed** (score A → B):", ""]
+        lines += [f"- {text(figure_name(e))}: {documents_line(e, text)}" for e in changed[:FIELDS_SHOWN]]
+        if len(changed) > FIELDS_SHOWN:
+            lines.append(f"- … and {len(changed) - FIELDS_SHOWN} more figures (see the JSON report)")
+        lines.append("")
+    lines += _problems(report)
+    return "\n".join(lines).rstrip("\n") + "\n\n"

@@ -94,7 +94,11 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         from .localisation import render_localisation
 
         render_localisation(report["localisation"], console)
-    errors = report["errors"]
+    render_record_problems(report["errors"], console)
+
+
+def render_record_problems(errors: list[dict[str, Any]], console: Console) -> None:
+    """The first record problems (eval's, and each side's of a diff), where each is and what."""
     if errors:
         console.print()
         console.print(Text(f"{len(errors)} record problem(s):", style="bold yellow"))
@@ -343,6 +347,17 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     for table in fit(title, "Figure", columns, rows, console.width):
         console.print(table)
     console.print(Text(diff.rule(level), style="dim"))
+    changed = report.get("changed_documents") or []
+    if changed:
+        console.print()
+        console.print(Text("Documents B changed (score A → B):", style="bold"))
+        for entry in changed[:diff.FIELDS_SHOWN]:
+            # Each name made safe on its own: the line is never cut, so no figure in it is.
+            console.print(Text("  ") + safe(diff.figure_name(entry), NAME_LIMIT) + Text(": ")
+                          + Text(diff.documents_line(entry, lambda name: safe(name, NAME_LIMIT).plain)))
+        if len(changed) > diff.FIELDS_SHOWN:
+            console.print(Text(f"  … and {len(changed) - diff.FIELDS_SHOWN} more figures (see -f json)", style="dim"))
+    render_record_problems(report.get("errors") or [], console)
     style = "bold red" if report["regressions"] else "bold green" if report["improvements"] else "bold"
     console.print(safe(diff.verdict(report), 4 * NAME_LIMIT), style=style)
 
