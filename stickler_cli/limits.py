@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 from .errors import UsageError, suggest
 
@@ -39,6 +40,9 @@ class Limits:
     # Bytes of a schema file, and of each file its references read (--schema-resource files too): read up to the
     # bound and no further, so /dev/zero or a multi-gigabyte file is refused rather than read until memory runs out.
     schema_bytes: int = 16 * 2**20
+    # Bytes of a state file (`stickler merge`, `diff` of states): read up to the bound and no further, as schemas
+    # are. A state holds a few hundred bytes a document and field; its JSON takes several times as much memory.
+    state_bytes: int = 2**30
     # Subschemas visited when the schema is compiled, the target of a $ref counted at every use: definitions
     # that each refer to the next twice expand exponentially (2 KB of schema, 2^30 subschemas).
     schema_nodes: int = 100_000
@@ -116,6 +120,32 @@ def use(limits: Limits) -> None:
     """Make ``limits`` the bounds in force (the CLI, and each worker process at start)."""
     global _current
     _current = limits
+
+
+READ_CHUNK = 2**20  # a bounded file is read this much at a time (one read of the whole bound costs an mmap)
+
+
+class TooLarge(Exception):
+    """A file larger than its bound: the reason, to be said of the file."""
+
+
+def read_within(path: str | Path, name: str) -> bytes:
+    """A file's bytes, at most the bound ``name`` (``schema-bytes``, ``state-bytes``) of them, so that a huge
+    file or an endless one (``/dev/zero``, a pipe that never closes its end) stops at the bound instead of
+    filling memory. OSError as ``open`` raises it; TooLarge past the bound."""
+    limit = getattr(current(), name.replace("-", "_"))
+    chunks: list[bytes] = []
+    total = 0
+    with open(path, "rb") as handle:
+        while total <= limit:
+            chunk = handle.read(min(READ_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    if total > limit:
+        raise TooLarge(f"holds over {limit:,} bytes (the {name} limit; --limit {name}=N raises it)")
+    return b"".join(chunks)
 
 
 AT_MOST_ONE = frozenset({"list-like-similarity", "list-text-similarity", "list-text-margin"})

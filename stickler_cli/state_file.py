@@ -17,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
-from pathlib import Path
 from typing import Any, Sequence
 
+from . import limits
 from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
 from .errors import InputError, SchemaError, SticklerError
 from .evaluate import Evaluation
@@ -653,7 +653,9 @@ def load(path: str) -> dict[str, Any]:
 
 def _read(path: str) -> bytes:
     try:
-        return Path(path).read_bytes()
+        return limits.read_within(path, "state-bytes")
+    except limits.TooLarge as exc:
+        raise InputError(f"state file {exc}", path) from None
     except FileNotFoundError:
         raise InputError("state file not found", path) from None
     except OSError as exc:

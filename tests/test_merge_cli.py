@@ -593,3 +593,20 @@ def test_every_number_of_a_state_is_bounded(saved, ci_state, tmp_path, capsys):
                         pointer, err)
                 tried += 1
     assert tried > 80 and 0 < quoted < tried / 3, (tried, quoted)
+
+
+def test_state_files_are_read_up_to_the_state_bytes_limit(saved):
+    """`stickler merge /dev/zero` read until memory ran out: a state file is read up to --limit state-bytes
+    (1 GiB) and no further, exit 2 in one line naming the file and the limit."""
+    from stickler_cli import limits
+
+    assert limits.DEFAULT.state_bytes == 2**30
+    size = saved["a"].stat().st_size
+    done = run("merge", saved["a"], saved["b"], "--limit", f"state-bytes={size - 1}", "--format", "json")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"stickler: error: {saved['a']}: state file holds over {size - 1:,} bytes (the "
+                           "state-bytes limit; --limit state-bytes=N raises it)\n")
+    done = run("merge", "/dev/zero", saved["b"], "--limit", "state-bytes=1MiB", "--format", "json")
+    assert (done.returncode, done.stderr) == (2, "stickler: error: /dev/zero: state file holds over 1,048,576 bytes "
+                                                 "(the state-bytes limit; --limit state-bytes=N raises it)\n")
+    assert run("merge", saved["a"], saved["b"], "--limit", f"state-bytes={size * 2}").returncode == 0

@@ -30,6 +30,7 @@ from typing import Any, Mapping
 from urllib.parse import quote, unquote, urljoin
 
 from .. import limits
+from ..limits import TooLarge
 from ..errors import SchemaError
 from .keywords import REFERENCES
 
@@ -111,30 +112,10 @@ def registry(schema: Any, resources: Mapping[str, Any] | None = None, name: str 
     return referencing.Registry(retrieve=_refuse).with_resources(pairs).combine(METASCHEMAS).crawl()
 
 
-READ_CHUNK = 2**20  # a schema file is read this much at a time (one read of the whole bound costs an mmap)
-
-
 def schema_file_bytes(path: str | Path) -> bytes:
-    """A schema file's bytes, or a file its references read: at most ``--limit schema-bytes`` of them, so a huge
-    file or an endless one (``/dev/zero``, a pipe that never closes its end) stops at the bound instead of
-    filling memory. OSError as ``open`` raises it; TooLarge past the bound."""
-    limit = limits.current().schema_bytes
-    chunks: list[bytes] = []
-    total = 0
-    with open(path, "rb") as handle:
-        while total <= limit:
-            chunk = handle.read(min(READ_CHUNK, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    if total > limit:
-        raise TooLarge(f"holds over {limit:,} bytes (the schema-bytes limit; --limit schema-bytes=N raises it)")
-    return b"".join(chunks)
-
-
-class TooLarge(Exception):
-    """A schema file larger than ``--limit schema-bytes``: the reason, to be said of the file."""
+    """A schema file's bytes, or a file its references read: at most ``--limit schema-bytes`` of them
+    (limits.read_within). OSError as ``open`` raises it; TooLarge past the bound."""
+    return limits.read_within(path, "schema-bytes")
 
 
 class Unreadable(Exception):
