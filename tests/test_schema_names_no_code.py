@@ -94,6 +94,7 @@ def test_merge_refuses_a_state_whose_schema_names_code(sentinel, tmp_path, monke
     """A genuine state file (written by stickler, hash and all) of a schema naming code: merging it
     compiles the embedded schema, which must not import anything."""
     from stickler_cli import state_file
+    from stickler_cli.accumulate import Analysis
     from stickler_cli.evaluate import evaluate_pairs
     from tests.support.embeddings import letter_counts
 
@@ -105,7 +106,7 @@ def test_merge_refuses_a_state_whose_schema_names_code(sentinel, tmp_path, monke
     from stickler_cli.schema import load_schema
 
     plan = load_schema(str(schema))
-    acc = evaluate_pairs(plan, [({"name": "abc"}, {"name": "abd"})])
+    acc = evaluate_pairs(plan, [({"name": "abc"}, {"name": "abd"})], Analysis(index=True))
     state = tmp_path / "run.state.json"
     state_file.save(str(state), acc)
     assert orjson.loads(state.read_bytes())["schema"]["properties"]["name"][
