@@ -141,7 +141,8 @@ class Accumulator:
         self.failures_known = analysis.failures
         self._open = list(range(self.size)) if analysis.failures > 0 else []
         self._index = {f.path: f.index for f in plan.fields}
-        self.slices = Slices(analysis.slices, self.size, analysis.slice_values, analysis.slice_chars)
+        self.slices = Slices(analysis.slices, self.size, analysis.slice_values, analysis.slice_chars,
+                             plan.data_paths())
         # What went wrong in lists of objects: counts per list field and the worst lists (list_errors.py).
         self.list_errors = ListErrors(plan)
         # Each FD of a leaf re-scored under normalisations (cosmetic.py): counts, suggestions, examples.

@@ -28,7 +28,7 @@ CURRENCY_CODES = frozenset("usd eur gbp jpy chf cad aud nzd cny rmb inr sek nok 
                            "krw sgd hkd try rub aed sar".split())
 _CODE = re.compile(r"^([a-z]{3})?(.*?)([a-z]{3})?$", re.DOTALL)
 # Point decimal, comma groups (1,234.50), tried first; then comma decimal, point groups (1.234,50).
-_POINT = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)", re.ASCII)
+_POINT = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)", re.ASCII)  # "12." is 12
 _COMMA = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?", re.ASCII)
 DIGIT = re.compile(r"\d")  # a text with no digit (of any script: NFKC may make one) spells no number or date
 # What an ASCII text must look like (lower case, without spaces and "$") to read as a number: a currency code,
@@ -64,6 +64,8 @@ def read_decimal(value: Any) -> Decimal | None:
         if not _NUMBER_FORM.fullmatch(text):
             return None
     else:
+        if any(ch.isdigit() and not ch.isdecimal() for ch in text):
+            return None  # a superscript or circled digit (NFKC reads "5²" as "52"): no amount is written so
         text = unicodedata.normalize("NFKC", text).casefold().replace("\u2212", "-")
         text = "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Sc")
     found = _CODE.match(text)
@@ -73,6 +75,8 @@ def read_decimal(value: Any) -> Decimal | None:
     negative = len(text) >= 3 and text[0] == "(" and text[-1] == ")"
     if negative:
         text = text[1:-1]
+        if text[0] in "+-":
+            return None  # "(-5)": a sign inside the accounting parentheses says neither
     if text.endswith("%"):
         text = text[:-1]
     if _POINT.fullmatch(text):

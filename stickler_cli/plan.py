@@ -111,3 +111,12 @@ class Plan:
     def fields(self) -> tuple[FieldPlan, ...]:
         """Every field of the plan, ordered by ``FieldPlan.index``."""
         return tuple(sorted(self.root.walk(), key=lambda f: f.index))
+
+    def data_paths(self) -> frozenset[str]:
+        """The field paths where an object holding ``_value`` is data, not a rich value (FieldPlan.rich): ""
+        for the record itself when its schema declares ``_value``. For the readers that walk records by path
+        (the conformance fallback, slicing), as the engine reads each field's ``rich``."""
+        found = {f.path for f in self.root.walk() if not f.rich}
+        if self.root.declares_rich_keys():
+            found.add("")
+        return frozenset(found)

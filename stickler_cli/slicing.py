@@ -30,20 +30,23 @@ LARGE_INTEGER = "(large integer)"  # an integer of more digits than Python write
 MOMENTS = 3  # Σx², Σxy, Σy² per field
 
 
-def label(record: Any, keys: Sequence[str], chars: int) -> str:
+def label(record: Any, keys: Sequence[str], chars: int, rich: Sequence[bool] | None = None) -> str:
     """The slice value of a ground-truth record at ``keys``: a string as it is (cut to ``chars``), a
     number or boolean as JSON writes it, ``(missing)`` for an absent key, null or an empty string (or a
     step through something that is not an object), ``(object)`` / ``(list)`` for non-scalar values.
-    A rich value ``{"_value": v}`` counts as ``v``."""
+    A rich value ``{"_value": v}`` counts as ``v``, except where ``rich[i]`` (the record at 0, the value
+    after the i-th key) is False: there the schema declares ``_value`` as a property, and the object is data."""
     value = record
-    for key in keys:
-        while type(value) is dict and "_value" in value:
-            value = value["_value"]
+    for step, key in enumerate(keys):
+        if rich is None or rich[step]:
+            while type(value) is dict and "_value" in value:
+                value = value["_value"]
         if type(value) is not dict:
             return MISSING
         value = value.get(key)
-    while type(value) is dict and "_value" in value:
-        value = value["_value"]
+    if rich is None or rich[len(keys)]:
+        while type(value) is dict and "_value" in value:
+            value = value["_value"]
     kind = type(value)
     if kind is str:
         return value[:chars] if value else MISSING
@@ -88,9 +91,11 @@ def document_rows(tally: np.ndarray, out: np.ndarray) -> np.ndarray:
 class SliceTable:
     """One slicing path's rows (``document_rows``) and score sums, by label, capped as the module says."""
 
-    def __init__(self, path: str, fields: int, cap: int, chars: int) -> None:
+    def __init__(self, path: str, fields: int, cap: int, chars: int, data: frozenset[str] = frozenset()) -> None:
         self.path = path
         self.keys = path.split(".")
+        # Where along the path a {"_value": ...} object is a rich value (label): not at a path of ``data``.
+        self.rich = [".".join(self.keys[:i]) not in data for i in range(len(self.keys) + 1)]
         self.fields = fields
         self.cap = cap
         self.chars = chars
@@ -103,8 +108,8 @@ class SliceTable:
         summed by value in arrays (sorted by value into ``scratch``, at least as large as ``rows``, then
         ``np.add.reduceat``); Python only reads each label."""
         codes: dict[str, int] = {}
-        keys, chars = self.keys, self.chars
-        index = np.fromiter((codes.setdefault(label(r, keys, chars), len(codes)) for r in records), dtype=np.int64,
+        keys, chars, rich = self.keys, self.chars, self.rich
+        index = np.fromiter((codes.setdefault(label(r, keys, chars, rich), len(codes)) for r in records), dtype=np.int64,
                             count=len(records))
         if len(codes) == 1:
             self._add(next(iter(codes)), rows.sum(axis=0), float(scores.sum()))
@@ -169,8 +174,10 @@ class SliceTable:
 class Slices:
     """Every slicing path of a run."""
 
-    def __init__(self, paths: Sequence[str], fields: int, cap: int, chars: int) -> None:
-        self.tables = [SliceTable(p, fields, cap, chars) for p in paths]
+    def __init__(self, paths: Sequence[str], fields: int, cap: int, chars: int,
+                 data: frozenset[str] = frozenset()) -> None:
+        """``data``: the field paths where an object holding ``_value`` is data ("" for the record itself)."""
+        self.tables = [SliceTable(p, fields, cap, chars, data) for p in paths]
         self.cap = cap
         self._rows = self._sorted = np.empty((0, 0), dtype=np.int64)  # buffers reused batch after batch
 

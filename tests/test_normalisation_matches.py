@@ -101,6 +101,37 @@ def test_distinct_enum_values_never_match_in_either_engine():
     assert counts(plan, doc, "rows.grade") == [1, 0, 0, 0, 0]  # only the matched pair is counted
 
 
+def test_a_text_outside_the_enum_is_read_as_the_value_it_spells_but_for_case_and_space():
+    """Found by review: "a+" (no enum value as written) against "A-" was TP, the lenient key of both being "a".
+    By hand: "a+" and "A+ " are "A+" but for case and space, so FD against "A-" and TP against "A+"; "A" and
+    "a-+" normalise to "a", the key of both "A+" and "A-" (ambiguous: FD against either); "b" is "B"; against
+    the const "N/A", "n/a" is it but for case (TP) and "NA" is not (FD). Lists and rows alike."""
+    cases = [("A-", "a+", 0), ("A+", "a+", 1), ("A-", "A+ ", 0), ("A+", "A", 0), ("A-", "a-+", 0), ("B", "b", 1)]
+    docs = [({"grade": g, "tags": [g] if g != "B" else [], "rows": [{"grade": g, "code": "x"}] if g != "B" else []},
+             {"grade": p, "tags": [p] if g != "B" else [], "rows": [{"grade": p, "code": "x"}] if g != "B" else []})
+            for g, p, _ in cases]
+    docs += [({"status": "N/A"}, {"status": "n/a"}), ({"status": "N/A"}, {"status": "NA"})]
+    results = both_engines(SCHEMA_5, docs)
+    for (g, p, tp), (plan, doc) in zip(cases, results):
+        assert counts(plan, doc, "grade") == ([1, 0, 0, 0, 0] if tp else [0, 0, 1, 0, 0]), (g, p)
+        if g != "B":
+            assert counts(plan, doc, "tags") == ([1, 0, 0, 0, 0] if tp else [0, 0, 1, 0, 0]), (g, p)
+            assert counts(plan, doc, "rows.grade")[TP] == tp, (g, p)
+    assert counts(*results[-2], "status") == [1, 0, 0, 0, 0]
+    assert counts(*results[-1], "status") == [0, 0, 1, 0, 0]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_identical_nan_and_infinities_stay_equal_under_exact(value):
+    """Found by review: comparing numbers by value made NaN and the infinities equal to nothing (their decimal
+    text is none), FD against themselves; they are equal to themselves as written, as before (and in the strict
+    form), never to another number."""
+    exact = build("ExactComparator", {})
+    assert exact.similarity(value, value) == 1.0
+    assert np.asarray(exact.similarity_matrix([value, 1.0], [value])).tolist() == [[1.0], [0.0]]
+    assert exact.similarity(value, -value if value == value else 1.0) == 0.0
+
+
 # -- 6: Numeric ----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("gt, pred, expected", [
@@ -108,6 +139,7 @@ def test_distinct_enum_values_never_match_in_either_engine():
     ("12 34", 1234, 0.0), ("Box 12", 12, 0.0),
     ("1 000", 1000, 1.0), ("$1,234.50", 1234.5, 1.0), ("(12.50)", -12.5, 1.0), ("5%", 5, 1.0),
     ("USD 12", 12, 1.0), ("1.234,50", 1234.5, 1.0), (".5", 0.5, 1.0), ("  12 ", 12, 1.0), ("-15", -15, 1.0),
+    ("12.", 12, 1.0), ("5²", 52, 0.0), ("10³ €", 103, 0.0), ("(-5)", 5, 0.0), ("(-5)", -5, 0.0),  # found by review
 ])
 def test_numeric_reads_a_text_only_when_it_is_one_number(gt, pred, expected):
     numeric = build("NumericComparator", {})
@@ -182,3 +214,27 @@ def test_eval_reads_a_declared_value_as_data(tmp_path):
     assert (report["schema_conformance"]["violations"], report["schema_violations"]) == (0, {})
     # the ground truth's score._confidence is data the schema declares: no "arguments swapped?" warning
     assert report["warnings"] == [] and "swapped" not in done.stderr
+
+
+def test_the_conformance_fallback_and_slices_read_a_declared_value_as_data(tmp_path):
+    """Found by review: a keyword the compiled checker leaves to jsonschema (uniqueItems) sent every record down
+    a path that unwrapped each {"_value": ...} (weight: a type violation, schema_valid_rate 0.0), and --slice-by
+    weight.unit read weight as its _value 5 (every document "(missing)"). Both follow the schema now."""
+    schema = {**SCHEMA_7, "properties": {**SCHEMA_7["properties"],
+                                         "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}
+    plan = compile_schema(schema)
+    assert plan.data_paths() == frozenset({"weight", "parts", "score"})
+    checker = Conformance.of(plan)
+    assert checker.violations({**PRED_7, "tags": ["a", "b"]}) == []
+    assert checker.violations({**PRED_7, "tags": ["a", "a"]}) == [("tags", "uniqueItems")]
+    assert checker.violations({**PRED_7, "plain": {"_value": "x"}}) == [("plain", "type")]  # still rich there
+    paths = (tmp_path / "s.json", tmp_path / "gt.jsonl", tmp_path / "pred.jsonl")
+    for path, content in zip(paths, (schema, GT_7, PRED_7)):
+        path.write_text(json.dumps(content) + "\n")
+    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", *map(str, paths), "-f", "json",
+                           "--slice-by", "weight.unit", "--slice-by", "plain"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["schema_conformance"]["violations"], report["schema_violations"]) == (0, {})
+    sliced = report["slices"]["paths"]
+    assert list(sliced["weight.unit"]["values"]) == ["kg"] and list(sliced["plain"]["values"]) == ["3"]

@@ -3,11 +3,12 @@
 The seeds specify the forgiving default (``"hello, world!"`` equals
 ``"hello world"``); ``case_sensitive=true`` plus ``normalize=false`` gives the
 strict comparison of stickler-eval 1.0.0 (see docs/parity.md). Normalisation
-never makes two different numbers equal: with it, a JSON number is compared by
-value (``1`` equals ``1.0``; ``1.5`` is not ``15``), against a text that spells
-it (number_text.py) or another number; and in every form, two distinct values
-of the field's ``enum`` (or a value and the field's ``const``) are never equal
-(``AllowedValues``, compiled into the plan by the schema compiler).
+never makes two different JSON numbers equal: with it, a JSON number is compared
+by value (``1`` equals ``1.0``; ``1.5`` is not ``15``), against a text that
+spells it (number_text.py) or another number (two texts stay free text: ``"1.5"``
+equals ``"15"``); and in every form, two distinct values of the field's ``enum``
+(or a value and the field's ``const``) are never equal (``AllowedValues``,
+compiled into the plan by the schema compiler).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 import orjson
 
 from ..ascii_text import deleting, without
-from ..number_text import read_number as _number_key  # what a number and anything compared with it must share
+from ..number_text import read_number
 from .base import Comparator, Param, gather, value_text
 
 _STRIPPED = string.punctuation + string.whitespace
@@ -35,6 +36,16 @@ def _canonical(value: Any) -> str | None:
         except (TypeError, orjson.JSONEncodeError):  # nesting deeper than orjson allows
             return None
     return value_text(value)
+
+
+def _number_key(value: Any) -> str | None:
+    """What a number and anything compared with it must share: its value as canonical decimal text (a text that
+    spells it, number_text.py), or for NaN and the infinities their names, equal only to themselves as written
+    (``nan`` to ``nan``, as Exact read them before numbers were compared by value)."""
+    key = read_number(value)
+    if key is None and type(value) is float:
+        return repr(value)  # "nan", "inf", "-inf": no decimal text is spelled so
+    return key
 
 
 _NUMBERS = (int, float)  # JSON numbers (bool is not one)
@@ -54,30 +65,57 @@ def _allowed_identity(value: Any) -> Any:
     return None
 
 
+AMBIGUOUS = -2  # AllowedValues.id of a text that normalises to several allowed values ("a" of "A+" and "A-")
+
+
 class AllowedValues:
     """A field's ``enum`` or ``const`` values, compiled once: two distinct values of an enum are never
-    equal, and a value other than the const never equals it, whatever the normalisation."""
+    equal, and a value other than the const never equals it, whatever the normalisation. A text that is no
+    allowed value as written is read as the one it spells but for case and white space (``"a+ "`` is
+    ``"A+"``, never ``"A-"``); one whose normalised key several allowed values share equals none of them."""
 
-    __slots__ = ("ids", "exclusive")
+    __slots__ = ("ids", "exclusive", "_form", "_key", "_forms", "_keys")
 
-    def __init__(self, values: Sequence[Any], exclusive: bool) -> None:
+    def __init__(self, values: Sequence[Any], exclusive: bool, form: Any, key: Any) -> None:
         self.ids: dict[Any, int] = {}
         for value in values:
             identity = _allowed_identity(value)
             if identity is not None:
                 self.ids.setdefault(identity, len(self.ids))
         self.exclusive = exclusive  # a const: one side being it is enough
+        self._form, self._key = form, key  # the comparator's: case and space folded; its whole normalisation
+        self._forms: dict[str, set[int]] = {}
+        self._keys: dict[str, set[int]] = {}
+        for identity, place in self.ids.items():
+            if type(identity) is str:
+                self._forms.setdefault(form(identity), set()).add(place)
+                self._keys.setdefault(key(identity), set()).add(place)
 
     def id(self, value: Any) -> int:
-        """The value's place among the allowed values, -1 when it is none of them."""
+        """The value's place among the allowed values; -1 when it is none of them, AMBIGUOUS when its
+        normalised key is several's."""
         identity = _allowed_identity(value)
-        return -1 if identity is None else self.ids.get(identity, -1)
+        if identity is None:
+            return -1
+        place = self.ids.get(identity)
+        if place is not None:
+            return place
+        if type(value) is not str:
+            return -1
+        found = self._forms.get(self._form(value))
+        if found:
+            return next(iter(found)) if len(found) == 1 else AMBIGUOUS
+        found = self._keys.get(self._key(value))
+        return AMBIGUOUS if found and len(found) > 1 else -1
 
     def apart(self, a: int, b: int) -> bool:
-        """Whether two values (by ``id``) must score 0.0: distinct enum values, or the const and another."""
+        """Whether two values (by ``id``) must score 0.0: distinct enum values, a text several of them share and
+        one of them, or the const and another value."""
         if self.exclusive:
             return (a >= 0) != (b >= 0)
-        return a >= 0 and b >= 0 and a != b
+        if a >= 0 and b >= 0:
+            return a != b
+        return (a == AMBIGUOUS and b >= 0) or (b == AMBIGUOUS and a >= 0)
 
 
 class ExactComparator(Comparator):
@@ -102,7 +140,14 @@ class ExactComparator(Comparator):
     def keep_apart(self, values: Sequence[Any], exclusive: bool) -> None:
         """Never score two distinct values of the field's enum ``values`` as equal, nor (``exclusive``: its
         const) the const and another value."""
-        self.allowed = AllowedValues(values, exclusive)
+        self.allowed = AllowedValues(values, exclusive, self._form, self.key)
+
+    def _form(self, text: str) -> str:
+        """A text as this comparator reads it but for punctuation: case folded and white space removed as
+        configured (how a value outside the enum is matched to one in it)."""
+        if self._fold:
+            text = text.casefold()
+        return "".join(text.split()) if self.normalize else text
 
     def key(self, value: Any) -> str | None:
         """The normalised text two values must share to be equal (None: equal to nothing)."""
@@ -174,7 +219,7 @@ class ExactComparator(Comparator):
         if allowed is not None:
             a = np.array([allowed.id(v) for v in gts], dtype=np.intp)[np.asarray(rows, dtype=np.intp)]
             b = np.array([allowed.id(v) for v in preds], dtype=np.intp)[np.asarray(cols, dtype=np.intp)]
-            apart = (a >= 0) != (b >= 0) if allowed.exclusive else (a >= 0) & (b >= 0) & (a != b)
+            apart = np.fromiter((allowed.apart(x, y) for x, y in zip(a.tolist(), b.tolist())), bool, len(a))
             out[apart] = 0.0
         return out
 

@@ -78,23 +78,30 @@ def field_path(path: tuple | list) -> str:
     return ".".join(keys) if keys else ROOT
 
 
-def unwrap_all(value: Any, top: bool = True) -> Any:
+def unwrap_all(value: Any, top: bool = True, data: frozenset[str] = frozenset()) -> Any:
     """A copy of ``value`` with every rich value replaced by its ``_value`` (once at each place, as
-    the engine unwraps; ``top=False``: below ``value`` only). Iterative: a record may nest 1,000 levels."""
-    def strip(v: Any) -> Any:
-        return v["_value"] if type(v) is dict and "_value" in v else v
+    the engine unwraps; ``top=False``: below ``value`` only), except at the field paths of ``data`` (keys joined
+    by dots, positions dropped: the plan's fields whose object declares ``_value``, FieldPlan.rich), where such
+    an object is data. Iterative: a record may nest 1,000 levels."""
+    def strip(v: Any, path: str) -> Any:
+        return v["_value"] if type(v) is dict and "_value" in v and path not in data else v
 
-    root = [strip(value) if top else value]
-    stack: list[tuple[Any, Any]] = [(root, 0)]
+    def below(path: str, key: Any) -> str:
+        if type(key) is not str:
+            return path  # a list's position: the field path of its items is the list's
+        return f"{path}.{key}" if path else key
+
+    root = [strip(value, "") if top else value]
+    stack: list[tuple[Any, Any, str]] = [(root, 0, "")]
     while stack:
-        holder, key = stack.pop()
+        holder, key, path = stack.pop()
         item = holder[key]
         if type(item) is dict:
-            holder[key] = copy = {k: strip(v) for k, v in item.items()}
-            stack.extend((copy, k) for k in copy)
+            holder[key] = copy = {k: strip(v, below(path, k)) for k, v in item.items()}
+            stack.extend((copy, k, below(path, k)) for k in copy)
         elif type(item) is list:
-            holder[key] = copy = [strip(v) for v in item]
-            stack.extend((copy, k) for k in range(len(copy)))
+            holder[key] = copy = [strip(v, path) for v in item]
+            stack.extend((copy, k, path) for k in range(len(copy)))
     return root[0]
 
 
@@ -133,7 +140,8 @@ class _TooMany(Exception):
 class Conformance:
     """Checks records against one schema (compiled once, used for every prediction)."""
 
-    def __init__(self, schema: dict, references: References | None = None, assert_formats: bool = False) -> None:
+    def __init__(self, schema: dict, references: References | None = None, assert_formats: bool = False,
+                 data_paths: frozenset[str] = frozenset()) -> None:
         self.draft = _draft(schema.get("$schema"))
         self.schema = schema
         self.references = references if references is not None else References(schema)
@@ -151,6 +159,7 @@ class Conformance:
         self._deadline = [0.0]  # the current record's, for jsonschema's applicators (see _bounded)
         self._slow_records = 0  # records jsonschema could not check in time
         self._root_data = declares_rich_keys(self.references, schema, "")  # a record with _value is data
+        self._data_paths = data_paths  # field paths where an object holding _value is data (the fallback's unwrap)
         if self.compiled:
             self._compiled: dict[int, _Check] = {}
             self._building: set[int] = set()  # subschemas being compiled: reached again, they are recursive
@@ -170,7 +179,7 @@ class Conformance:
     @classmethod
     def of(cls, plan: Any) -> "Conformance":
         """The checker of a compiled plan: its schema, through the registry the plan was compiled with."""
-        return cls(plan.schema, plan.references, plan.assert_formats)
+        return cls(plan.schema, plan.references, plan.assert_formats, plan.data_paths())
 
     def violations(self, record: Any) -> list[Violation]:
         """Every violation in ``record``; empty when it conforms."""
@@ -184,7 +193,7 @@ class Conformance:
                     return [(ROOT, UNCHECKED)]
                 errors = self._check(record)
                 return [(field_path(path), keyword) for path, keyword in errors] if errors else []
-            return self._jsonschema_violations(unwrap_all(record))
+            return self._jsonschema_violations(unwrap_all(record, not self._root_data, self._data_paths))
         except _TooSlow:
             bounds = limits.current()
             self._slow_records += 1
