@@ -253,7 +253,7 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
             where = f" after line {number}" if number else ""
             raise InputError(f"cannot read compressed data{where}: {exc}", path) from None
         if array is not None:  # the file is one array on one line: its records, as a .json file's
-            yield from _records(decode(array[2]))
+            yield from _records(decode(array[2]), array[2])
         else:
             yield from _held(keep_blank, leading, None, 0)  # a file of blank lines only: each keeps its place
         if progress:
@@ -305,7 +305,7 @@ def _array_rest(path: str, handle: BinaryIO, content: bytes, limit: int) -> Iter
     except ValueError as exc:
         raise InputError(f"looks like one JSON array spread over lines, but it is not valid JSON "
                          f"({why_not_json(exc, data)})", path) from None
-    return _records(value)
+    return _records(value, data)
 
 
 def whole_file(path: str, handle: BinaryIO, head: bytes, limit: int) -> bytes:
@@ -317,19 +317,49 @@ def whole_file(path: str, handle: BinaryIO, head: bytes, limit: int) -> bytes:
     return head + rest
 
 
-def _records(value: list) -> Iterator[tuple[int, int, "Record"]]:
-    """An array's elements as records, numbered from 1."""
+def _records(value: list, data: bytes) -> Iterator[tuple[int, int, "Record"]]:
+    """An array's elements as records, numbered from 1; ``data``, the array's text, tells which of them hold
+    a key written twice (duplicate_keys)."""
+    twice = _array_duplicates(data, value)
     for number, item in enumerate(value, start=1):
-        yield number, 0, Record(item)
+        yield number, 0, Record(item, twice.get(number, ()))
+
+
+def _array_duplicates(data: bytes, value: list) -> dict[int, list[str]]:
+    """The keys written twice in each element of the array ``value`` read from ``data``, by element number
+    (from 1): counted for the whole array as duplicate_keys counts a line, and only where the counts differ,
+    each element's text found again (json's raw_decode) and read by the slow, exact reading."""
+    if not duplicate_keys(data, value):
+        return {}
+    found: dict[int, list[str]] = {}
+    try:
+        text = data.decode("utf-8-sig")
+        decoder = json.JSONDecoder()
+        at = text.index("[") + 1
+        number = 0
+        while True:
+            while text[at] in " \t\r\n,":
+                at += 1
+            if text[at] == "]":
+                return found
+            _, end = decoder.raw_decode(text, at)
+            number += 1
+            if keys := _named_duplicates(text[at:end].encode()):
+                found[number] = keys
+            at = end
+    except (ValueError, IndexError, RecursionError):  # read by orjson, not by Python's json: no names to give
+        return found
 
 
 class Record:
-    """A record already parsed (an element of a ``.json`` array), where a raw line would be."""
+    """A record already parsed (an element of a ``.json`` array), where a raw line would be, with the keys its
+    text wrote twice (the line it came from is gone by the time it is paired)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "duplicates")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, duplicates: "list[str] | tuple" = ()) -> None:
         self.value = value
+        self.duplicates = duplicates
 
 
 def is_json_array(path: str) -> bool:
@@ -359,7 +389,7 @@ def _array_records(path: str, stats: PairingStats) -> Iterator[tuple[int, int, R
         raise InputError(f"not valid JSON ({why_not_json(exc, data)})", path) from None
     if not isinstance(value, list):
         raise InputError("a .json input must hold an array of records (JSON Lines files end in .jsonl)", path)
-    yield from _records(value)
+    yield from _records(value, data)
 
 
 # A run of 19 digits: an integer orjson may round (beyond 64 bits). Found by mapping every digit
@@ -479,7 +509,9 @@ def duplicate_keys(content: "bytes | Record | Overlong", value: Any) -> list[str
     the line and those of the parsed value written again by orjson (keys unescaped, strings' colons kept)
     differ by exactly the keys dropped. Only a colon written as an escape (``\\u003a``) breaks the count:
     such a line, and one whose counts differ, is read again by Python's json to name the keys. A record
-    read from a whole-file array is not checked (its line is gone)."""
+    read from a whole-file array carries its own (``Record.duplicates``, found when the array was read)."""
+    if type(content) is Record:
+        return list(content.duplicates)  # type: ignore[union-attr]
     if type(content) is not bytes:
         return []
     written = content.count(b":")  # type: ignore[union-attr]

@@ -658,3 +658,31 @@ def test_escapes_other_than_a_colon_keep_the_fast_duplicate_key_count(monkeypatc
     assert reader.duplicate_keys(twice, orjson.loads(twice)) == ["a"] and len(slow) == 1
     colon = b'{"k\\u003A": 1, "k:": 2, "z": 3}'  # the same key, one spelling escaped: read by the slow path
     assert reader.duplicate_keys(colon, orjson.loads(colon)) == ["k:"] and len(slow) == 2
+
+
+@pytest.mark.parametrize("layout", ["json", "one-line jsonl", "pretty jsonl"])
+def test_a_key_written_twice_in_an_array_file_is_a_record_problem(tmp_path, capsys, layout):
+    """A record read from a whole-file array (a .json file, or a .jsonl file holding one array) was not checked
+    (its line is gone when it is paired): the array's text is counted once, and where it holds a key written
+    twice, each element is found again and named by its number, as its line would be."""
+    from stickler_cli.cli import main
+
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps(DUPLICATES_SCHEMA))
+    records = [b'{"id": "a", "name": "X", "vendor": {"city": "Oslo"}}',
+               b'{"id": "b", "name": "Q", "name": "R", "vendor": {"city": "Rome"}}',
+               b'{"id": "c", "name": "Z", "vendor": {"city": "Lyon", "city": "Bern"}}']
+    suffix = ".json" if layout == "json" else ".jsonl"
+    joined = b"[" + b", ".join(records) + b"]\n" if layout != "pretty jsonl" else b"[\n" + b",\n".join(records) + b"\n]\n"
+    gt, pred = tmp_path / f"gt{suffix}", tmp_path / f"pred{suffix}"
+    gt.write_bytes(joined)
+    pred.write_bytes(b"[" + b", ".join(r.replace(b', "name": "R"', b"").replace(b', "city": "Bern"', b"")
+                                     for r in records) + b"]\n")
+    assert main(["eval", str(schema), str(gt), str(pred), "--format", "json"]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert [(e["source"], e["line"], e["message"]) for e in report["errors"]] == [
+        (str(gt), 2, "ground truth has key 'name' twice in one object (1 duplicate key(s)): the last value of each "
+                     "is scored"),
+        (str(gt), 3, "ground truth has key 'city' twice in one object (1 duplicate key(s)): the last value of each "
+                     "is scored"),
+    ]
