@@ -86,8 +86,8 @@ SUGGEST_THRESHOLDS_OPTION = typer.Option(
     None, "--suggest-thresholds", metavar="FILE", rich_help_panel=OUTPUTS,
     help="Write suggested thresholds here (a JSON Patch).")
 SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
-                                  help="Print the N worst documents with their failing fields (the first "
-                                       "--limit explain-items comparisons of each; the rest counted).")
+                                  help="Print the N worst documents with their failing fields (--limit "
+                                       "explain-items bounds each; the rest counted).")
 IOU_THRESHOLDS_OPTION = typer.Option(
     "0.5:0.95:0.05", "--iou-thresholds", metavar="RANGE", rich_help_panel=STATISTICS, show_default=False,
     help="Box mAP IoU thresholds [0.5:0.95:0.05], or a list.")

@@ -73,7 +73,8 @@ class Limits:
     failures_per_field: int = 20
     # Comparisons one document's explanation holds (the worst documents of every report, --show-errors,
     # --non-matches, the failing comparisons sampled for the HTML report, `stickler compare`): the first ones
-    # in the order the report lists them; the rest are only counted, by type, and said as "and N more". One
+    # in the order the report lists them, then failing ones (FD, FA, FN) up to as many again (engine.result.Trace);
+    # the rest are only counted, by type, and said as "and N more". One
     # list of a million items is a million comparisons (a few hundred bytes each, more in a report).
     explain_items: int = 1000
     # Examples kept per field and outcome of the cosmetic-or-real classification of FDs (cosmetic.py): the

@@ -766,7 +766,7 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
     """Add one comparison row: plain values, the prediction's confidence at a leaf (a number from 0
     to 1, else None: a malformed one is listed in ``errors``), and which sides a default filled in."""
     trace = res.trace
-    if not trace.has_room(at):
+    if not trace.has_room(at, label):
         trace.more[label] += 1
         return
     path = path or f.path

@@ -53,10 +53,15 @@ class TraceRow:
     pred_default: bool = False
 
 
+_FAILING = frozenset(("FA", "FD", "FN"))
+
+
 class Trace(list):
-    """The rows of one explained pair, at most ``cap`` of them: the first ones in the order they are listed
-    (--limit explain-items). Rows beyond it are not made, only counted by label in ``more`` (TP, FA, FD, FN, TN,
-    as the counts), so that explaining a document of a million comparisons holds ``cap`` rows."""
+    """The rows of one explained pair, at most twice ``cap`` of them: the first ``cap`` in the order they are
+    listed, and after them failing rows (FD, FA, FN) only, up to ``cap`` more, so that a document whose first
+    comparisons all match still shows how it fails (--limit explain-items). Rows beyond are not made, only
+    counted by label in ``more`` (TP, FA, FD, FN, TN, as the counts), so that explaining a document of a
+    million comparisons holds at most ``2 * cap`` rows. Every row past the first ``cap`` is a failing one."""
 
     __slots__ = ("cap", "more")
 
@@ -65,18 +70,25 @@ class Trace(list):
         self.cap = cap
         self.more = [0, 0, 0, 0, 0]
 
-    def has_room(self, at: int | None) -> bool:
-        """Whether a row added at ``at`` (None: at the end) would be among the first ``cap``; counted if not."""
-        return len(self) < self.cap or (at is not None and at < self.cap)
+    def has_room(self, at: int | None, label: int) -> bool:
+        """Whether a row of count index ``label`` added at ``at`` (None: at the end) would be kept; counted if
+        not."""
+        if len(self) < self.cap or (at is not None and at < self.cap):
+            return True
+        return LABELS[label] in _FAILING and len(self) < 2 * self.cap
 
     def add(self, row: "TraceRow", label: int, at: int | None) -> None:
-        """Add ``row`` (of count index ``label``) at ``at`` or at the end, dropping the last row if that
-        puts one beyond the cap (a row inserted before rows already kept, as an object's before its fields)."""
+        """Add ``row`` (of count index ``label``) at ``at`` or at the end. A row inserted before rows already
+        kept (an object's before its fields) pushes the row at the window's edge past the first ``cap``: a
+        passing one is then dropped, and a row past ``2 * cap`` too (both counted)."""
         if at is None:
             self.append(row)
             return
         self.insert(at, row)
-        if len(self) > self.cap:
+        cap = self.cap
+        if len(self) > cap and self[cap].label not in _FAILING:
+            self.more[LABEL_INDEX[self.pop(cap).label]] += 1
+        if len(self) > 2 * cap:
             self.more[LABEL_INDEX[self.pop().label]] += 1
 
     @property
