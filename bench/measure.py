@@ -48,7 +48,7 @@ def parse_floor(gt: str, pred: str, seconds: float) -> float:
 def without_failure_analyses() -> None:
     """Switch off, in this process only, the list classification and the cosmetic re-scoring: a
     measurement device for the bench (stickler itself has no such switch; its reports always hold both)."""
-    from stickler_cli import cosmetic, list_errors
+    from stickler_cli.analyses import cosmetic, list_errors
     from stickler_cli.engine import batch
 
     batch.BatchScorer.classify_lists = lambda self, *args: []  # type: ignore[method-assign]
@@ -62,10 +62,11 @@ def prepare(schema: str, analyses: bool = True) -> Any:
     list). The compiled plan."""
     if not analyses:
         without_failure_analyses()
-    import stickler_cli.accumulate  # noqa: F401  (evaluate's imports, made here)
-    import stickler_cli.evaluate  # noqa: F401
-    import stickler_cli.report  # noqa: F401
-    from stickler_cli import load_schema, scipy_lsap
+    import stickler_cli.run.accumulate  # noqa: F401  (evaluate's imports, made here)
+    import stickler_cli.run.evaluate  # noqa: F401
+    import stickler_cli.report.build  # noqa: F401
+    from stickler_cli import load_schema
+    from stickler_cli.engine import scipy_lsap
 
     plan = load_schema(schema)
     scipy_lsap.solver()
@@ -75,9 +76,9 @@ def prepare(schema: str, analyses: bool = True) -> Any:
 def evaluate(plan: Any, gt: str, pred: str, workers: int = 1, slices: tuple[str, ...] = ()) -> dict:
     """What the clock times (and bench/instructions.py counts): reading both files, scoring every pair,
     computing the report. The report."""
-    from stickler_cli.accumulate import Analysis
-    from stickler_cli.evaluate import evaluate_files
-    from stickler_cli.report import build_report
+    from stickler_cli.run.accumulate import Analysis
+    from stickler_cli.run.evaluate import evaluate_files
+    from stickler_cli.report.build import build_report
 
     return build_report(evaluate_files(plan, gt, pred, workers=workers, analysis=Analysis(slices=slices)))
 

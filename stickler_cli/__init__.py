@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .confidence import ConfidenceMetric, ConfidencePairs
     from .engine import DocResult, Engine
     from .errors import ExitCode, InputError, SchemaError, SticklerError
-    from .evaluate import evaluate_files
+    from .run.evaluate import evaluate_files
     from .plan import Plan
     from .schema import compile_schema, load_schema, pydantic_model
 
@@ -39,8 +39,8 @@ _LAZY = (
 
 class _Package(types.ModuleType):
     """This package, whose ``evaluate`` stays the function below: importing the submodule
-    ``stickler_cli.evaluate`` (which any command does, sooner or later) would otherwise replace it.
-    The submodule is ``from stickler_cli.evaluate import ...``, as always."""
+    ``stickler_cli.run.evaluate`` (which any command does, sooner or later) would otherwise replace it.
+    The submodule is ``from stickler_cli.run.evaluate import ...``, as always."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "evaluate" and isinstance(value, types.ModuleType):
@@ -59,7 +59,7 @@ def __getattr__(name: str) -> Any:
     elif name in ("ExitCode", "InputError", "SchemaError", "SticklerError"):
         from . import errors as module
     elif name == "evaluate_files":
-        from .evaluate import evaluate_files as value  # `from . import evaluate` is the function below
+        from .run.evaluate import evaluate_files as value  # `from . import evaluate` is the function below
         module = None
     elif name == "Plan":
         from . import plan as module
@@ -91,8 +91,8 @@ def evaluate(plan: Plan, pairs: Iterable[tuple[dict, dict]],
     ``confidence_metrics`` replaces the four built-in metrics; a metric is any
     ``ConfidenceMetric`` subclass with a ``name`` and ``compute(pairs)``.
     """
-    from .evaluate import Evaluation, evaluate_pairs
-    from .report import build_report
+    from .run.evaluate import Evaluation, evaluate_pairs
+    from .report.build import build_report
 
     inputs = {"ground_truth": None, "predictions": None, "id_field": None}
     metrics = list(confidence_metrics) if confidence_metrics is not None else None

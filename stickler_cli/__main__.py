@@ -1,3 +1,3 @@
-from .script import run
+from .cli import run
 
 run()

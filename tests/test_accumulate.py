@@ -6,10 +6,10 @@ import orjson
 import pytest
 
 import stickler_cli as st
-from stickler_cli.accumulate import Accumulator
+from stickler_cli.run.accumulate import Accumulator
 from stickler_cli.errors import SticklerError
-from stickler_cli.evaluate import evaluate_pairs
-from stickler_cli.report import field_metrics, overall_metrics
+from stickler_cli.run.evaluate import evaluate_pairs
+from stickler_cli.report.build import field_metrics, overall_metrics
 
 
 def load_pairs(root, name):

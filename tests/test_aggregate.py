@@ -15,14 +15,14 @@ import jsonschema
 import orjson
 import pytest
 
-from stickler_cli import gates
-from stickler_cli.accumulate import Accumulator
-from stickler_cli.cli import main
+from stickler_cli.report import gates
+from stickler_cli.run.accumulate import Accumulator
+from stickler_cli.cli.commands import main
 from stickler_cli.engine import Engine
-from stickler_cli.evaluate import evaluate_pairs
-from stickler_cli.metrics import count_block
-from stickler_cli.report import aggregate_counts, build_report
-from stickler_cli.evaluate import Evaluation
+from stickler_cli.run.evaluate import evaluate_pairs
+from stickler_cli.report.metrics import count_block
+from stickler_cli.report.build import aggregate_counts, build_report
+from stickler_cli.run.evaluate import Evaluation
 from stickler_cli.schema import compile_schema
 from tests.support.case_files import write_case
 

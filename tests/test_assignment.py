@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment as scipy_assignment
 
-from stickler_cli import scipy_lsap
-from stickler_cli.assignment import shortest_paths
+from stickler_cli.engine import scipy_lsap
+from stickler_cli.comparators.assignment import shortest_paths
 from stickler_cli.engine import matching
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +98,7 @@ def test_the_engine_solves_with_scipys_own_function():
 SCORE_SMALL_LISTS = """
 import sys
 from stickler_cli import compile_schema, compare
-from stickler_cli import scipy_lsap
+from stickler_cli.engine import scipy_lsap
 {setup}
 plan = compile_schema({{"type": "object", "properties": {{"items": {{"type": "array", "items": {{
     "type": "object", "properties": {{"sku": {{"type": "string"}}, "qty": {{"type": "number"}}}}}}}}}}}})

@@ -23,15 +23,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stickler_cli import compile_schema, load_schema
-from stickler_cli.accumulate import Accumulator, Analysis
+from stickler_cli.run.accumulate import Accumulator, Analysis
 from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.confidence import store as store_module
-from stickler_cli.analysis import non_match_rows
+from stickler_cli.analyses.failures import non_match_rows
 from stickler_cli.engine import Engine
 from stickler_cli.engine import compare as compare_module
 from stickler_cli.engine import matching as matching_module
 from stickler_cli.engine.batch import sequential_sums
-from stickler_cli.evaluate import evaluate_pairs
+from stickler_cli.run.evaluate import evaluate_pairs
 from stickler_cli.plan import FieldPlan, Kind, ModelPlan
 from tests.support.datagen import Generator
 
@@ -258,7 +258,7 @@ def assert_same(plan, docs):
 
 def assert_histogram_is_the_verdicts(plan, doc):
     """Each primitive field's similarity bins hold its TPs at or above the threshold's edge, its FDs below."""
-    from stickler_cli.thresholds import Layout, verdict_bin
+    from stickler_cli.analyses.thresholds import Layout, verdict_bin
 
     layout = Layout(plan)
     for f in plan.fields:
@@ -467,7 +467,7 @@ def test_token_sort_cells_sort_each_text_once_and_equal_the_scorer(gts, preds, n
 def test_id_keys_by_shape_equal_the_search_record_by_record(records):
     """The reader finds each record's id field once per shape of record (its keys in order), not key by key; and
     the field a ground truth and a prediction share, names folded on both sides (``doc_id`` and ``docId``)."""
-    from stickler_cli.reader import ID_FIELDS, _id_key, _IdKeys
+    from stickler_cli.run.reader import ID_FIELDS, _id_key, _IdKeys
 
     names = {name.replace("_", ""): rank for rank, name in enumerate(ID_FIELDS)}
 

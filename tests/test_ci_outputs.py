@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 import pytest
 import xmlschema
 
-from stickler_cli.cli import main
+from stickler_cli.cli.commands import main
 from tests.support.case_files import write_case
 
 XSD = Path(__file__).parent / "support" / "junit.xsd"
@@ -351,7 +351,7 @@ def test_merge_shows_no_more_worst_documents_than_the_states_kept(files, tmp_pat
 
 
 def test_histogram_takes_scores_outside_the_unit_interval():
-    from stickler_cli.accumulate import Accumulator
+    from stickler_cli.run.accumulate import Accumulator
     from stickler_cli.engine.result import DocResult
     from stickler_cli.schema import compile_schema
 

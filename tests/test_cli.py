@@ -7,7 +7,7 @@ import jsonschema
 import orjson
 import pytest
 
-from stickler_cli.cli import main
+from stickler_cli.cli.commands import main
 
 STICKLER = [sys.executable, "-m", "stickler_cli"]
 

@@ -8,10 +8,10 @@ import orjson
 import pytest
 
 from stickler_cli import compile_schema
-from stickler_cli.cli import main
+from stickler_cli.cli.commands import main
 from stickler_cli.comparators import Comparator, catalogue, register, registered, registry
 from stickler_cli.engine import Engine
-from stickler_cli.evaluate import evaluate_pairs
+from stickler_cli.run.evaluate import evaluate_pairs
 from stickler_cli.errors import SchemaError
 from stickler_cli.plan import Kind
 

@@ -8,7 +8,7 @@ import pytest
 
 from stickler_cli import compile_schema
 from stickler_cli.comparators import build, registered
-from stickler_cli.evaluate import evaluate_pairs
+from stickler_cli.run.evaluate import evaluate_pairs
 from tests.support import embeddings  # noqa: F401 - registers the embedding function "letter_counts"
 
 

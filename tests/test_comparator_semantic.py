@@ -14,7 +14,7 @@ from stickler_cli import compile_schema
 from stickler_cli.comparators import build
 from stickler_cli.comparators.base import MissingExtraError
 from stickler_cli.errors import SchemaError
-from stickler_cli.evaluate import BATCH, evaluate_pairs
+from stickler_cli.run.evaluate import BATCH, evaluate_pairs
 from tests.support import embeddings
 
 LETTERS = "letter_counts"  # registered by tests.support.embeddings, imported above

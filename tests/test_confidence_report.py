@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import stickler_cli as st
-from stickler_cli.accumulate import Accumulator
-from stickler_cli.evaluate import Evaluation, evaluate_pairs
-from stickler_cli.report import build_report
+from stickler_cli.run.accumulate import Accumulator
+from stickler_cli.run.evaluate import Evaluation, evaluate_pairs
+from stickler_cli.report.build import build_report
 
 SCHEMA = {"type": "object", "properties": {
     "name": {"type": "string"},
@@ -130,7 +130,7 @@ def test_terminal_shows_the_calibration_tables(root):
 
 
 def test_empty_metric_list_is_a_usage_error(root, capsys):
-    from stickler_cli.cli import main
+    from stickler_cli.cli.commands import main
 
     args = ["eval", str(root / "schemas/invoice.json"), str(root / "fixtures/invoice/gt.jsonl"),
             str(root / "fixtures/invoice/pred.jsonl")]
@@ -138,7 +138,7 @@ def test_empty_metric_list_is_a_usage_error(root, capsys):
     assert "names no metric" in capsys.readouterr().err
     assert main([*args, "--ece-bins", "1000"]) == 2
     # The option's bounds are the metric's own, named by the option (not the API's n_bins).
-    from stickler_cli.cli import ECE_BINS_OPTION
+    from stickler_cli.cli.commands import ECE_BINS_OPTION
     from stickler_cli.confidence.metrics import MAX_BINS
 
     assert (ECE_BINS_OPTION.min, ECE_BINS_OPTION.max) == (1, MAX_BINS)

@@ -24,16 +24,16 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from stickler_cli import compile_schema, load_schema
-from stickler_cli.accumulate import Accumulator
+from stickler_cli.run.accumulate import Accumulator
 from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.comparators.exact import ExactComparator
 from stickler_cli.comparators.levenshtein import LevenshteinComparator
 from stickler_cli.comparators.numeric import NumericComparator
-from stickler_cli import cosmetic as cosmetic_module
-from stickler_cli.cosmetic import OUTCOMES, STEPS, classify, figures, read_dates, read_number
+from stickler_cli.analyses import cosmetic as cosmetic_module
+from stickler_cli.analyses.cosmetic import OUTCOMES, STEPS, classify, figures, read_dates, read_number
 from stickler_cli.engine import Engine
-from stickler_cli.evaluate import Evaluation, evaluate_pairs
-from stickler_cli.report import build_report
+from stickler_cli.run.evaluate import Evaluation, evaluate_pairs
+from stickler_cli.report.build import build_report
 from stickler_cli.reporters.cosmetic import render_cosmetic
 from tests.support.reports import run
 from tests.test_batch_engine import SCHEMAS, batches
@@ -291,7 +291,7 @@ def test_the_terminal_section_fits_80_columns_and_cuts_no_figure(tmp_path):
 
 
 def _advice(entry: dict) -> str:
-    from stickler_cli.cosmetic import suggestion_text
+    from stickler_cli.analyses.cosmetic import suggestion_text
 
     return "try: " + (suggestion_text(entry) or "")
 

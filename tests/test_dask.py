@@ -85,8 +85,8 @@ def test_a_local_cluster_has_no_more_workers_than_shards(ds, monkeypatch, capsys
     never starts more worker processes than there are shards (each shard is one task)."""
     import dask.distributed
 
-    from stickler_cli import parallel
-    from stickler_cli.cli import main
+    from stickler_cli.run import parallel
+    from stickler_cli.cli.commands import main
 
     asked: list[dict] = []
     real = dask.distributed.LocalCluster

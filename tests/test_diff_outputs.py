@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import xmlschema
 
-from stickler_cli.cli import main
+from stickler_cli.cli.commands import main
 
 XSD = Path(__file__).parent / "support" / "junit.xsd"
 HOSTILE = "n<script>alert(1)</script>|*b*"  # a field name from an untrusted schema
@@ -136,7 +136,7 @@ def test_blank_ground_truth_lines_are_not_held_between_the_two_sides(tmp_path):
     import tracemalloc
 
     from stickler_cli import compile_schema
-    from stickler_cli.evaluate import evaluate_two
+    from stickler_cli.run.evaluate import evaluate_two
 
     plan = compile_schema({"type": "object", "properties": {"n": {"type": "string"}}})
     gt, one = tmp_path / "g.jsonl", tmp_path / "one.jsonl"

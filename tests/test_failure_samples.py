@@ -14,14 +14,15 @@ import orjson
 import pytest
 
 import stickler_cli as st
-from stickler_cli import analysis, parallel, state_file
-from stickler_cli.accumulate import Accumulator, Analysis
-from stickler_cli.analysis import SAMPLE_VALUE_CHARS, failure_field
+from stickler_cli.analyses import failures as analysis
+from stickler_cli.run import parallel, state_file
+from stickler_cli.run.accumulate import Accumulator, Analysis
+from stickler_cli.analyses.failures import SAMPLE_VALUE_CHARS, failure_field
 from stickler_cli.errors import InputError
-from stickler_cli.evaluate import Evaluation, evaluate_files, evaluate_pairs
+from stickler_cli.run.evaluate import Evaluation, evaluate_files, evaluate_pairs
 from stickler_cli.limits import DEFAULT
-from stickler_cli.report import build_report
-from stickler_cli.shards import Shard
+from stickler_cli.report.build import build_report
+from stickler_cli.run.shards import Shard
 from tests.support.datagen import generate
 from tests.support.reports import run
 
@@ -70,14 +71,14 @@ def test_a_document_is_explained_only_while_a_field_it_fails_on_has_room(plan: A
         explained.append(doc_id)
         return real(engine, doc_id, gt, pred)
 
-    monkeypatch.setattr(importlib.import_module("stickler_cli.scoring"), "non_match_rows", counting)
+    monkeypatch.setattr(importlib.import_module("stickler_cli.run.scoring"), "non_match_rows", counting)
     pairs = _code_wrong(50)
     pairs[40] = ({"code": "C40", "name": "A"}, {"code": "X40", "name": "B"})  # name fails once, late
     acc = Accumulator(plan, Analysis(failures=3))
     from stickler_cli.engine import Engine
-    from stickler_cli.reader import Pair
-    from stickler_cli.scoring import score_pairs
-    from stickler_cli.shards import Shard
+    from stickler_cli.run.reader import Pair
+    from stickler_cli.run.scoring import score_pairs
+    from stickler_cli.run.shards import Shard
 
     engine = Engine(plan)
     score_pairs(engine, acc, [Pair(f"d{k}", gt, pred, k + 1, k + 1, []) for k, (gt, pred) in enumerate(pairs)],
@@ -267,7 +268,7 @@ def test_samples_are_kept_only_for_the_outputs_that_show_them(tmp_path, monkeypa
     `stickler eval` explains none for the samples (bench case 1 spent half its time on them)."""
     import json
 
-    from stickler_cli.cli import main
+    from stickler_cli.cli.commands import main
 
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps({"type": "object", "properties": {
@@ -276,7 +277,7 @@ def test_samples_are_kept_only_for_the_outputs_that_show_them(tmp_path, monkeypa
     (tmp_path / "p.jsonl").write_text("".join(json.dumps({"code": f"X{i}"}) + "\n" for i in range(30)))  # 30 FD
     explained = []
     real = analysis.non_match_rows
-    monkeypatch.setattr(importlib.import_module("stickler_cli.scoring"), "non_match_rows",
+    monkeypatch.setattr(importlib.import_module("stickler_cli.run.scoring"), "non_match_rows",
                         lambda *a: explained.append(a[1]) or real(*a))
     args = ["eval", str(schema), str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), "--no-progress"]
     assert main([*args, "-f", "json", "-o", str(tmp_path / "r.json")]) == 0

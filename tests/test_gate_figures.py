@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from stickler_cli.cli import main
-from stickler_cli.gates import actual_text, threshold_text
+from stickler_cli.cli.commands import main
+from stickler_cli.report.gates import actual_text, threshold_text
 
 ROOT = Path(__file__).resolve().parents[1]
 INVOICE = [str(ROOT / p) for p in ("schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl")]

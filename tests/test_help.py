@@ -7,8 +7,8 @@ import re
 import pytest
 import typer.main
 
-from stickler_cli.cli import app, main
-from stickler_cli.cli_help import PANELS
+from stickler_cli.cli.commands import app, main
+from stickler_cli.cli.help import PANELS
 
 COMMANDS = [["eval"], ["merge"], ["diff"], ["compare"], ["comparators"], ["schema", "check"], ["schema"], []]
 
@@ -90,7 +90,7 @@ def test_usage_errors_name_the_arguments_as_help_does(capsys, monkeypatch):
 def test_a_plain_page_is_what_rich_writes(args, columns, capsys, monkeypatch):
     """Standard output captured is no terminal: Rich would write no style, so the page is written
     without it; forced through Rich, the bytes are the same (a width of 0, $COLUMNS=0, used to crash)."""
-    from stickler_cli import console_kind
+    from stickler_cli.cli import console as console_kind
 
     plain = _help(args, capsys, monkeypatch, columns)
     monkeypatch.setattr(console_kind, "styled", lambda: True)
@@ -110,7 +110,7 @@ def test_on_a_terminal_the_page_is_styled_by_rich(capsys, monkeypatch):
 # Prints (styled, width) as console_kind finds them, then as Rich's Console finds them.
 KIND = """
 import json, sys
-from stickler_cli import console_kind
+from stickler_cli.cli import console as console_kind
 mine = [console_kind.styled(), console_kind.width()]
 from rich.console import Console
 console = Console()

@@ -295,7 +295,7 @@ def test_lists_of_long_texts_count_their_edit_distances_toward_the_bound(tmp_pat
     from stickler_cli import compile_schema
     from stickler_cli.engine import Engine
     from stickler_cli.engine.matching import TEXT_PAIR
-    from stickler_cli.evaluate import evaluate_pairs
+    from stickler_cli.run.evaluate import evaluate_pairs
 
     assert 40 * 40 + (40 * 20_000) ** 2 // TEXT_PAIR > 1_000_000 > 40 * 40
     rng = random.Random(5)
@@ -593,7 +593,7 @@ def test_blank_lines_before_the_first_record_are_counted_not_held(tmp_path):
     5 MB of newlines took 1.4 GB. They are counted, and yielded (paired by line) once it is known."""
     import tracemalloc
 
-    from stickler_cli.reader import PairingStats, _lines
+    from stickler_cli.run.reader import PairingStats, _lines
 
     path = tmp_path / "blank.jsonl"
     path.write_bytes(b"\n" * 200_000 + b'{"id": "a"}\n')
@@ -618,7 +618,7 @@ def test_the_matching_bound_weighs_only_texts_an_edit_distance_reads_and_nested_
     from stickler_cli import compile_schema
     from stickler_cli.engine import Engine
     from stickler_cli.engine.matching import ListCost, list_cost
-    from stickler_cli.evaluate import evaluate_pairs
+    from stickler_cli.run.evaluate import evaluate_pairs
 
     plan = compile_schema({"type": "object", "properties": {
         "rows": {"type": "array", "items": {"type": "object", "properties": {
@@ -651,7 +651,7 @@ def test_whole_values_in_list_items_weigh_their_leaves():
     from stickler_cli import compile_schema
     from stickler_cli.engine import Engine
     from stickler_cli.engine.matching import ListCost, list_cost
-    from stickler_cli.evaluate import evaluate_pairs
+    from stickler_cli.run.evaluate import evaluate_pairs
 
     plan = compile_schema({"type": "object", "properties": {"rows": {"type": "array", "items": {
         "type": "object", "properties": {"v": {"type": "array", "items": {"type": "string"},

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
-from stickler_cli.hypergeometric import lower_tail
+from stickler_cli.report.hypergeometric import lower_tail
 
 
 def _exact(x: int, good: int, bad: int, draws: int) -> Fraction:

@@ -116,16 +116,16 @@ def test_the_checker_sees_a_function_level_circle():
     """What the checker is for: the circle the run machinery had (evaluate imported parallel in a
     function, parallel imported evaluate in another) is found."""
     graph = _graph()
-    graph["stickler_cli.scoring"] = graph["stickler_cli.scoring"] | {"stickler_cli.evaluate"}
-    assert any({"stickler_cli.evaluate", "stickler_cli.scoring"} <= set(cycle) for cycle in _cycles(graph))
+    graph["stickler_cli.run.scoring"] = graph["stickler_cli.run.scoring"] | {"stickler_cli.run.evaluate"}
+    assert any({"stickler_cli.run.evaluate", "stickler_cli.run.scoring"} <= set(cycle) for cycle in _cycles(graph))
 
 
 def test_the_run_machinery_points_down():
     graph = _graph()
-    above = {"stickler_cli.evaluate", "stickler_cli.parallel", "stickler_cli.distributed", "stickler_cli.cli"}
-    assert not graph["stickler_cli.scoring"] & above
-    assert "stickler_cli.scoring" in graph["stickler_cli.parallel"] and "stickler_cli.scoring" in graph["stickler_cli.distributed"]
-    assert "stickler_cli.evaluate" not in graph["stickler_cli.parallel"] | graph["stickler_cli.distributed"]
+    above = {"stickler_cli.run.evaluate", "stickler_cli.run.parallel", "stickler_cli.run.distributed", "stickler_cli.cli.commands"}
+    assert not graph["stickler_cli.run.scoring"] & above
+    assert "stickler_cli.run.scoring" in graph["stickler_cli.run.parallel"] and "stickler_cli.run.scoring" in graph["stickler_cli.run.distributed"]
+    assert "stickler_cli.run.evaluate" not in graph["stickler_cli.run.parallel"] | graph["stickler_cli.run.distributed"]
 
 
 def test_the_comparator_tables_point_down():

@@ -13,11 +13,11 @@ import orjson
 import pytest
 
 from stickler_cli import limits
-from stickler_cli.cli import main
+from stickler_cli.cli.commands import main
 from stickler_cli.engine import Engine
 from stickler_cli.engine.row_errors import kendall_tau
-from stickler_cli.evaluate import evaluate_pairs
-from stickler_cli.list_errors import describe
+from stickler_cli.run.evaluate import evaluate_pairs
+from stickler_cli.analyses.list_errors import describe
 from stickler_cli.schema import compile_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,8 +222,8 @@ CASES = [([A, B, C], [A, C]), ([A, B], [A, B, A]), ([A, B, C], [C, A, B]), ([A, 
 
 
 def _report(pairs):
-    from stickler_cli.evaluate import Evaluation
-    from stickler_cli.report import build_report
+    from stickler_cli.run.evaluate import Evaluation
+    from stickler_cli.report.build import build_report
 
     return build_report(Evaluation(PLAN, evaluate_pairs(PLAN, pairs)))
 

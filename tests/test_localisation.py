@@ -14,10 +14,10 @@ import numpy as np
 import orjson
 import pytest
 
-from stickler_cli import localisation
-from stickler_cli.accumulate import Accumulator
-from stickler_cli.evaluate import evaluate_pairs
-from stickler_cli.localisation import BoxStore, average_precision, localisation_block, parse_thresholds
+from stickler_cli.analyses import localisation
+from stickler_cli.run.accumulate import Accumulator
+from stickler_cli.run.evaluate import evaluate_pairs
+from stickler_cli.analyses.localisation import BoxStore, average_precision, localisation_block, parse_thresholds
 from stickler_cli.schema import compile_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -281,7 +281,7 @@ def test_boxes_under_an_object_or_list_missing_on_one_side() -> None:
 def test_a_box_key_is_found_in_the_raw_line_however_its_letters_are_escaped():
     """carries_boxes searches the raw line for "_bbox", and walks the parsed record only when the line escapes one
     of the key's letters (either case of hex digit); escaped accents alone never send it to the walk."""
-    from stickler_cli.reader import carries_boxes
+    from stickler_cli.run.reader import carries_boxes
 
     for k, letter in enumerate("_bbox"):
         for code in (f"\\u{ord(letter):04x}", f"\\u{ord(letter):04X}"):

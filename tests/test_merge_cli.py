@@ -206,7 +206,7 @@ def test_merge_table_format_prints_the_field_table(saved):
 # -- a state file is untrusted: every value is checked on load (issue 15, item 16) ----------------
 
 def _digest(state):
-    from stickler_cli.accumulate import schema_digest
+    from stickler_cli.run.accumulate import schema_digest
 
     state["schema_digest"] = schema_digest(state["schema"])
 
@@ -487,7 +487,7 @@ def test_the_first_shared_document_is_found_among_many_states():
     no document and is no evidence."""
     from array import array
 
-    from stickler_cli.document_index import DocumentIndex, first_shared
+    from stickler_cli.run.document_index import DocumentIndex, first_shared
 
     def index(digests):
         made = DocumentIndex()
@@ -568,7 +568,7 @@ def test_every_number_of_a_state_is_bounded(saved, ci_state, tmp_path, capsys):
     files are: docs/parity.md row 30), which merge as they are."""
     import re
 
-    from stickler_cli.cli import main
+    from stickler_cli.cli.commands import main
 
     data_value = re.compile(r"^/(worst/\d+|failures/[^/]+/\d+)/(gt|pred)(/|$)")
     bad = tmp_path / "bad.state.json"

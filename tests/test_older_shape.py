@@ -15,7 +15,7 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli.engine.values import adopt_older_shape
-from stickler_cli.reader import holds_key, may_hold_older_shape
+from stickler_cli.run.reader import holds_key, may_hold_older_shape
 
 SCHEMA = {"type": "object", "properties": {
     "name": {"type": "string"},

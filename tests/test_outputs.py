@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from stickler_cli.cli import main
+from stickler_cli.cli.commands import main
 
 STICKLER = [sys.executable, "-m", "stickler_cli"]
 SCHEMA = {

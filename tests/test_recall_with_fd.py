@@ -14,9 +14,9 @@ import jsonschema
 import orjson
 import pytest
 
-from stickler_cli import gates
-from stickler_cli.cli import main
-from stickler_cli.metrics import count_block
+from stickler_cli.report import gates
+from stickler_cli.cli.commands import main
+from stickler_cli.report.metrics import count_block
 
 # name: 3 right (TP 3), 1 left out (FN 1), 2 wrong (FD 2); note: predicted once where the ground
 # truth has none (FA 1), otherwise absent on both sides (TN 5).
@@ -204,7 +204,7 @@ def test_intervals_and_diff_measure_an_all_wrong_field_as_gates_do() -> None:
     of 0.0, only FA and TN is nothing to measure."""
     import numpy as np
 
-    from stickler_cli.statistics import COUNTS, figures
+    from stickler_cli.report.statistics import COUNTS, figures
 
     assert COUNTS == 5
     # one row: the score, then (tp, fa, fd, fn, tn) per field, then score sums and counts per field

@@ -93,9 +93,9 @@ def test_schema_check_and_eval_refuse_a_schema_that_names_code(name, sentinel, t
 def test_merge_refuses_a_state_whose_schema_names_code(sentinel, tmp_path, monkeypatch):
     """A genuine state file (written by stickler, hash and all) of a schema naming code: merging it
     compiles the embedded schema, which must not import anything."""
-    from stickler_cli import state_file
-    from stickler_cli.accumulate import Analysis
-    from stickler_cli.evaluate import evaluate_pairs
+    from stickler_cli.run import state_file
+    from stickler_cli.run.accumulate import Analysis
+    from stickler_cli.run.evaluate import evaluate_pairs
     from tests.support.embeddings import letter_counts
 
     site, marker = sentinel
@@ -163,7 +163,7 @@ ALLOWED_IMPORTS = {
     ("comparators/plugins.py", "importlib.import_module(spec)"),
     ("comparators/plugins.py", "importlib.util.spec_from_file_location(module_name, path)"),
     # scipy's compiled assignment module: a constant name in the installed scipy's own directory.
-    ("scipy_lsap.py", "spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)"),
+    ("engine/scipy_lsap.py", "spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)"),
     # _EntryPoints.group is one of the two constant groups (made only at import time).
     ("comparators/plugins.py", "metadata.entry_points(group=self.group)"),
 }

@@ -6,7 +6,7 @@ import random
 import orjson
 import pytest
 
-from stickler_cli.shards import resolve_shards
+from stickler_cli.run.shards import resolve_shards
 from stickler_cli.errors import InputError
 from tests.support.datagen import generate
 from tests.support.reports import assert_same_reordered, run

@@ -18,11 +18,11 @@ import orjson
 import pytest
 from scipy.stats import false_discovery_control, fisher_exact
 
-from stickler_cli import gates, slice_stats
-from stickler_cli.accumulate import Accumulator, Analysis
-from stickler_cli.cli import main
-from stickler_cli.slice_stats import analyse, benjamini_hochberg, design_effects, fisher_less, newcombe
-from stickler_cli.slicing import LARGE_INTEGER, LIST, MISSING, OBJECT, OTHER, Slices, label
+from stickler_cli.report import gates, slices as slice_stats
+from stickler_cli.run.accumulate import Accumulator, Analysis
+from stickler_cli.cli.commands import main
+from stickler_cli.report.slices import analyse, benjamini_hochberg, design_effects, fisher_less, newcombe
+from stickler_cli.analyses.slicing import LARGE_INTEGER, LIST, MISSING, OBJECT, OTHER, Slices, label
 from tests.support.case_files import write_case
 
 SCHEMA = {"type": "object", "properties": {

@@ -17,11 +17,11 @@ import pytest
 from scipy.stats import kendalltau
 from sklearn.metrics import homogeneity_completeness_v_measure, rand_score, v_measure_score
 
-from stickler_cli.cli import main
+from stickler_cli.cli.commands import main
 from stickler_cli.packets.metrics import (PageRow, Section, Weights, classify, kendall_tau_b, page_table, rand_index,
                                           score_pages, v_measure)
-from stickler_cli.packets.reader import Reading, read_pairs
-from stickler_cli.packets.report import build
+from stickler_cli.run.packets import Reading, read_pairs
+from stickler_cli.report.packets import build
 from tests.support.packets import packet
 
 ROOT = Path(__file__).resolve().parents[1]

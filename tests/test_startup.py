@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter
 
-from stickler_cli.cli_help import _UNSURE, plain_value
+from stickler_cli.cli.help import _UNSURE, plain_value
 from stickler_cli.comparators import names, plugins, registry
 from stickler_cli.version import __version__
 
@@ -74,17 +74,17 @@ def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_the_console_script_is_the_small_module():
-    assert _console_script() == "stickler_cli.script:run"
+    assert _console_script() == "stickler_cli.cli:run"
 
 
 def test_version_imports_neither_typer_nor_rich_nor_the_engine(tmp_path):
     code, modules, out = _run(tmp_path, "--version")
     assert (code, out) == (0, f"stickler {__version__}\n")
-    assert _loaded(modules, ("typer", "rich", "stickler_cli.cli", "typing", *ENGINE)) == []
+    assert _loaded(modules, ("typer", "rich", "stickler_cli.cli.commands", "typing", *ENGINE)) == []
 
 
 def test_version_says_what_the_app_says(capsys):
-    from stickler_cli.cli import main
+    from stickler_cli.cli.commands import main
 
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"stickler {__version__}\n"
@@ -116,7 +116,7 @@ def test_eval_imports_only_what_it_uses(tmp_path):
     code, modules, out = _run(tmp_path, "eval", *INVOICE, "--format", "json", "--workers", "1", "--ci", "0.9",
                               "--seed", "3", "--show-errors", "2")
     assert code == 0 and json.loads(out)["document_count"] == 24
-    assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "rich.table", "stickler_cli.parallel",
+    assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "rich.table", "stickler_cli.run.parallel",
                              "jsonschema", "referencing", "jsonschema_specifications", "stickler_cli.comparators.llm",
                              "stickler_cli.comparators.anls", "stickler_cli.reporters.html")) == [SOLVER]
     assert "stickler_cli.engine" in modules
@@ -165,7 +165,7 @@ def test_the_python_api_imports_names_when_used(tmp_path):
     script = ("import sys, stickler_cli as st\n"
               "before = sorted(sys.modules)\n"
               "plan = st.compile_schema({'type': 'object', 'properties': {'a': {'type': 'string'}}})\n"
-              "from stickler_cli.evaluate import evaluate_pairs\n"  # the submodule evaluate ...
+              "from stickler_cli.run.evaluate import evaluate_pairs\n"  # the submodule evaluate ...
               "report = st.evaluate(plan, [({'a': 'x'}, {'a': 'x'})])\n"  # ... leaves st.evaluate the function
               "print(report['document_count'], callable(st.evaluate), st.Plan.__name__, "
               "sorted(set(st.__all__) - set(dir(st))), file=sys.stderr)\n"
@@ -181,7 +181,7 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     (cli._app_for), a group with its own commands, and the root's help page builds (and lists) them all."""
     import typer.main
 
-    from stickler_cli import cli
+    from stickler_cli.cli import commands as cli
 
     built: list[str] = []
     runs: list[bool] = []  # whether each command built is one that can run (not a listing's)
@@ -219,7 +219,7 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
 def test_the_reader_and_the_report_writer_import_no_engine():
     """Commands that read records or write files without scoring (`split`, `schema infer`) reach the reader
     through json_report: the raw-line checks (boxes, the older rich shape) must not bring numpy with them."""
-    done = _python("import sys, stickler_cli.reader, stickler_cli.reporters.json_report\n"
+    done = _python("import sys, stickler_cli.run.reader, stickler_cli.reporters.json_report\n"
                    "print(' '.join(sorted(sys.modules)))\n")
     assert done.returncode == 0, done.stderr
     assert _loaded(set(done.stdout.split()), ENGINE) == []
@@ -323,7 +323,7 @@ def test_plain_text_and_lists_of_text_pass_unchanged():
 
 
 def test_a_wrong_value_gets_typers_own_message(capsys):
-    from stickler_cli.cli import main
+    from stickler_cli.cli.commands import main
 
     assert main(["eval", *INVOICE, "--workers", "0"]) == 2
     assert "Invalid value for '--workers' / '-w': Input should be greater than or equal to 1" in capsys.readouterr().err

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stickler_cli.cli import main
-from stickler_cli.statistics import BATCH, figures, intervals, resampled_sums, row_width
+from stickler_cli.cli.commands import main
+from stickler_cli.report.statistics import BATCH, figures, intervals, resampled_sums, row_width
 
 
 def rows_from(scores, counts):
@@ -162,7 +162,7 @@ def _right_rows(right):
 
 
 def test_paired_interval_equals_scipy_on_the_same_resamples():
-    from stickler_cli.statistics import paired_comparison
+    from stickler_cli.report.statistics import paired_comparison
 
     rng = np.random.default_rng(2)
     a, b = rng.uniform(size=180), rng.uniform(size=180)
@@ -176,7 +176,7 @@ def test_paired_interval_equals_scipy_on_the_same_resamples():
 def test_paired_interval_covers_a_known_improvement_about_95_percent_of_the_time():
     """A is right with probability 0.7, B with 0.8, on the same documents: the interval of B − A
     covers the true 0.1 in about 95% of 200 seeded repetitions, and B is found better most times."""
-    from stickler_cli.statistics import paired_comparison
+    from stickler_cli.report.statistics import paired_comparison
 
     covered = better = 0
     for seed in range(200):
@@ -192,7 +192,7 @@ def test_paired_interval_covers_a_known_improvement_about_95_percent_of_the_time
 
 
 def test_identical_sets_differ_by_nothing():
-    from stickler_cli.statistics import paired_comparison
+    from stickler_cli.report.statistics import paired_comparison
 
     rows = _right_rows(np.random.default_rng(0).uniform(size=100) < 0.6)
     for name, block in paired_comparison(rows, rows, 1, 0.95, 200, seed=1).items():

@@ -17,13 +17,13 @@ import orjson
 import pytest
 
 from stickler_cli import compile_schema, load_schema
-from stickler_cli.accumulate import Accumulator
-from stickler_cli.cli import main
+from stickler_cli.run.accumulate import Accumulator
+from stickler_cli.cli.commands import main
 from stickler_cli.comparators import plugins
 from stickler_cli.engine import Engine
-from stickler_cli.evaluate import evaluate_pairs
-from stickler_cli.report import build_report
-from stickler_cli.thresholds import Layout, analyse, edges, locate, suggest_patch, verdict_bin, window
+from stickler_cli.run.evaluate import evaluate_pairs
+from stickler_cli.report.build import build_report
+from stickler_cli.analyses.thresholds import Layout, analyse, edges, locate, suggest_patch, verdict_bin, window
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "tests.support.given_similarity"
@@ -49,7 +49,7 @@ def corpus(similarities=SIMILARITIES) -> list[tuple[dict, dict]]:
 def block_of(docs, threshold: float = 0.8, path: str = "name", plan=None) -> dict:
     plan = plan or compile_schema(schema(threshold))
     acc = evaluate_pairs(plan, docs)
-    from stickler_cli.thresholds import report_block
+    from stickler_cli.analyses.thresholds import report_block
 
     return report_block(plan, acc.layout, acc.similarity, acc.tally)["fields"][path]
 
@@ -97,8 +97,8 @@ def test_f1_at_the_configured_threshold_is_the_fields_f1_to_the_bit():
         except orjson.JSONDecodeError:  # the fixture's broken line, scored as empty
             preds.append({})
     acc = evaluate_pairs(plan, list(zip(gts, preds)))
-    from stickler_cli.report import field_metrics
-    from stickler_cli.thresholds import field_blocks
+    from stickler_cli.report.build import field_metrics
+    from stickler_cli.analyses.thresholds import field_blocks
 
     fields = field_metrics(acc)
     blocks = field_blocks(plan, acc.layout, acc.similarity, acc.tally)
@@ -153,7 +153,7 @@ def test_no_compared_pairs_no_block():
 
 
 def build_report_fields(plan, acc):
-    from stickler_cli.thresholds import report_block
+    from stickler_cli.analyses.thresholds import report_block
 
     return report_block(plan, acc.layout, acc.similarity, acc.tally)["fields"]
 

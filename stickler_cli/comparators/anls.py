@@ -26,7 +26,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from ..assignment import shortest_paths as _shortest_paths  # the method munkres' compiled solver uses too
+from .assignment import shortest_paths as _shortest_paths  # the method munkres' compiled solver uses too
 from .base import Comparator, Param, bounded, value_text
 
 LEAF, NONE, LIST, DICT = "leaf", "none", "list", "dict"

@@ -8,7 +8,7 @@ from typing import Any, Callable, Hashable, NamedTuple, Sequence
 import numpy as np
 import orjson
 
-from .. import scipy_lsap
+from . import scipy_lsap
 from ..comparators.base import MAX_TEXT
 from ..plan import FieldPlan, Kind
 from .items import field_value, items

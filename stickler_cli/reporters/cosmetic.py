@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..cosmetic import OUTCOMES, STEP_NAMES, figures, iter_fields, suggestion_text, summary
+from ..analyses.cosmetic import OUTCOMES, STEP_NAMES, figures, iter_fields, suggestion_text, summary
 
 if TYPE_CHECKING:
     from rich.console import Console

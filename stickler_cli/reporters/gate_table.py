@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ..gates import shown_actual, threshold_text, verdict
+from ..report.gates import shown_actual, threshold_text, verdict
 from .fit import Column, fit
 from .sanitize import NAME_LIMIT, safe
 

@@ -17,8 +17,8 @@ from html import escape
 from typing import Any, Iterable
 
 
-from ..analysis import more_line, where
-from ..gates import NO_DATA_SHOWN, actual_text, threshold_text
+from ..analyses.failures import more_line, where
+from ..report.gates import NO_DATA_SHOWN, actual_text, threshold_text
 from ..json_text import compact_json
 from .cosmetic import html_section
 from .sanitize import INVISIBLE, NAME_LIMIT, data_text, limited
@@ -698,7 +698,7 @@ def _violations(report: dict[str, Any]) -> str:
 def _location(error: dict[str, Any]) -> str:
     """Where a record problem is (reader.error_location: the file, its line and the document when known;
     what is not known is left out)."""
-    from ..reader import error_location
+    from ..run.reader import error_location
 
     line = error.get("line")
     return error_location({"source": clean(error.get("source") or "", 200), "side": error.get("side") in ("A", "B")
@@ -751,7 +751,7 @@ def render_html(report: dict[str, Any]) -> str:
 def render_diff_html(report: dict[str, Any]) -> str:
     """``stickler diff`` as one self-contained page: the verdict naming the watched figures that changed,
     then every comparison (sortable), regressions in red; same escaping and policy as the report."""
-    from ..diff import IMPROVED, LABELS, REGRESSED, key, verdict
+    from ..report.diff import IMPROVED, LABELS, REGRESSED, key, verdict
 
     schema, inputs, boot = _dict(report.get("schema")), _dict(report.get("inputs")), _dict(report.get("bootstrap"))
     name = _e(schema.get("model_name") or "stickler diff", 120)
@@ -783,7 +783,7 @@ def render_diff_html(report: dict[str, Any]) -> str:
 
 def _changed_documents(report: dict[str, Any]) -> str:
     """Per figure, the documents B made worse and better (diff.changed_documents), every figure listed."""
-    from ..diff import documents_line, figure_name
+    from ..report.diff import documents_line, figure_name
 
     items = [f"<li><code>{_e(figure_name(entry), 300)}</code>: {documents_line(entry, lambda d: _e(d, 300))}</li>"
              for entry in map(_dict, _list(report.get("changed_documents")))

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator, Sequence
 import orjson
 
 from ..errors import UsageError
-from ..reader import STDIN
+from ..run.reader import STDIN
 
 
 def dumps(report: dict[str, Any], indent: bool = True) -> bytes:

@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from ..gates import NO_DATA_SHOWN, actual_text, threshold_text
-from ..reader import error_location
+from ..report.gates import NO_DATA_SHOWN, actual_text, threshold_text
+from ..run.reader import error_location
 from .sanitize import plain
 
 ERRORS_SHOWN = 50  # record problems a diff's suite lists in its system-err before "… and N more"
@@ -139,7 +139,7 @@ def _suite(root: ET.Element, name: str, timestamp: str) -> ET.Element:
 def render_diff_junit(report: dict[str, Any]) -> bytes:
     """``stickler diff`` as JUnit XML: suite ``stickler.diff`` has one test case per watched figure,
     failing when B is significantly worse than A on it, skipped when there was nothing to compare."""
-    from ..diff import NO_DATA, REGRESSED, key
+    from ..report.diff import NO_DATA, REGRESSED, key
 
     timestamp = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     root = ET.Element("testsuites", name=f"stickler diff {_text(report['schema']['model_name'], 100)}", time="0")

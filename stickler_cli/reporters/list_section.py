@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..list_errors import HEADERS, SHOWN, describe, has_findings, shown_columns
+from ..analyses.list_errors import HEADERS, SHOWN, describe, has_findings, shown_columns
 from .sanitize import NAME_LIMIT
 
 if TYPE_CHECKING:

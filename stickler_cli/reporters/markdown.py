@@ -12,10 +12,10 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..analysis import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line
+from ..analyses.failures import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line
 from ..confidence.trust import trust_sentence
-from ..gates import failed_gates_markdown, verdict
-from ..reader import error_location
+from ..report.gates import failed_gates_markdown, verdict
+from ..run.reader import error_location
 from .cosmetic import markdown_lines as cosmetic_lines
 from .sanitize import NAME_LIMIT, plain
 from .sanitize import markdown_cell as text
@@ -184,7 +184,7 @@ def _value(value: Any, filled: bool | None) -> str:
 def render_diff_markdown(report: dict[str, Any]) -> str:
     """``stickler diff`` as Markdown: the verdict naming the watched figures that changed, then a table
     of the watched figures and every significant change (all of them: ``-f json`` has the rest)."""
-    from ..diff import FIELDS_SHOWN, LABELS, REGRESSED, documents_line, figure_name, key, rule, shown, verdict
+    from ..report.diff import FIELDS_SHOWN, LABELS, REGRESSED, documents_line, figure_name, key, rule, shown, verdict
 
     level = report["bootstrap"]["level"]
     inputs = report.get("inputs") or {}

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line, where
+from ..analyses.failures import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line, where
 from ..extras import install_hint
-from ..reader import error_location
+from ..run.reader import error_location
 from ..engine.result import TraceRow
 from . import threshold_table
 from .calibration import render_calibration
@@ -328,7 +328,7 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
 
 def render_diff(report: dict[str, Any], console: Console) -> None:
     """``stickler diff``: the watched figures and every significant change, then the verdict."""
-    from .. import diff
+    from ..report import diff
 
     level = report["bootstrap"]["level"]
     title = (Text("B against A · ") + safe(report["schema"]["model_name"])

@@ -25,7 +25,7 @@ NOTE = ("Flips: verdicts that change if the threshold moves ±{window:g}. Best: 
 
 def rows_to_show(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(path, block) of each field with a warning or a suggestion, in the field table's order."""
-    from ..thresholds import something_to_say
+    from ..analyses.thresholds import something_to_say
 
     block = report.get("thresholds") or {}
     return [(path, b) for path, b in (block.get("fields") or {}).items() if something_to_say(b)]

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from stickler_cli.evaluate import evaluate_files
+from stickler_cli.run.evaluate import evaluate_files
 from stickler_cli.plan import Kind
-from stickler_cli.report import build_report
+from stickler_cli.report.build import build_report
 from stickler_cli.schema import compile_schema
 
 from ..support.datagen import Generator, write_jsonl

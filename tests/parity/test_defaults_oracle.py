@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import stickler_cli as st
-from stickler_cli.evaluate import evaluate_files
-from stickler_cli.report import build_report
+from stickler_cli.run.evaluate import evaluate_files
+from stickler_cli.report.build import build_report
 
 pytestmark = pytest.mark.oracle
 

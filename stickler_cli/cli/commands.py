@@ -21,17 +21,18 @@ import typer
 
 # Only what --help needs is imported here: each command imports what it uses when it runs
 # (docs/performance.md, "Start-up"; tests/test_startup.py checks that --help imports no engine).
-from . import interrupts, limits
-from .cli_help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
-from .errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
-from .version import __version__
+from ..run import interrupts
+from .. import limits
+from .help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS, HelpTyper
+from ..errors import ExitCode, InputError, SchemaError, SticklerError, UsageError
+from ..version import __version__
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .confidence import ConfidenceMetric
-    from .gates import Gate
-    from .plan import Plan
+    from ..confidence import ConfidenceMetric
+    from ..report.gates import Gate
+    from ..plan import Plan
 
 app = HelpTyper(
     add_completion=False,
@@ -155,7 +156,7 @@ def _within_cores(workers: int) -> int:
     compete for the cores (64 on 2 cores spawned 64 processes; 99,999 were killed). Said on stderr."""
     if workers <= 1:
         return workers
-    from .parallel import available_cores
+    from ..run.parallel import available_cores
 
     cores = available_cores()
     per_core = limits.current().workers_per_core
@@ -179,7 +180,7 @@ def _check_fdr(fdr: float) -> None:
 
 def _slice_paths(given: list[str] | None, gates: list[Gate]) -> tuple[str, ...]:
     """The --slice-by paths, then those the gates name (a slice gate slices by its path), each once."""
-    from .gates import is_slice_path
+    from ..report.gates import is_slice_path
 
     paths: list[str] = []
     for path in [*(given or []), *(g.slice[0] for g in gates if g.slice)]:
@@ -197,8 +198,8 @@ def _check_format(output_format: str, allowed: tuple[str, ...] = FORMATS) -> Non
 
 def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[ConfidenceMetric]:
     """The metric objects the options ask for; a wrong name or value is a usage error."""
-    from .confidence import ECE, METRICS, ErrorCaptureAtBudget
-    from .errors import suggest
+    from ..confidence import ECE, METRICS, ErrorCaptureAtBudget
+    from ..errors import suggest
 
     try:
         budget_values = [float(b) for b in budgets.split(",") if b.strip()]
@@ -222,7 +223,7 @@ def _confidence_metrics(names: str, ece_bins: int, budgets: str) -> list[Confide
 
 def _box_settings(iou_thresholds: str, box_found: str) -> tuple[tuple[float, ...], str]:
     """(IoU thresholds, rule) of localisation mAP, checked before any work."""
-    from .localisation import check_rule, parse_thresholds
+    from ..analyses.localisation import check_rule, parse_thresholds
 
     return parse_thresholds(iou_thresholds), check_rule(box_found)
 
@@ -234,7 +235,7 @@ def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hos
     if (calls and base_url is None and api_key_env is None and not hosts and cache is None
             and "stickler_cli.comparators.llm" not in sys.modules):
         return  # the defaults, in force until the module is first imported (by a schema naming LLMComparator)
-    from .comparators.llm import configure
+    from ..comparators.llm import configure
 
     configure(base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache,
               calls=calls)
@@ -242,7 +243,7 @@ def _llm_access(base_url: str | None = None, api_key_env: str | None = None, hos
 
 def _load_plugins(specs: list[str] | None) -> list[tuple[str, str]]:
     """Import each ``--plugin``; the files its comparators came from (no output may overwrite them)."""
-    from .comparators.plugins import PluginError, load_module
+    from ..comparators.plugins import PluginError, load_module
 
     files: list[tuple[str, str]] = []
     for spec in specs or []:
@@ -339,15 +340,16 @@ def eval_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
-    from . import gates as quality_gates, state_file
-    from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
-    from .comparators.registry import check_ready
-    from .evaluate import evaluate_files
-    from .reader import STDIN, check_readable, file_size
-    from .report import build_report
-    from .reporters import json_report
-    from .reporters.progress import progress_bar
-    from .shards import resolve_shards
+    from ..report import gates as quality_gates
+    from ..run import state_file
+    from ..run.accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
+    from ..comparators.registry import check_ready
+    from ..run.evaluate import evaluate_files
+    from ..run.reader import STDIN, check_readable, file_size
+    from ..report.build import build_report
+    from ..reporters import json_report
+    from ..reporters.progress import progress_bar
+    from ..run.shards import resolve_shards
 
     _use_limits(limit)
     _check_pairing(id_field, pair_by_line, check_id)
@@ -394,7 +396,7 @@ def eval_command(
     if workers is not None:
         workers = _within_cores(workers)
     elif dask:
-        from .parallel import available_cores
+        from ..run.parallel import available_cores
 
         workers = available_cores()
     elif workers is None:
@@ -425,7 +427,7 @@ def eval_command(
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
     report = build_report(evaluation)
     if "slices" in report:  # the report's warnings hold these too
-        from .slice_stats import unheld_paths
+        from ..report.slices import unheld_paths
 
         for warning in unheld_paths(report["slices"], [f.path for f in plan.fields]):
             sys.stderr.write(f"stickler: warning: {_printable(warning)}\n")
@@ -440,8 +442,8 @@ def _scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats
     keyword (``propertiess``), which ``schema check`` refuses, is a warning here: the run scores the schema as
     written, without what the keyword meant, and a run's numbers should not change unannounced. A schema that
     does not load while the arguments look swapped (``others``: the data arguments) says so, and the ``order``."""
-    from .schema import load_schema
-    from .schema.keywords import unknown_keywords
+    from ..schema import load_schema
+    from ..schema.keywords import unknown_keywords
 
     try:
         plan = load_schema(schema, _schema_resources(schema_resource), assert_formats)
@@ -465,8 +467,8 @@ def _warn_unread(schema: str, plan: Plan) -> None:
 
 def _write_threshold_patch(path: str, plan: Plan, report: dict[str, Any]) -> str:
     """Write the schema patch of ``--suggest-thresholds``; the fields it cannot patch are named on stderr."""
-    from .reporters import json_report
-    from .thresholds import suggest_patch
+    from ..reporters import json_report
+    from ..analyses.thresholds import suggest_patch
 
     operations, skipped = suggest_patch(plan, report["thresholds"]["fields"])
     json_report.write(path, json_report.dumps(operations))  # type: ignore[arg-type]
@@ -479,7 +481,7 @@ def _write_threshold_patch(path: str, plan: Plan, report: dict[str, Any]) -> str
 def _check_inferring(inferring: bool, ground_truth: str, predictions: str, save_schema: str | None,
                      schema_resource: list[str] | None) -> None:
     """The two-argument form of ``eval`` (GT PRED, a schema inferred) and the options that need it or refuse it."""
-    from .reader import STDIN
+    from ..run.reader import STDIN
 
     if not inferring:
         if save_schema:
@@ -502,7 +504,7 @@ LINES_SNIFF_BYTES = 2**20  # the first lines of an argument looked at: is it JSO
 def _head(path: str, size: int) -> bytes | None:
     """Up to ``size`` + 1 first bytes of a regular file (never standard input, a pipe or a device: looking
     must not consume an input); None when there is none to look at."""
-    from .reader import STDIN
+    from ..run.reader import STDIN
 
     try:
         if path == STDIN or not os.path.isfile(path):
@@ -567,8 +569,8 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
     """Infer a schema from the first ``--limit infer-records`` records of each side (its files in order): the
     first side (the ground truth) chooses the types and comparators, the others (predictions) only add notes.
     (Inferred, notes on what was read and what looked doubtful)."""
-    from .reader import sample
-    from .schema.inference import infer_schema, unavailable_comparators
+    from ..run.reader import sample
+    from ..schema.inference import infer_schema, unavailable_comparators
 
     bounds = limits.current()
     notes: list[str] = []
@@ -602,8 +604,8 @@ def _infer(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
 def _inferred_plan(shards: list[Any], ground_truth: str, predictions: str, save_schema: str | None,
                    assert_formats: bool, inputs: list[str]) -> Plan:
     """``eval GT PRED``: a schema inferred from the data, said in one line on stderr, kept with --save-schema."""
-    from .reporters import json_report
-    from .schema import compile_schema
+    from ..reporters import json_report
+    from ..schema import compile_schema
 
     if save_schema:
         json_report.check_targets({"--save-schema": save_schema}, [("input", p) for p in inputs])
@@ -653,10 +655,11 @@ def merge_command(
 ) -> None:
     """Merge the states of sharded runs into one report, as if it had been one run; states that share documents
     are refused (exit 2) unless --allow-overlap."""
-    from . import gates as quality_gates, state_file
-    from .accumulate import Analysis
-    from .report import build_report
-    from .reporters import json_report
+    from ..report import gates as quality_gates
+    from ..run import state_file
+    from ..run.accumulate import Analysis
+    from ..report.build import build_report
+    from ..reporters import json_report
 
     _use_limits(limit)
     _check_format(output_format)
@@ -715,7 +718,7 @@ def _use_limits(items: list[str] | None) -> None:
 
 def _schema_resources(items: list[str] | None) -> dict[str, str]:
     """The URLs mapped to files: pyproject.toml's [tool.stickler.schema-resources], then --schema-resource."""
-    from .schema.registry import mapping
+    from ..schema.registry import mapping
 
     table = _tool_table("schema-resources", '"URL" = "FILE"')
     return mapping(items, table, "pyproject.toml [tool.stickler.schema-resources]")
@@ -735,7 +738,7 @@ def _check_pairing(id_field: str | None, pair_by_line: bool, check_id: list[str]
 
 def _warn_about_records(stats: dict[str, int | None], inputs: str) -> None:
     """What the record counts of a run warn of (reader.record_warnings), on stderr, naming the inputs."""
-    from .reader import record_warnings
+    from ..run.reader import record_warnings
 
     for warning in record_warnings(stats):
         sys.stderr.write(f"stickler: warning: {_printable(inputs)}: {warning}\n")
@@ -746,8 +749,8 @@ def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int
     and always one for model-backed comparators (each process would load its own model)."""
     if total_bytes < AUTO_WORKERS_BYTES:  # most runs: the process pool's module is not even imported
         return 1
-    from .engine import Engine
-    from .parallel import available_cores
+    from ..engine import Engine
+    from ..run.parallel import available_cores
 
     cores = available_cores() if cores is None else cores
     if cores < AUTO_WORKERS_MIN_CORES or Engine(plan).model_backed:
@@ -759,8 +762,8 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
           gates: list[Gate] | None = None, junit_path: str | None = None, html_path: str | None = None,
           show_errors: int = 0, notes: list[str] | None = None, no_data_passes: bool = False) -> None:
     """Check the gates, write every file asked for, print the report; exit 1 when a gate failed."""
-    from . import gates as quality_gates
-    from .reporters import json_report, markdown
+    from ..report import gates as quality_gates
+    from ..reporters import json_report, markdown
 
     report["gates"] = quality_gates.check(gates or [], report, no_data_passes)
     data = json_report.dumps(report)
@@ -769,12 +772,12 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
         json_report.write(output, data)
         written.append(f"JSON report written to {output}")
     if junit_path:
-        from .reporters import junit
+        from ..reporters import junit
 
         json_report.write(junit_path, junit.render_junit(report))
         written.append(f"JUnit XML written to {junit_path}")
     if html_path:
-        from .reporters.html import render_html
+        from ..reporters.html import render_html
 
         json_report.write(html_path, render_html(report).encode())
         written.append(f"HTML report written to {html_path}")
@@ -793,8 +796,8 @@ def _emit(report: dict[str, Any], output_format: str, output: str | None,
         else:
             from rich.text import Text
 
-            from .reporters import terminal
-            from .reporters.gate_table import render_gates
+            from ..reporters import terminal
+            from ..reporters.gate_table import render_gates
 
             console = _console()
             terminal.render_report(report, console)
@@ -856,7 +859,7 @@ def _closed_pipe() -> NoReturn:
 def _fail_gates(results: list[dict[str, Any]], empty: bool, shown: bool) -> None:
     """Exit 1 when a gate failed, saying how many failed for lack of data (and, in a run that scored something,
     that --no-data-passes lets such a gate pass); return when none failed."""
-    from .gates import failed, lack_of_data, no_data_hint
+    from ..report.gates import failed, lack_of_data, no_data_hint
 
     bad = failed(results)
     if not bad:
@@ -876,7 +879,7 @@ def _fail(reason: str, shown: bool) -> NoReturn:
 
 def _append(path: str, text: str) -> None:
     """Add to a file another tool owns (GitHub's step summary): never replace it."""
-    from .reporters.json_report import refuse_planted_links
+    from ..reporters.json_report import refuse_planted_links
 
     refuse_planted_links(path)
     try:
@@ -924,12 +927,13 @@ def diff_command(
 ) -> None:
     """Compare two prediction sets on the same ground truth: differences, intervals, p-values, the documents B
     made worse and better, and each side's record problems."""
-    from . import diff, state_file
-    from .accumulate import Analysis
-    from .comparators.registry import check_ready
-    from .evaluate import evaluate_two, pairing_for
-    from .reader import STDIN, check_readable
-    from .reporters import json_report
+    from ..report import diff
+    from ..run import state_file
+    from ..run.accumulate import Analysis
+    from ..comparators.registry import check_ready
+    from ..run.evaluate import evaluate_two, pairing_for
+    from ..run.reader import STDIN, check_readable
+    from ..reporters import json_report
 
     _use_limits(limit)
     _check_pairing(id_field, pair_by_line, check_id)
@@ -983,7 +987,7 @@ def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, j
     """Write every file asked for, append the Markdown to $GITHUB_STEP_SUMMARY, print the diff."""
     from rich.text import Text
 
-    from .reporters import json_report, junit, markdown, terminal
+    from ..reporters import json_report, junit, markdown, terminal
 
     data = json_report.dumps(report)
     if output:
@@ -991,7 +995,7 @@ def _emit_diff(report: dict[str, Any], output_format: str, output: str | None, j
     if junit_path:
         json_report.write(junit_path, junit.render_diff_junit(report))
     if html_path:
-        from .reporters.html import render_diff_html
+        from ..reporters.html import render_diff_html
 
         json_report.write(html_path, render_diff_html(report).encode())
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -1042,12 +1046,12 @@ def compare_command(
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
 
-    from .analysis import not_shown, row
-    from .comparators.registry import check_ready
-    from .compare_input import Selector, choose_pair, id_disagreement
-    from .engine import Engine
-    from .engine.values import adopt_older_shape
-    from .reporters import json_report, terminal
+    from ..analyses.failures import not_shown, row
+    from ..comparators.registry import check_ready
+    from ..run.compare_input import Selector, choose_pair, id_disagreement
+    from ..engine import Engine
+    from ..engine.values import adopt_older_shape
+    from ..reporters import json_report, terminal
 
     _use_limits(limit)
     _check_format(output_format, TABLE_OR_JSON)
@@ -1126,11 +1130,12 @@ def split_command(
     """Score how packets of pages were split into documents and classified (the DocSplit metrics)."""
     import math
 
-    from .packets import reader as packet_reader, report as packet_report
-    from .packets.metrics import Weights
-    from .reader import STDIN, check_readable
-    from .reporters import json_report
-    from .reporters.packets import render_markdown
+    from ..run import packets as packet_reader
+    from ..report import packets as packet_report
+    from ..packets.metrics import Weights
+    from ..run.reader import STDIN, check_readable
+    from ..reporters import json_report
+    from ..reporters.packets import render_markdown
 
     _use_limits(limit)
     _check_format(output_format)
@@ -1167,11 +1172,11 @@ def split_command(
     if output:
         json_report.write(output, data)
     if junit_path:
-        from .reporters import junit
+        from ..reporters import junit
 
         json_report.write(junit_path, junit.render_split_junit(report))
     if html_path:
-        from .reporters.html import render_split_html
+        from ..reporters.html import render_split_html
 
         json_report.write(html_path, render_split_html(report).encode())
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -1186,7 +1191,7 @@ def split_command(
         else:
             from rich.text import Text
 
-            from .reporters.packets import render_terminal
+            from ..reporters.packets import render_terminal
 
             console = _console()
             render_terminal(report, console, worst)
@@ -1215,9 +1220,9 @@ def schema_check(
     """
     from rich.text import Text
 
-    from .reporters import terminal
-    from .schema import load_schema
-    from .schema.keywords import unknown_keywords
+    from ..reporters import terminal
+    from ..schema import load_schema
+    from ..schema.keywords import unknown_keywords
 
     _use_limits(limit)
     _load_plugins(plugin)
@@ -1237,7 +1242,7 @@ def schema_check(
                          f"unknown keyword {_printable(key)!r} is ignored\n")
     _warn_unread(schema, plan)
     if assert_formats:
-        from .schema.conformance import unchecked_formats
+        from ..schema.conformance import unchecked_formats
 
         for pointer, name in unchecked_formats(plan):
             sys.stderr.write(f"stickler: warning: {_printable(schema)}: {_printable(pointer)}: format "
@@ -1245,7 +1250,7 @@ def schema_check(
                              "the package it needs is not installed)\n")
     console = _console()
     console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
-    from .reporters.fit import Column, fit
+    from ..reporters.fit import Column, fit
 
     rows = []
     for f in plan.fields:
@@ -1267,7 +1272,7 @@ def _print_inferred(console: Any, plan: Plan) -> None:
 
     from rich.text import Text
 
-    from .reporters import terminal
+    from ..reporters import terminal
 
     inferred = [f for f in plan.fields if f.inferred]
     if not inferred:
@@ -1297,9 +1302,9 @@ def schema_infer(
     lines that are not objects, predictions that differ from the ground truth) go to stderr.
     `stickler schema check` passes on the output; edit it, then evaluate with it.
     """
-    from .reader import STDIN, check_readable
-    from .reporters import json_report
-    from .schema import compile_schema
+    from ..run.reader import STDIN, check_readable
+    from ..reporters import json_report
+    from ..schema import compile_schema
 
     _use_limits(limit)
     if predictions is not None and STDIN in (ground_truth, predictions) and ground_truth == predictions:
@@ -1335,8 +1340,8 @@ def comparators_command(
     """List every comparator (built-in and plugin) with its options and defaults."""
     import orjson
 
-    from . import comparators
-    from .reporters import terminal
+    from .. import comparators
+    from ..reporters import terminal
 
     _check_format(output_format, TABLE_OR_JSON)
     _load_plugins(plugin)
@@ -1363,7 +1368,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 return _run(args)
             except interrupts.Interrupted as exc:
-                from .reporters import json_report
+                from ..reporters import json_report
 
                 json_report.remove_temporaries()
                 sys.stderr.write(f"stickler: interrupted by {exc.name}\n")
@@ -1507,7 +1512,7 @@ def _error(message: str) -> None:
 
 def _printable(text: str) -> str:
     """One line of inert text: messages quote the schema and the data."""
-    from .reporters.sanitize import safe
+    from ..reporters.sanitize import safe
 
     return safe(text, 2000).plain
 

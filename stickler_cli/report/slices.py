@@ -115,8 +115,8 @@ def newcombe(p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray,
 def unheld_paths(block: dict[str, Any], field_paths: Sequence[str]) -> list[str]:
     """A warning per slicing path that no ground-truth record holds (every document ``(missing)``): a misspelt
     ``--slice-by`` would otherwise report "no field significantly worse" and pass as good news."""
-    from .errors import suggest
-    from .slicing import MISSING
+    from ..errors import suggest
+    from ..analyses.slicing import MISSING
 
     found = []
     for path, sliced in block["paths"].items():

@@ -19,24 +19,24 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import orjson
 
-from . import limits
-from .confidence.store import ConfidenceStore
-from .localisation import BoxStore
-from .cosmetic import CosmeticTally
-from .analysis import failure_field, has_misses, sample_row
-from .engine.result import FA, FD, FN, DocResult, counts_by_field, totals
-from .errors import SticklerError
-from .limits import DEFAULT as DEFAULT_LIMITS
-from .plan import Plan
-from . import rollup
-from .slicing import Slices
-from .list_errors import ListErrors
+from .. import limits
+from ..confidence.store import ConfidenceStore
+from ..analyses.localisation import BoxStore
+from ..analyses.cosmetic import CosmeticTally
+from ..analyses.failures import failure_field, has_misses, sample_row
+from ..engine.result import FA, FD, FN, DocResult, counts_by_field, totals
+from ..errors import SticklerError
+from ..limits import DEFAULT as DEFAULT_LIMITS
+from ..plan import Plan
+from ..analyses import rollup
+from ..analyses.slicing import Slices
+from ..analyses.list_errors import ListErrors
 from .reader import COUNTED, DataError
-from .thresholds import Layout
+from ..analyses.thresholds import Layout
 from .document_index import DocumentIndex
 
 if TYPE_CHECKING:
-    from .engine.batch import BatchResult
+    from ..engine.batch import BatchResult
 
 # 2: confidence pairs grouped, with counts; 3: schema conformance, error analysis; 4: documents, lines;
 # 5: schema_digest (the embedded schema's own hash, recomputed when a state file is loaded);

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .plan import Plan
+from ..plan import Plan
 
 Node = tuple[int, int, int]  # (field index, lo, hi): tally[lo:hi] holds the counts of every field beneath it
 

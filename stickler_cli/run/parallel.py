@@ -23,11 +23,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-from . import limits
+from .. import limits
 from .accumulate import Accumulator, Analysis
-from .engine import Engine
-from .errors import SticklerError
-from .plan import Plan
+from ..engine import Engine
+from ..errors import SticklerError
+from ..plan import Plan
 from .reader import ALIGNMENT_BLOCK, Pairing, PairingStats, check_alignment, line_pairs, pair_lines
 from .scoring import add_pairing_stats, read_pairs, score_pairs
 from .shards import Shard
@@ -53,15 +53,15 @@ class PlanSource:
 
     @classmethod
     def of(cls, plan: Plan, plugins: Sequence[str] = ()) -> "PlanSource":
-        from .comparators.llm import current_access
+        from ..comparators.llm import current_access
 
         return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), limits.current(), current_access(),
                    plan.resources, plan.assert_formats)
 
     def build(self) -> Plan:
-        from .comparators.llm import configure
-        from .comparators.plugins import load_module
-        from .schema import compile_schema
+        from ..comparators.llm import configure
+        from ..comparators.plugins import load_module
+        from ..schema import compile_schema
 
         limits.use(self.bounds)
         if self.llm is not None:

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .errors import UsageError, suggest
+from ..errors import UsageError, suggest
 
 if TYPE_CHECKING:
-    from .plan import Plan
+    from ..plan import Plan
 
 RECORD_FIGURES = ("valid_json_rate", "schema_valid_rate", "coverage")  # report["schema_conformance"]'s
 OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy",
@@ -327,7 +327,7 @@ def failed_gates_markdown(bad: list[dict[str, Any]]) -> list[str]:
     """The failed gates as a Markdown table (``eval``, ``merge``, ``split``), and a blank line; nothing when none failed."""
     if not bad:
         return []
-    from .reporters.sanitize import markdown_cell
+    from ..reporters.sanitize import markdown_cell
 
     return ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|",
             *(f"| {markdown_cell(g['gate'])} | {threshold_text(g['threshold'])} | {shown_actual(g)} |"

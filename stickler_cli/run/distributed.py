@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .accumulate import Accumulator, Analysis
-from .errors import UsageError
+from ..errors import UsageError
 from .parallel import PlanSource, built
-from .plan import Plan
+from ..plan import Plan
 from .reader import Pairing, check_alignment
 from .scoring import score_shard
 from .shards import Shard
@@ -34,7 +34,7 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        from .extras import install_hint
+        from ..extras import install_hint
 
         raise UsageError(f"--dask needs the optional extra 'dask': {install_hint('dask')}") from None
     source = PlanSource.of(plan, plugins)

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .accumulate import HISTOGRAM_BINS, Accumulator
-from . import rollup
-from .analysis import worst_documents
-from .confidence.report import confidence_metrics
-from .cosmetic import report_block as cosmetic_report
-from .engine import Engine
-from .evaluate import Evaluation
+from ..run.accumulate import HISTOGRAM_BINS, Accumulator
+from ..analyses import rollup
+from ..analyses.failures import worst_documents
+from ..confidence.report import confidence_metrics
+from ..analyses.cosmetic import report_block as cosmetic_report
+from ..engine import Engine
+from ..run.evaluate import Evaluation
 from .metrics import count_block
-from .reader import record_warnings
-from .thresholds import report_block as threshold_block
-from .version import __version__
+from ..run.reader import record_warnings
+from ..analyses.thresholds import report_block as threshold_block
+from ..version import __version__
 
 REPORT_VERSION = "1.0"
 
@@ -119,7 +119,7 @@ def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
 
 
 def _localisation_block(evaluation: Evaluation) -> dict[str, Any] | None:
-    from .localisation import DEFAULT_IOU_THRESHOLDS, localisation_block
+    from ..analyses.localisation import DEFAULT_IOU_THRESHOLDS, localisation_block
 
     return localisation_block([f.path for f in evaluation.plan.fields], evaluation.accumulator.boxes,
                               evaluation.iou_thresholds or DEFAULT_IOU_THRESHOLDS, evaluation.box_rule)
@@ -131,7 +131,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         add_intervals(report, evaluation)
     acc = evaluation.accumulator
     if acc.slices:
-        from .slice_stats import DEFAULT_LEVEL, analyse, unheld_paths
+        from .slices import DEFAULT_LEVEL, analyse, unheld_paths
 
         paths = [f.path for f in acc.plan.fields]
         report["slices"] = analyse(acc.slices.state(), paths, acc.top_level, evaluation.slice_fdr,

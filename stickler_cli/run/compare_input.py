@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
-from .errors import InputError, UsageError
+from ..errors import InputError, UsageError
 from .reader import (ID_FIELDS, STDIN, Line, PairingStats, Record, decode, ground_truth_lines, parse_record, read_whole,
                      record_id, why_not_json)
 

@@ -12,12 +12,12 @@ import itertools
 from typing import Any, Iterable, Iterator
 
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator
-from .analysis import document_row, has_misses, non_match_rows
+from ..analyses.failures import document_row, has_misses, non_match_rows
 from .collector import held_back
-from .engine import Engine
-from .engine.batch import BatchResult
-from .engine.result import FA, FD, FN
-from .engine.values import adopt_older_shape
+from ..engine import Engine
+from ..engine.batch import BatchResult
+from ..engine.result import FA, FD, FN
+from ..engine.values import adopt_older_shape
 from .reader import COUNTED, DataError, Pair, Pairing, PairingStats, pair_by_id, pair_by_line
 from .shards import Shard
 

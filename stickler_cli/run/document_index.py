@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .analysis import document_key
+from ..analyses.failures import document_key
 
 LINE_UNKNOWN = 0  # a ground-truth line beyond 32 bits (a document is then named by its position)
 _LINE_MAX = 2**32 - 1

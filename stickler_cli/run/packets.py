@@ -33,8 +33,8 @@ from typing import Any, Iterator
 
 from .. import limits
 from ..errors import InputError
-from ..reader import STDIN, PairingStats, ground_truth_lines, open_input, parse_record
-from .metrics import UNKNOWN_CLASS, PageRow, Section
+from .reader import STDIN, PairingStats, ground_truth_lines, open_input, parse_record
+from ..packets.metrics import UNKNOWN_CLASS, PageRow, Section
 
 # Pages one packet may hold (each side of a JSON Lines packet; rows of a CSV packet): the page
 # table and the ordering cost grow with them (Kendall's tau is quadratic in a document's pages).

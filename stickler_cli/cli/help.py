@@ -117,7 +117,7 @@ def _param_help(param: Param) -> str:
 def print_help(command: Any, ctx: Any) -> None:
     """The help page of a command or group, on standard output: through Rich on a terminal (names and
     headings in bold), as plain lines elsewhere, which Rich would write alike (console_kind.py)."""
-    from . import console_kind
+    from . import console as console_kind
 
     if console_kind.styled():
         from rich.console import Console

@@ -15,11 +15,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import gates as quality_gates
-from .errors import UsageError
-from .evaluate import Evaluation
-from .reader import record_warnings
+from ..errors import UsageError
+from ..run.evaluate import Evaluation
+from ..run.reader import record_warnings
 from .statistics import COUNTS, document_rows, paired_comparison
-from .version import __version__
+from ..version import __version__
 
 IMPROVED, REGRESSED, UNCHANGED, NO_DATA = "improved", "regressed", "no significant change", "no data"
 DEFAULT_WATCHED = ("weighted_overall_score", "*.cm_f1")
@@ -40,9 +40,9 @@ def rule(level: float) -> str:
 def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None:
     """Two saved states can be compared only document by document: same schema, every document's
     row kept (``--ci``), and the same ground truth at every position."""
-    from .accumulate import schema_digest
-    from .errors import InputError
-    from .state_file import check_documents
+    from ..run.accumulate import schema_digest
+    from ..errors import InputError
+    from ..run.state_file import check_documents
 
     if schema_digest(a.plan.schema, a.plan.resources) != schema_digest(b.plan.schema, b.plan.resources):
         raise InputError(f"made with a different schema than {paths[0]}; only runs of one schema compare", paths[1])

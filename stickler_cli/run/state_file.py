@@ -19,16 +19,16 @@ import math
 import sys
 from typing import Any, Sequence
 
-from . import limits
+from .. import limits
 from .accumulate import HISTOGRAM_BINS, STATE_VERSION, Accumulator, Analysis, schema_digest
-from .errors import InputError, SchemaError, SticklerError
+from ..errors import InputError, SchemaError, SticklerError
 from .evaluate import Evaluation
-from .json_text import MAX_INTEGER, as_written
-from .plan import Plan
-from . import rollup
+from ..json_text import MAX_INTEGER, as_written
+from ..plan import Plan
+from ..analyses import rollup
 from .reader import decode
-from .reporters import json_report
-from .schema.keywords import escape as _token
+from ..reporters import json_report
+from ..schema.keywords import escape as _token
 
 SLACK = 1e-9  # relative rounding allowed where float sums of the same figures are compared
 
@@ -250,8 +250,8 @@ def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
     """Per slicing path, its values' counts (slicing.py): each a partition of the run's documents, so the
     documents and counts add up to the state's; at most ``max_values`` ordinary values; moments that some
     documents could have (0 ≤ y ≤ x per document: Σy² ≤ Σxy ≤ Σx², Σx ≤ Σx² ≤ (Σx)², as for y)."""
-    from .gates import is_slice_path
-    from .slicing import MOMENTS, SPECIAL
+    from ..report.gates import is_slice_path
+    from ..analyses.slicing import MOMENTS, SPECIAL
 
     block = _object(block, "/slices", ("max_values", "paths"))
     cap = _count(block["max_values"], "/slices/max_values")
@@ -293,8 +293,8 @@ def _check_slices(block: Any, n: int, counts: list[list[int]]) -> None:
 def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
     """What went wrong in lists (list_errors.py): the settings they were labelled with, per list of objects its
     counts (parts no larger than their wholes) and at most ``kept`` examples whose rows lie within their lists."""
-    from .engine.row_errors import CATEGORIES
-    from .list_errors import COUNTS, EVENT_KEYS, EXAMPLE_EVENTS, EXAMPLE_KEYS, SETTINGS, TAU_UNIT, list_fields
+    from ..engine.row_errors import CATEGORIES
+    from ..analyses.list_errors import COUNTS, EVENT_KEYS, EXAMPLE_EVENTS, EXAMPLE_KEYS, SETTINGS, TAU_UNIT, list_fields
 
     block = _object(block, "/list_errors", ("settings", "kept", "fields"))
     settings = _object(block["settings"], "/list_errors/settings", SETTINGS)
@@ -352,8 +352,8 @@ def _check_list_errors(block: Any, plan: Plan, n: int) -> None:
 
 def _check_cosmetic(block: Any, plan: Plan, counts: list[list[int]]) -> None:
     """The cosmetic-or-real tally (cosmetic.check_state): as many classified FDs per leaf as it counts."""
-    from .cosmetic import check_state
-    from .engine.result import FD
+    from ..analyses.cosmetic import check_state
+    from ..engine.result import FD
 
     try:
         check_state(block, plan, {f.path: counts[f.index][FD] for f in plan.fields})
@@ -376,7 +376,7 @@ def _check_unopened(rows: Any, counts: list[list[int]], plan: Plan) -> None:
 def _check_similarity_bins(rows: Any, counts: list[list[int]], plan: Plan) -> None:
     """Each primitive field's similarity histogram (thresholds.Layout): its bins at or above the threshold's
     edge hold exactly its TPs, those below exactly its FDs; other fields hold none."""
-    from .thresholds import Layout, verdict_bin
+    from ..analyses.thresholds import Layout, verdict_bin
 
     layout = Layout(plan)
     for k, row in enumerate(_array(rows, "/similarity_bins", len(counts))):
@@ -438,7 +438,7 @@ def _check_confidence(block: Any, size: int) -> None:
 def _check_boxes(block: Any, size: int) -> None:
     """Localisation state (localisation.BoxStore): per-field box counts, then the detections as columns of
     one length, each value of its type and range."""
-    from .localisation import COUNT_NAMES
+    from ..analyses.localisation import COUNT_NAMES
 
     columns = ("field", "confidence", "iou", "match")
     block = _object(block, "/boxes", ("counts", *columns))
@@ -546,8 +546,8 @@ def _check_worst(worst: Any, kept: int, n: int) -> None:
 def _check_failures(failures: Any, kept: int, plan: Plan) -> None:
     """The first failing comparisons of each field: at most ``kept`` per field, each a row as the run keeps
     it (analysis.sample_row: known keys, values of their types, long values cut) whose path is of its field."""
-    from .analysis import MISSES, SAMPLE_KEYS, SAMPLE_REQUIRED, SAMPLE_VALUE_CHARS, SIDES, failure_field
-    from .json_text import compact_json
+    from ..analyses.failures import MISSES, SAMPLE_KEYS, SAMPLE_REQUIRED, SAMPLE_VALUE_CHARS, SIDES, failure_field
+    from ..json_text import compact_json
 
     paths = {f.path for f in plan.fields}
     for path, rows in _object(failures, "/failures").items():
@@ -603,7 +603,7 @@ def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: l
     counts, and, when every document has its row, column totals equal to the state's totals."""
     import numpy as np
 
-    from .statistics import COUNTS, row_width
+    from ..report.statistics import COUNTS, row_width
 
     width = row_width(size)
     documents = _array(state["documents"], "/documents")
@@ -681,7 +681,7 @@ def _input_error(exc: BadState, path: str) -> InputError:
 
 def check_documents(acc: Accumulator, paths: Sequence[str]) -> None:
     """Intervals need every document's row: states saved by older stickler versions lack them."""
-    from .statistics import row_width
+    from ..report.statistics import row_width
 
     if len(acc.documents) != acc.document_count * row_width(acc.size):
         raise InputError("--ci needs each document's figures, which these states do not hold "

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .json_text import compact_json, named_non_finite
-from .engine.result import COUNT_NAMES, FA, FD, FN, LABELS, DocResult, TraceRow
-from .plan import FieldPlan, Kind, ModelPlan, Plan
+from ..json_text import compact_json, named_non_finite
+from ..engine.result import COUNT_NAMES, FA, FD, FN, LABELS, DocResult, TraceRow
+from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import rollup
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from ..engine import Engine
 
 MISSES = ("FD", "FA", "FN")
 # What a worst document without a miss says in place of its list (imperfect() keeps it for its score).

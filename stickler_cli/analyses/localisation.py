@@ -28,8 +28,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import orjson
 
-from .errors import SticklerError, UsageError
-from .reader import BBOX_KEY, holds_key
+from ..errors import SticklerError, UsageError
+from ..run.reader import BBOX_KEY, holds_key
 
 DEFAULT_IOU_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # COCO's 0.50:0.95
 DEFAULT_THRESHOLDS_TEXT = "0.5:0.95:0.05"

@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .plan import Kind
-from .schema.keywords import escape
+from ..plan import Kind
+from ..schema.keywords import escape
 
 if TYPE_CHECKING:
-    from .plan import Plan
+    from ..plan import Plan
 
 GRID = 100  # bins of 1/GRID = 0.01: thresholds in steps of 0.01 (and 0.05) are bin edges
 WINDOW = Decimal("0.05")  # verdicts that flip when the threshold moves this far either way

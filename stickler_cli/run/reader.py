@@ -45,8 +45,8 @@ from typing import Any, BinaryIO, Iterable, Iterator
 
 import orjson
 
-from . import limits
-from .errors import InputError, UsageError
+from .. import limits
+from ..errors import InputError, UsageError
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,15 +18,15 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from . import number_text
-from .number_text import read_number
-from .ascii_text import PUNCTUATION, WHITESPACE, deleting, without
-from .json_text import MAX_INTEGER, compact_json
-from .plan import FieldPlan, Kind, Plan
-from .schema.keywords import escape as _token
+from .. import number_text
+from ..number_text import read_number
+from ..ascii_text import PUNCTUATION, WHITESPACE, deleting, without
+from ..json_text import MAX_INTEGER, compact_json
+from ..plan import FieldPlan, Kind, Plan
+from ..schema.keywords import escape as _token
 
 if TYPE_CHECKING:
-    from .comparators import Comparator
+    from ..comparators import Comparator
 
 STEPS = ("case", "whitespace", "punctuation", "unicode", "number", "date")
 REAL = "real"  # no step made the pair match
@@ -121,7 +121,7 @@ def _full_days(value: str) -> tuple[str, ...]:
     """``read_dates`` without its screens: the Date comparator's readings of a string, kept when full."""
     global _date
     if _date is None:
-        from .comparators import date as _date
+        from ..comparators import date as _date
     try:
         readings = _date.read_readings(value, (False, True), False)
     except Exception:  # the comparator scores such a value 0.0; here it reads no date
@@ -228,7 +228,7 @@ class CosmeticTally:
     candidate accepts, and the first examples of each outcome."""
 
     def __init__(self, plan: Plan, examples: int | None = None) -> None:
-        from . import limits
+        from .. import limits
 
         self.plan = plan
         self.examples_kept = limits.current().cosmetic_examples if examples is None else examples
@@ -246,7 +246,7 @@ class CosmeticTally:
     def _built(self, f: FieldPlan) -> list[tuple[str, "Comparator"]]:
         found = self._candidates.get(f.index)
         if found is None:
-            from .comparators.registry import build
+            from ..comparators.registry import build
 
             found = []
             for name, config in candidates(f):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import bisect
 from typing import Any, Sequence
 
-from . import limits
-from .engine.row_errors import CATEGORIES, ListFindings
-from .errors import SticklerError
-from .plan import Kind, Plan
+from .. import limits
+from ..engine.row_errors import CATEGORIES, ListFindings
+from ..errors import SticklerError
+from ..plan import Kind, Plan
 
 # Per list field: each label's count, then the lists found out of order (their Kendall taus summed in
 # ``tau_millionths``: each tau rounded to 1e-6, in integers, so that sums are exact in any grouping), the lists with

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .json_text import NON_FINITE_NAMES
+from ..json_text import NON_FINITE_NAMES
 
 MISSING, OBJECT, LIST, OTHER = "(missing)", "(object)", "(list)", "(other)"
 SPECIAL = (MISSING, OBJECT, LIST, OTHER)
@@ -201,7 +201,7 @@ class Slices:
     def merge(self, state: dict[str, Any]) -> None:
         paths = [t.path for t in self.tables]
         if list(state["paths"]) != paths:
-            from .errors import SticklerError
+            from ..errors import SticklerError
 
             raise SticklerError(f"cannot merge states sliced by {list(state['paths']) or 'nothing'} into one sliced "
                                 f"by {paths or 'nothing'}: give every run the same --slice-by")

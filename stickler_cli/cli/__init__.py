@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .version import __version__
+from ..version import __version__
 
 
 def run() -> None:
@@ -28,7 +28,7 @@ def run() -> None:
             pass  # a full disk: cli.main reports it as it reports any output it cannot write
         else:
             sys.exit(0)
-    from .cli import main
+    from .commands import main
 
     sys.exit(main(args))
 

@@ -9,9 +9,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .accumulate import Accumulator, Analysis
 from .collector import held_back
-from .confidence import ConfidenceMetric
-from .engine import Engine
-from .plan import Plan
+from ..confidence import ConfidenceMetric
+from ..engine import Engine
+from ..plan import Plan
 from .reader import DataError, Pair, Pairing, PairingStats, blank_lines, check_pairing_outcome, ground_truth_lines
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
 from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard

@@ -14,10 +14,10 @@ import math
 from collections import Counter
 from typing import Any, Iterable
 
-from .. import gates as quality_gates
+from . import gates as quality_gates
 from ..errors import UsageError, suggest
-from .metrics import Classification, Graded, Weights, classify, page_table, score_pages
-from .reader import PacketPair, Reading
+from ..packets.metrics import Classification, Graded, Weights, classify, page_table, score_pages
+from ..run.packets import PacketPair, Reading
 
 # The run's figures, by the name --fail-under uses.
 POOLED = ("page_accuracy", "split_accuracy_without_order", "split_accuracy_with_order")

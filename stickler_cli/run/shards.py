@@ -12,7 +12,7 @@ import glob
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
 from .reader import STDIN
 
 GLOB_CHARS = frozenset("*?[")

@@ -1,0 +1,1 @@
+"""State -> figures and verdicts: the report dict, metrics, statistics, gates, diff, slices."""

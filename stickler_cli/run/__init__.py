@@ -1,0 +1,1 @@
+"""Files -> accumulated state: inputs and pairing, shards, scoring, evaluation, state files."""
