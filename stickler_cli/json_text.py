@@ -87,3 +87,34 @@ def named_non_finite(value: Any) -> Any:
         else:
             into[at] = item
     return out[0]
+
+
+# -- a whole report or state as JSON bytes -----------------------------------------------------------------------
+
+def dumps(report: dict[str, Any], indent: bool = True) -> bytes:
+    """JSON, indented unless asked not to be. Values read from the data may hold integers beyond
+    64 bits, which orjson cannot write: Python's json writes those (exactly); NaN and infinities
+    become null either way."""
+    try:
+        return orjson.dumps(report, option=(orjson.OPT_INDENT_2 if indent else 0) | orjson.OPT_NON_STR_KEYS) + b"\n"
+    except TypeError:
+        # Compact as orjson writes it when not indented (a --non-matches file keeps one style throughout).
+        return json.dumps(_finite(report), indent=2 if indent else None, separators=None if indent else (",", ":"),
+                          ensure_ascii=False, default=str).encode() + b"\n"
+
+
+DEEPEST = 200  # levels written by the fallback; deeper values are replaced by a note
+
+
+def _finite(value: Any, depth: int = 0) -> Any:
+    """``value`` with NaN and infinities as None (as orjson writes them) and nothing nested
+    deeper than DEEPEST levels, which Python's json could not write."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (dict, list, tuple)) and depth >= DEEPEST:
+        return f"<nested deeper than {DEEPEST} levels>"
+    if isinstance(value, dict):
+        return {k: _finite(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v, depth + 1) for v in value]
+    return value

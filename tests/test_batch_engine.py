@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stickler_cli import compile_schema, load_schema
-from stickler_cli.run.accumulate import Accumulator, Analysis
+from stickler_cli.run.accumulate import Accumulator, Collect
 from stickler_cli.comparators import Comparator, register, registry
 from stickler_cli.confidence import store as store_module
 from stickler_cli.analyses.failures import non_match_rows
@@ -302,7 +302,7 @@ def test_a_run_adds_up_to_the_same_state_batch_by_batch(data):
     store folding (a low FOLD_AT) at the same documents."""
     plan = compile_schema(data.draw(SCHEMAS, label="schema"))
     docs = data.draw(batches(plan), label="documents") + data.draw(batches(plan), label="more")
-    analysis = Analysis(documents=True)
+    analysis = Collect(documents=True)
     with mock.patch.object(store_module, "FOLD_AT", data.draw(st.sampled_from([1, 3, 8]), label="fold at")):
         one, batched = Accumulator(plan, analysis), Accumulator(plan, analysis)
         engine = Engine(plan)
@@ -492,7 +492,7 @@ def test_id_keys_by_shape_equal_the_search_record_by_record(records):
 def test_worst_bound_says_which_scores_need_no_look():
     plan = compile_schema({"type": "object", "properties": {"name": {"type": "string"}}})
     for keep in (0, 1, 3):
-        acc = Accumulator(plan, Analysis(worst=keep))
+        acc = Accumulator(plan, Collect(worst=keep))
         for k, score in enumerate([0.5, 0.9, 0.1, 0.7, 0.1, 1.0, 0.3]):
             bound = acc.worst_bound()
             for probe in (0.0, 0.1, 0.3, 0.5, 0.7, 1.0):

@@ -16,7 +16,7 @@ import pytest
 import stickler_cli as st
 from stickler_cli.analyses import failures as analysis
 from stickler_cli.run import parallel, state_file
-from stickler_cli.run.accumulate import Accumulator, Analysis
+from stickler_cli.run.accumulate import Accumulator, Collect
 from stickler_cli.analyses.failures import SAMPLE_VALUE_CHARS, failure_field
 from stickler_cli.errors import InputError
 from stickler_cli.run.evaluate import Evaluation, evaluate_files, evaluate_pairs
@@ -49,7 +49,7 @@ def _code_wrong(n: int) -> list[tuple[dict, dict]]:
 
 
 def test_a_field_with_more_failures_than_the_bound_keeps_exactly_the_bound(plan: Any) -> None:
-    acc = evaluate_pairs(plan, _code_wrong(30), Analysis(failures=20))
+    acc = evaluate_pairs(plan, _code_wrong(30), Collect(failures=20))
     report = build_report(Evaluation(plan, acc))
     assert DEFAULT.failures_per_field == 20 and report["field_failures"]["kept_per_field"] == 20
     assert report["field_metrics"]["code"]["fd"] == 30
@@ -74,7 +74,7 @@ def test_a_document_is_explained_only_while_a_field_it_fails_on_has_room(plan: A
     monkeypatch.setattr(importlib.import_module("stickler_cli.run.scoring"), "non_match_rows", counting)
     pairs = _code_wrong(50)
     pairs[40] = ({"code": "C40", "name": "A"}, {"code": "X40", "name": "B"})  # name fails once, late
-    acc = Accumulator(plan, Analysis(failures=3))
+    acc = Accumulator(plan, Collect(failures=3))
     from stickler_cli.engine import Engine
     from stickler_cli.run.reader import Pair
     from stickler_cli.run.scoring import score_pairs
@@ -86,7 +86,7 @@ def test_a_document_is_explained_only_while_a_field_it_fails_on_has_room(plan: A
     assert explained == ["d0", "d1", "d2", "d40"]  # code full after 3; d40 explained for name's sake
     assert {plan.fields[i].path: [r["doc_id"] for r in rows] for i, rows in acc.failures.items()} == {
         "code": ["d0", "d1", "d2"], "name": ["d40"]}
-    assert Accumulator(plan, Analysis(failures=0)).wants_failures(engine.compare(*pairs[0]).tally) is False
+    assert Accumulator(plan, Collect(failures=0)).wants_failures(engine.compare(*pairs[0]).tally) is False
 
 
 def test_list_comparisons_belong_to_their_field(plan: Any) -> None:
@@ -97,7 +97,7 @@ def test_list_comparisons_belong_to_their_field(plan: Any) -> None:
                                               {"sku": "c", "unit": "kg", "colour": "red", "qty": 3}]}
     pred = {"code": "C", "name": "A", "items": [{"sku": "a", "unit": "kg", "colour": "red", "qty": 5},  # 3 of 4: paired
                                                 {"sku": "zzz", "unit": "m", "colour": "blue", "qty": 99}]}
-    report = build_report(Evaluation(plan, evaluate_pairs(plan, [(gt, pred)], Analysis(failures=20))))
+    report = build_report(Evaluation(plan, evaluate_pairs(plan, [(gt, pred)], Collect(failures=20))))
     kept = report["field_failures"]["fields"]
     for path, rows in kept.items():
         fm = report["field_metrics"][path]
@@ -112,7 +112,7 @@ def test_list_comparisons_belong_to_their_field(plan: Any) -> None:
 def test_long_values_are_kept_cut(plan: Any) -> None:
     long = "é" * 5000
     report = build_report(Evaluation(plan, evaluate_pairs(plan, [({"code": long, "name": "A"}, {"code": "x", "name": "A"})],
-                                                          Analysis(failures=20))))
+                                                          Collect(failures=20))))
     row = report["field_failures"]["fields"]["code"][0]
     assert row["cut"] == ["gt"] and row["pred"] == "x"
     assert len(row["gt"]) == SAMPLE_VALUE_CHARS and row["gt"] == '"' + "é" * (SAMPLE_VALUE_CHARS - 2) + "…"
@@ -154,7 +154,7 @@ def test_serial_workers_and_merged_shard_states_keep_the_same_failures(invoice: 
     full_fields = Accumulator.full_fields
     monkeypatch.setattr(Accumulator, "full_fields", lambda self: closed.append(len(full_fields(self))) or full_fields(self))
     plan = invoice["plan"]
-    analysis_ = Analysis(failures=5)
+    analysis_ = Collect(failures=5)
     serial = build_report(evaluate_files(plan, str(invoice["gt"]), str(invoice["pred"]), analysis=analysis_))
     workers = build_report(evaluate_files(plan, str(invoice["gt"]), str(invoice["pred"]), workers=2,
                                           analysis=analysis_))
@@ -171,7 +171,7 @@ def test_serial_workers_and_merged_shard_states_keep_the_same_failures(invoice: 
                                analysis=dataclasses.replace(analysis_, index=True))
         states.append(str(tmp_path / f"{k}.state.json"))
         state_file.save(states[-1], run_k.accumulator)
-    merged = build_report(state_file.merge(states, analysis=Analysis(failures=5)))
+    merged = build_report(state_file.merge(states, collect=Collect(failures=5)))
     assert _without_ids(merged["field_failures"]) == _without_ids(failures)
     # Glob shards in one run: the same again.
     sharded = build_report(evaluate_files(plan, [Shard(str(invoice["gt0"]), str(invoice["pred0"])),
@@ -182,12 +182,12 @@ def test_serial_workers_and_merged_shard_states_keep_the_same_failures(invoice: 
 
 def test_states_kept_with_a_smaller_bound_merge_to_the_smaller_bound(invoice: dict[str, Any]) -> None:
     plan = invoice["plan"]
-    small = evaluate_files(plan, str(invoice["gt0"]), str(invoice["pred0"]), analysis=Analysis(failures=2))
-    large = evaluate_files(plan, str(invoice["gt1"]), str(invoice["pred1"]), analysis=Analysis(failures=5))
-    acc = Accumulator(plan, Analysis(failures=5))
+    small = evaluate_files(plan, str(invoice["gt0"]), str(invoice["pred0"]), analysis=Collect(failures=2))
+    large = evaluate_files(plan, str(invoice["gt1"]), str(invoice["pred1"]), analysis=Collect(failures=5))
+    acc = Accumulator(plan, Collect(failures=5))
     for part in (small, large):
         acc.merge_state(orjson.loads(orjson.dumps(part.accumulator.get_state())))
-    whole = evaluate_files(plan, str(invoice["gt"]), str(invoice["pred"]), analysis=Analysis(failures=2))
+    whole = evaluate_files(plan, str(invoice["gt"]), str(invoice["pred"]), analysis=Collect(failures=2))
     assert acc.failures_known == 2
     assert _without_ids(build_report(Evaluation(plan, acc))["field_failures"]) == _without_ids(
         build_report(whole)["field_failures"])
@@ -244,7 +244,7 @@ TAMPERED = [
 def test_tampered_failure_rows_are_refused_naming_the_pointer(invoice: dict[str, Any], tmp_path: Path, edit,
                                                               expected: str) -> None:
     acc = evaluate_files(invoice["plan"], str(invoice["gt0"]), str(invoice["pred0"]),
-                         analysis=Analysis(failures=5)).accumulator
+                         analysis=Collect(failures=5)).accumulator
     state = orjson.loads(orjson.dumps(acc.get_state()))
     assert len(state["failures"]["invoice_id"]) == 5
     edit(state)

@@ -234,7 +234,7 @@ def test_a_full_file_system_is_exit_2_and_leaves_the_old_report(files, tmp_path)
 
 def test_a_failed_rename_is_exit_2_naming_the_file(files, capsys, monkeypatch):
     """Where no small file system can be mounted: the same path, the failure made in-process."""
-    from stickler_cli.reporters import json_report
+    from stickler_cli.run import atomic as json_report
 
     def full(src, dst):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -324,7 +324,7 @@ def test_an_output_through_a_link_another_user_planted_in_tmp_is_refused(files, 
 
 def test_the_kernels_rule_for_links_in_shared_directories():
     """The rule itself, for any user (the test above needs root to plant another user's link)."""
-    from stickler_cli.reporters.json_report import planted
+    from stickler_cli.run.atomic import planted
 
     def st(mode: int, uid: int) -> os.stat_result:
         return os.stat_result((mode, 0, 0, 0, uid, 0, 0, 0, 0, 0))
@@ -341,7 +341,7 @@ def test_the_kernels_rule_for_links_in_shared_directories():
 
 KILLED_WRITER = """
 import os, signal, sys
-from stickler_cli.reporters import json_report
+from stickler_cli.run import atomic as json_report
 with json_report.replacing(sys.argv[1]) as handle:
     handle.write(b"half a report")
     handle.flush()
@@ -350,7 +350,7 @@ with json_report.replacing(sys.argv[1]) as handle:
 
 HOLDING_WRITER = """
 import sys, time
-from stickler_cli.reporters import json_report
+from stickler_cli.run import atomic as json_report
 with json_report.replacing(sys.argv[1]) as handle:
     handle.write(b"still writing")
     handle.flush()
@@ -379,7 +379,7 @@ def test_a_killed_runs_partial_output_is_removed_by_the_next_run(tmp_path):
                 tmp_path / f".other.json.{killed_pid(left[0])}.abcdefgh.partial"]
         for path in keep:
             path.write_text("mine")
-        from stickler_cli.reporters import json_report
+        from stickler_cli.run import atomic as json_report
 
         json_report.write(str(target), b"whole report\n")
         assert target.read_bytes() == b"whole report\n"
@@ -396,7 +396,7 @@ def killed_pid(name: str) -> str:
 
 def test_a_report_is_on_disk_before_it_takes_its_name(files, monkeypatch):
     """Written with fsync before the rename: a crash leaves the old report or the new one, never an empty file."""
-    from stickler_cli.reporters import json_report
+    from stickler_cli.run import atomic as json_report
 
     order: list[str] = []
     real_fsync, real_replace = os.fsync, os.replace

@@ -94,7 +94,7 @@ def test_merge_refuses_a_state_whose_schema_names_code(sentinel, tmp_path, monke
     """A genuine state file (written by stickler, hash and all) of a schema naming code: merging it
     compiles the embedded schema, which must not import anything."""
     from stickler_cli.run import state_file
-    from stickler_cli.run.accumulate import Analysis
+    from stickler_cli.run.accumulate import Collect
     from stickler_cli.run.evaluate import evaluate_pairs
     from tests.support.embeddings import letter_counts
 
@@ -106,7 +106,7 @@ def test_merge_refuses_a_state_whose_schema_names_code(sentinel, tmp_path, monke
     from stickler_cli.schema import load_schema
 
     plan = load_schema(str(schema))
-    acc = evaluate_pairs(plan, [({"name": "abc"}, {"name": "abd"})], Analysis(index=True))
+    acc = evaluate_pairs(plan, [({"name": "abc"}, {"name": "abd"})], Collect(index=True))
     state = tmp_path / "run.state.json"
     state_file.save(str(state), acc)
     assert orjson.loads(state.read_bytes())["schema"]["properties"]["name"][

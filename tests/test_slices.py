@@ -19,7 +19,7 @@ import pytest
 from scipy.stats import false_discovery_control, fisher_exact
 
 from stickler_cli.report import gates, slices as slice_stats
-from stickler_cli.run.accumulate import Accumulator, Analysis
+from stickler_cli.run.accumulate import Accumulator, Collect
 from stickler_cli.cli.commands import main
 from stickler_cli.report.slices import analyse, benjamini_hochberg, design_effects, fisher_less, newcombe
 from stickler_cli.analyses.slicing import LARGE_INTEGER, LIST, MISSING, OBJECT, OTHER, Slices, label
@@ -444,7 +444,7 @@ def test_slicing_costs_nothing_when_off() -> None:
 
     acc = Accumulator(compile_schema(SCHEMA))
     assert not acc.slices and acc.get_state()["slices"] == {"max_values": 20, "paths": {}}
-    assert Analysis().slices == ()
+    assert Collect().slices == ()
 
 
 def test_a_path_no_record_holds_is_a_warning_not_good_news(capsys) -> None:

@@ -21,11 +21,16 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from .. import number_text
 from ..number_text import read_number
 from ..ascii_text import PUNCTUATION, WHITESPACE, deleting, without
+from ..engine.result import FD
 from ..json_text import MAX_INTEGER, compact_json
 from ..plan import FieldPlan, Kind, Plan
 from ..schema.keywords import escape as _token
+from .part import Collect, Part, ReportContext
+from .state_check import bad
 
 if TYPE_CHECKING:
+    from ..engine.batch import BatchResult
+    from ..engine.result import DocResult
     from ..comparators import Comparator
 
 STEPS = ("case", "whitespace", "punctuation", "unicode", "number", "date")
@@ -486,3 +491,43 @@ def suggestion_text(entry: dict[str, Any]) -> str | None:
 def iter_fields(block: dict[str, Any] | None) -> Iterable[tuple[str, dict[str, Any]]]:
     """The fields with a cosmetic FD, in report order."""
     return [(p, e) for p, e in (block or {}).get("fields", {}).items() if e["cosmetic"]]
+
+
+# -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
+def new_store(plan: Plan, collect: Collect) -> CosmeticTally:
+    return CosmeticTally(plan)
+
+
+def add_document(store: CosmeticTally, doc: DocResult, doc_id: Any) -> None:
+    if doc.fd_values:
+        store.add([(0, index, g, p) for index, g, p in doc.fd_values], [doc_id])
+
+
+def add_batch(store: CosmeticTally, batch: BatchResult, doc_ids: Sequence[Any] | None) -> None:
+    if batch.fd_values:
+        store.add(batch.fd_values, doc_ids)
+
+
+def state_of(store: CosmeticTally, as_arrays: bool) -> dict[str, Any]:
+    return {"cosmetic": store.state()}
+
+
+def merge_state(store: CosmeticTally, state: dict[str, Any], offset: int) -> None:
+    store.merge(state["cosmetic"])
+
+
+def check_part(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``cosmetic`` (check_state): as many classified FDs per leaf as the field counts."""
+    counts = state["counts"]
+    try:
+        check_state(state["cosmetic"], plan, {f.path: counts[f.index][FD] for f in plan.fields})
+    except ValueError as exc:
+        raise bad(*exc.args) from None
+
+
+def report_of(store: CosmeticTally, context: ReportContext) -> dict[str, Any]:
+    return {"cosmetic_errors": report_block(store.state(), context.plan)}
+
+
+PART = Part("cosmetic", new_store, state_of, merge_state, check_part, add_document, add_batch, report_of)

@@ -10,10 +10,11 @@ a field it fails on still has room among the failing comparisons kept per field
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import orjson
 
@@ -21,6 +22,9 @@ from ..json_text import compact_json, named_non_finite
 from ..engine.result import COUNT_NAMES, FA, FD, FN, LABELS, DocResult, TraceRow
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import rollup
+from .part import Collect, Part, ReportContext
+from ..schema.keywords import escape as _token
+from .state_check import bad, check_array, check_count, check_number, check_object, check_scalar, shown
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -248,3 +252,224 @@ def _field_at(model: ModelPlan, path: str) -> tuple[FieldPlan, bool] | None:
             if found is not None:
                 return found
     return None
+
+
+# -- the parts of the accumulated state (analyses/part.py) ---------------------------------------------------------
+
+class WorstDocuments:
+    """The ``kept`` documents with the lowest (score, position in the input): a heap of (-score, -position,
+    sample), so that its top is the first to give way. ``known``: how many of them are exactly known (states
+    merged in may have kept fewer)."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self.known = kept
+        self.heap: list[tuple[float, int, dict[str, Any]]] = []
+
+    def is_among(self, score: float) -> bool:
+        """Whether a document of this score, the latest added, belongs among the worst kept."""
+        heap = self.heap
+        return len(heap) < self.kept or (bool(heap) and score < -heap[0][0])
+
+    def bound(self) -> float:
+        """The score from which a document is not among the worst kept (``is_among`` is False for any score at
+        or above it)."""
+        heap = self.heap
+        if len(heap) < self.kept:
+            return math.inf
+        return -heap[0][0] if heap else -math.inf
+
+    def keep(self, score: float, sample: dict[str, Any], position: int) -> None:
+        """Keep a document (``sample``: its id, lines, ground truth and prediction) at ``position`` in the input."""
+        entry = (-score, -position, sample)
+        if len(self.heap) < self.kept:
+            heapq.heappush(self.heap, entry)
+        elif self.heap:
+            heapq.heappushpop(self.heap, entry)
+
+    def listed(self) -> list[dict[str, Any]]:
+        """The worst documents kept, worst first (ties: earlier in the input first); never more than every merged
+        state kept, so the list does not depend on how a run was split."""
+        return [{**sample, "score": -score, "position": -position}
+                for score, position, sample in sorted(self.heap, reverse=True)[:self.known]]
+
+
+def new_worst(plan: Plan, collect: Collect) -> WorstDocuments:
+    return WorstDocuments(collect.worst)
+
+
+def worst_state(store: WorstDocuments, as_arrays: bool) -> dict[str, Any]:
+    return {"worst": store.listed(), "worst_kept": store.known}
+
+
+def merge_worst(store: WorstDocuments, state: dict[str, Any], offset: int) -> None:
+    for entry in state["worst"]:
+        sample = {k: v for k, v in entry.items() if k not in ("score", "position")}
+        heapq.heappush(store.heap, (-entry["score"], -(entry["position"] + offset), sample))
+    while len(store.heap) > store.kept:
+        heapq.heappop(store.heap)
+    store.known = min(store.known, state["worst_kept"])
+
+
+WORST_KEYS = ("doc_id", "gt_source", "gt_line", "pred_source", "pred_line", "gt", "pred", "score", "position")
+
+
+def check_worst(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``worst``: at most ``worst_kept`` of its documents, each whole, at a position within the run."""
+    n, kept = state["document_count"], check_count(state["worst_kept"], "/worst_kept")
+    worst = check_array(state["worst"], "/worst")
+    if len(worst) > min(kept, n):
+        raise bad("/worst", f"holds {len(worst)} documents, more than the {min(kept, n)} the state kept")
+    for k, entry in enumerate(worst):
+        where = f"/worst/{k}"
+        check_object(entry, where, WORST_KEYS)
+        check_scalar(entry["doc_id"], f"{where}/doc_id")
+        check_count(entry["gt_line"], f"{where}/gt_line")
+        for side in ("gt_source", "pred_source"):
+            if entry[side] is not None and type(entry[side]) is not str:
+                raise bad(f"{where}/{side}", f"must be a file name (a string) or null, got {type(entry[side]).__name__}")
+        if entry["pred_line"] is not None:
+            check_count(entry["pred_line"], f"{where}/pred_line")
+        check_object(entry["gt"], f"{where}/gt")
+        check_object(entry["pred"], f"{where}/pred")
+        check_number(entry["score"], f"{where}/score", 0.0, 1.0)
+        if check_count(entry["position"], f"{where}/position") >= n:
+            raise bad(f"{where}/position", f"must be below the document count {n}, got {entry['position']}")
+
+
+def worst_report(store: WorstDocuments, context: ReportContext) -> dict[str, Any]:
+    from ..engine import Engine
+
+    return {"worst_documents": worst_documents(Engine(context.plan), store.listed())}
+
+
+WORST = Part("worst_documents", new_worst, worst_state, merge_worst, check_worst, report=worst_report)
+
+
+class FailureSamples:
+    """The first ``known`` failing comparisons of each field (``rows``, by field index), in input order: rows of
+    sample_row. A document is explained only while a field it fails on has room (``open``)."""
+
+    def __init__(self, plan: Plan, kept: int) -> None:
+        self.plan = plan
+        self.rows: dict[int, list[dict[str, Any]]] = {}
+        self.known = kept
+        self.open = list(range(len(plan.fields))) if kept > 0 else []
+        self.index = {f.path: f.index for f in plan.fields}
+
+    def wants(self, tally: list[int]) -> bool:
+        """Whether a document of these counts fails on a field whose sample still has room: only then is it
+        explained for the sample."""
+        if not self.open or not has_misses(tally):
+            return False
+        return any(tally[5 * i + FA] or tally[5 * i + FD] or tally[5 * i + FN] for i in self.open)
+
+    def keep(self, rows: list[dict[str, Any]]) -> None:
+        """Keep a document's failing comparisons (non_match_rows) in the samples that have room."""
+        full = False
+        for row in rows:
+            field = failure_field(self.plan, row["path"], row["type"])
+            if field is None:
+                continue
+            kept = self.rows.setdefault(field.index, [])
+            if len(kept) < self.known:
+                kept.append(sample_row(row))
+                full = full or len(kept) >= self.known
+        if full:
+            self.reopen()
+
+    def full_fields(self) -> frozenset[int]:
+        """The fields whose sample is full: a later part of the input (a worker's chunk) need not sample them."""
+        return frozenset(range(len(self.plan.fields))) - frozenset(self.open)
+
+    def close(self, full: frozenset[int]) -> None:
+        """Sample nothing for ``full`` fields (an earlier part of the input has filled them)."""
+        self.open = [i for i in self.open if i not in full]
+
+    def reopen(self) -> None:
+        self.open = [i for i in self.open if len(self.rows.get(i, ())) < self.known]
+
+    def by_path(self) -> dict[str, list[dict[str, Any]]]:
+        """The kept failing comparisons by field path, in the plan's field order."""
+        fields = self.plan.fields
+        return {fields[i].path: rows[:self.known] for i, rows in sorted(self.rows.items()) if rows and self.known}
+
+
+def new_samples(plan: Plan, collect: Collect) -> FailureSamples:
+    return FailureSamples(plan, collect.failures)
+
+
+def samples_state(store: FailureSamples, as_arrays: bool) -> dict[str, Any]:
+    return {"failures": store.by_path(), "failures_kept": store.known}
+
+
+def merge_samples(store: FailureSamples, state: dict[str, Any], offset: int) -> None:
+    # The states come in input order and each kept its first failing comparisons: their concatenation, cut to the
+    # smaller bound, is the first ones of the whole input.
+    store.known = min(store.known, state["failures_kept"])
+    for path, rows in state["failures"].items():
+        kept = store.rows.setdefault(store.index[path], [])
+        room = store.known - len(kept)
+        if room > 0:
+            kept.extend(rows[:room])
+    store.reopen()
+
+
+def check_samples(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``failures``, the first failing comparisons of each field: at most ``failures_kept`` per field, each
+    a row as the run keeps it (sample_row: known keys, values of their types, long values cut) whose path is of
+    its field."""
+    failures, kept = state["failures"], check_count(state["failures_kept"], "/failures_kept")
+    paths = {f.path for f in plan.fields}
+    for path, rows in check_object(failures, "/failures").items():
+        where = f"/failures/{_token(path)}"
+        if path not in paths:
+            raise bad(where, "not a field of the schema")
+        if len(check_array(rows, where)) > kept:
+            raise bad(where, f"holds {len(rows)} comparisons, more than the {kept} per field the state kept")
+        for k, row in enumerate(rows):
+            at = f"{where}/{k}"
+            check_object(row, at)
+            for key in SAMPLE_REQUIRED:
+                if key not in row:
+                    raise bad(at, f"missing key {key!r}")
+            for key in row:
+                if key not in SAMPLE_KEYS and key != "cut":
+                    raise bad(f"{at}/{_token(key)}", "unknown key")
+            check_scalar(row["doc_id"], f"{at}/doc_id")
+            for key in ("path", "comparator"):
+                if not isinstance(row[key], str):
+                    raise bad(f"{at}/{key}", f"must be a string, got {shown(row[key])}")
+            if row["type"] not in MISSES:
+                raise bad(f"{at}/type", f"must be one of {', '.join(MISSES)}, got {shown(row['type'])}")
+            for key in ("similarity", "score", "threshold"):
+                if row[key] is not None:
+                    check_number(row[key], f"{at}/{key}")
+            if row.get("confidence") is not None:
+                check_number(row["confidence"], f"{at}/confidence")
+            for key in ("gt_default", "pred_default"):
+                if key in row and type(row[key]) is not bool:
+                    raise bad(f"{at}/{key}", f"must be true or false, got {shown(row[key])}")
+            cut = check_array(row.get("cut", []), f"{at}/cut")
+            if any(side not in SIDES for side in cut) or len(set(cut)) != len(cut):
+                raise bad(f"{at}/cut", f"must name gt and/or pred once each, got {shown(cut)}")
+            for side in SIDES:
+                value = row[side]
+                if side in cut and not isinstance(value, str):
+                    raise bad(f"{at}/{side}", "a cut value must be a string")
+                text = value if side in cut else compact_json(value)
+                if text is None:
+                    raise bad(f"{at}/{side}", "nested too deeply (a state keeps such a value cut)")
+                size = len(text)
+                if size > SAMPLE_VALUE_CHARS:
+                    raise bad(f"{at}/{side}", f"holds {size} characters, more than the {SAMPLE_VALUE_CHARS} kept")
+            field = failure_field(plan, row["path"], row["type"])
+            if field is None or field.path != path:
+                raise bad(f"{at}/path", f"must be a comparison of field {shown(path)}, got {shown(row['path'])}")
+
+
+def samples_report(store: FailureSamples, context: ReportContext) -> dict[str, Any]:
+    return {"field_failures": {"kept_per_field": store.known, "fields": store.by_path()}}
+
+
+SAMPLES = Part("field_failures", new_samples, samples_state, merge_samples, check_samples, report=samples_report)

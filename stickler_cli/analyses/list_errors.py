@@ -14,7 +14,11 @@ from typing import Any, Sequence
 from .. import limits
 from ..engine.row_errors import CATEGORIES, ListFindings
 from ..errors import SticklerError
+from ..json_text import as_written
 from ..plan import Kind, Plan
+from ..schema.keywords import escape as _token
+from .part import Collect, Part, ReportContext
+from .state_check import bad, check_array, check_count, check_number, check_object, check_scalar, is_int, shown
 
 # Per list field: each label's count, then the lists found out of order (their Kendall taus summed in
 # ``tau_millionths``: each tau rounded to 1e-6, in integers, so that sums are exact in any grouping), the lists with
@@ -206,3 +210,83 @@ def describe(example: dict[str, Any]) -> str:
     if example["unclassified"]:
         parts.append(f"{example['unclassified']} rows unclassified (list beyond list-classify-cells)")
     return "; ".join(parts)
+
+
+# -- the part of the accumulated state (analyses/part.py): fed by the accumulator's add_list_errors ------------------
+
+def new_store(plan: Plan, collect: Collect) -> ListErrors:
+    return ListErrors(plan)
+
+
+def state_of(store: ListErrors, as_arrays: bool) -> dict[str, Any]:
+    return {"list_errors": store.state()}
+
+
+def merge_state(store: ListErrors, state: dict[str, Any], offset: int) -> None:
+    store.merge(state["list_errors"], offset, state["document_count"])
+
+
+def check_state(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``list_errors``: the settings its lists were labelled with, per list of objects its counts (parts
+    no larger than their wholes) and at most ``kept`` examples whose rows lie within their lists."""
+    block, n = state["list_errors"], state["document_count"]
+
+    block = check_object(block, "/list_errors", ("settings", "kept", "fields"))
+    settings = check_object(block["settings"], "/list_errors/settings", SETTINGS)
+    for name in SETTINGS:
+        at = f"/list_errors/settings/{name}"
+        if name in ("list_tail_rows", "list_classify_cells"):
+            if check_count(settings[name], at) < 1:
+                raise bad(at, "must be at least 1")
+        elif check_number(settings[name], at, 0.0, 1.0) <= 0:
+            raise bad(at, f"must be above 0, got {as_written(settings[name])}")
+    kept = check_count(block["kept"], "/list_errors/kept")
+    paths = [plan.fields[i].path for i in list_fields(plan)]
+    fields = check_object(block["fields"], "/list_errors/fields", paths)
+    for path in paths:
+        where = f"/list_errors/fields/{_token(path)}"
+        entry = check_object(fields[path], where, (*COUNTS, "tau_millionths", "examples"))
+        for key in COUNTS:
+            check_count(entry[key], f"{where}/{key}")
+        for part, whole in (("truncated_lists", "truncated"), ("reordered", "lists"), ("unclassified_lists", "lists"),
+                            ("truncated_lists", "lists"), ("unclassified_lists", "unclassified_rows")):
+            if entry[part] > entry[whole]:
+                raise bad(f"{where}/{part}", f"cannot exceed {whole} ({entry[whole]}), got {entry[part]}")
+        bound = TAU_UNIT * entry["reordered"]
+        if not is_int(entry["tau_millionths"]) or not -bound <= entry["tau_millionths"] <= bound:
+            raise bad(f"{where}/tau_millionths", f"must be a whole number from {-bound} to {bound} (the reordered "
+                                                  f"lists' taus in millionths), got {shown(entry['tau_millionths'])}")
+        examples = check_array(entry["examples"], f"{where}/examples")
+        if len(examples) > min(kept, entry["lists"]):
+            raise bad(f"{where}/examples", f"holds {len(examples)} lists, more than the {min(kept, entry['lists'])} "
+                                            "the state kept")
+        for k, example in enumerate(examples):
+            at = f"{where}/examples/{k}"
+            check_object(example, at, EXAMPLE_KEYS)
+            check_scalar(example["doc_id"], f"{at}/doc_id")
+            if check_count(example["position"], f"{at}/position") >= n:
+                raise bad(f"{at}/position", f"must be below the document count {n}, got {example['position']}")
+            rows = {"gt": check_count(example["gt_rows"], f"{at}/gt_rows"), "pred": check_count(example["pred_rows"], f"{at}/pred_rows")}
+            if example["tau"] is not None:
+                check_number(example["tau"], f"{at}/tau", -1.0, 1.0)
+            check_count(example["unclassified"], f"{at}/unclassified")
+            events = check_array(example["events"], f"{at}/events")
+            if len(events) > EXAMPLE_EVENTS or check_count(example["events_total"], f"{at}/events_total") < len(events):
+                raise bad(f"{at}/events", f"holds {len(events)} events: at most {EXAMPLE_EVENTS}, and at most "
+                                           "events_total")
+            for e, event in enumerate(events):
+                place = f"{at}/events/{e}"
+                check_object(event, place, EVENT_KEYS)
+                if event["type"] not in CATEGORIES:
+                    raise bad(f"{place}/type", f"must be one of {', '.join(CATEGORIES)}, got {shown(event['type'])}")
+                for side in ("gt", "pred"):
+                    for r, row in enumerate(check_array(event[side], f"{place}/{side}")):
+                        if check_count(row, f"{place}/{side}/{r}") >= rows[side]:
+                            raise bad(f"{place}/{side}/{r}", f"must be a row of the list (below {rows[side]}), got {row}")
+
+
+def report_of(store: ListErrors, context: ReportContext) -> dict[str, Any]:
+    return {"list_errors": store.report()}
+
+
+PART = Part("list_errors", new_store, state_of, merge_state, check_state, report=report_of)

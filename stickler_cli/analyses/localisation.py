@@ -23,13 +23,21 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 import numpy as np
 import orjson
 
+from .. import limits
 from ..errors import SticklerError, UsageError
 from ..run.reader import BBOX_KEY, holds_key
+from .part import Collect, Part, ReportContext
+from .state_check import bad, check_array, check_counts, check_numbers, check_object, is_number, shown
+
+if TYPE_CHECKING:
+    from ..engine.batch import BatchResult
+    from ..engine.result import DocResult
+    from ..plan import Plan
 
 DEFAULT_IOU_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # COCO's 0.50:0.95
 DEFAULT_THRESHOLDS_TEXT = "0.5:0.95:0.05"
@@ -286,3 +294,72 @@ def _key(t: float) -> str:
     """A threshold as a JSON key: 0.5 -> "0.50", 0.55 -> "0.55"."""
     text = f"{t:.2f}"
     return text if float(text) == t else repr(t)
+
+
+# -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
+def new_store(plan: Plan, collect: Collect) -> BoxStore:
+    return BoxStore(len(plan.fields), limits.current().box_detections)
+
+
+def add_document(store: BoxStore, doc: DocResult, doc_id: Any) -> None:
+    if doc.boxes:
+        store.add(doc.boxes)
+
+
+def add_batch(store: BoxStore, batch: BatchResult, doc_ids: Sequence[Any] | None) -> None:
+    for d in sorted(batch.boxes):  # in input order
+        store.add(batch.boxes[d])
+
+
+def state_of(store: BoxStore, as_arrays: bool) -> dict[str, Any]:
+    return {"boxes": store.state()}
+
+
+def merge_state(store: BoxStore, state: dict[str, Any], offset: int) -> None:
+    store.merge(state["boxes"])
+
+
+def check_state(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``boxes`` (BoxStore.state): per-field box counts, then the detections as columns of one length,
+    each value of its type and range."""
+    block, size = state["boxes"], len(plan.fields)
+    columns = ("field", "confidence", "iou", "match")
+    block = check_object(block, "/boxes", ("counts", *columns))
+    counts = check_array(block["counts"], "/boxes/counts")
+    if counts:
+        check_array(counts, "/boxes/counts", size)
+        for k, row in enumerate(counts):
+            check_counts(row, f"/boxes/counts/{k}", len(COUNT_NAMES))
+    length = len(check_array(block["field"], "/boxes/field"))
+    for name in columns:
+        check_array(block[name], f"/boxes/{name}", length)
+    if length and not counts:
+        raise bad("/boxes/counts", "must count the boxes of the detections listed")
+    for k, v in enumerate(block["field"]):
+        if type(v) is not int or not 0 <= v < size:
+            raise bad(f"/boxes/field/{k}", f"must be a field index from 0 to {size - 1}, got {shown(v)}")
+    if not all(is_number(v) and 0.0 <= v <= 1.0 for c in ("confidence", "iou") for v in block[c]):
+        for name in ("confidence", "iou"):
+            check_numbers(block[name], f"/boxes/{name}", None, 0.0, 1.0)
+    for k, v in enumerate(block["match"]):
+        if type(v) is not bool:
+            raise bad(f"/boxes/match/{k}", f"must be true or false, got {shown(v)}")
+    detections = [0] * size
+    for v in block["field"]:
+        detections[v] += 1
+    for k, row in enumerate(counts):
+        if row[1] != detections[k]:
+            raise bad(f"/boxes/counts/{k}/1", f"must be the number of detections of field {k}, {detections[k]}, "
+                                               f"got {shown(row[1])}")
+
+
+def report_of(store: BoxStore, context: ReportContext) -> dict[str, Any]:
+    """The report's ``localisation``, only when boxes were seen."""
+    if not store.seen:
+        return {}
+    return {"localisation": localisation_block([f.path for f in context.plan.fields], store,
+                                               context.iou_thresholds or DEFAULT_IOU_THRESHOLDS, context.box_rule)}
+
+
+PART = Part("boxes", new_store, state_of, merge_state, check_state, add_document, add_batch, report_of)

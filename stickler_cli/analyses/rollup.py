@@ -16,9 +16,17 @@ and adds up over documents, processes and merged states.
 
 from __future__ import annotations
 
-from typing import Sequence
+from operator import add
+from typing import TYPE_CHECKING, Any, Sequence
 
+from ..engine.result import counts_by_field
 from ..plan import Plan
+from .part import Collect, Part
+from .state_check import bad, check_array, check_counts, shown
+
+if TYPE_CHECKING:
+    from ..engine.batch import BatchResult
+    from ..engine.result import DocResult
 
 Node = tuple[int, int, int]  # (field index, lo, hi): tally[lo:hi] holds the counts of every field beneath it
 
@@ -70,3 +78,51 @@ def of_document(tally: Sequence[int], found: list[Node]) -> tuple[list[int], dic
     unopened = [0] * len(tally)
     add_unopened(unopened, tally, found)
     return roll_up(tally, unopened, found)
+
+
+# -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
+class Unopened:
+    """Per object / list of objects, its own counts from the documents it was not opened in (nothing beneath
+    it counted: null on a side, no list item matched), flat like a tally: what the roll-up needs beyond the
+    counts."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.nodes = nodes(plan)
+        self.counts = [0] * (5 * len(plan.fields))
+
+
+def new_store(plan: Plan, collect: Collect) -> Unopened:
+    return Unopened(plan)
+
+
+def add_document(store: Unopened, doc: DocResult, doc_id: Any) -> None:
+    add_unopened(store.counts, doc.tally, store.nodes)
+
+
+def add_batch(store: Unopened, batch: BatchResult, doc_ids: Sequence[Any] | None) -> None:
+    add_unopened_batch(store.counts, batch.tally, store.nodes)
+
+
+def state_of(store: Unopened, as_arrays: bool) -> dict[str, Any]:
+    return {"unopened": counts_by_field(store.counts)}
+
+
+def merge_state(store: Unopened, state: dict[str, Any], offset: int) -> None:
+    store.counts = list(map(add, store.counts, (c for field in state["unopened"] for c in field)))
+
+
+def check_state(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``unopened``: each object's (list of objects') counts from the documents it was not opened in,
+    part of its own counts, and none for a field with nothing beneath it."""
+    rows, counts = state["unopened"], state["counts"]
+    opened = {i for i, _, _ in nodes(plan)}
+    for k, row in enumerate(check_array(rows, "/unopened", len(counts))):
+        check_counts(row, f"/unopened/{k}", 5)
+        if k not in opened and any(row):
+            raise bad(f"/unopened/{k}", f"must be all zeros: {plan.fields[k].path!r} has no fields beneath it")
+        if any(a > b for a, b in zip(row, counts[k])):
+            raise bad(f"/unopened/{k}", f"cannot exceed the field's counts {counts[k]}, got {shown(row)}")
+
+
+PART = Part("rollup", new_store, state_of, merge_state, check_state, add_document, add_batch)

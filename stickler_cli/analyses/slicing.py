@@ -18,11 +18,17 @@ and ``(other)`` are outside the cap.
 from __future__ import annotations
 
 import bisect
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ..json_text import NON_FINITE_NAMES
+from ..schema.keywords import escape as _token
+from .part import Collect, Part
+from .state_check import bad, check_array, check_count, check_counts, check_number, check_object, shown
+
+if TYPE_CHECKING:
+    from ..plan import Plan
 
 MISSING, OBJECT, LIST, OTHER = "(missing)", "(object)", "(list)", "(other)"
 SPECIAL = (MISSING, OBJECT, LIST, OTHER)
@@ -208,3 +214,69 @@ class Slices:
         self.cap = min(self.cap, state["max_values"])
         for table in self.tables:
             table.merge(state["paths"][table.path], self.cap)
+
+
+def is_slice_path(path: str) -> bool:
+    """Whether ``path`` is a dotted path of ground-truth keys (``vendor.country``): no key empty."""
+    return all(path.split("."))
+
+
+# -- the part of the accumulated state (analyses/part.py): fed by the accumulator's add_slices ----------------------
+
+def new_store(plan: Plan, collect: Collect) -> Slices:
+    return Slices(collect.slices, len(plan.fields), collect.slice_values, collect.slice_chars, plan.data_paths())
+
+
+def state_of(store: Slices, as_arrays: bool) -> dict[str, Any]:
+    return {"slices": store.state()}
+
+
+def merge_state(store: Slices, state: dict[str, Any], offset: int) -> None:
+    store.merge(state["slices"])
+
+
+def check_state(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``slices``: per slicing path, its values' counts, each a partition of the run's documents, so the
+    documents and counts add up to the state's; at most ``max_values`` ordinary values; moments that some
+    documents could have (0 ≤ y ≤ x per document: Σy² ≤ Σxy ≤ Σx², Σx ≤ Σx² ≤ (Σx)², as for y)."""
+    block, n, counts = state["slices"], state["document_count"], state["counts"]
+
+    block = check_object(block, "/slices", ("max_values", "paths"))
+    cap = check_count(block["max_values"], "/slices/max_values")
+    if cap < 1:
+        raise bad("/slices/max_values", "must be at least 1")
+    size = len(counts)
+    for path, values in check_object(block["paths"], "/slices/paths").items():
+        where = f"/slices/paths/{_token(path)}"
+        if not is_slice_path(path):
+            raise bad(where, "must be a dotted path of ground-truth keys")
+        ordinary = [v for v in check_object(values, where) if v not in SPECIAL]
+        if len(ordinary) > cap:
+            raise bad(where, f"holds {len(ordinary)} values, more than the {cap} the state kept (max_values)")
+        documents, total = 0, [[0] * 5 for _ in range(size)]
+        for value, entry in values.items():
+            at = f"{where}/{_token(value)}"
+            check_object(entry, at, ("documents", "score_sum", "counts", "moments"))
+            k = check_count(entry["documents"], f"{at}/documents")
+            if k < 1:
+                raise bad(f"{at}/documents", "a slice holds at least one document")
+            documents += k
+            check_number(entry["score_sum"], f"{at}/score_sum", 0.0, float(k))
+            rows = check_array(entry["counts"], f"{at}/counts", size)
+            moments = check_array(entry["moments"], f"{at}/moments", size)
+            for i, (row, moment) in enumerate(zip(rows, moments)):
+                check_counts(row, f"{at}/counts/{i}", 5)
+                sxx, sxy, syy = check_counts(moment, f"{at}/moments/{i}", MOMENTS)
+                x, y = sum(row[:4]), row[0]
+                if not (syy <= sxy <= sxx and x <= sxx <= x * x and y <= syy <= y * y):
+                    raise bad(f"{at}/moments/{i}", f"cannot be the sums x², xy, y² of documents whose decided "
+                                                    f"comparisons add up to {x} and TPs to {y}, got {shown(moment)}")
+                total[i] = [a + b for a, b in zip(total[i], row)]
+        if documents != n:
+            raise bad(where, f"counts {documents} documents, the state {n}")
+        if total != counts:
+            raise bad(where, "the slices' counts do not add up to the state's counts")
+
+
+# The slices' report block is report/slices.py's (slice statistics, with the report's FDR and CI level).
+PART = Part("slices", new_store, state_of, merge_state, check_state)

@@ -30,14 +30,18 @@ import functools
 import math
 from bisect import bisect_right
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ..plan import Kind
 from ..schema.keywords import escape
+from .part import Collect, Part, ReportContext
+from .state_check import bad, check_array, check_counts
 
 if TYPE_CHECKING:
+    from ..engine.batch import BatchResult
+    from ..engine.result import DocResult
     from ..plan import Plan
 
 GRID = 100  # bins of 1/GRID = 0.01: thresholds in steps of 0.01 (and 0.05) are bin edges
@@ -328,3 +332,64 @@ def suggest_patch(plan: "Plan", blocks: dict[str, dict[str, Any]]) -> tuple[list
         else:
             operations.append({"op": "add", "path": target, "value": block["best_threshold"]})
     return operations, skipped
+
+
+# -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
+class SimilarityBins:
+    """Each primitive field's compared similarities, counted in fixed bins (``layout``), flat in ``counts``."""
+
+    def __init__(self, plan: "Plan") -> None:
+        self.layout = Layout(plan)
+        self.counts = np.zeros(self.layout.size, dtype=np.int64)
+
+
+def new_store(plan: "Plan", collect: Collect) -> SimilarityBins:
+    return SimilarityBins(plan)
+
+
+def add_document(store: SimilarityBins, doc: DocResult, doc_id: Any) -> None:
+    if doc.similarity_bins:
+        np.add.at(store.counts, doc.similarity_bins, 1)
+
+
+def add_batch(store: SimilarityBins, batch: BatchResult, doc_ids: Sequence[Any] | None) -> None:
+    if len(batch.similarity_bin):
+        store.counts += np.bincount(batch.similarity_bin, minlength=store.layout.size)
+
+
+def state_of(store: SimilarityBins, as_arrays: bool) -> dict[str, Any]:
+    return {"similarity_bins": store.layout.split(store.counts)}
+
+
+def merge_state(store: SimilarityBins, state: dict[str, Any], offset: int) -> None:
+    merged = [c for field in state["similarity_bins"] for c in field]
+    if merged:
+        store.counts += np.array(merged, dtype=np.int64)
+
+
+def check_state(state: dict[str, Any], plan: "Plan") -> None:
+    """A state's ``similarity_bins``, each primitive field's histogram (Layout): its bins at or above the
+    threshold's edge hold exactly its TPs, those below exactly its FDs; other fields hold none."""
+    rows, counts = state["similarity_bins"], state["counts"]
+    layout = Layout(plan)
+    for k, row in enumerate(check_array(rows, "/similarity_bins", len(counts))):
+        pointer = f"/similarity_bins/{k}"
+        edges = layout.edges[k]
+        if edges is None:
+            if check_array(row, pointer) != []:
+                raise bad(pointer, f"must be empty: {plan.fields[k].path!r} is not compared by a comparator")
+            continue
+        check_counts(row, pointer, len(edges) + 1)
+        first = verdict_bin(edges, plan.fields[k].threshold)
+        tp, fd = sum(row[first:]), sum(row[:first])
+        if (tp, fd) != (counts[k][0], counts[k][2]):
+            raise bad(pointer, f"holds {tp} similarities at or above the threshold and {fd} below: the field "
+                                f"counts {counts[k][0]} TP and {counts[k][2]} FD")
+
+
+def report_of(store: SimilarityBins, context: ReportContext) -> dict[str, Any]:
+    return {"thresholds": report_block(context.plan, store.layout, store.counts, list(context.tally))}
+
+
+PART = Part("thresholds", new_store, state_of, merge_state, check_state, add_document, add_batch, report_of)

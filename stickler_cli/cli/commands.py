@@ -180,7 +180,7 @@ def _check_fdr(fdr: float) -> None:
 
 def _slice_paths(given: list[str] | None, gates: list[Gate]) -> tuple[str, ...]:
     """The --slice-by paths, then those the gates name (a slice gate slices by its path), each once."""
-    from ..report.gates import is_slice_path
+    from ..analyses.slicing import is_slice_path
 
     paths: list[str] = []
     for path in [*(given or []), *(g.slice[0] for g in gates if g.slice)]:
@@ -342,7 +342,7 @@ def eval_command(
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
     from ..report import gates as quality_gates
     from ..run import state_file
-    from ..run.accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
+    from ..run.accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Collect
     from ..comparators.registry import check_ready
     from ..run.evaluate import evaluate_files
     from ..run.reader import STDIN, check_readable, file_size
@@ -402,7 +402,7 @@ def eval_command(
     elif workers is None:
         workers = _auto_workers(plan, total_bytes)
     bounds = limits.current()
-    analysis = Analysis(worst=max(Analysis.worst, show_errors), non_matches=bool(non_matches),
+    analysis = Collect(worst=max(Collect.worst, show_errors), non_matches=bool(non_matches),
                         per_document=bool(per_document), documents=ci is not None, index=bool(save_state),
                         # Explaining documents for the samples costs time: kept for the outputs that show them.
                         failures=bounds.failures_per_field if html_path or save_state else 0,
@@ -657,7 +657,7 @@ def merge_command(
     are refused (exit 2) unless --allow-overlap."""
     from ..report import gates as quality_gates
     from ..run import state_file
-    from ..run.accumulate import Analysis
+    from ..run.accumulate import Collect
     from ..report.build import build_report
     from ..reporters import json_report
 
@@ -675,7 +675,7 @@ def merge_command(
         {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
          "--suggest-thresholds": suggest_thresholds}),
         [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
-    evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
+    evaluation = state_file.merge(states, plugin or [], Collect(worst=max(Collect.worst, show_errors),
                                                                  failures=limits.current().failures_per_field),
                                   allow_overlap)
     if ci is not None:
@@ -929,7 +929,7 @@ def diff_command(
     made worse and better, and each side's record problems."""
     from ..report import diff
     from ..run import state_file
-    from ..run.accumulate import Analysis
+    from ..run.accumulate import Collect
     from ..comparators.registry import check_ready
     from ..run.evaluate import evaluate_two, pairing_for
     from ..run.reader import STDIN, check_readable
@@ -957,7 +957,7 @@ def diff_command(
         if schema_resource or assert_formats:
             raise UsageError("--schema-resource and --assert-formats apply to a schema: two states carry theirs")
         json_report.check_targets(targets, [*(("state file", p) for p in paths), *plugin_files])
-        runs = [state_file.merge([path], plugin or [], Analysis(worst=0)) for path in paths]
+        runs = [state_file.merge([path], plugin or [], Collect(worst=0)) for path in paths]
         diff.check_same_documents(runs[0], runs[1], paths)
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
@@ -969,7 +969,7 @@ def diff_command(
             ("predictions of B", predictions_b), *plugin_files])
         pairing = pairing_for(plan, id_field, strict, pair_by_line, check_id)
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b,
-                                 analysis=Analysis(worst=0, documents=True), pairing=pairing))
+                                 analysis=Collect(worst=0, documents=True), pairing=pairing))
         _warn_about_records(runs[0].accumulator.stats, f"{ground_truth}, {predictions_a}")
         # The ground truth was read twice: its own warnings are given once.
         _warn_about_records({**runs[1].accumulator.stats, "gt_with_confidence": 0, "gt_lines": None},

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..run.accumulate import HISTOGRAM_BINS, Accumulator
 from ..analyses import rollup
-from ..analyses.failures import worst_documents
+from ..analyses.part import ReportContext
 from ..confidence.report import confidence_metrics
-from ..analyses.cosmetic import report_block as cosmetic_report
-from ..engine import Engine
+from ..run.accumulate import HISTOGRAM_BINS, Accumulator
 from ..run.evaluate import Evaluation
-from .metrics import count_block
 from ..run.reader import record_warnings
-from ..analyses.thresholds import report_block as threshold_block
 from ..version import __version__
+from .metrics import count_block
 
 REPORT_VERSION = "1.0"
+# The analyses' blocks (Accumulator.report_blocks: each part's report block) in the order the report has always
+# listed them, after the confidence metrics; a block not named here comes after them, before the errors.
+REPORT_BLOCKS = ("localisation", "score_histogram", "thresholds", "worst_documents", "field_failures", "list_errors",
+                 "cosmetic_errors")
 
 
 def aggregate_counts(acc: Accumulator) -> tuple[list[int], dict[int, list[int]]]:
@@ -118,13 +119,6 @@ def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
                            "method": "percentile, documents resampled"}
 
 
-def _localisation_block(evaluation: Evaluation) -> dict[str, Any] | None:
-    from ..analyses.localisation import DEFAULT_IOU_THRESHOLDS, localisation_block
-
-    return localisation_block([f.path for f in evaluation.plan.fields], evaluation.accumulator.boxes,
-                              evaluation.iou_thresholds or DEFAULT_IOU_THRESHOLDS, evaluation.box_rule)
-
-
 def build_report(evaluation: Evaluation) -> dict[str, Any]:
     report = _report(evaluation)
     if evaluation.ci_level is not None:
@@ -144,6 +138,10 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
     acc = evaluation.accumulator
     plan = evaluation.plan
     document, rolled_up = aggregate_counts(acc)
+    context = ReportContext(plan, acc.tally, evaluation.iou_thresholds, evaluation.box_rule)
+    blocks = {"score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
+              **acc.report_blocks(context)}
+    placed = {key: blocks.pop(key) for key in REPORT_BLOCKS if key in blocks}
     return {
         "report_version": REPORT_VERSION,
         "tool": {"name": "stickler", "version": __version__},
@@ -156,14 +154,8 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "schema_conformance": schema_conformance(acc),
         "schema_violations": {path: dict(sorted(acc.violations[path].items())) for path in sorted(acc.violations)},
         "confidence_metrics": _confidence_block(evaluation),
-        # Only when boxes were seen.
-        **({"localisation": _localisation_block(evaluation)} if acc.boxes.seen else {}),
-        "score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
-        "thresholds": threshold_block(plan, acc.layout, acc.similarity, acc.tally),
-        "worst_documents": worst_documents(Engine(plan), acc.worst),
-        "field_failures": {"kept_per_field": acc.failures_known, "fields": acc.failure_samples()},
-        "list_errors": acc.list_errors.report(),
-        "cosmetic_errors": cosmetic_report(acc.cosmetic.state(), plan),
+        **placed,  # the analyses' blocks (and the score histogram, which has always stood among them)
+        **blocks,
         "errors": list(acc.errors),
         "warnings": record_warnings(acc.stats),
         "elapsed_seconds": evaluation.elapsed_seconds,

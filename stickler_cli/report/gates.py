@@ -134,17 +134,14 @@ def parse(text: str, origin: str = "--fail-under") -> Gate:
     return make(key.strip(), threshold, origin)
 
 
-def is_slice_path(path: str) -> bool:
-    """Whether ``path`` is a dotted path of ground-truth keys (``vendor.country``): no key empty."""
-    return all(path.split("."))
-
-
 def make(key: str, threshold: Any, origin: str) -> Gate:
     """A checked gate: a known metric and a threshold in [0, 1]."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
         raise UsageError(f"{origin}: gate {key!r}: the threshold must be a number in [0, 1], got {threshold!r}")
     sliced = slice_of(key)
     if sliced is not None:
+        from ..analyses.slicing import is_slice_path  # lazily: reading gates needs no numpy
+
         path, _, inner = sliced
         if not is_slice_path(path):
             raise UsageError(f"{origin}: gate {key!r}: expected slice:PATH=VALUE:METRIC, "

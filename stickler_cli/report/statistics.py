@@ -18,16 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from ..run.accumulate import COUNTS, row_width
+
 BATCH = 100  # resamples drawn and summed at a time (fewer for long runs: see MAX_CELLS)
 MAX_CELLS = 4_000_000  # resamples × documents held at once (32 MB of weights)
-COUNTS = 5  # tp, fa, fd, fn, tn per field, as in DocResult.tally
-
-
-def row_width(fields: int) -> int:
-    """A document's row: its score, then per field five counts, then score sums, then score counts."""
-    return 1 + COUNTS * fields + 2 * fields
-
-
 def _batch(n: int) -> int:
     return max(1, min(BATCH, MAX_CELLS // max(n, 1)))
 

@@ -9,31 +9,29 @@ states of different schemas is refused.
 from __future__ import annotations
 
 import hashlib
-import math
-import heapq
 from array import array
-from dataclasses import dataclass
 from operator import add
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import orjson
 
-from .. import limits
-from ..confidence.store import ConfidenceStore
-from ..analyses.localisation import BoxStore
-from ..analyses.cosmetic import CosmeticTally
-from ..analyses.failures import failure_field, has_misses, sample_row
-from ..engine.result import FA, FD, FN, DocResult, counts_by_field, totals
-from ..errors import SticklerError
-from ..limits import DEFAULT as DEFAULT_LIMITS
-from ..plan import Plan
 from ..analyses import rollup
-from ..analyses.slicing import Slices
+from ..analyses.cosmetic import CosmeticTally
+from ..analyses.failures import FailureSamples, WorstDocuments
 from ..analyses.list_errors import ListErrors
-from .reader import COUNTED, DataError
-from ..analyses.thresholds import Layout
+from ..analyses.localisation import BoxStore
+from ..analyses.part import Collect, Part, ReportContext
+from ..analyses.registry import PARTS as ANALYSES
+from ..analyses.slicing import Slices
+from ..analyses.thresholds import Layout, SimilarityBins
+from ..confidence.store import ConfidenceStore
+from ..engine.result import DocResult, counts_by_field, totals
+from ..errors import SticklerError
+from ..plan import Plan
+from . import document_index
 from .document_index import DocumentIndex
+from .reader import COUNTED, DataError
 
 if TYPE_CHECKING:
     from ..engine.batch import BatchResult
@@ -50,8 +48,23 @@ if TYPE_CHECKING:
 # 14: document_index (every document's ground-truth digest and line, so that merge finds documents counted twice;
 #     it replaces document_keys, which only --ci runs kept)
 STATE_VERSION = 14
+# The keys of a saved state in the order version 14 writes them (the counts' and the parts' interleaved); a part's
+# key not listed here comes after them, before the embedded schema.
+STATE_KEYS = ("state_version", "schema_sha256", "fields", "document_count", "score_sum", "overall", "counts",
+              "unopened", "similarity_bins", "field_score_sum", "field_score_n", "confidence", "boxes", "errors",
+              "stats", "conformance", "score_histogram", "worst", "worst_kept", "failures", "failures_kept", "lines",
+              "documents", "document_index", "slices", "list_errors", "cosmetic")
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
+COUNTS = 5  # tp, fa, fd, fn, tn per field, as in DocResult.tally
+# The parts of the state besides the counts: the analyses, then the index of the documents (merge's and diff's).
+PARTS: tuple[Part, ...] = (*ANALYSES, document_index.PART)
+
+
+def row_width(fields: int) -> int:
+    """A document's row (``Collect.documents``): its score, then per field five counts, then score sums, then
+    score counts."""
+    return 1 + COUNTS * fields + 2 * fields
 
 
 def schema_digest(schema: dict, resources: dict | None = None) -> str:
@@ -62,91 +75,52 @@ def schema_digest(schema: dict, resources: dict | None = None) -> str:
     return hashlib.sha256(orjson.dumps(embedded, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-@dataclass(frozen=True)
-class Analysis:
-    """What a run keeps for error analysis beyond the counts (sent to worker processes as is)."""
-
-    worst: int = 10  # the documents with the lowest scores, kept whole for the report
-    non_matches: bool = False  # every FD/FA/FN comparison, for --non-matches
-    per_document: bool = False  # one line per document (score, field scores, counts), for --per-document
-    documents: bool = False  # each document's score and per-field counts, for confidence intervals
-    # The first failing comparisons (FD/FA/FN) of each field path kept, in input order (--limit failures-per-field):
-    # for the HTML report. Each document explained for them costs about as much as scoring a hundred, so
-    # none unless asked for (`stickler eval` asks when --html or --save-state is given).
-    failures: int = 0
-    # --slice-by: ground-truth paths whose values slice the counts (slicing.py), at most ``slice_values``
-    # values per path kept (limits.Limits.slice_values), each cut to ``slice_chars`` characters.
-    slices: tuple[str, ...] = ()
-    slice_values: int = DEFAULT_LIMITS.slice_values
-    slice_chars: int = DEFAULT_LIMITS.slice_value_chars
-    # Each document's ground-truth digest and line (document_index.py), for a state that is saved (merge checks
-    # that states share no document) or diffed (documents): about 14,000 instructions a document, so only then.
-    index: bool = False
-
-    @property
-    def indexed(self) -> bool:
-        """Whether the run keeps its document index."""
-        return self.index or self.documents
-
-
 class Accumulator:
-    def __init__(self, plan: Plan, analysis: Analysis = Analysis()) -> None:
-        self.plan = plan
-        self.analysis = analysis
-        self.size = len(plan.fields)
+    """A run's mergeable state: the counts, kept here, and one store per part (``PARTS``), each held as the
+    attribute its part names (``acc.cosmetic``, ``acc.slices``, …).
+
+    Scored documents come in one at a time (``add``) or a batch at a time (``add_batch``), reaching the same
+    totals to the last bit; ``get_state`` / ``merge_state`` move a run between processes and files. The counts
+    are the per-field ``tally`` (flat, five a field, as in DocResult), the document scores (their sum and
+    histogram), the per-field score sums, the confidence pairs, the records read and the conformance of the
+    predictions; with ``Collect.documents`` one row per document (``row_width``) for intervals.
+    """
+
+    rollup: rollup.Unopened
+    thresholds: SimilarityBins
+    boxes: BoxStore
+    worst_documents: WorstDocuments
+    field_failures: FailureSamples
+    slices: Slices
+    list_errors: ListErrors
+    cosmetic: CosmeticTally
+    index: DocumentIndex
+
+    def __init__(self, plan: Plan, collect: Collect = Collect()) -> None:
+        self.plan, self.collect, self.size = plan, collect, len(plan.fields)
         self.top_level = [f.index for f in plan.root.fields]
-        self.document_count = 0
-        self.score_sum = 0.0
-        self.tally = [0] * (5 * self.size)  # flat per-field counts, as in DocResult
-        # Per object / list of objects, its own counts from the documents it was not opened in (nothing
-        # beneath it counted: null on a side, no list item matched), flat like ``tally``: what the leaf
-        # roll-up (rollup.py) needs beyond the counts.
-        self.unopened = [0] * (5 * self.size)
-        self.nodes = rollup.nodes(plan)
-        self.field_score_sum = [0.0] * self.size
-        self.field_score_n = [0] * self.size
-        # Each primitive field's compared similarities, counted in fixed bins (thresholds.Layout), flat.
-        self.layout = Layout(plan)
-        self.similarity = np.zeros(self.layout.size, dtype=np.int64)
-        # Confidence pairs: the only state that could grow with the number of
-        # documents; grouped so that it does not (confidence/store.py).
-        self.confidences = ConfidenceStore()
-        self.predicted_leaves = 0
-        self.boxes = BoxStore(self.size, limits.current().box_detections)  # localisation mAP
-        self.errors: list[dict[str, Any]] = []
-        # Schema conformance of the predictions read: how many were checked, how many
-        # conform, and the violations as {field path: {keyword: count}}.
-        self.schema_checked = 0
-        self.schema_valid = 0
-        self.violations: dict[str, dict[str, int]] = {}
+        self.document_count, self.score_sum = 0, 0.0
         self.score_histogram = [0] * HISTOGRAM_BINS
-        # The ``analysis.worst`` documents with the lowest (score, position in the input):
-        # a heap of (-score, -position, sample), so that its top is the first to give way.
-        self._worst: list[tuple[float, int, dict[str, Any]]] = []
-        # How many of the worst are exactly known: states merged in may have kept fewer.
-        self.worst_known = analysis.worst
-        # Lines for files ("non_matches", "per_document"): handed to ``sinks[kind]`` as they come
-        # (the CLI writes them out), else kept here (worker processes send them back in their state).
+        self.tally = [0] * (COUNTS * self.size)
+        self.field_score_sum, self.field_score_n = [0.0] * self.size, [0] * self.size
+        # Confidence pairs: grouped, so that they do not grow with the documents (confidence/store.py).
+        self.confidences, self.predicted_leaves = ConfidenceStore(), 0
+        self.errors: list[dict[str, Any]] = []
+        self.stats = dict.fromkeys(COUNTED, 0)
+        # Schema conformance of the predictions read: how many were checked, how many conform, and the violations
+        # as {field path: {keyword: count}}.
+        self.schema_checked, self.schema_valid = 0, 0
+        self.violations: dict[str, dict[str, int]] = {}
+        # Lines for files ("non_matches", "per_document"): handed to ``sinks[kind]`` as they come (the CLI writes
+        # them out), else kept here (worker processes send them back in their state).
         self.sinks: dict[str, Callable[[list[dict[str, Any]]], None]] = {}
         self.lines: dict[str, list[dict[str, Any]]] = {ROWS_NON_MATCHES: [], ROWS_PER_DOCUMENT: []}
-        # With ``analysis.documents``: one row per document (statistics.row_width), flat.
-        self.documents = array("d")
-        # Every document's ground-truth digest and line, in input order (DocumentIndex): merge refuses states that
-        # share documents, diff compares runs of the same documents only.
-        self.index = DocumentIndex()
-        self.stats = dict.fromkeys(COUNTED, 0)
-        # The first ``failures_known`` failing comparisons of each field (by field index), in input order: rows
-        # of analysis.sample_row. A document is explained only while a field it fails on has room (``_open``).
-        self.failures: dict[int, list[dict[str, Any]]] = {}
-        self.failures_known = analysis.failures
-        self._open = list(range(self.size)) if analysis.failures > 0 else []
-        self._index = {f.path: f.index for f in plan.fields}
-        self.slices = Slices(analysis.slices, self.size, analysis.slice_values, analysis.slice_chars,
-                             plan.data_paths())
-        # What went wrong in lists of objects: counts per list field and the worst lists (list_errors.py).
-        self.list_errors = ListErrors(plan)
-        # Each FD of a leaf re-scored under normalisations (cosmetic.py): counts, suggestions, examples.
-        self.cosmetic = CosmeticTally(plan)
+        self.documents = array("d")  # with collect.documents: one row per document (row_width), flat
+        self.parts = [(part, part.new(plan, collect)) for part in PARTS]
+        for part, store in self.parts:
+            setattr(self, part.name, store)
+        self._document_adders = [(part.add, store) for part, store in self.parts if part.add is not None]
+        self._batch_adders = [(part.add_batch, store) for part, store in self.parts if part.add_batch is not None]
 
     @property
     def counts(self) -> list[list[int]]:
@@ -158,9 +132,28 @@ class Accumulator:
         """Document-level counts: the top-level fields' counts added up."""
         return totals(self.tally, self.top_level)
 
+    # The parts' stores, as the report and the tests read them.
+
+    @property
+    def unopened(self) -> list[int]:
+        """Per object / list of objects, its own counts from the documents it was not opened in (rollup.py)."""
+        return self.rollup.counts
+
+    @property
+    def nodes(self) -> list[rollup.Node]:
+        return self.rollup.nodes
+
+    @property
+    def layout(self) -> Layout:
+        return self.thresholds.layout
+
+    @property
+    def similarity(self) -> np.ndarray:
+        """Each primitive field's compared similarities, counted in the bins of ``layout``, flat."""
+        return self.thresholds.counts
+
     def add(self, doc: DocResult, doc_id: Any = None) -> None:
-        if doc.fd_values:
-            self.cosmetic.add([(0, index, g, p) for index, g, p in doc.fd_values], [doc_id])
+        """One scored document (``doc_id``: its id, for the examples some parts keep)."""
         self.document_count += 1
         self.score_sum += doc.score
         score = doc.score
@@ -168,30 +161,25 @@ class Accumulator:
         k = int(score * HISTOGRAM_BINS) if 0.0 <= score < 1.0 else HISTOGRAM_BINS - 1 if score >= 1.0 else 0
         self.score_histogram[k] += 1
         self.tally = list(map(add, self.tally, doc.tally))
-        rollup.add_unopened(self.unopened, doc.tally, self.nodes)
         self.field_score_sum = list(map(add, self.field_score_sum, doc.score_sum))
         self.field_score_n = list(map(add, self.field_score_n, doc.score_n))
         self.predicted_leaves += doc.predicted_leaves
         self.confidences.extend(doc.confidences)
-        if doc.boxes:
-            self.boxes.add(doc.boxes)
-        if doc.similarity_bins:
-            np.add.at(self.similarity, doc.similarity_bins, 1)
-        if self.analysis.documents:
+        if self.collect.documents:
             self.documents.append(score)
             self.documents.extend(doc.tally)
             self.documents.extend(doc.score_sum)
             self.documents.extend(doc.score_n)
+        for add_document, store in self._document_adders:
+            add_document(store, doc, doc_id)
 
     def add_batch(self, batch: BatchResult, doc_ids: list[Any] | None = None) -> None:
         """``add`` for every document of a batch, in arrays: the same totals to the last bit (floats
         are added document after document, as ``add`` adds them). ``doc_ids``: the documents' ids, for
-        the examples of cosmetic FDs."""
+        the examples some parts keep."""
         n = len(batch)
         if not n:
             return
-        if batch.fd_values:
-            self.cosmetic.add(batch.fd_values, doc_ids)
         scores = batch.scores
         self.document_count += n
         self.score_sum = float(np.cumsum(np.concatenate(([self.score_sum], scores)))[-1])
@@ -201,96 +189,85 @@ class Accumulator:
         bins[scores >= 1.0] = HISTOGRAM_BINS - 1
         self.score_histogram = (np.bincount(bins, minlength=HISTOGRAM_BINS) + self.score_histogram).tolist()
         self.tally = (batch.tally.sum(axis=0) + self.tally).tolist()
-        rollup.add_unopened_batch(self.unopened, batch.tally, self.nodes)
         self.field_score_sum = np.cumsum(np.vstack((self.field_score_sum, batch.score_sum)), axis=0)[-1].tolist()
         self.field_score_n = (batch.score_n.sum(axis=0) + self.field_score_n).tolist()
         self.predicted_leaves += int(batch.predicted_leaves.sum())
-        if len(batch.similarity_bin):
-            self.similarity += np.bincount(batch.similarity_bin, minlength=self.layout.size)
         self.confidences.extend_columns(batch.confidence_field, batch.confidence_match, batch.confidence_value,
                                         batch.confidence_similarity, batch.confidence_counts)
-        for d in sorted(batch.boxes):  # in input order
-            self.boxes.add(batch.boxes[d])
-        if self.analysis.documents:
+        if self.collect.documents:
             rows = np.hstack((scores[:, None], batch.tally, batch.score_sum, batch.score_n)).astype(np.float64)
             self.documents.frombytes(rows.tobytes())
+        for add_scored, store in self._batch_adders:
+            add_scored(store, batch, doc_ids)
 
     def add_slices(self, records: list[Any], batch: BatchResult) -> None:
         """With ``--slice-by``: a scored batch's counts by slice value (``records[d]``: document d's ground truth)."""
         if self.slices:
             self.slices.add_batch(records, batch.tally, batch.scores)
 
+    def add_list_errors(self, found: list, doc_id: Any, position: int) -> None:
+        """A scored document's imperfect lists (``BatchResult.list_errors``), the document at ``position``."""
+        self.list_errors.add(found, doc_id, position)
+
+    # The worst documents (failures.WorstDocuments) and the failing comparisons kept per field
+    # (failures.FailureSamples), as scoring one shard asks for them.
+
     def is_among_worst(self, score: float) -> bool:
         """Whether a document of this score, the latest added, belongs among the worst kept."""
-        worst = self._worst
-        return len(worst) < self.analysis.worst or (bool(worst) and score < -worst[0][0])
+        return self.worst_documents.is_among(score)
 
     def worst_bound(self) -> float:
-        """The score from which a document is not among the worst kept (``is_among_worst`` is False
-        for any score at or above it)."""
-        worst = self._worst
-        if len(worst) < self.analysis.worst:
-            return math.inf
-        return -worst[0][0] if worst else -math.inf
+        """The score from which a document is not among the worst kept."""
+        return self.worst_documents.bound()
 
     def keep_worst(self, score: float, sample: dict[str, Any], position: int | None = None) -> None:
         """Keep a document (``sample``: its id, lines, ground truth and prediction) at ``position`` in the
         input (default: the one just added)."""
-        entry = (-score, -(self.document_count - 1 if position is None else position), sample)
-        if len(self._worst) < self.analysis.worst:
-            heapq.heappush(self._worst, entry)
-        elif self._worst:
-            heapq.heappushpop(self._worst, entry)
+        self.worst_documents.keep(score, sample, self.document_count - 1 if position is None else position)
 
     @property
     def worst(self) -> list[dict[str, Any]]:
-        """The worst documents kept, worst first (ties: earlier in the input first); never more
-        than every merged state kept, so the list does not depend on how a run was split."""
-        return [{**sample, "score": -score, "position": -position}
-                for score, position, sample in sorted(self._worst, reverse=True)[:self.worst_known]]
+        """The worst documents kept, worst first."""
+        return self.worst_documents.listed()
+
+    @property
+    def worst_known(self) -> int:
+        return self.worst_documents.known
 
     @property
     def samples_open(self) -> bool:
         """Whether some field's sample of failing comparisons still has room."""
-        return bool(self._open)
+        return bool(self.field_failures.open)
 
     def wants_failures(self, tally: list[int]) -> bool:
-        """Whether a document of these counts fails on a field whose sample still has room: only then is it
-        explained for the sample."""
-        if not self._open or not has_misses(tally):
-            return False
-        return any(tally[5 * i + FA] or tally[5 * i + FD] or tally[5 * i + FN] for i in self._open)
+        """Whether a document of these counts fails on a field whose sample still has room."""
+        return self.field_failures.wants(tally)
 
     def keep_failures(self, rows: list[dict[str, Any]]) -> None:
-        """Keep a document's failing comparisons (``analysis.non_match_rows``) in the samples that have room."""
-        full = False
-        for row in rows:
-            field = failure_field(self.plan, row["path"], row["type"])
-            if field is None:
-                continue
-            kept = self.failures.setdefault(field.index, [])
-            if len(kept) < self.failures_known:
-                kept.append(sample_row(row))
-                full = full or len(kept) >= self.failures_known
-        if full:
-            self._reopen()
+        """Keep a document's failing comparisons (``failures.non_match_rows``) in the samples that have room."""
+        self.field_failures.keep(rows)
 
     def full_fields(self) -> frozenset[int]:
         """The fields whose sample is full: a later part of the input (a worker's chunk) need not sample them."""
-        return frozenset(range(self.size)) - frozenset(self._open)
+        return self.field_failures.full_fields()
 
     def close_fields(self, full: frozenset[int]) -> None:
         """Sample nothing for ``full`` fields (an earlier part of the input has filled them)."""
-        self._open = [i for i in self._open if i not in full]
-
-    def _reopen(self) -> None:
-        self._open = [i for i in self._open if len(self.failures.get(i, ())) < self.failures_known]
+        self.field_failures.close(full)
 
     def failure_samples(self) -> dict[str, list[dict[str, Any]]]:
         """The kept failing comparisons by field path, in the plan's field order."""
-        fields = self.plan.fields
-        return {fields[i].path: rows[:self.failures_known] for i, rows in sorted(self.failures.items())
-                if rows and self.failures_known}
+        return self.field_failures.by_path()
+
+    @property
+    def failures(self) -> dict[int, list[dict[str, Any]]]:
+        return self.field_failures.rows
+
+    @property
+    def failures_known(self) -> int:
+        return self.field_failures.known
+
+    # The records read.
 
     def add_lines(self, kind: str, rows: list[dict[str, Any]]) -> None:
         sink = self.sinks.get(kind)
@@ -298,10 +275,6 @@ class Accumulator:
             sink(rows)
         else:
             self.lines[kind].extend(rows)
-
-    def add_list_errors(self, found: list, doc_id: Any, position: int) -> None:
-        """A scored document's imperfect lists (``BatchResult.list_errors``), the document at ``position``."""
-        self.list_errors.add(found, doc_id, position)
 
     def add_conformance(self, violations: list[tuple[str, str]]) -> None:
         self.schema_checked += 1
@@ -333,28 +306,20 @@ class Accumulator:
             "score_sum": self.score_sum,
             "overall": list(self.overall),
             "counts": self.counts,
-            "unopened": counts_by_field(self.unopened),
-            "similarity_bins": self.layout.split(self.similarity),
             "field_score_sum": list(self.field_score_sum),
             "field_score_n": list(self.field_score_n),
             "confidence": {**self.confidences.state(as_arrays), "predicted_leaves": self.predicted_leaves},
-            "boxes": self.boxes.state(),
             "errors": list(self.errors),
             "stats": dict(self.stats),
             "conformance": {"checked": self.schema_checked, "valid": self.schema_valid,
                             "violations": {path: dict(counts) for path, counts in self.violations.items()}},
             "score_histogram": list(self.score_histogram),
-            "worst": self.worst,
-            "worst_kept": self.worst_known,
-            "failures": self.failure_samples(),
-            "failures_kept": self.failures_known,
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),
-            "document_index": self.index.state(as_arrays),
-            "slices": self.slices.state(),
-            "list_errors": self.list_errors.state(),
-            "cosmetic": self.cosmetic.state(),
         }
+        for part, store in self.parts:
+            state.update(part.state(store, as_arrays))
+        state = {**{key: state.pop(key) for key in STATE_KEYS if key in state}, **state}
         if with_schema:
             state["schema"] = self.plan.schema
             state["schema_source"] = self.plan.source
@@ -366,6 +331,7 @@ class Accumulator:
         return state
 
     def merge_state(self, state: dict[str, Any]) -> None:
+        """Add another run's state (``get_state``), whose documents come after this one's."""
         if state.get("state_version") != STATE_VERSION:
             raise SticklerError(f"unsupported state version {state.get('state_version')!r}")
         if state.get("schema_sha256") != self.plan.sha256:
@@ -374,41 +340,17 @@ class Accumulator:
         self.document_count += state["document_count"]
         self.score_sum += state["score_sum"]
         self.tally = list(map(add, self.tally, (c for field in state["counts"] for c in field)))
-        self.unopened = list(map(add, self.unopened, (c for field in state["unopened"] for c in field)))
-        merged = [c for field in state["similarity_bins"] for c in field]
-        if merged:
-            self.similarity += np.array(merged, dtype=np.int64)
         self.field_score_sum = list(map(add, self.field_score_sum, state["field_score_sum"]))
         self.field_score_n = list(map(add, self.field_score_n, state["field_score_n"]))
         conf = state["confidence"]
         self.confidences.merge(conf)
         self.predicted_leaves += conf.get("predicted_leaves", 0)
-        self.boxes.merge(state["boxes"])
         self.errors.extend(state["errors"])
         self.score_histogram = list(map(add, self.score_histogram, state["score_histogram"]))
-        for entry in state["worst"]:
-            sample = {k: v for k, v in entry.items() if k not in ("score", "position")}
-            item = (-entry["score"], -(entry["position"] + offset), sample)
-            heapq.heappush(self._worst, item)
-        while len(self._worst) > self.analysis.worst:
-            heapq.heappop(self._worst)
-        self.worst_known = min(self.worst_known, state["worst_kept"])
         for kind, rows in state["lines"].items():
             if rows:
                 self.add_lines(kind, rows)
-        # The states come in input order and each kept its first failing comparisons: their concatenation, cut
-        # to the smaller bound, is the first ones of the whole input.
-        self.failures_known = min(self.failures_known, state["failures_kept"])
-        for path, rows in state["failures"].items():
-            kept = self.failures.setdefault(self._index[path], [])
-            room = self.failures_known - len(kept)
-            if room > 0:
-                kept.extend(rows[:room])
-        self._reopen()
-        self.list_errors.merge(state["list_errors"], offset, state["document_count"])
         self.documents.extend(state["documents"])
-        self.index.merge(state["document_index"])
-        self.cosmetic.merge(state["cosmetic"])
         conformance = state["conformance"]
         self.schema_checked += conformance["checked"]
         self.schema_valid += conformance["valid"]
@@ -417,4 +359,13 @@ class Accumulator:
                 self._count_violations(path, keyword, n)
         for key, value in state["stats"].items():
             self.stats[key] = self.stats.get(key, 0) + value
-        self.slices.merge(state["slices"])
+        for part, store in self.parts:
+            part.merge(store, state, offset)
+
+    def report_blocks(self, context: ReportContext) -> dict[str, Any]:
+        """The parts' blocks of the report (report/build.py places them)."""
+        blocks: dict[str, Any] = {}
+        for part, store in self.parts:
+            if part.report is not None:
+                blocks.update(part.report(store, context))
+        return blocks

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .accumulate import Accumulator, Analysis
+from .accumulate import Accumulator, Collect
 from ..errors import UsageError
 from .parallel import PlanSource, built
 from ..plan import Plan
@@ -19,7 +19,7 @@ from .shards import Shard
 
 
 def score_shard_task(shard: Shard, source: PlanSource, pairing: Pairing,
-                     analysis: Analysis = Analysis()) -> dict[str, Any]:
+                     analysis: Collect = Collect()) -> dict[str, Any]:
     """Runs on a Dask worker: the state of one shard pair."""
     engine, plan = built(source)
     acc = Accumulator(plan, analysis)
@@ -52,7 +52,7 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
                 raise UsageError(f"--dask: cannot reach the scheduler at {address}: {exc}") from None
         with client:
             futures = client.map(score_shard_task, list(shards), source=source, pairing=pairing,
-                                 analysis=acc.analysis, pure=False)
+                                 analysis=acc.collect, pure=False)
             for state in client.gather(futures):
                 acc.merge_state(state)
                 check_alignment(acc.stats, acc.errors)

@@ -23,11 +23,16 @@ from __future__ import annotations
 import base64
 import binascii
 from array import array
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
 from ..analyses.failures import document_key
+from ..analyses.part import Collect, Part
+from ..analyses.state_check import bad, check_array, check_count, check_object, shown
+
+if TYPE_CHECKING:
+    from ..plan import Plan
 
 LINE_UNKNOWN = 0  # a ground-truth line beyond 32 bits (a document is then named by its position)
 _LINE_MAX = 2**32 - 1
@@ -142,3 +147,43 @@ def first_shared(indexes: Sequence[DocumentIndex]) -> tuple[int, int, int, int, 
     i = int(first_owner[np.searchsorted(values, digests[j][k])])
     both = np.intersect1d(singular[i], singular[j], assume_unique=True)
     return j, k, i, int(np.flatnonzero(digests[i] == digests[j][k])[0]), len(both)
+
+
+# -- the part of the accumulated state (analyses/part.py): fed by the scoring of each shard ---------------------------
+
+def new_store(plan: Plan, collect: Collect) -> DocumentIndex:
+    return DocumentIndex()
+
+
+def state_of(store: DocumentIndex, as_arrays: bool) -> dict[str, Any]:
+    return {"document_index": store.state(as_arrays)}
+
+
+def merge_state(store: DocumentIndex, state: dict[str, Any], offset: int) -> None:
+    store.merge(state["document_index"])
+
+
+def check_state(state: dict[str, Any], plan: Plan) -> None:
+    """A state's ``document_index``: a digest and a line for each of its documents, packed, and the files they
+    came from, whose documents add up to the state's. Decoded in place (merging reads the arrays)."""
+    block, n = state["document_index"], state["document_count"]
+
+    block = check_object(block, "/document_index", KEYS)
+    total = 0
+    for k, run in enumerate(check_array(block["sources"], "/document_index/sources")):
+        at = f"/document_index/sources/{k}"
+        if not (isinstance(run, list) and len(run) == 2 and isinstance(run[0], str)):
+            raise bad(at, f"must be a [file name, documents] pair, got {shown(run)}")
+        if check_count(run[1], f"{at}/1") < 1:
+            raise bad(f"{at}/1", "must be at least 1")
+        total += run[1]
+    if total != n:
+        raise bad("/document_index/sources", f"counts {total:,} documents, the state {n:,}")
+    for name, dtype in (("digests", "<u8"), ("lines", "<u4")):
+        try:
+            block[name] = unpack(block[name], dtype, n)
+        except ValueError as exc:
+            raise bad(f"/document_index/{name}", str(exc)) from None
+
+
+PART = Part("index", new_store, state_of, merge_state, check_state)

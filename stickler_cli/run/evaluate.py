@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .accumulate import Accumulator, Analysis
+from .accumulate import Accumulator, Collect
 from .collector import held_back
 from ..confidence import ConfidenceMetric
 from ..engine import Engine
@@ -32,7 +32,7 @@ class Evaluation:
     inputs: dict[str, Any] = field(default_factory=dict)
     elapsed_seconds: float = 0.0
     confidence_metrics: list[ConfidenceMetric] | None = None  # None: all four built-ins
-    ci_level: float | None = None  # bootstrap intervals at this level (needs Analysis(documents=True))
+    ci_level: float | None = None  # bootstrap intervals at this level (needs Collect(documents=True))
     bootstrap: int = 1000  # resamples
     seed: int = 0
     iou_thresholds: tuple[float, ...] | None = None  # localisation mAP; None: COCO's 0.50:0.95
@@ -40,7 +40,7 @@ class Evaluation:
     slice_fdr: float = 0.05  # --fdr: the false-discovery rate at which slices are found worse (slice_stats.py)
 
 
-def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Analysis = Analysis()) -> Accumulator:
+def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Collect = Collect()) -> Accumulator:
     """Score an iterable of (ground truth, prediction) dicts: the Python API's bulk entry."""
     engine = Engine(plan)
     acc = Accumulator(plan, analysis)
@@ -82,7 +82,7 @@ def pairing_for(plan: Plan, id_field: str | None = None, strict: bool = False, p
 
 
 def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: str | None = None,
-                 strict: bool = False, analysis: Analysis = Analysis(),
+                 strict: bool = False, analysis: Collect = Collect(),
                  pairing: Pairing | None = None) -> tuple[Evaluation, Evaluation]:
     """Score two prediction sets against one ground truth in one pass over it (``stickler diff``).
 
@@ -153,7 +153,7 @@ def evaluate_files(
     plugins: Sequence[str] = (),
     progress: Progress | None = None,
     dask: str | None = None,
-    analysis: Analysis = Analysis(),
+    analysis: Collect = Collect(),
     sinks: dict[str, Callable[[list[dict]], None]] | None = None,
     pair_by_line: bool = False,
     check_ids: Sequence[str] | None = None,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 from .. import limits
-from .accumulate import Accumulator, Analysis
+from .accumulate import Accumulator, Collect
 from ..engine import Engine
 from ..errors import SticklerError
 from ..plan import Plan
@@ -125,7 +125,7 @@ def _init_worker(source: PlanSource, parent: int) -> None:
     _worker = built(source)
 
 
-def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Analysis,
+def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Collect,
                  full: frozenset[int] = frozenset()) -> dict[str, Any]:
     """Score one chunk: raw line pairs (parsed and paired here) or, paired by id, ready pairs. ``full``: the
     fields whose sample of failing comparisons the chunks before this one filled (none is explained for them)."""
@@ -205,7 +205,7 @@ def score_in_pool(
                                               initargs=(source, os.getpid())) as pool:
         try:
             for chunk, shard in itertools.chain(first, chunks):
-                pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.analysis, acc.full_fields()))
+                pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.collect, acc.full_fields()))
                 while len(pending) >= 4 * workers or (pending and pending[0].done()):
                     acc.merge_state(pending.popleft().result())
                     check_alignment(acc.stats, acc.errors)

@@ -36,7 +36,7 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
     """What a scored document adds beyond the totals (``Accumulator.add_batch``): kept whole if it is
     among the worst, its misses explained if asked for (``--non-matches``) or while a field it fails
     on has room in its sample of failing comparisons, its line of ``--per-document``."""
-    analysis = acc.analysis
+    analysis = acc.collect
     score = float(scored.scores[d])
     if acc.is_among_worst(score):
         acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred},
@@ -80,7 +80,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
     pred_path = shard.predictions
     check = engine.conformance.violations
     take_messages = engine.conformance.take_messages
-    analysis = acc.analysis
+    analysis = acc.collect
     plain = not (analysis.documents or analysis.non_matches or analysis.per_document)
     root = engine.plan.root
     with held_back():  # collector.py: the collector would walk the whole heap again and again
