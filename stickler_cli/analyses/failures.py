@@ -14,7 +14,7 @@ import heapq
 import json
 import math
 import re
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import orjson
 

@@ -230,7 +230,6 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
     """A state's ``list_errors``: the settings its lists were labelled with, per list of objects its counts (parts
     no larger than their wholes) and at most ``kept`` examples whose rows lie within their lists."""
     block, n = state["list_errors"], state["document_count"]
-
     block = check_object(block, "/list_errors", ("settings", "kept", "fields"))
     settings = check_object(block["settings"], "/list_errors/settings", SETTINGS)
     for name in SETTINGS:

@@ -240,7 +240,6 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
     documents and counts add up to the state's; at most ``max_values`` ordinary values; moments that some
     documents could have (0 ≤ y ≤ x per document: Σy² ≤ Σxy ≤ Σx², Σx ≤ Σx² ≤ (Σx)², as for y)."""
     block, n, counts = state["slices"], state["document_count"], state["counts"]
-
     block = check_object(block, "/slices", ("max_values", "paths"))
     cap = check_count(block["max_values"], "/slices/max_values")
     if cap < 1:

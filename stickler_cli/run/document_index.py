@@ -167,7 +167,6 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
     """A state's ``document_index``: a digest and a line for each of its documents, packed, and the files they
     came from, whose documents add up to the state's. Decoded in place (merging reads the arrays)."""
     block, n = state["document_index"], state["document_count"]
-
     block = check_object(block, "/document_index", KEYS)
     total = 0
     for k, run in enumerate(check_array(block["sources"], "/document_index/sources")):
