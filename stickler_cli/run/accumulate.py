@@ -3,7 +3,9 @@
 ``get_state()`` is JSON-serialisable and ``merge_state()`` adds another state
 in, so one process, N workers or N machines reach the same totals (counts
 exactly; float sums up to rounding). States carry the schema hash: merging
-states of different schemas is refused.
+states of different schemas is refused. The counts are kept here; everything
+else is a part (analyses/part.py, listed in analyses/registry.py) that the
+accumulator adds to, saves and merges by looping over ``PARTS``.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import orjson
 
-from ..analyses import rollup
 from ..analyses.cosmetic import CosmeticTally
 from ..analyses.failures import FailureSamples, WorstDocuments
 from ..analyses.list_errors import ListErrors
 from ..analyses.localisation import BoxStore
 from ..analyses.part import Collect, Part, ReportContext
 from ..analyses.registry import PARTS as ANALYSES
+from ..analyses.rollup import Node, Unopened
 from ..analyses.slicing import Slices
 from ..analyses.thresholds import Layout, SimilarityBins
 from ..confidence.store import ConfidenceStore
@@ -86,7 +88,7 @@ class Accumulator:
     predictions; with ``Collect.documents`` one row per document (``row_width``) for intervals.
     """
 
-    rollup: rollup.Unopened
+    rollup: Unopened
     thresholds: SimilarityBins
     boxes: BoxStore
     worst_documents: WorstDocuments
@@ -140,7 +142,7 @@ class Accumulator:
         return self.rollup.counts
 
     @property
-    def nodes(self) -> list[rollup.Node]:
+    def nodes(self) -> list[Node]:
         return self.rollup.nodes
 
     @property

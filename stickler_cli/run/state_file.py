@@ -8,8 +8,10 @@ A state file is untrusted input: it may have been damaged, edited or made by
 hand. Every value is checked on load (types, shapes, counts that cannot be
 negative, lengths that follow from the schema, totals that must agree with one
 another) before anything is merged, and a bad value is an input error naming
-the file and the JSON pointer of the value. States that workers send back in
-the same run are not checked again: they never left the process tree.
+the file and the JSON pointer of the value. The counts are checked here; every
+other part of the state is checked by its own ``Part.check``, beside its analysis
+(analyses/part.py). States that workers send back in the same run are not checked
+again: they never left the process tree.
 """
 
 from __future__ import annotations
