@@ -16,8 +16,8 @@ import orjson
 # and stickler read them: README, "Trust").
 NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
-# The largest integer a state file may hold anywhere (state_file.py, cosmetic.check_state): every integer up to
-# it is exact in float64, in which counts are added and rates computed, and no run counts that far. A state is
+# The largest integer a state file may hold anywhere (analyses.state_check, cosmetic.check_state): every integer up
+# to it is exact in float64, in which counts are added and rates computed, and no run counts that far. A state is
 # untrusted: 10^400 (Python's json reads it) was an OverflowError, exit 3.
 MAX_INTEGER = 2**53
 

@@ -26,7 +26,7 @@ from ..json_text import MAX_INTEGER, compact_json
 from ..plan import FieldPlan, Kind, Plan
 from ..schema.keywords import escape as _token
 from .part import Collect, Part, ReportContext
-from .state_check import bad
+from .state_check import BadState
 
 if TYPE_CHECKING:
     from ..engine.batch import BatchResult
@@ -374,11 +374,15 @@ def example_text(value: Any) -> str:
     return text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS - 1] + "…"
 
 
-def check_state(block: Any, plan: Plan, fd_counts: dict[str, int]) -> None:
-    """Raise ValueError(pointer, message) at the first value of a state's ``cosmetic`` block that no run of
-    ``plan`` could hold: every FD of a leaf field counted once, known candidates, bounded examples."""
-    def bad(pointer: str, message: str) -> ValueError:
-        return ValueError(f"/cosmetic{pointer}", message)
+def check_state(state: dict[str, Any], plan: Plan) -> None:
+    """Raise BadState at the first value of a state's ``cosmetic`` block that no run of ``plan`` could hold:
+    every FD of a leaf field counted once (as many as the field's counts say), known candidates, bounded
+    examples."""
+    block, counted = state["cosmetic"], state["counts"]
+    fd_counts = {f.path: counted[f.index][FD] for f in plan.fields}
+
+    def bad(pointer: str, message: str) -> BadState:
+        return BadState(f"/cosmetic{pointer}", message)
 
     if not isinstance(block, dict) or set(block) != {"counts", "accepted", "examples", "examples_kept"}:
         raise bad("", "must be an object with counts, accepted, examples and examples_kept")
@@ -517,17 +521,8 @@ def merge_state(store: CosmeticTally, state: dict[str, Any], offset: int) -> Non
     store.merge(state["cosmetic"])
 
 
-def check_part(state: dict[str, Any], plan: Plan) -> None:
-    """A state's ``cosmetic`` (check_state): as many classified FDs per leaf as the field counts."""
-    counts = state["counts"]
-    try:
-        check_state(state["cosmetic"], plan, {f.path: counts[f.index][FD] for f in plan.fields})
-    except ValueError as exc:
-        raise bad(*exc.args) from None
-
-
 def report_of(store: CosmeticTally, context: ReportContext) -> dict[str, Any]:
     return {"cosmetic_errors": report_block(store.state(), context.plan)}
 
 
-PART = Part("cosmetic", new_store, state_of, merge_state, check_part, add_document, add_batch, report_of)
+PART = Part("cosmetic", new_store, state_of, merge_state, check_state, add_document, add_batch, report_of)

@@ -66,7 +66,7 @@ class ReportContext:
     the report's settings that concern the analyses."""
 
     plan: Plan
-    tally: Sequence[int]
+    tally: list[int]
     iou_thresholds: Sequence[float] | None = None  # localisation: None for the default (COCO's 0.50:0.95)
     box_rule: str = "value-and-iou"
 

@@ -389,7 +389,7 @@ def check_state(state: dict[str, Any], plan: "Plan") -> None:
 
 
 def report_of(store: SimilarityBins, context: ReportContext) -> dict[str, Any]:
-    return {"thresholds": report_block(context.plan, store.layout, store.counts, list(context.tally))}
+    return {"thresholds": report_block(context.plan, store.layout, store.counts, context.tally)}
 
 
 PART = Part("thresholds", new_store, state_of, merge_state, check_state, add_document, add_batch, report_of)

@@ -1,7 +1,7 @@
 """``stickler diff``: is prediction set B really better than A on the same ground truth?
 
 Both sets are scored against the same documents, keeping each document's row
-(statistics.row_width); ``statistics.paired_comparison`` then gives, for every
+(accumulate.row_width); ``statistics.paired_comparison`` then gives, for every
 figure, the difference B − A with a paired-bootstrap interval and a paired
 permutation p-value. A change is significant when p < 1 − level and the
 interval leaves out 0: an improvement or a regression. Everything else is noise.
