@@ -19,7 +19,8 @@ from stickler_cli.run import parallel, state_file
 from stickler_cli.run.accumulate import Accumulator, Analysis
 from stickler_cli.analyses.failures import SAMPLE_VALUE_CHARS, failure_field
 from stickler_cli.errors import InputError
-from stickler_cli.run.evaluate import Evaluation, evaluate_files, evaluate_pairs
+from stickler_cli import evaluate_files
+from stickler_cli.run.evaluate import Evaluation, evaluate_pairs
 from stickler_cli.limits import DEFAULT
 from stickler_cli.report.build import build_report
 from stickler_cli.run.shards import Shard

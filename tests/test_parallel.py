@@ -11,7 +11,8 @@ import stickler_cli as st
 from stickler_cli.run import parallel
 from stickler_cli.run.accumulate import Accumulator
 from stickler_cli.errors import InputError
-from stickler_cli.run.evaluate import Evaluation, evaluate_files, evaluate_pairs
+from stickler_cli import evaluate_files
+from stickler_cli.run.evaluate import Evaluation, evaluate_pairs
 from stickler_cli.report.build import build_report
 from tests.support.datagen import generate
 from tests.support.reports import assert_same, assert_same_reordered, run
