@@ -269,7 +269,7 @@ def test_samples_are_kept_only_for_the_outputs_that_show_them(tmp_path, monkeypa
     `stickler eval` explains none for the samples (bench case 1 spent half its time on them)."""
     import json
 
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps({"type": "object", "properties": {

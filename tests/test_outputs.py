@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 
 STICKLER = [sys.executable, "-m", "stickler_cli"]
 SCHEMA = {

@@ -28,7 +28,7 @@ def run() -> None:
             pass  # a full disk: cli.main reports it as it reports any output it cannot write
         else:
             sys.exit(0)
-    from .commands import main
+    from .app import main
 
     sys.exit(main(args))
 
