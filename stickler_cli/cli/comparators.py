@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
-
-import typer
+from typing import Optional
 
 from .app import app
 from .options import DEBUG_OPTION, PLUGIN_OPTION, TABLE_OR_JSON, TABLE_OR_JSON_OPTION, check_format, load_plugins

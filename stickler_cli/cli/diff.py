@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Optional
 
 import typer
@@ -15,7 +14,7 @@ from .options import (
     ALLOW_NETWORK_OPTION, ASSERT_FORMATS_OPTION, BOOTSTRAP_OPTION, CHECK_ID_OPTION, DEBUG_OPTION, FORMAT_OPTION,
     ID_FIELD_OPTION, LIMIT_OPTION, LLM_BASE_URL_OPTION, LLM_CACHE_OPTION, LLM_KEY_ENV_OPTION, PAIR_BY_LINE_OPTION,
     PLUGIN_OPTION, SCHEMA_RESOURCE_OPTION, SEED_OPTION, STRICT_OPTION, check_bootstrap, check_ci, check_format,
-    check_pairing, llm_access, load_plugins, use_limits,
+    llm_access, load_plugins, pairing_option, run_options, use_limits,
 )
 from .output import Written, emit, fail, printable
 

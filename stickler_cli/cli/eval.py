@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from .. import limits
 from ..errors import UsageError
 from .app import app
-from .help import INPUTS, OUTPUTS, SCALE, STATISTICS
+from .help import OUTPUTS, SCALE, STATISTICS
 from .inputs import infer_from, looks_like_schema, schema_files, scoring_plan, warn_about_records
 from .options import (
     ALLOW_NETWORK_OPTION, ASSERT_FORMATS_OPTION, AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES, BOOTSTRAP_OPTION,

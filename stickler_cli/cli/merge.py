@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
@@ -14,8 +14,8 @@ from .options import (
     BOOTSTRAP_OPTION, BOX_FOUND_OPTION, BUDGETS_OPTION, CI_OPTION, DEBUG_OPTION, ECE_BINS_OPTION,
     FAIL_UNDER_OPTION, FDR_OPTION, FORMAT_OPTION, GATES_OPTION, HTML_OPTION, IOU_THRESHOLDS_OPTION, JUNIT_OPTION,
     LIMIT_OPTION, METRICS_OPTION, NO_DATA_PASSES_OPTION, OUTPUT_OPTION, PLUGIN_OPTION, SEED_OPTION,
-    SHOW_ERRORS_OPTION, SUGGEST_THRESHOLDS_OPTION, box_settings, check_bootstrap, check_ci, check_fdr,
-    check_format, chosen_metrics, llm_access, load_plugins, use_limits,
+    SHOW_ERRORS_OPTION, SUGGEST_THRESHOLDS_OPTION, check_bootstrap, check_ci, check_fdr, check_format, llm_access,
+    load_plugins, report_options, use_limits,
 )
 from .output import emit_report, write_threshold_patch
 

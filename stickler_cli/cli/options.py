@@ -16,7 +16,7 @@ import typer
 
 from .. import limits
 from ..errors import UsageError
-from .help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, SCALE, STATISTICS
+from .help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, STATISTICS
 
 if TYPE_CHECKING:
     from ..confidence import ConfidenceMetric

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -14,7 +14,10 @@ from .options import (
     ASSERT_FORMATS_OPTION, DEBUG_OPTION, LIMIT_OPTION, PLUGIN_OPTION, SCHEMA_RESOURCE_OPTION, load_plugins,
     schema_resources, use_limits,
 )
-from .output import stdout_console, print_json, printable
+from .output import print_json, printable, stdout_console
+
+if TYPE_CHECKING:
+    from ..plan import Plan
 
 
 @schema_app.command("check")
