@@ -36,9 +36,7 @@ app = HelpTyper(
     help="Evaluate structured AI outputs field by field against ground truth, driven by a JSON Schema.",
     pretty_exceptions_enable=False,
 )
-
 schema_app = HelpTyper(help="Inspect and validate schemas.", no_args_is_help=True)
-
 app.add_typer(schema_app, name="schema")
 
 
@@ -147,7 +145,7 @@ def _listing(full: typer.Typer) -> typer.Typer:
 
 
 def _never_called() -> None:
-    raise AssertionError("a listed command was run: cli._app_for must give the whole app when a command is named")
+    raise AssertionError("a listed command was run: cli.app._app_for must give the whole app when a command is named")
 
 
 def _run(args: list[str]) -> int:

@@ -62,7 +62,7 @@ def compare_command(
     load_plugins(plugin)
     llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     plan = scoring_plan(schema, schema_resource, others=[ground_truth, prediction],
-                         order="SCHEMA GROUND_TRUTH PREDICTION")
+                        order="SCHEMA GROUND_TRUTH PREDICTION")
     check_ready(plan)
     gt, pred = choose_pair(ground_truth, prediction, selector)
     if selector.line is not None and (disagreement := id_disagreement(gt, pred)):

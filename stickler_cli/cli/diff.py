@@ -92,7 +92,7 @@ def diff_command(
     else:
         schema, ground_truth, predictions_a, predictions_b = paths
         plan = scoring_plan(schema, schema_resource, assert_formats, paths[1:],
-                             "SCHEMA GROUND_TRUTH PREDICTIONS_A PREDICTIONS_B")
+                            "SCHEMA GROUND_TRUTH PREDICTIONS_A PREDICTIONS_B")
         check_ready(plan)
         json_report.check_targets(targets, [
             *schema_files(plan), ("ground truth", ground_truth), ("predictions of A", predictions_a),
@@ -102,7 +102,7 @@ def diff_command(
         warn_about_records(runs[0].accumulator.stats, f"{ground_truth}, {predictions_a}")
         # The ground truth was read twice: its own warnings are given once.
         warn_about_records({**runs[1].accumulator.stats, "gt_with_confidence": 0, "gt_lines": None},
-                            f"{ground_truth}, {predictions_b}")
+                           f"{ground_truth}, {predictions_b}")
     report = diff.compare(runs[0], runs[1], level, bootstrap, seed, watched)
     emit_diff(report, output_format, output, junit_path, html_path, fail_on_regression)
 

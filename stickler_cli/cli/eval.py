@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 @app.command("eval")
 def eval_command(
-    # Given two arguments, eval reads them as the data (cli.eval_command): the schema is the optional one.
+    # Given two arguments, eval reads them as the data (eval_command): the schema is the optional one.
     schema: Optional[str] = typer.Argument(None, metavar="[SCHEMA]",
                                            help="Annotated JSON Schema; omit it to infer one from the data."),
     ground_truth: Optional[str] = typer.Argument(None, metavar="GROUND_TRUTH",

@@ -22,7 +22,7 @@ def schema_files(plan: Plan) -> list[tuple[str, str]]:
 
 
 def scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False,
-                  others: Sequence[str] = (), order: str = "") -> Plan:
+                 others: Sequence[str] = (), order: str = "") -> Plan:
     """The schema compiled for ``eval``, ``diff`` and ``compare``. A keyword that looks like a misspelt JSON Schema
     keyword (``propertiess``), which ``schema check`` refuses, is a warning here: the run scores the schema as
     written, without what the keyword meant, and a run's numbers should not change unannounced. A schema that

@@ -72,8 +72,8 @@ def merge_command(
     gates = quality_gates.collect(fail_under or [], gates_file)
     targets = {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
                "--suggest-thresholds": suggest_thresholds}
-    json_report.check_targets(json_report.with_step_summary(targets),
-        [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)])
+    inputs = [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)]
+    json_report.check_targets(json_report.with_step_summary(targets), inputs)
     evaluation = state_file.merge(states, plugin or [], Analysis(worst=max(Analysis.worst, show_errors),
                                                                  failures=limits.current().failures_per_field),
                                   allow_overlap)

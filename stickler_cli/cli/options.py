@@ -215,7 +215,7 @@ def box_settings(iou_thresholds: str, box_found: str) -> tuple[tuple[float, ...]
 
 
 def llm_access(base_url: str | None = None, api_key_env: str | None = None, hosts: list[str] | None = None,
-                cache: str | None = None, calls: bool = True) -> Any:
+               cache: str | None = None, calls: bool = True) -> Any:
     """Adopt the user's LLM endpoint, key variable, allowed hosts and cache file for this run
     (``calls=False``: none is made, answers come from the cache only); the settings in force
     (comparators.llm.Access, for ``RunOptions.llm``), None when they are the defaults."""
