@@ -9,7 +9,6 @@ line on stderr; ``--debug`` shows the traceback.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import errno
 import importlib
@@ -195,14 +194,14 @@ def _run(args: list[str]) -> int:
 
 _DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
+
 def _stdout_refuses(exc: OSError) -> bool:
     """Whether ``exc`` is standard output refusing data (a full disk behind a redirection): every
     file stickler writes itself reports its own failures, so a disk-full error that reaches here was
     stdout's. Standard output is then pointed at /dev/null, so that Python's last flush stays quiet."""
     if exc.errno not in _DISK_FULL:
         return False
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    to_devnull(sys.stdout)
     return True
 
 

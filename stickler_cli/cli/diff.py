@@ -126,7 +126,8 @@ def emit_diff(report: dict[str, Any], output_format: str, output: str | None, ju
             fail(printable(verdict(report)), shown=shown)
 
     data = json_report.dumps(report)
-    files = [Written(output, None, lambda: data), Written(junit_path, "JUnit XML", lambda: junit.render_diff_junit(report)),
+    files = [Written(output, None, lambda: data),  # the table names the other two files only, as it always did
+             Written(junit_path, "JUnit XML", lambda: junit.render_diff_junit(report)),
              Written(html_path, "HTML page", html)]
     emit(data, output_format, files, lambda: markdown.render_diff_markdown(report),
          lambda console: terminal.render_diff(report, console), verdict=regressed)
