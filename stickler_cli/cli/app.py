@@ -1,4 +1,4 @@
-"""The ``stickler`` command: the typer app, its commands (one module each, imported when the app is) and
+"""The ``stickler`` command: the typer app, its commands (one module each, registered here) and
 the error handling that maps every failure to an exit code.
 
 Exit codes (README, "Exit codes"): 0 success; 1 a quality gate failed;
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import errno
-import importlib
 import inspect
 import os
 import sys
@@ -27,7 +26,14 @@ from .help import HelpTyper
 from ..errors import ExitCode, SticklerError
 from ..version import __version__
 from . import output
+from .comparators import comparators_command
+from .compare import compare_command
+from .diff import diff_command
+from .eval import eval_command
+from .merge import merge_command
 from .output import printable, to_devnull
+from .schema import schema_check, schema_infer
+from .split import split_command
 
 app = HelpTyper(
     add_completion=False,
@@ -50,6 +56,18 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     """Evaluate structured AI outputs field by field."""
+
+
+# The commands, one module each, registered in the order the help page lists them. The modules do not
+# import this one: the arrow points one way.
+app.command("eval")(eval_command)
+app.command("merge")(merge_command)
+app.command("diff")(diff_command)
+app.command("compare")(compare_command)
+app.command("split")(split_command)
+schema_app.command("check")(schema_check)
+schema_app.command("infer")(schema_infer)
+app.command("comparators")(comparators_command)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,12 +229,6 @@ def _error(message: str) -> None:
 
 def run() -> None:
     sys.exit(main())
-
-
-# The commands, each registered on ``app`` by its module (after ``app`` exists: they import it), in the order
-# the help page lists them.
-for _command in ("eval", "merge", "diff", "compare", "split", "schema", "comparators"):
-    importlib.import_module(f"{__package__}.{_command}")
 
 
 if __name__ == "__main__":

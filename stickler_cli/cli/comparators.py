@@ -5,12 +5,10 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-from .app import app
 from .options import DEBUG_OPTION, PLUGIN_OPTION, TABLE_OR_JSON, TABLE_OR_JSON_OPTION, check_format, load_plugins
 from .output import stdout_console
 
 
-@app.command("comparators")
 def comparators_command(
     output_format: str = TABLE_OR_JSON_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,

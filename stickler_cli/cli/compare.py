@@ -7,7 +7,6 @@ from typing import Optional
 
 import typer
 
-from .app import app
 from .help import INPUTS
 from .inputs import scoring_plan, warn_about_records
 from .options import (
@@ -18,7 +17,6 @@ from .options import (
 from .output import stdout_console, printable
 
 
-@app.command("compare")
 def compare_command(
     schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
     ground_truth: str = typer.Argument(..., help="Ground truth: JSON text, a .json file, or a JSON Lines file "

@@ -7,7 +7,6 @@ from typing import Any, Optional
 import typer
 
 from ..errors import UsageError
-from .app import app
 from .help import GATES, OUTPUTS, STATISTICS
 from .inputs import schema_files, scoring_plan, warn_about_records
 from .options import (
@@ -19,7 +18,6 @@ from .options import (
 from .output import Written, emit, fail, printable
 
 
-@app.command("diff")
 def diff_command(
     paths: list[str] = typer.Argument(
         ..., metavar="SCHEMA GT PRED_A PRED_B | STATE_A STATE_B",

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import UsageError
-from .app import app
 from .help import OUTPUTS, SCALE, STATISTICS
 from .inputs import infer_from, looks_like_schema, schema_files, scoring_plan, warn_about_records
 from .options import (
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 
-@app.command("eval")
 def eval_command(
     # Given two arguments, eval reads them as the data (eval_command): the schema is the optional one.
     schema: Optional[str] = typer.Argument(None, metavar="[SCHEMA]",

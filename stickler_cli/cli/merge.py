@@ -8,7 +8,6 @@ from typing import Optional
 import typer
 
 from .. import limits
-from .app import app
 from .help import INPUTS, SCALE
 from .options import (
     BOOTSTRAP_OPTION, BOX_FOUND_OPTION, BUDGETS_OPTION, CI_OPTION, DEBUG_OPTION, ECE_BINS_OPTION,
@@ -20,7 +19,6 @@ from .options import (
 from .output import emit_report, write_threshold_patch
 
 
-@app.command("merge")
 def merge_command(
     states: list[str] = typer.Argument(..., help="State files written by `stickler eval --save-state`."),
     output_format: str = FORMAT_OPTION,

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError, SchemaError, UsageError
-from .app import schema_app
 from .inputs import infer_from, json_lines_records, looks_like_schema, warn_unread
 from .options import (
     ASSERT_FORMATS_OPTION, DEBUG_OPTION, LIMIT_OPTION, PLUGIN_OPTION, SCHEMA_RESOURCE_OPTION, load_plugins,
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 
-@schema_app.command("check")
 def schema_check(
     schema: str = typer.Argument(..., help="Schema file to validate."),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
@@ -103,7 +101,6 @@ def _print_inferred(console: Any, plan: Plan) -> None:
             console.print(Text(part), overflow="fold")
 
 
-@schema_app.command("infer")
 def schema_infer(
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz, a .json array too; - for standard input)."),
     predictions: Optional[str] = typer.Argument(

@@ -9,7 +9,6 @@ import typer
 
 from ..errors import UsageError
 from ..version import __version__
-from .app import app
 from .help import GATES, LIMITS, OUTPUTS
 from .options import (
     DEBUG_OPTION, FORMAT_OPTION, HTML_OPTION, LIMIT_OPTION, NO_DATA_PASSES_OPTION, OUTPUT_OPTION, check_format,
@@ -18,7 +17,6 @@ from .options import (
 from .output import Written, emit, fail_gates
 
 
-@app.command("split")
 def split_command(
     paths: list[str] = typer.Argument(
         ..., metavar="GT.jsonl PRED.jsonl | PAGES.csv",
