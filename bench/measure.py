@@ -77,7 +77,7 @@ def evaluate(plan: Any, gt: str, pred: str, workers: int = 1, slices: tuple[str,
     """What the clock times (and bench/instructions.py counts): reading both files, scoring every pair,
     computing the report. The report."""
     from stickler_cli.run.accumulate import Collect
-    from stickler_cli.run.evaluate import evaluate_files
+    from stickler_cli import evaluate_files
     from stickler_cli.report.build import build_report
 
     return build_report(evaluate_files(plan, gt, pred, workers=workers, analysis=Collect(slices=slices)))

@@ -26,14 +26,17 @@ if TYPE_CHECKING:
     from .confidence import ConfidenceMetric, ConfidencePairs
     from .engine import DocResult, Engine
     from .errors import ExitCode, InputError, SchemaError, SticklerError
-    from .run.evaluate import evaluate_files
     from .plan import Plan
+    from .run.accumulate import Collect
+    from .run.evaluate import Evaluation, Progress
+    from .run.options import RunOptions
+    from .run.shards import Shard
     from .schema import compile_schema, load_schema, pydantic_model
 
 # The names imported from other modules on first use.
 _LAZY = (
     "ConfidenceMetric", "ConfidencePairs", "DocResult", "Engine", "ExitCode", "InputError", "SchemaError",
-    "SticklerError", "evaluate_files", "Plan", "compile_schema", "load_schema", "pydantic_model",
+    "SticklerError", "Plan", "compile_schema", "load_schema", "pydantic_model",
 )
 
 
@@ -58,9 +61,6 @@ def __getattr__(name: str) -> Any:
         from . import engine as module
     elif name in ("ExitCode", "InputError", "SchemaError", "SticklerError"):
         from . import errors as module
-    elif name == "evaluate_files":
-        from .run.evaluate import evaluate_files as value  # `from . import evaluate` is the function below
-        module = None
     elif name == "Plan":
         from . import plan as module
     elif name in ("compile_schema", "load_schema", "pydantic_model"):
@@ -94,9 +94,33 @@ def evaluate(plan: Plan, pairs: Iterable[tuple[dict, dict]],
     from .run.evaluate import Evaluation, evaluate_pairs
     from .report.build import build_report
 
+    from .report.options import ReportOptions
+
     inputs = {"ground_truth": None, "predictions": None, "id_field": None}
-    metrics = list(confidence_metrics) if confidence_metrics is not None else None
-    return build_report(Evaluation(plan, evaluate_pairs(plan, pairs), inputs, confidence_metrics=metrics))
+    metrics = tuple(confidence_metrics) if confidence_metrics is not None else None
+    return build_report(Evaluation(plan, evaluate_pairs(plan, pairs), inputs), ReportOptions(confidence_metrics=metrics))
+
+
+def evaluate_files(plan: Plan, gt_path: str | Sequence[Shard], pred_path: str | None = None,
+                   options: RunOptions | None = None, *, progress: Progress | None = None,
+                   id_field: str | None = None, strict: bool = False, pair_by_line: bool = False,
+                   check_ids: Sequence[str] | None = None, workers: int = 1, plugins: Sequence[str] = (),
+                   dask: str | None = None, analysis: Collect | None = None) -> Evaluation:
+    """Score JSONL files (one pair, or a list of ``Shard``) and return the ``Evaluation``
+    (``stickler_cli.report.build.build_report`` makes the report of it).
+
+    Give the run's ``RunOptions`` (``stickler_cli.run.options``), or its settings by keyword: they are
+    built into one here, as the command line builds one from its flags.
+    """
+    from .run.evaluate import evaluate_files as run_files
+    from .run.options import RunOptions, asked_pairing
+
+    if options is None:
+        from .run.accumulate import Collect
+
+        options = RunOptions(asked_pairing(id_field, strict, pair_by_line, check_ids), workers, dask, tuple(plugins),
+                             collect=analysis if analysis is not None else Collect())
+    return run_files(plan, gt_path, pred_path, options, progress)
 
 
 __all__ = [

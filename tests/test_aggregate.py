@@ -17,7 +17,7 @@ import pytest
 
 from stickler_cli.report import gates
 from stickler_cli.run.accumulate import Accumulator
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.engine import Engine
 from stickler_cli.run.evaluate import evaluate_pairs
 from stickler_cli.report.metrics import count_block

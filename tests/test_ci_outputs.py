@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 import pytest
 import xmlschema
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from tests.support.case_files import write_case
 
 XSD = Path(__file__).parent / "support" / "junit.xsd"

@@ -7,7 +7,7 @@ import jsonschema
 import orjson
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 
 STICKLER = [sys.executable, "-m", "stickler_cli"]
 

@@ -65,7 +65,7 @@ def test_a_callers_policy_is_left_alone(clean_collector) -> None:
 
 def test_scoring_runs_with_the_collector_held_back(clean_collector, monkeypatch, tmp_path) -> None:
     from stickler_cli import load_schema
-    from stickler_cli.run.evaluate import evaluate_files
+    from stickler_cli import evaluate_files
 
     seen = []
     score_batch = scoring.Engine.score_batch

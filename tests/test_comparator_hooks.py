@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from stickler_cli import compile_schema
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.comparators import Comparator, catalogue, register, registered, registry
 from stickler_cli.engine import Engine
 from stickler_cli.run.evaluate import evaluate_pairs

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 
 
 def test_long_paths_and_values_are_shown_whole_at_80_columns(tmp_path):

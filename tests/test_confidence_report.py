@@ -130,7 +130,7 @@ def test_terminal_shows_the_calibration_tables(root):
 
 
 def test_empty_metric_list_is_a_usage_error(root, capsys):
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     args = ["eval", str(root / "schemas/invoice.json"), str(root / "fixtures/invoice/gt.jsonl"),
             str(root / "fixtures/invoice/pred.jsonl")]
@@ -138,7 +138,7 @@ def test_empty_metric_list_is_a_usage_error(root, capsys):
     assert "names no metric" in capsys.readouterr().err
     assert main([*args, "--ece-bins", "1000"]) == 2
     # The option's bounds are the metric's own, named by the option (not the API's n_bins).
-    from stickler_cli.cli.commands import ECE_BINS_OPTION
+    from stickler_cli.cli.options import ECE_BINS_OPTION
     from stickler_cli.confidence.metrics import MAX_BINS
 
     assert (ECE_BINS_OPTION.min, ECE_BINS_OPTION.max) == (1, MAX_BINS)

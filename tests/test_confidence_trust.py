@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.confidence.trust import trust_sentence
 
 

@@ -86,7 +86,7 @@ def test_a_local_cluster_has_no_more_workers_than_shards(ds, monkeypatch, capsys
     import dask.distributed
 
     from stickler_cli.run import parallel
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     asked: list[dict] = []
     real = dask.distributed.LocalCluster

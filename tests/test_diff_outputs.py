@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import xmlschema
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 
 XSD = Path(__file__).parent / "support" / "junit.xsd"
 HOSTILE = "n<script>alert(1)</script>|*b*"  # a field name from an untrusted schema

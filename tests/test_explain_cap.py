@@ -18,7 +18,7 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli import limits
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,7 +170,7 @@ def test_a_long_list_is_explained_in_bounded_memory(tmp_path):
     (tmp_path / "gt.jsonl").write_text(json.dumps({"id": "a", "tags": ["x", "y", "z"]}) + "\n")
     (tmp_path / "pred.jsonl").write_text(json.dumps({"id": "a", "tags": [f"{k % 100:02d}" for k in range(n)]}) + "\n")
     # The child's own peak (VmHWM): its ru_maxrss would count the pytest process it was forked from too.
-    script = ("import sys\nfrom stickler_cli.cli.commands import main\n"
+    script = ("import sys\nfrom stickler_cli.cli.app import main\n"
               "code = main(sys.argv[1:])\n"
               "hwm = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
               "print(hwm.split()[1], code)\n")

@@ -14,7 +14,7 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli.analyses.failures import explain
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[1]

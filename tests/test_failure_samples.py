@@ -19,7 +19,8 @@ from stickler_cli.run import parallel, state_file
 from stickler_cli.run.accumulate import Accumulator, Collect
 from stickler_cli.analyses.failures import SAMPLE_VALUE_CHARS, failure_field
 from stickler_cli.errors import InputError
-from stickler_cli.run.evaluate import Evaluation, evaluate_files, evaluate_pairs
+from stickler_cli import evaluate_files
+from stickler_cli.run.evaluate import Evaluation, evaluate_pairs
 from stickler_cli.limits import DEFAULT
 from stickler_cli.report.build import build_report
 from stickler_cli.run.shards import Shard
@@ -268,7 +269,7 @@ def test_samples_are_kept_only_for_the_outputs_that_show_them(tmp_path, monkeypa
     `stickler eval` explains none for the samples (bench case 1 spent half its time on them)."""
     import json
 
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps({"type": "object", "properties": {

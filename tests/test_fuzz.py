@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 
 EXAMPLES = int(os.environ.get("STICKLER_FUZZ_EXAMPLES", "2000"))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.report.gates import actual_text, threshold_text
 
 ROOT = Path(__file__).resolve().parents[1]

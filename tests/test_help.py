@@ -7,7 +7,7 @@ import re
 import pytest
 import typer.main
 
-from stickler_cli.cli.commands import app, main
+from stickler_cli.cli.app import app, main
 from stickler_cli.cli.help import PANELS
 
 COMMANDS = [["eval"], ["merge"], ["diff"], ["compare"], ["comparators"], ["schema", "check"], ["schema"], []]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.reporters.html import render_html
 from tests.support.browser import chromium, open_page
 

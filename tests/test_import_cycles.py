@@ -122,7 +122,7 @@ def test_the_checker_sees_a_function_level_circle():
 
 def test_the_run_machinery_points_down():
     graph = _graph()
-    above = {"stickler_cli.run.evaluate", "stickler_cli.run.parallel", "stickler_cli.run.distributed", "stickler_cli.cli.commands"}
+    above = {"stickler_cli.run.evaluate", "stickler_cli.run.parallel", "stickler_cli.run.distributed", "stickler_cli.cli.app"}
     assert not graph["stickler_cli.run.scoring"] & above
     assert "stickler_cli.run.scoring" in graph["stickler_cli.run.parallel"] and "stickler_cli.run.scoring" in graph["stickler_cli.run.distributed"]
     assert "stickler_cli.run.evaluate" not in graph["stickler_cli.run.parallel"] | graph["stickler_cli.run.distributed"]

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import stickler_cli as st
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.plan import Kind
 from tests.support.case_files import write_case
 

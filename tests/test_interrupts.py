@@ -180,7 +180,7 @@ def test_a_signal_the_caller_ignores_stays_ignored(slow):
     """``nohup`` and background jobs ignore SIGHUP or SIGINT: stickler does not undo that."""
     process = subprocess.Popen(
         [sys.executable, "-c", "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-         "from stickler_cli.cli.commands import main; sys.exit(main(sys.argv[1:]))",
+         "from stickler_cli.cli.app import main; sys.exit(main(sys.argv[1:]))",
          "eval", "s.json", "gt.jsonl", "pred.jsonl", "--plugin", "slow_plugin.py", "--non-matches",
          str(slow["out"] / "misses.jsonl"), "--per-document", str(slow["out"] / "docs.jsonl")],
         cwd=slow["dir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -199,7 +199,7 @@ def test_a_signal_the_caller_ignores_stays_ignored(slow):
 
 def test_in_process_calls_restore_the_signal_handlers(tmp_path):
     """Tests and notebooks call main() in-process: their handlers are theirs again afterwards."""
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     assert main(["comparators", "-f", "json"]) == 0

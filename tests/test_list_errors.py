@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from stickler_cli import limits
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.engine import Engine
 from stickler_cli.engine.row_errors import kendall_tau
 from stickler_cli.run.evaluate import evaluate_pairs

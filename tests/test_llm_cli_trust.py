@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.comparators.llm import Access, configure
 from tests.support.chat_server import ENV_VARS, ChatServer, clean_env, server  # noqa: F401 (fixtures)
 

@@ -568,7 +568,7 @@ def test_every_number_of_a_state_is_bounded(saved, ci_state, tmp_path, capsys):
     files are: docs/parity.md row 30), which merge as they are."""
     import re
 
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     data_value = re.compile(r"^/(worst/\d+|failures/[^/]+/\d+)/(gt|pred)(/|$)")
     bad = tmp_path / "bad.state.json"

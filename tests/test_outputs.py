@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 
 STICKLER = [sys.executable, "-m", "stickler_cli"]
 SCHEMA = {
@@ -234,12 +234,12 @@ def test_a_full_file_system_is_exit_2_and_leaves_the_old_report(files, tmp_path)
 
 def test_a_failed_rename_is_exit_2_naming_the_file(files, capsys, monkeypatch):
     """Where no small file system can be mounted: the same path, the failure made in-process."""
-    from stickler_cli.run import atomic as json_report
+    from stickler_cli.run import atomic
 
     def full(src, dst):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(json_report.os, "replace", full)
+    monkeypatch.setattr(atomic.os, "replace", full)
     target = files["gt"].parent / "r.json"
     code = main(["eval", str(files["schema"]), str(files["gt"]), str(files["pred"]), "-o", str(target)])
     assert code == 2
@@ -341,8 +341,8 @@ def test_the_kernels_rule_for_links_in_shared_directories():
 
 KILLED_WRITER = """
 import os, signal, sys
-from stickler_cli.run import atomic as json_report
-with json_report.replacing(sys.argv[1]) as handle:
+from stickler_cli.run import atomic
+with atomic.replacing(sys.argv[1]) as handle:
     handle.write(b"half a report")
     handle.flush()
     os.kill(os.getpid(), signal.SIGKILL)
@@ -350,8 +350,8 @@ with json_report.replacing(sys.argv[1]) as handle:
 
 HOLDING_WRITER = """
 import sys, time
-from stickler_cli.run import atomic as json_report
-with json_report.replacing(sys.argv[1]) as handle:
+from stickler_cli.run import atomic
+with atomic.replacing(sys.argv[1]) as handle:
     handle.write(b"still writing")
     handle.flush()
     print("ready", flush=True)
@@ -379,9 +379,9 @@ def test_a_killed_runs_partial_output_is_removed_by_the_next_run(tmp_path):
                 tmp_path / f".other.json.{killed_pid(left[0])}.abcdefgh.partial"]
         for path in keep:
             path.write_text("mine")
-        from stickler_cli.run import atomic as json_report
+        from stickler_cli.run import atomic
 
-        json_report.write(str(target), b"whole report\n")
+        atomic.write(str(target), b"whole report\n")
         assert target.read_bytes() == b"whole report\n"
         names = sorted(p.name for p in tmp_path.iterdir())
         assert names == sorted([target.name, live_partial[0].name, *(p.name for p in keep)]), names
@@ -396,11 +396,11 @@ def killed_pid(name: str) -> str:
 
 def test_a_report_is_on_disk_before_it_takes_its_name(files, monkeypatch):
     """Written with fsync before the rename: a crash leaves the old report or the new one, never an empty file."""
-    from stickler_cli.run import atomic as json_report
+    from stickler_cli.run import atomic
 
     order: list[str] = []
     real_fsync, real_replace = os.fsync, os.replace
     monkeypatch.setattr(os, "fsync", lambda fd: (order.append("fsync"), real_fsync(fd))[1])
     monkeypatch.setattr(os, "replace", lambda a, b: (order.append("replace"), real_replace(a, b))[1])
-    json_report.write(str(files["gt"].parent / "out.json"), b"{}\n")
+    atomic.write(str(files["gt"].parent / "out.json"), b"{}\n")
     assert order[:2] == ["fsync", "replace"]

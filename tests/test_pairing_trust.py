@@ -17,7 +17,7 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli.errors import InputError
-from stickler_cli.run.evaluate import evaluate_files
+from stickler_cli import evaluate_files
 from stickler_cli.report.build import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -363,7 +363,7 @@ def test_a_gzip_bomb_line_is_never_held_in_memory(tmp_path, invoices):
         handle.write(b"\n" + orjson.dumps(preds[1]) + b"\n")
     gt = write(tmp_path / "g.jsonl", gts[:3])
     # VmHWM: this process's peak resident memory (ru_maxrss would carry the parent's over exec).
-    code = (f"import re, sys; from stickler_cli.cli.commands import main; rc = main(['eval', {str(INVOICE)!r}, "
+    code = (f"import re, sys; from stickler_cli.cli.app import main; rc = main(['eval', {str(INVOICE)!r}, "
             f"{str(gt)!r}, {str(bomb)!r}, '-f', 'json', '-o', {str(tmp_path / 'r.json')!r}]); "
             "status = open('/proc/self/status').read(); "
             "sys.stderr.write(re.search(r'VmHWM:\\s*(\\d+)', status).group(1)); sys.exit(rc)")
@@ -596,7 +596,7 @@ DUPLICATES_SCHEMA = {"type": "object", "properties": {
 def test_a_key_written_twice_is_a_record_problem_and_the_last_value_is_scored(tmp_path, capsys, id_field):
     """orjson keeps the last of {"name": "X", "name": "Y"} silently. Each such record is a record problem naming
     file, line and key; it is still scored with the last value (what every reader of it did before)."""
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps(DUPLICATES_SCHEMA))
@@ -665,7 +665,7 @@ def test_a_key_written_twice_in_an_array_file_is_a_record_problem(tmp_path, caps
     """A record read from a whole-file array (a .json file, or a .jsonl file holding one array) was not checked
     (its line is gone when it is paired): the array's text is counted once, and where it holds a key written
     twice, each element is found again and named by its number, as its line would be."""
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps(DUPLICATES_SCHEMA))

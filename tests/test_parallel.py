@@ -11,7 +11,8 @@ import stickler_cli as st
 from stickler_cli.run import parallel
 from stickler_cli.run.accumulate import Accumulator
 from stickler_cli.errors import InputError
-from stickler_cli.run.evaluate import Evaluation, evaluate_files, evaluate_pairs
+from stickler_cli import evaluate_files
+from stickler_cli.run.evaluate import Evaluation, evaluate_pairs
 from stickler_cli.report.build import build_report
 from tests.support.datagen import generate
 from tests.support.reports import assert_same, assert_same_reordered, run
@@ -265,7 +266,7 @@ def test_the_comparer_itself():
 def test_the_default_number_of_workers_follows_the_measurement(root):
     """make bench, case 5: on 2 cores a second worker was no reliable gain at any size, so without
     --workers a run stays in one process there; elsewhere, every core from 32 MB of ground truth."""
-    from stickler_cli.cli.commands import AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES, _auto_workers
+    from stickler_cli.cli.options import AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES, _auto_workers
 
     plan = st.load_schema(str(root / "schemas/invoice.json"))
     assert (AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES) == (32 * 2**20, 3)
@@ -310,7 +311,7 @@ class _CountingPool(parallel.ProcessPoolExecutor):
 def test_workers_are_capped_by_the_cores_and_by_the_work(files, monkeypatch, capsys, tmp_path):
     """Issue 37, item 14: --workers 64 on 2 documents spawned 64 processes (99,999 were killed). At most
     workers-per-core processes a core, and never more than the chunks of work."""
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", _CountingPool)
     monkeypatch.setattr(parallel, "available_cores", lambda: 3)
@@ -330,7 +331,7 @@ def test_workers_are_capped_by_the_cores_and_by_the_work(files, monkeypatch, cap
 
 
 def test_bootstrap_resamples_are_bounded(files, capsys):
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     args = [str(files["schema"]), str(files["gt"]), str(files["clean"]), "--ci", "0.95"]
     assert main(["eval", *args, "--bootstrap", "10000000"]) == 2

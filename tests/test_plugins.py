@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from stickler_cli import compile_schema
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.comparators import lookup, plugins, registry
 from stickler_cli.errors import SchemaError
 

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from stickler_cli.report import gates
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.report.metrics import count_block
 
 # name: 3 right (TP 3), 1 left out (FN 1), 2 wrong (FD 2); note: predicted once where the ground

@@ -16,7 +16,7 @@ import jsonschema
 import orjson
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = {"type": "object", "x-aws-stickler-model-name": "Doc", "properties": {

@@ -273,7 +273,7 @@ def _files(tmp_path, schema: dict, **others: dict) -> list[str]:
      "n.json#/$schema", 4),
 ], ids=["divisibleBy", "extends", "boolean required", "draft 4", "embedded", "referenced file"])
 def test_drafts_before_6_are_refused_by_every_command_in_one_line(tmp_path, capsys, schema, others, pointer, number):
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     schema_path, gt, pred = _files(tmp_path, schema, **others)
     expected = (f"stickler: error: {schema_path}: {pointer}: '$schema' names draft {number}, which stickler does "
@@ -285,7 +285,7 @@ def test_drafts_before_6_are_refused_by_every_command_in_one_line(tmp_path, caps
 
 
 def test_draft_6_and_later_are_read_and_draft_3_keywords_without_its_uri_are_named(tmp_path, capsys):
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     for uri in ("http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#",
                 "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema",

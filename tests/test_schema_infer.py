@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.errors import InputError
 from stickler_cli.schema import compile_schema, load_schema
 from stickler_cli.schema.inference import ENUM_MAX_VALUES, choose, infer_schema, name_tokens

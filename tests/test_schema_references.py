@@ -15,7 +15,7 @@ import jsonschema
 import orjson
 import pytest
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.errors import SchemaError
 from stickler_cli.schema import compile_schema, load_schema
 from stickler_cli.schema.conformance import Conformance

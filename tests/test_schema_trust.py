@@ -19,7 +19,7 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli import limits
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.errors import SchemaError
 from stickler_cli.schema import audit as audit_module
 from stickler_cli.schema import compiler as compiler_module

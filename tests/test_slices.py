@@ -20,7 +20,7 @@ from scipy.stats import false_discovery_control, fisher_exact
 
 from stickler_cli.report import gates, slices as slice_stats
 from stickler_cli.run.accumulate import Accumulator, Collect
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.report.slices import analyse, benjamini_hochberg, design_effects, fisher_less, newcombe
 from stickler_cli.analyses.slicing import LARGE_INTEGER, LIST, MISSING, OBJECT, OTHER, Slices, label
 from tests.support.case_files import write_case

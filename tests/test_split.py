@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import kendalltau
 from sklearn.metrics import homogeneity_completeness_v_measure, rand_score, v_measure_score
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.packets.metrics import (PageRow, Section, Weights, classify, kendall_tau_b, page_table, rand_index,
                                           score_pages, v_measure)
 from stickler_cli.run.packets import Reading, read_pairs

@@ -80,11 +80,11 @@ def test_the_console_script_is_the_small_module():
 def test_version_imports_neither_typer_nor_rich_nor_the_engine(tmp_path):
     code, modules, out = _run(tmp_path, "--version")
     assert (code, out) == (0, f"stickler {__version__}\n")
-    assert _loaded(modules, ("typer", "rich", "stickler_cli.cli.commands", "typing", *ENGINE)) == []
+    assert _loaded(modules, ("typer", "rich", "stickler_cli.cli.app", "typing", *ENGINE)) == []
 
 
 def test_version_says_what_the_app_says(capsys):
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"stickler {__version__}\n"
@@ -181,7 +181,7 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     (cli._app_for), a group with its own commands, and the root's help page builds (and lists) them all."""
     import typer.main
 
-    from stickler_cli.cli import commands as cli
+    from stickler_cli.cli import app as cli
 
     built: list[str] = []
     runs: list[bool] = []  # whether each command built is one that can run (not a listing's)
@@ -218,8 +218,8 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
 
 def test_the_reader_and_the_report_writer_import_no_engine():
     """Commands that read records or write files without scoring (`split`, `schema infer`) reach the reader
-    through json_report: the raw-line checks (boxes, the older rich shape) must not bring numpy with them."""
-    done = _python("import sys, stickler_cli.run.reader, stickler_cli.reporters.json_report\n"
+    through run/atomic.py: the raw-line checks (boxes, the older rich shape) must not bring numpy with them."""
+    done = _python("import sys, stickler_cli.run.reader, stickler_cli.run.atomic, stickler_cli.reporters.json_report\n"
                    "print(' '.join(sorted(sys.modules)))\n")
     assert done.returncode == 0, done.stderr
     assert _loaded(set(done.stdout.split()), ENGINE) == []
@@ -323,7 +323,7 @@ def test_plain_text_and_lists_of_text_pass_unchanged():
 
 
 def test_a_wrong_value_gets_typers_own_message(capsys):
-    from stickler_cli.cli.commands import main
+    from stickler_cli.cli.app import main
 
     assert main(["eval", *INVOICE, "--workers", "0"]) == 2
     assert "Invalid value for '--workers' / '-w': Input should be greater than or equal to 1" in capsys.readouterr().err

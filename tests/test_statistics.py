@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.report.statistics import BATCH, figures, intervals, resampled_sums, row_width
 
 

@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.reporters.fit import Column, ReportTable, fit
 
 CLAIM_SCHEMA = {

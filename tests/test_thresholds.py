@@ -18,7 +18,7 @@ import pytest
 
 from stickler_cli import compile_schema, load_schema
 from stickler_cli.run.accumulate import Accumulator
-from stickler_cli.cli.commands import main
+from stickler_cli.cli.app import main
 from stickler_cli.comparators import plugins
 from stickler_cli.engine import Engine
 from stickler_cli.run.evaluate import evaluate_pairs

@@ -1,7 +1,7 @@
 """The ``stickler`` console script (pyproject.toml, ``[project.scripts]``).
 
 ``stickler --version`` is answered here, before typer, rich and the engine are imported: the whole
-command then costs about what starting Python costs. Everything else goes to ``cli.main``, which
+command then costs about what starting Python costs. Everything else goes to ``cli.app.main``, which
 imports what each command uses when it runs (docs/performance.md, "Start-up").
 """
 
@@ -25,10 +25,10 @@ def run() -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
         except OSError:
-            pass  # a full disk: cli.main reports it as it reports any output it cannot write
+            pass  # a full disk: cli.app.main reports it as it reports any output it cannot write
         else:
             sys.exit(0)
-    from .commands import main
+    from .app import main
 
     sys.exit(main(args))
 

@@ -5,7 +5,8 @@ squeezes a six-column table into 80 columns by cutting option names (``--confide
 each option is one name column that is never wrapped (a name longer than the column puts its help
 on the next line) and a help column that wraps at word boundaries, so every name and every word of
 help is whole at any width, piped or not. Options are grouped by ``rich_help_panel`` (the constants
-in cli.py), in the order the panels first appear; options without one are listed under "Options".
+below, given in cli/options.py and the command modules), in the order the panels first appear; options
+without one are listed under "Options".
 """
 
 from __future__ import annotations

@@ -383,8 +383,8 @@ class AnswerCache:
 class Access:
     """What the user decided about LLM calls (command line, environment, Python API); never a schema.
 
-    Set once per process with ``configure`` and carried to worker processes with the
-    plan (``parallel.PlanSource``). Holds no secret: the key is read from the
+    Set once per process with ``configure`` and carried to worker processes in the run's
+    options (``run.options.RunOptions.llm``). Holds no secret: the key is read from the
     environment of the process that sends it.
     """
 

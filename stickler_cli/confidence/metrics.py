@@ -89,6 +89,13 @@ class ConfidenceMetric:
     def compute(self, pairs: ConfidencePairs) -> dict[str, Any]:
         raise NotImplementedError
 
+    def __eq__(self, other: object) -> bool:
+        """One class with the same settings is the same metric (report options compare equal once pickled)."""
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self), repr(sorted(vars(self).items()))))
+
     def compute_on(self, pairs: ConfidencePairs) -> dict[str, Any]:
         """``compute`` on the pairs in the form this metric takes."""
         return self.compute(pairs if self.grouped else pairs.expanded())

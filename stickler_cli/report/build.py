@@ -1,4 +1,4 @@
-"""Build the machine-readable report (a plain dict) from an Evaluation.
+"""Build the machine-readable report (a plain dict) from an Evaluation, as ReportOptions say.
 
 Key names mirror stickler-eval's bulk result (``metrics``, ``field_metrics``,
 ``cm_precision`` …) so users can map one to one; schemas/report.schema.json
@@ -17,6 +17,7 @@ from ..run.evaluate import Evaluation
 from ..run.reader import record_warnings
 from ..version import __version__
 from .metrics import count_block
+from .options import ReportOptions
 
 REPORT_VERSION = "1.0"
 # The analyses' blocks (Accumulator.report_blocks: each part's report block) in the order the report has always
@@ -89,21 +90,22 @@ def schema_conformance(acc: Accumulator) -> dict[str, Any]:
     }
 
 
-def _confidence_block(evaluation: Evaluation) -> dict[str, Any] | None:
+def _confidence_block(evaluation: Evaluation, options: ReportOptions) -> dict[str, Any] | None:
     acc = evaluation.accumulator
     field, match, value, similarity, count = acc.confidences.columns()
+    chosen = options.confidence_metrics
     return confidence_metrics([f.path for f in evaluation.plan.fields], field, match, value, similarity,
-                              acc.predicted_leaves, evaluation.confidence_metrics, count)
+                              acc.predicted_leaves, None if chosen is None else list(chosen), count)
 
 
-def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
+def add_intervals(report: dict[str, Any], evaluation: Evaluation, options: ReportOptions) -> None:
     """``<figure>_ci`` = {low, high, level} beside the weighted score, the run's precision, recall, recall
     with FD and F1, and each field's precision, recall, recall with FD, F1 and mean score (None where some
     resample has nothing to measure); every one from the same resamples of documents."""
     from .statistics import document_rows, intervals
 
-    acc, level = evaluation.accumulator, evaluation.ci_level
-    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, evaluation.bootstrap, evaluation.seed,
+    acc, level = evaluation.accumulator, options.ci_level
+    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, options.bootstrap, options.seed,
                       acc.top_level)
 
     def block(pair: tuple[float, float] | None) -> dict[str, float] | None:
@@ -115,30 +117,32 @@ def add_intervals(report: dict[str, Any], evaluation: Evaluation) -> None:
     for name, per_field in found["fields"].items():
         for f, pair in zip(evaluation.plan.fields, per_field):
             report["field_metrics"][f.path][f"{name}_ci"] = block(pair)
-    report["bootstrap"] = {"level": level, "resamples": evaluation.bootstrap, "seed": evaluation.seed,
+    report["bootstrap"] = {"level": level, "resamples": options.bootstrap, "seed": options.seed,
                            "method": "percentile, documents resampled"}
 
 
-def build_report(evaluation: Evaluation) -> dict[str, Any]:
-    report = _report(evaluation)
-    if evaluation.ci_level is not None:
-        add_intervals(report, evaluation)
+def build_report(evaluation: Evaluation, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+    """The report of ``evaluation`` under ``options`` (the defaults: the four built-in confidence metrics,
+    COCO's IoU thresholds, no intervals)."""
+    report = _report(evaluation, options)
+    if options.ci_level is not None:
+        add_intervals(report, evaluation, options)
     acc = evaluation.accumulator
     if acc.slices:
         from .slices import DEFAULT_LEVEL, analyse, unheld_paths
 
         paths = [f.path for f in acc.plan.fields]
-        report["slices"] = analyse(acc.slices.state(), paths, acc.top_level, evaluation.slice_fdr,
-                                   evaluation.ci_level or DEFAULT_LEVEL)
+        report["slices"] = analyse(acc.slices.state(), paths, acc.top_level, options.slice_fdr,
+                                   options.ci_level or DEFAULT_LEVEL)
         report["warnings"] += unheld_paths(report["slices"], paths)
     return report
 
 
-def _report(evaluation: Evaluation) -> dict[str, Any]:
+def _report(evaluation: Evaluation, options: ReportOptions) -> dict[str, Any]:
     acc = evaluation.accumulator
     plan = evaluation.plan
     document, rolled_up = aggregate_counts(acc)
-    context = ReportContext(plan, acc.tally, evaluation.iou_thresholds, evaluation.box_rule)
+    context = ReportContext(plan, acc.tally, options.iou_thresholds, options.box_rule)
     blocks = {"score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
               **acc.report_blocks(context)}
     placed = {key: blocks.pop(key) for key in REPORT_BLOCKS if key in blocks}
@@ -153,7 +157,7 @@ def _report(evaluation: Evaluation) -> dict[str, Any]:
         "field_metrics": field_metrics(acc, rolled_up),
         "schema_conformance": schema_conformance(acc),
         "schema_violations": {path: dict(sorted(acc.violations[path].items())) for path in sorted(acc.violations)},
-        "confidence_metrics": _confidence_block(evaluation),
+        "confidence_metrics": _confidence_block(evaluation, options),
         **placed,  # the analyses' blocks (and the score histogram, which has always stood among them)
         **blocks,
         "errors": list(acc.errors),

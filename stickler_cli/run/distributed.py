@@ -9,35 +9,38 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .accumulate import Accumulator, Collect
+from .accumulate import Accumulator
 from ..errors import UsageError
+from .options import RunOptions, for_plan
 from .parallel import PlanSource, built
 from ..plan import Plan
-from .reader import Pairing, check_alignment
+from .reader import check_alignment
 from .scoring import score_shard
 from .shards import Shard
 
 
-def score_shard_task(shard: Shard, source: PlanSource, pairing: Pairing,
-                     analysis: Collect = Collect()) -> dict[str, Any]:
-    """Runs on a Dask worker: the state of one shard pair."""
-    engine, plan = built(source)
-    acc = Accumulator(plan, analysis)
-    score_shard(engine, acc, shard, pairing)
+def score_shard_task(shard: Shard, source: PlanSource, options: RunOptions) -> dict[str, Any]:
+    """Runs on a Dask worker: the state of one shard pair, under the run's options (installed by each task:
+    a Dask worker may run the tasks of several runs)."""
+    options.install()
+    engine, plan = built(source, options.llm)
+    acc = Accumulator(plan, options.collect)
+    score_shard(engine, acc, shard, for_plan(options.pairing, plan))
     return acc.get_state(with_schema=False, as_arrays=True)
 
 
-def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumulator,
-                  pairing: Pairing = Pairing(), plugins: Sequence[str] = (),
-                  workers: int = 1) -> None:
-    """Score ``shards`` on the cluster at ``address`` (or a ``local`` one of ``workers`` processes) into ``acc``."""
+def score_on_dask(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options: RunOptions) -> None:
+    """Score ``shards`` on the cluster at ``options.dask`` (or a ``local`` one of ``options.workers``
+    processes) into ``acc``, each task given ``options`` whole."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
         from ..extras import install_hint
 
         raise UsageError(f"--dask needs the optional extra 'dask': {install_hint('dask')}") from None
-    source = PlanSource.of(plan, plugins)
+    options = options.shipped()
+    address, workers = options.dask, options.workers
+    source = PlanSource.of(plan, options.plugins)
     cluster = None
     try:
         if address == "local":
@@ -51,8 +54,7 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], address: str, acc: Accumu
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UsageError(f"--dask: cannot reach the scheduler at {address}: {exc}") from None
         with client:
-            futures = client.map(score_shard_task, list(shards), source=source, pairing=pairing,
-                                 analysis=acc.collect, pure=False)
+            futures = client.map(score_shard_task, list(shards), source=source, options=options, pure=False)
             for state in client.gather(futures):
                 acc.merge_state(state)
                 check_alignment(acc.stats, acc.errors)

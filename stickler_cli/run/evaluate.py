@@ -1,4 +1,9 @@
-"""Run an evaluation: pairs in, accumulated state out. No printing, no files written."""
+"""Run an evaluation: pairs in, accumulated state out. No printing, no files written.
+
+A run's options (``RunOptions``: pairing, workers, Dask, plugins, limits, LLM settings, what to keep)
+arrive whole and go whole to the pool (parallel.py) or to Dask (distributed.py). What the report makes
+of the state (confidence metrics, intervals, ...) is not decided here: ``report.options.ReportOptions``.
+"""
 
 from __future__ import annotations
 
@@ -9,35 +14,29 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .accumulate import Accumulator, Collect
 from .collector import held_back
-from ..confidence import ConfidenceMetric
 from ..engine import Engine
 from ..plan import Plan
-from .reader import DataError, Pair, Pairing, PairingStats, blank_lines, check_pairing_outcome, ground_truth_lines
+from .options import RunOptions, for_plan
+from .reader import DataError, Pair, PairingStats, blank_lines, check_pairing_outcome, ground_truth_lines
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
 from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
 
 __all__ = [
-    "BATCH", "Evaluation", "Progress", "add_pairing_stats", "evaluate_files", "evaluate_pairs", "evaluate_two",
-    "pairing_for", "read_pairs", "score_pairs", "score_shard",
+    "BATCH", "Evaluation", "Progress", "RunOptions", "add_pairing_stats", "evaluate_files", "evaluate_pairs",
+    "evaluate_two", "read_pairs", "score_pairs", "score_shard",
 ]
 
 
 @dataclass
 class Evaluation:
-    """The outcome of a run: the accumulator plus where the data came from."""
+    """The outcome of a run: the accumulator plus where the data came from (report.build makes the report
+    of it, with the report's options)."""
 
     plan: Plan
     accumulator: Accumulator
     inputs: dict[str, Any] = field(default_factory=dict)
     elapsed_seconds: float = 0.0
-    confidence_metrics: list[ConfidenceMetric] | None = None  # None: all four built-ins
-    ci_level: float | None = None  # bootstrap intervals at this level (needs Collect(documents=True))
-    bootstrap: int = 1000  # resamples
-    seed: int = 0
-    iou_thresholds: tuple[float, ...] | None = None  # localisation mAP; None: COCO's 0.50:0.95
-    box_rule: str = "value-and-iou"  # when a predicted box counts as found (localisation.RULES)
-    slice_fdr: float = 0.05  # --fdr: the false-discovery rate at which slices are found worse (slice_stats.py)
 
 
 def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Collect = Collect()) -> Accumulator:
@@ -65,35 +64,23 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Col
                     acc.add_error(DataError("<predictions>", None, None, message))
                 if d in scored.list_errors:
                     acc.add_list_errors(scored.list_errors[d], f"pair {k}", first + d)
-                _analyse(engine, acc, scored, d, first + d, f"pair {k}", gt, pred, k, k)
+                _analyse(engine, acc, scored, d, first + d, Pair(f"pair {k}", gt, pred, k, k, []))
     return acc
 
 
-def pairing_for(plan: Plan, id_field: str | None = None, strict: bool = False, pair_by_line: bool = False,
-                check_ids: Sequence[str] | None = None) -> Pairing:
-    """The pairing the user asked for: by ``id_field``; else by line, checked against the
-    document ids ``check_ids`` (default ``reader.ID_FIELDS``) unless ``pair_by_line``."""
-    scored = frozenset(f.key for f in plan.root.fields)
-    if pair_by_line:
-        return Pairing(id_field, strict, None, scored=scored)
-    if check_ids:
-        return Pairing(id_field, strict, tuple(check_ids), user_named=True, scored=scored)
-    return Pairing(id_field, strict, scored=scored)
-
-
-def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: str | None = None,
-                 strict: bool = False, analysis: Collect = Collect(),
-                 pairing: Pairing | None = None) -> tuple[Evaluation, Evaluation]:
+def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str,
+                 options: RunOptions | None = None) -> tuple[Evaluation, Evaluation]:
     """Score two prediction sets against one ground truth in one pass over it (``stickler diff``).
 
     The ground truth is read once and each of its lines handed to both pairings; the two sides
     are scored a batch at a time in turn, so the lines waiting for the slower side stay few.
     """
     started = time.perf_counter()
-    pairing = pairing or pairing_for(plan, id_field, strict)
+    options = options or RunOptions()
+    pairing = for_plan(options.pairing, plan)
     engine = Engine(plan)
     stats = (PairingStats(), PairingStats())
-    accs = (Accumulator(plan, analysis), Accumulator(plan, analysis))
+    accs = (Accumulator(plan, options.collect), Accumulator(plan, options.collect))
     shared = itertools.tee(_blank_runs(ground_truth_lines(gt_path, stats[0])), 2)
     streams = [read_pairs(Shard(gt_path, pred), side_stats, pairing, _lines_of(lines))
                for pred, side_stats, lines in zip((pred_a, pred_b), stats, shared)]
@@ -107,7 +94,8 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str, id_field: s
     for acc, side_stats, pred in zip(accs, stats, (pred_a, pred_b)):
         add_pairing_stats(acc, side_stats)
         check_pairing_outcome(acc.stats, pairing, [pred])
-    return tuple(Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": id_field}, elapsed)
+    return tuple(Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": pairing.id_field},
+                            elapsed)
                  for acc, pred in zip(accs, (pred_a, pred_b)))  # type: ignore[return-value]
 
 
@@ -143,49 +131,37 @@ def _lines_of(items: Iterator) -> Iterator:
 Progress = Callable[[int, int], None]  # (documents done, ground-truth bytes read)
 
 
-def evaluate_files(
-    plan: Plan,
-    gt_path: str | Sequence[Shard],
-    pred_path: str | None = None,
-    id_field: str | None = None,
-    strict: bool = False,
-    workers: int = 1,
-    plugins: Sequence[str] = (),
-    progress: Progress | None = None,
-    dask: str | None = None,
-    analysis: Collect = Collect(),
-    sinks: dict[str, Callable[[list[dict]], None]] | None = None,
-    pair_by_line: bool = False,
-    check_ids: Sequence[str] | None = None,
-) -> Evaluation:
-    """Stream JSONL files (one pair, or a list of shards) through the engine.
+def evaluate_files(plan: Plan, gt_path: str | Sequence[Shard], pred_path: str | None = None,
+                   options: RunOptions | None = None, progress: Progress | None = None,
+                   sinks: dict[str, Callable[[list[dict]], None]] | None = None) -> Evaluation:
+    """Stream JSONL files (one pair, or a list of shards) through the engine, as ``options`` say.
 
-    With ``workers`` > 1 the pairs are scored by a pool of processes, each
-    rebuilding the plan from the schema (and ``plugins``, imported by name),
-    and their states are merged in input order. With ``dask`` (a scheduler
-    address, or "local" for a cluster of ``workers`` processes) each shard is
-    a Dask task. ``analysis`` says what to keep for error analysis; non-matching
-    comparisons and per-document lines go to ``sinks`` as they are found (in input order).
-    Paired by line, the files are checked for being out of step (``pairing_for``).
+    With ``options.workers`` > 1 the pairs are scored by a pool of processes, each rebuilding the plan
+    from the schema (and the plugins, imported by name), and their states are merged in input order.
+    With ``options.dask`` (a scheduler address, or "local" for a cluster of ``workers`` processes) each
+    shard is a Dask task. ``options.collect`` says what to keep for error analysis; non-matching
+    comparisons and per-document lines go to ``sinks`` as they are found (in input order). Paired by
+    line, the files are checked for being out of step (``options.pairing``).
     """
     started = time.perf_counter()
-    pairing = pairing_for(plan, id_field, strict, pair_by_line, check_ids)
+    options = options or RunOptions()
+    pairing = for_plan(options.pairing, plan)
     shards = [Shard(gt_path, pred_path or "")] if isinstance(gt_path, str) else list(gt_path)
-    acc = Accumulator(plan, analysis)
+    acc = Accumulator(plan, options.collect)
     acc.sinks = dict(sinks or {})
     inputs: dict[str, Any] = {"ground_truth": [s.ground_truth for s in shards],
-                              "predictions": [s.predictions for s in shards], "id_field": id_field}
+                              "predictions": [s.predictions for s in shards], "id_field": pairing.id_field}
     if len(shards) == 1:
         inputs.update(ground_truth=shards[0].ground_truth, predictions=shards[0].predictions)
-    if dask:
+    if options.dask:
         from .distributed import score_on_dask
 
-        score_on_dask(plan, shards, dask, acc, pairing, plugins, workers)
-        inputs["dask"] = dask
-    elif workers > 1:
+        score_on_dask(plan, shards, acc, options)
+        inputs["dask"] = options.dask
+    elif options.workers > 1:
         from .parallel import score_in_pool
 
-        score_in_pool(plan, plugins, shards, acc, workers, pairing, progress)
+        score_in_pool(plan, shards, acc, options, progress)
     else:
         engine = Engine(plan)
         stats = PairingStats()  # shared: byte counts run on across shards

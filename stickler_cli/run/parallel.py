@@ -20,14 +20,14 @@ import threading
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from .. import limits
-from .accumulate import Accumulator, Collect
+from .accumulate import Accumulator
 from ..engine import Engine
 from ..errors import SticklerError
 from ..plan import Plan
+from .options import RunOptions, for_plan
 from .reader import ALIGNMENT_BLOCK, Pairing, PairingStats, check_alignment, line_pairs, pair_lines
 from .scoring import add_pairing_stats, read_pairs, score_pairs
 from .shards import Shard
@@ -40,53 +40,46 @@ assert CHUNK_SIZE % ALIGNMENT_BLOCK == 0
 @dataclass(frozen=True)
 class PlanSource:
     """What another process needs to rebuild a plan: the schema (and the documents read with it), its hash
-    and the plugins to import."""
+    and the plugins to import. The bounds and LLM settings it is compiled under are the run's
+    (``RunOptions.install``, once per process, before it is built)."""
 
     schema: dict
     source: str
     sha256: str
     plugins: tuple[str, ...] = ()
-    bounds: limits.Limits = field(default_factory=limits.current)  # the user's --limit values, in the worker too
-    llm: Any = None  # the user's LLMComparator settings (comparators.llm.Access), the same in every worker
     resources: Any = None  # URI -> document: what the schema's references name beyond it (Plan.resources)
     assert_formats: bool = False  # --assert-formats
 
     @classmethod
     def of(cls, plan: Plan, plugins: Sequence[str] = ()) -> "PlanSource":
-        from ..comparators.llm import current_access
-
-        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), limits.current(), current_access(),
-                   plan.resources, plan.assert_formats)
+        return cls(plan.schema, plan.source, plan.sha256, tuple(plugins), plan.resources, plan.assert_formats)
 
     def build(self) -> Plan:
-        from ..comparators.llm import configure
         from ..comparators.plugins import load_module
         from ..schema import compile_schema
 
-        limits.use(self.bounds)
-        if self.llm is not None:
-            configure(self.llm)
         for spec in self.plugins:
             load_module(spec)
         return compile_schema(self.schema, source=self.source, sha256=self.sha256, resources=self.resources,
                               assert_formats=self.assert_formats)
 
 
-_worker: tuple[Engine, Plan] | None = None
+_worker: tuple[Engine, Plan, Pairing] | None = None  # this pool worker's engine, plan and the run's pairing
 _built: dict[str, tuple[Engine, Plan]] = {}
 
 
-def _key(source: PlanSource) -> str:
-    return (source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(source.llm) + "\0"
+def _key(source: PlanSource, llm: Any = None) -> str:
+    return (source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(llm) + "\0"
             + str(source.assert_formats))
 
 
-def built(source: PlanSource) -> tuple[Engine, Plan]:
-    """This thread's engine for ``source``, built on first use (workers score many chunks).
+def built(source: PlanSource, llm: Any = None) -> tuple[Engine, Plan]:
+    """This thread's engine for ``source`` under the LLM settings ``llm`` (installed), built on first use
+    (workers score many chunks).
 
     Per thread: an engine keeps the batch it is scoring, and Dask may run tasks in threads.
     """
-    key = f"{_key(source)}\0{threading.get_ident()}"
+    key = f"{_key(source, llm)}\0{threading.get_ident()}"
     if key not in _built:
         plan = source.build()
         _built[key] = (Engine(plan), plan)
@@ -116,22 +109,24 @@ def _pickle_depth() -> Iterator[None]:
         sys.setrecursionlimit(before)
 
 
-def _init_worker(source: PlanSource, parent: int) -> None:
+def _init_worker(source: PlanSource, options: RunOptions, parent: int) -> None:
+    """A pool worker's start: the run's options installed once (limits, LLM settings), then its plan built."""
     from .interrupts import in_worker
 
     global _worker
     in_worker(parent)  # signals are the parent's to handle; end with it
     _allow_deep_pickling()  # its states are pickled
-    _worker = built(source)
+    options.install()
+    engine, plan = built(source, options.llm)
+    _worker = engine, plan, for_plan(options.pairing, plan)
 
 
-def _score_chunk(chunk: list, shard: Shard, pairing: Pairing, analysis: Collect,
-                 full: frozenset[int] = frozenset()) -> dict[str, Any]:
+def _score_chunk(chunk: list, shard: Shard, options: RunOptions, full: frozenset[int] = frozenset()) -> dict[str, Any]:
     """Score one chunk: raw line pairs (parsed and paired here) or, paired by id, ready pairs. ``full``: the
     fields whose sample of failing comparisons the chunks before this one filled (none is explained for them)."""
     assert _worker is not None, "worker not initialised"
-    engine, plan = _worker
-    acc = Accumulator(plan, analysis)
+    engine, plan, pairing = _worker
+    acc = Accumulator(plan, options.collect)
     acc.close_fields(full)
     if pairing.id_field:
         score_pairs(engine, acc, chunk, shard)
@@ -178,23 +173,19 @@ def _start_method(engine: Engine) -> str:
     return "fork"
 
 
-def score_in_pool(
-    plan: Plan,
-    plugins: Sequence[str],
-    shards: Sequence[Shard],
-    acc: Accumulator,
-    workers: int,
-    pairing: Pairing = Pairing(),
-    progress: Callable[[int, int], None] | None = None,
-) -> None:
-    """Score every shard's pairs into ``acc`` on ``workers`` processes.
+def score_in_pool(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options: RunOptions,
+                  progress: Callable[[int, int], None] | None = None) -> None:
+    """Score every shard's pairs into ``acc`` on ``options.workers`` processes, each given ``options`` whole.
 
     At most ``4 * workers`` chunks are in flight, so memory stays flat however
     long the input. An error in the reader (bad ground truth) or in a worker
     (a comparator that cannot start) stops the run and is raised here.
     """
-    source = PlanSource.of(plan, plugins)
-    engine = _built.setdefault(_key(source), (Engine(plan), plan))[0]  # forked workers inherit it
+    options = options.shipped()
+    source = PlanSource.of(plan, options.plugins)
+    pairing = for_plan(options.pairing, plan)
+    workers = options.workers
+    engine = _built.setdefault(_key(source, options.llm), (Engine(plan), plan))[0]  # forked workers inherit it
     stats = PairingStats()  # pairing by id counts here; by line, the workers count
     context = multiprocessing.get_context(_start_method(engine))
     pending: deque[Future] = deque()
@@ -202,10 +193,10 @@ def score_in_pool(
     first = list(itertools.islice(chunks, workers))  # read ahead: no more processes than chunks of work
     workers = max(1, len(first))
     with _pickle_depth(), ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                              initargs=(source, os.getpid())) as pool:
+                                              initargs=(source, options, os.getpid())) as pool:
         try:
             for chunk, shard in itertools.chain(first, chunks):
-                pending.append(pool.submit(_score_chunk, chunk, shard, pairing, acc.collect, acc.full_fields()))
+                pending.append(pool.submit(_score_chunk, chunk, shard, options, acc.full_fields()))
                 while len(pending) >= 4 * workers or (pending and pending[0].done()):
                     acc.merge_state(pending.popleft().result())
                     check_alignment(acc.stats, acc.errors)

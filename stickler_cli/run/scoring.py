@@ -31,12 +31,13 @@ def _chunks(items: Iterable[Any]) -> Iterator[list[Any]]:
         yield batch
 
 
-def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, position: int, doc_id: str, gt: dict,
-             pred: dict, gt_line: int, pred_line: int | None, shard: Shard | None = None) -> None:
+def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, position: int, pair: Pair,
+             shard: Shard | None = None) -> None:
     """What a scored document adds beyond the totals (``Accumulator.add_batch``): kept whole if it is
     among the worst, its misses explained if asked for (``--non-matches``) or while a field it fails
     on has room in its sample of failing comparisons, its line of ``--per-document``."""
     analysis = acc.collect
+    doc_id, gt, pred, gt_line, pred_line = pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line
     score = float(scored.scores[d])
     if acc.is_among_worst(score):
         acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred},
@@ -122,8 +123,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                 if plain and scores[d] >= worst and (missing is None or not missing[d]):  # nothing to keep of it
                     d += 1
                     continue
-                _analyse(engine, acc, scored, d, first + d, pair.doc_id, pair.gt, pair.pred, pair.gt_line,
-                         pair.pred_line, shard)
+                _analyse(engine, acc, scored, d, first + d, pair, shard)
                 worst = acc.worst_bound()
                 d += 1
 
