@@ -30,7 +30,7 @@ from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
 from .. import limits
 from ..json_text import as_written
-from ..analyses.localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
+from .boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
@@ -42,7 +42,7 @@ from . import row_errors
 from .values import (EMPTIABLE, as_list as _as_list, confidence_value, is_null as _null, is_null_list as _null_list,
                      unwrap, without_wrappers)
 from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Trace, TraceRow
-from ..analyses.thresholds import Layout
+from .bins import Layout
 
 
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
