@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..plan import FieldPlan, Kind, ModelPlan
-from .items import Cells, Column, ScoringEngine, item_cells, null_mask, vectorised_model
+from .items import Cells, Column, ScoringEngine, cell_grid, item_cells, null_mask, vectorised_model
 from .matching import TIE_BREAK, list_cost, maximise, over_bound
 from . import row_errors
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
@@ -507,7 +507,7 @@ class BatchScorer:
         n_items = np.array([len(a) for a in g_lists], dtype=np.intp)
         m_items = np.array([len(b) for b in p_lists], dtype=np.intp)
         cells = n_items * m_items
-        rows, cols, starts = _grid(n_items, m_items)
+        rows, cols, starts = cell_grid(n_items, m_items)
         sims = np.empty(len(rows))
         batched = cells <= self.batch_pairs if f.comparator.scores_cells else np.zeros(len(cells), dtype=bool)
         in_batch = np.repeat(batched, cells)
@@ -583,7 +583,7 @@ class BatchScorer:
         g_start = np.cumsum(n_items) - n_items
         p_start = np.cumsum(m_items) - m_items
         cells = n_items * m_items
-        rows, cols, starts = _grid(n_items, m_items)
+        rows, cols, starts = cell_grid(n_items, m_items)
         # Lists laid end to end: those of at most batch_pairs pairs when every comparator of the
         # items is vectorised (a lone pair always); the others keep their own matrices (cdist).
         batched = (cells <= self.batch_pairs) & (vectorised_model(model) | (cells == 1))
@@ -681,19 +681,6 @@ class BatchScorer:
         """(document-style scores, similarities, per-field similarities) of the item pairs
         (gt[rows[k]], pred[cols[k]]): the cell kernel (``items.item_cells``) reading the tables' columns."""
         return item_cells(self.engine, model, lambda f: (gt.column(f), pred.column(f)), Cells(rows, cols))
-
-
-def _grid(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gt item, pred item, first pair of each list) of every item pair of lists laid end to end:
-    ``items.cell_grid`` on arrays. List k has n[k] x m[k] pairs, row by row."""
-    cells = n * m
-    starts = np.cumsum(cells) - cells
-    owner = np.repeat(np.arange(len(n)), cells)
-    local = np.arange(int(cells.sum())) - starts[owner]
-    width = m[owner]
-    rows = (np.cumsum(n) - n)[owner] + local // width
-    cols = (np.cumsum(m) - m)[owner] + local % width
-    return rows, cols, starts
 
 
 def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,

@@ -591,7 +591,9 @@ class Engine:
         if not kept:
             return
         found = kept
-        rows, cols, starts = cell_grid([(len(a), len(b)) for a, b in zip(gvs, pvs)])
+        rows, cols, starts = cell_grid(np.array([len(a) for a in gvs], dtype=np.intp),
+                                       np.array([len(b) for b in pvs], dtype=np.intp))
+        starts = starts.tolist()
         reported = len(self._pending)
         try:
             columns = item_columns([a if type(a) is dict else {} for gv in gvs for a in gv],

@@ -145,23 +145,21 @@ def _field_sum(values: np.ndarray) -> np.ndarray:
     return total
 
 
-def cell_grid(sizes: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def cell_grid(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, cols, starts) of the item pairs of several lists laid end to end.
 
-    List d has ``sizes[d] = (n, m)`` items; its gt items are numbered from the
-    sum of the earlier n, its pred items likewise, and its n * m pairs, row by
-    row, start at ``starts[d]``.
+    List k has ``n[k]`` gt items and ``m[k]`` pred items (integer arrays); its
+    gt items are numbered from the sum of the earlier n, its pred items
+    likewise, and its n[k] x m[k] pairs, row by row, start at ``starts[k]``.
     """
-    ns = np.array([n for n, _ in sizes], dtype=np.intp)
-    ms = np.array([m for _, m in sizes], dtype=np.intp)
-    cells = ns * ms
-    starts = np.concatenate(([0], np.cumsum(cells)[:-1]))
-    owner = np.repeat(np.arange(len(sizes)), cells)
+    cells = n * m
+    starts = np.cumsum(cells) - cells
+    owner = np.repeat(np.arange(len(n)), cells)
     local = np.arange(int(cells.sum())) - starts[owner]
-    width = ms[owner]
-    rows = (np.cumsum(ns) - ns)[owner] + local // width
-    cols = (np.cumsum(ms) - ms)[owner] + local % width
-    return rows, cols, starts.tolist()
+    width = m[owner]
+    rows = (np.cumsum(n) - n)[owner] + local // width
+    cols = (np.cumsum(m) - m)[owner] + local % width
+    return rows, cols, starts
 
 
 # -- the cell kernel ------------------------------------------------------------------------------
