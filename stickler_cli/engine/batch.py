@@ -74,13 +74,13 @@ class BatchResult:
     confidence_value: np.ndarray  # float64
     confidence_similarity: np.ndarray  # float64
     confidence_counts: np.ndarray  # (n,) int64
-    # The flat similarity bins (thresholds.Layout) of the compared pairs of primitive fields, document after
+    # The flat similarity bins (bins.Layout) of the compared pairs of primitive fields, document after
     # document (``similarity_counts[d]`` of them for document d), each document's in no particular order.
     similarity_bin: np.ndarray
     similarity_counts: np.ndarray
     errors: dict[int, list[str]] = field(default_factory=dict)  # by document, only where there are some
     metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
-    boxes: dict[int, list] = field(default_factory=dict)  # localisation.BoxRecord lists, by document
+    boxes: dict[int, list] = field(default_factory=dict)  # boxes.BoxRecord lists, by document
     # By document, only where there are some: the lists not matched whole and in order (row_errors.ListFindings).
     list_errors: dict[int, list] = field(default_factory=dict)
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)

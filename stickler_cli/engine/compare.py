@@ -142,8 +142,9 @@ class Engine:
     def score_batch(self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
         ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` somewhere are
-        scored by ``compare``, which collects their boxes (localisation.py): ``boxed``, their positions,
-        when the caller found them (the reader does, in the raw lines), else each document is looked at."""
+        scored by ``compare``, which collects their boxes (boxes.py, for analyses/localisation.py):
+        ``boxed``, their positions, when the caller found them (the reader does, in the raw lines), else
+        each document is looked at."""
         scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
         if self.columnar:
             if boxed is None:
