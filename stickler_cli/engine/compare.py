@@ -55,8 +55,6 @@ SMALL_MATRIX = 2
 BATCH_PAIRS = 256
 
 _PRIMITIVE = Kind.PRIMITIVE  # a module constant: looked up once per field in the hottest loop
-
-
 _BUILT_IN = "stickler_cli."  # comparators of this package take index arrays in similarity_cells
 
 
@@ -595,15 +593,14 @@ class Engine:
         rows, cols, starts = cell_grid(np.array([len(a) for a in gvs], dtype=np.intp),
                                        np.array([len(b) for b in pvs], dtype=np.intp))
         starts = starts.tolist()
-        reported = len(self._pending)
+        reported = self.failures_noted()
         try:
             columns = item_columns([a if type(a) is dict else {} for gv in gvs for a in gv],
                                    [b if type(b) is dict else {} for pv in pvs for b in pv])
             docs, sims, raw = item_cells(self, model, columns, Cells(rows, cols))
         except Exception:
             docs = None
-        if docs is None or len(self._pending) > reported:
-            del self._pending[reported:]
+        if self.forget_failures(reported) or docs is None:
             return
         known = {field.index: raw[k].tolist() for k, field in enumerate(model.fields) if field.kind is _PRIMITIVE}
         for (g, p), gv, pv, start in zip(found, gvs, pvs, starts):

@@ -183,12 +183,10 @@ class ScoringEngine(Protocol):
     def field_rows(self, model: ModelPlan) -> tuple[tuple, float]:
         """What the field loop reads of each of ``model``'s fields, and the sum of their weights."""
 
-    def similarity(self, f: FieldPlan, g: Any, p: Any) -> float:
-        """The comparator's score of one pair; a failure scores 0.0 and is reported (``failures_noted``)."""
-
     def similarity_cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray,
                          cols: np.ndarray) -> np.ndarray:
-        """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]])."""
+        """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]]); a comparator's failure
+        scores 0.0 and is noted (``failures_noted``)."""
 
     def similarity_matrix(self, f: FieldPlan, gv: list, pv: list, as_array: bool = False) -> Any:
         """Field ``f``'s similarities of every gt value against every pred value."""
