@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import limits
 from ..plan import Kind, ModelPlan
+from .values import unwrap
 
 # The labels, in their order of precedence (the first rule that claims an open row labels it).
 CATEGORIES = ("merged", "split", "duplicated", "mismatched", "truncated", "dropped", "hallucinated")
@@ -110,7 +111,7 @@ def _text(keys: tuple[str, ...], row: Any) -> str:
         if type(value) is not str:
             if type(value) is not dict:
                 continue
-            value = value.get("_value")  # a rich value
+            value = unwrap(value)[0]  # a rich value
             if type(value) is not str:
                 continue
         parts.append(value)

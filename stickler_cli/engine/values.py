@@ -117,8 +117,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
             if _older(value) and not data:
                 obj[f.key] = value = {"_value": value["value"], "_confidence": value["confidence"]}
                 rewritten += 1
-            if type(value) is dict and "_value" in value and f.rich:
-                value = value["_value"]
+            value = unwrap(value, f.rich)[0]
             if kind is Kind.OBJECT:
                 if type(value) is dict:
                     stack.append((inner, value))
@@ -128,8 +127,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
                         value[i] = item = {"_value": item["value"], "_confidence": item["confidence"]}
                         rewritten += 1
                     if kind is Kind.OBJECT_LIST:
-                        if type(item) is dict and "_value" in item and f.rich:
-                            item = item["_value"]
+                        item = unwrap(item, f.rich)[0]
                         if type(item) is dict:
                             stack.append((inner, item))
     return rewritten
