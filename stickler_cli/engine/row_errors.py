@@ -31,7 +31,6 @@ import numpy as np
 
 from .. import limits
 from ..plan import Kind, ModelPlan
-from .values import unwrap
 
 # The labels, in their order of precedence (the first rule that claims an open row labels it).
 CATEGORIES = ("merged", "split", "duplicated", "mismatched", "truncated", "dropped", "hallucinated")
@@ -111,7 +110,8 @@ def _text(keys: tuple[str, ...], row: Any) -> str:
         if type(value) is not str:
             if type(value) is not dict:
                 continue
-            value = unwrap(value)[0]  # a rich value
+            # values.unwrap, inlined: a call per row cost 2.3 M instructions (0.2%) on case 1
+            value = value.get("_value")  # a rich value
             if type(value) is not str:
                 continue
         parts.append(value)
