@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import SticklerError, UsageError
 # The records the engine makes, named here too for the analysis's readers.
-from ..engine.boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes  # noqa: F401
+from ..engine.boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord  # noqa: F401
 
 DEFAULT_IOU_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # COCO's 0.50:0.95
 DEFAULT_THRESHOLDS_TEXT = "0.5:0.95:0.05"
