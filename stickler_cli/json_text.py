@@ -21,6 +21,8 @@ NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 # untrusted: 10^400 (Python's json reads it) was an OverflowError, exit 3.
 MAX_INTEGER = 2**53
 
+BBOX_KEY = b'"_bbox"'  # a box's key as a raw line writes it (unescaped): the reader and engine/boxes.py look for it
+
 
 def compact_json(value: Any) -> str | None:
     """``value`` as compact JSON (strings quoted; NaN and infinities as ``NaN``, ``Infinity`` and
@@ -118,3 +120,17 @@ def _finite(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (list, tuple)):
         return [_finite(v, depth + 1) for v in value]
     return value
+
+
+def holds_key(value: Any, key: str) -> bool:
+    """Whether a parsed value holds ``key`` in an object at any depth (iterative: records nest deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if key in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False

@@ -1,7 +1,7 @@
 """Localisation: COCO-style average precision of the boxes (``_bbox``) that values were found at.
 
 Pure: records in, figures out, no I/O. The engine (``Engine.compare``) makes one ``BoxRecord``
-per compared leaf that carries a box on either side; ``BoxStore`` keeps them as mergeable
+(engine/boxes.py) per compared leaf that carries a box on either side; ``BoxStore`` keeps them as mergeable
 state; ``localisation_block`` turns a store into the report's ``localisation`` block.
 
 Definitions (README "Localisation: box mAP"; measured against stickler-eval 1.0.0's
@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-import orjson
 
 from .. import limits
 from ..errors import SticklerError, UsageError
-from ..run.reader import BBOX_KEY, holds_key
+# The records the engine makes, named here too for the analysis's readers.
+from ..engine.boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord  # noqa: F401
 from .part import Collect, Part, ReportContext
 from .state_check import bad, check_array, check_counts, check_numbers, check_object, is_number, shown
 
@@ -45,22 +45,8 @@ RECALL_POINTS = tuple(round(0.01 * i, 2) for i in range(101))  # COCO's 101-poin
 RULES = ("value-and-iou", "iou")
 MAX_THRESHOLDS = 100  # an --iou-thresholds range such as 0:1:1e-9 would be a billion APs per field
 
-# A box's state on one side of a record.
-ABSENT, BOX, REVERSED, NOT_A_BOX = range(4)
 # Per-field counts kept by BoxStore, in this order.
 COUNT_NAMES = ("gt_boxes", "pred_boxes", "gt_only", "pred_only", "not_a_box", "reversed")
-
-
-class BoxRecord(NamedTuple):
-    """One compared leaf with a box on either side (``gt``/``pred``: ABSENT, BOX, REVERSED or
-    NOT_A_BOX); ``iou`` is 0.0 unless both are boxes; ``confidence`` None when not given."""
-
-    field: int
-    gt: int
-    pred: int
-    matched: bool
-    iou: float
-    confidence: float | None
 
 
 def parse_thresholds(text: str) -> tuple[float, ...]:
@@ -96,17 +82,6 @@ def check_rule(rule: str) -> str:
     if rule not in RULES:
         raise UsageError(f"--box-found must be one of {', '.join(RULES)}, got {rule!r}")
     return rule
-
-
-# -- which records carry boxes (cheaply) ------------------------------------------------------------
-
-def value_carries_boxes(value: Any) -> bool:
-    """``reader.carries_boxes`` of a value given without its line (the Python API): serialised by orjson
-    (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
-    try:
-        return BBOX_KEY in orjson.dumps(value)
-    except TypeError:
-        return holds_key(value, "_bbox")
 
 
 # -- average precision -----------------------------------------------------------------------------

@@ -8,7 +8,8 @@ configured threshold t0 and the ends of its window t0 - 0.05, t0 + 0.05 (clipped
 decimal arithmetic on the threshold as written: 0.7 - 0.05 is 0.65). Bin 0 holds similarities below 0
 and NaN, the last bin those at 1.0 or above. A pair is a TP when s >= t0, so with t0 an edge every bin
 is all TP or all FD, and the number of pairs at or above any edge t is exact: F1 is exact at every
-threshold on the 0.01 grid, at t0 and at the window's ends.
+threshold on the 0.01 grid, at t0 and at the window's ends. The bins themselves (``Layout``) are the
+engine's, which fills them (engine/bins.py).
 
 Only the TP/FD split moves with the threshold (FA and FN are values missing on one side, decided
 before any comparator). With N compared pairs of which C(t) have s >= t:
@@ -26,15 +27,13 @@ lowered to the valley and never below it.
 
 from __future__ import annotations
 
-import functools
 import math
-from bisect import bisect_right
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..plan import Kind
+# The bins live with the engine, which fills them; named here too for the analysis's readers.
+from ..engine.bins import GRID, KINDS as _KINDS, WINDOW, Layout, edges, verdict_bin, window  # noqa: F401
 from ..schema.keywords import escape
 from .part import Collect, Part, ReportContext
 from .state_check import bad, check_array, check_counts
@@ -44,8 +43,6 @@ if TYPE_CHECKING:
     from ..engine.result import DocResult
     from ..plan import Plan
 
-GRID = 100  # bins of 1/GRID = 0.01: thresholds in steps of 0.01 (and 0.05) are bin edges
-WINDOW = Decimal("0.05")  # verdicts that flip when the threshold moves this far either way
 # A threshold in a dense region (unstable verdicts): at least this share of the field's compared pairs,
 # and at least UNSTABLE_MIN of them, lie within the window (twice what an even spread puts in 0.1 of [0, 1]).
 UNSTABLE_SHARE = 0.2
@@ -59,80 +56,6 @@ OVERLAP_MIN = 5
 MIN_F1_GAIN = 0.01
 EXTENSION = "x-aws-stickler-threshold"
 
-_KINDS = (Kind.PRIMITIVE, Kind.PRIMITIVE_LIST)
-_GRID_EDGES = tuple(k / GRID for k in range(GRID + 1))  # k / 100 is the float a user writes as 0.kk
-
-
-def window(threshold: float) -> tuple[float, float]:
-    """(t0 - 0.05, t0 + 0.05) clipped to [0, 1], computed on the threshold's decimal spelling."""
-    written = Decimal(repr(float(threshold)))
-    return float(max(Decimal(0), written - WINDOW)), float(min(Decimal(1), written + WINDOW))
-
-
-@functools.lru_cache(maxsize=1024)
-def edges(threshold: float) -> tuple[float, ...]:
-    """The bin edges of a field of this threshold: the 0.01 grid, the threshold and its window's ends."""
-    low, high = window(threshold)
-    return tuple(sorted({*_GRID_EDGES, float(threshold), low, high}))
-
-
-@functools.lru_cache(maxsize=1024)
-def _edge_array(threshold: float) -> np.ndarray:
-    return np.array(edges(threshold))
-
-
-class Layout:
-    """Where each primitive field's bins sit in one flat array of counts (``offsets[i]``, -1: none)."""
-
-    def __init__(self, plan: "Plan") -> None:
-        offsets, field_edges, arrays = [], [], []
-        size = 0
-        for f in plan.fields:
-            if f.kind in _KINDS:
-                e = edges(f.threshold)
-                offsets.append(size)
-                field_edges.append(e)
-                arrays.append(_edge_array(f.threshold))
-                size += len(e) + 1
-            else:
-                offsets.append(-1)
-                field_edges.append(None)
-                arrays.append(None)
-        self.offsets: tuple[int, ...] = tuple(offsets)
-        self.edges: tuple[tuple[float, ...] | None, ...] = tuple(field_edges)
-        self.arrays = tuple(arrays)
-        self.size = size
-
-    def bins(self, index: int) -> int:
-        """How many bins field ``index`` has (0: none)."""
-        e = self.edges[index]
-        return 0 if e is None else len(e) + 1
-
-    def flat(self, index: int, similarities: np.ndarray) -> np.ndarray:
-        """The flat bin of each similarity of field ``index`` (searchsorted: s >= edge exactly)."""
-        at = np.searchsorted(self.arrays[index], similarities, side="right")
-        nan = np.isnan(similarities)
-        if nan.any():
-            at[nan] = 0
-        return at + self.offsets[index]
-
-    def flat_one(self, index: int, similarity: Any) -> int:
-        """``flat`` for one similarity (the per-document engine)."""
-        s = float(similarity)
-        return self.offsets[index] + (0 if s != s else bisect_right(self.edges[index], s))
-
-    def split(self, counts: Any) -> list[list[int]]:
-        """The flat counts as one list per field ([] for a field without bins): the state's shape."""
-        counts = np.asarray(counts)
-        return [[] if o < 0 else counts[o:o + len(e) + 1].tolist() for o, e in zip(self.offsets, self.edges)]
-
-
-def verdict_bin(field_edges: tuple[float, ...], threshold: float) -> int:
-    """The first bin of the TPs: bins from here on hold similarities at or above ``threshold``."""
-    return field_edges.index(float(threshold)) + 1
-
-
-# -- the figures of one field -------------------------------------------------------------------------
 
 def _f1(tp: np.ndarray, fa: int, fd: np.ndarray, fn: int) -> np.ndarray:
     """metrics.derived's F1, operation for operation, so that F1 at t0 equals the field's cm_f1 to the bit."""
@@ -375,13 +298,13 @@ def check_state(state: dict[str, Any], plan: "Plan") -> None:
     layout = Layout(plan)
     for k, row in enumerate(check_array(rows, "/similarity_bins", len(counts))):
         pointer = f"/similarity_bins/{k}"
-        edges = layout.edges[k]
-        if edges is None:
+        bins_at = layout.edges[k]
+        if bins_at is None:
             if check_array(row, pointer) != []:
                 raise bad(pointer, f"must be empty: {plan.fields[k].path!r} is not compared by a comparator")
             continue
-        check_counts(row, pointer, len(edges) + 1)
-        first = verdict_bin(edges, plan.fields[k].threshold)
+        check_counts(row, pointer, len(bins_at) + 1)
+        first = verdict_bin(bins_at, plan.fields[k].threshold)
         tp, fd = sum(row[first:]), sum(row[:first])
         if (tp, fd) != (counts[k][0], counts[k][2]):
             raise bad(pointer, f"holds {tp} similarities at or above the threshold and {fd} below: the field "

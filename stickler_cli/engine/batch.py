@@ -32,23 +32,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Sequence
+from itertools import chain
+from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import SticklerError
 from ..plan import FieldPlan, Kind, ModelPlan
-from .items import combine, null_mask, vectorised_model
+from .items import Cells, Column, ScoringEngine, cell_grid, item_cells, null_mask, vectorised_model
 from .matching import TIE_BREAK, list_cost, maximise, over_bound
 from . import row_errors
 from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
-from .values import confidence_value
+from .values import MISSING as _MISSING, confidence_value, is_rich, unwrapped
 
-if TYPE_CHECKING:
-    from .compare import Engine
-
-_MISSING = object()
-_BUILT_IN = "stickler_cli."  # comparators of this package take index arrays in similarity_cells
 _PRIMITIVE, _OBJECT, _PRIMITIVE_LIST = Kind.PRIMITIVE, Kind.OBJECT, Kind.PRIMITIVE_LIST
 
 # Per-document sums of up to this many values a document (list item pairs) are added in
@@ -79,13 +74,13 @@ class BatchResult:
     confidence_value: np.ndarray  # float64
     confidence_similarity: np.ndarray  # float64
     confidence_counts: np.ndarray  # (n,) int64
-    # The flat similarity bins (thresholds.Layout) of the compared pairs of primitive fields, document after
+    # The flat similarity bins (bins.Layout) of the compared pairs of primitive fields, document after
     # document (``similarity_counts[d]`` of them for document d), each document's in no particular order.
     similarity_bin: np.ndarray
     similarity_counts: np.ndarray
     errors: dict[int, list[str]] = field(default_factory=dict)  # by document, only where there are some
     metadata: dict[int, list[tuple[int, str, dict]]] = field(default_factory=dict)
-    boxes: dict[int, list] = field(default_factory=dict)  # localisation.BoxRecord lists, by document
+    boxes: dict[int, list] = field(default_factory=dict)  # boxes.BoxRecord lists, by document
     # By document, only where there are some: the lists not matched whole and in order (row_errors.ListFindings).
     list_errors: dict[int, list] = field(default_factory=dict)
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
@@ -113,20 +108,6 @@ class BatchResult:
             similarity_bins=bins, list_errors=list(self.list_errors.get(d, ())))
 
 
-class _Column:
-    """One field's values over a table's objects, read as ``Engine._model`` reads them."""
-
-    __slots__ = ("values", "null", "confidence", "has_confidence", "odd")
-
-    def __init__(self, values: list, null: np.ndarray, confidence: np.ndarray | None = None,
-                 has_confidence: np.ndarray | None = None, odd: np.ndarray | None = None) -> None:
-        self.values = values
-        self.null = null  # null as the field's kind means it
-        self.confidence = confidence  # float64, NaN where none (predictions of primitive fields)
-        self.has_confidence = has_confidence
-        self.odd = odd  # objects the fast path leaves to Engine.compare (metadata, malformed confidence)
-
-
 class _Table:
     """Objects of one model on one side (ground truth or prediction), columns read on first use."""
 
@@ -135,31 +116,30 @@ class _Table:
     def __init__(self, objects: list[dict], predicted: bool) -> None:
         self.objects = objects
         self.predicted = predicted
-        self._columns: dict[int, _Column] = {}
+        self._columns: dict[int, Column] = {}
 
     def __len__(self) -> int:
         return len(self.objects)
 
-    def column(self, f: FieldPlan) -> _Column:
+    def column(self, f: FieldPlan) -> Column:
         found = self._columns.get(f.index)
         if found is None:
             found = self._columns[f.index] = _read(self.objects, f, self.predicted)
         return found
 
 
-def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
+def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> Column:
     """``f``'s column: a missing key takes the default (never unwrapped), rich values are unwrapped;
     for predictions also each value's confidence and whether it carries metadata."""
     key, default = f.key, f.default
     if not f.rich:  # an object declaring _value: data, never unwrapped (nor a confidence read from it)
         values = list(map(dict.get, objects, repeat(key), repeat(default)))
-        return _Column(values, null_mask(values, f.kind))
+        return Column(values, null_mask(values, f.kind))
     # Every object of a table is a dict (_Table's callers make it so): dict.get mapped over them, in C, costs
     # four fifths of a comprehension calling d.get.
     if type(default) is dict:  # a default is never unwrapped: keep missing keys apart
         given = list(map(dict.get, objects, repeat(key), repeat(_MISSING)))
-        values = [default if v is _MISSING else v["_value"] if type(v) is dict and "_value" in v else v
-                  for v in given]
+        values = unwrapped(given, default)
     else:
         given = values = list(map(dict.get, objects, repeat(key), repeat(default)))
     types = set(map(type, given))
@@ -170,15 +150,15 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
     if rich and predicted:  # one pass: values, confidences (NaN: none; -1.0: malformed), metadata
         values, confidences, odd = _unwrap_predictions(given, default, kind is _PRIMITIVE)
     elif rich and values is given:
-        values = [v["_value"] if type(v) is dict and "_value" in v else v for v in given]
+        values = unwrapped(given)
     if values is not given:
         types = set(map(type, values))
-    column = _Column(values, null_mask(values, kind, types))
+    column = Column(values, null_mask(values, kind, types))
     if odd is None:
         return column
     flagged = np.zeros(len(values), dtype=bool)
     if odd:  # metadata beyond _value and _confidence: Engine.compare keeps it
-        flagged[[k for k, v in enumerate(given) if type(v) is dict and "_value" in v
+        flagged[[k for k, v in enumerate(given) if is_rich(v)
                  and (len(v) > 2 or (len(v) == 2 and "_confidence" not in v))]] = True
     if confidences:  # only leaves record confidences
         value = np.array(confidences, dtype=float)
@@ -191,7 +171,8 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> _Column:
 
 def _unwrap_predictions(given: list, default: Any, leaf: bool) -> tuple[list, list, bool]:
     """(values, confidences, whether any rich value carries metadata) of a prediction column with rich
-    values; confidences (of leaves only) as floats, NaN where none, -1.0 where malformed."""
+    values; confidences (of leaves only) as floats, NaN where none, -1.0 where malformed. ``values.unwrapped``
+    and the confidences in one pass (the test of a rich value inlined: a loop over every prediction)."""
     values: list = []
     confidences: list = []
     keep, note = values.append, confidences.append
@@ -270,7 +251,7 @@ def sequential_sums(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray
 class BatchScorer:
     """Scores one batch for ``Engine.score_batch``: the frames' counts and sums, per document."""
 
-    def __init__(self, engine: "Engine", docs: Sequence[tuple[Any, Any]], pair_floor: float,
+    def __init__(self, engine: ScoringEngine, docs: Sequence[tuple[Any, Any]], pair_floor: float,
                  batch_pairs: int) -> None:
         self.engine = engine
         self.docs = docs
@@ -300,10 +281,9 @@ class BatchScorer:
             return self.result(np.zeros(0), np.zeros((0, len(root.fields))), _no_pairs(0))
         gt = _Table([g if type(g) is dict else {} for g, _ in self.docs], False)
         pred = _Table([p if type(p) is dict else {} for _, p in self.docs], True)
-        reported = len(engine._pending)
+        reported = engine.failures_noted()
         scores, _ = self.frame(root, gt, pred, None, None, np.arange(n), True, None, top=True)
-        if len(engine._pending) > reported:  # a comparator failed: each document reports its own
-            del engine._pending[reported:]
+        if engine.forget_failures(reported):  # a comparator failed: each document reports its own
             return self.one_by_one()
         result = self.result(scores, np.stack(self.top, axis=1), self.confidence_columns())
         result.fd_values = [(d, index, g, p) for owner, index, gs, ps in self.fd
@@ -376,23 +356,6 @@ class BatchScorer:
             if rows.any():
                 self.odd[owner[rows]] = True
 
-    def cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]]): one call when the
-        comparator is vectorised, else pair by pair as ``Engine._primitive`` asks (a failure is
-        reported and scores 0.0; ``run`` then scores the batch document by document)."""
-        comparator = f.comparator
-        if comparator.scores_cells:
-            try:
-                if type(comparator).__module__.startswith(_BUILT_IN):  # they take index arrays
-                    return np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float)
-                return np.asarray(comparator.similarity_cells(gts, preds, rows.tolist(), cols.tolist()), dtype=float)
-            except SticklerError:
-                raise
-            except Exception:  # find the failing pairs, each reported
-                pass
-        similarity = self.engine._similarity
-        return np.array([similarity(f, gts[i], preds[j]) for i, j in zip(rows.tolist(), cols.tolist())], dtype=float)
-
     # -- a frame: rows of (gt object, pred object) of one model ---------------------------
 
     def frame(self, model: ModelPlan, gt: _Table, pred: _Table, gi: np.ndarray | None, pi: np.ndarray | None,
@@ -406,7 +369,7 @@ class BatchScorer:
         already computed similarity (matched list items).
         """
         rows = len(owner)
-        fields, total_weight = self.engine._rows[id(model)]
+        fields, total_weight = self.engine.field_rows(model)
         doc_num = np.zeros(rows)
         sim_num = np.zeros(rows)
         sim_den = np.zeros(rows)
@@ -448,7 +411,7 @@ class BatchScorer:
             if known is not None and f.index in known:
                 sim = known[f.index][present]
             else:
-                sim = self.cells(f, gc.values, pc.values, present if gi is None else gi[present],
+                sim = self.engine.similarity_cells(f, gc.values, pc.values, present if gi is None else gi[present],
                                  present if pi is None else pi[present])
             hit = sim >= f.threshold
             self.similar.append((owner[present], self.layout.flat(f.index, sim)))
@@ -538,25 +501,25 @@ class BatchScorer:
         raw = score.copy()
         if not len(present):
             return score, raw, both
-        g_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in g_lists for v in items]
-        p_given = [v for items in p_lists for v in items]
-        p_items = [v["_value"] if type(v) is dict and "_value" in v else v for v in p_given]
+        g_items = unwrapped(chain.from_iterable(g_lists))
+        p_given = list(chain.from_iterable(p_lists))
+        p_items = unwrapped(p_given)
         n_items = np.array([len(a) for a in g_lists], dtype=np.intp)
         m_items = np.array([len(b) for b in p_lists], dtype=np.intp)
         cells = n_items * m_items
-        rows, cols, starts = _grid(n_items, m_items)
+        rows, cols, starts = cell_grid(n_items, m_items)
         sims = np.empty(len(rows))
         batched = cells <= self.batch_pairs if f.comparator.scores_cells else np.zeros(len(cells), dtype=bool)
         in_batch = np.repeat(batched, cells)
         if in_batch.all():
-            sims[:] = self.cells(f, g_items, p_items, rows, cols)
+            sims[:] = self.engine.similarity_cells(f, g_items, p_items, rows, cols)
         elif in_batch.any():
-            sims[in_batch] = self.cells(f, g_items, p_items, rows[in_batch], cols[in_batch])
+            sims[in_batch] = self.engine.similarity_cells(f, g_items, p_items, rows[in_batch], cols[in_batch])
         g_start = np.cumsum(n_items) - n_items
         p_start = np.cumsum(m_items) - m_items
         for k in np.flatnonzero(~batched).tolist():  # a long list, or a comparator with its own matrix
             a, b = int(g_start[k]), int(p_start[k])
-            matrix = self.engine._similarity_matrix(f, g_items[a:a + n_items[k]], p_items[b:b + m_items[k]],
+            matrix = self.engine.similarity_matrix(f, g_items[a:a + n_items[k]], p_items[b:b + m_items[k]],
                                                     as_array=True)
             sims[starts[k]:starts[k] + cells[k]] = matrix.ravel()
         full = sims + TIE_BREAK * np.where(sims >= f.threshold, 1.0 + sims, 0.0)  # matching.assign's objective
@@ -580,7 +543,7 @@ class BatchScorer:
                          n_items, m_items)
         self.leaves += np.bincount(list_owner, weights=m_items, minlength=self.n).astype(np.int64)
         if dict in set(map(type, p_given)):
-            confidences = [v.get("_confidence") if type(v) is dict and "_value" in v else None for v in p_given]
+            confidences = [v.get("_confidence") if is_rich(v) else None for v in p_given]
             has, value, bad = _confidences(confidences)
             if bad.any():
                 self.odd[np.repeat(list_owner, m_items)[bad]] = True
@@ -610,11 +573,9 @@ class BatchScorer:
             return score, raw, both
         model = f.model
         if f.rich:
-            g_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in g_lists for v in items]
-            p_items = [v["_value"] if type(v) is dict and "_value" in v else v for items in p_lists for v in items]
+            g_items, p_items = unwrapped(chain.from_iterable(g_lists)), unwrapped(chain.from_iterable(p_lists))
         else:  # items whose object declares _value: data
-            g_items = [v for items in g_lists for v in items]
-            p_items = [v for items in p_lists for v in items]
+            g_items, p_items = list(chain.from_iterable(g_lists)), list(chain.from_iterable(p_lists))
         g_table = _Table([a if type(a) is dict else {} for a in g_items], False)
         p_table = _Table([b if type(b) is dict else {} for b in p_items], True)
         n_items = np.array([len(a) for a in g_lists], dtype=np.intp)
@@ -622,7 +583,7 @@ class BatchScorer:
         g_start = np.cumsum(n_items) - n_items
         p_start = np.cumsum(m_items) - m_items
         cells = n_items * m_items
-        rows, cols, starts = _grid(n_items, m_items)
+        rows, cols, starts = cell_grid(n_items, m_items)
         # Lists laid end to end: those of at most batch_pairs pairs when every comparator of the
         # items is vectorised (a lone pair always); the others keep their own matrices (cdist).
         batched = (cells <= self.batch_pairs) & (vectorised_model(model) | (cells == 1))
@@ -641,7 +602,7 @@ class BatchScorer:
                     known[index][in_batch] = by_field[k]
             for k in np.flatnonzero(~batched).tolist():
                 a, b = int(g_start[k]), int(p_start[k])
-                k_docs, k_sims, k_known = self.engine._item_matrices(
+                k_docs, k_sims, k_known = self.engine.item_matrices(
                     model, g_items[a:a + n_items[k]], p_items[b:b + m_items[k]])
                 span = slice(starts[k], starts[k] + cells[k])
                 docs[span], sims[span] = k_docs.ravel(), k_sims.ravel()
@@ -717,49 +678,9 @@ class BatchScorer:
 
     def item_cells(self, model: ModelPlan, gt: _Table, pred: _Table, rows: np.ndarray,
                    cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``Engine._item_cells`` on tables: (document-style scores, similarities, per-field similarities)
-        of the item pairs (gt[rows[k]], pred[cols[k]])."""
-        engine = self.engine
-        arrays = engine._model_arrays(model)
-        count = len(model.fields)
-        raw = np.empty((count, len(rows)))
-        both = np.zeros((count, len(rows)), dtype=bool)
-        score = None if arrays.all_primitive else np.empty((count, len(rows)))
-        for k, f in enumerate(model.fields):
-            gc, pc = gt.column(f), pred.column(f)
-            if f.kind is _PRIMITIVE:
-                g_null = gc.null[rows]
-                p_null = pc.null[cols]
-                both[k] = g_null & p_null
-                present = np.flatnonzero(~(g_null | p_null))
-                if len(present) == len(rows):
-                    raw[k] = self.cells(f, gc.values, pc.values, rows, cols)
-                else:
-                    raw[k] = 0.0
-                    if len(present):
-                        raw[k, present] = self.cells(f, gc.values, pc.values, rows[present], cols[present])
-            else:
-                g_values, p_values = gc.values, pc.values
-                results = [engine._field(f, g_values[i], p_values[j], None, None)
-                           for i, j in zip(rows.tolist(), cols.tolist())]
-                raw[k] = [c[1] for c in results]
-                both[k] = [c[2] for c in results]
-                score[k] = [c[0] for c in results]
-        docs, sims = combine(arrays, raw, both, score)
-        return docs, sims, raw
-
-
-def _grid(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gt item, pred item, first pair of each list) of every item pair of lists laid end to end:
-    ``items.cell_grid`` on arrays. List k has n[k] x m[k] pairs, row by row."""
-    cells = n * m
-    starts = np.cumsum(cells) - cells
-    owner = np.repeat(np.arange(len(n)), cells)
-    local = np.arange(int(cells.sum())) - starts[owner]
-    width = m[owner]
-    rows = (np.cumsum(n) - n)[owner] + local // width
-    cols = (np.cumsum(m) - m)[owner] + local % width
-    return rows, cols, starts
+        """(document-style scores, similarities, per-field similarities) of the item pairs
+        (gt[rows[k]], pred[cols[k]]): the cell kernel (``items.item_cells``) reading the tables' columns."""
+        return item_cells(self.engine, model, lambda f: (gt.column(f), pred.column(f)), Cells(rows, cols))
 
 
 def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,

@@ -30,19 +30,19 @@ from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
 from .. import limits
 from ..json_text import as_written
-from ..analyses.localisation import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
+from .boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
-from .items import (ModelArrays, batch_routes, cell_grid, combine, field_value, find_lists, items, model_arrays,
-                    null_mask, plain_values, weight_total)
+from .items import (Cells, Matrix, ModelArrays, batch_routes, cell_grid, field_value, find_lists, item_cells,
+                    item_columns, items, model_arrays, weight_total)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, list_cost, over_bound
 from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
-from .values import (EMPTIABLE, as_list as _as_list, confidence_value, is_null as _null, is_null_list as _null_list,
-                     unwrap, without_wrappers)
+from .values import (EMPTIABLE, MISSING as _MISSING, as_list as _as_list, confidence_value, is_null as _null,
+                     is_null_list as _null_list, is_rich, unwrap, without_wrappers)
 from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Trace, TraceRow
-from ..analyses.thresholds import Layout
+from .bins import Layout
 
 
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
@@ -54,12 +54,18 @@ SMALL_MATRIX = 2
 # a longer list costs more per pair laid end to end than in its own matrix.
 BATCH_PAIRS = 256
 
-_MISSING = object()
 _PRIMITIVE = Kind.PRIMITIVE  # a module constant: looked up once per field in the hottest loop
+_BUILT_IN = "stickler_cli."  # comparators of this package take index arrays in similarity_cells
 
 
 class Engine:
-    """Compares documents against one compiled plan. Stateless between calls."""
+    """Compares documents against one compiled plan. Stateless between calls.
+
+    Two paths give the same numbers to the last bit: ``compare`` walks one document (the reference),
+    ``score_batch`` scores a batch field by field in arrays (engine/batch.py). Both score the item
+    pairs of object lists with one kernel (``items.item_cells``). The batch path uses the public
+    interface below the "what the batch path uses" line (``items.ScoringEngine``), never the walk's privates.
+    """
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -134,8 +140,9 @@ class Engine:
     def score_batch(self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
         ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` somewhere are
-        scored by ``compare``, which collects their boxes (localisation.py): ``boxed``, their positions,
-        when the caller found them (the reader does, in the raw lines), else each document is looked at."""
+        scored by ``compare``, which collects their boxes (boxes.py, for analyses/localisation.py):
+        ``boxed``, their positions, when the caller found them (the reader does, in the raw lines), else
+        each document is looked at."""
         scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
         if self.columnar:
             if boxed is None:
@@ -170,7 +177,7 @@ class Engine:
             self._pending.clear()
         return res
 
-    def _similarity(self, f: FieldPlan, g: Any, p: Any) -> float:
+    def similarity(self, f: FieldPlan, g: Any, p: Any) -> float:
         """The comparator's score; a comparator that raises scores 0.0 and is reported, never fatal."""
         try:
             return f.comparator.similarity(g, p)
@@ -180,14 +187,14 @@ class Engine:
             self._report(f, "failed, scored 0.0", exc)
             return 0.0
 
-    def _similarity_matrix(self, f: FieldPlan, gv: list, pv: list, as_array: bool = False):
+    def similarity_matrix(self, f: FieldPlan, gv: list, pv: list, as_array: bool = False):
         """The comparator's matrix: plain floats in lists, or a float array with ``as_array``."""
         try:
             matrix = f.comparator.similarity_matrix(gv, pv)
         except SticklerError:
             raise
         except Exception:  # find the failing pairs: each scores 0.0 and is reported
-            matrix = [[self._similarity(f, a, b) for b in pv] for a in gv]
+            matrix = [[self.similarity(f, a, b) for b in pv] for a in gv]
         if as_array:
             return np.asarray(matrix, dtype=float).reshape(len(gv), len(pv))
         return matrix.tolist() if isinstance(matrix, np.ndarray) else matrix  # plain floats for reports
@@ -197,6 +204,47 @@ class Engine:
         text = str(exc)
         detail = f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
         self._pending.append(f"{f.path}: {f.comparator_name} {what}: {detail}")
+
+    # -- what the batch path uses (items.ScoringEngine) ------------------------------
+
+    def similarity_cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray,
+                         cols: np.ndarray) -> np.ndarray:
+        """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]]): one call when the
+        comparator is vectorised, else pair by pair as ``_primitive`` asks (a failure is reported and
+        scores 0.0; the caller, seeing ``failures_noted`` grow, scores its documents one by one)."""
+        comparator = f.comparator
+        if comparator.scores_cells:
+            try:
+                if type(comparator).__module__.startswith(_BUILT_IN):  # they take index arrays
+                    return np.asarray(comparator.similarity_cells(gts, preds, rows, cols), dtype=float)
+                return np.asarray(comparator.similarity_cells(gts, preds, rows.tolist(), cols.tolist()), dtype=float)
+            except SticklerError:
+                raise
+            except Exception:  # find the failing pairs, each reported
+                pass
+        similarity = self.similarity
+        return np.array([similarity(f, gts[i], preds[j]) for i, j in zip(rows.tolist(), cols.tolist())], dtype=float)
+
+    def field_scores(self, f: FieldPlan, g: Any, p: Any) -> tuple[float, float, bool]:
+        """(score, raw similarity, null on both sides) of one field's plain values, nothing recorded."""
+        return self._field(f, g, p, None, None)
+
+    def field_rows(self, model: ModelPlan) -> tuple[tuple, float]:
+        """What the field loop reads of each of ``model``'s fields, (key, default, index, primitive, weight,
+        field) a field, and the sum of the weights added in field order (``_model``'s loop, for the batch's)."""
+        return self._rows[id(model)]
+
+    def failures_noted(self) -> int:
+        """How many comparator failures wait for the current document: a mark for ``forget_failures``."""
+        return len(self._pending)
+
+    def forget_failures(self, mark: int) -> bool:
+        """Drop the comparator failures noted since ``mark`` (a batch that will be scored again document by
+        document, each reporting its own); whether there were any."""
+        if len(self._pending) > mark:
+            del self._pending[mark:]
+            return True
+        return False
 
     # -- one object -------------------------------------------------------------
 
@@ -217,7 +265,8 @@ class Engine:
         for key, default, index, primitive, weight, f in rows:
             g = gt.get(key, _MISSING)
             p = pred.get(key, _MISSING)
-            gbox = pbox = None  # a leaf's ``_bbox`` on each side (localisation.py)
+            gbox = pbox = None  # a leaf's ``_bbox`` on each side (boxes.py)
+            # values.unwrap, inlined (the hottest loop), reading a rich value's other keys on the way
             if g is _MISSING:
                 g = default
                 if default is not None and recording and res.trace is not None:
@@ -290,7 +339,7 @@ class Engine:
                 if res.trace is not None:
                     _trace(res, f, label, g, p, float(both), float(both), path=where + f.key, conf=conf)
             return (1.0, 1.0, True) if both else (0.0, 0.0, False)
-        raw = self._similarity(f, g, p) if similarity is None else similarity
+        raw = self.similarity(f, g, p) if similarity is None else similarity
         matched = raw >= f.threshold
         score = raw if matched or not f.clip else 0.0
         if res is not None:
@@ -363,7 +412,7 @@ class Engine:
         if over_bound(gv, pv, f):
             pairs, similarities = self._long_primitive_list(f, gv, pv)
         else:
-            matrix = self._similarity_matrix(f, gv, pv)
+            matrix = self.similarity_matrix(f, gv, pv)
             pairs = self._primitive_pairs(f, matrix)
             similarities = [matrix[i][j] for i, j in pairs]
         longest = max(len(gv), len(pv))
@@ -400,7 +449,7 @@ class Engine:
     def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
         """(pairs, their similarities in the same order) of lists beyond MATCH_BOUND pairs."""
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
-            local = self._primitive_pairs(f, self._similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
+            local = self._primitive_pairs(f, self.similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
 
         g_keys, p_keys = [item_key(v) for v in gv], [item_key(v) for v in pv]
@@ -413,7 +462,7 @@ class Engine:
             key = g_keys[i]
             s = same.get(key) if key is not None and key == p_keys[j] else None
             if s is None:
-                s = self._similarity(f, gv[i], pv[j])
+                s = self.similarity(f, gv[i], pv[j])
                 if key is not None and key == p_keys[j] and len(same) < SAME_VALUES:
                     same[key] = s
             similarities.append(s)
@@ -423,7 +472,7 @@ class Engine:
     def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
         """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs."""
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
-            docs, sims, _ = self._item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
+            docs, sims, _ = self.item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
             local = assign(sims, (sims >= model.match_threshold) + docs)
             return [(rows[a], cols[b]) for a, b in local]
 
@@ -461,7 +510,7 @@ class Engine:
             known = None
         else:
             if entry is None:
-                docs, sims, known_arrays = self._item_matrices(model, gv, pv)
+                docs, sims, known_arrays = self.item_matrices(model, gv, pv)
                 # Matched pairs are scored again for counting: from plain lists, indexing is cheap.
                 known = ({k: v.ravel().tolist() for k, v in known_arrays.items()}
                          if known_arrays and res is not None else None)
@@ -501,16 +550,14 @@ class Engine:
 
     # -- every item against every item ------------------------------------------
 
-    def _item_matrices(self, model: ModelPlan, gv: list, pv: list):
+    def item_matrices(self, model: ModelPlan, gv: list, pv: list):
         """(document-style scores, raw similarities, known) of every gt item against every pred item.
 
         ``known`` maps a primitive field's index to its similarity matrix, so
         that matched pairs, scored again for counting, need no comparator call.
 
-        The same numbers as ``_model`` on each pair, computed a field at a time:
-        one batched comparator call per primitive field instead of one call per
-        pair and field. The arithmetic is the scalar path's, operation for
-        operation, so the results are equal to the last bit.
+        The same numbers as ``_model`` on each pair, computed a field at a time
+        by the cell kernel (``items.item_cells`` on a full ``Matrix``), to the last bit.
         """
         n, m = len(gv), len(pv)
         if n * m < SMALL_MATRIX:
@@ -518,28 +565,12 @@ class Engine:
             docs = np.array([[c[0] for c in row] for row in cells], dtype=float).reshape(n, m)
             sims = np.array([[c[1] for c in row] for row in cells], dtype=float).reshape(n, m)
             return docs, sims, None
-        gds = [a if type(a) is dict else {} for a in gv]
-        pds = [b if type(b) is dict else {} for b in pv]
-        arrays = self._model_arrays(model)
-        count = len(model.fields)
-        raw = np.empty((count, n, m))
-        both = np.zeros((count, n, m), dtype=bool)
-        score = None if arrays.all_primitive else np.empty((count, n, m))
-        known: dict[int, np.ndarray] = {}
-        for k, f in enumerate(model.fields):
-            gvals = plain_values(f, gds)
-            pvals = plain_values(f, pds)
-            if f.kind is _PRIMITIVE:
-                self._primitive_matrix(f, gvals, pvals, raw[k], both[k])
-                known[f.index] = raw[k]
-            else:
-                cells = [[self._field(f, a, b, None, None) for b in pvals] for a in gvals]
-                raw[k] = [[c[1] for c in row] for row in cells]
-                both[k] = [[c[2] for c in row] for row in cells]
-                # A nested field's own score is not gated: combine leaves it as it is.
-                score[k] = [[c[0] for c in row] for row in cells]
-        docs, sims = combine(arrays, raw, both, score)
-        return docs, sims, known
+        columns = item_columns([a if type(a) is dict else {} for a in gv], [b if type(b) is dict else {} for b in pv])
+        docs, sims, raw = item_cells(self, model, columns, Matrix(n, m))
+        known = {f.index: raw[k].reshape(n, m) for k, f in enumerate(model.fields) if f.kind is _PRIMITIVE}
+        return docs.reshape(n, m), sims.reshape(n, m), known
+
+    _item_matrices = item_matrices  # the name tests/test_item_matrices.py calls it by
 
     def _prepare_lists(self, f: FieldPlan, found: list[tuple[Any, Any]]) -> None:
         """Score every item pair of the object lists ``found`` (field ``f``, a batch of documents) at once.
@@ -559,15 +590,17 @@ class Engine:
         if not kept:
             return
         found = kept
-        rows, cols, starts = cell_grid([(len(a), len(b)) for a, b in zip(gvs, pvs)])
-        reported = len(self._pending)
+        rows, cols, starts = cell_grid(np.array([len(a) for a in gvs], dtype=np.intp),
+                                       np.array([len(b) for b in pvs], dtype=np.intp))
+        starts = starts.tolist()
+        reported = self.failures_noted()
         try:
-            docs, sims, raw = self._item_cells(model, [a if type(a) is dict else {} for gv in gvs for a in gv],
-                                               [b if type(b) is dict else {} for pv in pvs for b in pv], rows, cols)
+            columns = item_columns([a if type(a) is dict else {} for gv in gvs for a in gv],
+                                   [b if type(b) is dict else {} for pv in pvs for b in pv])
+            docs, sims, raw = item_cells(self, model, columns, Cells(rows, cols))
         except Exception:
             docs = None
-        if docs is None or len(self._pending) > reported:
-            del self._pending[reported:]
+        if self.forget_failures(reported) or docs is None:
             return
         known = {field.index: raw[k].tolist() for k, field in enumerate(model.fields) if field.kind is _PRIMITIVE}
         for (g, p), gv, pv, start in zip(found, gvs, pvs, starts):
@@ -576,60 +609,12 @@ class Engine:
             self._prepared[(f.index, id(g), id(p))] = (
                 g, p, gv, pv, docs[start:end].reshape(shape), sims[start:end].reshape(shape), known, start)
 
-    def _item_cells(self, model: ModelPlan, gds: list[dict], pds: list[dict], rows: np.ndarray,
-                    cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(document-style scores, raw similarities, per-field similarities) of the item pairs
-        (gds[rows[k]], pds[cols[k]]): ``_item_matrices`` for many lists laid end to end."""
-        arrays = self._model_arrays(model)
-        count = len(model.fields)
-        raw = np.empty((count, len(rows)))
-        both = np.zeros((count, len(rows)), dtype=bool)
-        score = None if arrays.all_primitive else np.empty((count, len(rows)))
-        row_list, col_list = rows.tolist(), cols.tolist()
-        for k, f in enumerate(model.fields):
-            gvals = plain_values(f, gds)
-            pvals = plain_values(f, pds)
-            if f.kind is _PRIMITIVE:
-                g_null = null_mask(gvals)[rows]
-                p_null = null_mask(pvals)[cols]
-                both[k] = g_null & p_null
-                present = np.flatnonzero(~(g_null | p_null))
-                if len(present) == len(rows):
-                    raw[k] = f.comparator.similarity_cells(gvals, pvals, row_list, col_list)
-                else:
-                    raw[k] = 0.0
-                    if len(present):
-                        raw[k, present] = f.comparator.similarity_cells(
-                            gvals, pvals, rows[present].tolist(), cols[present].tolist())
-            else:
-                cells = [self._field(f, gvals[i], pvals[j], None, None) for i, j in zip(row_list, col_list)]
-                raw[k] = [c[1] for c in cells]
-                both[k] = [c[2] for c in cells]
-                score[k] = [c[0] for c in cells]
-        docs, sims = combine(arrays, raw, both, score)
-        return docs, sims, raw
-
-    def _model_arrays(self, model: ModelPlan) -> ModelArrays:
-        """The per-field constants of an item model as arrays, built once per model."""
+    def model_arrays(self, model: ModelPlan) -> ModelArrays:
+        """The per-field constants of an item model as arrays (the cell kernel's), built once per model."""
         cached = self._arrays.get(id(model))
         if cached is None:
             cached = self._arrays[id(model)] = model_arrays(model)
         return cached
-
-    def _primitive_matrix(self, f: FieldPlan, gvals: list, pvals: list, raw: np.ndarray, both: np.ndarray) -> None:
-        """Fill one primitive field's raw similarities (0.0 where a side is null) and both-null mask."""
-        g_null = list(map(_null, gvals))
-        p_null = list(map(_null, pvals))
-        if not any(g_null) and not any(p_null):
-            raw[:] = self._similarity_matrix(f, gvals, pvals, as_array=True)
-            return
-        raw[:] = 0.0
-        rows = [i for i, null in enumerate(g_null) if not null]
-        cols = [j for j, null in enumerate(p_null) if not null]
-        if rows and cols:
-            raw[np.ix_(rows, cols)] = self._similarity_matrix(
-                f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
-        both[:] = np.outer(g_null, p_null)
 
 
 def _models(model: ModelPlan):
@@ -691,7 +676,7 @@ def _lone_boxes(res: DocResult, model: ModelPlan | None, obj: Any, predicted: bo
     for f in model.fields:
         value = obj.get(f.key)
         if f.kind is Kind.PRIMITIVE:
-            if type(value) is dict and "_value" in value and value.get("_bbox") is not None:
+            if is_rich(value) and value.get("_bbox") is not None:
                 box, conf = value["_bbox"], value.get("_confidence")
                 _box(res, f, box if not predicted else None, box if predicted else None, False, 0.0,
                      conf if predicted else None, where + f.key)

@@ -125,10 +125,10 @@ class DocResult:
     # (field index, path, metadata) of rich prediction values with keys beyond
     # _value and _confidence, e.g. {"_bbox": [...]}: kept for accumulators.
     metadata: list[tuple[int, str, dict]] = field(default_factory=list)
-    # Leaves with a ``_bbox`` on either side, for localisation mAP (localisation.BoxRecord tuples).
+    # Leaves with a ``_bbox`` on either side, for localisation mAP (boxes.BoxRecord tuples).
     boxes: list = field(default_factory=list)
 
-    # The similarity bin (thresholds.Layout, flat) of every compared pair of a primitive field: the
+    # The similarity bin (bins.Layout, flat) of every compared pair of a primitive field: the
     # threshold histograms (README "Is a threshold set right?").
     similarity_bins: list[int] = field(default_factory=list)
 

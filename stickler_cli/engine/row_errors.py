@@ -110,6 +110,7 @@ def _text(keys: tuple[str, ...], row: Any) -> str:
         if type(value) is not str:
             if type(value) is not dict:
                 continue
+            # values.unwrap, inlined: a call per row cost 2.3 M instructions (0.2%) on case 1
             value = value.get("_value")  # a rich value
             if type(value) is not str:
                 continue

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
+
+MISSING = object()  # a key an object does not give (a default may stand in for it)
 
 
 def confidence_value(conf: Any) -> float | None:
@@ -25,6 +27,21 @@ def unwrap(value: Any, rich: bool = True) -> tuple[Any, Any]:
     if rich and type(value) is dict and "_value" in value:
         return value["_value"], value.get("_confidence")
     return value, None
+
+
+def unwrapped(values: Iterable, default: Any = MISSING) -> list:
+    """Each value with its rich wrapper taken off (``{"_value": v, ...}`` gives v): ``unwrap`` of many
+    values at C speed, the one the columns of both engine paths use. With ``default``, each ``MISSING``
+    (a key not given) becomes the default, which is never unwrapped."""
+    if default is MISSING:
+        return [v["_value"] if type(v) is dict and "_value" in v else v for v in values]
+    return [default if v is MISSING else v["_value"] if type(v) is dict and "_value" in v else v for v in values]
+
+
+def is_rich(value: Any) -> bool:
+    """Whether ``value`` is a rich value ``{"_value": v, ...}`` (for a field whose object declares ``_value``,
+    FieldPlan.rich False, such an object is data: its callers ask the plan first)."""
+    return type(value) is dict and "_value" in value
 
 
 def without_wrappers(value: Any, rich: bool = True) -> Any:
@@ -100,8 +117,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
             if _older(value) and not data:
                 obj[f.key] = value = {"_value": value["value"], "_confidence": value["confidence"]}
                 rewritten += 1
-            if type(value) is dict and "_value" in value and f.rich:
-                value = value["_value"]
+            value = unwrap(value, f.rich)[0]
             if kind is Kind.OBJECT:
                 if type(value) is dict:
                     stack.append((inner, value))
@@ -111,8 +127,7 @@ def adopt_older_shape(model: Any, record: dict) -> int:
                         value[i] = item = {"_value": item["value"], "_confidence": item["confidence"]}
                         rewritten += 1
                     if kind is Kind.OBJECT_LIST:
-                        if type(item) is dict and "_value" in item and f.rich:
-                            item = item["_value"]
+                        item = unwrap(item, f.rich)[0]
                         if type(item) is dict:
                             stack.append((inner, item))
     return rewritten

@@ -47,6 +47,7 @@ import orjson
 
 from .. import limits
 from ..errors import InputError, UsageError
+from ..json_text import BBOX_KEY, holds_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -599,22 +600,7 @@ def _gt_record(path: str, number: int, content: "bytes | Record | Overlong", sta
     return value
 
 
-def holds_key(value: Any, key: str) -> bool:
-    """Whether a parsed value holds ``key`` in an object at any depth (iterative: records nest deep)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if key in item:
-                return True
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-_BOX_KEY = _KeyInText("_bbox")
-BBOX_KEY = _BOX_KEY.written
+_BOX_KEY = _KeyInText("_bbox")  # its .written is json_text.BBOX_KEY
 
 
 def carries_boxes(content: Any, value: Any) -> bool:

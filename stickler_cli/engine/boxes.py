@@ -1,0 +1,39 @@
+"""The boxes (``_bbox``) the engine finds on compared leaves, as records the localisation analysis reads.
+
+``Engine.compare`` makes one ``BoxRecord`` per compared leaf that carries a box on either side
+(analyses/localisation.py turns them into average precision); ``value_carries_boxes`` tells which
+documents ``Engine.score_batch`` must leave to ``Engine.compare`` for that (the reader finds them in raw
+lines with ``json_text.BBOX_KEY``, without loading the engine).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import orjson
+
+from ..json_text import BBOX_KEY, holds_key
+
+# A box's state on one side of a record.
+ABSENT, BOX, REVERSED, NOT_A_BOX = range(4)
+
+
+class BoxRecord(NamedTuple):
+    """One compared leaf with a box on either side (``gt``/``pred``: ABSENT, BOX, REVERSED or
+    NOT_A_BOX); ``iou`` is 0.0 unless both are boxes; ``confidence`` None when not given."""
+
+    field: int
+    gt: int
+    pred: int
+    matched: bool
+    iou: float
+    confidence: float | None
+
+
+def value_carries_boxes(value: Any) -> bool:
+    """``reader.carries_boxes`` of a value given without its line (the Python API): serialised by orjson
+    (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
+    try:
+        return BBOX_KEY in orjson.dumps(value)
+    except TypeError:
+        return holds_key(value, "_bbox")
