@@ -343,7 +343,7 @@ def eval_command(
     from ..report import gates as quality_gates
     from ..run import state_file
     from ..run.accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Analysis
-    from ..comparators.registry import check_ready
+    from ..schema.compiler import check_ready
     from ..run.evaluate import evaluate_files
     from ..run.reader import STDIN, check_readable, file_size
     from ..report.build import build_report
@@ -930,7 +930,7 @@ def diff_command(
     from ..report import diff
     from ..run import state_file
     from ..run.accumulate import Analysis
-    from ..comparators.registry import check_ready
+    from ..schema.compiler import check_ready
     from ..run.evaluate import evaluate_two, pairing_for
     from ..run.reader import STDIN, check_readable
     from ..reporters import json_report
@@ -1047,7 +1047,7 @@ def compare_command(
     """
 
     from ..analyses.failures import not_shown, row
-    from ..comparators.registry import check_ready
+    from ..schema.compiler import check_ready
     from ..run.compare_input import Selector, choose_pair, id_disagreement
     from ..engine import Engine
     from ..engine.values import adopt_older_shape
