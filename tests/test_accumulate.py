@@ -13,8 +13,8 @@ from stickler_cli.report.build import field_metrics, overall_metrics
 
 
 def load_pairs(root, name):
-    gts = [orjson.loads(l) for l in (root / f"fixtures/{name}/gt.jsonl").read_text().splitlines()]
-    preds = [orjson.loads(l) for l in (root / f"fixtures/{name}/pred.jsonl").read_text().splitlines()]
+    gts = [orjson.loads(line) for line in (root / f"fixtures/{name}/gt.jsonl").read_text().splitlines()]
+    preds = [orjson.loads(line) for line in (root / f"fixtures/{name}/pred.jsonl").read_text().splitlines()]
     return list(zip(gts, preds))
 
 

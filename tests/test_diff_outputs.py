@@ -92,7 +92,7 @@ def test_junit_has_a_case_per_watched_figure(files, tmp_path, capsys):
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     assert sorted(cases) == sorted(f"{p}.{m}" for p in ("id", HOSTILE, "note") for m in ("cm_f1", "cm_precision"))
     failed = sorted(name for name, c in cases.items() if c.find("failure") is not None)
-    assert failed == sorted([f"id.cm_f1", "id.cm_precision", f"{HOSTILE}.cm_f1", f"{HOSTILE}.cm_precision"])
+    assert failed == sorted(["id.cm_f1", "id.cm_precision", f"{HOSTILE}.cm_f1", f"{HOSTILE}.cm_precision"])
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("6", "4", "0")
     failure = cases["id.cm_f1"].find("failure")
     assert failure.get("type") == "Regression" and failure.get("message").startswith("B is significantly worse: -0.")

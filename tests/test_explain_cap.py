@@ -18,7 +18,6 @@ import pytest
 
 import stickler_cli as st
 from stickler_cli import limits
-from stickler_cli.cli.commands import main
 from stickler_cli.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[1]

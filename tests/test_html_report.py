@@ -10,7 +10,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from stickler_cli.cli.commands import main
 from stickler_cli.reporters.html import render_html

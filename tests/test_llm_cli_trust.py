@@ -13,7 +13,6 @@ import orjson
 import pytest
 
 from stickler_cli.cli.commands import main
-from stickler_cli.comparators.llm import Access, configure
 from tests.support.chat_server import ENV_VARS, ChatServer, clean_env, server  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,6 @@ import orjson
 import pytest
 
 from stickler_cli.analyses import localisation
-from stickler_cli.run.accumulate import Accumulator
 from stickler_cli.run.evaluate import evaluate_pairs
 from stickler_cli.analyses.localisation import BoxStore, average_precision, localisation_block, parse_thresholds
 from stickler_cli.schema import compile_schema

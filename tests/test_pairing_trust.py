@@ -18,7 +18,6 @@ import pytest
 import stickler_cli as st
 from stickler_cli.errors import InputError
 from stickler_cli.run.evaluate import evaluate_files
-from stickler_cli.report.build import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 STICKLER = [sys.executable, "-m", "stickler_cli"]

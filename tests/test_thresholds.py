@@ -12,7 +12,6 @@ import json
 import random
 from pathlib import Path
 
-import numpy as np
 import orjson
 import pytest
 
@@ -22,8 +21,7 @@ from stickler_cli.cli.commands import main
 from stickler_cli.comparators import plugins
 from stickler_cli.engine import Engine
 from stickler_cli.run.evaluate import evaluate_pairs
-from stickler_cli.report.build import build_report
-from stickler_cli.analyses.thresholds import Layout, analyse, edges, locate, suggest_patch, verdict_bin, window
+from stickler_cli.analyses.thresholds import edges, locate, suggest_patch, verdict_bin, window
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "tests.support.given_similarity"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from stickler_cli.packets.metrics import PageRow, Section, Weights, classify, page_table, score_pages
+from stickler_cli.packets.metrics import Section, Weights, classify, page_table, score_pages
 from stickler_cli.run.packets import Reading, read_page_table
 from tests.support.packets import library_rows, packet
 
