@@ -20,6 +20,7 @@ Held here (issue 38, "The house"):
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "stickler_cli"
@@ -48,8 +49,9 @@ NOT_LOOSE = {"errors", "limits", "version", "plan", "__init__", "__main__"}
 MAX_LOOSE = 6
 
 
+@functools.cache
 def _modules() -> dict[str, tuple[Path, bool]]:
-    """Module name -> (file, whether it is a package's __init__)."""
+    """Module name -> (file, whether it is a package's __init__). Read once: treat as read-only."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
@@ -86,10 +88,15 @@ def _imports(name: str, path: Path, is_package: bool, modules: dict) -> dict[str
     return {target: line for target, line in found.items() if target in modules}
 
 
-def _arrows() -> dict[str, dict[str, int]]:
-    """Module -> {imported module -> line}."""
+@functools.cache
+def _read_arrows() -> dict[str, dict[str, int]]:
     modules = _modules()
     return {name: _imports(name, path, is_package, modules) for name, (path, is_package) in modules.items()}
+
+
+def _arrows() -> dict[str, dict[str, int]]:
+    """Module -> {imported module -> line}: the source is parsed once; each caller gets its own copy."""
+    return {name: dict(targets) for name, targets in _read_arrows().items()}
 
 
 def _graph() -> dict[str, set[str]]:

@@ -60,7 +60,9 @@ def test_a_callers_policy_is_left_alone(clean_collector) -> None:
     frozen = gc.get_freeze_count()
     with held_back():
         assert gc.get_threshold()[0] == 700
-    assert gc.get_freeze_count() == frozen  # not unfrozen by us
+    # Not unfrozen by us (that empties the permanent generation), nor frozen more. Not `== frozen`: a frozen
+    # object that another thread frees leaves it (under pytest-xdist, execnet's receiver thread does so).
+    assert 0 < gc.get_freeze_count() <= frozen
 
 
 def test_scoring_runs_with_the_collector_held_back(clean_collector, monkeypatch, tmp_path) -> None:

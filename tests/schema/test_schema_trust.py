@@ -514,7 +514,9 @@ def test_a_record_too_deep_to_check_is_one_violation_not_an_internal_error(capsy
         assert "nested too deeply to be checked" in checker.take_messages()[0]
         assert checker.violations({"a": "x", "d": {"c": {"c": {"x": 1}}}}) == []
     path = write("s.json", recursive)
-    predictions = json.dumps({"a": "x", "d": deep}).encode() + b'\n{"a": "y"}\n'
+    # The text json.dumps({"a": "x", "d": deep}) gives, written without recursing: json.dumps itself goes 951
+    # levels deep, within a few frames of Python's recursion limit, and past it under pytest-xdist's deeper stack.
+    predictions = ('{"a": "x", "d": ' + '{"c": ' * 950 + '{"x": 1}' + '}' * 951).encode() + b'\n{"a": "y"}\n'
     code, out, err = _cli(capsys, "eval", path, write("g.jsonl", b'{"a": "x"}\n{"a": "y"}\n'),
                           write("p.jsonl", predictions), "-f", "json")
     assert code == 0, err
