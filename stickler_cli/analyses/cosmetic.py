@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .. import number_text
 from ..number_text import read_number
-from ..ascii_text import PUNCTUATION, WHITESPACE, deleting, without
+from ..ascii_text import PUNCTUATION, WHITESPACE, deleting
 from ..engine.result import FD
 from ..json_text import MAX_INTEGER, compact_json
 from ..plan import FieldPlan, Kind, Plan

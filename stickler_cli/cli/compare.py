@@ -47,7 +47,7 @@ def compare_command(
     """
 
     from ..analyses.failures import not_shown, row
-    from ..comparators.registry import check_ready
+    from ..schema.compiler import check_ready
     from ..run.compare_input import Selector, choose_pair, id_disagreement
     from ..engine import Engine
     from ..engine.values import adopt_older_shape

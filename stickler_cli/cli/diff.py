@@ -58,7 +58,7 @@ def diff_command(
     from ..report import diff
     from ..run import state_file
     from ..run.accumulate import Collect
-    from ..comparators.registry import check_ready
+    from ..schema.compiler import check_ready
     from ..run.evaluate import evaluate_two
     from ..run.reader import STDIN, check_readable
     from ..run import atomic

@@ -93,7 +93,7 @@ def eval_command(
     from ..report import gates as quality_gates
     from ..run import state_file
     from ..run.accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT
-    from ..comparators.registry import check_ready
+    from ..schema.compiler import check_ready
     from ..run.evaluate import evaluate_files
     from ..run.reader import STDIN, check_readable, file_size
     from ..report.build import build_report

@@ -3,7 +3,7 @@
 scipy's solver (Crouse's shortest augmenting path method,
 scipy/optimize/rectangular_lsap/rectangular_lsap.cpp) is short: ``shortest_paths`` below takes
 the same steps in the same order on the same float64 values, so it returns the same assignment,
-ties included (tests/test_assignment.py checks it against scipy on matrices full of ties).
+ties included (tests/engine/test_assignment.py checks it against scipy on matrices full of ties).
 comparators/anls.py runs it after its own greedy start: munkres' compiled solver, which the
 reference library's ANLS* uses, is the same method started that way. The engine's lists are
 solved by scipy's compiled code itself (scipy_lsap.py), which is several times faster per solve.

@@ -182,7 +182,7 @@ def _read_with_dateutil(text: str, dayfirst: bool) -> DateReading | None:
 # The words dateutil's parser (fuzzy off) goes on after as a text's first token, those made of ASCII letters
 # (the only ones the screen below looks up), lower case: weekdays, months, am/pm, its filler words ("at", "of",
 # "st", ...) and those ``float`` reads (nan, inf, infinity). Written out so that a text is screened without
-# importing dateutil; tests/test_comparator_date.py holds it equal to dateutil's own parserinfo.
+# importing dateutil; tests/comparators/test_comparator_date.py holds it equal to dateutil's own parserinfo.
 FIRST_WORDS_KNOWN = frozenset("""
     a ad am and apr april at aug august dec december feb february fri friday inf infinity jan january jul july
     jun june m mar march may mon monday nan nd nov november oct october of on p pm rd sat saturday sep sept
@@ -233,7 +233,7 @@ def _numeric_date(first: int, second: int, year: int, dayfirst: bool) -> DateRea
     """``first``/``second``/``year`` as dateutil resolves three numbers whose last is a year of four digits
     (``_ymd.resolve_ymd``): a first above 31 makes a year-first reading, whose day (the year) no month has;
     a first above 12, or day-first with a second of at most 12, is the day; otherwise the month. A day or
-    month out of range reads no date (ValueError, as dateutil raises). tests/test_comparator_date.py holds it
+    month out of range reads no date (ValueError, as dateutil raises). tests/comparators/test_comparator_date.py holds it
     to dateutil on every first and second from 0 to 39 and some above, in both spellings, with each separator."""
     if first > 31:
         return None

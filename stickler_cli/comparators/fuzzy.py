@@ -67,7 +67,7 @@ class FuzzyComparator(Comparator):
 def _sorted_words(text: str | None) -> str | None:
     """A text's words sorted and joined by one space, as rapidfuzz's token_sort_ratio sorts them; None for a text
     of one-byte characters holding U+0085 or U+00A0, which Python's split takes for spaces and rapidfuzz, in such a
-    text alone, does not (it splits on Python's spaces otherwise: tests/test_item_matrices.py checks every one, at
+    text alone, does not (it splits on Python's spaces otherwise: tests/engine/test_item_matrices.py checks every one, at
     every width of text)."""
     if text is None or not text.isascii() and ("\xa0" in text or "\x85" in text) and max(text) <= "\xff":
         return None
@@ -77,7 +77,7 @@ def _sorted_words(text: str | None) -> str | None:
 def _token_sort_cells(a: Sequence[str | None], b: Sequence[str | None], rows: Sequence[int],
                       cols: Sequence[int]) -> np.ndarray:
     """token_sort_ratio of the pairs (a[rows[k]], b[cols[k]]): the words of each text sorted once, not
-    once per pair, then ``ratio`` (rapidfuzz's own definition; the same floats, tests/test_item_matrices.py);
+    once per pair, then ``ratio`` (rapidfuzz's own definition; the same floats, tests/engine/test_item_matrices.py);
     pairs with a text where rapidfuzz and Python split words differently are left to token_sort_ratio itself.
     When each text is in about one pair (a field's values, document by document), sorting once saves nothing:
     token_sort_ratio does it all, in C++, in half the time."""

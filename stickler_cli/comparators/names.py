@@ -23,7 +23,7 @@ BUNDLED_NAMES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
 # module is imported when a schema first names one of its comparators (registry.lookup), so a run
 # imports only the comparators it uses; until then its names are reserved here. Optional-extra
 # comparators are here too: their modules import the heavy libraries only when one is first used.
-# tests/test_startup.py checks this table against the classes.
+# tests/project/test_startup.py checks this table against the classes.
 BUILTINS: dict[str, tuple[str, tuple[str, ...]]] = {
     "exact": ("ExactComparator", ("exact", "Exact")),
     "levenshtein": ("LevenshteinComparator", ("levenshtein", "Levenshtein")),

@@ -14,26 +14,22 @@ looked for among the installed entry points by this module and plugins.py, never
 from __future__ import annotations
 
 import importlib
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import suggest
 from .base import Comparator, ComparatorConfigError, MissingExtraError
 from .names import (  # the tables, filled by register*: re-exported, as this module always offered them
-    _BY_NAME, _EMBEDDINGS, _MODELS, BUILTIN_NAMES, BUILTINS, EmbeddingFunction, register, register_embedding,
+    _BY_NAME, _EMBEDDINGS, _MODELS, BUILTIN_NAMES, BUILTINS, EmbeddingFunction, register, register_embedding,  # noqa: F401 (_EMBEDDINGS, _MODELS: tests patch them here)
     register_model, registered_by, registered_model, unknown_model,
 )
 from .plugins import comparator_classes, embedding_function, entry_point_failures, load_entry_points
-
-if TYPE_CHECKING:
-    from ..plan import Plan
 
 # Built-in comparator modules (names.BUILTINS); every Comparator subclass with a name that a module
 # defines is registered when the module is imported: on the first lookup of one of its names.
 BUILTIN_MODULES = tuple(BUILTINS)
 
 __all__ = [
-    "BUILTIN_MODULES", "BUILTIN_NAMES", "BUILTINS", "ComparatorConfigError", "EmbeddingFunction", "build", "catalogue", "check_ready",
+    "BUILTIN_MODULES", "BUILTIN_NAMES", "BUILTINS", "ComparatorConfigError", "EmbeddingFunction", "build", "catalogue",
     "embedding_function", "lookup", "register", "register_embedding", "register_model", "registered",
     "registered_by", "registered_model", "suggest", "unknown_model",
 ]
@@ -119,31 +115,6 @@ def build(name: str, config: dict[str, Any] | None = None) -> Comparator:
         raise ComparatorConfigError(f"{cls.name}: {exc}") from None
     except Exception as exc:  # a plugin's constructor failing is still a configuration problem
         raise ComparatorConfigError(f"{cls.name} could not be set up: {type(exc).__name__}: {exc}") from None
-
-
-def check_ready(plan: "Plan") -> None:
-    """Before scoring: every comparator has what only the user can give it (an LLM endpoint).
-
-    Compiling a schema (``schema check``, ``merge``) needs none of it; scoring does, and a
-    comparator that lacks it stops the run here, before any data is read, naming the
-    field's JSON pointer.
-    """
-    if f"{__package__}.llm" not in sys.modules:  # no LLMComparator was built: nothing to check
-        return
-    from ..errors import SchemaError
-    from ..schema.extensions import PREFIX
-    from .llm import AccessError, LLMComparator
-
-    for f in plan.fields:
-        if not isinstance(f.comparator, LLMComparator):
-            continue
-        try:
-            f.comparator.ready()
-        except AccessError as exc:
-            if exc.key is None:  # the user's own setting (a key variable, a cache file): no schema pointer
-                raise
-            where = f"{f.pointer}/{PREFIX}comparator" + (f"-config/{exc.key}" if exc.key else "")
-            raise SchemaError(str(exc), where, plan.source) from None
 
 
 def _register_builtin(module_name: str) -> None:

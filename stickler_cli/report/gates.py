@@ -320,17 +320,6 @@ def shown_actual(result: dict[str, Any], digits: int = 3) -> str:
     return actual_text(result["actual"], result["threshold"], digits)
 
 
-def failed_gates_markdown(bad: list[dict[str, Any]]) -> list[str]:
-    """The failed gates as a Markdown table (``eval``, ``merge``, ``split``), and a blank line; nothing when none failed."""
-    if not bad:
-        return []
-    from ..reporters.sanitize import markdown_cell
-
-    return ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|",
-            *(f"| {markdown_cell(g['gate'])} | {threshold_text(g['threshold'])} | {shown_actual(g)} |"
-              for g in bad), ""]
-
-
 def failed(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in results if r["status"] == FAILED]
 

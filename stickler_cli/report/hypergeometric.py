@@ -6,7 +6,7 @@ expansion (C. Loader, "Fast and accurate computation of binomial probabilities",
 remainder and the deviance ``bd0``, with no cancellation of large logarithms, so accurate to a few
 units in the last place however many comparisons), times the sum of the ratios of its neighbours
 down the tail. The tail summed is the one x sits in; for x above the mean, 1 − the upper tail. Agrees
-with ``scipy.stats.hypergeom.cdf`` to ~1e-14 relative (tests/test_slices.py).
+with ``scipy.stats.hypergeom.cdf`` to ~1e-14 relative (tests/report/test_slices.py).
 """
 
 from __future__ import annotations

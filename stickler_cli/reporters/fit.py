@@ -47,7 +47,7 @@ class ReportTable(Table):
     CI log) and every cell is one line of plain text within its column. Rich renders each cell through
     its whole machinery (about 40 µs a cell: most of the time of a short ``stickler eval``); here a cell is
     its text, justified and padded as Rich pads it. Anything else (colour, markup, a wrapped or wide
-    cell) is Rich's own layout. tests/test_table_widths.py checks both write the same bytes."""
+    cell) is Rich's own layout. tests/reporters/test_table_widths.py checks both write the same bytes."""
 
     def _render(self, console: Console, options: ConsoleOptions, widths: list[int]) -> Iterable[Segment]:
         lines = self._plain_lines(console, options, widths)

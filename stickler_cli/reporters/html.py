@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from html import escape
-from typing import Any, Iterable
+from typing import Any
 
 
 from ..analyses.failures import more_line, where

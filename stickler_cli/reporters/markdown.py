@@ -14,9 +14,10 @@ from typing import Any
 
 from ..analyses.failures import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line
 from ..confidence.trust import trust_sentence
-from ..report.gates import failed_gates_markdown, verdict
+from ..report.gates import verdict
 from ..run.reader import error_location
 from .cosmetic import markdown_lines as cosmetic_lines
+from .gate_markdown import failed_gates_markdown
 from .sanitize import NAME_LIMIT, plain
 from .sanitize import markdown_cell as text
 from .slices import render_markdown as slice_lines

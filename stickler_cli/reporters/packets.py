@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .fit import Column, fit
-from ..report.gates import failed_gates_markdown
+from .gate_markdown import failed_gates_markdown
 from .gate_table import render_gates
 from .sanitize import NAME_LIMIT, figure, safe
 from .sanitize import markdown_cell as text

@@ -38,7 +38,7 @@ import re
 import stat
 import sys
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator

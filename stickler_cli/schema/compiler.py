@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import sys
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -111,6 +112,30 @@ def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = N
         raise SchemaError("nested too deeply for Python's recursion limit; lower --limit schema-depth", "/") from None
     return Plan(root=root, schema=schema, source=source, sha256=sha256, resources=resources, references=references,
                 assert_formats=assert_formats, unread=tuple(compiler.unread))
+
+
+def check_ready(plan: Plan) -> None:
+    """Before scoring: every comparator has what only the user can give it (an LLM endpoint).
+
+    Compiling a schema (``schema check``, ``merge``) needs none of it; scoring does, and a
+    comparator that lacks it stops the run here, before any data is read, naming the
+    field's JSON pointer. Here, not in comparators/: the pointer is the schema's
+    (``x-aws-stickler-comparator``), and comparators/ sits below the plan and the schema.
+    """
+    if f"{comparators.__name__}.llm" not in sys.modules:  # no LLMComparator was built: nothing to check
+        return
+    from ..comparators.llm import AccessError, LLMComparator
+
+    for f in plan.fields:
+        if not isinstance(f.comparator, LLMComparator):
+            continue
+        try:
+            f.comparator.ready()
+        except AccessError as exc:
+            if exc.key is None:  # the user's own setting (a key variable, a cache file): no schema pointer
+                raise
+            where = f"{f.pointer}/{ext.PREFIX}comparator" + (f"-config/{exc.key}" if exc.key else "")
+            raise SchemaError(str(exc), where, plan.source) from None
 
 
 def _file_name(source: str) -> str | None:

@@ -11,7 +11,7 @@ names or marks a location (``$ref``, ``$id``, ``$anchor``…, a ``$schema`` belo
   It only ever says "valid" when the metaschema would: anything it is not sure of (a keyword's unusual
   form, an integer written 1.0) goes to jsonschema, whose error message the user then gets.
 
-tests/test_schema_drafts.py holds each table equal to jsonschema's, and ``plainly_valid`` to
+tests/schema/test_schema_drafts.py holds each table equal to jsonschema's, and ``plainly_valid`` to
 jsonschema's verdict on the JSON Schema Test Suite's schemas and on generated ones.
 """
 

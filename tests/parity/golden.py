@@ -3,7 +3,7 @@
     python -m tests.parity.golden --oracle-python .venv-oracle/bin/python
 
 The expected numbers are the oracle's, on the schema rewritten by
-transform.for_oracle; tests/test_fixtures.py compares our engine, on the schema
+transform.for_oracle; tests/project/test_fixtures.py compares our engine, on the schema
 rewritten by transform.for_us, with them.
 """
 

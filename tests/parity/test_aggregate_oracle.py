@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ..test_aggregate import CORPUS_GT, CORPUS_PRED, ONE_GT, ONE_PRED, SCHEMA
+from ..analyses.test_aggregate import CORPUS_GT, CORPUS_PRED, ONE_GT, ONE_PRED, SCHEMA
 from .run_parity import FIXTURES, ROOT, ours
 from .transform import for_oracle
 

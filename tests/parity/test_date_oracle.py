@@ -16,7 +16,7 @@ from hypothesis import strategies as hs
 
 from stickler_cli.comparators import build
 from tests.support.date_strategies import configs, value_pairs
-from tests.test_comparator_date import CASES
+from tests.comparators.test_comparator_date import CASES
 
 pytestmark = pytest.mark.oracle
 

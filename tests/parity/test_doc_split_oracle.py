@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from stickler_cli.packets.metrics import PageRow, Section, Weights, classify, page_table, score_pages
+from stickler_cli.packets.metrics import Section, Weights, classify, page_table, score_pages
 from stickler_cli.run.packets import Reading, read_page_table
 from tests.support.packets import library_rows, packet
 
@@ -109,8 +109,8 @@ def test_page_table_csv_equals_the_library(tmp_path: Path) -> None:
 
 
 def test_fixture_golden_numbers_are_the_library_s() -> None:
-    """The golden numbers tests/test_split.py holds for fixtures/packets came from the library."""
-    from tests.test_split import FIXTURE_GOLDEN, fixture_cases
+    """The golden numbers tests/packets/test_split.py holds for fixtures/packets came from the library."""
+    from tests.packets.test_split import FIXTURE_GOLDEN, fixture_cases
 
     cases = fixture_cases()
     theirs = _oracle({"packets": [{"gt": gt, "pred": pred, "rows": library_rows(gt, pred)} for _, gt, pred in cases],

@@ -1,0 +1,1 @@
+"""Tests of stickler_cli/packets/."""
