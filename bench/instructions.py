@@ -72,10 +72,31 @@ def available() -> str | None:
     return f"{' and '.join(missing)} not installed (apt-get install valgrind)" if missing else None
 
 
-def _child(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...], instrumented: bool,
-           schema: str = SCHEMA, code: str = str(ROOT), warm: int = 0) -> list[str]:
-    return [sys.executable, "-c", CHILD, code, schema, gt, pred, "on" if analyses else "off", str(runs), str(warm),
-            "instrument" if instrumented else "plain", *(slices if analyses else ())]
+def _child(
+    gt: str,
+    pred: str,
+    analyses: bool,
+    runs: int,
+    slices: tuple[str, ...],
+    instrumented: bool,
+    schema: str = SCHEMA,
+    code: str = str(ROOT),
+    warm: int = 0,
+) -> list[str]:
+    return [
+        sys.executable,
+        "-c",
+        CHILD,
+        code,
+        schema,
+        gt,
+        pred,
+        "on" if analyses else "off",
+        str(runs),
+        str(warm),
+        "instrument" if instrumented else "plain",
+        *(slices if analyses else ()),
+    ]
 
 
 # Bytecode written (lazily imported modules compiled outside the count) and string hashing fixed (the same
@@ -83,17 +104,35 @@ def _child(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...
 _ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONHASHSEED": "0"}
 
 
-def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...] = (), schema: str = SCHEMA,
-          code: str = str(ROOT), warm: int = 0) -> int:
+def count(
+    gt: str,
+    pred: str,
+    analyses: bool,
+    runs: int,
+    slices: tuple[str, ...] = (),
+    schema: str = SCHEMA,
+    code: str = str(ROOT),
+    warm: int = 0,
+) -> int:
     """Instructions executed by ``runs`` evaluations of the pair of files in one process, after ``warm`` evaluations
     not counted, by the stickler checkout in ``code``."""
     with tempfile.TemporaryDirectory(prefix="stickler-callgrind-") as folder:
         out = os.path.join(folder, "callgrind.out")
         try:
-            done = subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no",
-                                   f"--callgrind-out-file={out}",
-                                   *_child(gt, pred, analyses, runs, slices, True, schema, code, warm)],
-                                  capture_output=True, text=True, env=_ENV, cwd=ROOT, timeout=SECONDS)
+            done = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--instr-atstart=no",
+                    f"--callgrind-out-file={out}",
+                    *_child(gt, pred, analyses, runs, slices, True, schema, code, warm),
+                ],
+                capture_output=True,
+                text=True,
+                env=_ENV,
+                cwd=ROOT,
+                timeout=SECONDS,
+            )
         except subprocess.TimeoutExpired:
             raise SystemExit(f"bench.instructions: a callgrind run took over {SECONDS} s") from None
         found = _COLLECTED.findall(done.stderr)
@@ -102,11 +141,18 @@ def count(gt: str, pred: str, analyses: bool, runs: int, slices: tuple[str, ...]
         return int(found[-1])
 
 
-def compile_first(gt: str, pred: str, analyses: bool, slices: tuple[str, ...] = (), schema: str = SCHEMA,
-                  code: str = str(ROOT)) -> None:
+def compile_first(
+    gt: str, pred: str, analyses: bool, slices: tuple[str, ...] = (), schema: str = SCHEMA, code: str = str(ROOT)
+) -> None:
     """One evaluation without valgrind, so that every module the counted runs import is compiled to bytecode first."""
-    subprocess.run(_child(gt, pred, analyses, 1, slices, False, schema, code), check=True, env=_ENV, cwd=ROOT,
-                   stdout=subprocess.DEVNULL, timeout=SECONDS)
+    subprocess.run(
+        _child(gt, pred, analyses, 1, slices, False, schema, code),
+        check=True,
+        env=_ENV,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        timeout=SECONDS,
+    )
 
 
 def measure(gt: str, pred: str, slices: tuple[str, ...]) -> dict:
@@ -117,8 +163,14 @@ def measure(gt: str, pred: str, slices: tuple[str, ...]) -> dict:
     with ThreadPoolExecutor(max_workers=max(1, min(4, len(os.sched_getaffinity(0))))) as pool:
         counts = dict(zip(plan, pool.map(lambda p: count(gt, pred, p[0], p[1], slices), plan)))
     off1, off2, on1, on2 = counts[(False, 1)], counts[(False, 2)], counts[(True, 1)], counts[(True, 2)]
-    return {"off_1": off1, "off_2": off2, "on_1": on1, "on_2": on2,
-            "single": on1 / off1, "steady": (on2 - on1) / (off2 - off1)}
+    return {
+        "off_1": off1,
+        "off_2": off2,
+        "on_1": on1,
+        "on_2": on2,
+        "single": on1 / off1,
+        "steady": (on2 - on1) / (off2 - off1),
+    }
 
 
 def main(argv: list[str]) -> int:

@@ -29,19 +29,23 @@ from bench import case_arguments, show
 
 ROOT = Path(__file__).resolve().parent.parent
 STRINGS = 1_000_000
-SCHEMA = {"type": "object", "properties": {"id": {"type": "string"},
-                                           "tags": {"type": "array", "items": {"type": "string"}}}}
+SCHEMA = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+}
 VARIANTS = ("short", "empty", "shuffled")  # the ground truth's list: three strings, none, the same shuffled
 TARGET_MB, REPORT_TARGET_MB = 400, 5
 # `python -m stickler_cli ARGS`, then the process's own peak resident memory (kB) on standard error.
-PEAK = ("import runpy, sys\n"
-        "sys.argv[0] = 'stickler'\n"
-        "try:\n"
-        "    runpy.run_module('stickler_cli', run_name='__main__', alter_sys=True)\n"
-        "finally:\n"
-        "    with open('/proc/self/status') as status:\n"
-        "        hwm = next(line for line in status if line.startswith('VmHWM:'))\n"
-        "    sys.stderr.write('\\n' + hwm)\n")
+PEAK = (
+    "import runpy, sys\n"
+    "sys.argv[0] = 'stickler'\n"
+    "try:\n"
+    "    runpy.run_module('stickler_cli', run_name='__main__', alter_sys=True)\n"
+    "finally:\n"
+    "    with open('/proc/self/status') as status:\n"
+    "        hwm = next(line for line in status if line.startswith('VmHWM:'))\n"
+    "    sys.stderr.write('\\n' + hwm)\n"
+)
 
 
 def write(folder: Path, strings: int) -> dict[str, Path]:
@@ -63,21 +67,39 @@ def write(folder: Path, strings: int) -> dict[str, Path]:
 def run(files: dict[str, Path], variant: str, out: Path) -> dict:
     """One whole `stickler eval` of ``variant``: peak RSS (KB), seconds, the reports' sizes, the counts."""
     report, html = out / f"{variant}.json", out / f"{variant}.html"
-    args = ["eval", str(files["schema"]), str(files[variant]), str(files["pred"]), "--no-progress", "-o", str(report),
-            "--html", str(html), "--show-errors", "3"]
+    args = [
+        "eval",
+        str(files["schema"]),
+        str(files[variant]),
+        str(files["pred"]),
+        "--no-progress",
+        "-o",
+        str(report),
+        "--html",
+        str(html),
+        "--show-errors",
+        "3",
+    ]
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", PEAK, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     elapsed = time.perf_counter() - started
     if done.returncode not in (0, 1) or "VmHWM" not in done.stderr:
         raise SystemExit(f"bench: stickler eval ({variant}) failed:\n{done.stderr[-2000:]}")
     peak_kb = int(done.stderr.rsplit("VmHWM:", 1)[1].split()[0])
     doc = json.loads(report.read_text())["worst_documents"][0]
-    return {"variant": variant, "line_bytes": max(files[variant].stat().st_size, files["pred"].stat().st_size),
-            "input_bytes": files[variant].stat().st_size + files["pred"].stat().st_size,
-            "max_rss_kb": peak_kb, "seconds": elapsed, "report_bytes": report.stat().st_size,
-            "html_bytes": html.stat().st_size, "rows": len(doc["comparisons"]),
-            "not_shown": (doc.get("comparisons_not_shown") or {}).get("count", 0)}
+    return {
+        "variant": variant,
+        "line_bytes": max(files[variant].stat().st_size, files["pred"].stat().st_size),
+        "input_bytes": files[variant].stat().st_size + files["pred"].stat().st_size,
+        "max_rss_kb": peak_kb,
+        "seconds": elapsed,
+        "report_bytes": report.stat().st_size,
+        "html_bytes": html.stat().st_size,
+        "rows": len(doc["comparisons"]),
+        "not_shown": (doc.get("comparisons_not_shown") or {}).get("count", 0),
+    }
 
 
 def measure(base: Path, strings: int = STRINGS, variants: tuple[str, ...] = VARIANTS) -> list[dict]:
@@ -98,22 +120,34 @@ def factor(rows: list[dict], variant: str) -> float:
 
 
 def table(rows: list[dict]) -> list[str]:
-    lines = ["| ground truth | strings | longest line | peak RSS | time | report.json | report.html | rows kept (+ more) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| ground truth | strings | longest line | peak RSS | time | report.json | report.html | rows kept (+ more) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['variant']} | {r['strings']:,} | {r['line_bytes'] / 1e6:.1f} MB | "
-                     f"{r['max_rss_kb'] / 1024:.0f} MB | {r['seconds']:.1f} s | {r['report_bytes'] / 1e6:.2f} MB | "
-                     f"{r['html_bytes'] / 1e6:.2f} MB | {r['rows']:,} (+{r['not_shown']:,}) |")
+        lines.append(
+            f"| {r['variant']} | {r['strings']:,} | {r['line_bytes'] / 1e6:.1f} MB | "
+            f"{r['max_rss_kb'] / 1024:.0f} MB | {r['seconds']:.1f} s | {r['report_bytes'] / 1e6:.2f} MB | "
+            f"{r['html_bytes'] / 1e6:.2f} MB | {r['rows']:,} (+{r['not_shown']:,}) |"
+        )
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     if len({r["strings"] for r in rows}) == 2:
-        lines += ["", "Peak memory per byte of the longest line (the slope between the two sizes): "
-                  + ", ".join(f"{v} {factor(rows, v):.0f}" for v in variants) + "."]
+        lines += [
+            "",
+            "Peak memory per byte of the longest line (the slope between the two sizes): "
+            + ", ".join(f"{v} {factor(rows, v):.0f}" for v in variants)
+            + ".",
+        ]
     largest = max(r["strings"] for r in rows)
     worst = max((r for r in rows if r["strings"] == largest), key=lambda r: r["max_rss_kb"])
     ok = worst["max_rss_kb"] / 1024 < TARGET_MB and all(
-        r["report_bytes"] / 1e6 < REPORT_TARGET_MB for r in rows if r["strings"] == largest)
-    lines += ["", f"Worst: {worst['variant']}, {worst['max_rss_kb'] / 1024:.0f} MB (target: under {TARGET_MB} MB, "
-                  f"each report under {REPORT_TARGET_MB} MB): {'met' if ok else 'NOT MET'}."]
+        r["report_bytes"] / 1e6 < REPORT_TARGET_MB for r in rows if r["strings"] == largest
+    )
+    lines += [
+        "",
+        f"Worst: {worst['variant']}, {worst['max_rss_kb'] / 1024:.0f} MB (target: under {TARGET_MB} MB, "
+        f"each report under {REPORT_TARGET_MB} MB): {'met' if ok else 'NOT MET'}.",
+    ]
     return lines
 
 

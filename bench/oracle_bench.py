@@ -69,10 +69,7 @@ def main(argv):
         seconds = time.perf_counter() - start
         cpu_seconds = time.process_time() - cpu_start
 
-    metrics = {
-        k: result.metrics.get(k)
-        for k in ("tp", "fa", "fd", "fn", "tn", "weighted_overall_score")
-    }
+    metrics = {k: result.metrics.get(k) for k in ("tp", "fa", "fd", "fn", "tn", "weighted_overall_score")}
     out = {
         "documents": n,
         "seconds": seconds,

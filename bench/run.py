@@ -61,12 +61,33 @@ def _run(cmd: list[str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def ours(gt: Path, pred: Path, workers: int = 1, repeat: int = 1, seconds: float = 0.0,
-         analyses: bool = True, slice_by: tuple[str, ...] = ()) -> dict:
-    return _run([sys.executable, "-m", "bench.measure", SCHEMA, str(gt), str(pred),
-                 *([] if analyses else ["--without-failure-analyses"]),
-                 *(a for path in slice_by for a in ("--slice-by", path)),
-                 "--workers", str(workers), "--repeat", str(repeat), "--seconds", str(seconds)])
+def ours(
+    gt: Path,
+    pred: Path,
+    workers: int = 1,
+    repeat: int = 1,
+    seconds: float = 0.0,
+    analyses: bool = True,
+    slice_by: tuple[str, ...] = (),
+) -> dict:
+    return _run(
+        [
+            sys.executable,
+            "-m",
+            "bench.measure",
+            SCHEMA,
+            str(gt),
+            str(pred),
+            *([] if analyses else ["--without-failure-analyses"]),
+            *(a for path in slice_by for a in ("--slice-by", path)),
+            "--workers",
+            str(workers),
+            "--repeat",
+            str(repeat),
+            "--seconds",
+            str(seconds),
+        ]
+    )
 
 
 def oracle_runs(python: str, gt: Path, pred: Path, repeat: int = 1) -> list[dict]:
@@ -105,8 +126,10 @@ def machine() -> str:
     import rapidfuzz
     import scipy
 
-    return (f"{cpu}, {cores} cores, {platform.system()} {platform.release()}; Python {platform.python_version()}, "
-            f"numpy {numpy.__version__}, scipy {scipy.__version__}, rapidfuzz {rapidfuzz.__version__}")
+    return (
+        f"{cpu}, {cores} cores, {platform.system()} {platform.release()}; Python {platform.python_version()}, "
+        f"numpy {numpy.__version__}, scipy {scipy.__version__}, rapidfuzz {rapidfuzz.__version__}"
+    )
 
 
 def mb(kb: int) -> str:
@@ -121,8 +144,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--data", help="keep generated files in this folder (default: a temporary one)")
     args = ap.parse_args(argv)
     q = args.quick
-    sizes = {"oracle": 100 if q else 1000, "cores": 4000 if q else 40000, "small": 2000 if q else 10000,
-             "large": 20000 if q else 100000, "list50": 4 if q else 20, "list200": 1 if q else 3}
+    sizes = {
+        "oracle": 100 if q else 1000,
+        "cores": 4000 if q else 40000,
+        "small": 2000 if q else 10000,
+        "large": 20000 if q else 100000,
+        "list50": 4 if q else 20,
+        "list200": 1 if q else 3,
+    }
     base = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="stickler-bench-"))
     base.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -140,16 +169,26 @@ def main(argv: list[str]) -> int:
     for _ in range(2 if q else 5):
         o = oracle(args.oracle_python, gt, pred)
         s = ours(gt, pred, seconds=1.0 if q else 5.0)
-        rounds.append((o, s, s["mean_docs_per_second"] / o["docs_per_second"],
-                       s["mean_docs_per_cpu_second"] / o["docs_per_cpu_second"]))
-    emit(f"## 1. Invoice workload, one core ({sizes['oracle']:,} documents, 5±2 line items; "
-         f"{len(rounds)} interleaved rounds)")
+        rounds.append(
+            (
+                o,
+                s,
+                s["mean_docs_per_second"] / o["docs_per_second"],
+                s["mean_docs_per_cpu_second"] / o["docs_per_cpu_second"],
+            )
+        )
+    emit(
+        f"## 1. Invoice workload, one core ({sizes['oracle']:,} documents, 5±2 line items; "
+        f"{len(rounds)} interleaved rounds)"
+    )
     emit()
     emit("| round | stickler-eval docs/s | stickler docs/s (runs) | ratio | ratio, CPU time | metrics |")
     emit("|---:|---:|---:|---:|---:|---|")
     for k, (o, s, ratio, cpu_ratio) in enumerate(rounds, start=1):
-        emit(f"| {k} | {o['docs_per_second']:,.1f} | {s['mean_docs_per_second']:,.0f} ({s['runs']}) | {ratio:.1f}× | "
-             f"{cpu_ratio:.1f}× | {'identical' if same_metrics(o, s) else 'DIFFERENT'} |")
+        emit(
+            f"| {k} | {o['docs_per_second']:,.1f} | {s['mean_docs_per_second']:,.0f} ({s['runs']}) | {ratio:.1f}× | "
+            f"{cpu_ratio:.1f}× | {'identical' if same_metrics(o, s) else 'DIFFERENT'} |"
+        )
     median = statistics.median(r[2] for r in rounds)
     emit(f"| **median** | | | **{median:.1f}×** | **{statistics.median(r[3] for r in rounds):.1f}×** | |")
     emit()
@@ -158,9 +197,11 @@ def main(argv: list[str]) -> int:
     floor = statistics.median(r[1]["floor_docs_per_second"] for r in rounds)
     ours_median = statistics.median(r[1]["mean_docs_per_second"] for r in rounds)
     theirs_median = statistics.median(r[0]["docs_per_second"] for r in rounds)
-    emit(f"The floor (reading both files and parsing each line with orjson, nothing else; median of the rounds): "
-         f"{floor:,.0f} docs/s. stickler runs at {floor / ours_median:.1f}× the floor's time, stickler-eval at "
-         f"{floor / theirs_median:,.0f}×.")
+    emit(
+        f"The floor (reading both files and parsing each line with orjson, nothing else; median of the rounds): "
+        f"{floor:,.0f} docs/s. stickler runs at {floor / ours_median:.1f}× the floor's time, stickler-eval at "
+        f"{floor / theirs_median:,.0f}×."
+    )
     emit()
     o, s = sorted(rounds, key=lambda r: r[2])[len(rounds) // 2][:2]  # the median round
     # 1b. what the failure analyses cost (issue 19: at most 1.3×), the same file, interleaved rounds
@@ -169,18 +210,22 @@ def main(argv: list[str]) -> int:
         off = ours(gt, pred, seconds=1.0 if q else 3.0, analyses=False)
         on = ours(gt, pred, seconds=1.0 if q else 3.0, slice_by=ANALYSES_SLICE)
         costs.append(off["mean_docs_per_cpu_second"] / on["mean_docs_per_cpu_second"])
-    emit(f"What the failure analyses cost (all four on, sliced by `{', '.join(ANALYSES_SLICE)}`, against lists, "
-         f"cosmetic-or-real and slices off; CPU time, median of "
-         f"{len(costs)} interleaved rounds): **{statistics.median(costs):.2f}×** "
-         f"(rounds: {', '.join(f'{c:.2f}' for c in costs)}).")
+    emit(
+        f"What the failure analyses cost (all four on, sliced by `{', '.join(ANALYSES_SLICE)}`, against lists, "
+        f"cosmetic-or-real and slices off; CPU time, median of "
+        f"{len(costs)} interleaved rounds): **{statistics.median(costs):.2f}×** "
+        f"(rounds: {', '.join(f'{c:.2f}' for c in costs)})."
+    )
     singles = []
     for _ in range(2 if q else 9):  # one run a process: the figure a single command sees
         off = ours(gt, pred, analyses=False)
         on = ours(gt, pred, slice_by=ANALYSES_SLICE)
         singles.append(on["cpu_seconds"] / off["cpu_seconds"])
-    emit(f"The same in single runs, each in a fresh process (what one `stickler eval` of these documents pays, "
-         f"first-use imports and cold caches included; CPU time, median of {len(singles)} interleaved pairs): "
-         f"**{statistics.median(singles):.2f}×** (pairs: {', '.join(f'{c:.2f}' for c in singles)}).")
+    emit(
+        f"The same in single runs, each in a fresh process (what one `stickler eval` of these documents pays, "
+        f"first-use imports and cold caches included; CPU time, median of {len(singles)} interleaved pairs): "
+        f"**{statistics.median(singles):.2f}×** (pairs: {', '.join(f'{c:.2f}' for c in singles)})."
+    )
     missing = instructions.available()
     try:
         counted = None if missing else instructions.measure(str(gt), str(pred), ANALYSES_SLICE)
@@ -190,9 +235,11 @@ def main(argv: list[str]) -> int:
     if counted is None:
         emit(f"The same counted in instructions: not measured, {missing}.")
     else:
-        emit(f"The same counted in instructions (callgrind, which barely moves between identical runs; "
-             f"bench/instructions.py): **{counted['steady']:.2f}×** repeated, **{counted['single']:.2f}×** "
-             f"in a single run ({counted['on_1']:,} against {counted['off_1']:,} instructions).")
+        emit(
+            f"The same counted in instructions (callgrind, which barely moves between identical runs; "
+            f"bench/instructions.py): **{counted['steady']:.2f}×** repeated, **{counted['single']:.2f}×** "
+            f"in a single run ({counted['on_1']:,} against {counted['off_1']:,} instructions)."
+        )
     emit()
     # 2. all cores
     gt, pred = data(base, "cores", sizes["cores"], seed=2)
@@ -203,8 +250,10 @@ def main(argv: list[str]) -> int:
     emit("| workers | docs/s | speed-up | metrics |")
     emit("|---:|---:|---:|---|")
     emit(f"| 1 | {one['docs_per_second']:,.0f} | 1.00× | |")
-    emit(f"| 2 | {two['docs_per_second']:,.0f} | {two['docs_per_second'] / one['docs_per_second']:.2f}× | "
-         f"{'identical' if same_metrics(one, two) else 'DIFFERENT'} |")
+    emit(
+        f"| 2 | {two['docs_per_second']:,.0f} | {two['docs_per_second'] / one['docs_per_second']:.2f}× | "
+        f"{'identical' if same_metrics(one, two) else 'DIFFERENT'} |"
+    )
     emit()
     # 3. flat memory
     small = ours(*data(base, "small", sizes["small"], seed=3))
@@ -231,9 +280,11 @@ def main(argv: list[str]) -> int:
             gt, pred = data(base, key, sizes[key], seed=5, items=items)
             o_row, s_row = oracle(args.oracle_python, gt, pred), ours(gt, pred, seconds=1.0 if q else 3.0)
             label = str(items)
-        emit(f"| {label} | {o_row['docs_per_second']:,.3g} | {s_row['mean_docs_per_second']:,.0f} | "
-             f"{s_row['mean_docs_per_second'] / o_row['docs_per_second']:,.0f}× | "
-             f"{'identical' if same_metrics(o_row, s_row) else 'DIFFERENT'} |")
+        emit(
+            f"| {label} | {o_row['docs_per_second']:,.3g} | {s_row['mean_docs_per_second']:,.0f} | "
+            f"{s_row['mean_docs_per_second'] / o_row['docs_per_second']:,.0f}× | "
+            f"{'identical' if same_metrics(o_row, s_row) else 'DIFFERENT'} |"
+        )
     emit()
     # 5. one worker against two, by size: the default of --workers
     from bench import workers

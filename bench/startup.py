@@ -35,8 +35,14 @@ TARGETS = {"--version": 100, "--help": 100, "eval": 300, "compare": 300}
 
 def _script() -> list[str]:
     """The `stickler` command: the console script's function, run as the generated script runs it."""
-    module, _, function = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["stickler"].partition(":")
-    return [sys.executable, "-c", f"import sys; sys.argv[0] = 'stickler'; from {module} import {function}; {function}()"]
+    module, _, function = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"][
+        "stickler"
+    ].partition(":")
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; sys.argv[0] = 'stickler'; from {module} import {function}; {function}()",
+    ]
 
 
 def commands(folder: Path, oracle_python: str | None, documents: int = DOCUMENTS) -> dict[str, list[str]]:
@@ -53,16 +59,22 @@ def commands(folder: Path, oracle_python: str | None, documents: int = DOCUMENTS
         "compare": [*stickler, "compare", SCHEMA, str(folder / "gt.json"), str(folder / "pred.json")],
     }
     if oracle_python:
-        found.update({
-            "stickler-eval: python -c pass": [oracle_python, "-c", "pass"],
-            "stickler-eval: import": [oracle_python, "-c", "import stickler"],
-            "stickler-eval: eval": [oracle_python, ORACLE_SCRIPT, SCHEMA, str(gt), str(pred)],
-        })
+        found.update(
+            {
+                "stickler-eval: python -c pass": [oracle_python, "-c", "pass"],
+                "stickler-eval: import": [oracle_python, "-c", "import stickler"],
+                "stickler-eval: eval": [oracle_python, ORACLE_SCRIPT, SCHEMA, str(gt), str(pred)],
+            }
+        )
     return found
 
 
-def measure(oracle_python: str | None = None, rounds: int = ROUNDS, documents: int = DOCUMENTS,
-            labels: tuple[str, ...] | None = None) -> dict[str, list[float]]:
+def measure(
+    oracle_python: str | None = None,
+    rounds: int = ROUNDS,
+    documents: int = DOCUMENTS,
+    labels: tuple[str, ...] | None = None,
+) -> dict[str, list[float]]:
     """Label -> the whole-process seconds of each round (only ``labels``, when given, and the
     reference library's commands)."""
     if oracle_python:  # the commands run in a folder of their own: a relative path would name nothing there
@@ -89,24 +101,36 @@ def measure(oracle_python: str | None = None, rounds: int = ROUNDS, documents: i
 
 def table(times: dict[str, list[float]]) -> list[str]:
     """Markdown rows: each command's median and spread, its target, and the reference library beside it."""
+
     def ms(values: list[float]) -> str:
         return f"{statistics.median(values) * 1000:.0f} ms ({min(values) * 1000:.0f}–{max(values) * 1000:.0f})"
 
     rounds = len(next(iter(times.values())))
-    lines = [f"Whole process, warm disk, bytecode cached; median of {rounds} interleaved rounds (fastest–slowest); "
-             f"eval and compare on the invoice workload ({DOCUMENTS} documents; compare: its first pair).", "",
-             "| command | stickler | target |", "|---|---:|---:|"]
+    lines = [
+        f"Whole process, warm disk, bytecode cached; median of {rounds} interleaved rounds (fastest–slowest); "
+        f"eval and compare on the invoice workload ({DOCUMENTS} documents; compare: its first pair).",
+        "",
+        "| command | stickler | target |",
+        "|---|---:|---:|",
+    ]
     for label in ("python -c pass", "--version", "--help", "eval", "compare"):
         target = f"≤ {TARGETS[label]} ms" if label in TARGETS else ""
-        lines.append(f"| `{label if label.startswith('python') else 'stickler ' + label}` | {ms(times[label])} | {target} |")
+        lines.append(
+            f"| `{label if label.startswith('python') else 'stickler ' + label}` | {ms(times[label])} | {target} |"
+        )
     if "stickler-eval: eval" in times:
         ours, theirs = statistics.median(times["eval"]), statistics.median(times["stickler-eval: eval"])
-        lines += ["", "| reference library (stickler-eval 1.0.0) | whole process |", "|---|---:|",
-                  f"| `python -c pass` | {ms(times['stickler-eval: python -c pass'])} |",
-                  f"| `import stickler` | {ms(times['stickler-eval: import'])} |",
-                  f"| {DOCUMENTS} documents (bench/oracle_bench.py) | {ms(times['stickler-eval: eval'])} |",
-                  "", f"`stickler eval` on the same {DOCUMENTS} documents, whole process: **{theirs / ours:.1f}×** "
-                  "faster than the reference library's (medians)."]
+        lines += [
+            "",
+            "| reference library (stickler-eval 1.0.0) | whole process |",
+            "|---|---:|",
+            f"| `python -c pass` | {ms(times['stickler-eval: python -c pass'])} |",
+            f"| `import stickler` | {ms(times['stickler-eval: import'])} |",
+            f"| {DOCUMENTS} documents (bench/oracle_bench.py) | {ms(times['stickler-eval: eval'])} |",
+            "",
+            f"`stickler eval` on the same {DOCUMENTS} documents, whole process: **{theirs / ours:.1f}×** "
+            "faster than the reference library's (medians).",
+        ]
     return lines
 
 
@@ -118,13 +142,19 @@ def whole_table(times: dict[str, list[float]], documents: int) -> list[str]:
     """Markdown rows: ``stickler eval`` against the reference library, whole process, each round's ratio."""
     ours, theirs = times["eval"], times["stickler-eval: eval"]
     ratios = [t / o for o, t in zip(ours, theirs)]
-    lines = [f"`stickler eval` and the reference library (bench/oracle_bench.py) as whole processes on the same "
-             f"{documents:,} documents, start-up, imports and schema included on both sides; interleaved rounds.", "",
-             "| round | stickler-eval | stickler | ratio |", "|---:|---:|---:|---:|"]
+    lines = [
+        f"`stickler eval` and the reference library (bench/oracle_bench.py) as whole processes on the same "
+        f"{documents:,} documents, start-up, imports and schema included on both sides; interleaved rounds.",
+        "",
+        "| round | stickler-eval | stickler | ratio |",
+        "|---:|---:|---:|---:|",
+    ]
     for k, (o, t, r) in enumerate(zip(ours, theirs, ratios), start=1):
         lines.append(f"| {k} | {t:.2f} s | {o:.3f} s | {r:.1f}× |")
-    lines.append(f"| **median** | {statistics.median(theirs):.2f} s | {statistics.median(ours):.3f} s | "
-                 f"**{statistics.median(ratios):.1f}×** (target ≥ {WHOLE_TARGET}×) |")
+    lines.append(
+        f"| **median** | {statistics.median(theirs):.2f} s | {statistics.median(ours):.3f} s | "
+        f"**{statistics.median(ratios):.1f}×** (target ≥ {WHOLE_TARGET}×) |"
+    )
     return lines
 
 

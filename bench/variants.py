@@ -38,11 +38,25 @@ from bench.generate import generate
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "bench" / "invoice.schema.json"
 
-_ACCENTED_WORDS = (("Box", "Boîte"), ("Cable", "Câble"), ("Tape", "Ruban adhésif"), ("Pump", "Pompe à eau"),
-                   ("Small", "Petit"))
-_ACCENTED_NAMES = (("Johnson", "Jöhnsön"), ("Madrid", "Málaga"), ("Electronics", "Électronique"),
-                   ("Drive", "Straße"), ("Wei", "Wéi"), ("Harbor", "Häfen"), ("Street", "Rué"), ("Smith", "Smîth"),
-                   ("Garcia", "García"), ("Muller", "Müller"))
+_ACCENTED_WORDS = (
+    ("Box", "Boîte"),
+    ("Cable", "Câble"),
+    ("Tape", "Ruban adhésif"),
+    ("Pump", "Pompe à eau"),
+    ("Small", "Petit"),
+)
+_ACCENTED_NAMES = (
+    ("Johnson", "Jöhnsön"),
+    ("Madrid", "Málaga"),
+    ("Electronics", "Électronique"),
+    ("Drive", "Straße"),
+    ("Wei", "Wéi"),
+    ("Harbor", "Häfen"),
+    ("Street", "Rué"),
+    ("Smith", "Smîth"),
+    ("Garcia", "García"),
+    ("Muller", "Müller"),
+)
 _DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y", "%B %d, %Y", "%d %b %Y", "%Y/%m/%d")
 
 
@@ -62,11 +76,13 @@ def _change(obj: dict, keys: tuple[str, ...], change: Callable[[Any], Any]) -> N
 
 def _replaced(table: tuple[tuple[str, str], ...]) -> Callable[[Any], Any]:
     """Each text with the table's words replaced; other values as they are."""
+
     def change(value: Any) -> Any:
         if type(value) is str:
             for plain, accented in table:
                 value = value.replace(plain, accented)
         return value
+
     return change
 
 
@@ -106,6 +122,7 @@ def _numeric_texts(doc: dict, rng: random.Random) -> dict:
         if type(value) in (int, float) and rng.random() < 0.5:
             return f"{value:,}" if rng.random() < 0.5 else str(value)
         return value
+
     _change(doc, ("total_amount",), change)
     for item in _line_items(doc):
         _change(item, ("quantity", "unit_price", "amount"), change)
@@ -119,6 +136,7 @@ def _date_format(doc: dict, rng: random.Random) -> dict:
         except ValueError:
             day = None
         return value if day is None else day.strftime(rng.choice(_DATE_FORMATS))
+
     _change(doc, ("invoice_date",), change)
     return doc
 

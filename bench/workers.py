@@ -36,9 +36,24 @@ ROUNDS = 3
 def run_eval(gt: Path, pred: Path, workers: int) -> tuple[float, dict]:
     """Wall time of one `stickler eval` in a fresh process, and its metrics."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", SCHEMA, str(gt), str(pred),
-                           "--workers", str(workers), "-f", "json", "--no-progress"],
-                          capture_output=True, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "stickler_cli",
+            "eval",
+            SCHEMA,
+            str(gt),
+            str(pred),
+            "--workers",
+            str(workers),
+            "-f",
+            "json",
+            "--no-progress",
+        ],
+        capture_output=True,
+        cwd=ROOT,
+    )
     elapsed = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"bench: stickler eval --workers {workers} failed:\n{done.stderr.decode()[-2000:]}")
@@ -61,24 +76,43 @@ def measure(base: Path, sizes_mb: tuple[int, ...] = SIZES_MB, rounds: int = ROUN
         for _ in range(rounds):
             one, m1 = run_eval(gt, pred, 1)
             two, m2 = run_eval(gt, pred, 2)
-            same = same and m1["tp"] == m2["tp"] and m1["fd"] == m2["fd"] and m1["fn"] == m2["fn"] \
-                and m1["fa"] == m2["fa"] and abs(m1["weighted_overall_score"] - m2["weighted_overall_score"]) <= 1e-9
+            same = (
+                same
+                and m1["tp"] == m2["tp"]
+                and m1["fd"] == m2["fd"]
+                and m1["fn"] == m2["fn"]
+                and m1["fa"] == m2["fa"]
+                and abs(m1["weighted_overall_score"] - m2["weighted_overall_score"]) <= 1e-9
+            )
             times.append((one, two))
         speedups = [one / two for one, two in times]
-        rows.append({"mb": size, "bytes": gt.stat().st_size, "documents": documents, "times": times,
-                     "speedups": speedups, "median": statistics.median(speedups), "identical": same})
+        rows.append(
+            {
+                "mb": size,
+                "bytes": gt.stat().st_size,
+                "documents": documents,
+                "times": times,
+                "speedups": speedups,
+                "median": statistics.median(speedups),
+                "identical": same,
+            }
+        )
     return rows
 
 
 def table(rows: list[dict]) -> list[str]:
-    lines = ["| ground truth | documents | 1 worker, s (median) | 2 workers, s (median) | speed-up: median (lowest–highest) | metrics |",
-             "|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| ground truth | documents | 1 worker, s (median) | 2 workers, s (median) | speed-up: median (lowest–highest) | metrics |",
+        "|---:|---:|---:|---:|---:|---|",
+    ]
     for r in rows:
         one = statistics.median(t[0] for t in r["times"])
         two = statistics.median(t[1] for t in r["times"])
-        lines.append(f"| {r['bytes'] / 2**20:.1f} MB | {r['documents']:,} | {one:.2f} | {two:.2f} | "
-                     f"{r['median']:.2f}× ({min(r['speedups']):.2f}–{max(r['speedups']):.2f}) | "
-                     f"{'identical' if r['identical'] else 'DIFFERENT'} |")
+        lines.append(
+            f"| {r['bytes'] / 2**20:.1f} MB | {r['documents']:,} | {one:.2f} | {two:.2f} | "
+            f"{r['median']:.2f}× ({min(r['speedups']):.2f}–{max(r['speedups']):.2f}) | "
+            f"{'identical' if r['identical'] else 'DIFFERENT'} |"
+        )
     return lines
 
 
@@ -90,8 +124,10 @@ def main(argv: list[str]) -> int:
     started, load = time.perf_counter(), os.getloadavg()[0]
     lines = table(measure(base, tuple(int(s) for s in args.sizes.split(",")), args.rounds))
     lines.append("")
-    lines.append(f"({args.rounds} interleaved rounds on {os.cpu_count()} cores; took {time.perf_counter() - started:.0f} s; "
-                 f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
+    lines.append(
+        f"({args.rounds} interleaved rounds on {os.cpu_count()} cores; took {time.perf_counter() - started:.0f} s; "
+        f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after)"
+    )
     return show(lines, args.markdown)
 
 

@@ -35,8 +35,18 @@ if TYPE_CHECKING:
 
 # The names imported from other modules on first use.
 _LAZY = (
-    "ConfidenceMetric", "ConfidencePairs", "DocResult", "Engine", "ExitCode", "InputError", "SchemaError",
-    "SticklerError", "Plan", "compile_schema", "load_schema", "pydantic_model",
+    "ConfidenceMetric",
+    "ConfidencePairs",
+    "DocResult",
+    "Engine",
+    "ExitCode",
+    "InputError",
+    "SchemaError",
+    "SticklerError",
+    "Plan",
+    "compile_schema",
+    "load_schema",
+    "pydantic_model",
 )
 
 
@@ -84,8 +94,9 @@ def compare(plan: Plan, gt: dict, pred: dict, explain: bool = False) -> DocResul
     return Engine(plan).compare(gt, pred, explain=explain)
 
 
-def evaluate(plan: Plan, pairs: Iterable[tuple[dict, dict]],
-             confidence_metrics: Sequence[ConfidenceMetric] | None = None) -> dict:
+def evaluate(
+    plan: Plan, pairs: Iterable[tuple[dict, dict]], confidence_metrics: Sequence[ConfidenceMetric] | None = None
+) -> dict:
     """Score many pairs and return the report dict (same shape as ``--format json``).
 
     ``confidence_metrics`` replaces the four built-in metrics; a metric is any
@@ -98,14 +109,27 @@ def evaluate(plan: Plan, pairs: Iterable[tuple[dict, dict]],
 
     inputs = {"ground_truth": None, "predictions": None, "id_field": None}
     metrics = tuple(confidence_metrics) if confidence_metrics is not None else None
-    return build_report(Evaluation(plan, evaluate_pairs(plan, pairs), inputs), ReportOptions(confidence_metrics=metrics))
+    return build_report(
+        Evaluation(plan, evaluate_pairs(plan, pairs), inputs), ReportOptions(confidence_metrics=metrics)
+    )
 
 
-def evaluate_files(plan: Plan, gt_path: str | Sequence[Shard], pred_path: str | None = None,
-                   options: RunOptions | None = None, *, progress: Progress | None = None,
-                   id_field: str | None = None, strict: bool = False, pair_by_line: bool = False,
-                   check_ids: Sequence[str] | None = None, workers: int = 1, plugins: Sequence[str] = (),
-                   dask: str | None = None, analysis: Collect | None = None) -> Evaluation:
+def evaluate_files(
+    plan: Plan,
+    gt_path: str | Sequence[Shard],
+    pred_path: str | None = None,
+    options: RunOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    id_field: str | None = None,
+    strict: bool = False,
+    pair_by_line: bool = False,
+    check_ids: Sequence[str] | None = None,
+    workers: int = 1,
+    plugins: Sequence[str] = (),
+    dask: str | None = None,
+    analysis: Collect | None = None,
+) -> Evaluation:
     """Score JSONL files (one pair, or a list of ``Shard``) and return the ``Evaluation``
     (``stickler_cli.report.build.build_report`` makes the report of it).
 
@@ -118,13 +142,31 @@ def evaluate_files(plan: Plan, gt_path: str | Sequence[Shard], pred_path: str | 
     if options is None:
         from .run.accumulate import Collect
 
-        options = RunOptions(asked_pairing(id_field, strict, pair_by_line, check_ids), workers, dask, tuple(plugins),
-                             collect=analysis if analysis is not None else Collect())
+        options = RunOptions(
+            asked_pairing(id_field, strict, pair_by_line, check_ids),
+            workers,
+            dask,
+            tuple(plugins),
+            collect=analysis if analysis is not None else Collect(),
+        )
     return run_files(plan, gt_path, pred_path, options, progress)
 
 
 __all__ = [
-    "__version__", "load_schema", "compile_schema", "pydantic_model", "compare", "evaluate", "evaluate_files",
-    "Plan", "DocResult", "Engine", "SticklerError", "SchemaError", "InputError", "ExitCode",
-    "ConfidenceMetric", "ConfidencePairs",
+    "__version__",
+    "load_schema",
+    "compile_schema",
+    "pydantic_model",
+    "compare",
+    "evaluate",
+    "evaluate_files",
+    "Plan",
+    "DocResult",
+    "Engine",
+    "SticklerError",
+    "SchemaError",
+    "InputError",
+    "ExitCode",
+    "ConfidenceMetric",
+    "ConfidencePairs",
 ]

@@ -25,8 +25,11 @@ def extra_packages(extra: str) -> list[str]:
 def install_hint(extra: str) -> str:
     """The command that installs ``extra``: its packages, or ``.[extra]`` from the stickler clone."""
     packages = [p for p in extra_packages(extra) if not p.startswith("torch")]
-    hint = (f"pip install {' '.join(repr(p) for p in packages)} (or, in the stickler clone, pip install '.[{extra}]')"
-            if packages else f"in the stickler clone, pip install '.[{extra}]'")
+    hint = (
+        f"pip install {' '.join(repr(p) for p in packages)} (or, in the stickler clone, pip install '.[{extra}]')"
+        if packages
+        else f"in the stickler clone, pip install '.[{extra}]'"
+    )
     if extra == "semantic":
         hint = f"{CPU_TORCH}, then {hint}"
     return hint

@@ -93,6 +93,7 @@ def named_non_finite(value: Any) -> Any:
 
 # -- a whole report or state as JSON bytes -----------------------------------------------------------------------
 
+
 def dumps(report: dict[str, Any], indent: bool = True) -> bytes:
     """JSON, indented unless asked not to be. Values read from the data may hold integers beyond
     64 bits, which orjson cannot write: Python's json writes those (exactly); NaN and infinities
@@ -101,8 +102,16 @@ def dumps(report: dict[str, Any], indent: bool = True) -> bytes:
         return orjson.dumps(report, option=(orjson.OPT_INDENT_2 if indent else 0) | orjson.OPT_NON_STR_KEYS) + b"\n"
     except TypeError:
         # Compact as orjson writes it when not indented (a --non-matches file keeps one style throughout).
-        return json.dumps(_finite(report), indent=2 if indent else None, separators=None if indent else (",", ":"),
-                          ensure_ascii=False, default=str).encode() + b"\n"
+        return (
+            json.dumps(
+                _finite(report),
+                indent=2 if indent else None,
+                separators=None if indent else (",", ":"),
+                ensure_ascii=False,
+                default=str,
+            ).encode()
+            + b"\n"
+        )
 
 
 DEEPEST = 200  # levels written by the fallback; deeper values are replaced by a note

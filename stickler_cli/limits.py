@@ -164,8 +164,9 @@ def _value(name: str, text: str, kind: type, where: str) -> int | float:
     else:
         match = _SIZE.match(text)
         if not match:
-            raise UsageError(f"{where} {name}: expected a whole number (units k, M, G, KiB, MiB, GiB allowed), "
-                             f"got {text!r}")
+            raise UsageError(
+                f"{where} {name}: expected a whole number (units k, M, G, KiB, MiB, GiB allowed), got {text!r}"
+            )
         number = float(match.group(1)) * _UNITS[match.group(2).lower()]
         if number != int(number):
             raise UsageError(f"{where} {name}: expected a whole number, got {text!r}")
@@ -177,8 +178,12 @@ def _value(name: str, text: str, kind: type, where: str) -> int | float:
     return number
 
 
-def parse(items: list[str] | None, table: dict | None = None, base: Limits = DEFAULT,
-          table_origin: str = "pyproject.toml [tool.stickler.limits]") -> Limits:
+def parse(
+    items: list[str] | None,
+    table: dict | None = None,
+    base: Limits = DEFAULT,
+    table_origin: str = "pyproject.toml [tool.stickler.limits]",
+) -> Limits:
     """``base`` with the bounds of a ``[tool.stickler.limits]`` table, then ``NAME=VALUE`` items, applied."""
     changes: dict[str, int | float] = {}
     given = [(str(k), str(v), table_origin) for k, v in (table or {}).items()]

@@ -24,8 +24,10 @@ from .ascii_text import WHITESPACE, deleting, without
 NUMBER_CHARS = 100
 
 # Currency codes dropped beside a number (besides every currency symbol, Unicode Sc).
-CURRENCY_CODES = frozenset("usd eur gbp jpy chf cad aud nzd cny rmb inr sek nok dkk pln czk huf brl mxn zar "
-                           "krw sgd hkd try rub aed sar".split())
+CURRENCY_CODES = frozenset(
+    "usd eur gbp jpy chf cad aud nzd cny rmb inr sek nok dkk pln czk huf brl mxn zar "
+    "krw sgd hkd try rub aed sar".split()
+)
 _CODE = re.compile(r"^([a-z]{3})?(.*?)([a-z]{3})?$", re.DOTALL)
 # Point decimal, comma groups (1,234.50), tried first; then comma decimal, point groups (1.234,50).
 _POINT = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)", re.ASCII)  # "12." is 12
@@ -97,7 +99,7 @@ def _spaced_groups(text: str) -> str | None:
     for run in _SPACED_DIGITS.finditer(text):  # each run whole: its digits start and end there
         if not _SPACE_GROUPS.fullmatch(run.group()):
             return None
-        out.append(text[at:run.start()])
+        out.append(text[at : run.start()])
         out.append("".join(run.group().split()))
         at = run.end()
     out.append(text[at:])
@@ -108,7 +110,7 @@ def read_number(value: Any) -> str | None:
     """The finite number a value spells (``read_decimal``) as canonical decimal text ("1,234.50", "$1234.5",
     "1.234,50 EUR" and 1234.5 all read "1234.5"); None when it spells none, or NaN or an infinity."""
     kind = type(value)
-    if kind is int and -10**15 < value < 10**15:  # the common cases, without Decimal: the same text
+    if kind is int and -(10**15) < value < 10**15:  # the common cases, without Decimal: the same text
         return str(value)
     if kind is float and -1e15 < value < 1e15:
         if value.is_integer():

@@ -70,6 +70,7 @@ INSTEAD = ("NormalizedComparator", "NumericComparator", "DateComparator")
 
 # -- the steps ----------------------------------------------------------------------------------------
 
+
 def _no_space(text: str) -> str:
     return "".join(ch for ch in text if not ch.isspace())
 
@@ -198,6 +199,7 @@ def classify(comparator: "Comparator", threshold: float, g: Any, p: Any) -> int:
 
 # -- which fields, which suggestions -----------------------------------------------------------------------
 
+
 def classified(f: FieldPlan) -> bool:
     """Whether a field's FDs are re-scored: leaves and lists of leaves whose comparator runs locally (one
     that calls a model or a service is not called again for advice: its FDs count as not re-scored)."""
@@ -227,6 +229,7 @@ def candidate_key(name: str, config: dict[str, Any]) -> str:
 
 
 # -- the mergeable tally ---------------------------------------------------------------------------------
+
 
 class CosmeticTally:
     """Per field path: how many FDs first matched at each step (OUTCOMES), how many of the cosmetic ones each
@@ -294,8 +297,11 @@ class CosmeticTally:
                     outcome, keys = found
                 else:
                     outcome = classify(f.comparator, f.threshold, g, p)
-                    keys = tuple(k for k, candidate in self._built(f) if _matches(candidate, f.threshold, g, p)) \
-                        if outcome < _REAL else ()
+                    keys = (
+                        tuple(k for k, candidate in self._built(f) if _matches(candidate, f.threshold, g, p))
+                        if outcome < _REAL
+                        else ()
+                    )
                     if key is not None:
                         if len(seen) >= SEEN_PAIRS:
                             seen.clear()
@@ -324,13 +330,23 @@ class CosmeticTally:
         for f in self._fields:
             found = self.accepted.get(f.path)
             if found:
-                accepted[f.path] = {key: found[key] for key in (candidate_key(n, c) for n, c in candidates(f))
-                                    if key in found}
-        examples = {path: {k: [dict(e) for e in self.examples[path][k][:self.examples_kept]]
-                           for k in OUTCOMES if self.examples.get(path, {}).get(k)} for path in paths}
-        return {"counts": {path: list(self.counts[path]) for path in paths}, "accepted": accepted,
-                "examples": {path: rows for path, rows in examples.items() if rows},
-                "examples_kept": self.examples_kept}
+                accepted[f.path] = {
+                    key: found[key] for key in (candidate_key(n, c) for n, c in candidates(f)) if key in found
+                }
+        examples = {
+            path: {
+                k: [dict(e) for e in self.examples[path][k][: self.examples_kept]]
+                for k in OUTCOMES
+                if self.examples.get(path, {}).get(k)
+            }
+            for path in paths
+        }
+        return {
+            "counts": {path: list(self.counts[path]) for path in paths},
+            "accepted": accepted,
+            "examples": {path: rows for path, rows in examples.items() if rows},
+            "examples_kept": self.examples_kept,
+        }
 
     def merge(self, state: dict[str, Any]) -> None:
         """Add another run's tally (states come in input order: their examples are concatenated, cut to the
@@ -346,10 +362,10 @@ class CosmeticTally:
         for path, by in state["examples"].items():
             for outcome, rows in by.items():
                 kept = self.examples.setdefault(path, {}).setdefault(outcome, [])
-                kept.extend(rows[:max(0, self.examples_kept - len(kept))])
+                kept.extend(rows[: max(0, self.examples_kept - len(kept))])
         for by in self.examples.values():
             for outcome in by:
-                del by[outcome][self.examples_kept:]
+                del by[outcome][self.examples_kept :]
 
 
 def _in_order(entries: Sequence[tuple]) -> list[tuple]:
@@ -371,7 +387,7 @@ def example_text(value: Any) -> str:
     text = compact_json(value)
     if text is None:
         return "<nested too deeply to show>"
-    return text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS - 1] + "…"
+    return text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 1] + "…"
 
 
 def check_state(state: dict[str, Any], plan: Plan) -> None:
@@ -399,8 +415,11 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
     for path, f in fields.items():
         counts = block["counts"].get(path, [0] * len(OUTCOMES))
         where = f"/counts/{_token(path)}"
-        if not isinstance(counts, list) or len(counts) != len(OUTCOMES) or not all(
-                type(n) is int and n >= 0 for n in counts):
+        if (
+            not isinstance(counts, list)
+            or len(counts) != len(OUTCOMES)
+            or not all(type(n) is int and n >= 0 for n in counts)
+        ):
             raise bad(where, f"must be {len(OUTCOMES)} non-negative integers ({', '.join(OUTCOMES)})")
         if sum(counts) != fd_counts.get(path, 0):
             raise bad(where, f"counts {sum(counts)} FDs, the field has {fd_counts.get(path, 0)}")
@@ -415,8 +434,10 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
             if key not in known:
                 raise bad(f"/accepted/{_token(path)}/{_token(key)}", "not a candidate for this field")
             if type(n) is not int or not 0 <= n <= cosmetic:
-                raise bad(f"/accepted/{_token(path)}/{_token(key)}",
-                          f"must be an integer from 0 to the {cosmetic} cosmetic FDs")
+                raise bad(
+                    f"/accepted/{_token(path)}/{_token(key)}",
+                    f"must be an integer from 0 to the {cosmetic} cosmetic FDs",
+                )
         by = block["examples"].get(path, {})
         if not isinstance(by, dict):
             raise bad(f"/examples/{_token(path)}", "must be an object")
@@ -438,6 +459,7 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
 
 # -- what the report says ---------------------------------------------------------------------------------
 
+
 def report_block(tally_state: dict[str, Any], plan: Plan) -> dict[str, Any]:
     """The report's ``cosmetic_errors``: per field with FDs, the counts by first matching step, the real
     ones, the suggestion (the candidate accepting the most cosmetic FDs) and the examples kept."""
@@ -446,21 +468,34 @@ def report_block(tally_state: dict[str, Any], plan: Plan) -> dict[str, Any]:
     for path, counts in tally_state["counts"].items():
         f = by_path[path]
         cosmetic = sum(counts[:_REAL])
-        entry: dict[str, Any] = {"fd": sum(counts), **dict(zip(OUTCOMES, counts)), "cosmetic": cosmetic,
-                                 "comparator": f.comparator_name, "threshold": f.threshold}
+        entry: dict[str, Any] = {
+            "fd": sum(counts),
+            **dict(zip(OUTCOMES, counts)),
+            "cosmetic": cosmetic,
+            "comparator": f.comparator_name,
+            "threshold": f.threshold,
+        }
         accepted = tally_state["accepted"].get(path, {})
         ranked = [(name, config, accepted.get(candidate_key(name, config), 0)) for name, config in candidates(f)]
         ranked = sorted((r for r in ranked if r[2]), key=lambda r: -r[2])  # stable: LENIENT before INSTEAD
-        entry["suggestions"] = [{"pointer": f.pointer, "comparator": name, "comparator_config": config, "accepts": n}
-                                for name, config, n in ranked]
+        entry["suggestions"] = [
+            {"pointer": f.pointer, "comparator": name, "comparator_config": config, "accepts": n}
+            for name, config, n in ranked
+        ]
         entry["examples"] = tally_state["examples"].get(path, {})
         fields[path] = entry
     return {"steps": list(STEPS), "examples_kept": tally_state["examples_kept"], "fields": fields}
 
 
 # How the summary names each step.
-STEP_NAMES = {"case": "case", "whitespace": "whitespace", "punctuation": "punctuation", "unicode": "Unicode form",
-              "number": "number spelling", "date": "date spelling"}
+STEP_NAMES = {
+    "case": "case",
+    "whitespace": "whitespace",
+    "punctuation": "punctuation",
+    "unicode": "Unicode form",
+    "number": "number spelling",
+    "date": "date spelling",
+}
 
 
 def summary(path: str, entry: dict[str, Any]) -> str:
@@ -488,8 +523,10 @@ def suggestion_text(entry: dict[str, Any]) -> str | None:
         return None
     best = entry["suggestions"][0]
     config = compact_json(best["comparator_config"])
-    return (f"{best['comparator']} {config} at {best['pointer'] or '/'} would accept {best['accepts']} of the "
-            f"{entry['cosmetic']} cosmetic FDs")
+    return (
+        f"{best['comparator']} {config} at {best['pointer'] or '/'} would accept {best['accepts']} of the "
+        f"{entry['cosmetic']} cosmetic FDs"
+    )
 
 
 def iter_fields(block: dict[str, Any] | None) -> Iterable[tuple[str, dict[str, Any]]]:
@@ -498,6 +535,7 @@ def iter_fields(block: dict[str, Any] | None) -> Iterable[tuple[str, dict[str, A
 
 
 # -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
 
 def new_store(plan: Plan, collect: Collect) -> CosmeticTally:
     return CosmeticTally(plan)

@@ -43,10 +43,19 @@ def row(r: TraceRow) -> dict[str, Any]:
     """One comparison as the reports show it (README, "Which documents and fields failed"): plain
     values, the prediction's confidence at a leaf (else null), and whether a schema default stood
     in for a missing value on either side."""
-    return {"path": r.path, "type": r.label, "gt": named_non_finite(r.gt), "pred": named_non_finite(r.pred),
-            "confidence": r.confidence,
-            "similarity": r.similarity, "score": r.score, "threshold": r.threshold, "comparator": r.comparator,
-            "gt_default": r.gt_default, "pred_default": r.pred_default}
+    return {
+        "path": r.path,
+        "type": r.label,
+        "gt": named_non_finite(r.gt),
+        "pred": named_non_finite(r.pred),
+        "confidence": r.confidence,
+        "similarity": r.similarity,
+        "score": r.score,
+        "threshold": r.threshold,
+        "comparator": r.comparator,
+        "gt_default": r.gt_default,
+        "pred_default": r.pred_default,
+    }
 
 
 def explain(engine: Engine, gt: dict, pred: dict) -> tuple[list[dict[str, Any]], list[int]]:
@@ -66,18 +75,21 @@ def not_shown(more: list[int], types: tuple[str, ...] = LABELS) -> dict[str, Any
     return {"count": sum(by_type.values()), "by_type": by_type, "limit": "explain-items"}
 
 
-def non_match_rows(engine: Engine, doc_id: str, gt: dict,
-                   pred: dict) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def non_match_rows(
+    engine: Engine, doc_id: str, gt: dict, pred: dict
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The FD/FA/FN comparisons of one pair, each naming its document (``--non-matches`` lines), and the
     line that counts those past ``--limit explain-items`` ({"doc_id", "not_shown": {...}}; None if none)."""
     rows, more = explain(engine, gt, pred)
     beyond = not_shown(more, MISSES)
-    return ([{"doc_id": doc_id, **r} for r in rows if r["type"] in MISSES],
-            None if beyond is None else {"doc_id": doc_id, "not_shown": beyond})
+    return (
+        [{"doc_id": doc_id, **r} for r in rows if r["type"] in MISSES],
+        None if beyond is None else {"doc_id": doc_id, "not_shown": beyond},
+    )
 
 
 def more_line(count: int, what: str = "failing comparisons") -> str:
-    """"… and N more …": what an output says in place of the ``count`` comparisons past explain-items."""
+    """ "… and N more …": what an output says in place of the ``count`` comparisons past explain-items."""
     return f"… and {count:,} more {what} not shown (--limit explain-items)"
 
 
@@ -106,8 +118,11 @@ def where(doc: dict[str, Any]) -> str:
 def imperfect(worst: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The worst documents that have something to show (a perfect document can be among the
     worst kept when there are few documents)."""
-    return [d for d in worst
-            if d["score"] < 1.0 or any(c["type"] in MISSES for c in d["comparisons"]) or misses_not_shown(d)]
+    return [
+        d
+        for d in worst
+        if d["score"] < 1.0 or any(c["type"] in MISSES for c in d["comparisons"]) or misses_not_shown(d)
+    ]
 
 
 def document_key(gt: dict) -> int:
@@ -122,8 +137,9 @@ def document_key(gt: dict) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
-def document_row(plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any],
-                 nodes: list[rollup.Node] | None = None) -> dict[str, Any]:
+def document_row(
+    plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any], nodes: list[rollup.Node] | None = None
+) -> dict[str, Any]:
     """One ``--per-document`` line: the document's score, its top-level fields' scores, every
     field path's classifications and, with the plan's ``nodes`` (rollup.nodes), the leaf roll-up
     of the document and of each object and list of objects (only the counts that are not zero)."""
@@ -142,8 +158,10 @@ def document_row(plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any],
         def shown(c: list[int]) -> dict[str, int]:
             return {name: c[k] for k, name in enumerate(COUNT_NAMES) if c[k]}
 
-        row["aggregate"] = {"document": shown(document),
-                            "fields": {fields[i].path: shown(c) for i, c in by_node.items() if any(c)}}
+        row["aggregate"] = {
+            "document": shown(document),
+            "fields": {fields[i].path: shown(c) for i, c in by_node.items() if any(c)},
+        }
     return row
 
 
@@ -153,9 +171,15 @@ def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[st
     out = []
     for d in worst:
         rows, more = explain(engine, d["gt"], d["pred"])
-        doc = {"doc_id": d["doc_id"], "gt_source": d["gt_source"], "gt_line": d["gt_line"],
-               "pred_source": d["pred_source"], "pred_line": d["pred_line"], "score": d["score"],
-               "comparisons": [cut_values(r, WORST_VALUE_CHARS) for r in rows]}
+        doc = {
+            "doc_id": d["doc_id"],
+            "gt_source": d["gt_source"],
+            "gt_line": d["gt_line"],
+            "pred_source": d["pred_source"],
+            "pred_line": d["pred_line"],
+            "score": d["score"],
+            "comparisons": [cut_values(r, WORST_VALUE_CHARS) for r in rows],
+        }
         beyond = not_shown(more)
         if beyond is not None:
             doc["comparisons_not_shown"] = beyond
@@ -203,7 +227,7 @@ def cut_values(out: dict[str, Any], chars: int = SAMPLE_VALUE_CHARS) -> dict[str
             out[side] = "<nested too deeply to show>"
             cut.append(side)
         elif len(text) > chars:
-            out[side] = text[:chars - 1] + "…"
+            out[side] = text[: chars - 1] + "…"
             cut.append(side)
     if cut:
         out["cut"] = cut
@@ -218,7 +242,7 @@ def listed_value(row: dict[str, Any], side: str, limit: int) -> Any:
     if side not in (row.get("cut") or ()) or not isinstance(value, str):
         return value
     note = f"… (cut: over {WORST_VALUE_CHARS:,} characters of JSON)"
-    return value.removesuffix("…")[:max(limit - len(note), 0)] + note
+    return value.removesuffix("…")[: max(limit - len(note), 0)] + note
 
 
 def failure_field(plan: Plan, path: str, kind: str) -> FieldPlan | None:
@@ -240,11 +264,11 @@ def _field_at(model: ModelPlan, path: str) -> tuple[FieldPlan, bool] | None:
     for f in model.fields:
         if not path.startswith(f.key):
             continue
-        rest, item = path[len(f.key):], False
+        rest, item = path[len(f.key) :], False
         if f.kind in _LISTS:
             match = _ITEM.match(rest)
             if match:
-                rest, item = rest[match.end():], True
+                rest, item = rest[match.end() :], True
         if not rest:
             return f, item
         if rest[0] == "." and f.model is not None:
@@ -255,6 +279,7 @@ def _field_at(model: ModelPlan, path: str) -> tuple[FieldPlan, bool] | None:
 
 
 # -- the parts of the accumulated state (analyses/part.py) ---------------------------------------------------------
+
 
 class WorstDocuments:
     """The ``kept`` documents with the lowest (score, position in the input): a heap of (-score, -position,
@@ -290,8 +315,10 @@ class WorstDocuments:
     def listed(self) -> list[dict[str, Any]]:
         """The worst documents kept, worst first (ties: earlier in the input first); never more than every merged
         state kept, so the list does not depend on how a run was split."""
-        return [{**sample, "score": -score, "position": -position}
-                for score, position, sample in sorted(self.heap, reverse=True)[:self.known]]
+        return [
+            {**sample, "score": -score, "position": -position}
+            for score, position, sample in sorted(self.heap, reverse=True)[: self.known]
+        ]
 
 
 def new_worst(plan: Plan, collect: Collect) -> WorstDocuments:
@@ -327,7 +354,9 @@ def check_worst(state: dict[str, Any], plan: Plan) -> None:
         check_count(entry["gt_line"], f"{where}/gt_line")
         for side in ("gt_source", "pred_source"):
             if entry[side] is not None and type(entry[side]) is not str:
-                raise bad(f"{where}/{side}", f"must be a file name (a string) or null, got {type(entry[side]).__name__}")
+                raise bad(
+                    f"{where}/{side}", f"must be a file name (a string) or null, got {type(entry[side]).__name__}"
+                )
         if entry["pred_line"] is not None:
             check_count(entry["pred_line"], f"{where}/pred_line")
         check_object(entry["gt"], f"{where}/gt")
@@ -392,7 +421,7 @@ class FailureSamples:
     def by_path(self) -> dict[str, list[dict[str, Any]]]:
         """The kept failing comparisons by field path, in the plan's field order."""
         fields = self.plan.fields
-        return {fields[i].path: rows[:self.known] for i, rows in sorted(self.rows.items()) if rows and self.known}
+        return {fields[i].path: rows[: self.known] for i, rows in sorted(self.rows.items()) if rows and self.known}
 
 
 def new_samples(plan: Plan, collect: Collect) -> FailureSamples:

@@ -24,8 +24,7 @@ from .state_check import bad, check_array, check_count, check_number, check_obje
 # ``tau_millionths``: each tau rounded to 1e-6, in integers, so that sums are exact in any grouping), the lists with
 # a truncated tail, the lists with something to say, and the unclassified ones and their rows.
 COUNTS = (*CATEGORIES, "reordered", "truncated_lists", "lists", "unclassified_lists", "unclassified_rows")
-SETTINGS = ("list_like_similarity", "list_text_similarity", "list_text_margin", "list_tail_rows",
-            "list_classify_cells")
+SETTINGS = ("list_like_similarity", "list_text_similarity", "list_text_margin", "list_tail_rows", "list_classify_cells")
 TAU_UNIT = 1_000_000  # taus are summed in millionths
 EXAMPLE_EVENTS = 20  # events of one example kept (the rest counted in events_total)
 EXAMPLE_KEYS = ("doc_id", "position", "gt_rows", "pred_rows", "tau", "unclassified", "events", "events_total")
@@ -52,7 +51,9 @@ class ListErrors:
         self.fields = list_fields(plan)
         self.settings = settings()
         self.kept = limits.current().list_examples
-        self.counts: dict[int, dict[str, Any]] = {i: {**dict.fromkeys(COUNTS, 0), "tau_millionths": 0} for i in self.fields}
+        self.counts: dict[int, dict[str, Any]] = {
+            i: {**dict.fromkeys(COUNTS, 0), "tau_millionths": 0} for i in self.fields
+        }
         self.examples: dict[int, list[dict[str, Any]]] = {i: [] for i in self.fields}
         self.empty = True  # nothing added or merged yet: a merge may adopt another state's settings
 
@@ -75,8 +76,9 @@ class ListErrors:
             counts["truncated_lists"] += truncated
             kept = self.examples[finding.field]
             if len(kept) >= self.kept:  # worse than the least bad kept? (most lists are not: no example built)
-                if _rank_of(len(finding.events), finding.tau, finding.unclassified, position, finding.gt_rows,
-                            finding.pred_rows) >= _rank(kept[-1]):
+                if _rank_of(
+                    len(finding.events), finding.tau, finding.unclassified, position, finding.gt_rows, finding.pred_rows
+                ) >= _rank(kept[-1]):
                     continue
             self._keep(finding.field, _example(finding, doc_id, position))
 
@@ -85,20 +87,24 @@ class ListErrors:
         them, so they are always sorted worst first (``_rank``)."""
         kept = self.examples[field]
         bisect.insort(kept, example, key=_rank)
-        del kept[self.kept:]
+        del kept[self.kept :]
 
     def state(self) -> dict[str, Any]:
         fields = self.plan.fields
-        return {"settings": dict(self.settings), "kept": self.kept,
-                "fields": {fields[i].path: {**self.counts[i], "examples": list(self.examples[i])}
-                           for i in self.fields}}
+        return {
+            "settings": dict(self.settings),
+            "kept": self.kept,
+            "fields": {fields[i].path: {**self.counts[i], "examples": list(self.examples[i])} for i in self.fields},
+        }
 
     def merge(self, state: dict[str, Any], offset: int, documents: int) -> None:
         """Add a state whose documents come after this one's first ``offset``."""
         if state["settings"] != self.settings:
             if not self.empty:
-                raise SticklerError(f"cannot merge states whose lists were classified with different settings "
-                                    f"({state['settings']} and {self.settings})")
+                raise SticklerError(
+                    f"cannot merge states whose lists were classified with different settings "
+                    f"({state['settings']} and {self.settings})"
+                )
             self.settings = dict(state["settings"])
         self.empty = self.empty and not documents
         self.kept = min(self.kept, state["kept"])
@@ -111,7 +117,7 @@ class ListErrors:
             for example in block["examples"]:
                 self._keep(i, {**example, "position": example["position"] + offset})
         for i in self.fields:  # kept sorted by _keep; cut to a smaller bound a merge may have brought
-            del self.examples[i][self.kept:]
+            del self.examples[i][self.kept :]
 
     def report(self) -> dict[str, Any]:
         """The report's ``list_errors``: settings, and per list of objects its counts, mean tau and examples."""
@@ -120,24 +126,42 @@ class ListErrors:
         for i in self.fields:
             counts = self.counts[i]
             block = {key: counts[key] for key in COUNTS}
-            block["mean_tau"] = counts["tau_millionths"] / TAU_UNIT / counts["reordered"] if counts["reordered"] else None
+            block["mean_tau"] = (
+                counts["tau_millionths"] / TAU_UNIT / counts["reordered"] if counts["reordered"] else None
+            )
             block["examples"] = list(self.examples[i])
             out[fields[i].path] = block
-        return {"settings": {name.removeprefix("list_"): value for name, value in self.settings.items()},
-                "examples_kept": self.kept, "fields": out}
+        return {
+            "settings": {name.removeprefix("list_"): value for name, value in self.settings.items()},
+            "examples_kept": self.kept,
+            "fields": out,
+        }
 
 
 def _example(finding: ListFindings, doc_id: Any, position: int) -> dict[str, Any]:
     events = [{"type": label, "gt": list(gt), "pred": list(pred)} for label, gt, pred in finding.events]
-    return {"doc_id": doc_id, "position": position, "gt_rows": finding.gt_rows, "pred_rows": finding.pred_rows,
-            "tau": finding.tau, "unclassified": finding.unclassified, "events": events[:EXAMPLE_EVENTS],
-            "events_total": len(events)}
+    return {
+        "doc_id": doc_id,
+        "position": position,
+        "gt_rows": finding.gt_rows,
+        "pred_rows": finding.pred_rows,
+        "tau": finding.tau,
+        "unclassified": finding.unclassified,
+        "events": events[:EXAMPLE_EVENTS],
+        "events_total": len(events),
+    }
 
 
 def _rank(example: dict[str, Any]) -> tuple:
     """An example's place among the kept, worst first (``_rank_of``)."""
-    return _rank_of(example["events_total"], example["tau"], example["unclassified"], example["position"],
-                    example["gt_rows"], example["pred_rows"])
+    return _rank_of(
+        example["events_total"],
+        example["tau"],
+        example["unclassified"],
+        example["position"],
+        example["gt_rows"],
+        example["pred_rows"],
+    )
 
 
 def _rank_of(events: int, tau: float | None, unclassified: int, position: int, gt_rows: int, pred_rows: int) -> tuple:
@@ -150,11 +174,28 @@ def _rank_of(events: int, tau: float | None, unclassified: int, position: int, g
 
 # -- words for people ---------------------------------------------------------------------------------------
 
-HEADERS = {"dropped": "Dropped", "truncated": "Tail", "hallucinated": "Halluc", "duplicated": "Dup",
-           "merged": "Merged", "split": "Split", "mismatched": "Mismatch", "reordered": "Reorder",
-           "unclassified_rows": "Unclass"}
-SHOWN_ORDER = ("dropped", "truncated", "hallucinated", "duplicated", "merged", "split", "mismatched", "reordered",
-               "unclassified_rows")
+HEADERS = {
+    "dropped": "Dropped",
+    "truncated": "Tail",
+    "hallucinated": "Halluc",
+    "duplicated": "Dup",
+    "merged": "Merged",
+    "split": "Split",
+    "mismatched": "Mismatch",
+    "reordered": "Reorder",
+    "unclassified_rows": "Unclass",
+}
+SHOWN_ORDER = (
+    "dropped",
+    "truncated",
+    "hallucinated",
+    "duplicated",
+    "merged",
+    "split",
+    "mismatched",
+    "reordered",
+    "unclassified_rows",
+)
 
 
 def has_findings(block: dict[str, Any] | None) -> bool:
@@ -176,7 +217,7 @@ def _rows(indices: list[int]) -> str:
         end = k
         while end + 1 < len(indices) and indices[end + 1] == indices[end] + 1:
             end += 1
-        out.append(f"{indices[k]}–{indices[end]}" if end - k >= 2 else ", ".join(map(str, indices[k:end + 1])))
+        out.append(f"{indices[k]}–{indices[end]}" if end - k >= 2 else ", ".join(map(str, indices[k : end + 1])))
         k = end + 1
     return ", ".join(out)
 
@@ -200,7 +241,9 @@ def describe(example: dict[str, Any]) -> str:
         elif label == "merged":
             parts.append(f"{label} " + ", ".join(f"pred {e['pred'][0]} = gt {e['gt'][0]}+{e['gt'][1]}" for e in events))
         elif label == "split":
-            parts.append(f"{label} " + ", ".join(f"gt {e['gt'][0]} = pred {e['pred'][0]}+{e['pred'][1]}" for e in events))
+            parts.append(
+                f"{label} " + ", ".join(f"gt {e['gt'][0]} = pred {e['pred'][0]}+{e['pred'][1]}" for e in events)
+            )
         else:
             parts.append(f"{label} " + ", ".join(f"gt {e['gt'][0]} ~ pred {e['pred'][0]}" for e in events))
     if example["events_total"] > len(example["events"]):
@@ -213,6 +256,7 @@ def describe(example: dict[str, Any]) -> str:
 
 
 # -- the part of the accumulated state (analyses/part.py): fed by the accumulator's add_list_errors ------------------
+
 
 def new_store(plan: Plan, collect: Collect) -> ListErrors:
     return ListErrors(plan)
@@ -247,32 +291,46 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
         entry = check_object(fields[path], where, (*COUNTS, "tau_millionths", "examples"))
         for key in COUNTS:
             check_count(entry[key], f"{where}/{key}")
-        for part, whole in (("truncated_lists", "truncated"), ("reordered", "lists"), ("unclassified_lists", "lists"),
-                            ("truncated_lists", "lists"), ("unclassified_lists", "unclassified_rows")):
+        for part, whole in (
+            ("truncated_lists", "truncated"),
+            ("reordered", "lists"),
+            ("unclassified_lists", "lists"),
+            ("truncated_lists", "lists"),
+            ("unclassified_lists", "unclassified_rows"),
+        ):
             if entry[part] > entry[whole]:
                 raise bad(f"{where}/{part}", f"cannot exceed {whole} ({entry[whole]}), got {entry[part]}")
         bound = TAU_UNIT * entry["reordered"]
         if not is_int(entry["tau_millionths"]) or not -bound <= entry["tau_millionths"] <= bound:
-            raise bad(f"{where}/tau_millionths", f"must be a whole number from {-bound} to {bound} (the reordered "
-                                                  f"lists' taus in millionths), got {shown(entry['tau_millionths'])}")
+            raise bad(
+                f"{where}/tau_millionths",
+                f"must be a whole number from {-bound} to {bound} (the reordered "
+                f"lists' taus in millionths), got {shown(entry['tau_millionths'])}",
+            )
         examples = check_array(entry["examples"], f"{where}/examples")
         if len(examples) > min(kept, entry["lists"]):
-            raise bad(f"{where}/examples", f"holds {len(examples)} lists, more than the {min(kept, entry['lists'])} "
-                                            "the state kept")
+            raise bad(
+                f"{where}/examples",
+                f"holds {len(examples)} lists, more than the {min(kept, entry['lists'])} the state kept",
+            )
         for k, example in enumerate(examples):
             at = f"{where}/examples/{k}"
             check_object(example, at, EXAMPLE_KEYS)
             check_scalar(example["doc_id"], f"{at}/doc_id")
             if check_count(example["position"], f"{at}/position") >= n:
                 raise bad(f"{at}/position", f"must be below the document count {n}, got {example['position']}")
-            rows = {"gt": check_count(example["gt_rows"], f"{at}/gt_rows"), "pred": check_count(example["pred_rows"], f"{at}/pred_rows")}
+            rows = {
+                "gt": check_count(example["gt_rows"], f"{at}/gt_rows"),
+                "pred": check_count(example["pred_rows"], f"{at}/pred_rows"),
+            }
             if example["tau"] is not None:
                 check_number(example["tau"], f"{at}/tau", -1.0, 1.0)
             check_count(example["unclassified"], f"{at}/unclassified")
             events = check_array(example["events"], f"{at}/events")
             if len(events) > EXAMPLE_EVENTS or check_count(example["events_total"], f"{at}/events_total") < len(events):
-                raise bad(f"{at}/events", f"holds {len(events)} events: at most {EXAMPLE_EVENTS}, and at most "
-                                           "events_total")
+                raise bad(
+                    f"{at}/events", f"holds {len(events)} events: at most {EXAMPLE_EVENTS}, and at most events_total"
+                )
             for e, event in enumerate(events):
                 place = f"{at}/events/{e}"
                 check_object(event, place, EVENT_KEYS)
@@ -281,7 +339,9 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
                 for side in ("gt", "pred"):
                     for r, row in enumerate(check_array(event[side], f"{place}/{side}")):
                         if check_count(row, f"{place}/{side}/{r}") >= rows[side]:
-                            raise bad(f"{place}/{side}/{r}", f"must be a row of the list (below {rows[side]}), got {row}")
+                            raise bad(
+                                f"{place}/{side}/{r}", f"must be a row of the list (below {rows[side]}), got {row}"
+                            )
 
 
 def report_of(store: ListErrors, context: ReportContext) -> dict[str, Any]:

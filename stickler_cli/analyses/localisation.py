@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import SticklerError, UsageError
+
 # The records the engine makes, named here too for the analysis's readers.
 from ..engine.boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord  # noqa: F401
 from .part import Collect, Part, ReportContext
@@ -68,8 +69,10 @@ def parse_thresholds(text: str) -> tuple[float, ...]:
         else:
             values = [float(p) for p in text.split(",") if p.strip()]
     except ValueError:
-        raise UsageError(f"--iou-thresholds takes START:STOP:STEP (e.g. {DEFAULT_THRESHOLDS_TEXT}) or a list "
-                         f"(0.5,0.75), got {text!r}") from None
+        raise UsageError(
+            f"--iou-thresholds takes START:STOP:STEP (e.g. {DEFAULT_THRESHOLDS_TEXT}) or a list "
+            f"(0.5,0.75), got {text!r}"
+        ) from None
     if not values or len(values) > MAX_THRESHOLDS:
         raise UsageError(f"--iou-thresholds {text!r}: give from 1 to {MAX_THRESHOLDS} thresholds")
     bad = [v for v in values if not 0.0 < v <= 1.0]
@@ -85,6 +88,7 @@ def check_rule(rule: str) -> str:
 
 
 # -- average precision -----------------------------------------------------------------------------
+
 
 def precision_envelope(hits: np.ndarray, num_gt: int) -> np.ndarray:
     """Interpolated precision at the 101 recall points of ranked detections (``hits[k]``: the k-th
@@ -120,6 +124,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 # -- the records, kept --------------------------------------------------------------------------------
+
 
 class BoxStore:
     """Per field the box counts, and every detection (a predicted box) in input order as columns.
@@ -163,13 +168,19 @@ class BoxStore:
 
     def _check_bound(self) -> None:
         if len(self.field) > self.bound:
-            raise SticklerError(f"more than {self.bound:,} predicted boxes kept for localisation mAP: raise "
-                                f"--limit box-detections=N (about 21 bytes each)")
+            raise SticklerError(
+                f"more than {self.bound:,} predicted boxes kept for localisation mAP: raise "
+                f"--limit box-detections=N (about 21 bytes each)"
+            )
 
     def state(self) -> dict[str, Any]:
-        return {"counts": [list(row) for row in self.counts] if self.counts is not None else [],
-                "field": self.field.tolist(), "confidence": self.confidence.tolist(),
-                "iou": self.iou.tolist(), "match": [bool(m) for m in self.match]}
+        return {
+            "counts": [list(row) for row in self.counts] if self.counts is not None else [],
+            "field": self.field.tolist(),
+            "confidence": self.confidence.tolist(),
+            "iou": self.iou.tolist(),
+            "match": [bool(m) for m in self.match],
+        }
 
     def merge(self, state: dict[str, Any]) -> None:
         """Add a state's boxes after this store's (states come in input order)."""
@@ -189,8 +200,10 @@ class BoxStore:
 
 # -- the report block ---------------------------------------------------------------------------------
 
-def _field_figures(confidence: np.ndarray, iou: np.ndarray, match: np.ndarray, num_gt: int,
-                   thresholds: Sequence[float], rule: str) -> tuple[dict[float, float | None], np.ndarray, int]:
+
+def _field_figures(
+    confidence: np.ndarray, iou: np.ndarray, match: np.ndarray, num_gt: int, thresholds: Sequence[float], rule: str
+) -> tuple[dict[float, float | None], np.ndarray, int]:
     """(AP by threshold, the 0.50 curve, the detections that find a box at 0.50) of one field's detections, in
     input order."""
     order = np.argsort(-confidence, kind="stable")  # highest first, ties in input order
@@ -206,8 +219,9 @@ def _field_figures(confidence: np.ndarray, iou: np.ndarray, match: np.ndarray, n
     return by_threshold, precision_envelope(at_half, num_gt), int(at_half.sum())
 
 
-def localisation_block(paths: Sequence[str], store: BoxStore, thresholds: Sequence[float] = DEFAULT_IOU_THRESHOLDS,
-                       rule: str = RULES[0]) -> dict[str, Any] | None:
+def localisation_block(
+    paths: Sequence[str], store: BoxStore, thresholds: Sequence[float] = DEFAULT_IOU_THRESHOLDS, rule: str = RULES[0]
+) -> dict[str, Any] | None:
     """The report's ``localisation`` block (None when no box was seen); ``paths[i]`` is field i's path."""
     if not store.seen:
         return None
@@ -225,8 +239,9 @@ def localisation_block(paths: Sequence[str], store: BoxStore, thresholds: Sequen
             continue
         mine = field == index
         num_gt = row[0]
-        by_threshold, curve, found_50 = _field_figures(confidence[mine], iou[mine], match[mine], num_gt, thresholds,
-                                                       rule)
+        by_threshold, curve, found_50 = _field_figures(
+            confidence[mine], iou[mine], match[mine], num_gt, thresholds, rule
+        )
         for t, ap in by_threshold.items():
             if ap is not None:
                 per_threshold[t].append(ap)
@@ -247,8 +262,9 @@ def localisation_block(paths: Sequence[str], store: BoxStore, thresholds: Sequen
         if num_gt and not row[1]:
             notes.append(f"{paths[index]}: {num_gt:,} ground-truth boxes and no predicted box: AP 0")
         elif row[1] and not num_gt:
-            notes.append(f"{paths[index]}: {row[1]:,} predicted boxes and no ground-truth box: no AP "
-                         "(left out of the means)")
+            notes.append(
+                f"{paths[index]}: {row[1]:,} predicted boxes and no ground-truth box: no AP (left out of the means)"
+            )
     means = {t: _mean(aps) for t, aps in per_threshold.items()}
     totals = [sum(row[k] for row in store.counts) for k in range(len(COUNT_NAMES))]
     return {
@@ -272,6 +288,7 @@ def _key(t: float) -> str:
 
 
 # -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
 
 def new_store(plan: Plan, collect: Collect) -> BoxStore:
     return BoxStore(len(plan.fields), limits.current().box_detections)
@@ -325,16 +342,24 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
         detections[v] += 1
     for k, row in enumerate(counts):
         if row[1] != detections[k]:
-            raise bad(f"/boxes/counts/{k}/1", f"must be the number of detections of field {k}, {detections[k]}, "
-                                               f"got {shown(row[1])}")
+            raise bad(
+                f"/boxes/counts/{k}/1",
+                f"must be the number of detections of field {k}, {detections[k]}, got {shown(row[1])}",
+            )
 
 
 def report_of(store: BoxStore, context: ReportContext) -> dict[str, Any]:
     """The report's ``localisation``, only when boxes were seen."""
     if not store.seen:
         return {}
-    return {"localisation": localisation_block([f.path for f in context.plan.fields], store,
-                                               context.iou_thresholds or DEFAULT_IOU_THRESHOLDS, context.box_rule)}
+    return {
+        "localisation": localisation_block(
+            [f.path for f in context.plan.fields],
+            store,
+            context.iou_thresholds or DEFAULT_IOU_THRESHOLDS,
+            context.box_rule,
+        )
+    }
 
 
 PART = Part("boxes", new_store, state_of, merge_state, check_state, add_document, add_batch, report_of)

@@ -57,7 +57,7 @@ def add_unopened_batch(unopened: list[int], tally, found: list[Node]) -> None:
     for i, lo, hi in found:
         closed = ~tally[:, lo:hi].any(axis=1)
         if closed.any():
-            own = tally[closed, 5 * i:5 * i + 5].sum(axis=0).tolist()
+            own = tally[closed, 5 * i : 5 * i + 5].sum(axis=0).tolist()
             for k in range(5):
                 unopened[5 * i + k] += own[k]
 
@@ -67,8 +67,8 @@ def roll_up(tally: Sequence[int], unopened: Sequence[int], found: list[Node]) ->
     and the nodes' ``unopened`` counts (of a run, or of one document)."""
     leaf = list(tally)
     for i, _, _ in found:
-        leaf[5 * i:5 * i + 5] = unopened[5 * i:5 * i + 5]
-    by_node = {i: [leaf[5 * i + k] + sum(leaf[lo + k:hi:5]) for k in range(5)] for i, lo, hi in found}
+        leaf[5 * i : 5 * i + 5] = unopened[5 * i : 5 * i + 5]
+    by_node = {i: [leaf[5 * i + k] + sum(leaf[lo + k : hi : 5]) for k in range(5)] for i, lo, hi in found}
     document = [sum(leaf[k::5]) for k in range(5)]
     return document, by_node
 
@@ -81,6 +81,7 @@ def of_document(tally: Sequence[int], found: list[Node]) -> tuple[list[int], dic
 
 
 # -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
 
 class Unopened:
     """Per object / list of objects, its own counts from the documents it was not opened in (nothing beneath

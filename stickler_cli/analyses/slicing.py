@@ -83,11 +83,11 @@ def document_rows(tally: np.ndarray, out: np.ndarray) -> np.ndarray:
     fields = width // 5
     rows = out[:n]
     rows[:, 0] = 1
-    rows[:, 1:1 + width] = tally
+    rows[:, 1 : 1 + width] = tally
     counts = tally.reshape(n, fields, 5)
     x = counts[:, :, 0] + counts[:, :, 1] + counts[:, :, 2] + counts[:, :, 3]
     y = counts[:, :, 0]
-    moments = rows[:, 1 + width:].reshape(n, fields, MOMENTS)  # a view: the products land in rows
+    moments = rows[:, 1 + width :].reshape(n, fields, MOMENTS)  # a view: the products land in rows
     np.multiply(x, x, out=moments[:, :, 0])
     np.multiply(x, y, out=moments[:, :, 1])
     np.multiply(y, y, out=moments[:, :, 2])
@@ -115,15 +115,18 @@ class SliceTable:
         ``np.add.reduceat``); Python only reads each label."""
         codes: dict[str, int] = {}
         keys, chars, rich = self.keys, self.chars, self.rich
-        index = np.fromiter((codes.setdefault(label(r, keys, chars, rich), len(codes)) for r in records), dtype=np.int64,
-                            count=len(records))
+        index = np.fromiter(
+            (codes.setdefault(label(r, keys, chars, rich), len(codes)) for r in records),
+            dtype=np.int64,
+            count=len(records),
+        )
         if len(codes) == 1:
             self._add(next(iter(codes)), rows.sum(axis=0), float(scores.sum()))
             return
         order = np.argsort(index, kind="stable")
         grouped = index[order]
         starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
-        sums = np.add.reduceat(np.take(rows, order, axis=0, out=scratch[:len(rows)]), starts, axis=0)
+        sums = np.add.reduceat(np.take(rows, order, axis=0, out=scratch[: len(rows)]), starts, axis=0)
         score_sums = np.add.reduceat(scores[order], starts).tolist()
         values = list(codes)
         for j, code in enumerate(grouped[starts].tolist()):
@@ -161,10 +164,12 @@ class SliceTable:
         size = self.fields
         for value in sorted(self.rows):
             row = self.rows[value].tolist()
-            out[value] = {"documents": row[0], "score_sum": self.scores[value],
-                          "counts": [row[1 + 5 * i:6 + 5 * i] for i in range(size)],
-                          "moments": [row[1 + 5 * size + MOMENTS * i:1 + 5 * size + MOMENTS * (i + 1)]
-                                      for i in range(size)]}
+            out[value] = {
+                "documents": row[0],
+                "score_sum": self.scores[value],
+                "counts": [row[1 + 5 * i : 6 + 5 * i] for i in range(size)],
+                "moments": [row[1 + 5 * size + MOMENTS * i : 1 + 5 * size + MOMENTS * (i + 1)] for i in range(size)],
+            }
         return out
 
     def merge(self, values: dict[str, Any], cap: int) -> None:
@@ -172,16 +177,23 @@ class SliceTable:
         self.cap = min(self.cap, cap)
         self._trim()
         for value, block in values.items():
-            row = np.array([block["documents"], *(c for f in block["counts"] for c in f),
-                            *(m for f in block["moments"] for m in f)], dtype=np.int64)
+            row = np.array(
+                [
+                    block["documents"],
+                    *(c for f in block["counts"] for c in f),
+                    *(m for f in block["moments"] for m in f),
+                ],
+                dtype=np.int64,
+            )
             self._add(value, row, float(block["score_sum"]))
 
 
 class Slices:
     """Every slicing path of a run."""
 
-    def __init__(self, paths: Sequence[str], fields: int, cap: int, chars: int,
-                 data: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, paths: Sequence[str], fields: int, cap: int, chars: int, data: frozenset[str] = frozenset()
+    ) -> None:
         """``data``: the field paths where an object holding ``_value`` is data ("" for the record itself)."""
         self.tables = [SliceTable(p, fields, cap, chars, data) for p in paths]
         self.cap = cap
@@ -209,8 +221,10 @@ class Slices:
         if list(state["paths"]) != paths:
             from ..errors import SticklerError
 
-            raise SticklerError(f"cannot merge states sliced by {list(state['paths']) or 'nothing'} into one sliced "
-                                f"by {paths or 'nothing'}: give every run the same --slice-by")
+            raise SticklerError(
+                f"cannot merge states sliced by {list(state['paths']) or 'nothing'} into one sliced "
+                f"by {paths or 'nothing'}: give every run the same --slice-by"
+            )
         self.cap = min(self.cap, state["max_values"])
         for table in self.tables:
             table.merge(state["paths"][table.path], self.cap)
@@ -222,6 +236,7 @@ def is_slice_path(path: str) -> bool:
 
 
 # -- the part of the accumulated state (analyses/part.py): fed by the accumulator's add_slices ----------------------
+
 
 def new_store(plan: Plan, collect: Collect) -> Slices:
     return Slices(collect.slices, len(plan.fields), collect.slice_values, collect.slice_chars, plan.data_paths())
@@ -268,8 +283,11 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
                 sxx, sxy, syy = check_counts(moment, f"{at}/moments/{i}", MOMENTS)
                 x, y = sum(row[:4]), row[0]
                 if not (syy <= sxy <= sxx and x <= sxx <= x * x and y <= syy <= y * y):
-                    raise bad(f"{at}/moments/{i}", f"cannot be the sums x², xy, y² of documents whose decided "
-                                                    f"comparisons add up to {x} and TPs to {y}, got {shown(moment)}")
+                    raise bad(
+                        f"{at}/moments/{i}",
+                        f"cannot be the sums x², xy, y² of documents whose decided "
+                        f"comparisons add up to {x} and TPs to {y}, got {shown(moment)}",
+                    )
                 total[i] = [a + b for a, b in zip(total[i], row)]
         if documents != n:
             raise bad(where, f"counts {documents} documents, the state {n}")

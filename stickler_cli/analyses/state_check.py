@@ -104,8 +104,9 @@ def check_counts(values: Any, pointer: str, length: int | None = None) -> list[i
     return values
 
 
-def check_numbers(values: Any, pointer: str, length: int | None = None, low: float | None = None,
-            high: float | None = None) -> list[float]:
+def check_numbers(
+    values: Any, pointer: str, length: int | None = None, low: float | None = None, high: float | None = None
+) -> list[float]:
     values = check_array(values, pointer, length)
     for k, v in enumerate(values):
         check_number(v, f"{pointer}/{k}", low, high)

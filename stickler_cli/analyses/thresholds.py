@@ -110,31 +110,59 @@ def analyse(counts: Any, field_edges: tuple[float, ...], threshold: float, fa: i
     gain = float(f1[best] - f1[k0])
     lows = np.array([0.0, *field_edges])  # bin j's lower edge (bin 0: below 0 or NaN, read as 0)
     tp_count, fd_count = int(tp[k0]), n - int(tp[k0])
-    tp_q1 = _quantile_low_edge(counts[k0 + 1:], lows[k0 + 1:], 0.25)
-    fd_q3 = _quantile_low_edge(counts[:k0 + 1], lows[:k0 + 1], 0.75)
+    tp_q1 = _quantile_low_edge(counts[k0 + 1 :], lows[k0 + 1 :], 0.25)
+    fd_q3 = _quantile_low_edge(counts[: k0 + 1], lows[: k0 + 1], 0.75)
     flips = to_tp + to_fd
     warnings = []
     if flips >= max(UNSTABLE_MIN, UNSTABLE_SHARE * n):
-        warnings.append({"kind": "unstable", "message": (
-            f"{flips} of {n} verdicts ({flips / n:.0%}) flip when the threshold moves within ±{WINDOW}: "
-            f"the threshold sits where similarities are dense")})
-    if (tp_count >= OVERLAP_MIN and fd_count >= OVERLAP_MIN and tp_q1 is not None and fd_q3 is not None
-            and tp_q1 - fd_q3 < OVERLAP_GAP):
-        warnings.append({"kind": "overlap", "message": (
-            f"TP and FD similarities overlap: the TPs' lower quartile ({tp_q1:.2f}) is within {OVERLAP_GAP:g} of "
-            f"the FDs' upper quartile ({fd_q3:.2f}); the comparator barely separates them")})
+        warnings.append(
+            {
+                "kind": "unstable",
+                "message": (
+                    f"{flips} of {n} verdicts ({flips / n:.0%}) flip when the threshold moves within ±{WINDOW}: "
+                    f"the threshold sits where similarities are dense"
+                ),
+            }
+        )
+    if (
+        tp_count >= OVERLAP_MIN
+        and fd_count >= OVERLAP_MIN
+        and tp_q1 is not None
+        and fd_q3 is not None
+        and tp_q1 - fd_q3 < OVERLAP_GAP
+    ):
+        warnings.append(
+            {
+                "kind": "overlap",
+                "message": (
+                    f"TP and FD similarities overlap: the TPs' lower quartile ({tp_q1:.2f}) is within {OVERLAP_GAP:g} of "
+                    f"the FDs' upper quartile ({fd_q3:.2f}); the comparator barely separates them"
+                ),
+            }
+        )
     return {
-        "threshold": t0, "compared": n, "tp": tp_count, "fd": fd_count, "fa": fa, "fn": fn,
+        "threshold": t0,
+        "compared": n,
+        "tp": tp_count,
+        "fd": fd_count,
+        "fa": fa,
+        "fn": fn,
         "f1": float(f1[k0]),
-        "best_threshold": float(thresholds[best]), "best_f1": float(f1[best]), "f1_gain": gain,
+        "best_threshold": float(thresholds[best]),
+        "best_f1": float(f1[best]),
+        "f1_gain": gain,
         "separation": separation,
         "suggest": best != k0 and gain >= MIN_F1_GAIN,
         "flips": {"low": low, "high": high, "to_tp": to_tp, "to_fd": to_fd, "total": flips},
-        "tp_lower_quartile": tp_q1, "fd_upper_quartile": fd_q3,
+        "tp_lower_quartile": tp_q1,
+        "fd_upper_quartile": fd_q3,
         "warnings": warnings,
         "curve": {"thresholds": thresholds.tolist(), "f1": f1.tolist(), "tp": tp.tolist()},
-        "bins": [[None if j == 0 else field_edges[j - 1], None if j == len(field_edges) else field_edges[j], int(c)]
-                 for j, c in enumerate(counts.tolist()) if c],
+        "bins": [
+            [None if j == 0 else field_edges[j - 1], None if j == len(field_edges) else field_edges[j], int(c)]
+            for j, c in enumerate(counts.tolist())
+            if c
+        ],
     }
 
 
@@ -165,7 +193,7 @@ def field_blocks(plan: "Plan", layout: Layout, counts: Any, tally: list[int]) ->
         if o < 0:
             continue
         e = layout.edges[f.index]
-        block = analyse(counts[o:o + len(e) + 1], e, f.threshold, tally[5 * f.index + 1], tally[5 * f.index + 3])
+        block = analyse(counts[o : o + len(e) + 1], e, f.threshold, tally[5 * f.index + 1], tally[5 * f.index + 3])
         if block is not None:
             out[f.path] = block
     return out
@@ -173,9 +201,16 @@ def field_blocks(plan: "Plan", layout: Layout, counts: Any, tally: list[int]) ->
 
 def report_block(plan: "Plan", layout: Layout, counts: Any, tally: list[int]) -> dict[str, Any]:
     """``report["thresholds"]``: the definitions in force and each field's block."""
-    return {"bin_width": 1 / GRID, "window": float(WINDOW), "unstable_share": UNSTABLE_SHARE,
-            "unstable_min": UNSTABLE_MIN, "overlap_gap": OVERLAP_GAP, "overlap_min": OVERLAP_MIN,
-            "min_f1_gain": MIN_F1_GAIN, "fields": field_blocks(plan, layout, counts, tally)}
+    return {
+        "bin_width": 1 / GRID,
+        "window": float(WINDOW),
+        "unstable_share": UNSTABLE_SHARE,
+        "unstable_min": UNSTABLE_MIN,
+        "overlap_gap": OVERLAP_GAP,
+        "overlap_min": OVERLAP_MIN,
+        "min_f1_gain": MIN_F1_GAIN,
+        "fields": field_blocks(plan, layout, counts, tally),
+    }
 
 
 def something_to_say(block: dict[str, Any]) -> bool:
@@ -184,6 +219,7 @@ def something_to_say(block: dict[str, Any]) -> bool:
 
 
 # -- the schema patch -----------------------------------------------------------------------------------
+
 
 def _tokens(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]] if pointer else []
@@ -244,8 +280,9 @@ def suggest_patch(plan: "Plan", blocks: dict[str, dict[str, Any]]) -> tuple[list
             skipped.append(f"{f.path}: its schema lies in another document; set {EXTENSION} there by hand")
             continue
         if users[path] > 1:
-            skipped.append(f"{f.path}: its schema ({path or '/'}) is shared by {users[path]} fields; set {EXTENSION} "
-                           "by hand")
+            skipped.append(
+                f"{f.path}: its schema ({path or '/'}) is shared by {users[path]} fields; set {EXTENSION} by hand"
+            )
             continue
         target = f"{path}/{EXTENSION}"
         node = _node(plan.schema, path)
@@ -258,6 +295,7 @@ def suggest_patch(plan: "Plan", blocks: dict[str, dict[str, Any]]) -> tuple[list
 
 
 # -- the part of the accumulated state (analyses/part.py) ----------------------------------------------------------
+
 
 class SimilarityBins:
     """Each primitive field's compared similarities, counted in fixed bins (``layout``), flat in ``counts``."""
@@ -307,8 +345,11 @@ def check_state(state: dict[str, Any], plan: "Plan") -> None:
         first = verdict_bin(bins_at, plan.fields[k].threshold)
         tp, fd = sum(row[first:]), sum(row[:first])
         if (tp, fd) != (counts[k][0], counts[k][2]):
-            raise bad(pointer, f"holds {tp} similarities at or above the threshold and {fd} below: the field "
-                                f"counts {counts[k][0]} TP and {counts[k][2]} FD")
+            raise bad(
+                pointer,
+                f"holds {tp} similarities at or above the threshold and {fd} below: the field "
+                f"counts {counts[k][0]} TP and {counts[k][2]} FD",
+            )
 
 
 def report_of(store: SimilarityBins, context: ReportContext) -> dict[str, Any]:

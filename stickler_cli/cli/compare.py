@@ -10,27 +10,53 @@ import typer
 from .help import INPUTS
 from .inputs import scoring_plan, warn_about_records
 from .options import (
-    ALLOW_NETWORK_OPTION, DEBUG_OPTION, LIMIT_OPTION, LLM_BASE_URL_OPTION, LLM_CACHE_OPTION, LLM_KEY_ENV_OPTION,
-    PLUGIN_OPTION, SCHEMA_RESOURCE_OPTION, TABLE_OR_JSON, TABLE_OR_JSON_OPTION, check_format, llm_access,
-    load_plugins, use_limits,
+    ALLOW_NETWORK_OPTION,
+    DEBUG_OPTION,
+    LIMIT_OPTION,
+    LLM_BASE_URL_OPTION,
+    LLM_CACHE_OPTION,
+    LLM_KEY_ENV_OPTION,
+    PLUGIN_OPTION,
+    SCHEMA_RESOURCE_OPTION,
+    TABLE_OR_JSON,
+    TABLE_OR_JSON_OPTION,
+    check_format,
+    llm_access,
+    load_plugins,
+    use_limits,
 )
 from .output import stdout_console, printable
 
 
 def compare_command(
     schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
-    ground_truth: str = typer.Argument(..., help="Ground truth: JSON text, a .json file, or a JSON Lines file "
-                                                 "(- for standard input) with --id or --line."),
-    prediction: str = typer.Argument(..., help="Prediction: JSON text, a .json file, or a JSON Lines file "
-                                               "(- for standard input) with --id or --line."),
+    ground_truth: str = typer.Argument(
+        ...,
+        help="Ground truth: JSON text, a .json file, or a JSON Lines file (- for standard input) with --id or --line.",
+    ),
+    prediction: str = typer.Argument(
+        ...,
+        help="Prediction: JSON text, a .json file, or a JSON Lines file (- for standard input) with --id or --line.",
+    ),
     record_id: Optional[str] = typer.Option(
-        None, "--id", metavar="VALUE", rich_help_panel=INPUTS,
+        None,
+        "--id",
+        metavar="VALUE",
+        rich_help_panel=INPUTS,
         help="Compare the records whose document id is VALUE (in --id-field, else in the first of doc_id, "
-             "document_id, id, file, ... each record has)."),
-    id_field: Optional[str] = typer.Option(None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS,
-                                           help="The field --id is looked up in."),
-    line: Optional[int] = typer.Option(None, "--line", min=1, metavar="N", rich_help_panel=INPUTS,
-                                       help="Compare line N of each file (blank lines counted, as eval counts them)."),
+        "document_id, id, file, ... each record has).",
+    ),
+    id_field: Optional[str] = typer.Option(
+        None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS, help="The field --id is looked up in."
+    ),
+    line: Optional[int] = typer.Option(
+        None,
+        "--line",
+        min=1,
+        metavar="N",
+        rich_help_panel=INPUTS,
+        help="Compare line N of each file (blank lines counted, as eval counts them).",
+    ),
     output_format: str = TABLE_OR_JSON_OPTION,
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
@@ -59,8 +85,9 @@ def compare_command(
     selector.check()
     load_plugins(plugin)
     llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    plan = scoring_plan(schema, schema_resource, others=[ground_truth, prediction],
-                        order="SCHEMA GROUND_TRUTH PREDICTION")
+    plan = scoring_plan(
+        schema, schema_resource, others=[ground_truth, prediction], order="SCHEMA GROUND_TRUTH PREDICTION"
+    )
     check_ready(plan)
     gt, pred = choose_pair(ground_truth, prediction, selector)
     if selector.line is not None and (disagreement := id_disagreement(gt, pred)):
@@ -70,10 +97,16 @@ def compare_command(
     result = Engine(plan).compare(gt.record, pred.record, explain=True)
     if output_format == "json":
         # The report's comparison rows, "type" named "result" as this output always had it.
-        rows = [{("result" if key == "type" else key): value for key, value in row(r).items()}
-                for r in result.trace or []]
-        payload = {"score": result.score, "field_scores": result.field_scores, "comparisons": rows,
-                   "errors": result.errors, "inputs": {"ground_truth": gt.as_dict(), "prediction": pred.as_dict()}}
+        rows = [
+            {("result" if key == "type" else key): value for key, value in row(r).items()} for r in result.trace or []
+        ]
+        payload = {
+            "score": result.score,
+            "field_scores": result.field_scores,
+            "comparisons": rows,
+            "errors": result.errors,
+            "inputs": {"ground_truth": gt.as_dict(), "prediction": pred.as_dict()},
+        }
         beyond = not_shown(result.trace.more)  # past --limit explain-items
         if beyond is not None:
             payload["comparisons_not_shown"] = beyond

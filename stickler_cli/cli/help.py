@@ -140,8 +140,11 @@ def _page(command: Any, ctx: Any, width: int) -> list[list[tuple[str, str]]]:
     """The page's lines at ``width`` (held within MIN_WIDTH and MAX_WIDTH), each a list of (text, Rich style) pieces."""
     width = max(MIN_WIDTH, min(width, MAX_WIDTH))
     usage = textwrap.wrap(_usage(command, ctx), width - len("Usage: "), break_long_words=False)
-    out: list[list[tuple[str, str]]] = [[("Usage: " + usage[0], "bold")],
-                                        *[[(" " * len("Usage: ") + line, "")] for line in usage[1:]], []]
+    out: list[list[tuple[str, str]]] = [
+        [("Usage: " + usage[0], "bold")],
+        *[[(" " * len("Usage: ") + line, "")] for line in usage[1:]],
+        [],
+    ]
     for paragraph in _paragraphs(command.help or ""):
         out += [[(line, "")] for line in textwrap.wrap(paragraph, width, break_on_hyphens=False)]
         out.append([])
@@ -233,13 +236,17 @@ def plain_value(annotation: Any, info: Any, value: Any) -> Any:
         return _UNSURE
     else:
         return _UNSURE
-    if getattr(info, "clamp", False) or (info.min is not None and number < info.min) or (
-            info.max is not None and number > info.max):
+    if (
+        getattr(info, "clamp", False)
+        or (info.min is not None and number < info.min)
+        or (info.max is not None and number > info.max)
+    ):
         return _UNSURE
     return number
 
 
 if RuntimeParam is not None:
+
     @dataclass(frozen=True)
     class _PlainValues(RuntimeParam):  # type: ignore[misc,valid-type]
         """typer's value check, with plain values checked by ``plain_value`` (no pydantic)."""
@@ -265,8 +272,9 @@ def _check_plainly(params: list[Any]) -> None:
             continue
         annotation = descriptor.annotation
         if annotation in (str, bool, int, float) or (get_origin(annotation) is list and get_args(annotation) == (str,)):
-            param._runtime_param = _PlainValues(parameter_info=descriptor.parameter_info, annotation=annotation,
-                                                descriptor=descriptor)
+            param._runtime_param = _PlainValues(
+                parameter_info=descriptor.parameter_info, annotation=annotation, descriptor=descriptor
+            )
 
 
 class _Help:

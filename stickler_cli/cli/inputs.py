@@ -21,8 +21,13 @@ def schema_files(plan: Plan) -> list[tuple[str, str]]:
     return [("schema" if k == 0 else "file the schema references", f) for k, f in enumerate(plan.source_files)]
 
 
-def scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats: bool = False,
-                 others: Sequence[str] = (), order: str = "") -> Plan:
+def scoring_plan(
+    schema: str,
+    schema_resource: list[str] | None,
+    assert_formats: bool = False,
+    others: Sequence[str] = (),
+    order: str = "",
+) -> Plan:
     """The schema compiled for ``eval``, ``diff`` and ``compare``. A keyword that looks like a misspelt JSON Schema
     keyword (``propertiess``), which ``schema check`` refuses, is a warning here: the run scores the schema as
     written, without what the keyword meant, and a run's numbers should not change unannounced. A schema that
@@ -38,9 +43,11 @@ def scoring_plan(schema: str, schema_resource: list[str] | None, assert_formats:
         raise
     for pointer, key, meant in sorted(unknown_keywords(plan.schema)):
         if meant:
-            sys.stderr.write(f"stickler: warning: {printable(schema)}: {printable(pointer)}: unknown keyword "
-                             f"{printable(key)!r} (did you mean {meant!r}?) is ignored; `stickler schema check` "
-                             "refuses it\n")
+            sys.stderr.write(
+                f"stickler: warning: {printable(schema)}: {printable(pointer)}: unknown keyword "
+                f"{printable(key)!r} (did you mean {meant!r}?) is ignored; `stickler schema check` "
+                "refuses it\n"
+            )
     warn_unread(schema, plan)
     return plan
 
@@ -82,7 +89,8 @@ def looks_like_schema(path: str) -> bool:
     except ValueError:
         return False
     return isinstance(value, dict) and (
-        "$schema" in value or (value.get("type") == "object" and isinstance(value.get("properties"), dict)))
+        "$schema" in value or (value.get("type") == "object" and isinstance(value.get("properties"), dict))
+    )
 
 
 def json_lines_records(path: str) -> int:
@@ -137,7 +145,9 @@ def infer_from(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
             bad, first = 0, ""
             for number, value, problem in sample(path, left + 1):
                 if left == 0:
-                    notes.append(f"read the first {bounds.infer_records:,} records (--limit infer-records=N reads more)")
+                    notes.append(
+                        f"read the first {bounds.infer_records:,} records (--limit infer-records=N reads more)"
+                    )
                     break
                 left -= 1
                 if problem:
@@ -149,9 +159,15 @@ def infer_from(sides: list[tuple[str, list[str]]]) -> tuple[Any, list[str]]:
                 notes.append(f"{first}" + (f" ({bad:,} such lines skipped)" if bad > 1 else " (skipped)"))
             if left == 0:
                 break
-    inferred = infer_schema(read[0], source=sides[0][0], max_depth=bounds.schema_depth, max_fields=bounds.plan_fields,
-                            unavailable=unavailable_comparators(), predictions=[r for side in read[1:] for r in side],
-                            predictions_source=" and ".join(name for name, _ in sides[1:]) or "the predictions")
+    inferred = infer_schema(
+        read[0],
+        source=sides[0][0],
+        max_depth=bounds.schema_depth,
+        max_fields=bounds.plan_fields,
+        unavailable=unavailable_comparators(),
+        predictions=[r for side in read[1:] for r in side],
+        predictions_source=" and ".join(name for name, _ in sides[1:]) or "the predictions",
+    )
     return inferred, [*notes, *inferred.notes]
 
 

@@ -10,11 +10,35 @@ import typer
 from .. import limits
 from .help import INPUTS, SCALE
 from .options import (
-    BOOTSTRAP_OPTION, BOX_FOUND_OPTION, BUDGETS_OPTION, CI_OPTION, DEBUG_OPTION, ECE_BINS_OPTION,
-    FAIL_UNDER_OPTION, FDR_OPTION, FORMAT_OPTION, GATES_OPTION, HTML_OPTION, IOU_THRESHOLDS_OPTION, JUNIT_OPTION,
-    LIMIT_OPTION, METRICS_OPTION, NO_DATA_PASSES_OPTION, OUTPUT_OPTION, PLUGIN_OPTION, SEED_OPTION,
-    SHOW_ERRORS_OPTION, SUGGEST_THRESHOLDS_OPTION, check_bootstrap, check_ci, check_fdr, check_format, llm_access,
-    load_plugins, report_options, use_limits,
+    BOOTSTRAP_OPTION,
+    BOX_FOUND_OPTION,
+    BUDGETS_OPTION,
+    CI_OPTION,
+    DEBUG_OPTION,
+    ECE_BINS_OPTION,
+    FAIL_UNDER_OPTION,
+    FDR_OPTION,
+    FORMAT_OPTION,
+    GATES_OPTION,
+    HTML_OPTION,
+    IOU_THRESHOLDS_OPTION,
+    JUNIT_OPTION,
+    LIMIT_OPTION,
+    METRICS_OPTION,
+    NO_DATA_PASSES_OPTION,
+    OUTPUT_OPTION,
+    PLUGIN_OPTION,
+    SEED_OPTION,
+    SHOW_ERRORS_OPTION,
+    SUGGEST_THRESHOLDS_OPTION,
+    check_bootstrap,
+    check_ci,
+    check_fdr,
+    check_format,
+    llm_access,
+    load_plugins,
+    report_options,
+    use_limits,
 )
 from .output import emit_report, write_threshold_patch
 
@@ -23,13 +47,17 @@ def merge_command(
     states: list[str] = typer.Argument(..., help="State files written by `stickler eval --save-state`."),
     output_format: str = FORMAT_OPTION,
     output: Optional[str] = OUTPUT_OPTION,
-    save_state: Optional[str] = typer.Option(None, "--save-state", metavar="FILE", rich_help_panel=SCALE,
-                                             help="Also write the merged state here."),
+    save_state: Optional[str] = typer.Option(
+        None, "--save-state", metavar="FILE", rich_help_panel=SCALE, help="Also write the merged state here."
+    ),
     allow_overlap: bool = typer.Option(
-        False, "--allow-overlap", rich_help_panel=INPUTS,
+        False,
+        "--allow-overlap",
+        rich_help_panel=INPUTS,
         help="Add states that share documents (the same ground-truth record in two states: a shard and the whole "
-             "run, one ground truth scored twice) anyway, with a warning; without it such a merge stops (exit 2) "
-             "naming the first shared document, which would be counted twice."),
+        "run, one ground truth scored twice) anyway, with a warning; without it such a merge stops (exit 2) "
+        "naming the first shared document, which would be counted twice.",
+    ),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     confidence_metric_names: str = METRICS_OPTION,
     ece_bins: int = ECE_BINS_OPTION,
@@ -63,24 +91,35 @@ def merge_command(
     check_ci(ci)
     check_bootstrap(bootstrap)
     check_fdr(fdr)
-    reporting = report_options(confidence_metric_names, ece_bins, budgets, iou_thresholds, box_found, ci, bootstrap,
-                               seed, fdr)
+    reporting = report_options(
+        confidence_metric_names, ece_bins, budgets, iou_thresholds, box_found, ci, bootstrap, seed, fdr
+    )
     plugin_files = load_plugins(plugin)
     llm_access(calls=False)  # re-explaining the worst documents sends nothing anywhere
     gates = quality_gates.collect(fail_under or [], gates_file)
-    targets = {"--output": output, "--save-state": save_state, "--junit": junit_path, "--html": html_path,
-               "--suggest-thresholds": suggest_thresholds}
+    targets = {
+        "--output": output,
+        "--save-state": save_state,
+        "--junit": junit_path,
+        "--html": html_path,
+        "--suggest-thresholds": suggest_thresholds,
+    }
     inputs = [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)]
     atomic.check_targets(atomic.with_step_summary(targets), inputs)
-    evaluation = state_file.merge(states, plugin or [], Collect(worst=max(Collect.worst, show_errors),
-                                                                 failures=limits.current().failures_per_field),
-                                  allow_overlap)
+    evaluation = state_file.merge(
+        states,
+        plugin or [],
+        Collect(worst=max(Collect.worst, show_errors), failures=limits.current().failures_per_field),
+        allow_overlap,
+    )
     if ci is not None:
         state_file.check_documents(evaluation.accumulator, states)
     kept = evaluation.accumulator.worst_known
     if show_errors > kept:
-        sys.stderr.write(f"stickler: warning: the states kept their {kept} worst documents each: "
-                         f"--show-errors shows at most {kept} (give --show-errors to `stickler eval` too)\n")
+        sys.stderr.write(
+            f"stickler: warning: the states kept their {kept} worst documents each: "
+            f"--show-errors shows at most {kept} (give --show-errors to `stickler eval` too)\n"
+        )
     if save_state:
         state_file.save(save_state, evaluation.accumulator)
     report = build_report(evaluation, reporting)

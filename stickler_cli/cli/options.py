@@ -39,88 +39,200 @@ PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable.
 
 
 # Options that several commands take, declared once.
-FORMAT_OPTION = typer.Option("table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS,
-                             help="table (Rich tables), json (the report) or markdown, on stdout.")
-TABLE_OR_JSON_OPTION = typer.Option("table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS,
-                                    help="table or json.")
-OUTPUT_OPTION = typer.Option(None, "--output", "-o", metavar="FILE", rich_help_panel=OUTPUTS,
-                             help="Also write the JSON report to this file.")
+FORMAT_OPTION = typer.Option(
+    "table",
+    "--format",
+    "-f",
+    metavar="FORMAT",
+    rich_help_panel=OUTPUTS,
+    help="table (Rich tables), json (the report) or markdown, on stdout.",
+)
+TABLE_OR_JSON_OPTION = typer.Option(
+    "table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS, help="table or json."
+)
+OUTPUT_OPTION = typer.Option(
+    None, "--output", "-o", metavar="FILE", rich_help_panel=OUTPUTS, help="Also write the JSON report to this file."
+)
 PLUGIN_OPTION = typer.Option(None, "--plugin", metavar="MODULE", rich_help_panel=INPUTS, help=PLUGIN_HELP)
 DEBUG_OPTION = typer.Option(False, "--debug", help="Show tracebacks.")
-METRICS_OPTION = typer.Option("auroc,brier_score,ece,error_capture_at_budget", "--confidence-metrics",
-                              metavar="NAMES", rich_help_panel=CONFIDENCE,
-                              help="Comma-separated confidence metrics, computed when predictions carry _confidence.")
-ECE_BINS_OPTION = typer.Option(10, "--ece-bins", min=1, max=100, metavar="N", rich_help_panel=CONFIDENCE,
-                               help="Equal-width bins for ECE and the reliability diagram (1 to 100).")
-BUDGETS_OPTION = typer.Option("0.1,0.3,0.5", "--budgets", metavar="FRACTIONS", rich_help_panel=CONFIDENCE,
-                              help="Review budgets for error capture, fractions in (0, 1].")
+METRICS_OPTION = typer.Option(
+    "auroc,brier_score,ece,error_capture_at_budget",
+    "--confidence-metrics",
+    metavar="NAMES",
+    rich_help_panel=CONFIDENCE,
+    help="Comma-separated confidence metrics, computed when predictions carry _confidence.",
+)
+ECE_BINS_OPTION = typer.Option(
+    10,
+    "--ece-bins",
+    min=1,
+    max=100,
+    metavar="N",
+    rich_help_panel=CONFIDENCE,
+    help="Equal-width bins for ECE and the reliability diagram (1 to 100).",
+)
+BUDGETS_OPTION = typer.Option(
+    "0.1,0.3,0.5",
+    "--budgets",
+    metavar="FRACTIONS",
+    rich_help_panel=CONFIDENCE,
+    help="Review budgets for error capture, fractions in (0, 1].",
+)
 FAIL_UNDER_OPTION = typer.Option(
-    None, "--fail-under", metavar="METRIC=VALUE", rich_help_panel=GATES,
+    None,
+    "--fail-under",
+    metavar="METRIC=VALUE",
+    rich_help_panel=GATES,
     help="Exit 1 when a metric is below VALUE: weighted_overall_score=0.9, 'line_items.*.cm_recall=0.8', "
-         "vendor.aggregate.cm_f1=0.9; repeatable; also [tool.stickler.fail-under] in pyproject.toml.")
-GATES_OPTION = typer.Option(None, "--gates", metavar="FILE", rich_help_panel=GATES,
-                            help="TOML file whose [fail-under] table holds gates.")
+    "vendor.aggregate.cm_f1=0.9; repeatable; also [tool.stickler.fail-under] in pyproject.toml.",
+)
+GATES_OPTION = typer.Option(
+    None, "--gates", metavar="FILE", rich_help_panel=GATES, help="TOML file whose [fail-under] table holds gates."
+)
 NO_DATA_PASSES_OPTION = typer.Option(
-    False, "--no-data-passes", rich_help_panel=GATES,
-    help="A gate with no data passes (default: it fails).")
-JUNIT_OPTION = typer.Option(None, "--junit", metavar="FILE", rich_help_panel=OUTPUTS,
-                            help="Also write JUnit XML here: a test case per gate and per field.")
-HTML_OPTION = typer.Option(None, "--html", metavar="FILE", rich_help_panel=OUTPUTS,
-                           help="Also write a self-contained HTML report here.")
+    False, "--no-data-passes", rich_help_panel=GATES, help="A gate with no data passes (default: it fails)."
+)
+JUNIT_OPTION = typer.Option(
+    None,
+    "--junit",
+    metavar="FILE",
+    rich_help_panel=OUTPUTS,
+    help="Also write JUnit XML here: a test case per gate and per field.",
+)
+HTML_OPTION = typer.Option(
+    None, "--html", metavar="FILE", rich_help_panel=OUTPUTS, help="Also write a self-contained HTML report here."
+)
 SUGGEST_THRESHOLDS_OPTION = typer.Option(
-    None, "--suggest-thresholds", metavar="FILE", rich_help_panel=OUTPUTS,
-    help="Write suggested thresholds here (a JSON Patch).")
-SHOW_ERRORS_OPTION = typer.Option(0, "--show-errors", min=0, metavar="N", rich_help_panel=OUTPUTS,
-                                  help="Print the N worst documents with their failing fields (--limit "
-                                       "explain-items bounds each; the rest counted).")
+    None,
+    "--suggest-thresholds",
+    metavar="FILE",
+    rich_help_panel=OUTPUTS,
+    help="Write suggested thresholds here (a JSON Patch).",
+)
+SHOW_ERRORS_OPTION = typer.Option(
+    0,
+    "--show-errors",
+    min=0,
+    metavar="N",
+    rich_help_panel=OUTPUTS,
+    help="Print the N worst documents with their failing fields (--limit explain-items bounds each; the rest counted).",
+)
 IOU_THRESHOLDS_OPTION = typer.Option(
-    "0.5:0.95:0.05", "--iou-thresholds", metavar="RANGE", rich_help_panel=STATISTICS, show_default=False,
-    help="Box mAP IoU thresholds [0.5:0.95:0.05], or a list.")
+    "0.5:0.95:0.05",
+    "--iou-thresholds",
+    metavar="RANGE",
+    rich_help_panel=STATISTICS,
+    show_default=False,
+    help="Box mAP IoU thresholds [0.5:0.95:0.05], or a list.",
+)
 BOX_FOUND_OPTION = typer.Option(
-    "value-and-iou", "--box-found", metavar="RULE", rich_help_panel=STATISTICS, show_default=False,
-    help="Box mAP: found by value-and-iou [default] or iou.")
-CI_OPTION = typer.Option(None, "--ci", metavar="LEVEL", rich_help_panel=STATISTICS,
-                         help="Bootstrap confidence intervals at this level (e.g. 0.95) on every score.")
-BOOTSTRAP_OPTION = typer.Option(1000, "--bootstrap", min=10, metavar="N", rich_help_panel=STATISTICS,
-                                help="Bootstrap resamples for --ci (10 to the limit bootstrap-resamples).")
-SEED_OPTION = typer.Option(0, "--seed", min=0, metavar="N", rich_help_panel=STATISTICS,
-                           help="Seed of the bootstrap resamples (same seed, same intervals).")
-FDR_OPTION = typer.Option(0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS,
-                          help="False-discovery rate of --slice-by.")
-ID_FIELD_OPTION = typer.Option(None, "--id-field", metavar="FIELD", rich_help_panel=INPUTS,
-                               help="Pair records by this key instead of by line order.")
+    "value-and-iou",
+    "--box-found",
+    metavar="RULE",
+    rich_help_panel=STATISTICS,
+    show_default=False,
+    help="Box mAP: found by value-and-iou [default] or iou.",
+)
+CI_OPTION = typer.Option(
+    None,
+    "--ci",
+    metavar="LEVEL",
+    rich_help_panel=STATISTICS,
+    help="Bootstrap confidence intervals at this level (e.g. 0.95) on every score.",
+)
+BOOTSTRAP_OPTION = typer.Option(
+    1000,
+    "--bootstrap",
+    min=10,
+    metavar="N",
+    rich_help_panel=STATISTICS,
+    help="Bootstrap resamples for --ci (10 to the limit bootstrap-resamples).",
+)
+SEED_OPTION = typer.Option(
+    0,
+    "--seed",
+    min=0,
+    metavar="N",
+    rich_help_panel=STATISTICS,
+    help="Seed of the bootstrap resamples (same seed, same intervals).",
+)
+FDR_OPTION = typer.Option(
+    0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS, help="False-discovery rate of --slice-by."
+)
+ID_FIELD_OPTION = typer.Option(
+    None,
+    "--id-field",
+    metavar="FIELD",
+    rich_help_panel=INPUTS,
+    help="Pair records by this key instead of by line order.",
+)
 PAIR_BY_LINE_OPTION = typer.Option(
-    False, "--pair-by-line", rich_help_panel=INPUTS,
-    help="Pair by line even when the records' document ids (id, doc_id, file, ...) disagree.")
+    False,
+    "--pair-by-line",
+    rich_help_panel=INPUTS,
+    help="Pair by line even when the records' document ids (id, doc_id, file, ...) disagree.",
+)
 CHECK_ID_OPTION = typer.Option(
-    None, "--check-id", metavar="FIELD", rich_help_panel=INPUTS,
+    None,
+    "--check-id",
+    metavar="FIELD",
+    rich_help_panel=INPUTS,
     help="Pairing by line, stop when this field disagrees on more than 3 pairs (repeatable; "
-         "default: the usual document-id names).")
-STRICT_OPTION = typer.Option(False, "--strict", rich_help_panel=INPUTS,
-                             help="Stop (exit 2) on a prediction line that is not a JSON object.")
+    "default: the usual document-id names).",
+)
+STRICT_OPTION = typer.Option(
+    False, "--strict", rich_help_panel=INPUTS, help="Stop (exit 2) on a prediction line that is not a JSON object."
+)
 LIMIT_OPTION = typer.Option(
-    None, "--limit", metavar="NAME=VALUE", rich_help_panel=LIMITS,
+    None,
+    "--limit",
+    metavar="NAME=VALUE",
+    rich_help_panel=LIMITS,
     help="Raise a bound on what input may cost, e.g. line-bytes=256MiB; repeatable; also [tool.stickler.limits] "
-         "in pyproject.toml.")
+    "in pyproject.toml.",
+)
 SCHEMA_RESOURCE_OPTION = typer.Option(
-    None, "--schema-resource", metavar="URL=FILE", rich_help_panel=INPUTS,
-    help="A $ref's URL read from FILE (URL/ from a directory), never fetched; repeatable.")
+    None,
+    "--schema-resource",
+    metavar="URL=FILE",
+    rich_help_panel=INPUTS,
+    help="A $ref's URL read from FILE (URL/ from a directory), never fetched; repeatable.",
+)
 ASSERT_FORMATS_OPTION = typer.Option(
-    False, "--assert-formats", rich_help_panel=INPUTS,
-    help="Count `format` failures (date, email, uri, ...) as schema violations.")
+    False,
+    "--assert-formats",
+    rich_help_panel=INPUTS,
+    help="Count `format` failures (date, email, uri, ...) as schema violations.",
+)
 # Where LLMComparator sends values, with which key, and where it keeps answers: the user's decision.
 LLM_BASE_URL_OPTION = typer.Option(
-    None, "--llm-base-url", metavar="URL", rich_help_panel=LIMITS,
-    help="LLMComparator endpoint, e.g. http://localhost:11434/v1 (else $STICKLER_LLM_BASE_URL).")
+    None,
+    "--llm-base-url",
+    metavar="URL",
+    rich_help_panel=LIMITS,
+    help="LLMComparator endpoint, e.g. http://localhost:11434/v1 (else $STICKLER_LLM_BASE_URL).",
+)
 LLM_KEY_ENV_OPTION = typer.Option(
-    None, "--llm-api-key-env", metavar="NAME", rich_help_panel=LIMITS,
-    help="The variable holding LLMComparator's API key (else $STICKLER_LLM_API_KEY, $OPENAI_API_KEY).")
+    None,
+    "--llm-api-key-env",
+    metavar="NAME",
+    rich_help_panel=LIMITS,
+    help="The variable holding LLMComparator's API key (else $STICKLER_LLM_API_KEY, $OPENAI_API_KEY).",
+)
 ALLOW_NETWORK_OPTION = typer.Option(
-    None, "--allow-network", metavar="HOST", rich_help_panel=LIMITS,
-    help="Let a schema's LLMComparator base_url send values to this host (host or host:port); repeatable.")
+    None,
+    "--allow-network",
+    metavar="HOST",
+    rich_help_panel=LIMITS,
+    help="Let a schema's LLMComparator base_url send values to this host (host or host:port); repeatable.",
+)
 LLM_CACHE_OPTION = typer.Option(
-    None, "--llm-cache", metavar="PATH", rich_help_panel=LIMITS,
-    help="LLMComparator answer cache file (default: llm.sqlite in $STICKLER_CACHE_DIR, else ~/.cache/stickler).")
+    None,
+    "--llm-cache",
+    metavar="PATH",
+    rich_help_panel=LIMITS,
+    help="LLMComparator answer cache file (default: llm.sqlite in $STICKLER_CACHE_DIR, else ~/.cache/stickler).",
+)
 
 
 FORMATS = ("table", "json", "markdown")
@@ -133,8 +245,10 @@ def check_bootstrap(bootstrap: int) -> None:
     figures per field (10,000,000 would take hours and gigabytes)."""
     most = limits.current().bootstrap_resamples
     if bootstrap > most:
-        raise UsageError(f"--bootstrap {bootstrap:,}: more resamples than the limit of {most:,} (raise it with "
-                         "--limit bootstrap-resamples=N)")
+        raise UsageError(
+            f"--bootstrap {bootstrap:,}: more resamples than the limit of {most:,} (raise it with "
+            "--limit bootstrap-resamples=N)"
+        )
 
 
 def within_cores(workers: int) -> int:
@@ -148,8 +262,10 @@ def within_cores(workers: int) -> int:
     per_core = limits.current().workers_per_core
     most = cores * per_core
     if workers > most:
-        sys.stderr.write(f"stickler: warning: --workers {workers:,} is more than {most} process(es) for the {cores} "
-                         f"core(s) this run may use (limit workers-per-core={per_core}): scoring on {most}\n")
+        sys.stderr.write(
+            f"stickler: warning: --workers {workers:,} is more than {most} process(es) for the {cores} "
+            f"core(s) this run may use (limit workers-per-core={per_core}): scoring on {most}\n"
+        )
         return most
     return workers
 
@@ -171,7 +287,9 @@ def slice_paths(given: list[str] | None, gates: list[Gate]) -> tuple[str, ...]:
     paths: list[str] = []
     for path in [*(given or []), *(g.slice[0] for g in gates if g.slice)]:
         if not is_slice_path(path):
-            raise UsageError(f"--slice-by {path!r}: expected a dotted path of ground-truth keys, such as vendor.country")
+            raise UsageError(
+                f"--slice-by {path!r}: expected a dotted path of ground-truth keys, such as vendor.country"
+            )
         if path not in paths:
             paths.append(path)
     return tuple(paths)
@@ -179,7 +297,9 @@ def slice_paths(given: list[str] | None, gates: list[Gate]) -> tuple[str, ...]:
 
 def check_format(output_format: str, allowed: tuple[str, ...] = FORMATS) -> None:
     if output_format not in allowed:
-        raise UsageError(f"--format must be {', '.join(map(repr, allowed[:-1]))} or {allowed[-1]!r}, got {output_format!r}")
+        raise UsageError(
+            f"--format must be {', '.join(map(repr, allowed[:-1]))} or {allowed[-1]!r}, got {output_format!r}"
+        )
 
 
 def chosen_metrics(names: str, ece_bins: int, budgets: str) -> list[ConfidenceMetric]:
@@ -193,7 +313,9 @@ def chosen_metrics(names: str, ece_bins: int, budgets: str) -> list[ConfidenceMe
         for name in [n.strip() for n in names.split(",") if n.strip()]:
             if name not in METRICS:
                 known = ", ".join(METRICS)
-                raise UsageError(f"--confidence-metrics: unknown metric {name!r}{suggest(name, METRICS)}; known: {known}")
+                raise UsageError(
+                    f"--confidence-metrics: unknown metric {name!r}{suggest(name, METRICS)}; known: {known}"
+                )
             if name == "ece":
                 chosen.append(ECE(ece_bins))
             elif name == "error_capture_at_budget":
@@ -214,18 +336,30 @@ def box_settings(iou_thresholds: str, box_found: str) -> tuple[tuple[float, ...]
     return parse_thresholds(iou_thresholds), check_rule(box_found)
 
 
-def llm_access(base_url: str | None = None, api_key_env: str | None = None, hosts: list[str] | None = None,
-               cache: str | None = None, calls: bool = True) -> Any:
+def llm_access(
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    hosts: list[str] | None = None,
+    cache: str | None = None,
+    calls: bool = True,
+) -> Any:
     """Adopt the user's LLM endpoint, key variable, allowed hosts and cache file for this run
     (``calls=False``: none is made, answers come from the cache only); the settings in force
     (comparators.llm.Access, for ``RunOptions.llm``), None when they are the defaults."""
-    if (calls and base_url is None and api_key_env is None and not hosts and cache is None
-            and "stickler_cli.comparators.llm" not in sys.modules):
+    if (
+        calls
+        and base_url is None
+        and api_key_env is None
+        and not hosts
+        and cache is None
+        and "stickler_cli.comparators.llm" not in sys.modules
+    ):
         return None  # the defaults, in force until the module is first imported (by a schema naming LLMComparator)
     from ..comparators.llm import configure
 
-    return configure(base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache,
-                     calls=calls)
+    return configure(
+        base_url=base_url, api_key_env=api_key_env, allow_network=tuple(hosts or ()), cache=cache, calls=calls
+    )
 
 
 def load_plugins(specs: list[str] | None) -> list[tuple[str, str]]:
@@ -308,8 +442,17 @@ def _auto_workers(plan: Plan, total_bytes: int, cores: int | None = None) -> int
     return cores
 
 
-def report_options(metric_names: str, ece_bins: int, budgets: str, iou_thresholds: str, box_found: str,
-                   ci: float | None, bootstrap: int, seed: int, fdr: float) -> ReportOptions:
+def report_options(
+    metric_names: str,
+    ece_bins: int,
+    budgets: str,
+    iou_thresholds: str,
+    box_found: str,
+    ci: float | None,
+    bootstrap: int,
+    seed: int,
+    fdr: float,
+) -> ReportOptions:
     """The report's options from --confidence-metrics, --ece-bins, --budgets, --iou-thresholds, --box-found,
     --ci, --bootstrap, --seed and --fdr (checked when the command starts: ``check_ci``, ...)."""
     from ..report.options import ReportOptions
@@ -330,23 +473,31 @@ def workers_option(workers: int | None, dask: str | None, plan: Plan, total_byte
     return _auto_workers(plan, total_bytes)
 
 
-def collect_option(show_errors: int, outputs: dict[str, str | None], ci: float | None,
-                    slices: tuple[str, ...]) -> Collect:
+def collect_option(
+    show_errors: int, outputs: dict[str, str | None], ci: float | None, slices: tuple[str, ...]
+) -> Collect:
     """What ``eval`` keeps beyond the counts (``RunOptions.collect``), from what its outputs show:
     --show-errors, --non-matches, --per-document, --ci, --save-state, --html and the slices asked for."""
     from ..run.accumulate import Collect
 
     bounds = limits.current()
-    return Collect(worst=max(Collect.worst, show_errors), non_matches=bool(outputs.get("--non-matches")),
-                    per_document=bool(outputs.get("--per-document")), documents=ci is not None,
-                    index=bool(outputs.get("--save-state")),
-                    # Explaining documents for the samples costs time: kept for the outputs that show them.
-                    failures=bounds.failures_per_field if outputs.get("--html") or outputs.get("--save-state") else 0,
-                    slices=slices, slice_values=bounds.slice_values, slice_chars=bounds.slice_value_chars)
+    return Collect(
+        worst=max(Collect.worst, show_errors),
+        non_matches=bool(outputs.get("--non-matches")),
+        per_document=bool(outputs.get("--per-document")),
+        documents=ci is not None,
+        index=bool(outputs.get("--save-state")),
+        # Explaining documents for the samples costs time: kept for the outputs that show them.
+        failures=bounds.failures_per_field if outputs.get("--html") or outputs.get("--save-state") else 0,
+        slices=slices,
+        slice_values=bounds.slice_values,
+        slice_chars=bounds.slice_value_chars,
+    )
 
 
-def run_options(pairing: Pairing, workers: int, dask: str | None, plugins: list[str] | None, llm: Any,
-                collect: Collect) -> RunOptions:
+def run_options(
+    pairing: Pairing, workers: int, dask: str | None, plugins: list[str] | None, llm: Any, collect: Collect
+) -> RunOptions:
     """The run's options, whole: the bounds are those in force (``use_limits`` put them there first)."""
     from ..run.options import RunOptions
 

@@ -32,9 +32,15 @@ class Written:
     render: Callable[[], bytes]
 
 
-def emit(data: bytes, output_format: str, files: Sequence[Written], markdown: Callable[[], str],
-         table: Callable[[Console], None], notes: Sequence[str] = (),
-         verdict: Callable[[bool], None] | None = None) -> None:
+def emit(
+    data: bytes,
+    output_format: str,
+    files: Sequence[Written],
+    markdown: Callable[[], str],
+    table: Callable[[Console], None],
+    notes: Sequence[str] = (),
+    verdict: Callable[[bool], None] | None = None,
+) -> None:
     """The one way out of a command: write each of ``files`` asked for, append the Markdown page to GitHub's
     step summary ($GITHUB_STEP_SUMMARY), print ``data`` (json), the page (markdown) or the ``table`` with the
     files written and the ``notes`` below it; then ``verdict`` (given whether the table said it) exits 1 when a
@@ -66,8 +72,15 @@ def emit(data: bytes, output_format: str, files: Sequence[Written], markdown: Ca
         verdict(output_format == "table")
 
 
-def emit_report(report: dict[str, Any], output_format: str, targets: dict[str, str | None], gates: list[Gate],
-                show_errors: int = 0, notes: Sequence[str] = (), no_data_passes: bool = False) -> None:
+def emit_report(
+    report: dict[str, Any],
+    output_format: str,
+    targets: dict[str, str | None],
+    gates: list[Gate],
+    show_errors: int = 0,
+    notes: Sequence[str] = (),
+    no_data_passes: bool = False,
+) -> None:
     """``emit`` for the report of ``eval`` and ``merge``: the gates checked first (the report holds their
     verdicts), then the JSON (``--output``), JUnit (``--junit``) and HTML (``--html``) files of ``targets``."""
     from ..report import gates as quality_gates
@@ -95,10 +108,20 @@ def emit_report(report: dict[str, Any], output_format: str, targets: dict[str, s
             terminal.render_worst(report["worst_documents"][:show_errors], console)
         render_gates(report["gates"], console)
 
-    files = [Written(targets.get("--output"), "JSON report", lambda: data),
-             Written(targets.get("--junit"), "JUnit XML", junit), Written(targets.get("--html"), "HTML report", html)]
-    emit(data, output_format, files, lambda: markdown.render_markdown(report, show_errors or markdown.WORST_SHOWN),
-         table, notes, lambda shown: fail_gates(report["gates"], not report["document_count"], shown))
+    files = [
+        Written(targets.get("--output"), "JSON report", lambda: data),
+        Written(targets.get("--junit"), "JUnit XML", junit),
+        Written(targets.get("--html"), "HTML report", html),
+    ]
+    emit(
+        data,
+        output_format,
+        files,
+        lambda: markdown.render_markdown(report, show_errors or markdown.WORST_SHOWN),
+        table,
+        notes,
+        lambda shown: fail_gates(report["gates"], not report["document_count"], shown),
+    )
 
 
 def write_threshold_patch(path: str, plan: Plan, report: dict[str, Any]) -> str:
@@ -198,7 +221,9 @@ def append_summary(path: str, text: str) -> None:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        raise UsageError(f"GITHUB_STEP_SUMMARY={path}: cannot append the Markdown summary: {exc.strerror or exc}") from None
+        raise UsageError(
+            f"GITHUB_STEP_SUMMARY={path}: cannot append the Markdown summary: {exc.strerror or exc}"
+        ) from None
 
 
 def printable(text: str) -> str:

@@ -10,8 +10,14 @@ import typer
 from ..errors import InputError, SchemaError, UsageError
 from .inputs import infer_from, json_lines_records, looks_like_schema, warn_unread
 from .options import (
-    ASSERT_FORMATS_OPTION, DEBUG_OPTION, LIMIT_OPTION, PLUGIN_OPTION, SCHEMA_RESOURCE_OPTION, load_plugins,
-    schema_resources, use_limits,
+    ASSERT_FORMATS_OPTION,
+    DEBUG_OPTION,
+    LIMIT_OPTION,
+    PLUGIN_OPTION,
+    SCHEMA_RESOURCE_OPTION,
+    load_plugins,
+    schema_resources,
+    use_limits,
 )
 from .output import print_json, printable, stdout_console
 
@@ -46,37 +52,54 @@ def schema_check(
         plan = load_schema(schema, schema_resources(schema_resource), assert_formats)
     except SchemaError:
         if json_lines_records(schema) > 1:  # only once it failed: a good schema pays nothing
-            raise UsageError(f"{printable(schema)} looks like JSON Lines, not a schema: `stickler schema check "
-                             "SCHEMA` checks a schema (`stickler schema infer` infers one from data)") from None
+            raise UsageError(
+                f"{printable(schema)} looks like JSON Lines, not a schema: `stickler schema check "
+                "SCHEMA` checks a schema (`stickler schema infer` infers one from data)"
+            ) from None
         raise
     unknown = sorted(unknown_keywords(plan.schema))
     for pointer, key, meant in unknown:
         if meant:
             raise SchemaError(f"unknown keyword {key!r} (did you mean {meant!r}?)", pointer, schema)
     for pointer, key, _ in unknown:
-        sys.stderr.write(f"stickler: warning: {printable(schema)}: {printable(pointer)}: "
-                         f"unknown keyword {printable(key)!r} is ignored\n")
+        sys.stderr.write(
+            f"stickler: warning: {printable(schema)}: {printable(pointer)}: "
+            f"unknown keyword {printable(key)!r} is ignored\n"
+        )
     warn_unread(schema, plan)
     if assert_formats:
         from ..schema.conformance import unchecked_formats
 
         for pointer, name in unchecked_formats(plan):
-            sys.stderr.write(f"stickler: warning: {printable(schema)}: {printable(pointer)}: format "
-                             f"{printable(name)!r} is not checked here (jsonschema knows no checker for it, or "
-                             "the package it needs is not installed)\n")
+            sys.stderr.write(
+                f"stickler: warning: {printable(schema)}: {printable(pointer)}: format "
+                f"{printable(name)!r} is not checked here (jsonschema knows no checker for it, or "
+                "the package it needs is not installed)\n"
+            )
     console = stdout_console()
     console.print(terminal.safe(f"{schema}: OK — model {plan.model_name}, {len(plan.fields)} fields", 400))
     from ..reporters.fit import Column, fit
 
     rows = []
     for f in plan.fields:
-        rows.append([
-            Text("  " * f.path.count(".")) + terminal.safe(f.key, terminal.NAME_LIMIT), f.kind.value,
-            terminal.safe((f.comparator_name or "fields").removesuffix("Comparator"), 60) + ("*" if f.inferred else ""),
-            f"{f.deciding_threshold:g}", f"{f.weight:g}", "yes" if f.clip else "no",
-        ])
-    columns = [Column("Kind", "left"), Column("Comparator", "left"), Column("Threshold"), Column("Weight"),
-               Column("Clip", "left")]
+        rows.append(
+            [
+                Text("  " * f.path.count(".")) + terminal.safe(f.key, terminal.NAME_LIMIT),
+                f.kind.value,
+                terminal.safe((f.comparator_name or "fields").removesuffix("Comparator"), 60)
+                + ("*" if f.inferred else ""),
+                f"{f.deciding_threshold:g}",
+                f"{f.weight:g}",
+                "yes" if f.clip else "no",
+            ]
+        )
+    columns = [
+        Column("Kind", "left"),
+        Column("Comparator", "left"),
+        Column("Threshold"),
+        Column("Weight"),
+        Column("Clip", "left"),
+    ]
     for table in fit(None, "Field", columns, rows, console.width):
         console.print(table)
     _print_inferred(console, plan)
@@ -93,21 +116,27 @@ def _print_inferred(console: Any, plan: Plan) -> None:
     inferred = [f for f in plan.fields if f.inferred]
     if not inferred:
         return
-    console.print(Text(f"* inferred from the name and type ({len(inferred)} field{'s' * (len(inferred) != 1)}), and why:"))
+    console.print(
+        Text(f"* inferred from the name and type ({len(inferred)} field{'s' * (len(inferred) != 1)}), and why:")
+    )
     for f in inferred:
         line = f"{terminal.safe(f.path, terminal.NAME_LIMIT).plain}: {f.inferred}"
-        for part in textwrap.wrap(line, width=max(console.width, 40), initial_indent="  ", subsequent_indent="    ",
-                                  break_on_hyphens=False):
+        for part in textwrap.wrap(
+            line, width=max(console.width, 40), initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
+        ):
             console.print(Text(part), overflow="fold")
 
 
 def schema_infer(
     ground_truth: str = typer.Argument(..., help="Ground-truth JSONL (.gz, a .json array too; - for standard input)."),
     predictions: Optional[str] = typer.Argument(
-        None, help="Predictions JSONL: notes where they differ from the ground truth, which alone chooses the "
-                   "types and comparators."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
-                                         help="Write the schema here instead of standard output."),
+        None,
+        help="Predictions JSONL: notes where they differ from the ground truth, which alone chooses the "
+        "types and comparators.",
+    ),
+    output: Optional[str] = typer.Option(
+        None, "--output", "-o", metavar="FILE", help="Write the schema here instead of standard output."
+    ),
     limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
@@ -132,8 +161,10 @@ def schema_infer(
         inferred, notes = infer_from([(p, [p]) for p in files])
     except InputError:
         if found := next((p for p in files if looks_like_schema(p)), None):  # only once it failed
-            raise UsageError(f"{printable(found)} looks like a schema: schema infer takes GROUND_TRUTH "
-                             "[PREDICTIONS], the data to infer a schema from") from None
+            raise UsageError(
+                f"{printable(found)} looks like a schema: schema infer takes GROUND_TRUTH "
+                "[PREDICTIONS], the data to infer a schema from"
+            ) from None
         raise
     compile_schema(inferred.schema, source="<inferred>")  # what is written compiles: `schema check` passes
     data = json_report.dumps(inferred.schema)
@@ -141,7 +172,9 @@ def schema_infer(
         sys.stderr.write(f"stickler: note: {printable(note)}\n")
     if output:
         atomic.write(output, data)
-        sys.stderr.write(f"stickler: schema of {len(inferred.schema['properties'])} top-level fields inferred from "
-                         f"{inferred.records:,} records written to {printable(output)}\n")
+        sys.stderr.write(
+            f"stickler: schema of {len(inferred.schema['properties'])} top-level fields inferred from "
+            f"{inferred.records:,} records written to {printable(output)}\n"
+        )
     else:
         print_json(data)

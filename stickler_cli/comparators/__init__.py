@@ -2,10 +2,25 @@
 
 from .base import Comparator, Param
 from .registry import (
-    ComparatorConfigError, build, catalogue, lookup, register, register_embedding, register_model, registered,
+    ComparatorConfigError,
+    build,
+    catalogue,
+    lookup,
+    register,
+    register_embedding,
+    register_model,
+    registered,
 )
 
 __all__ = [
-    "Comparator", "Param", "ComparatorConfigError", "build", "catalogue", "lookup", "register",
-    "register_embedding", "register_model", "registered",
+    "Comparator",
+    "Param",
+    "ComparatorConfigError",
+    "build",
+    "catalogue",
+    "lookup",
+    "register",
+    "register_embedding",
+    "register_model",
+    "registered",
 ]

@@ -222,9 +222,10 @@ class _Scoring:
         with np.errstate(invalid="ignore", divide="ignore"):
             similar = np.where(longest > 0, 1.0 - distance / longest, 1.0)  # same rounding as leaf()
         similar[similar < self.leaf_threshold] = 0.0
-        scoreable = np.array([n.text is not None for n in rows])[:, None] & np.array(
-            [n.text is not None for n in cols]
-        )[None, :]
+        scoreable = (
+            np.array([n.text is not None for n in rows])[:, None]
+            & np.array([n.text is not None for n in cols])[None, :]
+        )
         similar[~scoreable] = 0.0
         exact = _equality_matrix([n.raw for n in rows], [n.raw for n in cols])
         profit = similar.copy()
@@ -464,9 +465,7 @@ class ANLSStarComparator(Comparator):
     default_threshold = 0.7
     summary = "ANLS* over whole JSON values: key-aligned objects, optimally paired arrays, fuzzy leaves"
     whole_value = True
-    params = (
-        Param("leaf_threshold", float, 0.5, "leaf similarity below this counts as 0 (tau)", minimum=0.0),
-    )
+    params = (Param("leaf_threshold", float, 0.5, "leaf similarity below this counts as 0 (tau)", minimum=0.0),)
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

@@ -97,8 +97,9 @@ def bounded(text: str | None, limit: int = MAX_TEXT) -> str | None:
     return text[:limit] if text is not None and len(text) > limit else text
 
 
-def text_matrix(scorer: Callable[..., float], a: Sequence[str | None], b: Sequence[str | None],
-                scale: float = 1.0) -> np.ndarray:
+def text_matrix(
+    scorer: Callable[..., float], a: Sequence[str | None], b: Sequence[str | None], scale: float = 1.0
+) -> np.ndarray:
     """``scorer`` on every text of ``a`` against every text of ``b`` (rapidfuzz ``cdist``), over ``scale``.
 
     As the comparators' ``similarity`` says: a value with no text (None) scores
@@ -115,9 +116,15 @@ def text_matrix(scorer: Callable[..., float], a: Sequence[str | None], b: Sequen
     return matrix
 
 
-def text_cells(scorer: Callable[..., float], a: Sequence[str | None], b: Sequence[str | None],
-               rows: Sequence[int], cols: Sequence[int], scale: float = 1.0,
-               scores: np.ndarray | None = None) -> np.ndarray:
+def text_cells(
+    scorer: Callable[..., float],
+    a: Sequence[str | None],
+    b: Sequence[str | None],
+    rows: Sequence[int],
+    cols: Sequence[int],
+    scale: float = 1.0,
+    scores: np.ndarray | None = None,
+) -> np.ndarray:
     """``scorer`` on the text pairs (a[rows[k]], b[cols[k]]) (rapidfuzz ``cpdist``), as ``text_matrix``.
 
     ``rows`` and ``cols`` may be integer arrays: the pairs are gathered in numpy, not one by one.
@@ -185,9 +192,7 @@ def _checked_many(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _kind_name(kind: type) -> str:
-    return {bool: "a boolean", float: "a number", int: "an integer", str: "a string"}.get(
-        kind, kind.__name__
-    )
+    return {bool: "a boolean", float: "a number", int: "an integer", str: "a string"}.get(kind, kind.__name__)
 
 
 class Comparator:
@@ -236,8 +241,11 @@ class Comparator:
         super().__init_subclass__(**kwargs)
         if cls.__module__.split(".", 1)[0] == __name__.split(".", 1)[0]:
             return  # built-ins are held to [0, 1] by their tests, at no cost per call
-        for name, check in (("similarity", _checked_one), ("similarity_matrix", _checked_many),
-                            ("similarity_cells", _checked_many)):
+        for name, check in (
+            ("similarity", _checked_one),
+            ("similarity_matrix", _checked_many),
+            ("similarity_cells", _checked_many),
+        ):
             method = cls.__dict__.get(name)
             if method is not None and not getattr(method, "_checked", False):
                 setattr(cls, name, check(method))
@@ -259,8 +267,9 @@ class Comparator:
     # pairs of a whole batch of documents' lists in one call per field.
     scores_cells: ClassVar[bool] = False
 
-    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
-                         cols: Sequence[int]) -> "list[float] | np.ndarray":
+    def similarity_cells(
+        self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int], cols: Sequence[int]
+    ) -> "list[float] | np.ndarray":
         """The similarities of the pairs (gts[rows[k]], preds[cols[k]]), in order (``rows`` and ``cols``:
         lists of ints, or integer arrays for the built-in comparators)."""
         return [self.similarity(gts[i], preds[j]) for i, j in zip(rows, cols)]

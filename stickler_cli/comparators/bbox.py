@@ -101,18 +101,14 @@ class BBoxIoUComparator(Comparator):
             # The operations of _iou_unscaled, elementwise, so results agree bit for bit.
             inter = np.maximum(
                 0.0, np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
-            ) * np.maximum(
-                0.0, np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
-            )
+            ) * np.maximum(0.0, np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]))
             area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
             area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
             union = area_a[:, None] + area_b[None, :] - inter
             scores = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
         both = a_ok[:, None] & b_ok[None, :]
         matrix = np.where(both, np.clip(scores, 0.0, 1.0), 0.0).tolist()
-        overflowed = both & ~(
-            np.isfinite(area_a)[:, None] & np.isfinite(area_b)[None, :] & np.isfinite(union)
-        )
+        overflowed = both & ~(np.isfinite(area_a)[:, None] & np.isfinite(area_b)[None, :] & np.isfinite(union))
         for i, j in zip(*np.nonzero(overflowed)):
             matrix[i][j] = self.similarity(gts[i], preds[j])
         return matrix

@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import ComparatorSetupError
 from .embedding import EmbeddingComparator, check_model, load_model, require_extra, shared_cache, text_of, unit_rows
 
+
 def _token_encoder(model: str):
     def encode(texts: list[str]) -> list[np.ndarray]:
         outputs = load_model(model).encode(texts, batch_size=len(texts), output_value="token_embeddings")

@@ -174,8 +174,11 @@ def _read_with_dateutil(text: str, dayfirst: bool) -> DateReading | None:
     global _dateutil_reader
     if _dateutil_reader is None:
         engine = _dateutil_parser().DEFAULTPARSER
-        _dateutil_reader = (_read_with_one_tokenisation if all(hasattr(engine, step) for step in _DATEUTIL_STEPS)
-                            else _read_with_public_parse)
+        _dateutil_reader = (
+            _read_with_one_tokenisation
+            if all(hasattr(engine, step) for step in _DATEUTIL_STEPS)
+            else _read_with_public_parse
+        )
     return _dateutil_reader(text, dayfirst)
 
 
@@ -183,10 +186,12 @@ def _read_with_dateutil(text: str, dayfirst: bool) -> DateReading | None:
 # (the only ones the screen below looks up), lower case: weekdays, months, am/pm, its filler words ("at", "of",
 # "st", ...) and those ``float`` reads (nan, inf, infinity). Written out so that a text is screened without
 # importing dateutil; tests/comparators/test_comparator_date.py holds it equal to dateutil's own parserinfo.
-FIRST_WORDS_KNOWN = frozenset("""
+FIRST_WORDS_KNOWN = frozenset(
+    """
     a ad am and apr april at aug august dec december feb february fri friday inf infinity jan january jul july
     jun june m mar march may mon monday nan nd nov november oct october of on p pm rd sat saturday sep sept
-    september st sun sunday t th thu thursday tue tuesday wed wednesday""".split())
+    september st sun sunday t th thu thursday tue tuesday wed wednesday""".split()
+)
 _LEADING_LETTERS = re.compile(r"[A-Za-z]+")
 
 
@@ -305,8 +310,10 @@ def _read_day_first_after_month_first(text: str) -> DateReading | None:
     """
     month_first = read_single(text, False)
     if month_first is not None and not (
-        month_first.has_month and month_first.has_day
-        and month_first.dt.day <= 12 and month_first.dt.day != month_first.dt.month
+        month_first.has_month
+        and month_first.has_day
+        and month_first.dt.day <= 12
+        and month_first.dt.day != month_first.dt.month
     ):
         return month_first
     return read_single(text, True)
@@ -455,20 +462,26 @@ class DateComparator(Comparator):
     summary = "same calendar day = 1.0; partial dates, ranges and tolerance configurable"
     params = (
         Param(
-            "tolerance", float, None,
+            "tolerance",
+            float,
+            None,
             "allowed distance in days between two full dates; whole days compare calendar days, "
             "fractions (1.5 = 36 h) compare timestamps",
-            nullable=True, minimum=0.0,
+            nullable=True,
+            minimum=0.0,
         ),
         Param(
-            "dayfirst", bool, None,
+            "dayfirst",
+            bool,
+            None,
             "read 01/02/2025 day-first (true) or month-first (false); null tries both, keeps the better",
             nullable=True,
         ),
         Param("allow_partial_year", bool, False, "a year-less date matching month/day scores 0.7"),
         Param("range_mode", str, "graded", "how ranges score", choices=RANGE_MODES),
-        Param("precision_mode", str, "exact", "how a coarser date (Jan 2024) meets a finer one",
-              choices=PRECISION_MODES),
+        Param(
+            "precision_mode", str, "exact", "how a coarser date (Jan 2024) meets a finer one", choices=PRECISION_MODES
+        ),
     )
 
     def __init__(self, **config: Any) -> None:
@@ -607,9 +620,7 @@ class DateComparator(Comparator):
             day = _utc_day(single.dt)
             inside = _utc_day(span.start.dt) <= day <= _utc_day(span.end.dt)
         else:  # the year-less side's year is a placeholder: compare on the calendar wheel
-            inside = _month_day_inside(
-                _month_day(single.dt), _month_day(span.start.dt), _month_day(span.end.dt)
-            )
+            inside = _month_day_inside(_month_day(single.dt), _month_day(span.start.dt), _month_day(span.end.dt))
         if not inside:
             return 0.0
         return credit * (1.0 if self.range_mode == "contains" else GRADED_CONTAINMENT_CREDIT)
@@ -627,8 +638,9 @@ class DateComparator(Comparator):
             if years_known:
                 same = _same_day(gt.start.dt, pred.start.dt) and _same_day(gt.end.dt, pred.end.dt)
             else:
-                same = (_month_day(gt.start.dt) == _month_day(pred.start.dt)
-                        and _month_day(gt.end.dt) == _month_day(pred.end.dt))
+                same = _month_day(gt.start.dt) == _month_day(pred.start.dt) and _month_day(gt.end.dt) == _month_day(
+                    pred.end.dt
+                )
             return credit if same else 0.0
         overlap = _span_days_jaccard(gt, pred) if years_known else _month_days_jaccard(gt, pred)
         return overlap * credit

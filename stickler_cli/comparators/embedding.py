@@ -123,7 +123,7 @@ class EmbeddingCache:
             self._vectors.clear()  # start afresh, keeping every text this call asked for
             missing = list(dict.fromkeys(texts))
         for start in range(0, len(missing), batch_size):
-            batch = missing[start:start + batch_size]
+            batch = missing[start : start + batch_size]
             vectors = self._encode(batch)
             self.calls += 1
             if len(vectors) != len(batch):
@@ -161,8 +161,12 @@ class EmbeddingComparator(Comparator):
     prefetches = True
     reports_failures = True
     params = (
-        Param("model", str, BUNDLED_MODEL, "sentence-transformers model: the bundled name or one registered "
-              "with register_model (a --plugin module)"),
+        Param(
+            "model",
+            str,
+            BUNDLED_MODEL,
+            "sentence-transformers model: the bundled name or one registered with register_model (a --plugin module)",
+        ),
         Param("batch_size", int, 64, "texts embedded per model call", minimum=1),
     )
 

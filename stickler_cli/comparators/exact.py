@@ -122,8 +122,10 @@ class ExactComparator(Comparator):
     name = "ExactComparator"
     aliases = ("exact", "Exact")
     default_threshold = 1.0
-    summary = ("1.0 when equal, else 0.0 (case-insensitive, ignores punctuation and spaces by default; "
-               "numbers by value; distinct enum values never equal)")
+    summary = (
+        "1.0 when equal, else 0.0 (case-insensitive, ignores punctuation and spaces by default; "
+        "numbers by value; distinct enum values never equal)"
+    )
     params = (
         Param("case_sensitive", bool, False, "distinguish upper and lower case"),
         Param("normalize", bool, True, "remove punctuation and whitespace before comparing (not from numbers)"),
@@ -183,8 +185,10 @@ class ExactComparator(Comparator):
         if self._strict:  # a string is its own key
             return [v if type(v) is str else self.key(v) for v in values]
         if numbers:
-            return [(None if (n := _number_key(v)) is None else "#" + n) if type(v) in _NUMBER_TYPES
-                    else self.key(v) for v in values]
+            return [
+                (None if (n := _number_key(v)) is None else "#" + n) if type(v) in _NUMBER_TYPES else self.key(v)
+                for v in values
+            ]
         return [self.key(v) for v in values]
 
     def _numbers(self, values: Sequence[Any]) -> bool:
@@ -196,23 +200,34 @@ class ExactComparator(Comparator):
         g_numbers, p_numbers = self._numbers(gts), self._numbers(preds)
         if self.allowed is not None or g_numbers or p_numbers:
             n, m = len(gts), len(preds)
-            return self._cells(gts, preds, np.repeat(np.arange(n), m), np.tile(np.arange(m), n),
-                               g_numbers, p_numbers).reshape(n, m)
+            return self._cells(
+                gts, preds, np.repeat(np.arange(n), m), np.tile(np.arange(m), n), g_numbers, p_numbers
+            ).reshape(n, m)
         pred_keys = self._keys(preds, False)
         return [[1.0 if a is not None and a == b else 0.0 for b in pred_keys] for a in self._keys(gts, False)]
 
-    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
-                         cols: Sequence[int]) -> np.ndarray:
+    def similarity_cells(
+        self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int], cols: Sequence[int]
+    ) -> np.ndarray:
         return self._cells(gts, preds, rows, cols, self._numbers(gts), self._numbers(preds))
 
-    def _cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int], cols: Sequence[int],
-               g_numbers: bool, p_numbers: bool) -> np.ndarray:
+    def _cells(
+        self,
+        gts: Sequence[Any],
+        preds: Sequence[Any],
+        rows: Sequence[int],
+        cols: Sequence[int],
+        g_numbers: bool,
+        p_numbers: bool,
+    ) -> np.ndarray:
         numbers = g_numbers or p_numbers
         left, right = gather(self._keys(gts, numbers), rows), gather(self._keys(preds, numbers), cols)
         equal = (left == right) & (left != None)  # noqa: E711  (elementwise: a key of None equals nothing)
         out = equal.astype(float)
         if numbers:  # a number against anything else: the other side read as a number, pair by pair (rare)
-            mixed = _is_number(gts)[np.asarray(rows, dtype=np.intp)] != _is_number(preds)[np.asarray(cols, dtype=np.intp)]
+            mixed = (
+                _is_number(gts)[np.asarray(rows, dtype=np.intp)] != _is_number(preds)[np.asarray(cols, dtype=np.intp)]
+            )
             for k in np.flatnonzero(mixed).tolist():
                 out[k] = self.similarity(gts[rows[k]], preds[cols[k]])
         allowed = self.allowed

@@ -57,8 +57,9 @@ class FuzzyComparator(Comparator):
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> np.ndarray:
         return text_matrix(self._scorer, self._texts(gts), self._texts(preds), 100.0)
 
-    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
-                         cols: Sequence[int]) -> np.ndarray:
+    def similarity_cells(
+        self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int], cols: Sequence[int]
+    ) -> np.ndarray:
         a, b = self._texts(gts), self._texts(preds)
         scores = _token_sort_cells(a, b, rows, cols) if self.method == "token_sort_ratio" else None
         return text_cells(self._scorer, a, b, rows, cols, 100.0, scores)
@@ -74,8 +75,9 @@ def _sorted_words(text: str | None) -> str | None:
     return " ".join(sorted(text.split()))
 
 
-def _token_sort_cells(a: Sequence[str | None], b: Sequence[str | None], rows: Sequence[int],
-                      cols: Sequence[int]) -> np.ndarray:
+def _token_sort_cells(
+    a: Sequence[str | None], b: Sequence[str | None], rows: Sequence[int], cols: Sequence[int]
+) -> np.ndarray:
     """token_sort_ratio of the pairs (a[rows[k]], b[cols[k]]): the words of each text sorted once, not
     once per pair, then ``ratio`` (rapidfuzz's own definition; the same floats, tests/engine/test_item_matrices.py);
     pairs with a text where rapidfuzz and Python split words differently are left to token_sort_ratio itself.

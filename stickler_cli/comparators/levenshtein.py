@@ -28,9 +28,7 @@ class LevenshteinComparator(Comparator):
     aliases = ("levenshtein", "Levenshtein")
     default_threshold = 0.7
     summary = "edit-distance similarity, 1 - edits / longer length"
-    params = (
-        Param("normalize", bool, True, "lower-case and collapse whitespace first"),
-    )
+    params = (Param("normalize", bool, True, "lower-case and collapse whitespace first"),)
 
     def similarity(self, gt: Any, pred: Any) -> float:
         if isinstance(gt, dict) or isinstance(pred, dict):
@@ -54,8 +52,9 @@ class LevenshteinComparator(Comparator):
             return np.asarray(super().similarity_matrix(gts, preds), dtype=float).reshape(len(gts), len(preds))
         return text_matrix(Levenshtein.normalized_similarity, self._texts(gts), self._texts(preds))
 
-    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
-                         cols: Sequence[int]) -> np.ndarray:
+    def similarity_cells(
+        self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int], cols: Sequence[int]
+    ) -> np.ndarray:
         if _has_dict(gts) or _has_dict(preds):
             return np.asarray(super().similarity_cells(gts, preds, list(rows), list(cols)), dtype=float)
         return text_cells(Levenshtein.normalized_similarity, self._texts(gts), self._texts(preds), rows, cols)

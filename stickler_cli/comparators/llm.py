@@ -51,10 +51,7 @@ from .base import Comparator, ComparatorConfigError, Param
 # longer apply.
 PROMPT_VERSION = "1"
 
-SYSTEM_PROMPT = (
-    "You decide whether two values are equivalent. "
-    "Reply with exactly one word: true or false."
-)
+SYSTEM_PROMPT = "You decide whether two values are equivalent. Reply with exactly one word: true or false."
 
 ENV_BASE_URL = ("STICKLER_LLM_BASE_URL", "OPENAI_BASE_URL")
 ENV_MODEL = ("STICKLER_LLM_MODEL",)
@@ -125,6 +122,7 @@ def _strip_thinking(text: str) -> str | None:
         out.append(text[position:start])
         position = end + len("</think>")
 
+
 _FENCE = "```"
 _ASCII_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -138,17 +136,28 @@ def _strip_fence(text: str) -> str:
     whitespace, so a 99 KB reply of spaces cost seconds (quadratic).
     """
     if text.startswith(_FENCE):
-        text = text[len(_FENCE):].lstrip(_ASCII_LETTERS).lstrip()  # str.isspace() is what \\s matches
+        text = text[len(_FENCE) :].lstrip(_ASCII_LETTERS).lstrip()  # str.isspace() is what \\s matches
     if text.endswith(_FENCE):
         text = text[: -len(_FENCE)].rstrip()
     return text
+
 
 _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Words that settle the question when a reply opens with them.
 _OPENING = {
-    "true": 1.0, "yes": 1.0, "equivalent": 1.0, "equal": 1.0, "same": 1.0, "identical": 1.0,
-    "match": 1.0, "false": 0.0, "no": 0.0, "not": 0.0, "different": 0.0, "mismatch": 0.0,
+    "true": 1.0,
+    "yes": 1.0,
+    "equivalent": 1.0,
+    "equal": 1.0,
+    "same": 1.0,
+    "identical": 1.0,
+    "match": 1.0,
+    "false": 0.0,
+    "no": 0.0,
+    "not": 0.0,
+    "different": 0.0,
+    "mismatch": 0.0,
 }
 # Words that settle it anywhere; "equivalent" is not one ("... not equivalent").
 _PLAIN = {"true": 1.0, "yes": 1.0, "false": 0.0, "no": 0.0}
@@ -323,8 +332,9 @@ class AnswerCache:
             except sqlite3.Error:
                 pass  # e.g. a network file system: the default journal still works
             conn.execute(f"CREATE TABLE IF NOT EXISTS {CACHE_MARKER} (format INTEGER NOT NULL)")
-            conn.execute(f"INSERT INTO {CACHE_MARKER} SELECT ? WHERE NOT EXISTS (SELECT 1 FROM {CACHE_MARKER})",
-                         (CACHE_FORMAT,))
+            conn.execute(
+                f"INSERT INTO {CACHE_MARKER} SELECT ? WHERE NOT EXISTS (SELECT 1 FROM {CACHE_MARKER})", (CACHE_FORMAT,)
+            )
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS answers ("
                 " key TEXT PRIMARY KEY, score REAL NOT NULL, answer TEXT NOT NULL, created REAL NOT NULL)"
@@ -340,7 +350,7 @@ class AnswerCache:
                 if conn is None:
                     return found
                 for start in range(0, len(keys), 500):
-                    chunk = list(keys[start:start + 500])
+                    chunk = list(keys[start : start + 500])
                     marks = ",".join("?" * len(chunk))
                     rows = conn.execute(f"SELECT key, score, answer FROM answers WHERE key IN ({marks})", chunk)
                     for key, score, answer in rows:
@@ -515,8 +525,15 @@ def _host_entry(entry: str) -> tuple[str, int | None]:
         port = parts.port
     except ValueError:
         parts, port = None, None
-    if (parts is None or not parts.hostname or parts.path or parts.query or parts.fragment
-            or parts.username is not None or not _valid_host(parts.hostname)):
+    if (
+        parts is None
+        or not parts.hostname
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+        or not _valid_host(parts.hostname)
+    ):
         raise UsageError(f"--allow-network takes a host name (optionally with :port), got {entry!r}")
     return parts.hostname, port
 
@@ -642,6 +659,7 @@ def _connection_factory(cls: type[http.client.HTTPConnection], request: urllib.r
         connection = cls(host, **kwargs)
         connection.deadline = request.deadline  # type: ignore[attr-defined]
         return connection
+
     return make
 
 
@@ -679,9 +697,12 @@ class _CacheSwitch(Param):
     def check(self, value: Any) -> str | None:
         if value is None or isinstance(value, bool) or value == "":
             return None
-        return ("must be true or false: a schema cannot choose where files are written; the cache is "
-                "in the stickler cache directory ($STICKLER_CACHE_DIR) or at --llm-cache PATH"
-                if isinstance(value, str) else f"must be true or false, got {value!r}")
+        return (
+            "must be true or false: a schema cannot choose where files are written; the cache is "
+            "in the stickler cache directory ($STICKLER_CACHE_DIR) or at --llm-cache PATH"
+            if isinstance(value, str)
+            else f"must be true or false, got {value!r}"
+        )
 
 
 class LLMComparator(Comparator):
@@ -692,9 +713,14 @@ class LLMComparator(Comparator):
     prefetches = True
     reports_failures = True
     params = (
-        Param("base_url", str, None, "chat-completions endpoint the schema asks for; used only for a host "
-              "the user allows with --allow-network (else --llm-base-url, $STICKLER_LLM_BASE_URL)",
-              nullable=True),
+        Param(
+            "base_url",
+            str,
+            None,
+            "chat-completions endpoint the schema asks for; used only for a host "
+            "the user allows with --allow-network (else --llm-base-url, $STICKLER_LLM_BASE_URL)",
+            nullable=True,
+        ),
         Param("model", str, None, "model name (else $STICKLER_LLM_MODEL)", nullable=True),
         Param("guidelines", str, None, "domain rules added to the prompt", nullable=True),
         Param("eval_guidelines", str, None, "stickler-eval's name for 'guidelines'", nullable=True),
@@ -702,15 +728,14 @@ class LLMComparator(Comparator):
         Param("max_retries", int, 3, "retries after 429, 5xx, timeouts and connection errors", minimum=0),
         Param("backoff", float, 1.0, "first retry delay in seconds, doubled per retry", minimum=0.0),
         Param("concurrency", int, 4, "requests in flight at once", minimum=1),
-        _CacheSwitch("cache", bool, True, "keep answers in the answer cache (true) or not (false)",
-                     nullable=True),
+        _CacheSwitch("cache", bool, True, "keep answers in the answer cache (true) or not (false)", nullable=True),
         Param("temperature", float, 0.0, "sampling temperature", minimum=0.0),
         Param("max_chars", int, 10_000, "longer values are not sent and score 0.0", minimum=1),
     )
     # Options a schema may not set, and why (registry.build refuses them at their pointer).
     refused_options = {
         "api_key_env": "a schema cannot choose which secret is sent: name the variable on the command line "
-                       "with --llm-api-key-env NAME",
+        "with --llm-api-key-env NAME",
     }
 
     def __init__(self, **config: Any) -> None:
@@ -719,8 +744,14 @@ class LLMComparator(Comparator):
             if self.guidelines is not None:
                 raise ValueError("give either 'guidelines' or 'eval_guidelines', not both")
             self.guidelines = self.eval_guidelines
-        _within_bounds(self.name, {"timeout": (self.timeout, "llm_seconds"), "max_retries": (self.max_retries, "llm_retries"),
-                                    "concurrency": (self.concurrency, "llm_concurrency")})
+        _within_bounds(
+            self.name,
+            {
+                "timeout": (self.timeout, "llm_seconds"),
+                "max_retries": (self.max_retries, "llm_retries"),
+                "concurrency": (self.concurrency, "llm_concurrency"),
+            },
+        )
         # Only checked here: compiling a schema (schema check, merge) needs no endpoint.
         try:
             self._schema_endpoint = _endpoint_of(self.base_url, "base_url") if self.base_url else None
@@ -766,21 +797,25 @@ class LLMComparator(Comparator):
             if not _allowed(self._schema_endpoint, access.allow_network):
                 raise AccessError(
                     f"the schema sends values to {host}: allow that host with --allow-network {host}, "
-                    "or give your own endpoint with --llm-base-url URL", "base_url")
+                    "or give your own endpoint with --llm-base-url URL",
+                    "base_url",
+                )
             endpoint, users = self._schema_endpoint, False
         else:
             base = _first_env(ENV_BASE_URL)
             if base is None:
-                raise AccessError("LLMComparator has no endpoint: give --llm-base-url URL or set "
-                                  "$STICKLER_LLM_BASE_URL")
+                raise AccessError(
+                    "LLMComparator has no endpoint: give --llm-base-url URL or set $STICKLER_LLM_BASE_URL"
+                )
             try:
                 endpoint, users = _endpoint_of(base, "$STICKLER_LLM_BASE_URL / $OPENAI_BASE_URL"), True
             except ValueError as exc:
                 raise AccessError(str(exc), None) from None
         model = self.model_name or _first_env(ENV_MODEL)
         if not model:
-            raise AccessError("LLMComparator has no model: set 'model' in x-aws-stickler-comparator-config "
-                              "or $STICKLER_LLM_MODEL")
+            raise AccessError(
+                "LLMComparator has no model: set 'model' in x-aws-stickler-comparator-config or $STICKLER_LLM_MODEL"
+            )
         if access.api_key_env:
             key = os.environ.get(access.api_key_env, "").strip()
             if not key:
@@ -792,8 +827,11 @@ class LLMComparator(Comparator):
             path = Path(access.cache).expanduser() if access.cache else cache_dir() / CACHE_FILE
             problem = foreign_file(path)
             if problem is not None:
-                raise AccessError(f"LLM answer cache {path} {problem}: stickler writes only its own cache "
-                                  "files; give --llm-cache a new file", None)
+                raise AccessError(
+                    f"LLM answer cache {path} {problem}: stickler writes only its own cache "
+                    "files; give --llm-cache a new file",
+                    None,
+                )
             cache = AnswerCache(path)
         self.endpoint, self.model_name, self._api_key, self._cache = endpoint, model, key, cache
         self._opener = _opener(endpoint)
@@ -803,8 +841,11 @@ class LLMComparator(Comparator):
         environment's, the schema's: nothing is sent to any) serves only to find cached answers;
         no cache file is created."""
         self._candidates = []
-        for url, what in ((access.base_url, "--llm-base-url"), (_first_env(ENV_BASE_URL), "$STICKLER_LLM_BASE_URL"),
-                          (self._schema_endpoint, "base_url")):
+        for url, what in (
+            (access.base_url, "--llm-base-url"),
+            (_first_env(ENV_BASE_URL), "$STICKLER_LLM_BASE_URL"),
+            (self._schema_endpoint, "base_url"),
+        ):
             try:
                 endpoint = _endpoint_of(url, what) if url else None
             except (ValueError, UsageError):
@@ -849,9 +890,23 @@ class LLMComparator(Comparator):
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_lock", "_slots", "_pool", "_pool_pid", "_memo", "_fatal", "_cache_error_reported",
-                     "_opener", "requests_made", "_resolved", "_calls", "_candidates", "_access_error", "_api_key",
-                     "_cache"):
+        for name in (
+            "_lock",
+            "_slots",
+            "_pool",
+            "_pool_pid",
+            "_memo",
+            "_fatal",
+            "_cache_error_reported",
+            "_opener",
+            "requests_made",
+            "_resolved",
+            "_calls",
+            "_candidates",
+            "_access_error",
+            "_api_key",
+            "_cache",
+        ):
             state.pop(name, None)  # the key is never pickled: it is read again where it is sent
         return state
 
@@ -894,8 +949,15 @@ class LLMComparator(Comparator):
         return "\n".join(lines)
 
     def _fingerprint(self, gt_text: str, pred_text: str, endpoint: str | None = None) -> str:
-        parts = [PROMPT_VERSION, self.endpoint if endpoint is None else endpoint, self.model_name, self.temperature,
-                 self.guidelines, gt_text, pred_text]
+        parts = [
+            PROMPT_VERSION,
+            self.endpoint if endpoint is None else endpoint,
+            self.model_name,
+            self.temperature,
+            self.guidelines,
+            gt_text,
+            pred_text,
+        ]
         return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
 
     def _question(self, gt: Any, pred: Any) -> tuple[str, str] | Outcome:
@@ -1014,14 +1076,16 @@ class LLMComparator(Comparator):
 
     def _ask(self, prompt: str) -> tuple[Outcome, str]:
         """(Outcome, raw answer) for one prompt, retrying transient failures."""
-        body = json.dumps({
-            "model": self.model_name,
-            "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": prompt},
-            ],
-            "temperature": self.temperature,
-        }).encode()
+        body = json.dumps(
+            {
+                "model": self.model_name,
+                "messages": [
+                    {"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": prompt},
+                ],
+                "temperature": self.temperature,
+            }
+        ).encode()
         attempts = 0
         while True:
             if self._fatal is not None:
@@ -1038,8 +1102,9 @@ class LLMComparator(Comparator):
                 if delay is None:
                     delay = min(MAX_BACKOFF, self.backoff * 2 ** (attempts - 1)) * random.uniform(0.5, 1.0)
                 elif delay > MAX_RETRY_AFTER:
-                    return Outcome(0.0, f"{exc}; server asks to wait {delay:.0f}s, more than "
-                                        f"{MAX_RETRY_AFTER:.0f}s: giving up"), ""
+                    return Outcome(
+                        0.0, f"{exc}; server asks to wait {delay:.0f}s, more than {MAX_RETRY_AFTER:.0f}s: giving up"
+                    ), ""
                 time.sleep(delay)
                 continue
             except _FinalError as exc:
@@ -1083,13 +1148,15 @@ class LLMComparator(Comparator):
             if status == 429 or status >= 500:
                 raise _RetryableError(message, _retry_after(retry_after)) from None
             if status in FATAL_STATUSES:
-                raise _FinalError(f"{message} ({FATAL_STATUSES[status]}: check the endpoint, model and API key)",
-                                  fatal=True) from None
+                raise _FinalError(
+                    f"{message} ({FATAL_STATUSES[status]}: check the endpoint, model and API key)", fatal=True
+                ) from None
             if status in REDIRECTS:
                 target = exc.headers.get("Location") if exc.headers is not None else None
                 shown = f" to {_excerpt(shown_url(self._redact(target)), 120)}" if target else ""
-                raise _FinalError(f"{message}: redirect{shown} not followed (give the final URL as the endpoint)",
-                                  fatal=True) from None
+                raise _FinalError(
+                    f"{message}: redirect{shown} not followed (give the final URL as the endpoint)", fatal=True
+                ) from None
             raise _FinalError(message) from None
         except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as exc:
             reason = getattr(exc, "reason", exc)
@@ -1101,8 +1168,9 @@ class LLMComparator(Comparator):
         if deadline.cancel():  # a body without a length, cut short when the time ran out
             raise _RetryableError(timed_out)
         if len(raw) > limit:
-            raise _FinalError(f"response from {where} is over {limit} bytes (raise the bound with "
-                              f"--limit llm-response-bytes=SIZE)")
+            raise _FinalError(
+                f"response from {where} is over {limit} bytes (raise the bound with --limit llm-response-bytes=SIZE)"
+            )
         try:
             payload = json.loads(raw)
             content = payload["choices"][0]["message"]["content"]
@@ -1164,5 +1232,8 @@ def _within_bounds(name: str, options: dict[str, tuple[float, str]]) -> None:
     for option, (value, bound) in options.items():
         most = getattr(bounds, bound)
         if value > most:
-            raise ComparatorConfigError(f"{name} option {option!r} is {value:g}, over the bound of {most:g} "
-                                        f"(--limit {bound.replace('_', '-')}=N raises it)", option)
+            raise ComparatorConfigError(
+                f"{name} option {option!r} is {value:g}, over the bound of {most:g} "
+                f"(--limit {bound.replace('_', '-')}=N raises it)",
+                option,
+            )

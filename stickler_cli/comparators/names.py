@@ -42,7 +42,8 @@ BUILTINS: dict[str, tuple[str, tuple[str, ...]]] = {
 # Each built-in name -> (its module, the qualified name of its class).
 BUILTIN_NAMES: dict[str, tuple[str, str]] = {
     key: (module, f"{__package__}.{module}.{cls}")
-    for module, (cls, aliases) in BUILTINS.items() for key in (cls, *aliases)
+    for module, (cls, aliases) in BUILTINS.items()
+    for key in (cls, *aliases)
 }
 
 _BY_NAME: dict[str, type[Comparator]] = {}
@@ -96,17 +97,20 @@ def register_embedding(name: str, function: EmbeddingFunction | None = None) -> 
     comparators: silently replacing one would change scores nobody asked to change.
     """
     if function is None:
+
         def decorate(fn: EmbeddingFunction) -> EmbeddingFunction:
             register_embedding(name, fn)
             return fn
+
         return decorate
     _check_name(name, "embedding function")
     if not callable(function):
         raise TypeError(f"embedding function {name!r} must be callable, got {type(function).__name__}")
     taken = _EMBEDDINGS.get(name)
     if taken is not None and taken is not function and _qualified(taken) != _qualified(function):
-        raise ValueError(f"embedding function name {name!r} of {_qualified(function)} is already taken by "
-                         f"{_qualified(taken)}")
+        raise ValueError(
+            f"embedding function name {name!r} of {_qualified(function)} is already taken by {_qualified(taken)}"
+        )
     _EMBEDDINGS[name] = function
     _REGISTERING_MODULES.add(_caller_module())
     return function

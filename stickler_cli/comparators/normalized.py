@@ -30,8 +30,9 @@ class NormalizedComparator(Comparator):
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         # The ASCII characters ``_dropped`` drops (the same test per character), for ``key``'s ASCII path.
-        self._ascii_dropped = deleting((WHITESPACE if self.ignore_whitespace else "")
-                                       + (PUNCTUATION if self.ignore_punctuation else ""))
+        self._ascii_dropped = deleting(
+            (WHITESPACE if self.ignore_whitespace else "") + (PUNCTUATION if self.ignore_punctuation else "")
+        )
 
     def key(self, value: Any) -> str | None:
         """The normalised text two values must share to be equal; None if there is no text."""

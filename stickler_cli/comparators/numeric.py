@@ -21,7 +21,7 @@ from .base import Comparator, Param, value_text
 
 _SHORT_TEXT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")  # a plain decimal text: read by float() when short
 SMALL_PAIRS = 64  # up to this many pairs, a Python loop beats array set-up
-_EXACT_INT = 2 ** 53  # integers up to this size are exact in float64
+_EXACT_INT = 2**53  # integers up to this size are exact in float64
 _FLOAT_MAX = Decimal("1e300")  # parsed numbers beyond this are decided by Decimal alone
 _FLOAT_CUT = float(_FLOAT_MAX)
 _ARRAY_KINDS = {float, int, type(None)}
@@ -105,8 +105,9 @@ class NumericComparator(Comparator):
         cols = np.tile(np.arange(m), n)
         return self.similarity_cells(gts, preds, rows, cols).reshape(n, m)
 
-    def similarity_cells(self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int],
-                         cols: Sequence[int]) -> np.ndarray:
+    def similarity_cells(
+        self, gts: Sequence[Any], preds: Sequence[Any], rows: Sequence[int], cols: Sequence[int]
+    ) -> np.ndarray:
         """Pairs decided in float64, and by ``similarity`` itself wherever that could differ.
 
         Plain numbers go straight into arrays; anything else (strings, huge or
@@ -143,8 +144,12 @@ class NumericComparator(Comparator):
         """``similarity`` for every pair, its float fast path inlined (a few pairs: no arrays)."""
         plain = [_plain(b) for b in preds]
         if self._exact:
-            return [[(1.0 if a == b else 0.0) if b_plain else self.similarity(a, b) for b, b_plain in zip(preds, plain)]
-                    if _plain(a) else [self.similarity(a, b) for b in preds] for a in gts]
+            return [
+                [(1.0 if a == b else 0.0) if b_plain else self.similarity(a, b) for b, b_plain in zip(preds, plain)]
+                if _plain(a)
+                else [self.similarity(a, b) for b in preds]
+                for a in gts
+            ]
         sizes = [(b if b >= 0 else -b) if b_plain else 0.0 for b, b_plain in zip(preds, plain)]
         rows = []
         for a in gts:

@@ -34,18 +34,14 @@ class PhoneComparator(Comparator):
     summary = "1.0 when two phone numbers are the same number (libphonenumber, E.164 plus extension)"
     extra = EXTRA
     requires = ("phonenumbers",)
-    params = (
-        Param("region", str, "US", "ISO 3166-1 alpha-2 region for numbers written without +country code"),
-    )
+    params = (Param("region", str, "US", "ISO 3166-1 alpha-2 region for numbers written without +country code"),)
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         self._lib = _phonenumbers(self.name)
         if self.region not in self._lib.SUPPORTED_REGIONS:
             hint = " (the United Kingdom is 'GB')" if self.region.upper() == "UK" else ""
-            raise ValueError(
-                f"unknown region {self.region!r}{hint}; expected an ISO 3166-1 alpha-2 code such as 'US'"
-            )
+            raise ValueError(f"unknown region {self.region!r}{hint}; expected an ISO 3166-1 alpha-2 code such as 'US'")
 
     def canonical(self, value: Any) -> tuple[str, str | None] | None:
         """``(E.164, extension)`` of a valid number, or None when ``value`` is not one."""

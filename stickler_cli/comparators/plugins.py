@@ -66,17 +66,21 @@ def _register_embedding(entry: metadata.EntryPoint, origin: str) -> None:
     register_embedding(entry.name, entry.load())
 
 
-_comparator_entry_points = _EntryPoints(ENTRY_POINT_GROUP, "entry point",
-                                        lambda entry, origin: register_object(entry.load(), origin))
+_comparator_entry_points = _EntryPoints(
+    ENTRY_POINT_GROUP, "entry point", lambda entry, origin: register_object(entry.load(), origin)
+)
 _embedding_entry_points = _EntryPoints(EMBEDDING_ENTRY_POINT_GROUP, "embedding entry point", _register_embedding)
 
 
 def comparator_classes(module: ModuleType) -> list[type[Comparator]]:
     """Named Comparator subclasses defined in ``module`` itself (not imported into it)."""
     return [
-        value for value in vars(module).values()
-        if isinstance(value, type) and issubclass(value, Comparator)
-        and value.__module__ == module.__name__ and value.name
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, Comparator)
+        and value.__module__ == module.__name__
+        and value.name
     ]
 
 
@@ -121,8 +125,9 @@ def load_module(spec: str) -> list[type[Comparator]]:
     except (TypeError, ValueError) as exc:
         raise PluginError(f"plugin {spec!r}: {exc}") from None
     if not classes and not registered_by(module.__name__):
-        raise PluginError(f"plugin {spec!r} defines no Comparator subclass with a 'name' and registers no "
-                          "embedding function or model")
+        raise PluginError(
+            f"plugin {spec!r} defines no Comparator subclass with a 'name' and registers no embedding function or model"
+        )
     return classes
 
 

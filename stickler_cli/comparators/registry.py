@@ -19,8 +19,18 @@ from typing import Any
 from ..errors import suggest
 from .base import Comparator, ComparatorConfigError, MissingExtraError
 from .names import (  # the tables, filled by register*: re-exported, as this module always offered them
-    _BY_NAME, _EMBEDDINGS, _MODELS, BUILTIN_NAMES, BUILTINS, EmbeddingFunction, register, register_embedding,  # noqa: F401 (_EMBEDDINGS, _MODELS: tests patch them here)
-    register_model, registered_by, registered_model, unknown_model,
+    _BY_NAME,
+    _EMBEDDINGS,  # noqa: F401 (tests patch it here)
+    _MODELS,  # noqa: F401 (tests patch it here)
+    BUILTIN_NAMES,
+    BUILTINS,
+    EmbeddingFunction,
+    register,
+    register_embedding,
+    register_model,
+    registered_by,
+    registered_model,
+    unknown_model,
 )
 from .plugins import comparator_classes, embedding_function, entry_point_failures, load_entry_points
 
@@ -29,9 +39,23 @@ from .plugins import comparator_classes, embedding_function, entry_point_failure
 BUILTIN_MODULES = tuple(BUILTINS)
 
 __all__ = [
-    "BUILTIN_MODULES", "BUILTIN_NAMES", "BUILTINS", "ComparatorConfigError", "EmbeddingFunction", "build", "catalogue",
-    "embedding_function", "lookup", "register", "register_embedding", "register_model", "registered",
-    "registered_by", "registered_model", "suggest", "unknown_model",
+    "BUILTIN_MODULES",
+    "BUILTIN_NAMES",
+    "BUILTINS",
+    "ComparatorConfigError",
+    "EmbeddingFunction",
+    "build",
+    "catalogue",
+    "embedding_function",
+    "lookup",
+    "register",
+    "register_embedding",
+    "register_model",
+    "registered",
+    "registered_by",
+    "registered_model",
+    "suggest",
+    "unknown_model",
 ]
 
 
@@ -46,21 +70,29 @@ def catalogue() -> list[dict[str, Any]]:
     """Every registered comparator with its options, for ``stickler comparators``."""
     entries = []
     for cls in registered():
-        entries.append({
-            "name": cls.name,
-            "aliases": list(cls.aliases),
-            "summary": cls.summary,
-            "module": cls.__module__,
-            "builtin": cls.__module__.startswith(__package__ + "."),
-            "whole_value": cls.whole_value,
-            "extra": cls.extra,
-            "available": cls.available(),
-            "options": [
-                {"name": p.name, "type": getattr(p.kind, "__name__", str(p.kind)), "default": p.default,
-                 "nullable": p.nullable, "choices": list(p.choices) if p.choices else None, "help": p.help}
-                for p in cls.params
-            ],
-        })
+        entries.append(
+            {
+                "name": cls.name,
+                "aliases": list(cls.aliases),
+                "summary": cls.summary,
+                "module": cls.__module__,
+                "builtin": cls.__module__.startswith(__package__ + "."),
+                "whole_value": cls.whole_value,
+                "extra": cls.extra,
+                "available": cls.available(),
+                "options": [
+                    {
+                        "name": p.name,
+                        "type": getattr(p.kind, "__name__", str(p.kind)),
+                        "default": p.default,
+                        "nullable": p.nullable,
+                        "choices": list(p.choices) if p.choices else None,
+                        "help": p.help,
+                    }
+                    for p in cls.params
+                ],
+            }
+        )
     return entries
 
 

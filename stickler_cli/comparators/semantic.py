@@ -18,7 +18,13 @@ import numpy as np
 from ..errors import ComparatorSetupError
 from .base import Param
 from .embedding import (
-    EmbeddingComparator, check_model, load_model, require_extra, shared_cache, text_of, unit_rows,
+    EmbeddingComparator,
+    check_model,
+    load_model,
+    require_extra,
+    shared_cache,
+    text_of,
+    unit_rows,
 )
 
 
@@ -48,11 +54,15 @@ class SemanticComparator(EmbeddingComparator):
     params = (
         EmbeddingComparator.params[0],
         Param("model_id", str, None, "stickler-eval's name for 'model'", nullable=True),
-        Param("embedding_function", str, None,
-              "registered name of a function taking a list of texts, returning one vector each "
-              "(register_embedding in a --plugin module, or a stickler.embeddings entry point)", nullable=True),
-        Param("sim_function", str, "cosine_similarity", "similarity of two embeddings",
-              choices=("cosine_similarity",)),
+        Param(
+            "embedding_function",
+            str,
+            None,
+            "registered name of a function taking a list of texts, returning one vector each "
+            "(register_embedding in a --plugin module, or a stickler.embeddings entry point)",
+            nullable=True,
+        ),
+        Param("sim_function", str, "cosine_similarity", "similarity of two embeddings", choices=("cosine_similarity",)),
         EmbeddingComparator.params[1],
     )
 
@@ -64,7 +74,9 @@ class SemanticComparator(EmbeddingComparator):
                 raise ValueError("give either 'model' or 'model_id', not both")
             self.model = self.model_id
         self.embedding_function = function
-        self.config["embedding_function"] = function if function is None or isinstance(function, str) else repr(function)
+        self.config["embedding_function"] = (
+            function if function is None or isinstance(function, str) else repr(function)
+        )
         if function is not None:
             encode = _embedding(function)
             self._cache = shared_cache(("function", encode), lambda: encode)

@@ -19,8 +19,9 @@ class StructuredModelComparator(Comparator):
     default_threshold = 0.7
     summary = "objects: field by field with the nested schema (the default); other values: 1.0 when equal"
     params = (
-        Param("strict_types", bool, False,
-              "allow it only on objects: naming it on any other property is a schema error"),
+        Param(
+            "strict_types", bool, False, "allow it only on objects: naming it on any other property is a schema error"
+        ),
     )
 
     def similarity(self, gt: Any, pred: Any) -> float:

@@ -1,10 +1,23 @@
 """Is the model's self-reported confidence trustworthy? Metrics over (match, confidence) pairs."""
 
 from .metrics import (
-    AUROC, ECE, METRICS, BrierScore, ConfidenceMetric, ConfidencePairs, ErrorCaptureAtBudget, default_metrics,
+    AUROC,
+    ECE,
+    METRICS,
+    BrierScore,
+    ConfidenceMetric,
+    ConfidencePairs,
+    ErrorCaptureAtBudget,
+    default_metrics,
 )
 
 __all__ = [
-    "AUROC", "ECE", "METRICS", "BrierScore", "ConfidenceMetric", "ConfidencePairs", "ErrorCaptureAtBudget",
+    "AUROC",
+    "ECE",
+    "METRICS",
+    "BrierScore",
+    "ConfidenceMetric",
+    "ConfidencePairs",
+    "ErrorCaptureAtBudget",
     "default_metrics",
 ]

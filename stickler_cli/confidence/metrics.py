@@ -51,9 +51,13 @@ class ConfidencePairs:
     count: np.ndarray
 
     @classmethod
-    def from_columns(cls, is_match: Sequence[bool], confidence: Sequence[float],
-                     similarity: Sequence[float] | None = None,
-                     count: Sequence[int] | None = None) -> "ConfidencePairs":
+    def from_columns(
+        cls,
+        is_match: Sequence[bool],
+        confidence: Sequence[float],
+        similarity: Sequence[float] | None = None,
+        count: Sequence[int] | None = None,
+    ) -> "ConfidencePairs":
         match = np.asarray(is_match, dtype=bool)
         conf = np.asarray(confidence, dtype=np.float64)
         sim = np.asarray(similarity if similarity is not None else match, dtype=np.float64)
@@ -74,8 +78,12 @@ class ConfidencePairs:
         if bool((self.count == 1).all()):
             return self
         c = self.count
-        return ConfidencePairs(np.repeat(self.is_match, c), np.repeat(self.confidence, c),
-                               np.repeat(self.similarity, c), np.ones(int(c.sum()), dtype=np.int64))
+        return ConfidencePairs(
+            np.repeat(self.is_match, c),
+            np.repeat(self.confidence, c),
+            np.repeat(self.similarity, c),
+            np.ones(int(c.sum()), dtype=np.int64),
+        )
 
 
 class ConfidenceMetric:
@@ -171,8 +179,9 @@ class ECE(ConfidenceMetric):
             mean_conf = float(conf_sums[i]) / count if count else 0.0
             if count:
                 ece += (count / total) * abs(accuracy - mean_conf)
-            bins.append({"range": [i / n, float(upper[i])], "count": count,
-                         "accuracy": accuracy, "mean_confidence": mean_conf})
+            bins.append(
+                {"range": [i / n, float(upper[i])], "count": count, "accuracy": accuracy, "mean_confidence": mean_conf}
+            )
         return {"value": ece, "bins": bins}
 
 
@@ -225,16 +234,18 @@ class ErrorCaptureAtBudget(ConfidenceMetric):
             found = int(errors_by_row[row] - sizes[row] * is_error[row]) + (k - before if is_error[row] else 0)
             reviewed = k / n
             caught = found / total_errors
-            table[f"{budget:.2f}"] = {"fields_reviewed": k, "errors_found": found,
-                                     "pct_errors_caught": caught, "pct_errors_random": reviewed,
-                                     "gain": caught / reviewed}
+            table[f"{budget:.2f}"] = {
+                "fields_reviewed": k,
+                "errors_found": found,
+                "pct_errors_caught": caught,
+                "pct_errors_random": reviewed,
+                "gain": caught / reviewed,
+            }
         middle = f"{self.budgets[len(self.budgets) // 2]:.2f}"
         return {"value": table[middle]["gain"], "budgets": table}
 
 
-METRICS: dict[str, type[ConfidenceMetric]] = {
-    cls.name: cls for cls in (AUROC, BrierScore, ECE, ErrorCaptureAtBudget)
-}
+METRICS: dict[str, type[ConfidenceMetric]] = {cls.name: cls for cls in (AUROC, BrierScore, ECE, ErrorCaptureAtBudget)}
 
 
 def default_metrics(n_bins: int = 10, budgets: Sequence[float] = (0.1, 0.3, 0.5)) -> list[ConfidenceMetric]:

@@ -43,8 +43,9 @@ def confidence_metrics(
         "overall": overall,
         # Share of all errors caught when the least confident values are reviewed first, by
         # the share reviewed (empty when there are no errors): the HTML report draws it.
-        "review_curve": [{"budget": float(b), "pct_errors_caught": row["pct_errors_caught"]}
-                         for b, row in curve.items()],
+        "review_curve": [
+            {"budget": float(b), "pct_errors_caught": row["pct_errors_caught"]} for b, row in curve.items()
+        ],
         "fields": fields,
         "coverage": {
             "fields_with_confidence": with_confidence,

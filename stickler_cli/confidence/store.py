@@ -49,8 +49,9 @@ class ConfidenceStore:
         if len(self._field) >= FOLD_AT and len(self._field) >= len(self.field):
             self.fold()
 
-    def extend_columns(self, field: np.ndarray, match: np.ndarray, value: np.ndarray, similarity: np.ndarray,
-                       per_document: np.ndarray) -> None:
+    def extend_columns(
+        self, field: np.ndarray, match: np.ndarray, value: np.ndarray, similarity: np.ndarray, per_document: np.ndarray
+    ) -> None:
         """Add the pairs of several documents at once (``per_document[d]`` of them for document d, in
         order), folding exactly where ``extend`` called once per document would: the groups' sums
         are then the same to the last bit."""
@@ -78,11 +79,15 @@ class ConfidenceStore:
         """Group the buffered pairs and merged-in groups with the groups already held."""
         blocks = self._blocks
         if len(self._field):
-            blocks.append((np.asarray(self._field, dtype=np.int32),
-                           np.frombuffer(self._match, dtype=np.int8).astype(bool),
-                           np.frombuffer(self._value, dtype=np.float64).copy(),
-                           np.ones(len(self._field), dtype=np.int64),
-                           np.frombuffer(self._similarity, dtype=np.float64).copy()))
+            blocks.append(
+                (
+                    np.asarray(self._field, dtype=np.int32),
+                    np.frombuffer(self._match, dtype=np.int8).astype(bool),
+                    np.frombuffer(self._value, dtype=np.float64).copy(),
+                    np.ones(len(self._field), dtype=np.int64),
+                    np.frombuffer(self._similarity, dtype=np.float64).copy(),
+                )
+            )
             self._field, self._match = array("i"), array("b")
             self._value, self._similarity = array("d"), array("d")
         if not blocks:
@@ -103,17 +108,28 @@ class ConfidenceStore:
     def state(self, as_arrays: bool = False) -> dict[str, Any]:
         """The groups as JSON lists, or (``as_arrays``, for another process) as numpy arrays."""
         self.fold()
-        columns = {"field": self.field, "match": self.match, "value": self.value, "count": self.count,
-                   "similarity_sum": self.similarity_sum}
+        columns = {
+            "field": self.field,
+            "match": self.match,
+            "value": self.value,
+            "count": self.count,
+            "similarity_sum": self.similarity_sum,
+        }
         return columns if as_arrays else {key: column.tolist() for key, column in columns.items()}
 
     def merge(self, block: dict[str, Any]) -> None:
         """Take in another store's ``state()``; folded later, when enough has come in."""
         if not len(block["field"]):
             return
-        self._blocks.append((np.asarray(block["field"], dtype=np.int32), np.asarray(block["match"], dtype=bool),
-                             np.asarray(block["value"], dtype=np.float64), np.asarray(block["count"], dtype=np.int64),
-                             np.asarray(block["similarity_sum"], dtype=np.float64)))
+        self._blocks.append(
+            (
+                np.asarray(block["field"], dtype=np.int32),
+                np.asarray(block["match"], dtype=bool),
+                np.asarray(block["value"], dtype=np.float64),
+                np.asarray(block["count"], dtype=np.int64),
+                np.asarray(block["similarity_sum"], dtype=np.float64),
+            )
+        )
         self._block_rows += len(block["field"])
         if self._block_rows >= FOLD_AT and self._block_rows >= len(self.field):
             self.fold()

@@ -33,23 +33,31 @@ def trust_sentence(overall: dict[str, Any]) -> str | None:
     reasons = []
     if has_auroc:
         if auroc is None:
-            reasons.append("AUROC is undefined (the values with a confidence were all right or all wrong), so "
-                           "nothing shows whether it ranks errors first")
+            reasons.append(
+                "AUROC is undefined (the values with a confidence were all right or all wrong), so "
+                "nothing shows whether it ranks errors first"
+            )
         elif auroc >= AUROC_GOOD:
-            reasons.append(f"AUROC {auroc:.3f} (at least {AUROC_GOOD:g}): higher confidence goes with right values, "
-                           "so reviewing the least confident first catches errors early")
+            reasons.append(
+                f"AUROC {auroc:.3f} (at least {AUROC_GOOD:g}): higher confidence goes with right values, "
+                "so reviewing the least confident first catches errors early"
+            )
         elif auroc >= AUROC_WEAK:
-            reasons.append(f"AUROC {auroc:.3f} (between {AUROC_WEAK:g} and {AUROC_GOOD:g}): it ranks errors first "
-                           "only weakly")
+            reasons.append(
+                f"AUROC {auroc:.3f} (between {AUROC_WEAK:g} and {AUROC_GOOD:g}): it ranks errors first only weakly"
+            )
         else:
-            reasons.append(f"AUROC {auroc:.3f} (below {AUROC_WEAK:g}; 0.5 is chance): it does not tell right values "
-                           "from wrong ones")
+            reasons.append(
+                f"AUROC {auroc:.3f} (below {AUROC_WEAK:g}; 0.5 is chance): it does not tell right values "
+                "from wrong ones"
+            )
     if ece is not None:
         if ece <= ECE_GOOD:
             reasons.append(f"ECE {ece:.3f} (at most {ECE_GOOD:g}): its values read as probabilities")
         elif ece <= ECE_FAIR:
-            reasons.append(f"ECE {ece:.3f} (between {ECE_GOOD:g} and {ECE_FAIR:g}): its values are rough "
-                           "probabilities only")
+            reasons.append(
+                f"ECE {ece:.3f} (between {ECE_GOOD:g} and {ECE_FAIR:g}): its values are rough probabilities only"
+            )
         else:
             reasons.append(f"ECE {ece:.3f} (above {ECE_FAIR:g}): its values are not probabilities")
     ranks = auroc is not None and auroc >= AUROC_GOOD

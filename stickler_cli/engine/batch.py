@@ -96,16 +96,30 @@ class BatchResult:
         end = start + int(self.confidence_counts[d])
         counts = self.similarity_counts
         first = int(counts[:d].sum())
-        bins = self.similarity_bin[first:first + int(counts[d])].tolist()
-        pairs = [ConfidencePair(f, m, v, s) for f, m, v, s in zip(
-            self.confidence_field[start:end].tolist(), self.confidence_match[start:end].tolist(),
-            self.confidence_value[start:end].tolist(), self.confidence_similarity[start:end].tolist())]
+        bins = self.similarity_bin[first : first + int(counts[d])].tolist()
+        pairs = [
+            ConfidencePair(f, m, v, s)
+            for f, m, v, s in zip(
+                self.confidence_field[start:end].tolist(),
+                self.confidence_match[start:end].tolist(),
+                self.confidence_value[start:end].tolist(),
+                self.confidence_similarity[start:end].tolist(),
+            )
+        ]
         return DocResult(
-            score=float(self.scores[d]), field_scores=dict(zip(self.top_keys, self.top_scores[d].tolist())),
-            tally=self.tally[d].tolist(), score_sum=self.score_sum[d].tolist(), score_n=self.score_n[d].tolist(),
-            confidences=pairs, errors=list(self.errors.get(d, ())), predicted_leaves=int(self.predicted_leaves[d]),
-            metadata=list(self.metadata.get(d, ())), boxes=list(self.boxes.get(d, ())),
-            similarity_bins=bins, list_errors=list(self.list_errors.get(d, ())))
+            score=float(self.scores[d]),
+            field_scores=dict(zip(self.top_keys, self.top_scores[d].tolist())),
+            tally=self.tally[d].tolist(),
+            score_sum=self.score_sum[d].tolist(),
+            score_n=self.score_n[d].tolist(),
+            confidences=pairs,
+            errors=list(self.errors.get(d, ())),
+            predicted_leaves=int(self.predicted_leaves[d]),
+            metadata=list(self.metadata.get(d, ())),
+            boxes=list(self.boxes.get(d, ())),
+            similarity_bins=bins,
+            list_errors=list(self.list_errors.get(d, ())),
+        )
 
 
 class _Table:
@@ -158,8 +172,9 @@ def _read(objects: list[dict], f: FieldPlan, predicted: bool) -> Column:
         return column
     flagged = np.zeros(len(values), dtype=bool)
     if odd:  # metadata beyond _value and _confidence: Engine.compare keeps it
-        flagged[[k for k, v in enumerate(given) if is_rich(v)
-                 and (len(v) > 2 or (len(v) == 2 and "_confidence" not in v))]] = True
+        flagged[
+            [k for k, v in enumerate(given) if is_rich(v) and (len(v) > 2 or (len(v) == 2 and "_confidence" not in v))]
+        ] = True
     if confidences:  # only leaves record confidences
         value = np.array(confidences, dtype=float)
         column.has_confidence = ~np.isnan(value)
@@ -201,8 +216,9 @@ def _unwrap_predictions(given: list, default: Any, leaf: bool) -> tuple[list, li
 
 def _confidences(confidences: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(given, value as a float, malformed) of each ``_confidence`` (None: not given)."""
-    value = np.array([c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c) for c in confidences],
-                     dtype=float)
+    value = np.array(
+        [c if type(c) is float and 0.0 <= c <= 1.0 else _as_confidence(c) for c in confidences], dtype=float
+    )
     has = ~np.isnan(value)
     return has, value, value < 0.0
 
@@ -251,8 +267,9 @@ def sequential_sums(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray
 class BatchScorer:
     """Scores one batch for ``Engine.score_batch``: the frames' counts and sums, per document."""
 
-    def __init__(self, engine: ScoringEngine, docs: Sequence[tuple[Any, Any]], pair_floor: float,
-                 batch_pairs: int) -> None:
+    def __init__(
+        self, engine: ScoringEngine, docs: Sequence[tuple[Any, Any]], pair_floor: float, batch_pairs: int
+    ) -> None:
         self.engine = engine
         self.docs = docs
         self.pair_floor = pair_floor  # compare.PAIR_FLOOR
@@ -286,8 +303,12 @@ class BatchScorer:
         if engine.forget_failures(reported):  # a comparator failed: each document reports its own
             return self.one_by_one()
         result = self.result(scores, np.stack(self.top, axis=1), self.confidence_columns())
-        result.fd_values = [(d, index, g, p) for owner, index, gs, ps in self.fd
-                            for d, g, p in zip(owner.tolist(), gs, ps) if not self.odd[d]]
+        result.fd_values = [
+            (d, index, g, p)
+            for owner, index, gs, ps in self.fd
+            for d, g, p in zip(owner.tolist(), gs, ps)
+            if not self.odd[d]
+        ]
         odd = np.flatnonzero(self.odd).tolist()
         if odd:
             _replace(result, {d: engine.compare(*self.docs[d]) for d in odd})
@@ -296,16 +317,25 @@ class BatchScorer:
     def one_by_one(self) -> BatchResult:
         """Every document of the batch through ``Engine.compare``."""
         self.similar.clear()  # what a failed columnar pass gathered
-        result = self.result(np.zeros(self.n), np.zeros((self.n, len(self.engine.plan.root.fields))),
-                             _no_pairs(self.n))
+        result = self.result(np.zeros(self.n), np.zeros((self.n, len(self.engine.plan.root.fields))), _no_pairs(self.n))
         _replace(result, {d: self.engine.compare(g, p) for d, (g, p) in enumerate(self.docs)})
         return result
 
     def result(self, scores: np.ndarray, top: np.ndarray, pairs: tuple[np.ndarray, ...]) -> BatchResult:
         bins, counts = self.similarity_columns()
-        return BatchResult(scores, tuple(f.key for f in self.engine.plan.root.fields), top, self.tally,
-                           self.score_sum, self.score_n, self.leaves, *pairs, similarity_bin=bins,
-                           similarity_counts=counts, list_errors=self.list_errors)
+        return BatchResult(
+            scores,
+            tuple(f.key for f in self.engine.plan.root.fields),
+            top,
+            self.tally,
+            self.score_sum,
+            self.score_n,
+            self.leaves,
+            *pairs,
+            similarity_bin=bins,
+            similarity_counts=counts,
+            list_errors=self.list_errors,
+        )
 
     def similarity_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """The similarity bins, document after document, without the documents left to Engine.compare."""
@@ -331,15 +361,20 @@ class BatchScorer:
         order = np.lexsort((fields, owner))  # stable: each field's pairs stay in their walk order
         if self.odd.any():
             order = order[~self.odd[owner[order]]]
-        return (fields[order], match[order], value[order], similarity[order],
-                np.bincount(owner[order], minlength=self.n).astype(np.int64))
+        return (
+            fields[order],
+            match[order],
+            value[order],
+            similarity[order],
+            np.bincount(owner[order], minlength=self.n).astype(np.int64),
+        )
 
     # -- recording ------------------------------------------------------------------
 
     def count(self, index: int, owner: np.ndarray, label: np.ndarray, amount: np.ndarray | None = None) -> None:
         """Add ``amount`` (default 1) of ``label`` to field ``index``'s counts, row by row, to each row's document."""
         counts = np.bincount(owner * 5 + label, weights=amount, minlength=5 * self.n)
-        self.tally[:, 5 * index:5 * index + 5] += counts.reshape(self.n, 5).astype(np.int64)
+        self.tally[:, 5 * index : 5 * index + 5] += counts.reshape(self.n, 5).astype(np.int64)
 
     def add_scores(self, index: int, score: np.ndarray, owner: np.ndarray, unique: bool) -> None:
         if unique:  # a row per document at most: each document's sum is its one score
@@ -358,9 +393,18 @@ class BatchScorer:
 
     # -- a frame: rows of (gt object, pred object) of one model ---------------------------
 
-    def frame(self, model: ModelPlan, gt: _Table, pred: _Table, gi: np.ndarray | None, pi: np.ndarray | None,
-              owner: np.ndarray, unique: bool, known: dict[int, np.ndarray] | None,
-              top: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def frame(
+        self,
+        model: ModelPlan,
+        gt: _Table,
+        pred: _Table,
+        gi: np.ndarray | None,
+        pi: np.ndarray | None,
+        owner: np.ndarray,
+        unique: bool,
+        known: dict[int, np.ndarray] | None,
+        top: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(document-style scores, raw similarities) of each row, as ``Engine._model``; counts recorded.
 
         Row r pairs ``gt`` object ``gi[r]`` with ``pred`` object ``pi[r]`` (None: the
@@ -411,8 +455,13 @@ class BatchScorer:
             if known is not None and f.index in known:
                 sim = known[f.index][present]
             else:
-                sim = self.engine.similarity_cells(f, gc.values, pc.values, present if gi is None else gi[present],
-                                 present if pi is None else pi[present])
+                sim = self.engine.similarity_cells(
+                    f,
+                    gc.values,
+                    pc.values,
+                    present if gi is None else gi[present],
+                    present if pi is None else pi[present],
+                )
             hit = sim >= f.threshold
             self.similar.append((owner[present], self.layout.flat(f.index, sim)))
             raw[present] = sim
@@ -420,8 +469,14 @@ class BatchScorer:
             label[present] = np.where(hit, TP, FD)
             if not hit.all():  # the FDs' values, for cosmetic.py
                 miss = present[~hit]
-                self.fd.append((owner[miss], f.index, _values(gc.values, miss if gi is None else gi[miss]),
-                                _values(pc.values, miss if pi is None else pi[miss])))
+                self.fd.append(
+                    (
+                        owner[miss],
+                        f.index,
+                        _values(gc.values, miss if gi is None else gi[miss]),
+                        _values(pc.values, miss if pi is None else pi[miss]),
+                    )
+                )
             if f.clip and not hit.all():
                 score = raw.copy()
                 score[present[~hit]] = 0.0
@@ -447,10 +502,15 @@ class BatchScorer:
         label = np.where(both, TN, np.where(g_null, FA, FN))
         present = np.flatnonzero(~(g_null | p_null))
         if len(present):
-            g_objects = [v if type(v) is dict else {} for v in _values(gc.values, present if gi is None else gi[present])]
-            p_objects = [v if type(v) is dict else {} for v in _values(pc.values, present if pi is None else pi[present])]
-            doc, sim = self.frame(f.model, _Table(g_objects, False), _Table(p_objects, True), None, None,
-                                  owner[present], unique, None)
+            g_objects = [
+                v if type(v) is dict else {} for v in _values(gc.values, present if gi is None else gi[present])
+            ]
+            p_objects = [
+                v if type(v) is dict else {} for v in _values(pc.values, present if pi is None else pi[present])
+            ]
+            doc, sim = self.frame(
+                f.model, _Table(g_objects, False), _Table(p_objects, True), None, None, owner[present], unique, None
+            )
             hit = sim >= f.threshold
             label[present] = np.where(hit, TP, FD)
             score[present] = np.where(hit, sim, 0.0) if f.clip else sim
@@ -519,9 +579,10 @@ class BatchScorer:
         p_start = np.cumsum(m_items) - m_items
         for k in np.flatnonzero(~batched).tolist():  # a long list, or a comparator with its own matrix
             a, b = int(g_start[k]), int(p_start[k])
-            matrix = self.engine.similarity_matrix(f, g_items[a:a + n_items[k]], p_items[b:b + m_items[k]],
-                                                    as_array=True)
-            sims[starts[k]:starts[k] + cells[k]] = matrix.ravel()
+            matrix = self.engine.similarity_matrix(
+                f, g_items[a : a + n_items[k]], p_items[b : b + m_items[k]], as_array=True
+            )
+            sims[starts[k] : starts[k] + cells[k]] = matrix.ravel()
         full = sims + TIE_BREAK * np.where(sims >= f.threshold, 1.0 + sims, 0.0)  # matching.assign's objective
         lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
         s = sims[starts[lists] + pair_i * m_items[lists] + pair_j]
@@ -530,17 +591,23 @@ class BatchScorer:
         self.similar.append((owner[present][lists], self.layout.flat(f.index, s)))
         if not hit.all():  # the FDs' values, for cosmetic.py
             miss = np.flatnonzero(~hit)
-            self.fd.append((owner[present][lists[miss]], f.index,
-                            _values(g_items, g_start[lists[miss]] + pair_i[miss]),
-                            _values(p_items, p_start[lists[miss]] + pair_j[miss])))
+            self.fd.append(
+                (
+                    owner[present][lists[miss]],
+                    f.index,
+                    _values(g_items, g_start[lists[miss]] + pair_i[miss]),
+                    _values(p_items, p_start[lists[miss]] + pair_j[miss]),
+                )
+            )
         raw_sum = sequential_sums(s, lists, n)
         score_sum = sequential_sums(np.where(hit, s, 0.0), lists, n) if f.clip else raw_sum
         longest = np.maximum(n_items, m_items)
         score[present] = score_sum / longest
         raw[present] = raw_sum / longest
         list_owner = owner[present]
-        self.count_pairs(f.index, list_owner, np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n),
-                         n_items, m_items)
+        self.count_pairs(
+            f.index, list_owner, np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n), n_items, m_items
+        )
         self.leaves += np.bincount(list_owner, weights=m_items, minlength=self.n).astype(np.int64)
         if dict in set(map(type, p_given)):
             confidences = [v.get("_confidence") if is_rich(v) else None for v in p_given]
@@ -553,12 +620,14 @@ class BatchScorer:
                 self.pairs.append((list_owner[lists[at]], f.index, hit[at], value[item[at]], s[at]))
         return score, raw, both
 
-    def count_pairs(self, index: int, owner: np.ndarray, tp: np.ndarray, paired: np.ndarray, n: np.ndarray,
-                    m: np.ndarray) -> None:
+    def count_pairs(
+        self, index: int, owner: np.ndarray, tp: np.ndarray, paired: np.ndarray, n: np.ndarray, m: np.ndarray
+    ) -> None:
         """Lists' counts (``compare._count_pairs``): matched pairs TP, other pairs FD, unpaired FN and FA."""
         amounts = np.stack([tp, m - paired, paired - tp, n - paired], axis=1)  # TP, FA, FD, FN
-        self.count(index, np.repeat(owner, 4), np.tile(np.array([TP, FA, FD, FN]), len(owner)),
-                   amounts.ravel().astype(float))
+        self.count(
+            index, np.repeat(owner, 4), np.tile(np.array([TP, FA, FD, FN]), len(owner)), amounts.ravel().astype(float)
+        )
 
     def object_list(self, f: FieldPlan, gt: _Table, pred: _Table, gi, pi, owner):
         """``Engine._object_list`` for every row: the item pairs of every list scored a field at a time,
@@ -566,8 +635,10 @@ class BatchScorer:
         g_lists, p_lists, present, score, both, one_side = self.list_values(f, gt, pred, gi, pi, owner)
         raw = score.copy()
         # Lists null on one side: each truth row dropped, or each predicted row hallucinated (row_errors.one_side).
-        found = [(r, row_errors.one_side(f.index, 0 if missing else size, size if missing else 0))
-                 for r, missing, size in one_side]
+        found = [
+            (r, row_errors.one_side(f.index, 0 if missing else size, size if missing else 0))
+            for r, missing, size in one_side
+        ]
         if not len(present):
             self.keep_list_errors(found, owner)
             return score, raw, both
@@ -603,7 +674,8 @@ class BatchScorer:
             for k in np.flatnonzero(~batched).tolist():
                 a, b = int(g_start[k]), int(p_start[k])
                 k_docs, k_sims, k_known = self.engine.item_matrices(
-                    model, g_items[a:a + n_items[k]], p_items[b:b + m_items[k]])
+                    model, g_items[a : a + n_items[k]], p_items[b : b + m_items[k]]
+                )
                 span = slice(starts[k], starts[k] + cells[k])
                 docs[span], sims[span] = k_docs.ravel(), k_sims.ravel()
                 for index, matrix in k_known.items():
@@ -619,8 +691,23 @@ class BatchScorer:
         list_owner = owner[present]
         tp, paired = np.bincount(lists[hit], minlength=n), np.bincount(lists, minlength=n)
         self.count_pairs(f.index, list_owner, tp, paired, n_items, m_items)
-        found += self.classify_lists(f, g_items, p_items, sims, lists, pair_i, pair_j, tp, paired, n_items, m_items,
-                                     g_start, p_start, starts, present)
+        found += self.classify_lists(
+            f,
+            g_items,
+            p_items,
+            sims,
+            lists,
+            pair_i,
+            pair_j,
+            tp,
+            paired,
+            n_items,
+            m_items,
+            g_start,
+            p_start,
+            starts,
+            present,
+        )
         self.keep_list_errors(found, owner)
         list_score = totals / np.maximum(n_items, m_items)
         score[present] = list_score
@@ -628,8 +715,16 @@ class BatchScorer:
         matched = np.flatnonzero(hit)
         if len(matched):
             at = lists[matched]
-            self.frame(model, g_table, p_table, g_start[at] + pair_i[matched], p_start[at] + pair_j[matched],
-                       list_owner[at], False, {index: values[cell[matched]] for index, values in known.items()})
+            self.frame(
+                model,
+                g_table,
+                p_table,
+                g_start[at] + pair_i[matched],
+                p_start[at] + pair_j[matched],
+                list_owner[at],
+                False,
+                {index: values[cell[matched]] for index, values in known.items()},
+            )
         return score, raw, both
 
     def keep_list_errors(self, found: list[tuple[int, "row_errors.ListFindings"]], owner: np.ndarray) -> None:
@@ -637,10 +732,24 @@ class BatchScorer:
         for r, finding in sorted(found, key=lambda item: item[0]):
             self.list_errors.setdefault(int(owner[r]), []).append(finding)
 
-    def classify_lists(self, f: FieldPlan, g_items: list, p_items: list, sims: np.ndarray, lists: np.ndarray,
-                       pair_i: np.ndarray, pair_j: np.ndarray, tp: np.ndarray, paired: np.ndarray, n: np.ndarray,
-                       m: np.ndarray, g_start: np.ndarray, p_start: np.ndarray, starts: np.ndarray,
-                       rows_of: np.ndarray) -> list:
+    def classify_lists(
+        self,
+        f: FieldPlan,
+        g_items: list,
+        p_items: list,
+        sims: np.ndarray,
+        lists: np.ndarray,
+        pair_i: np.ndarray,
+        pair_j: np.ndarray,
+        tp: np.ndarray,
+        paired: np.ndarray,
+        n: np.ndarray,
+        m: np.ndarray,
+        g_start: np.ndarray,
+        p_start: np.ndarray,
+        starts: np.ndarray,
+        rows_of: np.ndarray,
+    ) -> list:
         """(row, findings) of each list not matched whole and in order (row_errors.classify), found from the
         assignment in arrays: the other lists cost nothing more. List k is the frame's row ``rows_of[k]``; its
         items start at ``g_start[k]`` and ``p_start[k]``, its pairs' similarities at ``starts[k]``."""
@@ -660,7 +769,7 @@ class BatchScorer:
         # finding for such a list, without its walk; nearly half the imperfect lists of a typical run).
         reordered = complete[imperfect]
         for k in imperfect[reordered].tolist():
-            tau = row_errors.kendall_tau(columns[first[k]:first[k] + count[k]])
+            tau = row_errors.kendall_tau(columns[first[k] : first[k] + count[k]])
             found.append((rows_of[k], row_errors.ListFindings(f.index, *sizes[k], tau=tau)))
         imperfect = imperfect[~reordered]
         if not len(imperfect):
@@ -669,22 +778,30 @@ class BatchScorer:
         pairs = list(zip(pair_i.tolist(), columns))
         for k in imperfect.tolist():
             a, b, (rows, cols) = g_at[k], p_at[k], sizes[k]
-            matrix = sims[at[k]:at[k] + rows * cols].reshape(rows, cols)
-            finding = row_errors.classify(f.index, f.model, g_items[a:a + rows], p_items[b:b + cols], matrix,
-                                          pairs[first[k]:first[k] + count[k]])
+            matrix = sims[at[k] : at[k] + rows * cols].reshape(rows, cols)
+            finding = row_errors.classify(
+                f.index,
+                f.model,
+                g_items[a : a + rows],
+                p_items[b : b + cols],
+                matrix,
+                pairs[first[k] : first[k] + count[k]],
+            )
             if finding:
                 found.append((rows_of[k], finding))
         return found
 
-    def item_cells(self, model: ModelPlan, gt: _Table, pred: _Table, rows: np.ndarray,
-                   cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def item_cells(
+        self, model: ModelPlan, gt: _Table, pred: _Table, rows: np.ndarray, cols: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(document-style scores, similarities, per-field similarities) of the item pairs
         (gt[rows[k]], pred[cols[k]]): the cell kernel (``items.item_cells``) reading the tables' columns."""
         return item_cells(self.engine, model, lambda f: (gt.column(f), pred.column(f)), Cells(rows, cols))
 
 
-def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
-            starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _assign(
+    full: np.ndarray, n: np.ndarray, m: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(list, gt item, pred item) of the pairs each list's assignment chooses (``matching.assign`` on
     ``full``: similarities plus their tie-break), list after list, each list's pairs in row order."""
     gis, pjs = [], []
@@ -694,7 +811,7 @@ def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
             gis.append(one)
             pjs.append(one)
             continue
-        i, j = maximise(full[s:s + a * b].reshape(a, b))
+        i, j = maximise(full[s : s + a * b].reshape(a, b))
         gis.append(i)
         pjs.append(j)
     lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])
@@ -702,8 +819,7 @@ def _assign(full: np.ndarray, n: np.ndarray, m: np.ndarray,
 
 
 def _no_pairs(n: int) -> tuple[np.ndarray, ...]:
-    return (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0),
-            np.zeros(n, dtype=np.int64))
+    return (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0), np.zeros(n, dtype=np.int64))
 
 
 def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
@@ -740,8 +856,9 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
     result.slow += len(docs)
     if similar:
         at = np.concatenate([np.full(len(bins), position) for position, bins in similar])
-        result.similarity_bin = np.insert(result.similarity_bin, at,
-                                          np.array([b for _, bins in similar for b in bins], dtype=np.int64))
+        result.similarity_bin = np.insert(
+            result.similarity_bin, at, np.array([b for _, bins in similar for b in bins], dtype=np.int64)
+        )
     if not pieces:
         return
     at = np.concatenate([np.full(len(pairs), position) for position, pairs in pieces])

@@ -90,7 +90,7 @@ class Layout:
     def split(self, counts: Any) -> list[list[int]]:
         """The flat counts as one list per field ([] for a field without bins): the state's shape."""
         counts = np.asarray(counts)
-        return [[] if o < 0 else counts[o:o + len(e) + 1].tolist() for o, e in zip(self.offsets, self.edges)]
+        return [[] if o < 0 else counts[o : o + len(e) + 1].tolist() for o, e in zip(self.offsets, self.edges)]
 
 
 def verdict_bin(field_edges: tuple[float, ...], threshold: float) -> int:

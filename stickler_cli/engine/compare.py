@@ -34,13 +34,34 @@ from .boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_bo
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
-from .items import (Cells, Matrix, ModelArrays, batch_routes, cell_grid, field_value, find_lists, item_cells,
-                    item_columns, items, model_arrays, weight_total)
+from .items import (
+    Cells,
+    Matrix,
+    ModelArrays,
+    batch_routes,
+    cell_grid,
+    field_value,
+    find_lists,
+    item_cells,
+    item_columns,
+    items,
+    model_arrays,
+    weight_total,
+)
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, list_cost, over_bound
 from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
-from .values import (EMPTIABLE, MISSING as _MISSING, as_list as _as_list, confidence_value, is_null as _null,
-                     is_null_list as _null_list, is_rich, unwrap, without_wrappers)
+from .values import (
+    EMPTIABLE,
+    MISSING as _MISSING,
+    as_list as _as_list,
+    confidence_value,
+    is_null as _null,
+    is_null_list as _null_list,
+    is_rich,
+    unwrap,
+    without_wrappers,
+)
 from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Trace, TraceRow
 from .bins import Layout
 
@@ -82,8 +103,10 @@ class Engine:
         # sum of the weights (added in field order, as the loop would add them).
         self._rows: dict[int, tuple[tuple, float]] = {}
         for model in _models(plan.root):
-            self._rows[id(model)] = (tuple((f.key, f.default, f.index, f.kind is _PRIMITIVE, f.weight, f)
-                                           for f in model.fields), weight_total(model))
+            self._rows[id(model)] = (
+                tuple((f.key, f.default, f.index, f.kind is _PRIMITIVE, f.weight, f) for f in model.fields),
+                weight_total(model),
+            )
         self._routes = batch_routes(plan.root)
         # (list field index, id(gt list), id(pred list)) -> the lists and their item pairs'
         # scores, computed by ``prepare`` for the current batch of documents.
@@ -207,8 +230,7 @@ class Engine:
 
     # -- what the batch path uses (items.ScoringEngine) ------------------------------
 
-    def similarity_cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray,
-                         cols: np.ndarray) -> np.ndarray:
+    def similarity_cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]]): one call when the
         comparator is vectorised, else pair by pair as ``_primitive`` asks (a failure is reported and
         scores 0.0; the caller, seeing ``failures_noted`` grow, scores its documents one by one)."""
@@ -248,8 +270,17 @@ class Engine:
 
     # -- one object -------------------------------------------------------------
 
-    def _model(self, model: ModelPlan, gt: Any, pred: Any, res: DocResult | None, top: bool = False,
-               where: str = "", known: dict[int, list[float]] | None = None, cell: int = 0):
+    def _model(
+        self,
+        model: ModelPlan,
+        gt: Any,
+        pred: Any,
+        res: DocResult | None,
+        top: bool = False,
+        where: str = "",
+        known: dict[int, list[float]] | None = None,
+        cell: int = 0,
+    ):
         """(document-style score, raw similarity) of two objects of ``model``.
 
         ``known[f.index][cell]`` is the already computed similarity of a
@@ -290,8 +321,7 @@ class Engine:
                 similarity = known[index][cell] if known is not None and index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
                 if recording and (gbox is not None or pbox is not None):
-                    _box(res, f, gbox, pbox, not (_null(g) or _null(p)) and raw >= f.threshold, raw, conf,
-                         where + key)
+                    _box(res, f, gbox, pbox, not (_null(g) or _null(p)) and raw >= f.threshold, raw, conf, where + key)
             else:
                 score, raw, both_null = self._field(f, g, p, conf, res, where)
             if recording:
@@ -322,8 +352,16 @@ class Engine:
             return self._primitive_list(f, g, p, res, where)
         return self._object_list(f, g, p, res, where)
 
-    def _primitive(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str,
-                   similarity: float | None = None):
+    def _primitive(
+        self,
+        f: FieldPlan,
+        g: Any,
+        p: Any,
+        conf: Any,
+        res: DocResult | None,
+        where: str,
+        similarity: float | None = None,
+    ):
         """One leaf; ``where`` is the enclosing object's display path (for explaining only)."""
         g_null = g is None or (type(g) in EMPTIABLE and not g)  # values.is_null, inlined: the hottest line
         p_null = p is None or (type(p) in EMPTIABLE and not p)
@@ -433,8 +471,17 @@ class Engine:
                 _confidence(res, f, s >= f.threshold, pconf[j], s)
             if res is not None and res.trace is not None:
                 label = TP if s >= f.threshold else FD
-                _trace(res, f, label, gv[i], pv[j], s, s if label == TP or not f.clip else 0.0,
-                       path=f"{where}[{i}↔{j}]", conf=pconf[j] if pconf is not None else None)
+                _trace(
+                    res,
+                    f,
+                    label,
+                    gv[i],
+                    pv[j],
+                    s,
+                    s if label == TP or not f.clip else 0.0,
+                    path=f"{where}[{i}↔{j}]",
+                    conf=pconf[j] if pconf is not None else None,
+                )
         if res is not None:
             res.predicted_leaves += len(pv)
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
@@ -448,6 +495,7 @@ class Engine:
 
     def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
         """(pairs, their similarities in the same order) of lists beyond MATCH_BOUND pairs."""
+
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             local = self._primitive_pairs(f, self.similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
@@ -471,6 +519,7 @@ class Engine:
 
     def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
         """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs."""
+
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             docs, sims, _ = self.item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
             local = assign(sims, (sims >= model.match_threshold) + docs)
@@ -488,8 +537,11 @@ class Engine:
         return docs, sims, pairs
 
     def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
-        more = ("more pairs than the matching bound" if len(gv) * len(pv) > MATCH_BOUND
-                else "long texts: more work than the matching bound")
+        more = (
+            "more pairs than the matching bound"
+            if len(gv) * len(pv) > MATCH_BOUND
+            else "long texts: more work than the matching bound"
+        )
         self._pending.append(f"{f.path}: {len(gv):,} x {len(pv):,} items, {more} ({MATCH_BOUND:,}): {how}")
 
     def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
@@ -512,8 +564,11 @@ class Engine:
             if entry is None:
                 docs, sims, known_arrays = self.item_matrices(model, gv, pv)
                 # Matched pairs are scored again for counting: from plain lists, indexing is cheap.
-                known = ({k: v.ravel().tolist() for k, v in known_arrays.items()}
-                         if known_arrays and res is not None else None)
+                known = (
+                    {k: v.ravel().tolist() for k, v in known_arrays.items()}
+                    if known_arrays and res is not None
+                    else None
+                )
             # Ties are broken toward matched pairs, then higher pair scores.
             pairs = assign(sims, (sims >= model.match_threshold) + docs)
         hits = [sims[i, j] >= model.match_threshold for i, j in pairs]  # each pair matched, read once
@@ -531,11 +586,21 @@ class Engine:
             if pair_score >= PAIR_FLOOR:
                 total += pair_score
             if res is not None and res.trace is not None:
-                _trace(res, f, TP if matched else FD, gv[i], pv[j], float(sims[i, j]), pair_score,
-                       path=f"{where}[{i}↔{j}]", threshold=model.match_threshold)
+                _trace(
+                    res,
+                    f,
+                    TP if matched else FD,
+                    gv[i],
+                    pv[j],
+                    float(sims[i, j]),
+                    pair_score,
+                    path=f"{where}[{i}↔{j}]",
+                    threshold=model.match_threshold,
+                )
             if matched and res is not None:
-                self._model(model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known,
-                            cell=start + i * width + j)
+                self._model(
+                    model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known, cell=start + i * width + j
+                )
         if res is not None:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if tp < len(gv) or tp < len(pv):  # the boxes of items without a matched counterpart
@@ -544,8 +609,17 @@ class Engine:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
         score = total / max(len(gv), len(pv))
         if res is not None and res.trace is not None:
-            _trace(res, f, TP if tp == len(pairs) == len(gv) == len(pv) else FD, g, p, score, score,
-                   path=where, at=first_row)
+            _trace(
+                res,
+                f,
+                TP if tp == len(pairs) == len(gv) == len(pv) else FD,
+                g,
+                p,
+                score,
+                score,
+                path=where,
+                at=first_row,
+            )
         return score, score, False
 
     # -- every item against every item ------------------------------------------
@@ -590,13 +664,16 @@ class Engine:
         if not kept:
             return
         found = kept
-        rows, cols, starts = cell_grid(np.array([len(a) for a in gvs], dtype=np.intp),
-                                       np.array([len(b) for b in pvs], dtype=np.intp))
+        rows, cols, starts = cell_grid(
+            np.array([len(a) for a in gvs], dtype=np.intp), np.array([len(b) for b in pvs], dtype=np.intp)
+        )
         starts = starts.tolist()
         reported = self.failures_noted()
         try:
-            columns = item_columns([a if type(a) is dict else {} for gv in gvs for a in gv],
-                                   [b if type(b) is dict else {} for pv in pvs for b in pv])
+            columns = item_columns(
+                [a if type(a) is dict else {} for gv in gvs for a in gv],
+                [b if type(b) is dict else {} for pv in pvs for b in pv],
+            )
             docs, sims, raw = item_cells(self, model, columns, Cells(rows, cols))
         except Exception:
             docs = None
@@ -607,7 +684,15 @@ class Engine:
             end = start + len(gv) * len(pv)
             shape = (len(gv), len(pv))
             self._prepared[(f.index, id(g), id(p))] = (
-                g, p, gv, pv, docs[start:end].reshape(shape), sims[start:end].reshape(shape), known, start)
+                g,
+                p,
+                gv,
+                pv,
+                docs[start:end].reshape(shape),
+                sims[start:end].reshape(shape),
+                known,
+                start,
+            )
 
     def model_arrays(self, model: ModelPlan) -> ModelArrays:
         """The per-field constants of an item model as arrays (the cell kernel's), built once per model."""
@@ -641,8 +726,7 @@ def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None
         res.metadata.append((f.index, where + f.key, extra))
 
 
-def _box(res: DocResult, f: FieldPlan, gbox: Any, pbox: Any, matched: bool, raw: float, conf: Any,
-         path: str) -> None:
+def _box(res: DocResult, f: FieldPlan, gbox: Any, pbox: Any, matched: bool, raw: float, conf: Any, path: str) -> None:
     """Record a leaf's boxes (localisation.py); a box that is not one, or has its corners reversed,
     is reported (and scored as the library scores it: IoU 0.0, corners reordered)."""
     g, a = _box_state(res, gbox, path, "ground truth")
@@ -658,8 +742,10 @@ def _box_state(res: DocResult, value: Any, path: str, side: str) -> tuple[int, A
     box = parse_box(value)
     if box is None:
         shown = repr(value)
-        res.errors.append(f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
-                          f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0")
+        res.errors.append(
+            f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
+            f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0"
+        )
         return NOT_A_BOX, None
     raw = corners(value)  # a box parses, so these are its four coordinates
     if float(raw[2]) < float(raw[0]) or float(raw[3]) < float(raw[1]):
@@ -678,8 +764,16 @@ def _lone_boxes(res: DocResult, model: ModelPlan | None, obj: Any, predicted: bo
         if f.kind is Kind.PRIMITIVE:
             if is_rich(value) and value.get("_bbox") is not None:
                 box, conf = value["_bbox"], value.get("_confidence")
-                _box(res, f, box if not predicted else None, box if predicted else None, False, 0.0,
-                     conf if predicted else None, where + f.key)
+                _box(
+                    res,
+                    f,
+                    box if not predicted else None,
+                    box if predicted else None,
+                    False,
+                    0.0,
+                    conf if predicted else None,
+                    where + f.key,
+                )
         elif f.kind is Kind.OBJECT:
             _lone_boxes(res, f.model, unwrap(value, f.rich)[0], predicted, where + f.key + ".")
         elif f.kind is Kind.OBJECT_LIST and not _null_list(unwrap(value, f.rich)[0]):
@@ -745,9 +839,19 @@ def _values_and_confidences(listed: list) -> tuple[list, list | None]:
     return [v for v, _ in pairs], [c for _, c in pairs]
 
 
-def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float, score: float,
-           path: str | None = None, threshold: float | None = None, at: int | None = None,
-           conf: Any = None) -> None:
+def _trace(
+    res: DocResult,
+    f: FieldPlan,
+    label: int,
+    g: Any,
+    p: Any,
+    sim: float,
+    score: float,
+    path: str | None = None,
+    threshold: float | None = None,
+    at: int | None = None,
+    conf: Any = None,
+) -> None:
     """Add one comparison row: plain values, the prediction's confidence at a leaf (a number from 0
     to 1, else None: a malformed one is listed in ``errors``), and which sides a default filled in."""
     trace = res.trace
@@ -759,17 +863,28 @@ def _trace(res: DocResult, f: FieldPlan, label: int, g: Any, p: Any, sim: float,
     if res.defaults:
         filled = res.defaults.get(path)
         if filled is None and path.endswith("]"):  # an item of a list that a default filled in
-            filled = res.defaults.get(path[:path.rindex("[")])
+            filled = res.defaults.get(path[: path.rindex("[")])
     if confidence_value(conf) is None:
         conf = None  # as the metrics ignore it (NaN fails the comparison too)
-    row = TraceRow(path, LABELS[label], without_wrappers(g, f.rich), without_wrappers(p, f.rich), sim, score,
-                   f.deciding_threshold if threshold is None else threshold, f.comparator_name or "object",
-                   conf, bool(filled and filled[0]), bool(filled and filled[1]))
+    row = TraceRow(
+        path,
+        LABELS[label],
+        without_wrappers(g, f.rich),
+        without_wrappers(p, f.rich),
+        sim,
+        score,
+        f.deciding_threshold if threshold is None else threshold,
+        f.comparator_name or "object",
+        conf,
+        bool(filled and filled[0]),
+        bool(filled and filled[1]),
+    )
     trace.add(row, label, at)
 
 
-def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str,
-                    confidences: list | None = None) -> None:
+def _trace_unpaired(
+    res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: list, where: str, confidences: list | None = None
+) -> None:
     paired_g, paired_p = bytearray(len(gv)), bytearray(len(pv))  # a byte an item, not sets of a million ints
     for i, j in pairs:
         paired_g[i] = paired_p[j] = 1
@@ -778,5 +893,6 @@ def _trace_unpaired(res: DocResult, f: FieldPlan, gv: list, pv: list, pairs: lis
             _trace(res, f, FN, value, None, 0.0, 0.0, path=f"{where}[{i}↔-]")
     for j, value in enumerate(pv):
         if not paired_p[j]:
-            _trace(res, f, FA, None, value, 0.0, 0.0, path=f"{where}[-↔{j}]",
-                   conf=confidences[j] if confidences else None)
+            _trace(
+                res, f, FA, None, value, 0.0, 0.0, path=f"{where}[-↔{j}]", conf=confidences[j] if confidences else None
+            )

@@ -51,8 +51,12 @@ def model_arrays(model: ModelPlan) -> ModelArrays:
     return ModelArrays(
         weights=np.array([f.weight for f in model.fields], dtype=float),
         thresholds=np.array([f.threshold for f in model.fields], dtype=float),
-        clips=clips, primitive=primitive, total_weight=weight_total(model),
-        all_primitive=bool(primitive.all()), any_clip=bool(clips.any()))
+        clips=clips,
+        primitive=primitive,
+        total_weight=weight_total(model),
+        all_primitive=bool(primitive.all()),
+        any_clip=bool(clips.any()),
+    )
 
 
 def weight_total(model: ModelPlan) -> float:
@@ -101,8 +105,9 @@ def null_mask(values: list, kind: Kind = Kind.PRIMITIVE, types: set[type] | None
     return np.array([v is None or (type(v) is list and not v) for v in values], dtype=bool)
 
 
-def combine(arrays: ModelArrays, raw: np.ndarray, both: np.ndarray,
-            score: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def combine(
+    arrays: ModelArrays, raw: np.ndarray, both: np.ndarray, score: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     """(document-style scores, raw similarities) of item pairs from their fields' numbers.
 
     Arrays are (fields, *pairs): ``raw`` holds primitive fields' similarities
@@ -164,6 +169,7 @@ def cell_grid(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 # -- the cell kernel ------------------------------------------------------------------------------
 
+
 class ScoringEngine(Protocol):
     """What the cell kernel and the batch path (engine/batch.py) need of the engine: ``Engine``'s public
     interface for them (named here, below both, so that neither imports the other's module for it). The
@@ -183,8 +189,7 @@ class ScoringEngine(Protocol):
     def field_rows(self, model: ModelPlan) -> tuple[tuple, float]:
         """What the field loop reads of each of ``model``'s fields, and the sum of their weights."""
 
-    def similarity_cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray,
-                         cols: np.ndarray) -> np.ndarray:
+    def similarity_cells(self, f: FieldPlan, gts: list, preds: list, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Field ``f``'s similarities of the pairs (gts[rows[k]], preds[cols[k]]); a comparator's failure
         scores 0.0 and is noted (``failures_noted``)."""
 
@@ -209,8 +214,14 @@ class Column:
 
     __slots__ = ("values", "null", "confidence", "has_confidence", "odd")
 
-    def __init__(self, values: list, null: np.ndarray | None, confidence: np.ndarray | None = None,
-                 has_confidence: np.ndarray | None = None, odd: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        values: list,
+        null: np.ndarray | None,
+        confidence: np.ndarray | None = None,
+        has_confidence: np.ndarray | None = None,
+        odd: np.ndarray | None = None,
+    ) -> None:
         self.values = values
         self.null = null  # null as the field's kind means it (None: not needed, a nested field's column)
         self.confidence = confidence  # float64, NaN where none (predictions of primitive fields)
@@ -223,11 +234,13 @@ ColumnReader = Callable[[FieldPlan], "tuple[Column, Column]"]  # a field's (gt c
 
 def item_columns(gds: list[dict], pds: list[dict]) -> ColumnReader:
     """The column reader of the per-document path: items given as dicts, each field read once per side."""
+
     def columns(f: FieldPlan) -> tuple[Column, Column]:
         gvals, pvals = plain_values(f, gds), plain_values(f, pds)
         if f.kind is _PRIMITIVE:
             return Column(gvals, null_mask(gvals)), Column(pvals, null_mask(pvals))
         return Column(gvals, None), Column(pvals, None)
+
     return columns
 
 
@@ -238,8 +251,9 @@ class Cells:
         self.rows, self.cols = rows, cols
         self.size = len(rows)
 
-    def fill(self, scoring: ScoringEngine, f: FieldPlan, gc: Column, pc: Column, raw: np.ndarray,
-             both: np.ndarray) -> None:
+    def fill(
+        self, scoring: ScoringEngine, f: FieldPlan, gc: Column, pc: Column, raw: np.ndarray, both: np.ndarray
+    ) -> None:
         """A primitive field's raw similarities (0.0 where a side is null) and both-null mask, pair by pair."""
         rows, cols = self.rows, self.cols
         g_null = gc.null[rows]
@@ -265,8 +279,9 @@ class Matrix:
         self.n, self.m = n, m
         self.size = n * m
 
-    def fill(self, scoring: ScoringEngine, f: FieldPlan, gc: Column, pc: Column, raw: np.ndarray,
-             both: np.ndarray) -> None:
+    def fill(
+        self, scoring: ScoringEngine, f: FieldPlan, gc: Column, pc: Column, raw: np.ndarray, both: np.ndarray
+    ) -> None:
         """A primitive field's raw similarities (0.0 where a side is null) and both-null mask, as matrices."""
         raw, both = raw.reshape(self.n, self.m), both.reshape(self.n, self.m)  # views: filled in place
         g_null, p_null = gc.null, pc.null
@@ -279,15 +294,17 @@ class Matrix:
         cols = np.flatnonzero(~p_null).tolist()
         if rows and cols:
             raw[np.ix_(rows, cols)] = scoring.similarity_matrix(
-                f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True)
+                f, [gvals[i] for i in rows], [pvals[j] for j in cols], as_array=True
+            )
         both[:] = np.outer(g_null, p_null)
 
     def pairs(self) -> Iterable[tuple[int, int]]:
         return ((i, j) for i in range(self.n) for j in range(self.m))
 
 
-def item_cells(scoring: ScoringEngine, model: ModelPlan, columns: ColumnReader,
-               grid: "Cells | Matrix") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def item_cells(
+    scoring: ScoringEngine, model: ModelPlan, columns: ColumnReader, grid: "Cells | Matrix"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(document-style scores, raw similarities, per-field similarities) of the item pairs of ``grid``.
 
     The same numbers as ``Engine._model`` on each pair, computed a field at a
@@ -342,8 +359,9 @@ def vectorised_model(model: ModelPlan) -> bool:
     for f in model.fields:
         if f.kind is Kind.PRIMITIVE and not f.comparator.scores_cells:
             return False
-    return not any(f.comparator is not None and (f.comparator.prefetches or f.comparator.reports_failures)
-                   for f in model.walk())
+    return not any(
+        f.comparator is not None and (f.comparator.prefetches or f.comparator.reports_failures) for f in model.walk()
+    )
 
 
 def find_lists(docs: Sequence[tuple[Any, Any]], route: Sequence[FieldPlan], f: FieldPlan) -> list[tuple[Any, Any]]:

@@ -46,8 +46,10 @@ def list_cost(f: FieldPlan) -> ListCost:
     """The ListCost of field ``f`` (of a list, its items'; of an object, its fields'; of a leaf, its comparator's)."""
     if f.model is None:
         return ListCost(bool(f.comparator is not None and f.comparator.text_quadratic), False)
-    below = [(list_cost(field), field.kind in _LISTS or (field.comparator is not None and field.comparator.whole_value))
-             for field in f.model.fields]  # a whole value's leaves are paired as a list's items are
+    below = [
+        (list_cost(field), field.kind in _LISTS or (field.comparator is not None and field.comparator.whole_value))
+        for field in f.model.fields
+    ]  # a whole value's leaves are paired as a list's items are
     return ListCost(any(c.weighs for c, _ in below), any(c.nested or (c.weighs and is_list) for c, is_list in below))
 
 
@@ -83,8 +85,11 @@ def _item_text(item: Any, fields: Sequence[FieldPlan], rich: bool) -> int:
         if field.model is None:
             if field.comparator is not None and field.comparator.text_quadratic:
                 leaf = LEAF_CHARACTERS if field.comparator.whole_value else 0
-                total += (sum(_value_text(v) for v in value) if field.kind is Kind.PRIMITIVE_LIST and type(value) is list
-                          else _value_text(value, leaf))
+                total += (
+                    sum(_value_text(v) for v in value)
+                    if field.kind is Kind.PRIMITIVE_LIST and type(value) is list
+                    else _value_text(value, leaf)
+                )
         elif field.kind is Kind.OBJECT_LIST:
             total += _list_text(items(value, field.rich), field)
         else:
@@ -149,9 +154,12 @@ def item_key(value: Any) -> Hashable | None:
         return None
 
 
-def bounded_pairs(g_keys: Sequence[Hashable | None], p_keys: Sequence[Hashable | None],
-                  best: Callable[[list[int], list[int]], list[tuple[int, int]]],
-                  fits: Callable[[list[int], list[int]], bool]) -> tuple[list[tuple[int, int]], str]:
+def bounded_pairs(
+    g_keys: Sequence[Hashable | None],
+    p_keys: Sequence[Hashable | None],
+    best: Callable[[list[int], list[int]], list[tuple[int, int]]],
+    fits: Callable[[list[int], list[int]], bool],
+) -> tuple[list[tuple[int, int]], str]:
     """A pairing of two lists too long for one assignment (more work than MATCH_BOUND pairs), and how it was made.
 
     Identical items (equal keys) are paired first, in order; what remains is

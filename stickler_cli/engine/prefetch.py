@@ -21,8 +21,9 @@ def prefetching_fields(model: ModelPlan) -> list[FieldPlan]:
     return [f for f in model.walk() if f.comparator is not None and f.comparator.prefetches]
 
 
-def collect(model: ModelPlan, docs: Iterable[tuple[Any, Any]], wanted: set[int],
-            needed: set[int]) -> dict[int, list[tuple[Any, Any]]]:
+def collect(
+    model: ModelPlan, docs: Iterable[tuple[Any, Any]], wanted: set[int], needed: set[int]
+) -> dict[int, list[tuple[Any, Any]]]:
     """Field index -> value pairs, for the fields in ``wanted`` (indices); ``needed`` is
     ``models_needed(model, wanted)``, worked out once per plan."""
     out: dict[int, list[tuple[Any, Any]]] = {i: [] for i in wanted}
@@ -50,8 +51,14 @@ def models_needed(model: ModelPlan, wanted: set[int]) -> set[int]:
     return needed
 
 
-def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out: dict[int, list[tuple[Any, Any]]],
-          wanted: set[int], needed: set[int]) -> None:
+def _walk(
+    model: ModelPlan,
+    gs: Sequence[Any],
+    ps: Sequence[Any],
+    out: dict[int, list[tuple[Any, Any]]],
+    wanted: set[int],
+    needed: set[int],
+) -> None:
     """Add to ``out`` every pair the engine may score for ``model``'s objects ``gs`` x ``ps``.
 
     Mirrors the engine: a non-object where an object belongs is ``{}``, a missing
@@ -66,8 +73,14 @@ def _walk(model: ModelPlan, gs: Sequence[Any], ps: Sequence[Any], out: dict[int,
         p_values = [field_value(p, f) for p in ps]
         if f.kind is Kind.OBJECT:
             if id(f.model) in needed:
-                _walk(f.model, [v for v in g_values if v is not None], [v for v in p_values if v is not None],
-                      out, wanted, needed)
+                _walk(
+                    f.model,
+                    [v for v in g_values if v is not None],
+                    [v for v in p_values if v is not None],
+                    out,
+                    wanted,
+                    needed,
+                )
             continue
         if f.kind is Kind.OBJECT_LIST:
             if id(f.model) in needed:

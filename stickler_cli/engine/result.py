@@ -150,7 +150,7 @@ class DocResult:
 
 
 def counts_by_field(tally: list[int]) -> list[list[int]]:
-    return [tally[i:i + 5] for i in range(0, len(tally), 5)]
+    return [tally[i : i + 5] for i in range(0, len(tally), 5)]
 
 
 def totals(tally: list[int], fields: list[int]) -> list[int]:

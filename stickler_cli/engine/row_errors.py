@@ -77,7 +77,7 @@ def kendall_tau(order: Sequence[int]) -> float:
     if k < 2:
         return 1.0
     if k <= SMALL_TAU:  # a few values: plain Python costs less than building arrays
-        score = sum((x < y) - (x > y) for p, x in enumerate(order) for y in order[p + 1:])
+        score = sum((x < y) - (x > y) for p, x in enumerate(order) for y in order[p + 1 :])
         return score / (k * (k - 1) / 2)
     a = np.asarray(order, dtype=np.int64)
     signs = np.sign(a[None, :] - a[:, None])  # row i, column j: +1 when a[j] > a[i]
@@ -94,8 +94,10 @@ def _text_keys(model: ModelPlan) -> tuple[str, ...]:
     """The keys of an item model's primitive fields whose values make a row's text (remembered per model)."""
     cached = _STRING_KEYS.get(id(model))
     if cached is None or cached[0] is not model:
-        cached = _STRING_KEYS[id(model)] = (model, tuple(f.key for f in model.fields if f.kind is Kind.PRIMITIVE
-                                                          and f.json_type in TEXT_TYPES))
+        cached = _STRING_KEYS[id(model)] = (
+            model,
+            tuple(f.key for f in model.fields if f.kind is Kind.PRIMITIVE and f.json_type in TEXT_TYPES),
+        )
     return cached[1]
 
 
@@ -161,8 +163,9 @@ class _Texts:
         found = self.lower[k]
         if found is None:
             text = self.raw_of(k)
-            found = self.lower[k] = len(text.encode().translate(None, _NOT_ALNUM)) if text.isascii() \
-                else len(self.read_words((k,))[k])
+            found = self.lower[k] = (
+                len(text.encode().translate(None, _NOT_ALNUM)) if text.isascii() else len(self.read_words((k,))[k])
+            )
         return found
 
 
@@ -188,8 +191,14 @@ def _claimable(open_two: list[int], size: int, tp_two: dict[int, int], open_one:
     return out
 
 
-def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence[Any], sims: Any,
-             pairs: Sequence[tuple[int, int]]) -> ListFindings:
+def classify(
+    field_index: int,
+    model: ModelPlan,
+    gv: Sequence[Any],
+    pv: Sequence[Any],
+    sims: Any,
+    pairs: Sequence[tuple[int, int]],
+) -> ListFindings:
     """Label the open rows of one list: ``gv``/``pv`` its items, ``sims[i, j]`` the item model's similarity of
     truth row i and predicted row j (an array, or for a list beyond the matching bound a mapping of the
     pairs made), ``pairs`` the assignment."""
@@ -259,8 +268,17 @@ def classify(field_index: int, model: ModelPlan, gv: Sequence[Any], pv: Sequence
     return found
 
 
-def _joined(events: list[Event], label: str, one: _Texts, two: _Texts, claimable: list[tuple[int, int]],
-            used_one: set[int], used_two: set[int], bounds: limits.Limits, flip: bool) -> None:
+def _joined(
+    events: list[Event],
+    label: str,
+    one: _Texts,
+    two: _Texts,
+    claimable: list[tuple[int, int]],
+    used_one: set[int],
+    used_two: set[int],
+    bounds: limits.Limits,
+    flip: bool,
+) -> None:
     """Merged (a predicted row's text ``one`` a like truth rows ``two`` b and b+1 joined, for (a, b) in
     ``claimable``) or, sides swapped (``flip``), split. Events are taken by text similarity, highest first (ties:
     the lower rows), each while its rows are not taken by an event before it.

@@ -109,15 +109,19 @@ def classify(gt: Sequence[Section], pred: Sequence[Section]) -> Classification:
     gt_class = {page: s.document_class for s in gt for page in s.pages}
     pred_class = {page: s.document_class for s in pred for page in s.pages}
     confusion: Counter[tuple[str | None, str | None]] = Counter(
-        (gt_class.get(page), pred_class.get(page)) for page in gt_class.keys() | pred_class.keys())
+        (gt_class.get(page), pred_class.get(page)) for page in gt_class.keys() | pred_class.keys()
+    )
     correct = sum(n for (g, p), n in confusion.items() if g is not None and g == p)
     as_sets = {(s.document_class, frozenset(s.pages)) for s in pred}
     as_lists = {(s.document_class, s.pages) for s in pred}
     return Classification(
-        total_pages=sum(confusion.values()), correct_pages=correct, total_sections=len(gt),
+        total_pages=sum(confusion.values()),
+        correct_pages=correct,
+        total_sections=len(gt),
         split_without_order=sum((s.document_class, frozenset(s.pages)) in as_sets for s in gt),
         split_with_order=sum((s.document_class, s.pages) in as_lists for s in gt),
-        confusion=dict(confusion))
+        confusion=dict(confusion),
+    )
 
 
 def page_table(gt: Sequence[Section], pred: Sequence[Section]) -> list[PageRow]:
@@ -125,7 +129,9 @@ def page_table(gt: Sequence[Section], pred: Sequence[Section]) -> list[PageRow]:
     row), its document the index of its section, its position that within the section. The
     library's sections and page table are separate inputs; this is how the IDP accelerator bridges
     them, and how ``stickler split`` does."""
-    placed = {page: (k, position, s.document_class) for k, s in enumerate(pred) for position, page in enumerate(s.pages)}
+    placed = {
+        page: (k, position, s.document_class) for k, s in enumerate(pred) for position, page in enumerate(s.pages)
+    }
     rows = []
     for k, section in enumerate(gt):
         for position, page in enumerate(section.pages):
@@ -144,8 +150,10 @@ def score_pages(rows: Sequence[PageRow], weights: Weights = Weights()) -> Graded
         raise ValueError("strict clustering needs the class of every page on both sides")
     truth = [r.group for r in rows]
     # Strict: a misclassified page is a cluster of its own, a label no real cluster can carry.
-    predicted = [(_OWN_CLUSTER, k) if weights.strict and r.label != r.label_predicted else r.group_predicted
-                 for k, r in enumerate(rows)]
+    predicted = [
+        (_OWN_CLUSTER, k) if weights.strict and r.label != r.label_predicted else r.group_predicted
+        for k, r in enumerate(rows)
+    ]
     v = v_measure(truth, predicted)[2]
     ri = rand_index(truth, predicted)
     clustering = weights.v_measure_weight * v + (1 - weights.v_measure_weight) * ri
@@ -212,7 +220,7 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     balance = untied_x = untied_y = 0
     for k in range(len(xs) - 1):
-        sx, sy = np.sign(xs[k + 1:] - xs[k]), np.sign(ys[k + 1:] - ys[k])
+        sx, sy = np.sign(xs[k + 1 :] - xs[k]), np.sign(ys[k + 1 :] - ys[k])
         balance += int(np.dot(sx, sy))
         untied_x += int(np.count_nonzero(sx))
         untied_y += int(np.count_nonzero(sy))

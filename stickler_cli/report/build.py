@@ -22,8 +22,15 @@ from .options import ReportOptions
 REPORT_VERSION = "1.0"
 # The analyses' blocks (Accumulator.report_blocks: each part's report block) in the order the report has always
 # listed them, after the confidence metrics; a block not named here comes after them, before the errors.
-REPORT_BLOCKS = ("localisation", "score_histogram", "thresholds", "worst_documents", "field_failures", "list_errors",
-                 "cosmetic_errors")
+REPORT_BLOCKS = (
+    "localisation",
+    "score_histogram",
+    "thresholds",
+    "worst_documents",
+    "field_failures",
+    "list_errors",
+    "cosmetic_errors",
+)
 
 
 def aggregate_counts(acc: Accumulator) -> tuple[list[int], dict[int, list[int]]]:
@@ -94,8 +101,16 @@ def _confidence_block(evaluation: Evaluation, options: ReportOptions) -> dict[st
     acc = evaluation.accumulator
     field, match, value, similarity, count = acc.confidences.columns()
     chosen = options.confidence_metrics
-    return confidence_metrics([f.path for f in evaluation.plan.fields], field, match, value, similarity,
-                              acc.predicted_leaves, None if chosen is None else list(chosen), count)
+    return confidence_metrics(
+        [f.path for f in evaluation.plan.fields],
+        field,
+        match,
+        value,
+        similarity,
+        acc.predicted_leaves,
+        None if chosen is None else list(chosen),
+        count,
+    )
 
 
 def add_intervals(report: dict[str, Any], evaluation: Evaluation, options: ReportOptions) -> None:
@@ -105,8 +120,9 @@ def add_intervals(report: dict[str, Any], evaluation: Evaluation, options: Repor
     from .statistics import document_rows, intervals
 
     acc, level = evaluation.accumulator, options.ci_level
-    found = intervals(document_rows(acc.documents, acc.size), acc.size, level, options.bootstrap, options.seed,
-                      acc.top_level)
+    found = intervals(
+        document_rows(acc.documents, acc.size), acc.size, level, options.bootstrap, options.seed, acc.top_level
+    )
 
     def block(pair: tuple[float, float] | None) -> dict[str, float] | None:
         return None if pair is None else {"low": pair[0], "high": pair[1], "level": level}
@@ -117,8 +133,12 @@ def add_intervals(report: dict[str, Any], evaluation: Evaluation, options: Repor
     for name, per_field in found["fields"].items():
         for f, pair in zip(evaluation.plan.fields, per_field):
             report["field_metrics"][f.path][f"{name}_ci"] = block(pair)
-    report["bootstrap"] = {"level": level, "resamples": options.bootstrap, "seed": options.seed,
-                           "method": "percentile, documents resampled"}
+    report["bootstrap"] = {
+        "level": level,
+        "resamples": options.bootstrap,
+        "seed": options.seed,
+        "method": "percentile, documents resampled",
+    }
 
 
 def build_report(evaluation: Evaluation, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
@@ -132,8 +152,9 @@ def build_report(evaluation: Evaluation, options: ReportOptions = ReportOptions(
         from .slices import DEFAULT_LEVEL, analyse, unheld_paths
 
         paths = [f.path for f in acc.plan.fields]
-        report["slices"] = analyse(acc.slices.state(), paths, acc.top_level, options.slice_fdr,
-                                   options.ci_level or DEFAULT_LEVEL)
+        report["slices"] = analyse(
+            acc.slices.state(), paths, acc.top_level, options.slice_fdr, options.ci_level or DEFAULT_LEVEL
+        )
         report["warnings"] += unheld_paths(report["slices"], paths)
     return report
 
@@ -143,14 +164,20 @@ def _report(evaluation: Evaluation, options: ReportOptions) -> dict[str, Any]:
     plan = evaluation.plan
     document, rolled_up = aggregate_counts(acc)
     context = ReportContext(plan, acc.tally, options.iou_thresholds, options.box_rule)
-    blocks = {"score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
-              **acc.report_blocks(context)}
+    blocks = {
+        "score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
+        **acc.report_blocks(context),
+    }
     placed = {key: blocks.pop(key) for key in REPORT_BLOCKS if key in blocks}
     return {
         "report_version": REPORT_VERSION,
         "tool": {"name": "stickler", "version": __version__},
-        "schema": {"path": plan.source, "model_name": plan.model_name, "sha256": plan.sha256,
-                   **({"formats_asserted": True} if plan.assert_formats else {})},
+        "schema": {
+            "path": plan.source,
+            "model_name": plan.model_name,
+            "sha256": plan.sha256,
+            **({"formats_asserted": True} if plan.assert_formats else {}),
+        },
         "inputs": {**evaluation.inputs, "records": dict(acc.stats)},
         "document_count": acc.document_count,
         "metrics": overall_metrics(acc, document),

@@ -33,8 +33,10 @@ LABELS = {IMPROVED: "better", REGRESSED: "worse", UNCHANGED: "noise", NO_DATA: "
 def rule(level: float) -> str:
     """The rule the verdicts follow, said under the table (a p above the bar with an interval that
     leaves out 0 is noise, and a reader should not have to guess why)."""
-    return (f"better or worse: p < {1 - level:g} and the {level * 100:g}% interval leaves out 0; anything else is "
-            "noise (both tests must agree)")
+    return (
+        f"better or worse: p < {1 - level:g} and the {level * 100:g}% interval leaves out 0; anything else is "
+        "noise (both tests must agree)"
+    )
 
 
 def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None:
@@ -50,11 +52,16 @@ def check_same_documents(a: Evaluation, b: Evaluation, paths: list[str]) -> None
         check_documents(run.accumulator, [path])
     keys_a, keys_b = a.accumulator.index.digests, b.accumulator.index.digests
     if len(keys_a) != len(keys_b):
-        raise InputError(f"scored {len(keys_b)} documents, {paths[0]} {len(keys_a)}: not the same ground truth", paths[1])
+        raise InputError(
+            f"scored {len(keys_b)} documents, {paths[0]} {len(keys_a)}: not the same ground truth", paths[1]
+        )
     if keys_a != keys_b:
         k = next(k for k, (x, y) in enumerate(zip(keys_a, keys_b)) if x != y)
-        raise InputError(f"document {k + 1} is not the ground truth {paths[0]} scored there "
-                         "(runs must read the same ground truth in the same order)", paths[1])
+        raise InputError(
+            f"document {k + 1} is not the ground truth {paths[0]} scored there "
+            "(runs must read the same ground truth in the same order)",
+            paths[1],
+        )
     a.inputs["predictions"], b.inputs["predictions"] = paths
 
 
@@ -63,20 +70,31 @@ def _number(value: Any) -> float | None:
     return None if np.isnan(value) else value
 
 
-def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: int,
-            watched: tuple[str, ...] = DEFAULT_WATCHED) -> dict[str, Any]:
+def compare(
+    a: Evaluation, b: Evaluation, level: float, resamples: int, seed: int, watched: tuple[str, ...] = DEFAULT_WATCHED
+) -> dict[str, Any]:
     """The diff report: every figure of A and B, their difference, interval, p-value and verdict;
     ``watched`` (metric keys as gates write them, globs allowed) are the ones --fail-on-regression reads."""
     plan = a.plan
     fields = len(plan.fields)
-    found = paired_comparison(document_rows(a.accumulator.documents, fields),
-                              document_rows(b.accumulator.documents, fields), fields, level, resamples, seed)
+    found = paired_comparison(
+        document_rows(a.accumulator.documents, fields),
+        document_rows(b.accumulator.documents, fields),
+        fields,
+        level,
+        resamples,
+        seed,
+    )
     alpha = 1 - level
     keys = [quality_gates.make(key, 0.0, "--metric") for key in watched]
     for gate in keys:  # only the figures a diff computes
-        if gate.metric not in ("weighted_overall_score", *FIGURES) or (gate.pattern is None) != (gate.metric == "weighted_overall_score"):
-            raise UsageError(f"--metric {gate.key!r}: a diff compares weighted_overall_score and, per field, "
-                             f"{', '.join(FIGURES)} (e.g. 'line_items.*.cm_recall')")
+        if gate.metric not in ("weighted_overall_score", *FIGURES) or (gate.pattern is None) != (
+            gate.metric == "weighted_overall_score"
+        ):
+            raise UsageError(
+                f"--metric {gate.key!r}: a diff compares weighted_overall_score and, per field, "
+                f"{', '.join(FIGURES)} (e.g. 'line_items.*.cm_recall')"
+            )
     paths = [f.path for f in plan.fields]
     for gate in keys:
         if gate.pattern is not None:
@@ -93,10 +111,17 @@ def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: in
         else:
             verdict = UNCHANGED
         key = metric if path is None else f"{path}.{metric}"
-        return {"metric": metric, "path": path, "a": _number(pick(block["a"])), "b": _number(pick(block["b"])),
-                "difference": diff, "ci": None if low is None else {"low": low, "high": high, "level": level},
-                "p_value": p, "verdict": verdict,
-                "watched": any(fnmatch.fnmatchcase(key, g.key) for g in keys)}
+        return {
+            "metric": metric,
+            "path": path,
+            "a": _number(pick(block["a"])),
+            "b": _number(pick(block["b"])),
+            "difference": diff,
+            "ci": None if low is None else {"low": low, "high": high, "level": level},
+            "p_value": p,
+            "verdict": verdict,
+            "watched": any(fnmatch.fnmatchcase(key, g.key) for g in keys),
+        }
 
     rows = [entry("weighted_overall_score", None, None)]
     rows += [entry(metric, f.path, f.index) for f in plan.fields for metric in FIGURES]
@@ -105,11 +130,18 @@ def compare(a: Evaluation, b: Evaluation, level: float, resamples: int, seed: in
         "report_version": "1.0",
         "tool": {"name": "stickler", "version": __version__},
         "schema": {"path": plan.source, "model_name": plan.model_name, "sha256": plan.sha256},
-        "inputs": {"ground_truth": a.inputs.get("ground_truth"), "a": a.inputs.get("predictions"),
-                   "b": b.inputs.get("predictions")},
+        "inputs": {
+            "ground_truth": a.inputs.get("ground_truth"),
+            "a": a.inputs.get("predictions"),
+            "b": b.inputs.get("predictions"),
+        },
         "document_count": a.accumulator.document_count,
-        "bootstrap": {"level": level, "resamples": resamples, "seed": seed,
-                      "method": "paired bootstrap (percentile) and paired permutation test"},
+        "bootstrap": {
+            "level": level,
+            "resamples": resamples,
+            "seed": seed,
+            "method": "paired bootstrap (percentile) and paired permutation test",
+        },
         "comparisons": rows,
         "regressions": [r for r in rows if r["verdict"] == REGRESSED and r["watched"]],
         "improvements": [r for r in rows if r["verdict"] == IMPROVED and r["watched"]],
@@ -124,7 +156,9 @@ def record_problems(a: Evaluation, b: Evaluation) -> tuple[list[dict[str, Any]],
     (``A``, ``B``) they belong to; the warnings of the ground truth (read once for both) and of each side."""
     errors = [{"side": side, **error} for side, run in (("A", a), ("B", b)) for error in run.accumulator.errors]
     stats = a.accumulator.stats
-    warnings = record_warnings({"gt_lines": stats.get("gt_lines"), "gt_with_confidence": stats.get("gt_with_confidence", 0)})
+    warnings = record_warnings(
+        {"gt_lines": stats.get("gt_lines"), "gt_with_confidence": stats.get("gt_with_confidence", 0)}
+    )
     for side, run in (("A", a), ("B", b)):
         own = record_warnings({"older_shape_records": run.accumulator.stats.get("older_shape_records", 0)})
         warnings += [f"{side}: {warning}" for warning in own]
@@ -148,8 +182,10 @@ def changed_documents(a: Evaluation, b: Evaluation) -> list[dict[str, Any]]:
             ks = np.flatnonzero(picked)
             ks = ks[np.argsort(-np.abs(delta[ks]), kind="stable")]  # most changed first, then in input order
             entry[f"{name}_count"] = int(len(ks))
-            entry[name] = [{"document": where(int(k)), "a": float(score_a[k]), "b": float(score_b[k])}
-                           for k in ks[:DOCUMENTS_NAMED]]
+            entry[name] = [
+                {"document": where(int(k)), "a": float(score_a[k]), "b": float(score_b[k])}
+                for k in ks[:DOCUMENTS_NAMED]
+            ]
         if entry["worse_count"] or entry["better_count"]:
             found.append(entry)
 

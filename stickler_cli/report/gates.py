@@ -46,8 +46,15 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 RECORD_FIGURES = ("valid_json_rate", "schema_valid_rate", "coverage")  # report["schema_conformance"]'s
-OVERALL = ("weighted_overall_score", "cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy",
-           *RECORD_FIGURES)
+OVERALL = (
+    "weighted_overall_score",
+    "cm_precision",
+    "cm_recall",
+    "recall_with_fd",
+    "cm_f1",
+    "cm_accuracy",
+    *RECORD_FIGURES,
+)
 PER_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy", "mean_score")
 AGGREGATE = "aggregate"  # FIELD.aggregate.METRIC, aggregate.METRIC: a leaf roll-up's figure
 ROLLED_UP = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
@@ -114,7 +121,7 @@ def slice_of(key: str) -> tuple[str, str, str] | None:
     metric follows the last colon (a field path has none) and the value the first ``=`` (a path has none)."""
     if not key.startswith(SLICE):
         return None
-    head, colon, inner = key[len(SLICE):].rpartition(":")
+    head, colon, inner = key[len(SLICE) :].rpartition(":")
     path, equals, value = head.partition("=")
     if not colon or not equals or not path.strip() or not value or not inner:
         return "", "", ""
@@ -125,8 +132,10 @@ def parse(text: str, origin: str = "--fail-under") -> Gate:
     """``KEY=VALUE`` from the command line."""
     key, sep, value = text.rpartition("=")
     if not sep or not key.strip():
-        raise UsageError(f"{origin} {text!r}: expected METRIC=VALUE or FIELD.METRIC=VALUE, "
-                         "e.g. weighted_overall_score=0.9 or invoice_id.cm_f1=0.99")
+        raise UsageError(
+            f"{origin} {text!r}: expected METRIC=VALUE or FIELD.METRIC=VALUE, "
+            "e.g. weighted_overall_score=0.9 or invoice_id.cm_f1=0.99"
+        )
     try:
         threshold = float(value)
     except ValueError:
@@ -144,27 +153,34 @@ def make(key: str, threshold: Any, origin: str) -> Gate:
 
         path, _, inner = sliced
         if not is_slice_path(path):
-            raise UsageError(f"{origin}: gate {key!r}: expected slice:PATH=VALUE:METRIC, "
-                             "e.g. slice:vendor.country=DE:invoice_id.cm_f1")
+            raise UsageError(
+                f"{origin}: gate {key!r}: expected slice:PATH=VALUE:METRIC, "
+                "e.g. slice:vendor.country=DE:invoice_id.cm_f1"
+            )
         field, metric = split(make(inner, threshold, origin).key)
         allowed = SLICE_OVERALL if field is None else SLICE_FIELD
         if metric not in allowed:
-            raise UsageError(f"{origin}: gate {key!r}: a slice keeps counts, not {metric!r}; per slice: "
-                             f"{', '.join(SLICE_OVERALL)}, FIELD.METRIC with METRIC one of {', '.join(SLICE_FIELD)}")
+            raise UsageError(
+                f"{origin}: gate {key!r}: a slice keeps counts, not {metric!r}; per slice: "
+                f"{', '.join(SLICE_OVERALL)}, FIELD.METRIC with METRIC one of {', '.join(SLICE_FIELD)}"
+            )
         return Gate(key, float(threshold), origin)
     if key not in OVERALL and not split(key)[1].startswith(AGGREGATE + "."):
         path, dot, metric = key.rpartition(".")
         if not dot or not path:
-            raise UsageError(f"{origin}: gate {key!r}: unknown metric{suggest(key, OVERALL)}; overall metrics: "
-                             f"{', '.join(OVERALL)}; per field: FIELD.METRIC with METRIC one of {', '.join(PER_FIELD)}; "
-                             f"leaf roll-ups: aggregate.METRIC, FIELD.aggregate.METRIC with METRIC one of "
-                             f"{', '.join(ROLLED_UP)}")
+            raise UsageError(
+                f"{origin}: gate {key!r}: unknown metric{suggest(key, OVERALL)}; overall metrics: "
+                f"{', '.join(OVERALL)}; per field: FIELD.METRIC with METRIC one of {', '.join(PER_FIELD)}; "
+                f"leaf roll-ups: aggregate.METRIC, FIELD.aggregate.METRIC with METRIC one of "
+                f"{', '.join(ROLLED_UP)}"
+            )
         if path.endswith(AGGREGATE) and (path == AGGREGATE or path.endswith("." + AGGREGATE)):
-            raise UsageError(f"{origin}: gate {key!r}: a leaf roll-up has no {metric!r}; "
-                             f"known: {', '.join(ROLLED_UP)}")
+            raise UsageError(f"{origin}: gate {key!r}: a leaf roll-up has no {metric!r}; known: {', '.join(ROLLED_UP)}")
         if metric not in PER_FIELD:
-            raise UsageError(f"{origin}: gate {key!r}: unknown field metric {metric!r}{suggest(metric, PER_FIELD)}; "
-                             f"known: {', '.join(PER_FIELD)}")
+            raise UsageError(
+                f"{origin}: gate {key!r}: unknown field metric {metric!r}{suggest(metric, PER_FIELD)}; "
+                f"known: {', '.join(PER_FIELD)}"
+            )
     return Gate(key, float(threshold), origin)
 
 
@@ -193,8 +209,10 @@ def from_toml(path: str, under_tool: bool) -> list[Gate]:
     known = TOOL_TABLES if under_tool else (TABLE,)
     unknown = sorted(k for k in table if k not in known)
     if unknown:
-        raise UsageError(f"{path}: unknown key {unknown[0]!r}{suggest(unknown[0], known)}; "
-                         f"gates go in {where}" + (", bounds in [tool.stickler.limits]" if under_tool else ""))
+        raise UsageError(
+            f"{path}: unknown key {unknown[0]!r}{suggest(unknown[0], known)}; "
+            f"gates go in {where}" + (", bounds in [tool.stickler.limits]" if under_tool else "")
+        )
     return [make(key, value, f"{path} {where}") for key, value in gates.items()]
 
 
@@ -232,11 +250,16 @@ def matching(gate: Gate, paths: list[str]) -> list[str]:
     """The field paths a field gate applies to; none is a usage error (checked before a run too)."""
     found = [p for p in paths if fnmatch.fnmatchcase(p, gate.pattern or "")]
     if not found:
-        what = "object or list of objects (a leaf roll-up is a node's with fields beneath it)" if gate.rolled_up \
+        what = (
+            "object or list of objects (a leaf roll-up is a node's with fields beneath it)"
+            if gate.rolled_up
             else "field path"
-        raise UsageError(f"{gate.origin}: gate {gate.key!r} matches no {what}"
-                         f"{suggest(gate.pattern or '', paths)}; {'those' if gate.rolled_up else 'fields'}: "
-                         f"{', '.join(paths) or 'none'}")
+        )
+        raise UsageError(
+            f"{gate.origin}: gate {gate.key!r} matches no {what}"
+            f"{suggest(gate.pattern or '', paths)}; {'those' if gate.rolled_up else 'fields'}: "
+            f"{', '.join(paths) or 'none'}"
+        )
     return found
 
 
@@ -255,8 +278,9 @@ def check(gates: list[Gate], report: dict[str, Any], no_data_passes: bool = Fals
             continue
         # A roll-up's gate names the nodes that have one; _counted reads "aggregate.METRIC" in its block.
         paths = [p for p, block in fields.items() if AGGREGATE in block] if gate.rolled_up else list(fields)
-        results.extend(result(gate, p, _counted(fields[p], gate.metric), empty, no_data_passes)
-                       for p in matching(gate, paths))
+        results.extend(
+            result(gate, p, _counted(fields[p], gate.metric), empty, no_data_passes) for p in matching(gate, paths)
+        )
     return results
 
 
@@ -265,9 +289,11 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool, no_data_pass
     path, value = gate.slice or ("", "")
     sliced = (report.get("slices") or {}).get("paths", {})
     if path not in sliced:
-        raise UsageError(f"{gate.origin}: gate {gate.key!r}: the run was not sliced by {path!r}"
-                         f"{suggest(path, list(sliced))} (sliced by: {', '.join(sliced) or 'nothing'}; "
-                         "give `stickler eval --slice-by` before saving the states)")
+        raise UsageError(
+            f"{gate.origin}: gate {gate.key!r}: the run was not sliced by {path!r}"
+            f"{suggest(path, list(sliced))} (sliced by: {', '.join(sliced) or 'nothing'}; "
+            "give `stickler eval --slice-by` before saving the states)"
+        )
     values = sliced[path]["values"]
     chosen = [v for v in values if fnmatch.fnmatchcase(v, value)]
     where = {"path": path, "value": value}
@@ -279,7 +305,11 @@ def _slice_results(gate: Gate, report: dict[str, Any], empty: bool, no_data_pass
         block = values[v]
         if gate.pattern is None:
             metric = gate.metric
-            actual = block["weighted_overall_score"] if metric == "weighted_overall_score" else _counted(block["metrics"], metric)
+            actual = (
+                block["weighted_overall_score"]
+                if metric == "weighted_overall_score"
+                else _counted(block["metrics"], metric)
+            )
             found = [(None, actual)]
         else:
             fields = block["field_metrics"]
@@ -348,8 +378,9 @@ def no_data_hint(results: list[dict[str, Any]], empty: bool) -> str | None:
     return None
 
 
-def result(gate: Gate, path: str | None, actual: float | None, empty: bool,
-           no_data_passes: bool = False) -> dict[str, Any]:
+def result(
+    gate: Gate, path: str | None, actual: float | None, empty: bool, no_data_passes: bool = False
+) -> dict[str, Any]:
     """One gate's result as every command reports it: a run that evaluated nothing fails it; a figure that
     cannot be measured fails it too ("no_data": True), unless ``no_data_passes`` makes it "no data"."""
     no_data = empty or actual is None
@@ -360,8 +391,16 @@ def result(gate: Gate, path: str | None, actual: float | None, empty: bool,
     else:
         status = PASSED if actual >= gate.threshold else FAILED
     name = gate.key if path is None or path == gate.pattern else f"{path}.{gate.metric}"
-    return {"gate": f"{name} >= {gate.threshold:g}", "pattern": gate.key, "path": path, "metric": gate.metric,
-            "threshold": gate.threshold, "actual": actual, "status": status, "no_data": no_data}
+    return {
+        "gate": f"{name} >= {gate.threshold:g}",
+        "pattern": gate.key,
+        "path": path,
+        "metric": gate.metric,
+        "threshold": gate.threshold,
+        "actual": actual,
+        "status": status,
+        "no_data": no_data,
+    }
 
 
 def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None = None) -> float | None:
@@ -376,8 +415,13 @@ def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None =
     tp, fp, fn = block["tp"], block["fp"], block["fn"]
     # Recall is measured wherever the ground truth holds a value (TP, FN or FD): every prediction wrong is
     # recall 0.0, a failed gate, not "nothing to measure" (its formula leaves FD out of the denominator).
-    support = {"cm_precision": tp + fp, "cm_recall": tp + fn + block["fd"], "recall_with_fd": tp + fn + block["fd"],
-               "cm_f1": tp + fp + fn, "cm_accuracy": tp + fp + fn + block["tn"]}
+    support = {
+        "cm_precision": tp + fp,
+        "cm_recall": tp + fn + block["fd"],
+        "recall_with_fd": tp + fn + block["fd"],
+        "cm_f1": tp + fp + fn,
+        "cm_accuracy": tp + fp + fn + block["tn"],
+    }
     if metric == "mean_score":
         return block.get("mean_score")
     return block[metric] if support[metric] else None

@@ -29,10 +29,18 @@ def _stirling_remainder(n: np.ndarray) -> np.ndarray:
     safe = np.where(small, 16.0, n)
     nn = safe * safe
     series = np.where(
-        safe > 500, (1 / 12 - (1 / 360) / nn) / safe,
-        np.where(safe > 80, (1 / 12 - (1 / 360 - (1 / 1260) / nn) / nn) / safe,
-                 np.where(safe > 35, (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680) / nn) / nn) / nn) / safe,
-                          (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - (1 / 1188) / nn) / nn) / nn) / nn) / safe)))
+        safe > 500,
+        (1 / 12 - (1 / 360) / nn) / safe,
+        np.where(
+            safe > 80,
+            (1 / 12 - (1 / 360 - (1 / 1260) / nn) / nn) / safe,
+            np.where(
+                safe > 35,
+                (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680) / nn) / nn) / nn) / safe,
+                (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - (1 / 1188) / nn) / nn) / nn) / nn) / safe,
+            ),
+        ),
+    )
     return np.where(small, _SMALL[np.where(small, n, 0).astype(np.int64)], series)
 
 
@@ -63,10 +71,11 @@ def _binomial_point(x: np.ndarray, n: np.ndarray, p: np.ndarray, q: np.ndarray) 
         m = len(x)
         d = _deviance(np.concatenate((xs, ns - xs, n, n)), np.concatenate((ns * p, ns * q, n * q, n * p)))
         whole, part, rest = _stirling_remainder(np.concatenate((ns, xs, ns - xs))).reshape(3, m)
-        log_inner = (whole - part - rest - d[:m] - d[m:2 * m]
-                     - 0.5 * (np.log(2 * math.pi) + np.log(xs) + np.log1p(-xs / ns)))
-        all_fail = np.where(p < 0.1, -d[2 * m:3 * m] - n * p, n * np.log(q))  # x = 0
-        all_succeed = np.where(q < 0.1, -d[3 * m:] - n * q, n * np.log(p))  # x = n
+        log_inner = (
+            whole - part - rest - d[:m] - d[m : 2 * m] - 0.5 * (np.log(2 * math.pi) + np.log(xs) + np.log1p(-xs / ns))
+        )
+        all_fail = np.where(p < 0.1, -d[2 * m : 3 * m] - n * p, n * np.log(q))  # x = 0
+        all_succeed = np.where(q < 0.1, -d[3 * m :] - n * q, n * np.log(p))  # x = n
         log_point = np.where(inner, log_inner, np.where(x == 0, all_fail, all_succeed))
     return np.where(n == 0, 1.0, np.exp(log_point))
 
@@ -79,9 +88,10 @@ def _point(x: np.ndarray, good: np.ndarray, bad: np.ndarray, draws: np.ndarray) 
     inside = (p > 0) & (q > 0)
     ps, qs = np.where(inside, p, 0.5), np.where(inside, q, 0.5)
     m = len(x)
-    points = _binomial_point(np.concatenate((x, draws - x, draws)), np.concatenate((good, bad, total)),
-                             np.tile(ps, 3), np.tile(qs, 3))
-    return np.where(inside, points[:m] * points[m:2 * m] / points[2 * m:], 1.0)  # else one outcome only
+    points = _binomial_point(
+        np.concatenate((x, draws - x, draws)), np.concatenate((good, bad, total)), np.tile(ps, 3), np.tile(qs, 3)
+    )
+    return np.where(inside, points[:m] * points[m : 2 * m] / points[2 * m :], 1.0)  # else one outcome only
 
 
 def _tail_factor(x: np.ndarray, good: np.ndarray, bad: np.ndarray, draws: np.ndarray) -> np.ndarray:

@@ -18,8 +18,13 @@ def derived(tp: int, fa: int, fd: int, fn: int, tn: int) -> dict[str, float]:
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     total = tp + tn + fp + fn
     accuracy = (tp + tn) / total if total else 0.0
-    return {"cm_precision": precision, "cm_recall": recall, "recall_with_fd": recall_with_fd, "cm_f1": f1,
-            "cm_accuracy": accuracy}
+    return {
+        "cm_precision": precision,
+        "cm_recall": recall,
+        "recall_with_fd": recall_with_fd,
+        "cm_f1": f1,
+        "cm_accuracy": accuracy,
+    }
 
 
 def count_block(counts: list[int]) -> dict[str, int | float]:

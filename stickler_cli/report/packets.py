@@ -31,8 +31,10 @@ def score_packet(pair: PacketPair, weights: Weights) -> tuple[Classification | N
     """One packet's exact-match figures (None for a page table, which holds no sections) and graded ones."""
     if pair.rows is not None:
         if weights.strict and not pair.has_classes:
-            raise UsageError(f"--strict-clustering needs the classes of the pages: {pair.where.rsplit(':', 1)[0]} "
-                             "has no class_label and class_label_predicted columns")
+            raise UsageError(
+                f"--strict-clustering needs the classes of the pages: {pair.where.rsplit(':', 1)[0]} "
+                "has no class_label and class_label_predicted columns"
+            )
         return None, score_pages(pair.rows, weights)
     return classify(pair.gt, pair.pred), score_pages(page_table(pair.gt, pair.pred), weights)
 
@@ -49,8 +51,9 @@ def build(pairs: Iterable[PacketPair], reading: Reading, weights: Weights, worst
     for seq, pair in enumerate(pairs):
         classes, graded = score_packet(pair, weights)
         packets += 1
-        for name, value in zip(MEANS, (graded.v_measure, graded.rand_index, graded.clustering, graded.ordering,
-                                       graded.packet_score)):
+        for name, value in zip(
+            MEANS, (graded.v_measure, graded.rand_index, graded.clustering, graded.ordering, graded.packet_score)
+        ):
             sums[name] += value
         if classes is None and pair.rows is not None and pair.has_classes:
             classes = _row_classes(pair)
@@ -78,19 +81,28 @@ def build(pairs: Iterable[PacketPair], reading: Reading, weights: Weights, worst
     metrics: dict[str, float | None] = {
         "page_accuracy": _share(counts["correct_pages"], counts["pages"]) if classified else None,
         "split_accuracy_without_order": _share(counts["sections_split_without_order"], counts["sections"])
-        if sectioned else None,
-        "split_accuracy_with_order": _share(counts["sections_split_with_order"], counts["sections"]) if sectioned else None,
+        if sectioned
+        else None,
+        "split_accuracy_with_order": _share(counts["sections_split_with_order"], counts["sections"])
+        if sectioned
+        else None,
         **{name: (sums[name] / packets if packets else None) for name in MEANS},
     }
     return {
         "packet_count": packets,
         "metrics": metrics,
         "counts": dict(counts),
-        "settings": {"alpha": weights.alpha, "beta": weights.beta, "v_measure_weight": weights.v_measure_weight,
-                     "strict_clustering": weights.strict},
+        "settings": {
+            "alpha": weights.alpha,
+            "beta": weights.beta,
+            "v_measure_weight": weights.v_measure_weight,
+            "strict_clustering": weights.strict,
+        },
         "classes": _classes(confusion),
-        "confusion": [{"ground_truth": g, "predicted": p, "pages": n}
-                      for (g, p), n in sorted(confusion.items(), key=lambda c: (-c[1], str(c[0][0]), str(c[0][1])))],
+        "confusion": [
+            {"ground_truth": g, "predicted": p, "pages": n}
+            for (g, p), n in sorted(confusion.items(), key=lambda c: (-c[1], str(c[0][0]), str(c[0][1])))
+        ],
         "worst_packets": [item[3] for item in sorted(kept, reverse=True)],
         "records": reading.counts(),
         "problems": reading.problems,
@@ -99,8 +111,11 @@ def build(pairs: Iterable[PacketPair], reading: Reading, weights: Weights, worst
 
 def _perfect(entry: dict[str, Any]) -> bool:
     """Nothing to show among the worst packets: every figure at its best."""
-    return (entry["packet_score"] >= 1.0 and entry["page_accuracy"] in (None, 1.0)
-            and entry["split_with_order"] == entry["sections"])
+    return (
+        entry["packet_score"] >= 1.0
+        and entry["page_accuracy"] in (None, 1.0)
+        and entry["split_with_order"] == entry["sections"]
+    )
 
 
 def _row_classes(pair: PacketPair) -> Classification:
@@ -117,15 +132,20 @@ def _entry(pair: PacketPair, classes: Classification | None, graded: Graded) -> 
         only_pred = sum(n for (g, p), n in classes.confusion.items() if g is None)
     sectioned = pair.rows is None and classes is not None
     return {
-        "packet_id": pair.packet_id, "where": pair.where,
+        "packet_id": pair.packet_id,
+        "where": pair.where,
         "pages": classes.total_pages if classes is not None else graded.pages,
         "page_accuracy": classes.page_accuracy if classes is not None else None,
         "sections": classes.total_sections if sectioned else None,
         "split_without_order": classes.split_without_order if sectioned else None,
         "split_with_order": classes.split_with_order if sectioned else None,
-        "pages_missing": only_gt, "pages_extra": only_pred,
-        "v_measure": graded.v_measure, "rand_index": graded.rand_index, "clustering_score": graded.clustering,
-        "ordering_score": graded.ordering, "packet_score": graded.packet_score,
+        "pages_missing": only_gt,
+        "pages_extra": only_pred,
+        "v_measure": graded.v_measure,
+        "rand_index": graded.rand_index,
+        "clustering_score": graded.clustering,
+        "ordering_score": graded.ordering,
+        "packet_score": graded.packet_score,
     }
 
 
@@ -142,8 +162,17 @@ def _classes(confusion: Counter) -> list[dict[str, Any]]:
     for name in sorted(gt.keys() | pred.keys()):
         precision, recall = _share(correct[name], pred[name]), _share(correct[name], gt[name])
         f1 = _share(2 * correct[name], gt[name] + pred[name])  # harmonic mean of the two; 0.0 when either is
-        rows.append({"class": name, "gt_pages": gt[name], "pred_pages": pred[name], "correct_pages": correct[name],
-                     "precision": precision, "recall": recall, "f1": f1})
+        rows.append(
+            {
+                "class": name,
+                "gt_pages": gt[name],
+                "pred_pages": pred[name],
+                "correct_pages": correct[name],
+                "precision": precision,
+                "recall": recall,
+                "f1": f1,
+            }
+        )
     return rows
 
 
@@ -158,8 +187,9 @@ def parse_gate(text: str) -> quality_gates.Gate:
     if not sep or not key:
         raise UsageError(f"--fail-under {text!r}: expected METRIC=VALUE, e.g. packet_score=0.8")
     if key not in METRICS:
-        raise UsageError(f"--fail-under {text!r}: unknown metric {key!r}{suggest(key, METRICS)}; "
-                         f"known: {', '.join(METRICS)}")
+        raise UsageError(
+            f"--fail-under {text!r}: unknown metric {key!r}{suggest(key, METRICS)}; known: {', '.join(METRICS)}"
+        )
     try:
         threshold = float(value)
     except ValueError:
@@ -170,10 +200,13 @@ def parse_gate(text: str) -> quality_gates.Gate:
     return quality_gates.Gate(key, threshold, "--fail-under")
 
 
-def check_gates(gates: list[quality_gates.Gate], report: dict[str, Any],
-                no_data_passes: bool = False) -> list[dict[str, Any]]:
+def check_gates(
+    gates: list[quality_gates.Gate], report: dict[str, Any], no_data_passes: bool = False
+) -> list[dict[str, Any]]:
     """One result per gate, in the shape ``stickler eval`` reports them (gates.result): a run that scored
     no packet fails every gate; a figure the input cannot give (split accuracy of a page table) fails for lack
     of data, or with ``no_data_passes`` is "no data"."""
-    return [quality_gates.result(gate, None, report["metrics"][gate.key], not report["packet_count"], no_data_passes)
-            for gate in gates]
+    return [
+        quality_gates.result(gate, None, report["metrics"][gate.key], not report["packet_count"], no_data_passes)
+        for gate in gates
+    ]

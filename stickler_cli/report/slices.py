@@ -101,8 +101,9 @@ def _wilson(p: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, np.ndar
     return centre - half, centre + half
 
 
-def newcombe(p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray,
-             level: float) -> tuple[np.ndarray, np.ndarray]:
+def newcombe(
+    p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Newcombe's hybrid score interval (1998, method 10) for p1 − p2, with sample sizes n1, n2 (which may
     be fractional: effective sizes)."""
     z = NormalDist().inv_cdf((1 + level) / 2)
@@ -122,13 +123,20 @@ def unheld_paths(block: dict[str, Any], field_paths: Sequence[str]) -> list[str]
     for path, sliced in block["paths"].items():
         values = sliced["values"]
         if list(values) == [MISSING]:
-            found.append(f"--slice-by {path}: no ground-truth record holds a value there (all {values[MISSING]['documents']:,} "
-                         f"documents are {MISSING}){suggest(path, field_paths)}")
+            found.append(
+                f"--slice-by {path}: no ground-truth record holds a value there (all {values[MISSING]['documents']:,} "
+                f"documents are {MISSING}){suggest(path, field_paths)}"
+            )
     return found
 
 
-def analyse(state: dict[str, Any], field_paths: Sequence[str], top_level: Sequence[int], fdr: float = DEFAULT_FDR,
-            level: float = DEFAULT_LEVEL) -> dict[str, Any]:
+def analyse(
+    state: dict[str, Any],
+    field_paths: Sequence[str],
+    top_level: Sequence[int],
+    fdr: float = DEFAULT_FDR,
+    level: float = DEFAULT_LEVEL,
+) -> dict[str, Any]:
     """The report's ``slices`` section from ``Slices.state()``: every slice's figures, each (slice, field)
     test, and the findings (q ≤ fdr), worst first. The tests of every path are formed in arrays, one
     (value, field) grid a path; Python only writes the entries."""
@@ -159,34 +167,65 @@ def analyse(state: dict[str, Any], field_paths: Sequence[str], top_level: Sequen
                 if tested_lists[v][i]:
                     tests.append((path, value, i, entry, rest_lists[v][i]))
             n = block["documents"]
-            shown[value] = {"documents": n, "weighted_overall_score": block["score_sum"] / n if n else None,
-                            "metrics": count_block(overall[v]), "field_metrics": fields_out}
-        paths_out[path] = {"pooled": "(other)" in values, "values": shown,
-                           "design_effect": {field: float(d[i]) for i, field in enumerate(field_paths)}}
+            shown[value] = {
+                "documents": n,
+                "weighted_overall_score": block["score_sum"] / n if n else None,
+                "metrics": count_block(overall[v]),
+                "field_metrics": fields_out,
+            }
+        paths_out[path] = {
+            "pooled": "(other)" in values,
+            "values": shown,
+            "design_effect": {field: float(d[i]) for i, field in enumerate(field_paths)},
+        }
     findings: list[dict[str, Any]] = []
     if tests:
         a, b, c, e, p1, n1, p2, n2 = np.concatenate(inputs, axis=1)
         p = fisher_less(a, b, c, e)
         q = benjamini_hochberg(p)
         low, high = newcombe(p1, n1, p2, n2, level)
-        columns = zip(tests, p2.tolist(), (p1 - p2).tolist(), low.tolist(), high.tolist(), p.tolist(),
-                      q.tolist())
+        columns = zip(tests, p2.tolist(), (p1 - p2).tolist(), low.tolist(), high.tolist(), p.tolist(), q.tolist())
         for (path, value, i, entry, rest), rest_share, difference, lo, hi, p_k, q_k in columns:
             lo_k, hi_k = (x if math.isfinite(x) else None for x in (lo, hi))
-            entry["test"] = {"rest_tp_share": rest_share, "difference": difference, "low": lo_k, "high": hi_k,
-                             "p_value": p_k, "q_value": q_k, "significant": q_k <= fdr}
+            entry["test"] = {
+                "rest_tp_share": rest_share,
+                "difference": difference,
+                "low": lo_k,
+                "high": hi_k,
+                "p_value": p_k,
+                "q_value": q_k,
+                "significant": q_k <= fdr,
+            }
             if q_k <= fdr:
                 block = paths_out[path]["values"][value]
-                findings.append({
-                    "path": path, "value": value, "field": field_paths[i], "documents": block["documents"],
-                    "comparisons": entry["tp"] + entry["fp"] + entry["fn"], "tp_share": entry["tp_share"],
-                    "rest_tp_share": rest_share, "difference": difference, "low": lo_k, "high": hi_k,
-                    "cm_f1": entry["cm_f1"], "rest_cm_f1": count_block(rest)["cm_f1"], "p_value": p_k, "q_value": q_k,
-                    "design_effect": paths_out[path]["design_effect"][field_paths[i]],
-                })
+                findings.append(
+                    {
+                        "path": path,
+                        "value": value,
+                        "field": field_paths[i],
+                        "documents": block["documents"],
+                        "comparisons": entry["tp"] + entry["fp"] + entry["fn"],
+                        "tp_share": entry["tp_share"],
+                        "rest_tp_share": rest_share,
+                        "difference": difference,
+                        "low": lo_k,
+                        "high": hi_k,
+                        "cm_f1": entry["cm_f1"],
+                        "rest_cm_f1": count_block(rest)["cm_f1"],
+                        "p_value": p_k,
+                        "q_value": q_k,
+                        "design_effect": paths_out[path]["design_effect"][field_paths[i]],
+                    }
+                )
     findings.sort(key=lambda f: (f["q_value"], f["difference"], f["path"], f["value"], f["field"]))
-    return {"fdr": fdr, "level": level, "max_values": state["max_values"],
-            "measure": "tp_share = tp / (tp + fa + fd + fn)",
-            "test": "Fisher's exact test, one-sided (slice worse than the rest), on counts divided by the design "
-                    "effect; Benjamini-Hochberg q-values; Newcombe hybrid score interval on the difference",
-            "tests": len(tests), "significant": findings, "paths": paths_out}
+    return {
+        "fdr": fdr,
+        "level": level,
+        "max_values": state["max_values"],
+        "measure": "tp_share = tp / (tp + fa + fd + fn)",
+        "test": "Fisher's exact test, one-sided (slice worse than the rest), on counts divided by the design "
+        "effect; Benjamini-Hochberg q-values; Newcombe hybrid score interval on the difference",
+        "tests": len(tests),
+        "significant": findings,
+        "paths": paths_out,
+    }

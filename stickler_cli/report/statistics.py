@@ -22,6 +22,8 @@ from ..run.accumulate import COUNTS, row_width
 
 BATCH = 100  # resamples drawn and summed at a time (fewer for long runs: see MAX_CELLS)
 MAX_CELLS = 4_000_000  # resamples × documents held at once (32 MB of weights)
+
+
 def _batch(n: int) -> int:
     return max(1, min(BATCH, MAX_CELLS // max(n, 1)))
 
@@ -70,32 +72,47 @@ def figures(sums: np.ndarray, n_documents: int, fields: int, top: list[int] | No
     denominator is empty, which the report writes as a figure without an interval. With ``top``
     (the top-level fields' indices), also the run's own ``overall_<figure>``: its counts are the
     top-level fields' summed, as report.overall_metrics sums them."""
-    counts = sums[:, 1:1 + COUNTS * fields].reshape(len(sums), fields, COUNTS)
-    score_sum = sums[:, 1 + COUNTS * fields:1 + (COUNTS + 1) * fields]
-    score_n = sums[:, 1 + (COUNTS + 1) * fields:]
+    counts = sums[:, 1 : 1 + COUNTS * fields].reshape(len(sums), fields, COUNTS)
+    score_sum = sums[:, 1 + COUNTS * fields : 1 + (COUNTS + 1) * fields]
+    score_n = sums[:, 1 + (COUNTS + 1) * fields :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        found = {"weighted_overall_score": sums[:, 0] / n_documents, **_count_figures(counts),
-                 "mean_score": np.where(score_n > 0, score_sum / score_n, np.nan)}
+        found = {
+            "weighted_overall_score": sums[:, 0] / n_documents,
+            **_count_figures(counts),
+            "mean_score": np.where(score_n > 0, score_sum / score_n, np.nan),
+        }
     if top is not None:
         overall = _count_figures(counts[:, top, :].sum(axis=1))
         found.update((f"overall_{name}", overall[name]) for name in OVERALL_FIGURES)
     return found
 
 
-def intervals(rows: np.ndarray, fields: int, level: float = 0.95, n_resamples: int = 1000,
-              seed: int = 0, top: list[int] | None = None) -> dict[str, Any]:
+def intervals(
+    rows: np.ndarray,
+    fields: int,
+    level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    top: list[int] | None = None,
+) -> dict[str, Any]:
     """Percentile intervals: ``{"weighted_overall_score": (low, high), "overall": {name: (low, high) | None},
     "fields": {name: [(low, high) | None per field]}}``; "overall" (the run's precision, recall, recall with
     FD and F1, from the same resamples) when ``top`` names the top-level fields."""
     n = len(rows)
     if n == 0:
-        return {"weighted_overall_score": None, "overall": dict.fromkeys(OVERALL_FIGURES) if top is not None else {},
-                "fields": {}}
+        return {
+            "weighted_overall_score": None,
+            "overall": dict.fromkeys(OVERALL_FIGURES) if top is not None else {},
+            "fields": {},
+        }
     parts = [figures(sums, n, fields, top) for sums in resampled_sums(rows, n_resamples, seed)]
     merged = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
     cut = _percentiles(level)
-    out: dict[str, Any] = {"weighted_overall_score": _interval(merged["weighted_overall_score"], cut),
-                           "overall": {}, "fields": {}}
+    out: dict[str, Any] = {
+        "weighted_overall_score": _interval(merged["weighted_overall_score"], cut),
+        "overall": {},
+        "fields": {},
+    }
     if top is not None:
         out["overall"] = {name: _interval(merged[f"overall_{name}"], cut) for name in OVERALL_FIGURES}
     for name in ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "mean_score"):
@@ -122,8 +139,9 @@ def observed(rows: np.ndarray, fields: int) -> dict[str, np.ndarray]:
     return figures(rows.sum(axis=0, keepdims=True), len(rows), fields)
 
 
-def paired_comparison(rows_a: np.ndarray, rows_b: np.ndarray, fields: int, level: float = 0.95,
-                      n_resamples: int = 1000, seed: int = 0) -> dict[str, dict[str, np.ndarray]]:
+def paired_comparison(
+    rows_a: np.ndarray, rows_b: np.ndarray, fields: int, level: float = 0.95, n_resamples: int = 1000, seed: int = 0
+) -> dict[str, dict[str, np.ndarray]]:
     """B against A on the same documents (row k of each is document k).
 
     For each figure: A, B, the difference B − A, its paired-bootstrap percentile interval (both
@@ -160,7 +178,12 @@ def paired_comparison(rows_a: np.ndarray, rows_b: np.ndarray, fields: int, level
         values = np.concatenate(boot[name])
         undefined = np.isnan(values).any(axis=0)
         low, high = np.percentile(np.where(np.isnan(values), 0.0, values), cut, axis=0)
-        out[name] = {"a": a[name][0], "b": b[name][0], "difference": difference[name],
-                     "low": np.where(undefined, np.nan, low), "high": np.where(undefined, np.nan, high),
-                     "p_value": np.where(np.isnan(difference[name]), np.nan, (extreme[name] + 1) / (n_resamples + 1))}
+        out[name] = {
+            "a": a[name][0],
+            "b": b[name][0],
+            "difference": difference[name],
+            "low": np.where(undefined, np.nan, low),
+            "high": np.where(undefined, np.nan, high),
+            "p_value": np.where(np.isnan(difference[name]), np.nan, (extreme[name] + 1) / (n_resamples + 1)),
+        }
     return out

@@ -50,15 +50,26 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
         return
     coverage = confidence["coverage"]
     console.print()
-    console.print(Text(
-        f"Confidence: {coverage['fields_with_confidence']} of {coverage['fields_total']} predicted values "
-        f"carry one ({coverage['ratio']:.0%})", style="bold"))
+    console.print(
+        Text(
+            f"Confidence: {coverage['fields_with_confidence']} of {coverage['fields_total']} predicted values "
+            f"carry one ({coverage['ratio']:.0%})",
+            style="bold",
+        )
+    )
     names = [n for n in confidence["overall"]]
     headers = metric_labels(confidence["overall"])
     rows = [[Text("overall", style="bold"), *[_number(_value(confidence["overall"], n)) for n in names]]]
-    rows += [[safe(path, 400), *[_number(_value(block, n)) for n in names]] for path, block in confidence["fields"].items()]
-    for table in fit("Is the confidence trustworthy? (AUROC high, Brier and ECE low)", "Field",
-                     [Column(headers.get(name, name)) for name in names], rows, console.width):
+    rows += [
+        [safe(path, 400), *[_number(_value(block, n)) for n in names]] for path, block in confidence["fields"].items()
+    ]
+    for table in fit(
+        "Is the confidence trustworthy? (AUROC high, Brier and ECE low)",
+        "Field",
+        [Column(headers.get(name, name)) for name in names],
+        rows,
+        console.width,
+    ):
         console.print(table)
     ece = confidence["overall"].get("ece")
     if isinstance(ece, dict) and ece.get("bins"):
@@ -70,8 +81,12 @@ def render_calibration(confidence: dict[str, Any] | None, console: Console) -> N
 
 def reliability_diagram(bins: list[dict[str, Any]]) -> Table:
     """Accuracy per confidence bin as a bar, with the bin's mean confidence as a marker (│)."""
-    table = ReportTable(title="Reliability: accuracy (bar) vs mean confidence (│) per bin", title_justify="left",
-                        box=None, padding=(0, 1))
+    table = ReportTable(
+        title="Reliability: accuracy (bar) vs mean confidence (│) per bin",
+        title_justify="left",
+        box=None,
+        padding=(0, 1),
+    )
     table.add_column("confidence", no_wrap=True)
     table.add_column("n", justify="right")
     table.add_column("accuracy", no_wrap=True)
@@ -88,8 +103,12 @@ def reliability_diagram(bins: list[dict[str, Any]]) -> Table:
         cells[marker] = "│"
         gap = b["accuracy"] - b["mean_confidence"]
         style = "green" if abs(gap) <= 0.1 else "yellow" if abs(gap) <= 0.25 else "red"
-        table.add_row(label, str(b["count"]), Text("".join(cells), style=style),
-                      Text(f"{b['accuracy']:.2f} vs {b['mean_confidence']:.2f}"))
+        table.add_row(
+            label,
+            str(b["count"]),
+            Text("".join(cells), style=style),
+            Text(f"{b['accuracy']:.2f} vs {b['mean_confidence']:.2f}"),
+        )
     return table
 
 
@@ -101,6 +120,10 @@ def budget_table(budgets: dict[str, dict[str, Any]]) -> Table:
     table.add_column("errors caught", justify="right")
     table.add_column("vs random", justify="right")
     for key, b in budgets.items():
-        table.add_row(f"{float(key):.0%}", str(b["fields_reviewed"]),
-                      f"{b['pct_errors_caught']:.0%} ({b['errors_found']})", f"{b['gain']:.1f}×")
+        table.add_row(
+            f"{float(key):.0%}",
+            str(b["fields_reviewed"]),
+            f"{b['pct_errors_caught']:.0%} ({b['errors_found']})",
+            f"{b['gain']:.1f}×",
+        )
     return table

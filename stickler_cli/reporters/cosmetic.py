@@ -62,35 +62,50 @@ def markdown_lines(block: dict[str, Any] | None, text: Callable[..., str]) -> li
     return lines
 
 
-def html_section(block: dict[str, Any] | None, _e: Callable[..., str], _num_cell: Callable[..., str],
-                 _table: Callable[..., str]) -> str:
+def html_section(
+    block: dict[str, Any] | None, _e: Callable[..., str], _num_cell: Callable[..., str], _table: Callable[..., str]
+) -> str:
     """The section in HTML: a sortable table of every field with FDs classified, then each field's examples
     (escaped and laid out by html.py's ``_e``, ``_num_cell`` and ``_table``)."""
     fields = [(p, e) for p, e in (block or {}).get("fields", {}).items()]
     if not iter_fields(block):
         return ""
-    headers = [("field", "text"), ("FD", "num"), *((STEP_NAMES.get(o, o.replace("_", " ")), "num") for o in OUTCOMES),
-               ("suggestion", "")]
+    headers = [
+        ("field", "text"),
+        ("FD", "num"),
+        *((STEP_NAMES.get(o, o.replace("_", " ")), "num") for o in OUTCOMES),
+        ("suggestion", ""),
+    ]
     rows = []
     for path, entry in fields:
         advice = suggestion_text(entry)
-        rows.append(f"<tr><td>{_e(path, 400)}</td>{_num_cell(entry['fd'])}"
-                    + "".join(_num_cell(entry[o]) for o in OUTCOMES)
-                    + f"<td>{_e(advice, 600) if advice else '—'}</td></tr>")
+        rows.append(
+            f"<tr><td>{_e(path, 400)}</td>{_num_cell(entry['fd'])}"
+            + "".join(_num_cell(entry[o]) for o in OUTCOMES)
+            + f"<td>{_e(advice, 600) if advice else '—'}</td></tr>"
+        )
     examples = []
     for path, entry in fields:
         for outcome, kept in entry.get("examples", {}).items():
             for row in kept:
-                examples.append(f"<tr><td>{_e(path, 400)}</td><td>{_e(STEP_NAMES.get(outcome, outcome), 40)}</td>"
-                                f"<td>{_e(row.get('doc_id'), 200)}</td><td><code>{_e(row.get('gt'), 200)}</code></td>"
-                                f"<td><code>{_e(row.get('pred'), 200)}</code></td></tr>")
+                examples.append(
+                    f"<tr><td>{_e(path, 400)}</td><td>{_e(STEP_NAMES.get(outcome, outcome), 40)}</td>"
+                    f"<td>{_e(row.get('doc_id'), 200)}</td><td><code>{_e(row.get('gt'), 200)}</code></td>"
+                    f"<td><code>{_e(row.get('pred'), 200)}</code></td></tr>"
+                )
     detail = ""
     if examples:
-        detail = ("<details><summary>Examples (the first of each field and step)</summary>"
-                  + _table([("field", ""), ("first match", ""), ("document", ""), ("truth", ""), ("prediction", "")],
-                           examples) + "</details>")
-    return (f"<h2>{_e(TITLE)}</h2><p class=meta>Each FD of a leaf field re-scored by its own comparator and threshold "
-            "on values normalised step by step (case, whitespace, punctuation, Unicode, number spelling, date "
-            "spelling); counted at the first step that matches, <i>real</i> when none does.</p>"
-            + _table(headers, rows, sortable=True, cls="cosmetic") + detail)
-
+        detail = (
+            "<details><summary>Examples (the first of each field and step)</summary>"
+            + _table(
+                [("field", ""), ("first match", ""), ("document", ""), ("truth", ""), ("prediction", "")], examples
+            )
+            + "</details>"
+        )
+    return (
+        f"<h2>{_e(TITLE)}</h2><p class=meta>Each FD of a leaf field re-scored by its own comparator and threshold "
+        "on values normalised step by step (case, whitespace, punctuation, Unicode, number spelling, date "
+        "spelling); counted at the first step that matches, <i>real</i> when none does.</p>"
+        + _table(headers, rows, sortable=True, cls="cosmetic")
+        + detail
+    )

@@ -60,9 +60,19 @@ class ReportTable(Table):
 
     def _plain_lines(self, console: Console, options: ConsoleOptions, widths: list[int]) -> list[str] | None:
         """The table's lines below its title, as Rich lays them out; None when only Rich can say."""
-        if (console.color_system is not None or console.record or options.legacy_windows or not self.show_edge
-                or self.show_footer or self.show_lines or self.leading or self.collapse_padding
-                or self.padding[0] or self.padding[2] or any(row.end_section for row in self.rows)):
+        if (
+            console.color_system is not None
+            or console.record
+            or options.legacy_windows
+            or not self.show_edge
+            or self.show_footer
+            or self.show_lines
+            or self.leading
+            or self.collapse_padding
+            or self.padding[0]
+            or self.padding[2]
+            or any(row.end_section for row in self.rows)
+        ):
             return None
         _, right, _, left = self.padding
         last = len(self.columns) - 1
@@ -93,9 +103,11 @@ class ReportTable(Table):
         frame = self.box.substitute(options, safe=pick_bool(self.safe_box, console.safe_box))
         if not self.show_header:
             frame = frame.get_plain_headed_box()
-        edges = ((frame.head_left, frame.head_vertical, frame.head_right),
-                 (frame.mid_left, frame.mid_vertical, frame.mid_right),
-                 (frame.foot_left, frame.foot_vertical, frame.foot_right))
+        edges = (
+            (frame.head_left, frame.head_vertical, frame.head_right),
+            (frame.mid_left, frame.mid_vertical, frame.mid_right),
+            (frame.foot_left, frame.foot_vertical, frame.foot_right),
+        )
         lines = [frame.get_top(widths)]
         for index, row in enumerate(rows):
             edge_left, divider, edge_right = edges[0 if index == 0 else 2 if index == len(rows) - 1 else 1]
@@ -112,8 +124,7 @@ def _plain(cell: object) -> str | None:
     apart); a string without markup or emoji codes, which Rich would read; a Text ending its line plainly.
     Else None."""
     if isinstance(cell, Text):
-        if (cell.justify is not None or cell.overflow is not None or cell.no_wrap is not None
-                or cell.end != "\n"):
+        if cell.justify is not None or cell.overflow is not None or cell.no_wrap is not None or cell.end != "\n":
             return None
         text = cell.plain
     elif isinstance(cell, str):
@@ -129,8 +140,9 @@ def _plain(cell: object) -> str | None:
 
 def compact(title: Union[str, Text, None], expand: bool = False) -> Table:
     """The look of every report table: no vertical rules, one space between columns."""
-    return ReportTable(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False,
-                      expand=expand)
+    return ReportTable(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False, expand=expand
+    )
 
 
 def overhead(columns: int) -> int:
@@ -142,8 +154,14 @@ def _width(cell: Cell) -> int:
     return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
 
 
-def fit(title: Union[str, Text, None], key: str, columns: Sequence[Column], rows: Sequence[Sequence[Cell]],
-        width: int, continued: str = "(continued)") -> list[Table]:
+def fit(
+    title: Union[str, Text, None],
+    key: str,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell]],
+    width: int,
+    continued: str = "(continued)",
+) -> list[Table]:
     """The tables showing ``rows`` (key cell first, then one cell per column) within ``width``."""
     natural = [max([cell_len(key), *(_width(r[0]) for r in rows)])]
     natural += [max([cell_len(c.header), *(_width(r[k + 1]) for r in rows)]) for k, c in enumerate(columns)]
@@ -189,8 +207,16 @@ def _deal(columns: Sequence[Column], widths: list[int], room: int) -> list[list[
     return [p for p in parts if p]
 
 
-def _table(title: Union[str, Text, None], key: str, key_width: int | None, columns: Sequence[Column], chosen: Sequence[int],
-           rows: Sequence[Sequence[Cell]], natural: list[int], width: int) -> Table:
+def _table(
+    title: Union[str, Text, None],
+    key: str,
+    key_width: int | None,
+    columns: Sequence[Column],
+    chosen: Sequence[int],
+    rows: Sequence[Sequence[Cell]],
+    natural: list[int],
+    width: int,
+) -> Table:
     table = compact(title)
     # A table that fits is given its widths (``natural``: each column's widest cell), which Rich would otherwise
     # find again by measuring every cell. One that cannot fit (a console narrower than a key and a figure) gives
@@ -221,7 +247,7 @@ def wrap_name(cell: Cell, width: int) -> Text:
     indent = indent if indent < width // 2 else 0
     cuts, start, limit, floor = [], 0, width, indent
     while len(plain) - start > limit:
-        piece = plain[start:start + limit]
+        piece = plain[start : start + limit]
         end = start + len(piece)
         for marks in (".", "_- "):
             cut = max(piece.rfind(mark) for mark in marks)

@@ -14,6 +14,11 @@ def failed_gates_markdown(bad: list[dict[str, Any]]) -> list[str]:
     """The failed gates as a Markdown table, and a blank line; nothing when none failed."""
     if not bad:
         return []
-    return ["### Failed gates", "", "| Gate | Threshold | Actual |", "|---|---:|---:|",
-            *(f"| {markdown_cell(g['gate'])} | {threshold_text(g['threshold'])} | {shown_actual(g)} |"
-              for g in bad), ""]
+    return [
+        "### Failed gates",
+        "",
+        "| Gate | Threshold | Actual |",
+        "|---|---:|---:|",
+        *(f"| {markdown_cell(g['gate'])} | {threshold_text(g['threshold'])} | {shown_actual(g)} |" for g in bad),
+        "",
+    ]

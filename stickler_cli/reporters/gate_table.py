@@ -24,7 +24,9 @@ def render_gates(results: list[dict[str, Any]], console: Console) -> None:
     for r in sorted(results, key=lambda r: order[r["status"]]):
         style = {"failed": "bold red", "no data": "yellow", "passed": "green"}[r["status"]]
         actual = shown_actual(r)
-        rows.append([safe(r["gate"], NAME_LIMIT), threshold_text(r["threshold"]), actual, Text(r["status"], style=style)])
+        rows.append(
+            [safe(r["gate"], NAME_LIMIT), threshold_text(r["threshold"]), actual, Text(r["status"], style=style)]
+        )
     columns = [Column("Threshold"), Column("Actual"), Column("", justify="left")]
     for table in fit("Quality gates", "Gate", columns, rows, console.width):
         console.print(table)

@@ -61,12 +61,14 @@ def render_junit(report: dict[str, Any]) -> bytes:
         case = ET.SubElement(field_suite, "testcase", name=_text(path, 300), classname="stickler.fields", time="0")
         failing = [g for g in by_field.get(path, []) if g["status"] == "failed"]
         if failing:
-            ET.SubElement(case, "failure", type="GateFailed",
-                          message="; ".join(f"{g['metric']} {_below(g)}" for g in failing))
+            ET.SubElement(
+                case, "failure", type="GateFailed", message="; ".join(f"{g['metric']} {_below(g)}" for g in failing)
+            )
         ET.SubElement(case, "system-out").text = (
             f"TP {f['tp']} FA {f['fa']} FD {f['fd']} FN {f['fn']} TN {f['tn']}; precision {_figure(f['cm_precision'])}, "
             f"recall {_figure(f['cm_recall'])}, F1 {_figure(f['cm_f1'])}, mean score {_figure(f.get('mean_score'))}, "
-            f"schema violations {f.get('schema_violations', 0)}")
+            f"schema violations {f.get('schema_violations', 0)}"
+        )
 
     return _document(root, (gate_suite, field_suite))
 
@@ -85,12 +87,17 @@ def render_split_junit(report: dict[str, Any]) -> bytes:
         case = ET.SubElement(figure_suite, "testcase", name=metric, classname="stickler.split", time="0")
         failing = [g for g in gates if g["metric"] == metric and g["status"] == "failed"]
         if failing:
-            ET.SubElement(case, "failure", type="GateFailed",
-                          message="; ".join(_below(g) for g in failing))
+            ET.SubElement(case, "failure", type="GateFailed", message="; ".join(_below(g) for g in failing))
         if value is None:
-            why = ("no packet was scored" if not packets else "a page table has no sections"
-                   if metric.startswith("split_accuracy") else "the page table has no class columns"
-                   if metric == "page_accuracy" else "the input cannot give it")
+            why = (
+                "no packet was scored"
+                if not packets
+                else "a page table has no sections"
+                if metric.startswith("split_accuracy")
+                else "the page table has no class columns"
+                if metric == "page_accuracy"
+                else "the input cannot give it"
+            )
             if not failing:
                 ET.SubElement(case, "skipped", message=f"no data: {why}")
             ET.SubElement(case, "system-out").text = f"{metric}: no data ({why})"
@@ -106,14 +113,18 @@ def _gate_suite(root: ET.Element, gates: list[dict[str, Any]], timestamp: str) -
     for g in gates:
         case = ET.SubElement(suite, "testcase", name=_text(g["gate"], 300), classname="stickler.gates", time="0")
         if g["status"] == "failed":
-            where = _text(g['path'] or 'the whole run', 200)
+            where = _text(g["path"] or "the whole run", 200)
             ET.SubElement(case, "failure", type="GateFailed", message=_below(g)).text = (
                 f"{g['metric']} of {where} has nothing to measure (no data), and a gate without data fails"
-                if g.get("no_data") or g["actual"] is None else
-                f"{g['metric']} of {where} is {_actual(g)}, below the gate's {threshold_text(g['threshold'])}")
+                if g.get("no_data") or g["actual"] is None
+                else f"{g['metric']} of {where} is {_actual(g)}, below the gate's {threshold_text(g['threshold'])}"
+            )
         elif g["status"] == "no data":
-            ET.SubElement(case, "skipped", message="nothing to measure (no ground truth or prediction for this metric; "
-                                                   "--no-data-passes)")
+            ET.SubElement(
+                case,
+                "skipped",
+                message="nothing to measure (no ground truth or prediction for this metric; --no-data-passes)",
+            )
     return suite
 
 
@@ -132,8 +143,15 @@ def _document(root: ET.Element, suites: tuple[ET.Element, ...]) -> bytes:
 
 
 def _suite(root: ET.Element, name: str, timestamp: str) -> ET.Element:
-    return ET.SubElement(root, "testsuite", name=name, errors="0", time="0", timestamp=timestamp,
-                         hostname=_text(socket.gethostname(), 100))
+    return ET.SubElement(
+        root,
+        "testsuite",
+        name=name,
+        errors="0",
+        time="0",
+        timestamp=timestamp,
+        hostname=_text(socket.gethostname(), 100),
+    )
 
 
 def render_diff_junit(report: dict[str, Any]) -> bytes:
@@ -148,12 +166,15 @@ def render_diff_junit(report: dict[str, Any]) -> bytes:
     for r in (r for r in report["comparisons"] if r["watched"]):
         case = ET.SubElement(suite, "testcase", name=_text(key(r), 300), classname="stickler.diff", time="0")
         ci = r["ci"]
-        detail = (f"A {_figure(r['a'])}, B {_figure(r['b'])}, B - A {_figure(r['difference'])}"
-                  + ("" if ci is None else f", {level * 100:g}% interval [{ci['low']:.4f}, {ci['high']:.4f}]")
-                  + f", p {_figure(r['p_value'])}")
+        detail = (
+            f"A {_figure(r['a'])}, B {_figure(r['b'])}, B - A {_figure(r['difference'])}"
+            + ("" if ci is None else f", {level * 100:g}% interval [{ci['low']:.4f}, {ci['high']:.4f}]")
+            + f", p {_figure(r['p_value'])}"
+        )
         if r["verdict"] == REGRESSED:
-            ET.SubElement(case, "failure", type="Regression",
-                          message=f"B is significantly worse: {_figure(r['difference'])}").text = detail
+            ET.SubElement(
+                case, "failure", type="Regression", message=f"B is significantly worse: {_figure(r['difference'])}"
+            ).text = detail
         elif r["verdict"] == NO_DATA:
             ET.SubElement(case, "skipped", message="nothing to compare (no ground truth or prediction for this figure)")
         ET.SubElement(case, "system-out").text = detail

@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 Escape = Callable[..., str]  # (value, limit) -> inert text: the Markdown and HTML reporters' own
 
 TITLE = "What went wrong in lists"
-LEGEND = ("Rows not matched, each labelled once (README, What went wrong in a list); Reorder: lists whose "
-          "matched rows are out of order, τ their mean Kendall tau.")
+LEGEND = (
+    "Rows not matched, each labelled once (README, What went wrong in a list); Reorder: lists whose "
+    "matched rows are out of order, τ their mean Kendall tau."
+)
 
 
 def _cell(field: dict[str, Any], key: str) -> str:
@@ -60,8 +62,14 @@ def markdown_lines(report: dict[str, Any], code: Escape) -> list[str]:
     if not has_findings(block):
         return []
     keys = shown_columns(block)
-    lines = [f"### {TITLE}", "", LEGEND, "", "| List | " + " | ".join(HEADERS[k] for k in keys) + " |",
-             "|---|" + "---:|" * len(keys)]
+    lines = [
+        f"### {TITLE}",
+        "",
+        LEGEND,
+        "",
+        "| List | " + " | ".join(HEADERS[k] for k in keys) + " |",
+        "|---|" + "---:|" * len(keys),
+    ]
     for path, f in _fields(block):
         lines.append(f"| {code(path, NAME_LIMIT)} | " + " | ".join(_cell(f, k) for k in keys) + " |")
     lines.append("")
@@ -77,11 +85,20 @@ def html_section(report: dict[str, Any], escape: Escape, table: Callable[..., st
     if not isinstance(block, dict) or not has_findings(block):
         return ""
     keys = shown_columns(block)
-    rows = [f"<tr><td>{escape(path, NAME_LIMIT)}</td>"
-            + "".join(f'<td class="n">{escape(_cell(f, k))}</td>' for k in keys) + "</tr>"
-            for path, f in _fields(block)]
-    items = "".join(f"<li><code>{escape(path, NAME_LIMIT)}</code> · "
-                    f"<code>{escape(example['doc_id'], NAME_LIMIT)}</code>: {escape(describe(example))}</li>"
-                    for path, f in _fields(block) for example in f["examples"])
-    return (f"<h2>{TITLE}</h2><p class=meta>{escape(LEGEND)}</p>"
-            + table([("list", ""), *((HEADERS[k], "") for k in keys)], rows) + f"<ul>{items}</ul>")
+    rows = [
+        f"<tr><td>{escape(path, NAME_LIMIT)}</td>"
+        + "".join(f'<td class="n">{escape(_cell(f, k))}</td>' for k in keys)
+        + "</tr>"
+        for path, f in _fields(block)
+    ]
+    items = "".join(
+        f"<li><code>{escape(path, NAME_LIMIT)}</code> · "
+        f"<code>{escape(example['doc_id'], NAME_LIMIT)}</code>: {escape(describe(example))}</li>"
+        for path, f in _fields(block)
+        for example in f["examples"]
+    )
+    return (
+        f"<h2>{TITLE}</h2><p class=meta>{escape(LEGEND)}</p>"
+        + table([("list", ""), *((HEADERS[k], "") for k in keys)], rows)
+        + f"<ul>{items}</ul>"
+    )

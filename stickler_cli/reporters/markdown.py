@@ -44,27 +44,46 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     if gates:
         lines += [f"**{'❌' if bad else '✅'} {verdict(gates)}**", ""]
     lines += ["| Metric | Value |", "|---|---:|"]
-    lines += [f"| {label} | {_rate(m[key], m.get(f'{key}_ci'))} |" for label, key in (
-        ("Weighted score", "weighted_overall_score"), ("Precision", "cm_precision"), ("Recall", "cm_recall"),
-        ("Recall with FD", "recall_with_fd"), ("F1", "cm_f1"))]
-    lines += [f"| Accuracy | {_rate(m['cm_accuracy'])} |",
-              f"| Counts | TP {m['tp']} · FA {m['fa']} · FD {m['fd']} · FN {m['fn']} · TN {m['tn']} |"]
+    lines += [
+        f"| {label} | {_rate(m[key], m.get(f'{key}_ci'))} |"
+        for label, key in (
+            ("Weighted score", "weighted_overall_score"),
+            ("Precision", "cm_precision"),
+            ("Recall", "cm_recall"),
+            ("Recall with FD", "recall_with_fd"),
+            ("F1", "cm_f1"),
+        )
+    ]
+    lines += [
+        f"| Accuracy | {_rate(m['cm_accuracy'])} |",
+        f"| Counts | TP {m['tp']} · FA {m['fa']} · FD {m['fd']} · FN {m['fn']} · TN {m['tn']} |",
+    ]
     conformance = report.get("schema_conformance") or {}
     due = conformance.get("predictions_due", conformance.get("predictions_read"))
     if due:  # shares of the predictions due: a missing prediction is not a valid one
-        lines += [f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {due}) |",
-                  f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {due}) |"]
+        lines += [
+            f"| Valid JSON | {_rate(conformance['valid_json_rate'])} ({conformance['valid_json']} of {due}) |",
+            f"| Schema-valid | {_rate(conformance['schema_valid_rate'])} ({conformance['schema_valid']} of {due}) |",
+        ]
     if conformance.get("ground_truth_documents"):
-        lines.append(f"| Coverage | {_rate(conformance['coverage'])} ({conformance['paired']} of "
-                     f"{conformance['ground_truth_documents']} documents) |")
+        lines.append(
+            f"| Coverage | {_rate(conformance['coverage'])} ({conformance['paired']} of "
+            f"{conformance['ground_truth_documents']} documents) |"
+        )
     lines.append("")
     lines += failed_gates_markdown(bad)
-    lines += ["### Fields", "", "| Field | Weight | Score | TP | FA | FD | FN | TN | Precision | Recall | F1 | Schema violations |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "### Fields",
+        "",
+        "| Field | Weight | Score | TP | FA | FD | FN | TN | Precision | Recall | F1 | Schema violations |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for path, f in report["field_metrics"].items():
-        lines.append(f"| {text(path)} | {f['weight']:g} | {_rate(f.get('mean_score'))} | {f['tp']} | {f['fa']} | {f['fd']} "
-                     f"| {f['fn']} | {f['tn']} | {_rate(f['cm_precision'])} | {_rate(f['cm_recall'])} "
-                     f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |")
+        lines.append(
+            f"| {text(path)} | {f['weight']:g} | {_rate(f.get('mean_score'))} | {f['tp']} | {f['fa']} | {f['fd']} "
+            f"| {f['fn']} | {f['tn']} | {_rate(f['cm_precision'])} | {_rate(f['cm_recall'])} "
+            f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |"
+        )
     lines.append("")
     lines += _aggregates(report)
     from .threshold_table import markdown_lines  # rich, which it imports, is not needed for Markdown otherwise
@@ -100,12 +119,19 @@ def _aggregates(report: dict[str, Any]) -> list[str]:
     nodes = [(text(p), f["aggregate"]) for p, f in report["field_metrics"].items() if "aggregate" in f]
     if not nodes:
         return []
-    lines = ["### Leaves beneath each node", "",
-             "The leaf fields' counts summed beneath each object and list of objects (stickler-eval's `aggregate`).",
-             "", "| Node | TP | FA | FD | FN | TN | Precision | Recall | F1 |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "### Leaves beneath each node",
+        "",
+        "The leaf fields' counts summed beneath each object and list of objects (stickler-eval's `aggregate`).",
+        "",
+        "| Node | TP | FA | FD | FN | TN | Precision | Recall | F1 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for label, a in [("**(document)**", report["metrics"]["aggregate"]), *nodes]:
-        lines.append(f"| {label} | {a['tp']} | {a['fa']} | {a['fd']} | {a['fn']} | {a['tn']} | {_rate(a['cm_precision'])} "
-                     f"| {_rate(a['cm_recall'])} | {_rate(a['cm_f1'])} |")
+        lines.append(
+            f"| {label} | {a['tp']} | {a['fa']} | {a['fd']} | {a['fn']} | {a['tn']} | {_rate(a['cm_precision'])} "
+            f"| {_rate(a['cm_recall'])} | {_rate(a['cm_f1'])} |"
+        )
     return lines + [""]
 
 
@@ -113,14 +139,23 @@ def _calibration(confidence: dict[str, Any] | None) -> list[str]:
     if not confidence:
         return []
     overall = confidence["overall"]
-    names = {"auroc": "AUROC", "brier_score": "Brier", "ece": "ECE", "error_capture_at_budget": "Gain at the middle budget"}
+    names = {
+        "auroc": "AUROC",
+        "brier_score": "Brier",
+        "ece": "ECE",
+        "error_capture_at_budget": "Gain at the middle budget",
+    }
     cov = confidence["coverage"]
     verdict_line = trust_sentence(overall)
-    lines = ["### Confidence", "",
-             f"{cov['fields_with_confidence']} of {cov['fields_total']} predicted values carry a confidence "
-             f"({cov['ratio']:.0%})." + (f" {verdict_line}" if verdict_line else ""), "",
-             "| Field | " + " | ".join(names.get(n, text(n)) for n in overall) + " |",
-             "|---|" + "---:|" * len(overall)]
+    lines = [
+        "### Confidence",
+        "",
+        f"{cov['fields_with_confidence']} of {cov['fields_total']} predicted values carry a confidence "
+        f"({cov['ratio']:.0%})." + (f" {verdict_line}" if verdict_line else ""),
+        "",
+        "| Field | " + " | ".join(names.get(n, text(n)) for n in overall) + " |",
+        "|---|" + "---:|" * len(overall),
+    ]
     rows = [("**overall**", overall)] + [(text(p), block) for p, block in confidence["fields"].items()]
     for label, block in rows:
         values = [(block.get(n) or {}).get("value") for n in overall]
@@ -135,17 +170,23 @@ def _localisation(block: dict[str, Any] | None) -> list[str]:
     from .localisation import RULE_TEXT, thresholds_label
 
     boxes = block["boxes"]
-    lines = ["### Localisation", "",
-             f"mAP@[{thresholds_label(block['iou_thresholds'])}] **{_rate(block['map'])}**, mAP50 {_rate(block['map_50'])}, "
-             f"mAP75 {_rate(block['map_75'])}. {RULE_TEXT.get(block['rule'], text(block['rule']))}. "
-             f"{boxes['gt_boxes']} ground-truth and {boxes['pred_boxes']} predicted boxes "
-             f"({boxes['gt_only']} ground truth only, {boxes['pred_only']} prediction only, "
-             f"{boxes['not_a_box']} not a box, {boxes['reversed']} reversed).", "",
-             "| Field | AP | AP50 | AP75 | Mean IoU | GT boxes | Predicted | TP at 0.50 |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "### Localisation",
+        "",
+        f"mAP@[{thresholds_label(block['iou_thresholds'])}] **{_rate(block['map'])}**, mAP50 {_rate(block['map_50'])}, "
+        f"mAP75 {_rate(block['map_75'])}. {RULE_TEXT.get(block['rule'], text(block['rule']))}. "
+        f"{boxes['gt_boxes']} ground-truth and {boxes['pred_boxes']} predicted boxes "
+        f"({boxes['gt_only']} ground truth only, {boxes['pred_only']} prediction only, "
+        f"{boxes['not_a_box']} not a box, {boxes['reversed']} reversed).",
+        "",
+        "| Field | AP | AP50 | AP75 | Mean IoU | GT boxes | Predicted | TP at 0.50 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for path, f in block["fields"].items():
-        lines.append(f"| {text(path)} | {_rate(f['ap'])} | {_rate(f['ap_50'])} | {_rate(f['ap_75'])} "
-                     f"| {_rate(f['mean_iou'])} | {f['gt_boxes']} | {f['pred_boxes']} | {f['true_positives_50']} |")
+        lines.append(
+            f"| {text(path)} | {_rate(f['ap'])} | {_rate(f['ap_50'])} | {_rate(f['ap_75'])} "
+            f"| {_rate(f['mean_iou'])} | {f['gt_boxes']} | {f['pred_boxes']} | {f['true_positives_50']} |"
+        )
     lines.append("")
     lines += [f"- {text(note)}" for note in block["notes"]]
     return lines + ([""] if block["notes"] else [])
@@ -164,15 +205,20 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
     for doc in worst:
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         hidden = misses_not_shown(doc)  # past --limit explain-items
-        lines += [f"<details><summary><code>{html.escape(plain(doc['doc_id'], NAME_LIMIT))}</code> · score {doc['score']:.3f} · "
-                  f"{len(misses) + hidden:,} failing comparison(s)</summary>", ""]
+        lines += [
+            f"<details><summary><code>{html.escape(plain(doc['doc_id'], NAME_LIMIT))}</code> · score {doc['score']:.3f} · "
+            f"{len(misses) + hidden:,} failing comparison(s)</summary>",
+            "",
+        ]
         if not misses:
             lines += [more_line(hidden) if hidden else PARTIAL_ONLY, "", "</details>", ""]
             continue
         lines += [f"| Field | Type | Ground truth | Prediction {head}| Score |", f"|---|---|---|---|{rule}---:|"]
         for c in misses:
             confidence = f" {_rate(c.get('confidence'))} |" if confident else ""
-            gt, pred = (_value(listed_value(c, side, VALUE_LISTED), c.get(f"{side}_default")) for side in ("gt", "pred"))
+            gt, pred = (
+                _value(listed_value(c, side, VALUE_LISTED), c.get(f"{side}_default")) for side in ("gt", "pred")
+            )
             lines.append(f"| {text(c['path'])} | {c['type']} | {gt} | {pred} |{confidence} {c['score']:.3f} |")
         lines += ["", *([more_line(hidden), ""] if hidden else []), "</details>", ""]
     return lines
@@ -189,20 +235,27 @@ def render_diff_markdown(report: dict[str, Any]) -> str:
 
     level = report["bootstrap"]["level"]
     inputs = report.get("inputs") or {}
-    lines = [f"## stickler diff · {text(report['schema']['model_name'])} · {report['document_count']} documents · "
-             f"{level * 100:g}% intervals", "",
-             f"A: {text(inputs.get('a') or '')} · B: {text(inputs.get('b') or '')}", "",
-             f"**{'❌' if report['regressions'] else '✅'} {verdict(report, text)}**", "",
-             f"| Figure | A | B | B − A | {level * 100:g}% interval | p | Verdict |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        f"## stickler diff · {text(report['schema']['model_name'])} · {report['document_count']} documents · "
+        f"{level * 100:g}% intervals",
+        "",
+        f"A: {text(inputs.get('a') or '')} · B: {text(inputs.get('b') or '')}",
+        "",
+        f"**{'❌' if report['regressions'] else '✅'} {verdict(report, text)}**",
+        "",
+        f"| Figure | A | B | B − A | {level * 100:g}% interval | p | Verdict |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
     for r in shown(report):
         ci = r["ci"]
         difference = "–" if r["difference"] is None else format(r["difference"], "+.3f")
         interval = "–" if ci is None else "[{:+.3f}, {:+.3f}]".format(ci["low"], ci["high"])
         label = LABELS[r["verdict"]]
         label = (f"**{label}**" if r["verdict"] == REGRESSED else label) + (" (watched)" if r["watched"] else "")
-        lines.append(f"| {text(key(r))} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
-                     f"| {_rate(r['p_value'])} | {label} |")
+        lines.append(
+            f"| {text(key(r))} | {_rate(r['a'])} | {_rate(r['b'])} | {difference} | {interval} "
+            f"| {_rate(r['p_value'])} | {label} |"
+        )
     lines += ["", f"_{rule(level)}_", ""]
     changed = report.get("changed_documents") or []
     if changed:

@@ -22,8 +22,13 @@ def progress_bar(total_bytes: int, enabled: bool = True) -> Iterator[Callable[[i
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-    columns = (TextColumn("scoring"), BarColumn(), TaskProgressColumn(),
-               TextColumn("{task.fields[docs]} docs · {task.fields[rate]} docs/s"), TimeElapsedColumn())
+    columns = (
+        TextColumn("scoring"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[docs]} docs · {task.fields[rate]} docs/s"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("scoring", total=total_bytes or None, docs="0", rate="–")
         started = time.perf_counter()

@@ -30,10 +30,10 @@ from .slices import render_terminal as render_slices
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
 
 
-
 # The field table's figures; a table too wide for the console is dealt into two along these groups.
 FIELD_COLUMNS = (
-    Column("W", group=0), Column("Score", group=0),
+    Column("W", group=0),
+    Column("Score", group=0),
     *(Column(name, group=1) for name in ("TP", "FA", "FD", "FN", "TN")),
     *(Column(name, group=2) for name in ("Prec", "Rec", "F1")),
     Column("Viol", group=3),
@@ -49,13 +49,21 @@ def _rate(value: float | None) -> Text:
 
 def render_report(report: dict[str, Any], console: Console) -> None:
     m = report["metrics"]
-    title = Text("stickler · ") + safe(report["schema"]["model_name"]) + Text(f" · {report['document_count']} documents")
+    title = (
+        Text("stickler · ") + safe(report["schema"]["model_name"]) + Text(f" · {report['document_count']} documents")
+    )
     summary = ReportTable(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
     summary.add_column(style="bold")
     summary.add_column()
-    summary.add_row("Weighted score", _rate(m["weighted_overall_score"]) + _interval(m.get("weighted_overall_score_ci")))
-    for label, key in (("Precision", "cm_precision"), ("Recall", "cm_recall"), ("Recall with FD", "recall_with_fd"),
-                       ("F1", "cm_f1")):
+    summary.add_row(
+        "Weighted score", _rate(m["weighted_overall_score"]) + _interval(m.get("weighted_overall_score_ci"))
+    )
+    for label, key in (
+        ("Precision", "cm_precision"),
+        ("Recall", "cm_recall"),
+        ("Recall with FD", "recall_with_fd"),
+        ("F1", "cm_f1"),
+    ):
         summary.add_row(label, _rate(m[key]) + _interval(m.get(f"{key}_ci")))
     summary.add_row("Accuracy", _rate(m["cm_accuracy"]))
     summary.add_row(
@@ -64,11 +72,17 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     )
     records = report["inputs"].get("records", {})
     if records:  # two rows: on one, an 80-column log split "0" from its "unpaired"
-        summary.add_row("Records", Text(f"{records.get('gt_lines', 0)} ground truth, "
-                                        f"{records.get('pred_lines', 0)} predictions"))
-        summary.add_row("", Text(f"{records.get('invalid_predictions', 0)} invalid, "
-                                 f"{records.get('missing_predictions', 0)} missing, "
-                                 f"{records.get('unpaired_predictions', 0)} unpaired"))
+        summary.add_row(
+            "Records", Text(f"{records.get('gt_lines', 0)} ground truth, {records.get('pred_lines', 0)} predictions")
+        )
+        summary.add_row(
+            "",
+            Text(
+                f"{records.get('invalid_predictions', 0)} invalid, "
+                f"{records.get('missing_predictions', 0)} missing, "
+                f"{records.get('unpaired_predictions', 0)} unpaired"
+            ),
+        )
     conformance = report.get("schema_conformance")
     if conformance:
         # Shares of the predictions due (a missing prediction is not a valid one), and of the documents.
@@ -103,7 +117,9 @@ def render_record_problems(errors: list[dict[str, Any]], console: Console) -> No
         console.print()
         console.print(Text(f"{len(errors)} record problem(s):", style="bold yellow"))
         for error in errors[:10]:
-            console.print(Text("  ") + safe(error_location(error), 400) + Text(": ") + safe(error["message"], MESSAGE_LIMIT))
+            console.print(
+                Text("  ") + safe(error_location(error), 400) + Text(": ") + safe(error["message"], MESSAGE_LIMIT)
+            )
         if len(errors) > 10:
             console.print(Text(f"  … and {len(errors) - 10} more (see the JSON report)", style="dim"))
 
@@ -139,16 +155,22 @@ def field_tables(fields: dict[str, dict[str, Any]], width: int) -> list[Table]:
         depth = path.count(".")
         label = Text("  " * depth) + safe(path.rsplit(".", 1)[-1], NAME_LIMIT)
         label.stylize("bold red" if path in worst else "")
-        rows.append([
-            label,
-            f"{f['weight']:g}",
-            _rate(f.get("mean_score")),
-            str(f["tp"]), str(f["fa"]), str(f["fd"]), str(f["fn"]), str(f["tn"]),
-            _rate(f["cm_precision"] if f["tp"] + f["fp"] else None),
-            _rate(f["cm_recall"] if f["tp"] + f["fn"] else None),
-            _rate(f["cm_f1"] if f["tp"] + f["fp"] + f["fn"] else None) + _interval(f.get("cm_f1_ci")),
-            _violations(f.get("schema_violations", 0)),
-        ])
+        rows.append(
+            [
+                label,
+                f"{f['weight']:g}",
+                _rate(f.get("mean_score")),
+                str(f["tp"]),
+                str(f["fa"]),
+                str(f["fd"]),
+                str(f["fn"]),
+                str(f["tn"]),
+                _rate(f["cm_precision"] if f["tp"] + f["fp"] else None),
+                _rate(f["cm_recall"] if f["tp"] + f["fn"] else None),
+                _rate(f["cm_f1"] if f["tp"] + f["fp"] + f["fn"] else None) + _interval(f.get("cm_f1_ci")),
+                _violations(f.get("schema_violations", 0)),
+            ]
+        )
     return fit("Fields (worst F1 in bold red)", "Field", FIELD_COLUMNS, rows, width)
 
 
@@ -163,8 +185,11 @@ DOCUMENT_ROW = "(document)"
 def aggregate_rows(report: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
     """(name, depth, roll-up block) of the document and of each object and list of objects, in the field
     table's order; none when no field has fields beneath it (the roll-up would repeat the counts)."""
-    nodes = [(p.rsplit(".", 1)[-1], p.count(".") + 1, f["aggregate"])
-             for p, f in report["field_metrics"].items() if "aggregate" in f]
+    nodes = [
+        (p.rsplit(".", 1)[-1], p.count(".") + 1, f["aggregate"])
+        for p, f in report["field_metrics"].items()
+        if "aggregate" in f
+    ]
     if not nodes:
         return []
     return [(DOCUMENT_ROW, 0, report["metrics"]["aggregate"]), *nodes]
@@ -175,12 +200,15 @@ def aggregate_tables(report: dict[str, Any], width: int) -> list[Table]:
     rows = []
     for name, depth, a in aggregate_rows(report):
         label = Text("  " * depth) + (Text(name, style="bold") if not depth else safe(name, NAME_LIMIT))
-        rows.append([
-            label, *(str(a[k]) for k in ("tp", "fa", "fd", "fn", "tn")),
-            _rate(a["cm_precision"] if a["tp"] + a["fp"] else None),
-            _rate(a["cm_recall"] if a["tp"] + a["fn"] else None),
-            _rate(a["cm_f1"] if a["tp"] + a["fp"] + a["fn"] else None),
-        ])
+        rows.append(
+            [
+                label,
+                *(str(a[k]) for k in ("tp", "fa", "fd", "fn", "tn")),
+                _rate(a["cm_precision"] if a["tp"] + a["fp"] else None),
+                _rate(a["cm_recall"] if a["tp"] + a["fn"] else None),
+                _rate(a["cm_f1"] if a["tp"] + a["fp"] + a["fn"] else None),
+            ]
+        )
     return fit(AGGREGATE_TITLE, "Node", AGGREGATE_COLUMNS, rows, width) if rows else []
 
 
@@ -214,8 +242,9 @@ def value_cell(value: Any, filled: bool | None, limit: int) -> Text:
     return cell
 
 
-def _comparison_table(title: str | Text, paths: list[str], widest_path: int, confident: bool,
-                      figures: tuple[str, ...]) -> tuple[Table, int]:
+def _comparison_table(
+    title: str | Text, paths: list[str], widest_path: int, confident: bool, figures: tuple[str, ...]
+) -> tuple[Table, int]:
     """The table of comparisons (``compare``, the worst documents) and its path column's width: paths and
     values fold onto more lines rather than being cut (a value may be an amount), the header never folds,
     the confidence column only when some row has one, the figures whole."""
@@ -230,21 +259,27 @@ def _comparison_table(title: str | Text, paths: list[str], widest_path: int, con
     return table, path_width
 
 
-def render_trace(score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console,
-                 not_shown: int = 0) -> None:
+def render_trace(
+    score: float, field_scores: dict[str, float], rows: list[TraceRow], console: Console, not_shown: int = 0
+) -> None:
     """``stickler compare``: every comparison made for one pair (threshold and comparator only
     on terminals of 100 columns or more, so that the values keep room on narrow ones; the
     prediction's confidence when it gave any), then how many were made past --limit explain-items."""
     wide = console.width >= 100
     confident = any(r.confidence is not None for r in rows)
     figures = ("Sim", "Score", "Thr") if wide else ("Sim", "Score")  # never cut: a threshold may be 0.8333
-    table, field_width = _comparison_table(f"Document score {score:.3f}", [r.path for r in rows],
-                                           24 if wide else 18, confident, figures)
+    table, field_width = _comparison_table(
+        f"Document score {score:.3f}", [r.path for r in rows], 24 if wide else 18, confident, figures
+    )
     if wide:
         table.add_column("Comparator", overflow="fold")  # a plugin's name too, whole
     for row in rows:
-        cells = [wrap_name(safe(row.path, 400), field_width), Text(row.label, style=_LABEL_STYLES[row.label]),
-                 value_cell(row.gt, row.gt_default, VALUE_SHOWN), value_cell(row.pred, row.pred_default, VALUE_SHOWN)]
+        cells = [
+            wrap_name(safe(row.path, 400), field_width),
+            Text(row.label, style=_LABEL_STYLES[row.label]),
+            value_cell(row.gt, row.gt_default, VALUE_SHOWN),
+            value_cell(row.pred, row.pred_default, VALUE_SHOWN),
+        ]
         if confident:
             cells.append(figure_cell(row.confidence))
         cells += [f"{row.similarity:.3f}", f"{row.score:.3f}"]
@@ -273,8 +308,12 @@ def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> Non
             console.print(Text("  scores a whole array or object as one value", style="dim"))
         if entry["extra"]:
             state = "installed" if entry["available"] else "not installed"
-            console.print(Text(f"  needs the extra {entry['extra']!r} ({state}): {install_hint(entry['extra'])}",
-                               style="green" if entry["available"] else "yellow"))
+            console.print(
+                Text(
+                    f"  needs the extra {entry['extra']!r} ({state}): {install_hint(entry['extra'])}",
+                    style="green" if entry["available"] else "yellow",
+                )
+            )
         if not entry["options"]:
             console.print(Text("  no options", style="dim"))
             continue
@@ -289,11 +328,12 @@ def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> Non
             if option["choices"]:
                 meaning += f" (one of: {', '.join(map(str, option['choices']))})"
             table.add_row(
-                Text("  " + option["name"], style="bold"), kind,
-                Text(orjson.dumps(option["default"], default=repr).decode()), Text(meaning),
+                Text("  " + option["name"], style="bold"),
+                kind,
+                Text(orjson.dumps(option["default"], default=repr).decode()),
+                Text(meaning),
             )
         console.print(table)
-
 
 
 def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
@@ -309,7 +349,12 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
         found = where(doc)
         misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
         # The name whole (a FILE:LINE name ends in its line number; an id is what a user searches for).
-        title = Text("  ") + safe(doc["doc_id"], 400) + Text(f" · score {doc['score']:.3f} · ") + safe(found, 2 * NAME_LIMIT)
+        title = (
+            Text("  ")
+            + safe(doc["doc_id"], 400)
+            + Text(f" · score {doc['score']:.3f} · ")
+            + safe(found, 2 * NAME_LIMIT)
+        )
         hidden = misses_not_shown(doc)  # past --limit explain-items
         if not misses:  # a line of its own: in the field column it stood one syllable a line
             console.print(title)
@@ -317,10 +362,14 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
             continue
         table, path_width = _comparison_table(title, [c["path"] for c in misses], 30, confident, ("Score",))
         for c in misses:
-            table.add_row(wrap_name(safe(c["path"], NAME_LIMIT), path_width), Text(c["type"], style=_LABEL_STYLES[c["type"]]),
-                          value_cell(listed_value(c, "gt", VALUE_LISTED), c.get("gt_default"), VALUE_LISTED),
-                          value_cell(listed_value(c, "pred", VALUE_LISTED), c.get("pred_default"), VALUE_LISTED),
-                          *([figure_cell(c.get("confidence"))] if confident else []), f"{c['score']:.3f}")
+            table.add_row(
+                wrap_name(safe(c["path"], NAME_LIMIT), path_width),
+                Text(c["type"], style=_LABEL_STYLES[c["type"]]),
+                value_cell(listed_value(c, "gt", VALUE_LISTED), c.get("gt_default"), VALUE_LISTED),
+                value_cell(listed_value(c, "pred", VALUE_LISTED), c.get("pred_default"), VALUE_LISTED),
+                *([figure_cell(c.get("confidence"))] if confident else []),
+                f"{c['score']:.3f}",
+            )
         console.print(table)
         if hidden:
             console.print(Text(f"    {more_line(hidden)}", style="dim"))
@@ -331,19 +380,34 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     from ..report import diff
 
     level = report["bootstrap"]["level"]
-    title = (Text("B against A · ") + safe(report["schema"]["model_name"])
-             + Text(f" · {report['document_count']} documents · {level * 100:g}% intervals"))
-    columns = [Column("A"), Column("B"), Column("B − A"), Column("interval", group=1), Column("p", group=1),
-               Column("", justify="left", group=2)]
+    title = (
+        Text("B against A · ")
+        + safe(report["schema"]["model_name"])
+        + Text(f" · {report['document_count']} documents · {level * 100:g}% intervals")
+    )
+    columns = [
+        Column("A"),
+        Column("B"),
+        Column("B − A"),
+        Column("interval", group=1),
+        Column("p", group=1),
+        Column("", justify="left", group=2),
+    ]
     styles = {"improved": "bold green", "regressed": "bold red", "no significant change": "dim", "no data": "yellow"}
     rows = []
     for r in diff.shown(report):
         ci = r["ci"]
-        rows.append([safe(diff.key(r), NAME_LIMIT), figure_cell(r["a"]), figure_cell(r["b"]),
-                     Text("–") if r["difference"] is None else Text(f"{r['difference']:+.3f}"),
-                     Text("–") if ci is None else Text(f"[{ci['low']:+.3f}, {ci['high']:+.3f}]"),
-                     Text("–") if r["p_value"] is None else Text(f"{r['p_value']:.3f}"),
-                     Text(diff.LABELS[r["verdict"]], style=styles[r["verdict"]])])
+        rows.append(
+            [
+                safe(diff.key(r), NAME_LIMIT),
+                figure_cell(r["a"]),
+                figure_cell(r["b"]),
+                Text("–") if r["difference"] is None else Text(f"{r['difference']:+.3f}"),
+                Text("–") if ci is None else Text(f"[{ci['low']:+.3f}, {ci['high']:+.3f}]"),
+                Text("–") if r["p_value"] is None else Text(f"{r['p_value']:.3f}"),
+                Text(diff.LABELS[r["verdict"]], style=styles[r["verdict"]]),
+            ]
+        )
     for table in fit(title, "Figure", columns, rows, console.width):
         console.print(table)
     console.print(Text(diff.rule(level), style="dim"))
@@ -351,14 +415,16 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     if changed:
         console.print()
         console.print(Text("Documents B changed (score A → B):", style="bold"))
-        for entry in changed[:diff.FIELDS_SHOWN]:
+        for entry in changed[: diff.FIELDS_SHOWN]:
             # Each name made safe on its own: the line is never cut, so no figure in it is.
-            console.print(Text("  ") + safe(diff.figure_name(entry), NAME_LIMIT) + Text(": ")
-                          + Text(diff.documents_line(entry, lambda name: safe(name, NAME_LIMIT).plain)))
+            console.print(
+                Text("  ")
+                + safe(diff.figure_name(entry), NAME_LIMIT)
+                + Text(": ")
+                + Text(diff.documents_line(entry, lambda name: safe(name, NAME_LIMIT).plain))
+            )
         if len(changed) > diff.FIELDS_SHOWN:
             console.print(Text(f"  … and {len(changed) - diff.FIELDS_SHOWN} more figures (see -f json)", style="dim"))
     render_record_problems(report.get("errors") or [], console)
     style = "bold red" if report["regressions"] else "bold green" if report["improvements"] else "bold"
     console.print(safe(diff.verdict(report), 4 * NAME_LIMIT), style=style)
-
-

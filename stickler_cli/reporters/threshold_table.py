@@ -17,10 +17,18 @@ from .fit import Column, fit
 from .sanitize import NAME_LIMIT, safe
 
 TITLE = "Thresholds"
-COLUMNS = (Column("Thr", group=0), Column("F1", group=0), Column("Best", group=1), Column("F1 best", group=1),
-           Column("Flips", group=2), Column("Note", justify="left", group=2))
-NOTE = ("Flips: verdicts that change if the threshold moves ±{window:g}. Best: the highest F1 at or above the "
-        "similarities' valley (README, \"Is a threshold set right?\").")
+COLUMNS = (
+    Column("Thr", group=0),
+    Column("F1", group=0),
+    Column("Best", group=1),
+    Column("F1 best", group=1),
+    Column("Flips", group=2),
+    Column("Note", justify="left", group=2),
+)
+NOTE = (
+    "Flips: verdicts that change if the threshold moves ±{window:g}. Best: the highest F1 at or above the "
+    'similarities\' valley (README, "Is a threshold set right?").'
+)
 
 
 def rows_to_show(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -44,9 +52,18 @@ def _best_f1(b: dict[str, Any]) -> str:
 
 
 def tables(report: dict[str, Any], width: int) -> list[Table]:
-    rows = [[safe(path, NAME_LIMIT), f"{b['threshold']:g}", f"{b['f1']:.3f}", _best(b),
-             _best_f1(b), f"{b['flips']['total']}/{b['compared']}", _notes(b)]
-            for path, b in rows_to_show(report)]
+    rows = [
+        [
+            safe(path, NAME_LIMIT),
+            f"{b['threshold']:g}",
+            f"{b['f1']:.3f}",
+            _best(b),
+            _best_f1(b),
+            f"{b['flips']['total']}/{b['compared']}",
+            _notes(b),
+        ]
+        for path, b in rows_to_show(report)
+    ]
     return fit(TITLE, "Field", COLUMNS, rows, width) if rows else []
 
 
@@ -66,11 +83,18 @@ def markdown_lines(report: dict[str, Any], text: Any) -> list[str]:
     if not shown:
         return []
     window = report["thresholds"]["window"]
-    lines = ["### Thresholds", "", NOTE.format(window=window), "",
-             "| Field | Threshold | F1 | Best | F1 at best | Flips (±%g) | Warnings |" % window,
-             "|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "### Thresholds",
+        "",
+        NOTE.format(window=window),
+        "",
+        "| Field | Threshold | F1 | Best | F1 at best | Flips (±%g) | Warnings |" % window,
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
     for path, b in shown:
         warnings = "<br>".join(text(w["message"], 300) for w in b["warnings"]) or "–"
-        lines.append(f"| {text(path)} | {b['threshold']:g} | {b['f1']:.3f} | {_best(b)} | {_best_f1(b)} "
-                     f"| {b['flips']['total']} of {b['compared']} | {warnings} |")
+        lines.append(
+            f"| {text(path)} | {b['threshold']:g} | {b['f1']:.3f} | {_best(b)} | {_best_f1(b)} "
+            f"| {b['flips']['total']} of {b['compared']} | {warnings} |"
+        )
     return lines + [""]

@@ -52,10 +52,35 @@ if TYPE_CHECKING:
 STATE_VERSION = 14
 # The keys of a saved state in the order version 14 writes them (the counts' and the parts' interleaved); a part's
 # key not listed here comes after them, before the embedded schema.
-STATE_KEYS = ("state_version", "schema_sha256", "fields", "document_count", "score_sum", "overall", "counts",
-              "unopened", "similarity_bins", "field_score_sum", "field_score_n", "confidence", "boxes", "errors",
-              "stats", "conformance", "score_histogram", "worst", "worst_kept", "failures", "failures_kept", "lines",
-              "documents", "document_index", "slices", "list_errors", "cosmetic")
+STATE_KEYS = (
+    "state_version",
+    "schema_sha256",
+    "fields",
+    "document_count",
+    "score_sum",
+    "overall",
+    "counts",
+    "unopened",
+    "similarity_bins",
+    "field_score_sum",
+    "field_score_n",
+    "confidence",
+    "boxes",
+    "errors",
+    "stats",
+    "conformance",
+    "score_histogram",
+    "worst",
+    "worst_kept",
+    "failures",
+    "failures_kept",
+    "lines",
+    "documents",
+    "document_index",
+    "slices",
+    "list_errors",
+    "cosmetic",
+)
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
 COUNTS = 5  # tp, fa, fd, fn, tn per field, as in DocResult.tally
@@ -194,8 +219,13 @@ class Accumulator:
         self.field_score_sum = np.cumsum(np.vstack((self.field_score_sum, batch.score_sum)), axis=0)[-1].tolist()
         self.field_score_n = (batch.score_n.sum(axis=0) + self.field_score_n).tolist()
         self.predicted_leaves += int(batch.predicted_leaves.sum())
-        self.confidences.extend_columns(batch.confidence_field, batch.confidence_match, batch.confidence_value,
-                                        batch.confidence_similarity, batch.confidence_counts)
+        self.confidences.extend_columns(
+            batch.confidence_field,
+            batch.confidence_match,
+            batch.confidence_value,
+            batch.confidence_similarity,
+            batch.confidence_counts,
+        )
         if self.collect.documents:
             rows = np.hstack((scores[:, None], batch.tally, batch.score_sum, batch.score_n)).astype(np.float64)
             self.documents.frombytes(rows.tobytes())
@@ -313,8 +343,11 @@ class Accumulator:
             "confidence": {**self.confidences.state(as_arrays), "predicted_leaves": self.predicted_leaves},
             "errors": list(self.errors),
             "stats": dict(self.stats),
-            "conformance": {"checked": self.schema_checked, "valid": self.schema_valid,
-                            "violations": {path: dict(counts) for path, counts in self.violations.items()}},
+            "conformance": {
+                "checked": self.schema_checked,
+                "valid": self.schema_valid,
+                "violations": {path: dict(counts) for path, counts in self.violations.items()},
+            },
             "score_histogram": list(self.score_histogram),
             "lines": {kind: list(rows) for kind, rows in self.lines.items()},
             "documents": self.documents if as_arrays else self.documents.tolist(),

@@ -62,8 +62,10 @@ def check_targets(targets: dict[str, str | None], inputs: Sequence[tuple[str, st
         if not path:
             continue
         if path == STDIN:  # never a file named "-" beside the user's files
-            raise UsageError(f"{option} -: standard output carries the printed report; name a file "
-                             f"(/dev/stdout writes into that stream)")
+            raise UsageError(
+                f"{option} -: standard output carries the printed report; name a file "
+                f"(/dev/stdout writes into that stream)"
+            )
         check_writable(path)
         with contextlib.suppress(OSError):
             if stat.S_ISCHR(os.stat(path).st_mode):
@@ -106,8 +108,10 @@ def refuse_planted_links(path: str) -> None:
     found = planted_link(path)
     if found is not None:
         link, directory = found
-        raise UsageError(f"{path}: {link} is a symbolic link another user made in {directory}, a directory "
-                         "every user may write to: not followed (name the file it leads to instead)")
+        raise UsageError(
+            f"{path}: {link} is a symbolic link another user made in {directory}, a directory "
+            "every user may write to: not followed (name the file it leads to instead)"
+        )
 
 
 _MOST_LINKS = 40  # links followed on one path before giving up, as the kernel does (ELOOP)
@@ -230,8 +234,9 @@ def _temporary(target: Path) -> tuple[int, str]:
     a new file gets: ``os.replace`` then swaps it in whole. Its name says whose it is, and it is
     locked while written (``remove_stale_partials``, which runs first)."""
     remove_stale_partials(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=PARTIAL_SUFFIX,
-                               dir=str(target.parent or "."))
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}.", suffix=PARTIAL_SUFFIX, dir=str(target.parent or ".")
+    )
     _temporaries.add(tmp)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # a new file no one else has opened: granted at once

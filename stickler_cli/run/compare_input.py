@@ -15,8 +15,19 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
 from ..errors import InputError, UsageError
-from .reader import (ID_FIELDS, STDIN, Line, PairingStats, Record, decode, ground_truth_lines, parse_record, read_whole,
-                     record_id, why_not_json)
+from .reader import (
+    ID_FIELDS,
+    STDIN,
+    Line,
+    PairingStats,
+    Record,
+    decode,
+    ground_truth_lines,
+    parse_record,
+    read_whole,
+    record_id,
+    why_not_json,
+)
 
 ID_FIELDS_SHOWN = 4  # document-id names listed in the message of an id not found
 
@@ -80,8 +91,9 @@ def choose_pair(ground_truth: str, prediction: str, selector: Selector) -> tuple
     inputs = [_input(ground_truth, "ground truth", selector), _input(prediction, "prediction", selector)]
     if selector.given and all(isinstance(i, Chosen) for i in inputs):
         option = "--line" if selector.line is not None else "--id"
-        raise UsageError(f"{option} chooses a record of a JSON Lines file (or a .json array); both inputs are "
-                         "one JSON object")
+        raise UsageError(
+            f"{option} chooses a record of a JSON Lines file (or a .json array); both inputs are one JSON object"
+        )
     gt, pred = (_choose(i, selector) for i in inputs)
     return gt, pred
 
@@ -113,8 +125,11 @@ def _stdin_value(raw: bytes, what: str) -> Any:
     except ValueError:
         lines = [line for line in raw.splitlines() if line.strip()]
         if len(lines) > 1:
-            raise InputError("holds more than one line and is not one JSON value: for JSON Lines, pass --id or "
-                             "--line to choose the record to compare", STDIN) from None
+            raise InputError(
+                "holds more than one line and is not one JSON value: for JSON Lines, pass --id or "
+                "--line to choose the record to compare",
+                STDIN,
+            ) from None
         return _value(raw, STDIN, what)
 
 
@@ -177,13 +192,20 @@ def _with_id(records: _Records, wanted: str, id_field: str | None) -> Chosen:
             continue
         if record_id(record, id_field) == wanted:
             if found is not None:
-                raise InputError(f"two records have the id {wanted!r} (lines {found.line} and {number}): name the "
-                                 "one to compare with --line", records.source, number)
+                raise InputError(
+                    f"two records have the id {wanted!r} (lines {found.line} and {number}): name the "
+                    "one to compare with --line",
+                    records.source,
+                    number,
+                )
             found = Chosen(record, records.source, number)
     if found is None:
-        looked = (f"in {id_field!r}" if id_field else
-                  f"in the first document-id field each record has: {', '.join(ID_FIELDS[:ID_FIELDS_SHOWN])}, …; "
-                  "name one with --id-field")
+        looked = (
+            f"in {id_field!r}"
+            if id_field
+            else f"in the first document-id field each record has: {', '.join(ID_FIELDS[:ID_FIELDS_SHOWN])}, …; "
+            "name one with --id-field"
+        )
         note = f"; {unread} line(s) are not JSON objects" if unread else ""
         raise InputError(f"no record has the id {wanted!r} ({looked}){note}", records.source)
     return found
@@ -195,8 +217,9 @@ def _only(records: _Records) -> Chosen:
         if _blank(content):
             continue
         if found is not None:
-            raise InputError("holds more than one record: pass --id or --line to choose the one to compare",
-                             records.source)
+            raise InputError(
+                "holds more than one record: pass --id or --line to choose the one to compare", records.source
+            )
         record, problem = parse_record(content)
         if problem:
             raise InputError(problem, records.source, number)
@@ -219,5 +242,7 @@ def id_disagreement(gt: Chosen, pred: Chosen) -> str | None:
     if ours is None or theirs is None or ours == theirs:
         return None
     spelled = "" if pred_name == name else f" {pred_name}"
-    return (f"{gt.where()} has {name} {ours!r} and {pred.where()} has{spelled} {theirs!r}: not the same document? "
-            f"(--id {ours} compares the records carrying it)")
+    return (
+        f"{gt.where()} has {name} {ours!r} and {pred.where()} has{spelled} {theirs!r}: not the same document? "
+        f"(--id {ours} compares the records carrying it)"
+    )

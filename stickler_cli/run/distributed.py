@@ -45,8 +45,13 @@ def score_on_dask(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options
     try:
         if address == "local":
             # No more worker processes than shards: each shard is one task.
-            cluster = LocalCluster(n_workers=max(1, min(workers, len(shards))), threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=max(1, min(workers, len(shards))),
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
             client = Client(cluster)
         else:
             try:

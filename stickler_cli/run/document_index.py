@@ -49,8 +49,10 @@ def unpack(text: Any, dtype: str, count: int) -> np.ndarray:
         raise ValueError(f"must be a base64 string, got {type(text).__name__}")
     size = np.dtype(dtype).itemsize
     if len(text) != 4 * -(-count * size // 3):  # checked before decoding: a claimed size costs nothing
-        raise ValueError(f"must hold {count:,} values of {size} bytes ({4 * -(-count * size // 3):,} base64 "
-                         f"characters), holds {len(text):,} characters")
+        raise ValueError(
+            f"must hold {count:,} values of {size} bytes ({4 * -(-count * size // 3):,} base64 "
+            f"characters), holds {len(text):,} characters"
+        )
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -99,8 +101,10 @@ class DocumentIndex:
     def merge(self, block: dict[str, Any]) -> None:
         """Another run's documents after this one's (a state checked by state_file, or a worker's arrays)."""
         count = sum(n for _, n in block["sources"])
-        for name, packed, native, target in (("digests", "<u8", np.uint64, self.digests),
-                                             ("lines", "<u4", np.uint32, self.lines)):
+        for name, packed, native, target in (
+            ("digests", "<u8", np.uint64, self.digests),
+            ("lines", "<u4", np.uint32, self.lines),
+        ):
             values = block[name]
             if isinstance(values, str):
                 values = unpack(values, packed, count)
@@ -150,6 +154,7 @@ def first_shared(indexes: Sequence[DocumentIndex]) -> tuple[int, int, int, int, 
 
 
 # -- the part of the accumulated state (analyses/part.py): fed by the scoring of each shard ---------------------------
+
 
 def new_store(plan: Plan, collect: Collect) -> DocumentIndex:
     return DocumentIndex()

@@ -18,13 +18,23 @@ from ..engine import Engine
 from ..plan import Plan
 from .options import RunOptions, for_plan
 from .reader import DataError, Pair, PairingStats, blank_lines, check_pairing_outcome, ground_truth_lines
+
 # The loop every process runs (scoring.py), below this module, the process pool and Dask.
 from .scoring import BATCH, _analyse, _chunks, add_pairing_stats, read_pairs, score_pairs, score_shard
 from .shards import Shard
 
 __all__ = [
-    "BATCH", "Evaluation", "Progress", "RunOptions", "add_pairing_stats", "evaluate_files", "evaluate_pairs",
-    "evaluate_two", "read_pairs", "score_pairs", "score_shard",
+    "BATCH",
+    "Evaluation",
+    "Progress",
+    "RunOptions",
+    "add_pairing_stats",
+    "evaluate_files",
+    "evaluate_pairs",
+    "evaluate_two",
+    "read_pairs",
+    "score_pairs",
+    "score_shard",
 ]
 
 
@@ -68,8 +78,9 @@ def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Col
     return acc
 
 
-def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str,
-                 options: RunOptions | None = None) -> tuple[Evaluation, Evaluation]:
+def evaluate_two(
+    plan: Plan, gt_path: str, pred_a: str, pred_b: str, options: RunOptions | None = None
+) -> tuple[Evaluation, Evaluation]:
     """Score two prediction sets against one ground truth in one pass over it (``stickler diff``).
 
     The ground truth is read once and each of its lines handed to both pairings; the two sides
@@ -82,8 +93,10 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str,
     stats = (PairingStats(), PairingStats())
     accs = (Accumulator(plan, options.collect), Accumulator(plan, options.collect))
     shared = itertools.tee(_blank_runs(ground_truth_lines(gt_path, stats[0])), 2)
-    streams = [read_pairs(Shard(gt_path, pred), side_stats, pairing, _lines_of(lines))
-               for pred, side_stats, lines in zip((pred_a, pred_b), stats, shared)]
+    streams = [
+        read_pairs(Shard(gt_path, pred), side_stats, pairing, _lines_of(lines))
+        for pred, side_stats, lines in zip((pred_a, pred_b), stats, shared)
+    ]
     while True:
         chunks = [list(itertools.islice(stream, BATCH)) for stream in streams]
         if not any(chunks):
@@ -94,9 +107,10 @@ def evaluate_two(plan: Plan, gt_path: str, pred_a: str, pred_b: str,
     for acc, side_stats, pred in zip(accs, stats, (pred_a, pred_b)):
         add_pairing_stats(acc, side_stats)
         check_pairing_outcome(acc.stats, pairing, [pred])
-    return tuple(Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": pairing.id_field},
-                            elapsed)
-                 for acc, pred in zip(accs, (pred_a, pred_b)))  # type: ignore[return-value]
+    return tuple(
+        Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": pairing.id_field}, elapsed)
+        for acc, pred in zip(accs, (pred_a, pred_b))
+    )  # type: ignore[return-value]
 
 
 class _BlankRun(tuple):
@@ -131,9 +145,14 @@ def _lines_of(items: Iterator) -> Iterator:
 Progress = Callable[[int, int], None]  # (documents done, ground-truth bytes read)
 
 
-def evaluate_files(plan: Plan, gt_path: str | Sequence[Shard], pred_path: str | None = None,
-                   options: RunOptions | None = None, progress: Progress | None = None,
-                   sinks: dict[str, Callable[[list[dict]], None]] | None = None) -> Evaluation:
+def evaluate_files(
+    plan: Plan,
+    gt_path: str | Sequence[Shard],
+    pred_path: str | None = None,
+    options: RunOptions | None = None,
+    progress: Progress | None = None,
+    sinks: dict[str, Callable[[list[dict]], None]] | None = None,
+) -> Evaluation:
     """Stream JSONL files (one pair, or a list of shards) through the engine, as ``options`` say.
 
     With ``options.workers`` > 1 the pairs are scored by a pool of processes, each rebuilding the plan
@@ -149,8 +168,11 @@ def evaluate_files(plan: Plan, gt_path: str | Sequence[Shard], pred_path: str | 
     shards = [Shard(gt_path, pred_path or "")] if isinstance(gt_path, str) else list(gt_path)
     acc = Accumulator(plan, options.collect)
     acc.sinks = dict(sinks or {})
-    inputs: dict[str, Any] = {"ground_truth": [s.ground_truth for s in shards],
-                              "predictions": [s.predictions for s in shards], "id_field": pairing.id_field}
+    inputs: dict[str, Any] = {
+        "ground_truth": [s.ground_truth for s in shards],
+        "predictions": [s.predictions for s in shards],
+        "id_field": pairing.id_field,
+    }
     if len(shards) == 1:
         inputs.update(ground_truth=shards[0].ground_truth, predictions=shards[0].predictions)
     if options.dask:

@@ -19,8 +19,12 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 
-def asked_pairing(id_field: str | None = None, strict: bool = False, pair_by_line: bool = False,
-                  check_ids: Sequence[str] | None = None) -> Pairing:
+def asked_pairing(
+    id_field: str | None = None,
+    strict: bool = False,
+    pair_by_line: bool = False,
+    check_ids: Sequence[str] | None = None,
+) -> Pairing:
     """The pairing the user asked for: by ``id_field``; else by line, checked against the document ids
     ``check_ids`` (default ``reader.ID_FIELDS``) unless ``pair_by_line``. Bound to a plan by ``for_plan``."""
     if pair_by_line:

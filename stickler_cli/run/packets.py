@@ -85,8 +85,9 @@ class BadPacket(ValueError):
     """A packet record that cannot be read; the message names the field."""
 
 
-def read_pairs(gt_path: str, pred_path: str, reading: Reading,
-               max_pages: int = MAX_PAGES_PER_PACKET) -> Iterator[PacketPair]:
+def read_pairs(
+    gt_path: str, pred_path: str, reading: Reading, max_pages: int = MAX_PAGES_PER_PACKET
+) -> Iterator[PacketPair]:
     """The ground-truth packets in file order, each with its prediction (paired by packet_id)."""
     predictions = _predictions(pred_path, reading, max_pages)
     seen: dict[Any, int] = {}
@@ -126,9 +127,12 @@ def _predictions(path: str, reading: Reading, max_pages: int) -> dict[Any, tuple
     for number, content in _records(path):
         kept += len(content) if type(content) is bytes else 0
         if kept > most:
-            raise InputError(f"pairing packets by packet_id holds every prediction in memory, and their lines pass "
-                             f"{most:,} bytes: split the files by packet, or raise --limit kept-bytes=...", path,
-                             number)
+            raise InputError(
+                f"pairing packets by packet_id holds every prediction in memory, and their lines pass "
+                f"{most:,} bytes: split the files by packet, or raise --limit kept-bytes=...",
+                path,
+                number,
+            )
         reading.pred_packets += 1
         record, problem = parse_record(content)
         key = None
@@ -138,8 +142,11 @@ def _predictions(path: str, reading: Reading, max_pages: int) -> dict[Any, tuple
             key, shown = _packet_id(record)
             if key in found:
                 reading.duplicate_predictions += 1
-                reading.problem(path, number, f"packet_id {shown}: a second prediction (line {found[key][0]} "
-                                              "is the one scored); ignored")
+                reading.problem(
+                    path,
+                    number,
+                    f"packet_id {shown}: a second prediction (line {found[key][0]} is the one scored); ignored",
+                )
                 continue
             found[key] = (number, _sections(record, max_pages))
         except BadPacket as exc:
@@ -189,8 +196,10 @@ def _sections(record: dict, max_pages: int) -> tuple[Section, ...]:
         for j, page in enumerate(pages):
             if page in owner:
                 other = "the same section" if owner[page] == k else f"sections[{owner[page]}]"
-                raise BadPacket(f"{where}.page_indices[{j}]: page {page} is already in {other} "
-                                "(a page belongs to one document, once)")
+                raise BadPacket(
+                    f"{where}.page_indices[{j}]: page {page} is already in {other} "
+                    "(a page belongs to one document, once)"
+                )
             owner[page] = k
         if len(owner) > max_pages:
             raise BadPacket(f"{where}: more than {max_pages:,} pages in the packet (raise the bound with --max-pages)")
@@ -206,7 +215,7 @@ def _document_class(section: dict, where: str) -> str:
             raise BadPacket(f"{where}.document_class.type: expected a string, got {_kind(inner)}")
         value = inner
     elif value is not None and not isinstance(value, str):
-        raise BadPacket(f"{where}.document_class: expected a string or {{\"type\": string}}, got {_kind(value)}")
+        raise BadPacket(f'{where}.document_class: expected a string or {{"type": string}}, got {_kind(value)}')
     return value or UNKNOWN_CLASS
 
 
@@ -226,8 +235,18 @@ def _pages(section: dict, where: str) -> tuple[int, ...]:
 
 
 def _kind(value: Any) -> str:
-    return "null" if value is None else {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-                                          int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return (
+        "null"
+        if value is None
+        else {
+            dict: "an object",
+            list: "an array",
+            str: "a string",
+            bool: "a boolean",
+            int: "a number",
+            float: "a number",
+        }.get(type(value), type(value).__name__)
+    )
 
 
 def _value(value: Any) -> str:
@@ -266,14 +285,20 @@ def read_page_table(path: str, reading: Reading, max_pages: int = MAX_PAGES_PER_
                     raise InputError(f"{CSV_PACKET_COLUMN}: empty", path, line)
                 kept += sum(map(len, cells))
                 if kept > most:
-                    raise InputError(f"a page table is held in memory until it ends, and its rows pass {most:,} "
-                                     "characters: split the file by packet, or raise --limit kept-bytes=...", path,
-                                     line)
+                    raise InputError(
+                        f"a page table is held in memory until it ends, and its rows pass {most:,} "
+                        "characters: split the file by packet, or raise --limit kept-bytes=...",
+                        path,
+                        line,
+                    )
                 held = packets.setdefault(packet, [])
                 first.setdefault(packet, line)
                 if len(held) >= max_pages:
-                    raise InputError(f"packet {packet or path!r}: more than {max_pages:,} pages (raise the bound with "
-                                     "--max-pages)", path, line)
+                    raise InputError(
+                        f"packet {packet or path!r}: more than {max_pages:,} pages (raise the bound with --max-pages)",
+                        path,
+                        line,
+                    )
                 held.append(_row(cells, columns, has_classes, path, line))
         except csv.Error as exc:
             raise InputError(f"not a readable CSV: {exc}", path, rows.line_num) from None
@@ -283,7 +308,9 @@ def read_page_table(path: str, reading: Reading, max_pages: int = MAX_PAGES_PER_
         reading.gt_packets += 1
         reading.pred_packets += 1
         reading.paired += 1
-        yield PacketPair(packet or _name(path), f"{_name(path)}:{first[packet]}", rows=tuple(held), has_classes=has_classes)
+        yield PacketPair(
+            packet or _name(path), f"{_name(path)}:{first[packet]}", rows=tuple(held), has_classes=has_classes
+        )
 
 
 def _open_text(path: str) -> io.TextIOBase:
@@ -301,12 +328,20 @@ def _columns(header: list[str], path: str) -> dict[str, int]:
         columns[name] = k
     missing = [c for c in CSV_COLUMNS if c not in columns]
     if missing:
-        raise InputError(f"the header lacks the column(s) {', '.join(missing)} (it needs {', '.join(CSV_COLUMNS)}; "
-                         f"{' and '.join(CSV_CLASS_COLUMNS)} optionally, and {CSV_PACKET_COLUMN})", path, 1)
+        raise InputError(
+            f"the header lacks the column(s) {', '.join(missing)} (it needs {', '.join(CSV_COLUMNS)}; "
+            f"{' and '.join(CSV_CLASS_COLUMNS)} optionally, and {CSV_PACKET_COLUMN})",
+            path,
+            1,
+        )
     classes = [c for c in CSV_CLASS_COLUMNS if c in columns]
     if len(classes) == 1:
-        raise InputError(f"the header has {classes[0]} without "
-                         f"{next(c for c in CSV_CLASS_COLUMNS if c not in columns)}: give both or neither", path, 1)
+        raise InputError(
+            f"the header has {classes[0]} without "
+            f"{next(c for c in CSV_CLASS_COLUMNS if c not in columns)}: give both or neither",
+            path,
+            1,
+        )
     return columns
 
 
@@ -328,5 +363,6 @@ def _row(cells: list[str], columns: dict[str, int], has_classes: bool, path: str
         return parsed
 
     labels = (text("class_label"), text("class_label_predicted")) if has_classes else (None, None)
-    return PageRow(text("group_id"), text("group_id_predicted"), number("page_number"),
-                   number("page_number_predicted"), *labels)
+    return PageRow(
+        text("group_id"), text("group_id_predicted"), number("page_number"), number("page_number_predicted"), *labels
+    )

@@ -60,8 +60,13 @@ class PlanSource:
 
         for spec in self.plugins:
             load_module(spec)
-        return compile_schema(self.schema, source=self.source, sha256=self.sha256, resources=self.resources,
-                              assert_formats=self.assert_formats)
+        return compile_schema(
+            self.schema,
+            source=self.source,
+            sha256=self.sha256,
+            resources=self.resources,
+            assert_formats=self.assert_formats,
+        )
 
 
 _worker: tuple[Engine, Plan, Pairing] | None = None  # this pool worker's engine, plan and the run's pairing
@@ -69,8 +74,7 @@ _built: dict[str, tuple[Engine, Plan]] = {}
 
 
 def _key(source: PlanSource, llm: Any = None) -> str:
-    return (source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(llm) + "\0"
-            + str(source.assert_formats))
+    return source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(llm) + "\0" + str(source.assert_formats)
 
 
 def built(source: PlanSource, llm: Any = None) -> tuple[Engine, Plan]:
@@ -173,8 +177,13 @@ def _start_method(engine: Engine) -> str:
     return "fork"
 
 
-def score_in_pool(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options: RunOptions,
-                  progress: Callable[[int, int], None] | None = None) -> None:
+def score_in_pool(
+    plan: Plan,
+    shards: Sequence[Shard],
+    acc: Accumulator,
+    options: RunOptions,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
     """Score every shard's pairs into ``acc`` on ``options.workers`` processes, each given ``options`` whole.
 
     At most ``4 * workers`` chunks are in flight, so memory stays flat however
@@ -192,8 +201,12 @@ def score_in_pool(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options
     chunks = _chunks(shards, stats, pairing)
     first = list(itertools.islice(chunks, workers))  # read ahead: no more processes than chunks of work
     workers = max(1, len(first))
-    with _pickle_depth(), ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                              initargs=(source, options, os.getpid())) as pool:
+    with (
+        _pickle_depth(),
+        ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_init_worker, initargs=(source, options, os.getpid())
+        ) as pool,
+    ):
         try:
             for chunk, shard in itertools.chain(first, chunks):
                 pending.append(pool.submit(_score_chunk, chunk, shard, options, acc.full_fields()))
@@ -209,8 +222,10 @@ def score_in_pool(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options
                     progress(acc.document_count, stats.gt_bytes_read)
         except BrokenProcessPool:  # a worker killed from outside (the out-of-memory killer, kill -9)
             _stop_workers(pool)
-            raise SticklerError("a worker process ended before finishing its work (killed from outside: out of "
-                                f"memory?); nothing was reported: run again with fewer --workers than {workers}") from None
+            raise SticklerError(
+                "a worker process ended before finishing its work (killed from outside: out of "
+                f"memory?); nothing was reported: run again with fewer --workers than {workers}"
+            ) from None
         except BaseException:  # an input error, a worker's error, an interrupt: nothing more is wanted
             _stop_workers(pool)  # the chunks still pending fail with the pool (cancelled, Python 3.11 would complain)
             raise

@@ -86,7 +86,9 @@ class Pair:
     pred_line: int | None
     errors: list[DataError]
     pred_invalid: bool = False  # the prediction line was unusable and is scored as {}
-    older_shape: bool = False  # a record's text may hold {"value": …, "confidence": …} (engine/values.adopt_older_shape)
+    older_shape: bool = (
+        False  # a record's text may hold {"value": …, "confidence": …} (engine/values.adopt_older_shape)
+    )
     boxes: bool = False  # a side carries "_bbox": scored by Engine.compare, which collects boxes
 
     @property
@@ -114,9 +116,20 @@ class PairingStats:
 
 
 # The counts a run reports (``inputs.records``), added up across workers and states.
-COUNTED = ("gt_lines", "pred_lines", "paired", "unpaired_predictions", "missing_predictions",
-           "invalid_predictions", "blank_lines", "long_lines", "misaligned_pairs", "ids_compared",
-           "gt_with_confidence", "older_shape_records")
+COUNTED = (
+    "gt_lines",
+    "pred_lines",
+    "paired",
+    "unpaired_predictions",
+    "missing_predictions",
+    "invalid_predictions",
+    "blank_lines",
+    "long_lines",
+    "misaligned_pairs",
+    "ids_compared",
+    "gt_with_confidence",
+    "older_shape_records",
+)
 
 STDIN = "-"
 
@@ -126,15 +139,23 @@ def record_warnings(stats: dict[str, int | None]) -> list[str]:
     report's ``warnings``): nothing to score, arguments likely swapped, values in the deprecated older rich shape."""
     found = []
     if stats.get("gt_lines") == 0:  # counted, and none (None, or not given: not a reading of the ground truth)
-        found.append("no ground-truth record was read: nothing was scored (every figure is 0, and any quality gate "
-                     "fails such a run)")
+        found.append(
+            "no ground-truth record was read: nothing was scored (every figure is 0, and any quality gate "
+            "fails such a run)"
+        )
     if count := stats.get("gt_with_confidence", 0):
-        found.append(f"{count:,} ground-truth record(s) carry _confidence, which predictions carry: are the "
-                     "ground truth and prediction arguments swapped?")
+        found.append(
+            f"{count:,} ground-truth record(s) carry _confidence, which predictions carry: are the "
+            "ground truth and prediction arguments swapped?"
+        )
     if count := stats.get("older_shape_records", 0):
-        found.append(f'{count:,} record(s) hold values in the older rich shape {{"value": …, "confidence": …}}, read '
-                     'as {"_value": …, "_confidence": …}; rename the two keys (the older shape is deprecated)')
+        found.append(
+            f'{count:,} record(s) hold values in the older rich shape {{"value": …, "confidence": …}}, read '
+            'as {"_value": …, "_confidence": …}; rename the two keys (the older shape is deprecated)'
+        )
     return found
+
+
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, skipped at the start of a file
 
 
@@ -171,15 +192,18 @@ class Overlong:
         self.size = size
 
     def problem(self) -> str:
-        return (f"line of {self.size:,} bytes, over the {limits.current().line_bytes:,}-byte limit; "
-                f"not read (raise it with --limit line-bytes=...)")
+        return (
+            f"line of {self.size:,} bytes, over the {limits.current().line_bytes:,}-byte limit; "
+            f"not read (raise it with --limit line-bytes=...)"
+        )
 
 
 _SKIP_CHUNK = 1 << 20  # the rest of an overlong line is read and dropped this much at a time
 
 
-def _lines(path: str, stats: PairingStats, progress: bool = False,
-           keep_blank: bool = False) -> Iterator[tuple[int, int, "bytes | Record | Overlong"]]:
+def _lines(
+    path: str, stats: PairingStats, progress: bool = False, keep_blank: bool = False
+) -> Iterator[tuple[int, int, "bytes | Record | Overlong"]]:
     """(line number, byte offset, content) for each line; blank lines only with ``keep_blank``
     (as empty content: pairing by line keeps their place).
 
@@ -235,9 +259,12 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
                 if first:
                     first = False
                     if content == b"{":
-                        raise InputError("looks like pretty-printed JSON (a record spans several lines); JSON "
-                                         f"Lines holds one record per line: convert it with jq -c . {path}",
-                                         path, number)
+                        raise InputError(
+                            "looks like pretty-printed JSON (a record spans several lines); JSON "
+                            f"Lines holds one record per line: convert it with jq -c . {path}",
+                            path,
+                            number,
+                        )
                     # A file that is one array is read as a .json file: its records numbered from 1, blank
                     # lines before it left out (kept, they would stand as records 1, 2… beside its own).
                     if content == b"[":  # a pretty-printed array
@@ -261,8 +288,9 @@ def _lines(path: str, stats: PairingStats, progress: bool = False,
             stats.gt_bytes_read = done + file_size(path)
 
 
-def _held(keep_blank: bool, leading: int, array: tuple[int, int, bytes] | None,
-          after: int) -> Iterator[tuple[int, int, bytes]]:
+def _held(
+    keep_blank: bool, leading: int, array: tuple[int, int, bytes] | None, after: int
+) -> Iterator[tuple[int, int, bytes]]:
     """The lines held back while the first record's nature was unknown, in their order: ``leading`` blank lines
     (lines 1..), the first line holding an array (a bad record, as it turned out) and ``after`` blank lines after
     it. Blank lines only with ``keep_blank``; their offset is never read (0)."""
@@ -304,8 +332,9 @@ def _array_rest(path: str, handle: BinaryIO, content: bytes, limit: int) -> Iter
     try:
         value = decode(data)
     except ValueError as exc:
-        raise InputError(f"looks like one JSON array spread over lines, but it is not valid JSON "
-                         f"({why_not_json(exc, data)})", path) from None
+        raise InputError(
+            f"looks like one JSON array spread over lines, but it is not valid JSON ({why_not_json(exc, data)})", path
+        ) from None
     return _records(value, data)
 
 
@@ -313,8 +342,11 @@ def whole_file(path: str, handle: BinaryIO, head: bytes, limit: int) -> bytes:
     """``head`` and the rest of ``handle``: a whole file read as one value, within ``--limit line-bytes``."""
     rest = handle.read(limit + 1 - len(head))
     if len(head) + len(rest) > limit:
-        raise InputError(f"holds one JSON value of over {limit:,} bytes, read whole (the --limit line-bytes "
-                         "bound); raise it with --limit line-bytes=...", path)
+        raise InputError(
+            f"holds one JSON value of over {limit:,} bytes, read whole (the --limit line-bytes "
+            "bound); raise it with --limit line-bytes=...",
+            path,
+        )
     return head + rest
 
 
@@ -376,8 +408,9 @@ def read_whole(path: str) -> bytes:
         except (EOFError, zlib.error) as exc:
             raise InputError(f"cannot read compressed data: {exc}", path) from None
         except OSError as exc:
-            raise InputError(f"cannot read compressed data: {exc}" if path.endswith(".gz")
-                             else f"cannot read: {exc.strerror}", path) from None
+            raise InputError(
+                f"cannot read compressed data: {exc}" if path.endswith(".gz") else f"cannot read: {exc.strerror}", path
+            ) from None
     return data.removeprefix(BOM)
 
 
@@ -431,8 +464,9 @@ def _lenient(content: bytes, refused: ValueError | None) -> Any:
         raise ValueError("nested too deeply") from None
     except ValueError as exc:
         if "integer string conversion" in str(exc):  # its time grows with the square of the digits: not read
-            raise ValueError(f"an integer of more than {sys.get_int_max_str_digits():,} digits, more than Python "
-                             "reads") from None
+            raise ValueError(
+                f"an integer of more than {sys.get_int_max_str_digits():,} digits, more than Python reads"
+            ) from None
         if refused is not None:
             raise refused from None
         raise
@@ -540,6 +574,7 @@ def _named_duplicates(content: bytes) -> list[str]:
                 found.append(key)
             seen.add(key)
         return dict(items)
+
     try:
         json.loads(content.decode("utf-8"), object_pairs_hook=pairs)
     except (ValueError, RecursionError):
@@ -550,8 +585,12 @@ def _named_duplicates(content: bytes) -> list[str]:
 def duplicate_key_error(side: str, path: str, line: int, doc_id: str | None, keys: list[str]) -> DataError:
     """The record problem of ``duplicate_keys``: the record is scored with each key's last value, as read."""
     shown = ", ".join(repr(k) for k in dict.fromkeys(keys))
-    return DataError(path, line, doc_id, f"{side} has key {shown} twice in one object ({len(keys)} duplicate "
-                                         f"key(s)): the last value of each is scored")
+    return DataError(
+        path,
+        line,
+        doc_id,
+        f"{side} has key {shown} twice in one object ({len(keys)} duplicate key(s)): the last value of each is scored",
+    )
 
 
 class _KeyInText:
@@ -634,8 +673,23 @@ Line = tuple[int, int, "bytes | Record | Overlong"]  # (line number, byte offset
 
 # Pairing by line, the fields that name a document: where both records carry one and they
 # disagree on more than MISALIGNED_TOLERANCE pairs, the files are out of step and the run stops.
-ID_FIELDS = ("doc_id", "document_id", "docid", "id", "uuid", "guid", "file", "file_name", "filename",
-             "file_path", "document", "document_name", "record_id", "page_id", "source_file")
+ID_FIELDS = (
+    "doc_id",
+    "document_id",
+    "docid",
+    "id",
+    "uuid",
+    "guid",
+    "file",
+    "file_name",
+    "filename",
+    "file_path",
+    "document",
+    "document_name",
+    "record_id",
+    "page_id",
+    "source_file",
+)
 _ID_RANK = {name.replace("_", ""): rank for rank, name in enumerate(ID_FIELDS)}  # names folded: docId, DOC-ID
 MISALIGNED_TOLERANCE = 3
 # Evidence of a shift (a prediction carrying another line's id) is sought among the ids of the
@@ -713,10 +767,14 @@ class _StepCheck:
         else:
             return None  # a wrong id the model extracted: scored like any other field
         by_id = f"pair by id with --id-field {name}, or " if pred_name == name else ""
-        error = DataError(self.pred_path, number, doc_id,
-                          f"ground truth {name} {_json(ours[1], ours[0])}, prediction {pred_name} "
-                          f"{_json(theirs[1], theirs[0])} ({why}): "
-                          f"{OUT_OF_STEP}; {by_id}pass --pair-by-line to pair by line regardless")
+        error = DataError(
+            self.pred_path,
+            number,
+            doc_id,
+            f"ground truth {name} {_json(ours[1], ours[0])}, prediction {pred_name} "
+            f"{_json(theirs[1], theirs[0])} ({why}): "
+            f"{OUT_OF_STEP}; {by_id}pass --pair-by-line to pair by line regardless",
+        )
         stats = self.stats
         stats.misaligned_pairs += 1
         if stats.first_misaligned is None:
@@ -847,8 +905,9 @@ class _DocNames:
 
 def out_of_step(first: dict[str, Any]) -> InputError:
     """The error that stops a run paired by line: its first out-of-step pair."""
-    return InputError(f"{first['message']} (more than {MISALIGNED_TOLERANCE} pairs disagree)", first["source"],
-                      first["line"])
+    return InputError(
+        f"{first['message']} (more than {MISALIGNED_TOLERANCE} pairs disagree)", first["source"], first["line"]
+    )
 
 
 def check_pairing_outcome(stats: dict[str, int], pairing: Pairing, pred_paths: list[str]) -> None:
@@ -863,8 +922,10 @@ def check_named_ids_found(stats: dict[str, int], pairing: Pairing) -> None:
     likely, which must not pass for a run found in step."""
     if pairing.user_named and pairing.check_ids and stats.get("paired", 0) and not stats.get("ids_compared", 0):
         names = ", ".join(map(repr, pairing.check_ids))
-        raise UsageError(f"--check-id {names}: no pair of records carries it on both sides (as a string, number or "
-                         "boolean), so nothing was checked; name the field as the records spell it")
+        raise UsageError(
+            f"--check-id {names}: no pair of records carries it on both sides (as a string, number or "
+            "boolean), so nothing was checked; name the field as the records spell it"
+        )
 
 
 def check_alignment(stats: dict[str, int], errors: list[dict[str, Any]]) -> None:
@@ -882,8 +943,11 @@ def check_predictions_readable(stats: dict[str, int], paths: list[str]) -> None:
     """More than half of the prediction records unreadable is not a result: the file is not JSON Lines."""
     read, invalid = stats.get("pred_lines", 0), stats.get("invalid_predictions", 0)
     if read >= UNREADABLE_MIN_RECORDS and invalid * 2 > read:
-        raise InputError(f"{invalid:,} of {read:,} prediction records are not JSON objects: is this a JSON "
-                         "Lines file (one JSON object per line)? Nothing was reported", ", ".join(paths))
+        raise InputError(
+            f"{invalid:,} of {read:,} prediction records are not JSON objects: is this a JSON "
+            "Lines file (one JSON object per line)? Nothing was reported",
+            ", ".join(paths),
+        )
 
 
 def ground_truth_lines(gt_path: str, stats: PairingStats) -> Iterator[Line]:
@@ -892,22 +956,34 @@ def ground_truth_lines(gt_path: str, stats: PairingStats) -> Iterator[Line]:
     return _lines(gt_path, stats, progress=True, keep_blank=True)
 
 
-def pair_by_line(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairing = Pairing(),
-                 gt_lines: Iterator[Line] | None = None) -> Iterator[Pair]:
+def pair_by_line(
+    gt_path: str,
+    pred_path: str,
+    stats: PairingStats,
+    pairing: Pairing = Pairing(),
+    gt_lines: Iterator[Line] | None = None,
+) -> Iterator[Pair]:
     """Pair the n-th ground truth line with the n-th prediction line."""
     return pair_lines(line_pairs(gt_path, pred_path, stats, gt_lines), gt_path, pred_path, stats, pairing)
 
 
-def line_pairs(gt_path: str, pred_path: str, stats: PairingStats,
-               gt_lines: Iterator[Line] | None = None) -> Iterator[tuple[Line | None, Line | None]]:
+def line_pairs(
+    gt_path: str, pred_path: str, stats: PairingStats, gt_lines: Iterator[Line] | None = None
+) -> Iterator[tuple[Line | None, Line | None]]:
     """The raw line pairs ``pair_lines`` takes: read without parsing (cheap), for worker processes.
     Blank lines are kept, so the n-th pair is line n of each file."""
     gt = gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats)
     return zip_longest(gt, _lines(pred_path, stats, keep_blank=True))
 
 
-def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, pred_path: str,
-               stats: PairingStats, pairing: Pairing = Pairing(), stop_out_of_step: bool = True) -> Iterator[Pair]:
+def pair_lines(
+    lines: Iterable[tuple[Line | None, Line | None]],
+    gt_path: str,
+    pred_path: str,
+    stats: PairingStats,
+    pairing: Pairing = Pairing(),
+    stop_out_of_step: bool = True,
+) -> Iterator[Pair]:
     """Parse and pair raw (ground truth, prediction) lines; either side is None past its file's
     end, and empty content where a line is blank: a missing record at that line. Out-of-step
     pairs are counted, and stop the run unless ``stop_out_of_step`` is off (a worker's chunk:
@@ -929,10 +1005,18 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             # the schema is counted).
             pred, problem = _parse(pred_item[2])
             stats.invalid_predictions += problem is not None
-            why = ("more prediction lines than ground-truth lines" if gt_item is None
-                   else "that line of the ground truth is blank")
-            yield _orphan(pred_path, number, f"prediction has no ground truth ({why}); not scored", pred=pred,
-                          older_shape=may_hold_older_shape(pred_item[2]))
+            why = (
+                "more prediction lines than ground-truth lines"
+                if gt_item is None
+                else "that line of the ground truth is blank"
+            )
+            yield _orphan(
+                pred_path,
+                number,
+                f"prediction has no ground truth ({why}); not scored",
+                pred=pred,
+                older_shape=may_hold_older_shape(pred_item[2]),
+            )
             continue
         gt_number, _, gt_content = gt_item
         stats.gt_lines += 1
@@ -944,9 +1028,19 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
         if pred_item is None:
             stats.missing_predictions += 1
             why = "that line of the predictions is blank" if blank else "fewer prediction lines"
-            errors.append(DataError(pred_path, None, doc_id, f"no prediction for this ground truth ({why}); scored as empty"))
-            yield Pair(doc_id, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content),
-                       boxes=carries_boxes(gt_content, gt))
+            errors.append(
+                DataError(pred_path, None, doc_id, f"no prediction for this ground truth ({why}); scored as empty")
+            )
+            yield Pair(
+                doc_id,
+                gt,
+                {},
+                gt_number,
+                None,
+                errors,
+                older_shape=may_hold_older_shape(gt_content),
+                boxes=carries_boxes(gt_content, gt),
+            )
             continue
         pred_number, _, pred_content = pred_item
         stats.pred_lines += 1
@@ -957,8 +1051,17 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
                 raise InputError(f"prediction {problem}", pred_path, pred_number)
             stats.invalid_predictions += 1
             errors.append(DataError(pred_path, pred_number, doc_id, f"prediction {problem}; scored as empty"))
-            yield Pair(doc_id, gt, {}, gt_number, pred_number, errors, pred_invalid=True,
-                       older_shape=may_hold_older_shape(gt_content), boxes=carries_boxes(gt_content, gt))
+            yield Pair(
+                doc_id,
+                gt,
+                {},
+                gt_number,
+                pred_number,
+                errors,
+                pred_invalid=True,
+                older_shape=may_hold_older_shape(gt_content),
+                boxes=carries_boxes(gt_content, gt),
+            )
             continue
         if twice := duplicate_keys(pred_content, pred):
             errors.append(duplicate_key_error("prediction", pred_path, pred_number, doc_id, twice))
@@ -966,9 +1069,16 @@ def pair_lines(lines: Iterable[tuple[Line | None, Line | None]], gt_path: str, p
             error = steps.check(gt_number, gt, pred, doc_id)
             if error is not None:
                 errors.append(error)
-        yield Pair(doc_id, gt, pred, gt_number, pred_number, errors,
-                   older_shape=may_hold_older_shape(gt_content, pred_content),
-                   boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred))
+        yield Pair(
+            doc_id,
+            gt,
+            pred,
+            gt_number,
+            pred_number,
+            errors,
+            older_shape=may_hold_older_shape(gt_content, pred_content),
+            boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred),
+        )
 
 
 def _keeps_lines(path: str) -> bool:
@@ -982,8 +1092,9 @@ def _keeps_lines(path: str) -> bool:
         return True
 
 
-def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairing,
-               gt_lines: Iterator[Line] | None = None) -> Iterator[Pair]:
+def pair_by_id(
+    gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairing, gt_lines: Iterator[Line] | None = None
+) -> Iterator[Pair]:
     """Pair records whose ``pairing.id_field`` values are equal (as JSON values); duplicates are input errors."""
     id_field = pairing.id_field
     assert id_field
@@ -997,9 +1108,13 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
         if keep_lines and type(content) is bytes:
             kept += len(content)
             if kept > most:
-                raise InputError(f"pairing by id keeps the lines of a compressed or piped prediction file in memory, "
-                                 f"and they pass {most:,} bytes: decompress it to a plain file (indexed by position "
-                                 "instead), or raise --limit kept-bytes=...", pred_path, number)
+                raise InputError(
+                    f"pairing by id keeps the lines of a compressed or piped prediction file in memory, "
+                    f"and they pass {most:,} bytes: decompress it to a plain file (indexed by position "
+                    "instead), or raise --limit kept-bytes=...",
+                    pred_path,
+                    number,
+                )
         stats.pred_lines += 1
         pred, problem = _parse(content)
         if problem:
@@ -1007,7 +1122,9 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
                 raise InputError(f"prediction {problem}", pred_path, number)
             stats.unpaired_predictions += 1
             stats.invalid_predictions += 1
-            early.append(_orphan(pred_path, number, f"prediction {problem}; its id cannot be read, so it is not scored"))
+            early.append(
+                _orphan(pred_path, number, f"prediction {problem}; its id cannot be read, so it is not scored")
+            )
             continue
         found = _id_of(pred, id_field)
         if found is None:
@@ -1016,27 +1133,33 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             continue
         key, shown = found
         if key in index:
-            raise InputError(f"duplicate {id_field} {_json(index[key][2], key)} (first on line {index[key][0]})",
-                             pred_path, number)
+            raise InputError(
+                f"duplicate {id_field} {_json(index[key][2], key)} (first on line {index[key][0]})", pred_path, number
+            )
         # A record read from an array (a .jsonl holding one) is no line to read back at an offset: kept.
         index[key] = (number, content if keep_lines or type(content) is not bytes else offset, shown)
     yield from early
 
     seen: dict[Key, int] = {}
     with contextlib.nullcontext() if keep_lines else open_input(pred_path) as handle:
-        for gt_number, _, gt_content in (gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats)):
+        for gt_number, _, gt_content in gt_lines if gt_lines is not None else ground_truth_lines(gt_path, stats):
             if not gt_content:
                 continue  # a blank line: nothing to pair by id
             stats.gt_lines += 1
             gt = _gt_record(gt_path, gt_number, gt_content, stats)
             found = _id_of(gt, id_field)
             if found is None:
-                what = f" has no {id_field!r}" if gt.get(id_field) is None else (
-                    f"'s {id_field!r} is {_kind(gt[id_field])}, not a string, number or boolean")
+                what = (
+                    f" has no {id_field!r}"
+                    if gt.get(id_field) is None
+                    else (f"'s {id_field!r} is {_kind(gt[id_field])}, not a string, number or boolean")
+                )
                 raise InputError(f"ground truth{what}", gt_path, gt_number)
             key, shown = found
             if key in seen:
-                raise InputError(f"duplicate {id_field} {_json(shown, key)} (first on line {seen[key]})", gt_path, gt_number)
+                raise InputError(
+                    f"duplicate {id_field} {_json(shown, key)} (first on line {seen[key]})", gt_path, gt_number
+                )
             seen[key] = gt_number
             errors: list[DataError] = []
             if twice := duplicate_keys(gt_content, gt):
@@ -1045,8 +1168,16 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             if location is None:
                 stats.missing_predictions += 1
                 errors.append(DataError(pred_path, None, shown, "no prediction with this id; scored as empty"))
-                yield Pair(shown, gt, {}, gt_number, None, errors, older_shape=may_hold_older_shape(gt_content),
-                           boxes=carries_boxes(gt_content, gt))
+                yield Pair(
+                    shown,
+                    gt,
+                    {},
+                    gt_number,
+                    None,
+                    errors,
+                    older_shape=may_hold_older_shape(gt_content),
+                    boxes=carries_boxes(gt_content, gt),
+                )
                 continue
             pred_number, where, _ = location
             pred_content = _stored(handle, where)
@@ -1054,15 +1185,28 @@ def pair_by_id(gt_path: str, pred_path: str, stats: PairingStats, pairing: Pairi
             stats.paired += 1
             if twice := duplicate_keys(pred_content, pred):
                 errors.append(duplicate_key_error("prediction", pred_path, pred_number, shown, twice))
-            yield Pair(shown, gt, pred, gt_number, pred_number, errors,
-                       older_shape=may_hold_older_shape(gt_content, pred_content),
-                   boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred))
+            yield Pair(
+                shown,
+                gt,
+                pred,
+                gt_number,
+                pred_number,
+                errors,
+                older_shape=may_hold_older_shape(gt_content, pred_content),
+                boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred),
+            )
         for key, (number, where, shown) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1
             pred_content = _stored(handle, where)
             pred, _ = _parse(pred_content)
-            yield _orphan(pred_path, number, f"prediction {id_field} {_json(shown, key)} has no ground truth; not scored",
-                          shown, pred, may_hold_older_shape(pred_content))
+            yield _orphan(
+                pred_path,
+                number,
+                f"prediction {id_field} {_json(shown, key)} has no ground truth; not scored",
+                shown,
+                pred,
+                may_hold_older_shape(pred_content),
+            )
 
 
 def _kind(value: Any) -> str:
@@ -1082,8 +1226,9 @@ def _stored(handle: BinaryIO | None, where: int | bytes | Record) -> bytes | Rec
     return handle.readline().strip().removeprefix(BOM)  # type: ignore[union-attr]
 
 
-def _orphan(source: str, line: int, message: str, doc_id: str | None = None, pred: dict | None = None,
-            older_shape: bool = False) -> Pair:
+def _orphan(
+    source: str, line: int, message: str, doc_id: str | None = None, pred: dict | None = None, older_shape: bool = False
+) -> Pair:
     """A prediction that cannot be scored: carried to report its error (and, when it was read,
     to count its conformance to the schema)."""
     return Pair(doc_id or "", None, pred, 0, line, [DataError(source, line, doc_id, message)], older_shape=older_shape)

@@ -31,8 +31,9 @@ def _chunks(items: Iterable[Any]) -> Iterator[list[Any]]:
         yield batch
 
 
-def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, position: int, pair: Pair,
-             shard: Shard | None = None) -> None:
+def _analyse(
+    engine: Engine, acc: Accumulator, scored: BatchResult, d: int, position: int, pair: Pair, shard: Shard | None = None
+) -> None:
     """What a scored document adds beyond the totals (``Accumulator.add_batch``): kept whole if it is
     among the worst, its misses explained if asked for (``--non-matches``) or while a field it fails
     on has room in its sample of failing comparisons, its line of ``--per-document``."""
@@ -40,8 +41,7 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
     doc_id, gt, pred, gt_line, pred_line = pair.doc_id, pair.gt, pair.pred, pair.gt_line, pair.pred_line
     score = float(scored.scores[d])
     if acc.is_among_worst(score):
-        acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred},
-                       position)
+        acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred}, position)
     lines = sample = False
     if analysis.non_matches or acc.samples_open:
         tally = scored.tally[d].tolist()
@@ -54,8 +54,10 @@ def _analyse(engine: Engine, acc: Accumulator, scored: BatchResult, d: int, posi
         if sample:
             acc.keep_failures(rows)
     if analysis.per_document:
-        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, scored.document(d), doc_id,
-                                                       _lines(shard, gt_line, pred_line), acc.nodes)])
+        acc.add_lines(
+            ROWS_PER_DOCUMENT,
+            [document_row(acc.plan, scored.document(d), doc_id, _lines(shard, gt_line, pred_line), acc.nodes)],
+        )
 
 
 def _with_misses(scored: BatchResult) -> list[bool]:
@@ -68,8 +70,12 @@ def _with_misses(scored: BatchResult) -> list[bool]:
 
 def _lines(shard: Shard | None, gt_line: int, pred_line: int | None) -> dict[str, Any]:
     """Where a document is: its lines and their files (of several shards, the line alone says little)."""
-    return {"gt_source": shard.ground_truth if shard else None, "gt_line": gt_line,
-            "pred_source": shard.predictions if shard else None, "pred_line": pred_line}
+    return {
+        "gt_source": shard.ground_truth if shard else None,
+        "gt_line": gt_line,
+        "pred_source": shard.predictions if shard else None,
+        "pred_line": pred_line,
+    }
 
 
 def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: Shard) -> None:
@@ -90,8 +96,9 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                 if pair.older_shape:
                     _adopt_older_shape(root, acc, pair)
             scored_pairs = [p for p in batch if p.gt is not None]
-            scored = engine.score_batch([(p.gt, p.pred) for p in scored_pairs],
-                                        [d for d, p in enumerate(scored_pairs) if p.boxes])
+            scored = engine.score_batch(
+                [(p.gt, p.pred) for p in scored_pairs], [d for d, p in enumerate(scored_pairs) if p.boxes]
+            )
             first = acc.document_count
             acc.add_batch(scored, [p.doc_id for p in scored_pairs])
             if analysis.indexed:

@@ -43,8 +43,10 @@ def resolve_shards(ground_truth: str, predictions: str) -> list[Shard]:
     if not is_pattern(ground_truth) and not is_pattern(predictions):
         return [Shard(ground_truth, predictions)]
     if not (is_pattern(ground_truth) and is_pattern(predictions)):
-        raise InputError("give both ground truth and predictions as glob patterns, or neither",
-                         ground_truth if not is_pattern(ground_truth) else predictions)
+        raise InputError(
+            "give both ground truth and predictions as glob patterns, or neither",
+            ground_truth if not is_pattern(ground_truth) else predictions,
+        )
     gt_files = _expand(ground_truth)
     pred_files = _expand(predictions)
     pred_by_name = {shard_name(p): p for p in pred_files}

@@ -23,8 +23,19 @@ from typing import Any, Sequence
 
 from .. import limits
 from ..analyses.part import Collect
-from ..analyses.state_check import (SLACK, BadState, bad, check_array, check_count, check_counts, check_floats,
-                                    check_number, check_object, check_scalar, shown)
+from ..analyses.state_check import (
+    SLACK,
+    BadState,
+    bad,
+    check_array,
+    check_count,
+    check_counts,
+    check_floats,
+    check_number,
+    check_object,
+    check_scalar,
+    shown,
+)
 from ..errors import InputError, SchemaError, SticklerError
 from ..json_text import dumps
 from ..plan import Plan
@@ -40,20 +51,26 @@ def save(path: str, acc: Accumulator) -> None:
     kept whole, so the state may hold what orjson cannot write (integers beyond 64 bits). The run must have kept
     its document index (``Collect(index=True)``): a state without it could not be merged."""
     if len(acc.index) != acc.document_count:
-        raise SticklerError(f"this run kept no index of its {acc.document_count:,} documents, which a saved state "
-                            "needs: score it with Collect(index=True)")
+        raise SticklerError(
+            f"this run kept no index of its {acc.document_count:,} documents, which a saved state "
+            "needs: score it with Collect(index=True)"
+        )
     atomic.write(path, dumps(acc.get_state(), indent=False))
 
 
 # -- the parts every state shares, checked before its schema is compiled ---------------------------
+
 
 def _header(state: Any) -> dict:
     """The version, the schema and its hash and digest: what is needed to compile the plan."""
     if not isinstance(state, dict) or "schema_sha256" not in state or "state_version" not in state:
         raise bad("/", "not a stickler state file (written by `stickler eval --save-state`)")
     if state["state_version"] != STATE_VERSION:
-        raise bad("/state_version", f"state version {shown(state['state_version'])} is not supported (this "
-                                     f"stickler reads and writes {STATE_VERSION}; save the state again)")
+        raise bad(
+            "/state_version",
+            f"state version {shown(state['state_version'])} is not supported (this "
+            f"stickler reads and writes {STATE_VERSION}; save the state again)",
+        )
     sha = state["schema_sha256"]
     if not isinstance(sha, str) or len(sha) != 64 or not all(c in "0123456789abcdef" for c in sha):
         raise bad("/schema_sha256", f"must be a sha256 as 64 lower-case hexadecimal digits, got {shown(sha)}")
@@ -65,14 +82,19 @@ def _header(state: Any) -> dict:
     if not isinstance(resources, dict) or not all(isinstance(d, (dict, bool)) for d in resources.values()):
         raise bad("/schema_resources", "must map URIs to the schema documents read with the schema")
     if state.get("schema_formats_asserted", True) is not True:
-        raise bad("/schema_formats_asserted", f"must be true when present, got {shown(state['schema_formats_asserted'])}")
+        raise bad(
+            "/schema_formats_asserted", f"must be true when present, got {shown(state['schema_formats_asserted'])}"
+        )
     if state.get("schema_digest") != schema_digest(state["schema"], resources):
-        raise bad("/schema", "the embedded schema does not match the state's schema_digest: the state was "
-                              "altered after it was saved")
+        raise bad(
+            "/schema",
+            "the embedded schema does not match the state's schema_digest: the state was altered after it was saved",
+        )
     return state
 
 
 # -- everything else, against the plan -------------------------------------------------------------
+
 
 def check(state: dict, plan: Plan) -> None:
     """Every value of ``state`` (whose header has been checked) is possible for a run of ``plan``;
@@ -94,8 +116,9 @@ def check(state: dict, plan: Plan) -> None:
     top = [f.index for f in plan.root.fields]
     overall = [sum(counts[i][c] for i in top) for c in range(5)]
     if check_counts(state["overall"], "/overall", 5) != overall:
-        raise bad("/overall", f"must be the sum of the top-level fields' counts, {overall}, "
-                               f"got {shown(state['overall'])}")
+        raise bad(
+            "/overall", f"must be the sum of the top-level fields' counts, {overall}, got {shown(state['overall'])}"
+        )
     score_n = check_counts(state["field_score_n"], "/field_score_n", size)
     sums = check_array(state["field_score_sum"], "/field_score_sum", size)
     for k, (total, count) in enumerate(zip(sums, score_n)):
@@ -133,8 +156,13 @@ def _check_confidence(block: Any, size: int) -> None:
     if not length:
         return
     field, match, value, count, similarity = (block[c] for c in columns)
-    kinds = (("field", field, (int,)), ("match", match, (bool,)), ("value", value, (int, float)),
-             ("count", count, (int,)), ("similarity_sum", similarity, (int, float)))
+    kinds = (
+        ("field", field, (int,)),
+        ("match", match, (bool,)),
+        ("value", value, (int, float)),
+        ("count", count, (int,)),
+        ("similarity_sum", similarity, (int, float)),
+    )
     for name, column, types in kinds:
         if not all(type(v) in types for v in column):
             k = next(k for k, v in enumerate(column) if type(v) not in types)
@@ -154,7 +182,9 @@ def _check_confidence(block: Any, size: int) -> None:
     if bad_value.any():
         k = int(np.argmax(bad_value))
         check_number(value[k], f"/confidence/value/{k}", 0.0, 1.0)
-    bad_sum = ~np.isfinite(sums) | (sums < -SLACK * np.maximum(counts, 1)) | (sums > counts + SLACK * np.maximum(counts, 1))
+    bad_sum = (
+        ~np.isfinite(sums) | (sums < -SLACK * np.maximum(counts, 1)) | (sums > counts + SLACK * np.maximum(counts, 1))
+    )
     if bad_sum.any():
         k = int(np.argmax(bad_sum))
         check_number(similarity[k], f"/confidence/similarity_sum/{k}", 0.0, float(count[k]))
@@ -192,19 +222,33 @@ def _check_reconciled(stats: dict[str, int], n: int, checked: int) -> None:
     that passed the checks of each value showed "-493 of 7" predictions valid. Each document paired or missing
     its prediction: coverage and the record rates (report.schema_conformance) stay within [0, 1]."""
     for pointer, total, parts, what in (
-            ("/stats/gt_lines", stats["gt_lines"], n, "the document_count"),
-            ("/stats/gt_lines", stats["gt_lines"], stats["paired"] + stats["missing_predictions"],
-             "paired + missing_predictions"),
-            ("/stats/pred_lines", stats["pred_lines"], stats["paired"] + stats["unpaired_predictions"],
-             "paired + unpaired_predictions"),
-            ("/stats/pred_lines", stats["pred_lines"], stats["invalid_predictions"] + checked,
-             "invalid_predictions + conformance.checked")):
+        ("/stats/gt_lines", stats["gt_lines"], n, "the document_count"),
+        (
+            "/stats/gt_lines",
+            stats["gt_lines"],
+            stats["paired"] + stats["missing_predictions"],
+            "paired + missing_predictions",
+        ),
+        (
+            "/stats/pred_lines",
+            stats["pred_lines"],
+            stats["paired"] + stats["unpaired_predictions"],
+            "paired + unpaired_predictions",
+        ),
+        (
+            "/stats/pred_lines",
+            stats["pred_lines"],
+            stats["invalid_predictions"] + checked,
+            "invalid_predictions + conformance.checked",
+        ),
+    ):
         if total != parts:
             raise bad(pointer, f"must equal {what} ({parts:,}), got {total:,}")
 
 
-def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: list[list[int]],
-                     sums: list[float], score_n: list[int]) -> None:
+def _check_documents(
+    state: dict, n: int, size: int, score_sum: float, counts: list[list[int]], sums: list[float], score_n: list[int]
+) -> None:
     """Each document's row (kept for ``--ci``): whole rows, counts that are
     counts, and, when every document has its row, column totals equal to the state's totals."""
     import numpy as np
@@ -212,8 +256,10 @@ def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: l
     width = row_width(size)
     documents = check_array(state["documents"], "/documents")
     if len(documents) % width or len(documents) // width > n:
-        raise bad("/documents", f"must hold whole rows of {width} numbers, at most one per document ({n}); "
-                                 f"holds {len(documents)} numbers")
+        raise bad(
+            "/documents",
+            f"must hold whole rows of {width} numbers, at most one per document ({n}); holds {len(documents)} numbers",
+        )
     rows_kept = len(documents) // width
     if not rows_kept:
         return
@@ -221,16 +267,19 @@ def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: l
         k = next(k for k, v in enumerate(documents) if type(v) not in (float, int))
         raise bad(f"/documents/{k}", f"must be a number, got {shown(documents[k])}")
     rows = check_floats(documents, "/documents").reshape(rows_kept, width)
-    tallies = rows[:, 1:1 + COUNTS * size]
-    row_sums = rows[:, 1 + COUNTS * size:1 + (COUNTS + 1) * size]
-    row_n = rows[:, 1 + (COUNTS + 1) * size:]
+    tallies = rows[:, 1 : 1 + COUNTS * size]
+    row_sums = rows[:, 1 + COUNTS * size : 1 + (COUNTS + 1) * size]
+    row_n = rows[:, 1 + (COUNTS + 1) * size :]
     problems = (
         (~np.isfinite(rows), "must be a finite number", 0),
         ((rows[:, 0] < -SLACK) | (rows[:, 0] > 1 + SLACK), "a document score must be between 0 and 1", 0),
         ((tallies < 0) | (tallies != np.floor(tallies)), "a count must be a non-negative integer", 1),
         ((row_n < 0) | (row_n != np.floor(row_n)), "a count must be a non-negative integer", 1 + (COUNTS + 1) * size),
-        ((row_sums < -SLACK) | (row_sums > row_n + SLACK), "a field's score sum must be between 0 and its count",
-         1 + COUNTS * size),
+        (
+            (row_sums < -SLACK) | (row_sums > row_n + SLACK),
+            "a field's score sum must be between 0 and its count",
+            1 + COUNTS * size,
+        ),
     )
     for wrong, message, offset in problems:
         if wrong.any():
@@ -239,16 +288,21 @@ def _check_documents(state: dict, n: int, size: int, score_sum: float, counts: l
     if rows_kept != n:
         return  # states with and without rows were merged: --ci refuses them (check_documents)
     flat = [c for row in counts for c in row]
-    if tallies.sum(axis=0).tolist() != [float(c) for c in flat] or row_n.sum(axis=0).tolist() != [float(c) for c in score_n]:
+    if tallies.sum(axis=0).tolist() != [float(c) for c in flat] or row_n.sum(axis=0).tolist() != [
+        float(c) for c in score_n
+    ]:
         raise bad("/documents", "the documents' counts do not add up to the state's counts")
     if not math.isclose(float(rows[:, 0].sum()), score_sum, rel_tol=1e-9, abs_tol=1e-9 * max(n, 1)):
-        raise bad("/documents", f"the documents' scores add up to {rows[:, 0].sum()!r}, the state's score_sum "
-                                 f"is {score_sum!r}")
+        raise bad(
+            "/documents",
+            f"the documents' scores add up to {rows[:, 0].sum()!r}, the state's score_sum is {score_sum!r}",
+        )
     if not np.allclose(row_sums.sum(axis=0), sums, rtol=1e-9, atol=1e-9 * max(n, 1)):
         raise bad("/documents", "the documents' field score sums do not add up to the state's field_score_sum")
 
 
 # -- loading and merging ---------------------------------------------------------------------------
+
 
 def load(path: str) -> dict[str, Any]:
     """A state file's content, its header checked (``check`` does the rest, against the plan)."""
@@ -286,8 +340,11 @@ def _input_error(exc: BadState, path: str) -> InputError:
 def check_documents(acc: Accumulator, paths: Sequence[str]) -> None:
     """Intervals need every document's row: states saved by older stickler versions lack them."""
     if len(acc.documents) != acc.document_count * row_width(acc.size):
-        raise InputError("--ci needs each document's figures, which these states do not hold "
-                         "(save them with `stickler eval --ci LEVEL --save-state`)", ", ".join(paths))
+        raise InputError(
+            "--ci needs each document's figures, which these states do not hold "
+            "(save them with `stickler eval --ci LEVEL --save-state`)",
+            ", ".join(paths),
+        )
 
 
 def plan_of(state: dict, path: str, plugins: Sequence[str] = ()) -> Plan:
@@ -296,9 +353,14 @@ def plan_of(state: dict, path: str, plugins: Sequence[str] = ()) -> Plan:
     from .parallel import PlanSource
 
     try:
-        return PlanSource(state["schema"], state["schema_source"], state["schema_sha256"], tuple(plugins),
-                          resources=state.get("schema_resources"),
-                          assert_formats=state.get("schema_formats_asserted", False)).build()
+        return PlanSource(
+            state["schema"],
+            state["schema_source"],
+            state["schema_sha256"],
+            tuple(plugins),
+            resources=state.get("schema_resources"),
+            assert_formats=state.get("schema_formats_asserted", False),
+        ).build()
     except SchemaError as exc:
         raise InputError(f"/schema{exc.pointer.rstrip('/')}: embedded schema: {exc.message}", path) from None
 
@@ -336,16 +398,22 @@ def check_overlap(states: Sequence[tuple[str, dict[str, Any]]], allow: bool = Fa
         return
     later, k, earlier, i, shared = found
     path, other = states[later][0], states[earlier][0]
-    what = (f"shares {shared:,} of its {len(indexes[later]):,} documents with {other} (the same ground-truth "
-            f"record): the first, {indexes[later].where(k)}, is {indexes[earlier].where(i)} there")
+    what = (
+        f"shares {shared:,} of its {len(indexes[later]):,} documents with {other} (the same ground-truth "
+        f"record): the first, {indexes[later].where(k)}, is {indexes[earlier].where(i)} there"
+    )
     if not allow:
-        raise InputError(f"{what}; merging would count them twice. Merge states of distinct documents, or, if "
-                         "these are different documents with identical ground truth, pass --allow-overlap", path)
+        raise InputError(
+            f"{what}; merging would count them twice. Merge states of distinct documents, or, if "
+            "these are different documents with identical ground truth, pass --allow-overlap",
+            path,
+        )
     sys.stderr.write(f"stickler: warning: {path} {what}; added anyway (--allow-overlap): they are counted twice\n")
 
 
-def merge(paths: Sequence[str], plugins: Sequence[str] = (), collect: Collect = Collect(),
-          allow_overlap: bool = False) -> Evaluation:
+def merge(
+    paths: Sequence[str], plugins: Sequence[str] = (), collect: Collect = Collect(), allow_overlap: bool = False
+) -> Evaluation:
     """One Evaluation from several state files, each checked whole before any is added, none sharing a
     document with another (unless ``allow_overlap``); the schema is the first state's. States of one schema
     saved from files that differ only in spacing are of the same schema (its digest, of the parsed schema, is
@@ -355,25 +423,40 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), collect: Collect = 
     first_path, first = states[0]
     for path, state in states[1:]:
         if state["schema_digest"] != first["schema_digest"] and state["schema_sha256"] == first["schema_sha256"]:
-            raise InputError(f"embeds a different schema than {first_path} under the same schema sha256: one of "
-                             "them was altered; states of different schemas cannot be merged", path)
+            raise InputError(
+                f"embeds a different schema than {first_path} under the same schema sha256: one of "
+                "them was altered; states of different schemas cannot be merged",
+                path,
+            )
         if state["schema_digest"] != first["schema_digest"]:
             raise InputError(
                 f"made with a different schema than {first_path} (schema digest {state['schema_digest'][:12]}… "
-                f"vs {first['schema_digest'][:12]}…); states of different schemas cannot be merged", path)
-        fields, first_fields = (list(map(repr, each["fields"])) if isinstance(each.get("fields"), list) else []
-                                for each in (state, first))
+                f"vs {first['schema_digest'][:12]}…); states of different schemas cannot be merged",
+                path,
+            )
+        fields, first_fields = (
+            list(map(repr, each["fields"])) if isinstance(each.get("fields"), list) else [] for each in (state, first)
+        )
         if fields != first_fields and sorted(fields) == sorted(first_fields):  # the digest sorts keys, a plan does not
-            raise InputError(f"made with {first_path}'s schema with its properties in another order, so its fields "
-                             "are counted in another order; save both states with one schema file", path)
+            raise InputError(
+                f"made with {first_path}'s schema with its properties in another order, so its fields "
+                "are counted in another order; save both states with one schema file",
+                path,
+            )
         settings = (state.get("list_errors") or {}).get("settings")
         if settings != (first.get("list_errors") or {}).get("settings"):
-            raise InputError(f"its lists were labelled with other settings than {first_path}'s ({settings}): what went "
-                             "wrong in lists cannot be added up; save both with the same --limit list-… values", path)
+            raise InputError(
+                f"its lists were labelled with other settings than {first_path}'s ({settings}): what went "
+                "wrong in lists cannot be added up; save both with the same --limit list-… values",
+                path,
+            )
         if state.get("schema_formats_asserted", False) != first.get("schema_formats_asserted", False):
             asserted, other = (path, first_path) if state.get("schema_formats_asserted") else (first_path, path)
-            raise InputError(f"{asserted} was saved with --assert-formats and {other} without: their schema-valid "
-                             "counts mean different things and cannot be added", path)
+            raise InputError(
+                f"{asserted} was saved with --assert-formats and {other} without: their schema-valid "
+                "counts mean different things and cannot be added",
+                path,
+            )
         state["schema_sha256"] = first["schema_sha256"]  # the same parsed schema: the first file's hash stands
     plan = plan_of(first, first_path, plugins)
     for path, state in states:
@@ -384,8 +467,11 @@ def merge(paths: Sequence[str], plugins: Sequence[str] = (), collect: Collect = 
     sliced = list(first["slices"]["paths"])
     for path, state in states[1:]:
         if list(state["slices"]["paths"]) != sliced:
-            raise InputError(f"sliced by {list(state['slices']['paths']) or 'nothing'}, {first_path} by "
-                             f"{sliced or 'nothing'}: states merge only when every run had the same --slice-by", path)
+            raise InputError(
+                f"sliced by {list(state['slices']['paths']) or 'nothing'}, {first_path} by "
+                f"{sliced or 'nothing'}: states merge only when every run had the same --slice-by",
+                path,
+            )
     check_overlap(states, allow_overlap)
     cap = min(state["slices"]["max_values"] for _, state in states)
     collect = dataclasses.replace(collect, slices=tuple(sliced), slice_values=cap)

@@ -38,8 +38,9 @@ UNAPPLIED = frozenset({"$defs", "definitions"})  # only reached through referenc
 MESSAGE_CHARACTERS = 300  # of a metaschema error (it quotes the offending value)
 
 
-def check_document(schema: dict, bounds: limits.Limits | None = None, patterns: Patterns | None = None,
-                   where: str = "") -> Patterns:
+def check_document(
+    schema: dict, bounds: limits.Limits | None = None, patterns: Patterns | None = None, where: str = ""
+) -> Patterns:
     """Check the nesting and compile the patterns of every subschema; the compiled patterns (``patterns``,
     when given, gathers those of several documents; ``where`` prefixes the pointers of a document read
     with the schema)."""
@@ -53,16 +54,29 @@ def check_document(schema: dict, bounds: limits.Limits | None = None, patterns: 
     while stack:
         node, pointer, depth, objects, parent = stack.pop()
         if objects > limit:
-            raise SchemaError(f"objects nested more than {limit} levels deep; stickler compares at most {limit} "
-                              f"(--limit schema-depth=N raises it)", parent or "/")
+            raise SchemaError(
+                f"objects nested more than {limit} levels deep; stickler compares at most {limit} "
+                f"(--limit schema-depth=N raises it)",
+                parent or "/",
+            )
         if depth > limit:
-            raise SchemaError(f"subschemas nested more than {limit} levels deep; stickler reads at most {limit} "
-                              f"(--limit schema-depth=N raises it)", pointer)
+            raise SchemaError(
+                f"subschemas nested more than {limit} levels deep; stickler reads at most {limit} "
+                f"(--limit schema-depth=N raises it)",
+                pointer,
+            )
         if "$schema" in node and (why := drafts.refused_draft(node["$schema"])):
             raise SchemaError(f"'$schema' {why}", f"{pointer}/$schema")
         compile_patterns(node, pointer, patterns)
-        stack.extend(reversed([(child, pointer + where, depth + 1, objects + (keyword == "properties"), pointer)
-                               for child, where, keyword in subschemas(node) if isinstance(child, dict)]))
+        stack.extend(
+            reversed(
+                [
+                    (child, pointer + where, depth + 1, objects + (keyword == "properties"), pointer)
+                    for child, where, keyword in subschemas(node)
+                    if isinstance(child, dict)
+                ]
+            )
+        )
     return patterns
 
 
@@ -121,10 +135,13 @@ def check_metaschema(schema: Any, where: str = "", default: Any = None) -> None:
         error = jsonschema.exceptions.best_match(errors)
         message = error.message
     except RecursionError:
-        raise SchemaError("nested too deeply to be checked against its metaschema within Python's recursion limit; "
-                          "lower --limit schema-depth", "/") from None
+        raise SchemaError(
+            "nested too deeply to be checked against its metaschema within Python's recursion limit; "
+            "lower --limit schema-depth",
+            "/",
+        ) from None
     if len(message) > MESSAGE_CHARACTERS:
-        message = message[:MESSAGE_CHARACTERS - 1] + "…"
+        message = message[: MESSAGE_CHARACTERS - 1] + "…"
     pointer = "".join(f"/{escape(str(token))}" for token in error.absolute_path)
     raise SchemaError(f"not a valid JSON Schema: {message}", where + pointer or "/")
 
@@ -157,7 +174,11 @@ class _Graph:
             cls = validator_class(schema)
             self.known = frozenset(cls.VALIDATORS)  # the keywords the draft applies (jsonschema ignores the rest)
             self.legacy = cls.__name__ in (
-                "Draft3Validator", "Draft4Validator", "Draft6Validator", "Draft7Validator")  # $ref hides its siblings
+                "Draft3Validator",
+                "Draft4Validator",
+                "Draft6Validator",
+                "Draft7Validator",
+            )  # $ref hides its siblings
             root = references.root
         self.pointers = _pointers(schema)
         # id(subschema) -> [(child id, kind, pointer of the keyword that leads there)]; kind: "in place",
@@ -197,8 +218,11 @@ class _Graph:
             resolved = lookup(resolver, ref, via)
             target = resolved.contents
             if isinstance(target, dict):
-                target_pointer = (self.pointers.get(id(target)) or self.references.where(target)
-                                  or (ref[1:] if ref.startswith("#/") else via))
+                target_pointer = (
+                    self.pointers.get(id(target))
+                    or self.references.where(target)
+                    or (ref[1:] if ref.startswith("#/") else via)
+                )
                 yield target, resolved.resolver, target_pointer, "in place", via
 
     def check_cycles(self) -> None:
@@ -214,9 +238,12 @@ class _Graph:
                 for child, via in stack[-1]:
                     seen = state.get(child)
                     if seen == 1:
-                        chain = " → ".join(self.where[n] for n in path[path.index(child):]) + " → " + self.where[child]
-                        raise SchemaError(f"leads back to {self.where[child]} without descending into a property or "
-                                          f"an item ({chain}): the same value would be checked against it forever", via)
+                        chain = " → ".join(self.where[n] for n in path[path.index(child) :]) + " → " + self.where[child]
+                        raise SchemaError(
+                            f"leads back to {self.where[child]} without descending into a property or "
+                            f"an item ({chain}): the same value would be checked against it forever",
+                            via,
+                        )
                     if seen is None:
                         state[child] = 1
                         path.append(child)
@@ -252,19 +279,23 @@ class _Graph:
                     raise SchemaError(
                         f"expands to more than {bounds.schema_nodes:,} subschemas once its references are followed "
                         "at every use (definitions that each refer to the next more than once grow exponentially); "
-                        "--limit schema-nodes=N raises the bound", self.where[node])
+                        "--limit schema-nodes=N raises the bound",
+                        self.where[node],
+                    )
                 if depth[node] > bounds.schema_depth + 1:
                     raise SchemaError(
                         f"subschemas nested more than {bounds.schema_depth} levels deep once references are "
                         f"followed; stickler reads at most {bounds.schema_depth} (--limit schema-depth=N raises it)",
-                        self.where[node])
+                        self.where[node],
+                    )
 
     def _applied(self, node: int) -> list[int]:
         return [child for child, kind, _ in self.edges[node] if kind != "unapplied"]
 
 
-def check_references(schema: dict, patterns: Patterns, bounds: limits.Limits | None = None,
-                     references: References | None = None) -> None:
+def check_references(
+    schema: dict, patterns: Patterns, bounds: limits.Limits | None = None, references: References | None = None
+) -> None:
     """Resolve every reference (nothing fetched), refuse cycles on one value and exponential expansion."""
     graph = _Graph(schema, patterns, references or References(schema))
     graph.check_cycles()

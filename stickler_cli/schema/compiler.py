@@ -87,8 +87,13 @@ def load_schema(path: str | Path, resources: Mapping[str, str] | None = None, as
     return dataclasses.replace(plan, source_files=(source, *map(str, referenced)))
 
 
-def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = None,
-                   resources: Mapping[str, Any] | None = None, assert_formats: bool = False) -> Plan:
+def compile_schema(
+    schema: Any,
+    source: str = "<memory>",
+    sha256: str | None = None,
+    resources: Mapping[str, Any] | None = None,
+    assert_formats: bool = False,
+) -> Plan:
     """Compile an already parsed schema (checked first: see ``audit``). ``resources`` (URI -> document)
     are the documents read with it (``load_schema``, or a state file); nothing else is ever read."""
     if not isinstance(schema, dict):
@@ -110,8 +115,16 @@ def compile_schema(schema: Any, source: str = "<memory>", sha256: str | None = N
         audit.check_references(schema, patterns, bounds, references)
     except RecursionError:  # only when a limit was raised past what Python's stack allows
         raise SchemaError("nested too deeply for Python's recursion limit; lower --limit schema-depth", "/") from None
-    return Plan(root=root, schema=schema, source=source, sha256=sha256, resources=resources, references=references,
-                assert_formats=assert_formats, unread=tuple(compiler.unread))
+    return Plan(
+        root=root,
+        schema=schema,
+        source=source,
+        sha256=sha256,
+        resources=resources,
+        references=references,
+        assert_formats=assert_formats,
+        unread=tuple(compiler.unread),
+    )
 
 
 def check_ready(plan: Plan) -> None:
@@ -174,28 +187,39 @@ class _Compiler:
         """Count one more subschema visited; refuse once the bound is passed (while compiling, not after)."""
         self.visited += 1
         if self.visited > self.bounds.schema_nodes:
-            raise SchemaError(f"expands to more than {self.bounds.schema_nodes:,} subschemas once its references are "
-                              "followed at every use; --limit schema-nodes=N raises the bound", pointer)
+            raise SchemaError(
+                f"expands to more than {self.bounds.schema_nodes:,} subschemas once its references are "
+                "followed at every use; --limit schema-nodes=N raises the bound",
+                pointer,
+            )
 
     def _claim(self, path: str, pointer: str) -> None:
         """Give report path ``path`` to the field at ``pointer``, unless another field reports there."""
         if path == ROOT:
-            raise SchemaError(f"a top-level property named {ROOT!r} would report as the document itself (where "
-                              "violations of the whole record are counted); rename it", pointer)
+            raise SchemaError(
+                f"a top-level property named {ROOT!r} would report as the document itself (where "
+                "violations of the whole record are counted); rename it",
+                pointer,
+            )
         other = self.paths.get(path)
         if other is not None:
-            raise SchemaError(f"two fields would report as {path!r}: {other} and {pointer} (a '.' in a property "
-                              "name reads as nesting); rename one", pointer)
+            raise SchemaError(
+                f"two fields would report as {path!r}: {other} and {pointer} (a '.' in a property "
+                "name reads as nesting); rename one",
+                pointer,
+            )
         self.paths[path] = pointer
 
-    def model(self, node: dict, pointer: str, prefix: str, refs: tuple[tuple[str, int], ...],
-              infer: bool) -> ModelPlan:
+    def model(self, node: dict, pointer: str, prefix: str, refs: tuple[tuple[str, int], ...], infer: bool) -> ModelPlan:
         """The plan of an object schema; ``infer`` is the inference scope it inherits (its own
         ``x-aws-stickler-infer-unspecified`` sets it for its subtree)."""
         depth = self.bounds.schema_depth
         if pointer.count("/properties/") >= depth:
-            raise SchemaError(f"objects nested more than {depth} levels deep; stickler compares at most {depth} "
-                              "(--limit schema-depth=N raises it)", pointer)
+            raise SchemaError(
+                f"objects nested more than {depth} levels deep; stickler compares at most {depth} "
+                "(--limit schema-depth=N raises it)",
+                pointer,
+            )
         self._visit(pointer or "/")
         ext.check_keys(node, pointer or "/")
         properties = node.get("properties")
@@ -226,15 +250,25 @@ class _Compiler:
         )
 
     def field(
-        self, key: str, raw: dict, pointer: str, path: str, required: bool, refs: tuple[tuple[str, int], ...],
-        infer: bool = False, match: float = DEFAULT_MATCH_THRESHOLD,
+        self,
+        key: str,
+        raw: dict,
+        pointer: str,
+        path: str,
+        required: bool,
+        refs: tuple[tuple[str, int], ...],
+        infer: bool = False,
+        match: float = DEFAULT_MATCH_THRESHOLD,
     ) -> FieldPlan:
         refs = self._enter(raw, pointer, refs)
         index = self.next_index
         self.next_index += 1
         if self.next_index > self.bounds.plan_fields:
-            raise SchemaError(f"more than {self.bounds.plan_fields:,} fields once references are followed; stickler "
-                              "compares at most that many (--limit plan-fields=N raises it)", pointer)
+            raise SchemaError(
+                f"more than {self.bounds.plan_fields:,} fields once references are followed; stickler "
+                "compares at most that many (--limit plan-fields=N raises it)",
+                pointer,
+            )
         self._visit(pointer)
         node = self.refs.merged(raw, pointer)
         ext.check_keys(raw, pointer)
@@ -274,8 +308,12 @@ class _Compiler:
         if named is not None and named.whole_value:
             comparator, name = self._comparator(node, pointer, "")
             return FieldPlan(
-                kind=Kind.PRIMITIVE, json_type=json_type, comparator=comparator, comparator_name=name,
-                threshold=WHOLE_VALUE_THRESHOLD if threshold is None else threshold, **common,
+                kind=Kind.PRIMITIVE,
+                json_type=json_type,
+                comparator=comparator,
+                comparator_name=name,
+                threshold=WHOLE_VALUE_THRESHOLD if threshold is None else threshold,
+                **common,
             )
 
         def mapping(kind: Kind) -> FieldPlan:
@@ -284,8 +322,12 @@ class _Compiler:
                 return inferred(kind, "object", _inference().choose_for_mapping(match))
             comparator, name = self._comparator(node, pointer, MAPPING_DEFAULT[0], default_config=MAPPING_DEFAULT[1])
             return FieldPlan(
-                kind=kind, json_type="object", comparator=comparator, comparator_name=name,
-                threshold=MAPPING_THRESHOLD if threshold is None else threshold, **common,
+                kind=kind,
+                json_type="object",
+                comparator=comparator,
+                comparator_name=name,
+                threshold=MAPPING_THRESHOLD if threshold is None else threshold,
+                **common,
             )
 
         if json_type == "object" and _free_form(node):
@@ -293,14 +335,21 @@ class _Compiler:
 
         if json_type == "object":
             if auto:
-                raise SchemaError(f"'{ext.PREFIX}comparator': 'auto' has nothing to infer on an object compared "
-                                  f"field by field; set '{ext.PREFIX}infer-unspecified': true on it to infer its "
-                                  "fields", pointer)
+                raise SchemaError(
+                    f"'{ext.PREFIX}comparator': 'auto' has nothing to infer on an object compared "
+                    f"field by field; set '{ext.PREFIX}infer-unspecified': true on it to infer its "
+                    "fields",
+                    pointer,
+                )
             self._no_comparator(node, pointer, named, "an object is compared field by field")
             model = self.model(node, pointer, prefix=f"{path}.", refs=refs, infer=infer)
             return FieldPlan(
-                kind=Kind.OBJECT, json_type="object", model=model, rich=not model.declares_rich_keys(),
-                threshold=OBJECT_THRESHOLD if threshold is None else threshold, **common,
+                kind=Kind.OBJECT,
+                json_type="object",
+                model=model,
+                rich=not model.declares_rich_keys(),
+                threshold=OBJECT_THRESHOLD if threshold is None else threshold,
+                **common,
             )
 
         if json_type == "array":
@@ -311,39 +360,55 @@ class _Compiler:
             refs = self._enter(items, item_pointer, refs)
             item_node = self.refs.merged(items, item_pointer)
             # Read on the list field only: refused on its items, not dropped (as stickler-eval 1.0.0 does).
-            ext.refuse_field_keys(item_pointer, "the list field, not on its 'items', where it would not be read",
-                                  items, item_node)
+            ext.refuse_field_keys(
+                item_pointer, "the list field, not on its 'items', where it would not be read", items, item_node
+            )
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
             if item_type == "object" and _free_form(item_node):
                 return mapping(Kind.PRIMITIVE_LIST)
             if item_type == "object":
                 if auto:
-                    raise SchemaError(f"'{ext.PREFIX}comparator': 'auto' has nothing to infer on a list of objects "
-                                      f"(its items are paired by Hungarian matching); set '{ext.PREFIX}"
-                                      "infer-unspecified': true on its 'items' to infer their fields", pointer)
+                    raise SchemaError(
+                        f"'{ext.PREFIX}comparator': 'auto' has nothing to infer on a list of objects "
+                        f"(its items are paired by Hungarian matching); set '{ext.PREFIX}"
+                        "infer-unspecified': true on its 'items' to infer their fields",
+                        pointer,
+                    )
                 self._no_comparator(node, pointer, named, "list items are matched object by object")
                 model = self.model(item_node, item_pointer, prefix=f"{path}.", refs=refs, infer=infer)
                 if threshold is not None:  # stickler-eval 1.0.0 decides by the items' match threshold too: said
-                    self.unread.append((f"{pointer}/{ext.PREFIX}threshold", "decides nothing on a list of objects: its "
-                                        f"items are paired and decided at {ext.PREFIX}match-threshold "
-                                        f"({model.match_threshold:g} here), on its 'items'"))
+                    self.unread.append(
+                        (
+                            f"{pointer}/{ext.PREFIX}threshold",
+                            "decides nothing on a list of objects: its "
+                            f"items are paired and decided at {ext.PREFIX}match-threshold "
+                            f"({model.match_threshold:g} here), on its 'items'",
+                        )
+                    )
                 return FieldPlan(
-                    kind=Kind.OBJECT_LIST, json_type="object", model=model, rich=not model.declares_rich_keys(),
+                    kind=Kind.OBJECT_LIST,
+                    json_type="object",
+                    model=model,
+                    rich=not model.declares_rich_keys(),
                     threshold=DEFAULT_MATCH_THRESHOLD if threshold is None else threshold,
                     **common,
                 )
             if item_type == "array":
                 raise SchemaError("arrays of arrays are not supported", item_pointer)
             if wants:
-                return inferred(Kind.PRIMITIVE_LIST, item_type, self._choose(key, _schema_kind(item_type, item_node)),
-                                item_node)
+                return inferred(
+                    Kind.PRIMITIVE_LIST, item_type, self._choose(key, _schema_kind(item_type, item_node)), item_node
+                )
             name, default_threshold = self._default_comparator(item_type, item_node, node)
             comparator, name = self._comparator(node, pointer, name)
             _keep_apart(comparator, item_node)
             return FieldPlan(
-                kind=Kind.PRIMITIVE_LIST, json_type=item_type, comparator=comparator,
+                kind=Kind.PRIMITIVE_LIST,
+                json_type=item_type,
+                comparator=comparator,
                 comparator_name=name,
-                threshold=default_threshold if threshold is None else threshold, **common,
+                threshold=default_threshold if threshold is None else threshold,
+                **common,
             )
 
         if wants:
@@ -352,8 +417,12 @@ class _Compiler:
         comparator, name = self._comparator(node, pointer, name)
         _keep_apart(comparator, node)
         return FieldPlan(
-            kind=Kind.PRIMITIVE, json_type=json_type, comparator=comparator, comparator_name=name,
-            threshold=default_threshold if threshold is None else threshold, **common,
+            kind=Kind.PRIMITIVE,
+            json_type=json_type,
+            comparator=comparator,
+            comparator_name=name,
+            threshold=default_threshold if threshold is None else threshold,
+            **common,
         )
 
     # -- pieces -----------------------------------------------------------------
@@ -365,25 +434,45 @@ class _Compiler:
             self.unavailable = inference.unavailable_comparators()
         return inference.choose_for_property(key, kind, self.unavailable)
 
-    def _inferred(self, node: dict, pointer: str, kind: Kind, json_type: str, choice: Any, threshold: float | None,
-                  common: dict[str, Any]) -> FieldPlan:
+    def _inferred(
+        self,
+        node: dict,
+        pointer: str,
+        kind: Kind,
+        json_type: str,
+        choice: Any,
+        threshold: float | None,
+        common: dict[str, Any],
+    ) -> FieldPlan:
         """The plan of a field whose comparator is inferred: the author's threshold, clip and comparator
         options still win (the options merged over the inferred ones), as in stickler-eval 1.0.0."""
         author = ext.get(node, "comparator-config", pointer) or {}
         config = {**choice.config, **author}
         comparator = self._build(choice.comparator, config, node, pointer)
         clip = ext.get(node, "clip-under-threshold", pointer)
-        kept = [what for what, given in (("options", author), ("threshold", threshold is not None),
-                                          ("clip", clip is not None)) if given]
+        kept = [
+            what
+            for what, given in (("options", author), ("threshold", threshold is not None), ("clip", clip is not None))
+            if given
+        ]
         threshold = choice.threshold if threshold is None else threshold
         clip = choice.clip if clip is None else clip
         shown = _options(choice.comparator, config)
         each = "each item: " if kind is Kind.PRIMITIVE_LIST else ""
-        inferred = (f"{choice.comparator}{f' ({shown})' if shown else ''}, threshold {float(threshold)}"
-                    f"{'' if clip else ', not clipped'} — inferred: {each}{choice.reason}"
-                    + (f"; yours: {', '.join(kept)}" if kept else ""))
-        return FieldPlan(kind=kind, json_type=json_type, comparator=comparator, comparator_name=comparator.name,
-                         threshold=threshold, inferred=inferred, **{**common, "clip": clip})
+        inferred = (
+            f"{choice.comparator}{f' ({shown})' if shown else ''}, threshold {float(threshold)}"
+            f"{'' if clip else ', not clipped'} — inferred: {each}{choice.reason}"
+            + (f"; yours: {', '.join(kept)}" if kept else "")
+        )
+        return FieldPlan(
+            kind=kind,
+            json_type=json_type,
+            comparator=comparator,
+            comparator_name=comparator.name,
+            threshold=threshold,
+            inferred=inferred,
+            **{**common, "clip": clip},
+        )
 
     def _enter(self, node: dict, pointer: str, refs: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
         """Track the $refs open above this node, by what they lead to, so that recursion is an error, not
@@ -441,9 +530,7 @@ class _Compiler:
             elif "enum" in node or "const" in node:
                 declared = "mixed"
             else:
-                raise SchemaError(
-                    "property has no 'type' (give one, or 'properties'/'items'/'enum')", pointer
-                )
+                raise SchemaError("property has no 'type' (give one, or 'properties'/'items'/'enum')", pointer)
         if declared not in (*PRIMITIVE_TYPES, "object", "array", "mixed", "null"):
             raise SchemaError(f"unknown JSON type {declared!r}", f"{pointer}/type")
         return declared, nullable, node, refs
@@ -463,8 +550,9 @@ class _Compiler:
         return TYPE_DEFAULTS[json_type]
 
     @staticmethod
-    def _comparator(node: dict, pointer: str, default_name: str, on_object: bool = False,
-                    default_config: dict | None = None):
+    def _comparator(
+        node: dict, pointer: str, default_name: str, on_object: bool = False, default_config: dict | None = None
+    ):
         named = ext.get(node, "comparator", pointer)
         name = named or default_name
         config = ext.get(node, "comparator-config", pointer) or ({} if named else default_config or {})

@@ -58,17 +58,21 @@ ROOT = "$"  # the field path of the document itself
 MAX_VIOLATIONS = 100_000  # in one record: a recursive schema can list one violation 2^depth times
 UNCHECKED = "unchecked"  # the keyword of a record that could not be checked (nested deeper than Python recurses)
 
-_COMPILED = frozenset("""
+_COMPILED = frozenset(
+    """
 type properties required additionalProperties items enum const minimum maximum exclusiveMinimum
 exclusiveMaximum minLength maxLength pattern minItems maxItems anyOf oneOf allOf $ref multipleOf
 minProperties maxProperties
-""".split())
+""".split()
+)
 # What jsonschema would check that the closures do not; unknown keywords are ignored by both.
-_OTHER = frozenset("""
+_OTHER = frozenset(
+    """
 uniqueItems maxContains minContains dependentRequired dependencies
 patternProperties propertyNames prefixItems additionalItems contains unevaluatedItems unevaluatedProperties
 not if then else dependentSchemas $dynamicRef $recursiveRef contentSchema
-""".split())
+""".split()
+)
 FORMAT_ASSERTION = "https://json-schema.org/draft/2020-12/vocab/format-assertion"
 
 
@@ -83,6 +87,7 @@ def unwrap_all(value: Any, top: bool = True, data: frozenset[str] = frozenset())
     the engine unwraps; ``top=False``: below ``value`` only), except at the field paths of ``data`` (keys joined
     by dots, positions dropped: the plan's fields whose object declares ``_value``, FieldPlan.rich), where such
     an object is data. Iterative: a record may nest 1,000 levels."""
+
     def strip(v: Any, path: str) -> Any:
         return v["_value"] if type(v) is dict and "_value" in v and path not in data else v
 
@@ -140,8 +145,13 @@ class _TooMany(Exception):
 class Conformance:
     """Checks records against one schema (compiled once, used for every prediction)."""
 
-    def __init__(self, schema: dict, references: References | None = None, assert_formats: bool = False,
-                 data_paths: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        schema: dict,
+        references: References | None = None,
+        assert_formats: bool = False,
+        data_paths: frozenset[str] = frozenset(),
+    ) -> None:
         self.draft = _draft(schema.get("$schema"))
         self.schema = schema
         self.references = references if references is not None else References(schema)
@@ -171,10 +181,10 @@ class Conformance:
         else:
             from .registry import validator_class
 
-            cls = _bounded(validator_class(schema), self.patterns, self._deadline, asserting=asserting,
-                           checker=checker)
-            self._fallback = cls(self.references.entry, registry=self.references.registry,
-                                 format_checker=self.format_checker)
+            cls = _bounded(validator_class(schema), self.patterns, self._deadline, asserting=asserting, checker=checker)
+            self._fallback = cls(
+                self.references.entry, registry=self.references.registry, format_checker=self.format_checker
+            )
 
     @classmethod
     def of(cls, plan: Any) -> "Conformance":
@@ -197,25 +207,33 @@ class Conformance:
         except _TooSlow:
             bounds = limits.current()
             self._slow_records += 1
-            self._messages.append(f"took more than {bounds.record_check_seconds:g} s to check against the schema "
-                                  f"(--limit record-check-seconds): counted as one violation ({UNCHECKED!r})")
+            self._messages.append(
+                f"took more than {bounds.record_check_seconds:g} s to check against the schema "
+                f"(--limit record-check-seconds): counted as one violation ({UNCHECKED!r})"
+            )
             if self._slow_records == bounds.record_check_timeouts:
-                self._messages.append(f"{self._slow_records} records took too long to check: the records after them "
-                                      f"are not checked, each counted as one violation ({UNCHECKED!r}; limit "
-                                      "record-check-timeouts)")
+                self._messages.append(
+                    f"{self._slow_records} records took too long to check: the records after them "
+                    f"are not checked, each counted as one violation ({UNCHECKED!r}; limit "
+                    "record-check-timeouts)"
+                )
         except _TooMany:
-            self._messages.append(f"more than {MAX_VIOLATIONS:,} violations in one record: counted as one "
-                                  f"violation ({UNCHECKED!r})")
+            self._messages.append(
+                f"more than {MAX_VIOLATIONS:,} violations in one record: counted as one violation ({UNCHECKED!r})"
+            )
         except RecursionError:
-            self._messages.append("nested too deeply to be checked against the schema within Python's recursion "
-                                  f"limit: counted as one violation ({UNCHECKED!r})")
+            self._messages.append(
+                "nested too deeply to be checked against the schema within Python's recursion "
+                f"limit: counted as one violation ({UNCHECKED!r})"
+            )
         except Exception as exc:  # a reference jsonschema could not resolve (all resolve at load time)
             from referencing.exceptions import Unresolvable
 
             if not isinstance(exc, Unresolvable):
                 raise
-            self._messages.append(f"could not be checked against the schema ({exc}): counted as one violation "
-                                  f"({UNCHECKED!r})")
+            self._messages.append(
+                f"could not be checked against the schema ({exc}): counted as one violation ({UNCHECKED!r})"
+            )
         return [(ROOT, UNCHECKED)]
 
     def take_messages(self) -> list[str]:
@@ -289,6 +307,7 @@ class Conformance:
                 raise _TooMany
             memo[where] = list(found) if found else found
             return found
+
         return memoized
 
     def _build(self, node: dict, pointer: str) -> _Check:
@@ -314,15 +333,26 @@ class Conformance:
         validating = {name for name in keywords if name in _MAKERS}
         type_check = _type(self, keywords["type"], keywords, pointer) if "type" in keywords else None
         allowed = type_check.types[0] if type_check is not None else None  # type: ignore[attr-defined]
-        if ("properties" in validating and validating <= {"type", "properties", "required"}
-                and isinstance(keywords["properties"], dict) and (allowed is None or dict in allowed)):
+        if (
+            "properties" in validating
+            and validating <= {"type", "properties", "required"}
+            and isinstance(keywords["properties"], dict)
+            and (allowed is None or dict in allowed)
+        ):
             required = keywords.get("required")
-            return _object(self, keywords["properties"], required if isinstance(required, list) else [],
-                           type_check, f"{pointer}/properties")
-        if ("items" in validating and validating <= {"type", "items"}
-                and (allowed is None or list in allowed)):
-            return _array(self._compile(keywords["items"], f"{pointer}/items"), type_check,
-                          declares_rich_keys(self.references, keywords["items"], f"{pointer}/items"))
+            return _object(
+                self,
+                keywords["properties"],
+                required if isinstance(required, list) else [],
+                type_check,
+                f"{pointer}/properties",
+            )
+        if "items" in validating and validating <= {"type", "items"} and (allowed is None or list in allowed):
+            return _array(
+                self._compile(keywords["items"], f"{pointer}/items"),
+                type_check,
+                declares_rich_keys(self.references, keywords["items"], f"{pointer}/items"),
+            )
         return None
 
     def _ref(self, ref: str, node: dict, pointer: str) -> _Check:
@@ -359,6 +389,7 @@ def _below(errors: _Errors | None, key: Any, found: _Errors) -> _Errors:
 
 def _all(checks: list[_Check]) -> _Check:
     """Every check on the same value (a subschema's keywords, allOf's branches): all their errors."""
+
     def check(value: Any) -> _Errors | None:
         errors = None
         for c in checks:
@@ -369,6 +400,7 @@ def _all(checks: list[_Check]) -> _Check:
                 else:
                     errors.extend(found)
         return errors
+
     return check
 
 
@@ -395,8 +427,12 @@ def _compilable(schema: Any, references: References, asserting: frozenset[str] =
         seen.add(id(node))
         if not isinstance(node, dict):
             return False
-        if (not is_root and "$schema" in node and node["$schema"] != draft
-                and (node["$schema"] in asserting or not _same_draft(node, schema))):
+        if (
+            not is_root
+            and "$schema" in node
+            and node["$schema"] != draft
+            and (node["$schema"] in asserting or not _same_draft(node, schema))
+        ):
             return False
         for name, value in node.items():
             if name in _OTHER:
@@ -481,6 +517,7 @@ def _format_checker(schema: dict, references: References, messages: list[str] | 
                 return False
             re.compile(instance)
             return True
+
         checker.checkers["regex"] = (is_regex, (re.error, ValueError, OverflowError, RecursionError))
     most = limits.current().iri_check_chars
     for name in SLOW_FORMATS & checker.checkers.keys():
@@ -491,20 +528,26 @@ def _format_checker(schema: dict, references: References, messages: list[str] | 
 SLOW_FORMATS = frozenset({"iri", "iri-reference"})  # their checkers' time grows steeply with the value
 
 
-def _within_chars(name: str, check: Callable[[object], Any], raises: Any, most: int,
-                  messages: list[str] | None) -> tuple[Callable[[object], Any], Any]:
+def _within_chars(
+    name: str, check: Callable[[object], Any], raises: Any, most: int, messages: list[str] | None
+) -> tuple[Callable[[object], Any], Any]:
     """``check`` for values of at most ``most`` characters; a longer one does not conform, and is reported."""
+
     def bounded(instance: object) -> Any:
         if isinstance(instance, str) and len(instance) > most:
             if messages is not None:
-                messages.append(f"a value of {len(instance):,} characters was not checked as format {name!r}, "
-                                f"which reads at most {most:,} (--limit iri-check-chars): counted as not conforming")
+                messages.append(
+                    f"a value of {len(instance):,} characters was not checked as format {name!r}, "
+                    f"which reads at most {most:,} (--limit iri-check-chars): counted as not conforming"
+                )
             return False
         return check(instance)
+
     return bounded, raises
 
 
 # -- one maker per keyword: (conformance, keyword value, the subschema, pointer) -> check ---------
+
 
 def _type(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     names = [value] if isinstance(value, str) else list(value)
@@ -523,6 +566,7 @@ def _type(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if t in frozen or (lenient_integer and t is float and v.is_integer()):
             return None
         return list(error)
+
     check.types = (frozen, lenient_integer)  # type: ignore[attr-defined]  # read by _object and _array
     return check
 
@@ -564,8 +608,11 @@ def _object(c: Conformance, properties: dict, required: list, type_check: _Check
     # Most properties only have a type: checked here inline, a function call saved per value.
     typed = [(key, *check.types) for key, check in compiled if hasattr(check, "types")]
     # (key, check, whether its schema declares _value: then a value there is data, not unwrapped)
-    children = [(key, check, declares_rich_keys(c.references, properties[key], f"{pointer}/{key}"))
-                for key, check in compiled if not hasattr(check, "types")]
+    children = [
+        (key, check, declares_rich_keys(c.references, properties[key], f"{pointer}/{key}"))
+        for key, check in compiled
+        if not hasattr(check, "types")
+    ]
     names = [name for name in required if isinstance(name, str)]
     if not compiled and not names and type_check is None:
         return _valid
@@ -595,6 +642,7 @@ def _object(c: Conformance, properties: dict, required: list, type_check: _Check
                 if found:
                     errors = _below(errors, key, found)
         return errors
+
     return check
 
 
@@ -618,12 +666,14 @@ def _array(sub: _Check, type_check: _Check | None, data: bool = False) -> _Check
                 if t not in allowed and not (lenient and t is float and item.is_integer()):
                     errors = _below(errors, k, _TYPE)
             return errors
+
         return check_typed
 
     def check(v: Any) -> _Errors | None:
         if type(v) is not list:
             return type_check(v) if type_check is not None else None
         return _each(enumerate(v), sub, not data)
+
     return check
 
 
@@ -635,6 +685,7 @@ def _required(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
             return None
         missing = [((name,), "required") for name in names if name not in v]
         return missing or None
+
     return check if names else _valid
 
 
@@ -643,10 +694,12 @@ def _additional(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
     if value is True:
         return _valid
     if value is False:
+
         def refuse(v: Any) -> _Errors | None:
             if type(v) is dict and any(k not in known for k in v):
                 return [((), "additionalProperties")]
             return None
+
         return refuse
     sub = c._compile(value, pointer)
 
@@ -654,6 +707,7 @@ def _additional(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if type(v) is not dict:
             return None
         return _each(((key, item) for key, item in v.items() if key not in known), sub)
+
     return check
 
 
@@ -681,6 +735,7 @@ def _enum(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if type(v) is dict or type(v) is list:  # rich values inside, unwrapped as the fallback unwraps them
             v = unwrap_all(v, top=False)
         return None if v in options else [((), "enum")]
+
     return check
 
 
@@ -689,6 +744,7 @@ def _const(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if type(v) is dict or type(v) is list:
             v = unwrap_all(v, top=False)
         return None if json_equal(v, value) else [((), "const")]
+
     return check
 
 
@@ -699,7 +755,9 @@ def _bound(keyword: str, fails: Callable[[Any, Any], bool]) -> Callable[..., _Ch
             if (t is int or t is float) and fails(v, limit):
                 return [((), keyword)]
             return None
+
         return check
+
     return maker
 
 
@@ -709,12 +767,15 @@ def _size(keyword: str, kind: type, fails: Callable[[int, Any], bool]) -> Callab
             if type(v) is kind and fails(len(v), limit):
                 return [((), keyword)]
             return None
+
         return check
+
     return maker
 
 
 def _multiple_of(c: Conformance, divisor: Any, node: dict, pointer: str) -> _Check:
     """As jsonschema decides it: a float divisor by float division, an integer one by remainder."""
+
     def check(v: Any) -> _Errors | None:
         t = type(v)
         if t is not int and t is not float:
@@ -730,6 +791,7 @@ def _multiple_of(c: Conformance, divisor: Any, node: dict, pointer: str) -> _Che
         else:
             failed = bool(v % divisor)
         return [((), "multipleOf")] if failed else None
+
     return check
 
 
@@ -740,6 +802,7 @@ def _pattern(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if type(v) is str and not matches(v):
             return [((), "pattern")]
         return None
+
     return check
 
 
@@ -749,13 +812,17 @@ def _branches(keyword: str) -> Callable[..., _Check]:
         if keyword == "allOf":
             return _all(subs)
         if keyword == "anyOf":
+
             def any_of(v: Any) -> _Errors | None:
                 return None if any(not sub(v) for sub in subs) else [((), "anyOf")]
+
             return any_of
 
         def one_of(v: Any) -> _Errors | None:
             return None if sum(1 for sub in subs if not sub(v)) == 1 else [((), "oneOf")]
+
         return one_of
+
     return maker
 
 
@@ -775,6 +842,7 @@ def _format(c: Conformance, value: Any, node: dict, pointer: str) -> _Check:
         if time.monotonic() > deadline[0]:
             raise _TooSlow
         return None if conforms(v, value) else [((), "format")]
+
     return check
 
 
@@ -808,13 +876,37 @@ assert set(_MAKERS) == _COMPILED
 
 # -- jsonschema, for the keywords the closures leave to it: the same pattern engine, hashed enums ----------
 
-APPLICATORS = ("$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not", "if", "items",
-               "prefixItems", "properties", "patternProperties", "additionalProperties", "dependentSchemas",
-               "dependencies", "contains", "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+APPLICATORS = (
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "items",
+    "prefixItems",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "dependentSchemas",
+    "dependencies",
+    "contains",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+)
 
 
-def _bounded(cls: Any, patterns: Patterns, deadline: list[float], made: dict | None = None,
-             asserting: frozenset[str] = frozenset(), checker: Any = None) -> Any:
+def _bounded(
+    cls: Any,
+    patterns: Patterns,
+    deadline: list[float],
+    made: dict | None = None,
+    asserting: frozenset[str] = frozenset(),
+    checker: Any = None,
+) -> Any:
     """``cls`` (a jsonschema validator class) matching every pattern through ``patterns`` (bounded in
     time) and looking enum values up by hash. Where jsonschema's own keyword functions call ``re``
     (additionalProperties, unevaluatedProperties with patternProperties), the same functions run with
@@ -872,12 +964,19 @@ def _bounded(cls: Any, patterns: Patterns, deadline: list[float], made: dict | N
             if time.monotonic() > deadline[0]:
                 raise _TooSlow
             yield from keyword(validator, value, instance, schema)
+
         return checked
 
-    overrides = {"pattern": pattern, "patternProperties": pattern_properties, "enum": enum, "uniqueItems": unique_items,
-                 "multipleOf": finite_multiple_of,
-                 "additionalProperties": _rebound(cls.VALIDATORS["additionalProperties"],
-                                                  find_additional_properties=additional_keys)}
+    overrides = {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "enum": enum,
+        "uniqueItems": unique_items,
+        "multipleOf": finite_multiple_of,
+        "additionalProperties": _rebound(
+            cls.VALIDATORS["additionalProperties"], find_additional_properties=additional_keys
+        ),
+    }
     unevaluated = cls.VALIDATORS.get("unevaluatedProperties")
     if unevaluated is not None:
         name = "find_evaluated_property_keys_by_schema"
@@ -902,7 +1001,9 @@ def _bounded(cls: Any, patterns: Patterns, deadline: list[float], made: dict | N
         kind = type(evolved)
         if kind in made.values():
             return evolved
-        mine = made.get(kind) or _bounded(kind, patterns, deadline, made, asserting, checker)  # the class of another draft
+        mine = made.get(kind) or _bounded(
+            kind, patterns, deadline, made, asserting, checker
+        )  # the class of another draft
         return mine(**{f.alias: getattr(evolved, f.name) for f in attrs.fields(kind) if f.init})
 
     bounded.evolve = evolve
@@ -915,8 +1016,9 @@ def _rebound(function: Any, **names: Any) -> Any:
     if unused:  # a jsonschema release restructured its keywords: fail loudly, never match without a bound
         raise RuntimeError(f"jsonschema's {function.__name__} no longer reads {', '.join(unused)}")
     namespace = {**function.__globals__, **names}
-    return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__,
-                              function.__closure__)
+    return types.FunctionType(
+        function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__
+    )
 
 
 def unchecked_formats(plan: Any) -> list[tuple[str, str]]:

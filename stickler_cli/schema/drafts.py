@@ -37,11 +37,13 @@ DEFAULT = "draft2020-12"
 _BEFORE_SIX = re.compile(r"^https?://json-schema\.org/draft-0([0-4])/(?:hyper-)?schema#?$")
 PLAIN_DEPTH = 64  # the default --limit schema-depth: a deeper schema is checked by jsonschema, as before
 
-_COMMON = frozenset("""
+_COMMON = frozenset(
+    """
 $ref additionalProperties allOf anyOf const contains enum exclusiveMaximum exclusiveMinimum format if items
 maxItems maxLength maxProperties maximum minItems minLength minProperties minimum multipleOf not oneOf pattern
 patternProperties properties propertyNames required type uniqueItems
-""".split())
+""".split()
+)
 _LATER = frozenset("dependentRequired dependentSchemas unevaluatedItems unevaluatedProperties".split())
 # The keywords jsonschema applies under each draft (its validator class's VALIDATORS); the rest it ignores.
 KEYWORDS = {
@@ -55,10 +57,12 @@ LEGACY = frozenset({"draft7"})  # drafts in which $ref hides the keywords beside
 LOCATING = frozenset({*REFERENCES, "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary", "$schema"})
 
 # How the three metaschemas constrain each keyword's value (subschemas are checked as schemas again).
-_SCHEMA = frozenset("""
+_SCHEMA = frozenset(
+    """
 additionalItems additionalProperties contains propertyNames if then else not unevaluatedItems
 unevaluatedProperties contentSchema items
-""".split())
+""".split()
+)
 _SCHEMA_MAP = frozenset("properties patternProperties definitions $defs dependentSchemas".split())
 _SCHEMA_ARRAY = frozenset("allOf anyOf oneOf prefixItems".split())
 _STRING = frozenset("$comment title description format contentMediaType contentEncoding pattern".split())
@@ -68,8 +72,18 @@ _FLAG = frozenset("uniqueItems readOnly writeOnly deprecated".split())
 _ANYTHING = frozenset("default const".split())
 _SIMPLE_TYPES = frozenset("array boolean integer null number object string".split())
 # Every keyword the metaschemas constrain, those above and these: a key outside all of them is free.
-CONSTRAINED = (_SCHEMA | _SCHEMA_MAP | _SCHEMA_ARRAY | _STRING | _NUMBER | _COUNT | _FLAG | _ANYTHING
-               | LOCATING | {"examples", "enum", "required", "type", "dependentRequired", "dependencies", "multipleOf"})
+CONSTRAINED = (
+    _SCHEMA
+    | _SCHEMA_MAP
+    | _SCHEMA_ARRAY
+    | _STRING
+    | _NUMBER
+    | _COUNT
+    | _FLAG
+    | _ANYTHING
+    | LOCATING
+    | {"examples", "enum", "required", "type", "dependentRequired", "dependencies", "multipleOf"}
+)
 
 
 def draft(schema: dict) -> str | None:
@@ -163,8 +177,14 @@ def plainly_valid(schema: dict) -> bool:
                 if type(value) is not dict or not all(_names(v) for v in value.values()):
                     return False
             elif key == "type":
-                if not (type(value) is str and value in _SIMPLE_TYPES or type(value) is list and value
-                        and _names(value) and _SIMPLE_TYPES.issuperset(value)):
+                if not (
+                    type(value) is str
+                    and value in _SIMPLE_TYPES
+                    or type(value) is list
+                    and value
+                    and _names(value)
+                    and _SIMPLE_TYPES.issuperset(value)
+                ):
                     return False
             elif key == "$schema":
                 if node is not schema or type(value) is not str:

@@ -79,10 +79,28 @@ class _Rule:
     yields: bool = False
 
 
-def _rule(label: str, tokens: str, comparator: str, config: dict[str, Any], threshold: float,
-          *families: str, heads: str = "", last: str = "", yields: bool = False) -> _Rule:
-    return _Rule(label, frozenset(tokens.split()), comparator, config, threshold, frozenset(families),
-                 frozenset(heads.split()), frozenset(last.split()), yields)
+def _rule(
+    label: str,
+    tokens: str,
+    comparator: str,
+    config: dict[str, Any],
+    threshold: float,
+    *families: str,
+    heads: str = "",
+    last: str = "",
+    yields: bool = False,
+) -> _Rule:
+    return _Rule(
+        label,
+        frozenset(tokens.split()),
+        comparator,
+        config,
+        threshold,
+        frozenset(families),
+        frozenset(heads.split()),
+        frozenset(last.split()),
+        yields,
+    )
 
 
 # Name-token rules, first match wins (stickler-eval's order: phone and postal codes before the
@@ -94,17 +112,28 @@ RULES: tuple[_Rule, ...] = (
     _rule("postal code", "zip postal postcode", "ExactComparator", EXACT_STRICT, 1.0, STRINGY),
     _rule("identifier", "id uuid guid sku code ref isbn ssn", "ExactComparator", EXACT_STRICT, 1.0, STRINGY, NUMERIC),
     _rule("email or URL", "email url uri", "ExactComparator", {"case_sensitive": False}, 1.0, STRINGY),
-    _rule("money", "amount price total subtotal cost balance fee tax salary revenue", "NumericComparator",
-          {"relative_tolerance": RELATIVE_TOLERANCE}, 0.95, NUMERIC),
+    _rule(
+        "money",
+        "amount price total subtotal cost balance fee tax salary revenue",
+        "NumericComparator",
+        {"relative_tolerance": RELATIVE_TOLERANCE},
+        0.95,
+        NUMERIC,
+    ),
     _rule("count", "quantity qty count units", "NumericComparator", {}, 1.0, NUMERIC),
-    _rule("date", "date dob expiry expires created updated issued due birthdate", "DateComparator", {}, 0.95,
-          TEMPORAL),
-    _rule("name", "name customer vendor company contact author recipient", "LevenshteinComparator", {}, 0.85,
-          STRINGY),
-    _rule("address", "address addr street city location", "FuzzyComparator", {"method": "token_sort_ratio"}, 0.8,
-          STRINGY),
-    _rule("free text", "description desc summary notes note comment comments remarks memo body text",
-          "FuzzyComparator", {"method": "token_set_ratio"}, 0.6, STRINGY),
+    _rule("date", "date dob expiry expires created updated issued due birthdate", "DateComparator", {}, 0.95, TEMPORAL),
+    _rule("name", "name customer vendor company contact author recipient", "LevenshteinComparator", {}, 0.85, STRINGY),
+    _rule(
+        "address", "address addr street city location", "FuzzyComparator", {"method": "token_sort_ratio"}, 0.8, STRINGY
+    ),
+    _rule(
+        "free text",
+        "description desc summary notes note comment comments remarks memo body text",
+        "FuzzyComparator",
+        {"method": "token_set_ratio"},
+        0.6,
+        STRINGY,
+    ),
 )
 
 # What `stickler schema infer` (and `eval GT PRED`) read in a name beyond the library's rules (docs/parity.md row
@@ -120,8 +149,17 @@ IDENTIFIER_HEADS = "number no nr num nbr"
 IDENTIFIER_LAST = "vat tin ein"
 DATA_RULES: tuple[_Rule, ...] = (
     *RULES[:2],
-    _rule("identifier", IDENTIFIER_WORDS, "ExactComparator", EXACT_STRICT, 1.0, STRINGY, heads=IDENTIFIER_HEADS,
-          last=IDENTIFIER_LAST, yields=True),
+    _rule(
+        "identifier",
+        IDENTIFIER_WORDS,
+        "ExactComparator",
+        EXACT_STRICT,
+        1.0,
+        STRINGY,
+        heads=IDENTIFIER_HEADS,
+        last=IDENTIFIER_LAST,
+        yields=True,
+    ),
     *RULES[2:],
 )
 
@@ -152,8 +190,7 @@ def name_tokens(name: str) -> frozenset[str]:
     return _with_singulars(name_words(name))
 
 
-def _matching_rule(name: str, rules: tuple[_Rule, ...] = RULES,
-                   family: str | None = None) -> tuple[_Rule, str] | None:
+def _matching_rule(name: str, rules: tuple[_Rule, ...] = RULES, family: str | None = None) -> tuple[_Rule, str] | None:
     """The first rule a word of ``name`` names, and that word; a rule that ``yields`` is passed over when the
     values' ``family`` is not one of its own."""
     words = name_words(name)
@@ -188,8 +225,7 @@ _TYPE_RULES: dict[str, tuple[str, dict[str, Any], float, str | None, str]] = {
 KINDS = tuple(_TYPE_RULES)
 
 
-def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset(),
-           rules: tuple[_Rule, ...] = RULES) -> Choice:
+def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset(), rules: tuple[_Rule, ...] = RULES) -> Choice:
     """The comparator for a field called ``name`` whose values are of ``kind`` (one of KINDS):
     the type's choice, refined by the first name rule (of ``rules``: the library's, or DATA_RULES) that fits
     the type; a comparator in ``unavailable`` (or a model-backed one) becomes Levenshtein (Exact for dates),
@@ -197,8 +233,12 @@ def choose(name: str, kind: str, unavailable: frozenset[str] = frozenset(),
     return _decide(name, _TYPE_RULES[kind], unavailable, rules)
 
 
-def _decide(name: str, type_rule: tuple[str, dict[str, Any], float, str | None, str],
-            unavailable: frozenset[str], rules: tuple[_Rule, ...] = RULES) -> Choice:
+def _decide(
+    name: str,
+    type_rule: tuple[str, dict[str, Any], float, str | None, str],
+    unavailable: frozenset[str],
+    rules: tuple[_Rule, ...] = RULES,
+) -> Choice:
     comparator, config, threshold, family, seen = type_rule
     clip = True
     reason = seen
@@ -253,16 +293,22 @@ def choose_for_property(name: str, kind: str, unavailable: frozenset[str] = froz
 def choose_for_mapping(match_threshold: float) -> Choice:
     """A free-form mapping (an object schema without properties): one value for ANLS*, judged at the
     enclosing object's match threshold and not clipped, so a mapping mostly right keeps its partial score."""
-    return Choice("ANLSStarComparator", {}, match_threshold, False,
-                  "a free-form mapping: one value for ANLS*, at the object's match threshold")
+    return Choice(
+        "ANLSStarComparator",
+        {},
+        match_threshold,
+        False,
+        "a free-form mapping: one value for ANLS*, at the object's match threshold",
+    )
 
 
 def unavailable_comparators() -> frozenset[str]:
     """Built-in comparators whose optional extra is not installed here (inference never chooses them)."""
     from ..comparators.registry import lookup
 
-    return frozenset(name for name in ("PhoneComparator", "FuzzyComparator", "DateComparator")
-                     if not lookup(name).available())
+    return frozenset(
+        name for name in ("PhoneComparator", "FuzzyComparator", "DateComparator") if not lookup(name).available()
+    )
 
 
 # -- looking at the values ------------------------------------------------------------
@@ -430,6 +476,7 @@ def _see_string(shape: _Shape, text: str) -> None:
 
 # -- writing the schema -----------------------------------------------------------------
 
+
 @dataclass
 class Inferred:
     """The inferred schema, the notes on what looked doubtful, and what was read."""
@@ -457,11 +504,17 @@ class _Builder:
             return choice
         if shape.day_first:
             first = next(iter(shape.day_first))
-            return dataclasses.replace(choice, config={**choice.config, "dayfirst": first},
-                                       reason=f"{choice.reason}, written {'day' if first else 'month'} first")
+            return dataclasses.replace(
+                choice,
+                config={**choice.config, "dayfirst": first},
+                reason=f"{choice.reason}, written {'day' if first else 'month'} first",
+            )
         if shape.numeric_dates:
-            self.note(path, "dates whose day and month are both 12 or less: read both ways (day first and month "
-                            "first, the better kept); set dayfirst in x-aws-stickler-comparator-config")
+            self.note(
+                path,
+                "dates whose day and month are both 12 or less: read both ways (day first and month "
+                "first, the better kept); set dayfirst in x-aws-stickler-comparator-config",
+            )
         return choice
 
     def model(self, shape: _Shape, prefix: str) -> tuple[dict[str, Any], list[str]]:
@@ -470,8 +523,11 @@ class _Builder:
         for key, child in shape.keys.items():
             path = f"{prefix}{key}"
             if path == ROOT or path in self.claimed or not key:
-                self.note(path or "''", "left out: its name collides with another field's path (a '.' in a "
-                          "name reads as nesting) or names the document itself")
+                self.note(
+                    path or "''",
+                    "left out: its name collides with another field's path (a '.' in a "
+                    "name reads as nesting) or names the document itself",
+                )
                 continue
             self.claimed.add(path)
             properties[key] = self.property(key, child, path)
@@ -485,8 +541,7 @@ class _Builder:
         seen = _seen(shape)
         if not kinds:
             self.note(path, f"only null seen ({shape.nulls:,} values): typed null and compared exactly; give it a type")
-            return _annotated({"type": "null"}, self.choose(name, "mixed"), seen,
-                              "no value to infer a type from")
+            return _annotated({"type": "null"}, self.choose(name, "mixed"), seen, "no value to infer a type from")
         if len(kinds) > 1:
             listed = ", ".join(sorted(kinds))
             if kinds & {"object", "array"}:
@@ -512,8 +567,12 @@ class _Builder:
         if not properties:
             self.note(path, "no field of its own left: scored as one value by ANLS*")
             return self.whole(shape, ["object"], seen, "no field of its own left")
-        node = {"type": _nullable(["object"], shape), "description": f"object, compared field by field; seen: {seen}",
-                "x-aws-stickler-weight": 1.0, "properties": properties}
+        node = {
+            "type": _nullable(["object"], shape),
+            "description": f"object, compared field by field; seen: {seen}",
+            "x-aws-stickler-weight": 1.0,
+            "properties": properties,
+        }
         if required:
             node["required"] = required
         return node
@@ -535,12 +594,18 @@ class _Builder:
                 self.note(path, "no field of its own left in its items: scored as one value by ANLS*")
                 return self.whole(shape, ["array"], seen, "no field of its own left in its items")
             item_node: dict[str, Any] = {
-                "type": _nullable(["object"], items), "properties": properties,
-                "x-aws-stickler-match-threshold": MATCH_THRESHOLD}
+                "type": _nullable(["object"], items),
+                "properties": properties,
+                "x-aws-stickler-match-threshold": MATCH_THRESHOLD,
+            }
             if required:
                 item_node["required"] = required
-            return {"type": _nullable(["array"], shape), "items": item_node, "x-aws-stickler-weight": 1.0,
-                    "description": f"list of objects, paired by Hungarian matching; seen: {seen}, {item_seen}"}
+            return {
+                "type": _nullable(["array"], shape),
+                "items": item_node,
+                "x-aws-stickler-weight": 1.0,
+                "description": f"list of objects, paired by Hungarian matching; seen: {seen}, {item_seen}",
+            }
         if len(kinds) != 1 or kinds & {"object", "array"}:
             listed = ", ".join(sorted(kinds)) or "null"
             self.note(path, f"list items of type {listed}: the list is scored as one value by ANLS*")
@@ -548,8 +613,11 @@ class _Builder:
         kind = kinds.pop()
         node, value_kind = _primitive(name, kind, items)
         node["type"] = _nullable([node["type"]], items)
-        prop = _annotated({"type": _nullable(["array"], shape), "items": node},
-                          self.choose(name, value_kind, items, path), f"{seen}, {item_seen}")
+        prop = _annotated(
+            {"type": _nullable(["array"], shape), "items": node},
+            self.choose(name, value_kind, items, path),
+            f"{seen}, {item_seen}",
+        )
         prop["description"] = "list: " + prop["description"]
         return prop
 
@@ -618,9 +686,16 @@ def _observe(observer: _Observer, root: _Shape, records: Iterable[Any]) -> tuple
     return read, skipped
 
 
-def infer_schema(records: Iterable[Any], *, source: str = "the records", max_depth: int = 64,
-                 max_fields: int = 10_000, unavailable: Iterable[str] = (), predictions: Iterable[Any] = (),
-                 predictions_source: str = "the predictions") -> Inferred:
+def infer_schema(
+    records: Iterable[Any],
+    *,
+    source: str = "the records",
+    max_depth: int = 64,
+    max_fields: int = 10_000,
+    unavailable: Iterable[str] = (),
+    predictions: Iterable[Any] = (),
+    predictions_source: str = "the predictions",
+) -> Inferred:
     """An annotated schema for ``records`` (parsed JSON values of the ground truth; those that are not
     objects are counted and skipped). ``predictions`` never choose a type or a comparator (a model's mistake
     must not pick how it is judged: a string in `total` made it Exact, issue 37): they only add notes where
@@ -647,7 +722,7 @@ def infer_schema(records: Iterable[Any], *, source: str = "the records", max_dep
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Inferred by stickler schema infer",
         "description": f"Inferred from {read:,} records of {source}: check each field's comparator, threshold "
-                       "and weight before relying on the scores.",
+        "and weight before relying on the scores.",
         "type": "object",
         "x-aws-stickler-model-name": "Inferred",
         "x-aws-stickler-match-threshold": MATCH_THRESHOLD,
@@ -660,8 +735,13 @@ def infer_schema(records: Iterable[Any], *, source: str = "the records", max_dep
 
 # -- what the predictions hold that the ground truth does not (notes only) -------------------------------
 
-_FORMAT_LABELS = {"date": "ISO dates", "date-time": "ISO date-times", "email": "email addresses", "uri": "URLs",
-                  "uuid": "UUIDs"}
+_FORMAT_LABELS = {
+    "date": "ISO dates",
+    "date-time": "ISO date-times",
+    "email": "email addresses",
+    "uri": "URLs",
+    "uuid": "UUIDs",
+}
 
 
 def _differences(truth: _Shape, predicted: _Shape, prefix: str, schema_paths: set[str], notes: list[str]) -> None:
@@ -672,8 +752,10 @@ def _differences(truth: _Shape, predicted: _Shape, prefix: str, schema_paths: se
         ours = truth.keys.get(key)
         if ours is None:
             values = theirs.present - theirs.nulls
-            notes.append(f"{path}: only in the predictions ({values:,} value{'s' * (values != 1)}): not in the schema, "
-                         "not scored")
+            notes.append(
+                f"{path}: only in the predictions ({values:,} value{'s' * (values != 1)}): not in the schema, "
+                "not scored"
+            )
         elif path in schema_paths:
             _value_differences(ours, theirs, path, schema_paths, notes)
 
@@ -684,12 +766,13 @@ def _value_differences(truth: _Shape, predicted: _Shape, path: str, schema_paths
         theirs.discard("integer")  # a whole number where numbers are expected is one
     if ours and theirs - ours:
         other = ", ".join(f"{kind} ({predicted.kinds[kind]:,})" for kind in sorted(theirs - ours))
-        notes.append(f"{path}: the predictions also hold {other} where the ground truth holds "
-                     f"{', '.join(sorted(ours))}: the comparator follows the ground truth")
+        notes.append(
+            f"{path}: the predictions also hold {other} where the ground truth holds "
+            f"{', '.join(sorted(ours))}: the comparator follows the ground truth"
+        )
     chosen = next((f for f in FORMATS if f in (truth.formats or ())), None)  # as _primitive chooses it
     if ours == {"string"} and "string" in theirs and chosen and chosen not in (predicted.formats or ()):
-        notes.append(f"{path}: not every predicted value is one of the {_FORMAT_LABELS[chosen]} the ground truth "
-                     "holds")
+        notes.append(f"{path}: not every predicted value is one of the {_FORMAT_LABELS[chosen]} the ground truth holds")
     if ours == {"object"} and theirs == {"object"}:
         _differences(truth, predicted, f"{path}.", schema_paths, notes)
     elif ours == {"array"} and truth.items is not None and predicted.items is not None:

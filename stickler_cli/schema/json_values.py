@@ -59,9 +59,8 @@ def unique_items(validator: Any, unique: Any, instance: Any, schema: dict) -> It
             return
         if key in seen:
             shown = repr(item) if len(repr(item)) <= 80 else repr(item)[:79] + "…"
-            yield jsonschema.exceptions.ValidationError(f"has non-unique elements (item {position}, {shown}, "
-                                                        "appears before it)")
+            yield jsonschema.exceptions.ValidationError(
+                f"has non-unique elements (item {position}, {shown}, appears before it)"
+            )
             return
         seen.add(key)
-
-

@@ -19,7 +19,8 @@ def escape(token: str) -> str:
 
 # Draft 7 and 2020-12, validation, applicators, annotations and core; draft 4's "id"; OpenAPI's
 # "example" and "nullable", which schemas exported from OpenAPI carry.
-KNOWN = frozenset("""
+KNOWN = frozenset(
+    """
 $schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $comment $defs definitions $recursiveRef
 $recursiveAnchor type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength
 minLength pattern maxItems minItems uniqueItems maxContains minContains maxProperties minProperties required
@@ -27,7 +28,8 @@ dependentRequired dependencies properties patternProperties additionalProperties
 prefixItems additionalItems contains unevaluatedItems unevaluatedProperties allOf anyOf oneOf not if then
 else dependentSchemas format contentEncoding contentMediaType contentSchema title description default
 deprecated readOnly writeOnly examples example nullable id
-""".split())
+""".split()
+)
 
 # Draft 3's keywords, which later drafts dropped (a draft 3 `$schema` is refused: drafts.refused_draft): without
 # one, a schema using them means what their successor says, and gets it as a "did you mean".
@@ -38,8 +40,20 @@ REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")  # the keywords whose valu
 # Where subschemas sit, in any draft: in a keyword's object (by name), its array, or as its value.
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_VALUES = ("items", "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
-                  "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
+_SCHEMA_VALUES = (
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
 
 
 def subschemas(node: dict) -> Iterator[tuple[Any, str, str]]:
@@ -76,7 +90,8 @@ def unknown_keywords(schema: Any) -> Iterator[tuple[str, str, str | None]]:
             continue
         for key in node:
             if isinstance(key, str) and key not in KNOWN and not key.startswith("x-"):
-                close = [DRAFT3[key]] if key in DRAFT3 else difflib.get_close_matches(key, sorted(KNOWN), n=1,
-                                                                                     cutoff=0.85)
+                close = (
+                    [DRAFT3[key]] if key in DRAFT3 else difflib.get_close_matches(key, sorted(KNOWN), n=1, cutoff=0.85)
+                )
                 yield pointer or "/", key, close[0] if close else None
         stack.extend((child, pointer + where) for child, where, _ in subschemas(node))

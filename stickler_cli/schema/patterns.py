@@ -56,13 +56,15 @@ class Pattern:
         owner.timeouts += 1
         owner.messages.append(
             f"pattern {_shown(self.text)} at {self.pointer} took longer than {self._seconds:g} s on a value of "
-            f"{length:,} characters: counted as not matching (limit regex-seconds)")
+            f"{length:,} characters: counted as not matching (limit regex-seconds)"
+        )
         if owner.timeouts >= self._allowed:  # a budget for the run, not per pattern: a schema may hold thousands
             for pattern in owner._compiled.values():
                 pattern.abandoned = True
             owner.messages.append(
                 f"patterns timed out {owner.timeouts} times: no pattern is checked for the rest of this run, every "
-                "value passes them (limit regex-timeouts)")
+                "value passes them (limit regex-timeouts)"
+            )
 
 
 class Patterns:
@@ -91,9 +93,12 @@ class Patterns:
         except VerboseMode as exc:
             raise SchemaError(str(exc), pointer) from None
         if size > self.room:
-            raise SchemaError(f"pattern {_shown(text)} would compile to about {size:,} units (a repeat is written out "
-                              f"its minimum number of times); the patterns of a schema may take {self.size_limit:,} "
-                              "together (--limit regex-size=N raises it)", pointer)
+            raise SchemaError(
+                f"pattern {_shown(text)} would compile to about {size:,} units (a repeat is written out "
+                f"its minimum number of times); the patterns of a schema may take {self.size_limit:,} "
+                "together (--limit regex-size=N raises it)",
+                pointer,
+            )
         self.room -= size
         try:
             search = regex.compile(text).search
@@ -121,10 +126,13 @@ _FLAGS = re.compile(r"\(\?([a-zA-Z0-9]*)(?:-[a-zA-Z0-9]*)?[:)]")  # (?x), (?V1x)
 # Flags under which the size estimate's reading of the pattern is not the engine's: verbose mode, where whitespace
 # and # comments are not characters (``(?x)(?:a{1000}) {1000}`` repeats the group: a million units, read as a
 # thousand), version 1, where a class may hold nested sets, and full case folding. ECMA-262 has none of them.
-_UNREAD_FLAGS = {"x": "verbose mode (?x)", "V1": "version 1 syntax (?V1)",
-                 # under full case folding with (?i), a class of letters that fold to several builds some 38 KB a
-                 # copy, not one unit: (?fi)[ß-ﬗ]{90000} read as 90,002 units took 3.5 GB
-                 "f": "full case folding (?f)"}
+_UNREAD_FLAGS = {
+    "x": "verbose mode (?x)",
+    "V1": "version 1 syntax (?V1)",
+    # under full case folding with (?i), a class of letters that fold to several builds some 38 KB a
+    # copy, not one unit: (?fi)[ß-ﬗ]{90000} read as 90,002 units took 3.5 GB
+    "f": "full case folding (?f)",
+}
 
 
 class VerboseMode(ValueError):
@@ -132,13 +140,17 @@ class VerboseMode(ValueError):
     pattern is refused (JSON Schema's regular expressions, ECMA-262, have no such flag)."""
 
     def __init__(self, pattern: str, flag: str) -> None:
-        super().__init__(f"pattern {_shown(pattern)} turns on {_UNREAD_FLAGS[flag]}, which JSON Schema's regular "
-                         "expressions (ECMA-262) do not have")
+        super().__init__(
+            f"pattern {_shown(pattern)} turns on {_UNREAD_FLAGS[flag]}, which JSON Schema's regular "
+            "expressions (ECMA-262) do not have"
+        )
+
+
 _BRACED_ESCAPES = frozenset("pPN")  # \p{Letter}, \P{Lu}, \N{name}: one atom up to the brace (\g{, \x{… are not read so)
 _BRACED_NAME = re.compile(r"\{[^{}()\[\]\\]*\}")  # what such a brace may hold: a name, not a pattern
 _ESCAPE_UNITS = {"X": 4}  # \X, a grapheme cluster, builds about four units
 _POSIX_CLASS = re.compile(r"\[:\^?\w+:\]")  # [:alpha:] in a class: one item of it, its "]" not the class's
-_LARGEST_COUNT = 10 ** 9  # a count beyond this is as good as infinite (and int() of 5,000 digits fails)
+_LARGEST_COUNT = 10**9  # a count beyond this is as good as infinite (and int() of 5,000 digits fails)
 
 
 def unrolled_size(pattern: str) -> int:
@@ -154,7 +166,7 @@ def unrolled_size(pattern: str) -> int:
         c = pattern[i]
         atom = 1
         if c == "\\":
-            atom = _ESCAPE_UNITS.get(pattern[i + 1: i + 2], 1)
+            atom = _ESCAPE_UNITS.get(pattern[i + 1 : i + 2], 1)
             i += 2
             if i < n and pattern[i - 1] in _BRACED_ESCAPES and (name := _BRACED_NAME.match(pattern, i)):
                 i = name.end()
@@ -233,4 +245,4 @@ def _comment_end(pattern: str, i: int) -> int:
 
 def _shown(value: Any, limit: int = 80) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

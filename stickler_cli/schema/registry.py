@@ -42,8 +42,7 @@ HIERARCHICAL = ("http:", "https:")  # an $id with a directory that files beside 
 def refused(ref: str) -> str:
     """The one line saying that ``ref`` leads outside the schema and will not be fetched."""
     if _REMOTE.match(ref):
-        return (f"remote reference {ref!r}: {REFUSED}, or map the URL to a local file with "
-                "--schema-resource URL=FILE")
+        return f"remote reference {ref!r}: {REFUSED}, or map the URL to a local file with --schema-resource URL=FILE"
     return f"reference {ref!r} names a document outside this schema: {REFUSED}"
 
 
@@ -68,8 +67,9 @@ def specification(schema: Any) -> Any:
     import referencing.jsonschema
 
     cls = validator_class(schema)
-    return referencing.jsonschema.specification_with(cls.ID_OF(cls.META_SCHEMA) or "",
-                                                     default=referencing.jsonschema.DRAFT202012)
+    return referencing.jsonschema.specification_with(
+        cls.ID_OF(cls.META_SCHEMA) or "", default=referencing.jsonschema.DRAFT202012
+    )
 
 
 HERE = "file:///"  # the schema's directory, as the registry a schema is compiled with sees it
@@ -106,8 +106,10 @@ def registry(schema: Any, resources: Mapping[str, Any] | None = None, name: str 
     spec = specification(schema)
     root = spec.create_resource(schema)
     here = HERE if name else ""
-    pairs = [(urljoin(here, uri), referencing.Resource.from_contents(document, default_specification=spec))
-             for uri, document in (resources or {}).items()]
+    pairs = [
+        (urljoin(here, uri), referencing.Resource.from_contents(document, default_specification=spec))
+        for uri, document in (resources or {}).items()
+    ]
     pairs.append((base_uri(schema, name), root))
     return referencing.Registry(retrieve=_refuse).with_resources(pairs).combine(METASCHEMAS).crawl()
 
@@ -134,8 +136,9 @@ class _Reader:
     """The retrieve function of the registry a schema is loaded with: a URI that stands for a file
     the schema may read is read from it, once; every other URI is refused."""
 
-    def __init__(self, directory: Path, file_base: str, own_base: str | None, mapped: Mapping[str, str],
-                 spec: Any) -> None:
+    def __init__(
+        self, directory: Path, file_base: str, own_base: str | None, mapped: Mapping[str, str], spec: Any
+    ) -> None:
         self.spec = spec  # the draft a document without $schema is read under: the schema's
         self.top = directory.resolve()
         self.file_prefix = file_base.rpartition("/")[0] + "/"
@@ -169,16 +172,20 @@ class _Reader:
             return uri, self.files[uri], True
         for prefix, directory, keep in self.roots:
             if uri.startswith(prefix):
-                relative = unquote(uri[len(prefix):].partition("?")[0])
+                relative = unquote(uri[len(prefix) :].partition("?")[0])
                 target = (directory / relative).resolve()
                 if not relative or not target.is_relative_to(directory):
-                    raise Unreadable("reference to {name} leaves the schema's directory; only files beside the "
-                                     "schema (or below it) are read" if directory == self.top else
-                                     "reference to {name} leaves " + f"{directory}, the directory it is mapped to")
-                return (uri if keep else uri[len(prefix):]), target, directory != self.top
+                    raise Unreadable(
+                        "reference to {name} leaves the schema's directory; only files beside the "
+                        "schema (or below it) are read"
+                        if directory == self.top
+                        else "reference to {name} leaves " + f"{directory}, the directory it is mapped to"
+                    )
+                return (uri if keep else uri[len(prefix) :]), target, directory != self.top
         if uri.startswith("file:"):
-            raise Unreadable("reference to {name} leaves the schema's directory; only files beside the schema "
-                             "(or below it) are read")
+            raise Unreadable(
+                "reference to {name} leaves the schema's directory; only files beside the schema (or below it) are read"
+            )
         return _refuse(uri)
 
     @staticmethod
@@ -214,8 +221,9 @@ def unreadable(exc: BaseException) -> Unreadable | None:
     return None
 
 
-def gather(schema: dict, directory: Path, name: str,
-           mapped: Mapping[str, str] | None = None) -> tuple[dict[str, Any], tuple[Path, ...]]:
+def gather(
+    schema: dict, directory: Path, name: str, mapped: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any], tuple[Path, ...]]:
     """(URI -> document, files read) for every document beyond ``schema`` its references reach.
 
     Followed as jsonschema would resolve them, against the schema's file (or its ``$id``): a file
@@ -282,8 +290,9 @@ def locate(where: str, ref: str) -> str:
     return ref if "#" in ref else ref + "#"
 
 
-def mapping(items: list[str] | None, table: Mapping[str, Any] | None = None,
-            origin: str = "[tool.stickler.schema-resources]") -> dict[str, str]:
+def mapping(
+    items: list[str] | None, table: Mapping[str, Any] | None = None, origin: str = "[tool.stickler.schema-resources]"
+) -> dict[str, str]:
     """URL -> file (or directory) from a ``[tool.stickler.schema-resources]`` table, then the command
     line's ``--schema-resource URL=FILE`` items (later wins). The URL must be absolute (a scheme:
     ``https:``, ``urn:``…), the file must exist, and a directory stands for the URLs below one ending
@@ -301,8 +310,9 @@ def mapping(items: list[str] | None, table: Mapping[str, Any] | None = None,
         if not isinstance(path, str):
             raise UsageError(f"{where}: {url!r} must name a file, got {path!r}")
         if not _REMOTE.match(url) or url.startswith("file:"):
-            raise UsageError(f"{where}: {url!r} is not an absolute URL (https://…, urn:…): a file beside the "
-                             "schema needs no mapping")
+            raise UsageError(
+                f"{where}: {url!r} is not an absolute URL (https://…, urn:…): a file beside the schema needs no mapping"
+            )
         target = Path(path)
         if target.is_dir() and not url.endswith("/"):
             raise UsageError(f"{where}: {path} is a directory: map it to a URL ending in '/' ({url}/={path})")

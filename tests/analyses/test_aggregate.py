@@ -27,19 +27,34 @@ from stickler_cli.schema import compile_schema
 from tests.support.case_files import write_case
 
 COUNTS = ("tp", "fa", "fd", "fn", "tn")
-SCHEMA = {"type": "object", "properties": {
-    "id": {"type": "string"},
-    "vendor": {"type": "object", "properties": {"name": {"type": "string"}, "city": {"type": "string"}}},
-    "items": {"type": "array", "items": {"type": "object", "properties": {
-        "sku": {"type": "string"}, "qty": {"type": "number"}}}},
-}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "vendor": {"type": "object", "properties": {"name": {"type": "string"}, "city": {"type": "string"}}},
+        "items": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "number"}}},
+        },
+    },
+}
 
 # The example and a list of objects, in one document.
-ONE_GT = {"id": "A", "vendor": {"name": "Acme", "city": "Paris"},
-          "items": [{"sku": "ABC", "qty": 1}, {"sku": "DEF", "qty": 2}, {"sku": "GHI", "qty": 3}]}
-ONE_PRED = {"id": "A", "vendor": {"name": "Acme", "city": "Xyzzy"},
-            "items": [{"sku": "ABC", "qty": 1}, {"sku": "DEF", "qty": 5}, {"sku": "zzzzzz", "qty": 99},
-                      {"sku": "extra", "qty": 7}]}
+ONE_GT = {
+    "id": "A",
+    "vendor": {"name": "Acme", "city": "Paris"},
+    "items": [{"sku": "ABC", "qty": 1}, {"sku": "DEF", "qty": 2}, {"sku": "GHI", "qty": 3}],
+}
+ONE_PRED = {
+    "id": "A",
+    "vendor": {"name": "Acme", "city": "Xyzzy"},
+    "items": [
+        {"sku": "ABC", "qty": 1},
+        {"sku": "DEF", "qty": 5},
+        {"sku": "zzzzzz", "qty": 99},
+        {"sku": "extra", "qty": 7},
+    ],
+}
 
 # Three documents where a node is not opened or a list item adds nothing.
 ACME = {"name": "Acme", "city": "Paris"}
@@ -71,7 +86,10 @@ def test_the_vendor_example_and_a_list_of_objects_worked_by_hand() -> None:
     assert _counts(fields["vendor"]) == [0, 0, 1, 0, 0]
     assert _counts(fields["vendor"]["aggregate"]) == [1, 0, 1, 0, 0]
     assert fields["vendor"]["aggregate"]["cm_precision"] == 0.5 and fields["vendor"]["aggregate"]["cm_recall"] == 1.0
-    assert fields["vendor"]["aggregate"]["cm_f1"] == pytest.approx(2 / 3) and fields["vendor"]["aggregate"]["cm_accuracy"] == 0.5
+    assert (
+        fields["vendor"]["aggregate"]["cm_f1"] == pytest.approx(2 / 3)
+        and fields["vendor"]["aggregate"]["cm_accuracy"] == 0.5
+    )
     # items: ABC matched (TP), DEF/5 and GHI/zzzzzz paired below the match threshold 0.7 (FD), one extra (FA);
     # only the matched pair's leaves roll up: sku TP, qty TP
     assert _counts(fields["items"]) == [1, 1, 2, 0, 0]
@@ -154,23 +172,34 @@ def test_gates_on_a_node_a_glob_and_the_document(files, capsys) -> None:
     assert code == 1
     [gate] = report["gates"]
     assert (gate["gate"], gate["path"], gate["metric"], gate["actual"], gate["status"]) == (
-        "vendor.aggregate.cm_f1 >= 0.9", "vendor", "aggregate.cm_f1", pytest.approx(0.75), "failed")
+        "vendor.aggregate.cm_f1 >= 0.9",
+        "vendor",
+        "aggregate.cm_f1",
+        pytest.approx(0.75),
+        "failed",
+    )
     assert _eval(files, capsys, "--fail-under", "vendor.aggregate.cm_f1=0.74")[0] == 0
     # vendor's own F1 (1 TP of 3 with an FA and an FD) would fail the same bar: the gate reads the leaves
     assert report["field_metrics"]["vendor"]["cm_f1"] < 0.75
-    code, report = _eval(files, capsys, "--fail-under", "*.aggregate.cm_recall=0.6",
-                         "--fail-under", "aggregate.cm_precision=0.79")
+    code, report = _eval(
+        files, capsys, "--fail-under", "*.aggregate.cm_recall=0.6", "--fail-under", "aggregate.cm_precision=0.79"
+    )
     assert code == 0
     assert [(g["gate"], g["actual"]) for g in report["gates"]] == [
-        ("vendor.aggregate.cm_recall >= 0.6", 1.0), ("items.aggregate.cm_recall >= 0.6", pytest.approx(2 / 3)),
-        ("aggregate.cm_precision >= 0.79", pytest.approx(0.8))]
+        ("vendor.aggregate.cm_recall >= 0.6", 1.0),
+        ("items.aggregate.cm_recall >= 0.6", pytest.approx(2 / 3)),
+        ("aggregate.cm_precision >= 0.79", pytest.approx(0.8)),
+    ]
 
 
-@pytest.mark.parametrize("gate, message", [
-    ("id.aggregate.cm_f1=0.9", "gate 'id.aggregate.cm_f1' matches no object or list of objects"),
-    ("vendor.aggregate.mean_score=0.9", "a leaf roll-up has no 'mean_score'"),
-    ("aggregate.cm_f2=0.9", "a leaf roll-up has no 'cm_f2'"),
-])
+@pytest.mark.parametrize(
+    "gate, message",
+    [
+        ("id.aggregate.cm_f1=0.9", "gate 'id.aggregate.cm_f1' matches no object or list of objects"),
+        ("vendor.aggregate.mean_score=0.9", "a leaf roll-up has no 'mean_score'"),
+        ("aggregate.cm_f2=0.9", "a leaf roll-up has no 'cm_f2'"),
+    ],
+)
 def test_a_roll_up_gate_that_cannot_be_read_is_a_usage_error(files, capsys, gate, message) -> None:
     code = main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--fail-under", gate])
     err = capsys.readouterr().err
@@ -196,16 +225,32 @@ def test_per_document_lines_carry_each_documents_roll_up(files, tmp_path: Path, 
 
 def test_saved_states_keep_it_and_a_tampered_one_is_refused(files, tmp_path: Path, capsys) -> None:
     state = tmp_path / "run.state.json"
-    assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--save-state", str(state),
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                files["schema"],
+                files["gt"],
+                files["pred"],
+                "--no-progress",
+                "--save-state",
+                str(state),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     report = orjson.loads(capsys.readouterr().out)
     assert main(["merge", str(state), "--format", "json"]) == 0
     merged = orjson.loads(capsys.readouterr().out)
     assert merged["metrics"]["aggregate"] == report["metrics"]["aggregate"]
     assert merged["field_metrics"]["items"]["aggregate"] == report["field_metrics"]["items"]["aggregate"]
     saved = orjson.loads(state.read_bytes())
-    for k, row, expected in ((0, [1, 0, 0, 0, 0], "/unopened/0: must be all zeros: 'id' has no fields beneath it"),
-                             (4, [0, 0, 0, 9, 0], "/unopened/4: cannot exceed the field's counts")):
+    for k, row, expected in (
+        (0, [1, 0, 0, 0, 0], "/unopened/0: must be all zeros: 'id' has no fields beneath it"),
+        (4, [0, 0, 0, 9, 0], "/unopened/4: cannot exceed the field's counts"),
+    ):
         bad = json.loads(json.dumps(saved))
         bad["unopened"][k] = row
         path = tmp_path / f"bad{k}.state.json"
@@ -222,14 +267,19 @@ def _fits(out: str, columns: int = 80) -> None:
 
 def test_the_terminal_table_fits_80_columns_piped_with_every_figure_whole(tmp_path: Path, capsys, monkeypatch) -> None:
     long = "consignee_billing_address_as_printed_on_the_invoice"
-    schema = {"type": "object", "properties": {long: SCHEMA["properties"]["vendor"],
-                                               "items": SCHEMA["properties"]["items"]}}
+    schema = {
+        "type": "object",
+        "properties": {long: SCHEMA["properties"]["vendor"], "items": SCHEMA["properties"]["items"]},
+    }
     (tmp_path / "s.json").write_text(json.dumps(schema))
-    rows = [(dict(gt, **{long: gt["vendor"]}), dict(pred, **{long: pred["vendor"]})) for gt, pred in
-            zip(CORPUS_GT * 40, CORPUS_PRED * 40)]
+    rows = [
+        (dict(gt, **{long: gt["vendor"]}), dict(pred, **{long: pred["vendor"]}))
+        for gt, pred in zip(CORPUS_GT * 40, CORPUS_PRED * 40)
+    ]
     for name, side in (("gt", 0), ("pred", 1)):
-        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps({k: v for k, v in r[side].items() if k != "vendor"})
-                                                        + "\n" for r in rows))
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({k: v for k, v in r[side].items() if k != "vendor"}) + "\n" for r in rows)
+        )
     monkeypatch.setenv("COLUMNS", "80")
     args = ["eval", str(tmp_path / "s.json"), str(tmp_path / "gt.jsonl"), str(tmp_path / "pred.jsonl"), "--no-progress"]
     assert main([*args, "-o", str(tmp_path / "r.json")]) == 0
@@ -238,8 +288,10 @@ def test_the_terminal_table_fits_80_columns_piped_with_every_figure_whole(tmp_pa
     report = json.loads((tmp_path / "r.json").read_text())
     table = out.split("Leaves beneath each node")[1]
     assert "…" not in table
-    for name, block in [("(document)", report["metrics"]["aggregate"]),
-                        *((p, f["aggregate"]) for p, f in report["field_metrics"].items() if "aggregate" in f)]:
+    for name, block in [
+        ("(document)", report["metrics"]["aggregate"]),
+        *((p, f["aggregate"]) for p, f in report["field_metrics"].items() if "aggregate" in f),
+    ]:
         figures = [str(block[k]) for k in COUNTS] + [f"{block[k]:.3f}" for k in ("cm_precision", "cm_recall", "cm_f1")]
         assert re.search(r" +".join(map(re.escape, figures)), table), (name, figures, table)
     assert _counts(report["metrics"]["aggregate"]) == [40 * 5, 40, 40, 40, 40]  # the corpus without its ids, 40 times
@@ -249,8 +301,22 @@ def test_the_terminal_table_fits_80_columns_piped_with_every_figure_whole(tmp_pa
 
 def test_markdown_and_html_show_it(files, tmp_path: Path, capsys) -> None:
     html = tmp_path / "r.html"
-    assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--format", "markdown",
-                 "--html", str(html)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                files["schema"],
+                files["gt"],
+                files["pred"],
+                "--no-progress",
+                "--format",
+                "markdown",
+                "--html",
+                str(html),
+            ]
+        )
+        == 0
+    )
     markdown = capsys.readouterr().out
     assert "### Leaves beneath each node" in markdown
     assert "| **(document)** | 8 | 1 | 1 | 1 | 1 | 0.800 | 0.889 | 0.842 |" in markdown

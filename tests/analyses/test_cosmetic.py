@@ -48,30 +48,33 @@ def step(gt: Any, pred: Any, comparator: Comparator = STRICT, threshold: float =
     return OUTCOMES[classify(comparator, threshold, gt, pred)]
 
 
-@pytest.mark.parametrize("gt, pred, expected", [
-    ("ACME Corp", "acme corp", "case"),
-    ("İstanbul", "i̇stanbul", "case"),  # casefold, not lower(): the dotted capital I
-    ("New  York", "new york", "whitespace"),  # case and whitespace: whitespace is where it first matches
-    ("Acme\u00a0Corp", "AcmeCorp", "whitespace"),  # a no-break space is whitespace
-    ("Globex.", "Globex", "punctuation"),
-    ("ACME, Inc.", "acme inc", "punctuation"),
-    ("(555) 123-4567", "555.123.4567", "punctuation"),
-    ("São Paulo", "Sao Paulo", "unicode"),
-    ("ＡＢＣ１２３", "abc123", "unicode"),  # fullwidth forms: NFKC
-    ("ﬁnance", "finance", "case"),  # casefold already writes the ligature out
-    ("10 m²", "10 m2", "unicode"),  # a superscript: NFKC
-    ("1,234.50", "1234.5", "number"),  # not punctuation: "123450" is not "12345"
-    ("$12", "12.00 USD", "number"),
-    ("1.234,50 €", "1234.5", "number"),
-    ("(12.50)", "-12.5", "number"),
-    ("15/01/2024", "2024-01-15", "date"),
-    ("Jan 15, 2024", "2024-01-15", "date"),
-    ("01/02/2024", "2024-02-01", "date"),  # read day-first: the day both sides share
-    ("Initech", "Initrode", "real"),
-    ("12.5", "13.5", "real"),
-    ("2024-01-15", "2024-01-16", "real"),
-    ("Box 12", "12", "real"),  # "Box 12" spells no number
-])
+@pytest.mark.parametrize(
+    "gt, pred, expected",
+    [
+        ("ACME Corp", "acme corp", "case"),
+        ("İstanbul", "i̇stanbul", "case"),  # casefold, not lower(): the dotted capital I
+        ("New  York", "new york", "whitespace"),  # case and whitespace: whitespace is where it first matches
+        ("Acme\u00a0Corp", "AcmeCorp", "whitespace"),  # a no-break space is whitespace
+        ("Globex.", "Globex", "punctuation"),
+        ("ACME, Inc.", "acme inc", "punctuation"),
+        ("(555) 123-4567", "555.123.4567", "punctuation"),
+        ("São Paulo", "Sao Paulo", "unicode"),
+        ("ＡＢＣ１２３", "abc123", "unicode"),  # fullwidth forms: NFKC
+        ("ﬁnance", "finance", "case"),  # casefold already writes the ligature out
+        ("10 m²", "10 m2", "unicode"),  # a superscript: NFKC
+        ("1,234.50", "1234.5", "number"),  # not punctuation: "123450" is not "12345"
+        ("$12", "12.00 USD", "number"),
+        ("1.234,50 €", "1234.5", "number"),
+        ("(12.50)", "-12.5", "number"),
+        ("15/01/2024", "2024-01-15", "date"),
+        ("Jan 15, 2024", "2024-01-15", "date"),
+        ("01/02/2024", "2024-02-01", "date"),  # read day-first: the day both sides share
+        ("Initech", "Initrode", "real"),
+        ("12.5", "13.5", "real"),
+        ("2024-01-15", "2024-01-16", "real"),
+        ("Box 12", "12", "real"),  # "Box 12" spells no number
+    ],
+)
 def test_each_step_is_reported_where_the_pair_first_matches(gt, pred, expected):
     assert step(gt, pred) == expected
 
@@ -110,6 +113,7 @@ def test_two_numbers_under_a_number_comparator_are_real_without_a_call():
     """A comparator that scores numbers by their values (Comparator.scores_number_values: NumericComparator)
     scores any spelling of the same numbers alike, so the number step cannot make two numbers match: real,
     at once. Worked against the full walk (the same comparator without the flag) on a grid of FD pairs."""
+
     class CountingNumbers(Counting):
         scores_number_values = True
 
@@ -119,8 +123,28 @@ def test_two_numbers_under_a_number_comparator_are_real_without_a_call():
     assert counting.calls == []
     # Strings are still read: "1.234,50" is 1.2345 to the comparator, 1234.5 at the number step.
     assert OUTCOMES[classify(counting, 1.0, "1.234,50", 1234.5)] == "number"
-    values = [0, 1, -1, 1.0, 0.5, 12.25, 12.3, 100, 100.0001, 1e15, 1e16, 1e20, 2**53 + 1, float(2**53),
-              10**20 + 1, float("nan"), float("inf"), -float("inf"), 0.1 + 0.2, 0.3]
+    values = [
+        0,
+        1,
+        -1,
+        1.0,
+        0.5,
+        12.25,
+        12.3,
+        100,
+        100.0001,
+        1e15,
+        1e16,
+        1e20,
+        2**53 + 1,
+        float(2**53),
+        10**20 + 1,
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        0.1 + 0.2,
+        0.3,
+    ]
     for config in ({}, {"relative_tolerance": 0.01}, {"absolute_tolerance": 0.5}):
         numeric = NumericComparator(**config)
         for g, p in itertools.product(values, values):
@@ -134,15 +158,40 @@ def test_the_fields_own_comparator_and_threshold_decide():
     assert OUTCOMES[classify(lenient, 0.5, "GOTHAM", "gotham")] == "case"
 
 
-@pytest.mark.parametrize("value, number", [
-    ("1,234.50", "1234.5"), ("$1,234.50", "1234.5"), ("USD 12", "12"), ("12 eur", "12"), ("(12.50)", "-12.5"),
-    ("1.234,50", "1234.5"), ("1,5", "1.5"), ("1.234", "1.234"), ("\u22123", "-3"), ("0.00", "0"), ("1 000", "1000"),
-    (1234.5, "1234.5"), (100, "100"), ("Box 12", None), ("12abc", None), ("abc 12", None), ("1e5", None),
-    (True, None), (float("nan"), None), ("", None),
-    # A currency code at either end, "(x)" inside or outside it; anything else with letters reads none.
-    ("usd(5)", "-5"), ("(5)usd", "-5"), ("EUR -3", "-3"), ("-(5)", None), ("usdeur5", None), ("usd5abc", None),
-    ("SKU-10432", None), ("usd", None),
-])
+@pytest.mark.parametrize(
+    "value, number",
+    [
+        ("1,234.50", "1234.5"),
+        ("$1,234.50", "1234.5"),
+        ("USD 12", "12"),
+        ("12 eur", "12"),
+        ("(12.50)", "-12.5"),
+        ("1.234,50", "1234.5"),
+        ("1,5", "1.5"),
+        ("1.234", "1.234"),
+        ("\u22123", "-3"),
+        ("0.00", "0"),
+        ("1 000", "1000"),
+        (1234.5, "1234.5"),
+        (100, "100"),
+        ("Box 12", None),
+        ("12abc", None),
+        ("abc 12", None),
+        ("1e5", None),
+        (True, None),
+        (float("nan"), None),
+        ("", None),
+        # A currency code at either end, "(x)" inside or outside it; anything else with letters reads none.
+        ("usd(5)", "-5"),
+        ("(5)usd", "-5"),
+        ("EUR -3", "-3"),
+        ("-(5)", None),
+        ("usdeur5", None),
+        ("usd5abc", None),
+        ("SKU-10432", None),
+        ("usd", None),
+    ],
+)
 def test_numbers_are_read_as_documented(value, number):
     assert read_number(value) == number
 
@@ -156,11 +205,16 @@ def test_dates_are_read_as_the_date_comparator_reads_them():
 
 
 @settings(deadline=None, max_examples=400)
-@given(digits=st.one_of(st.text("0123456789", min_size=1, max_size=20),
-                        st.tuples(st.datetimes(), st.sampled_from(["%Y%m%d", "%y%m%d", "%d%m%y", "%Y%m%d%H%M",
-                                                                   "%Y%m%d%H%M%S", "%Y%m%d%H", "%Y%m%d%H%M%S%f"]))
-                        .map(lambda d: d[0].strftime(d[1]).zfill(4))),
-       pad=st.sampled_from(["", " ", "\t", " \n"]))
+@given(
+    digits=st.one_of(
+        st.text("0123456789", min_size=1, max_size=20),
+        st.tuples(
+            st.datetimes(),
+            st.sampled_from(["%Y%m%d", "%y%m%d", "%d%m%y", "%Y%m%d%H%M", "%Y%m%d%H%M%S", "%Y%m%d%H", "%Y%m%d%H%M%S%f"]),
+        ).map(lambda d: d[0].strftime(d[1]).zfill(4)),
+    ),
+    pad=st.sampled_from(["", " ", "\t", " \n"]),
+)
 def test_bare_digits_are_read_as_dateutil_reads_them(digits, pad):
     """The screen of read_dates (a bare run of digits is a full date only at 6, 8, 12 or 14 digits) answers as
     the Date comparator's reading does."""
@@ -173,12 +227,16 @@ def test_bare_digits_read_dates_only_at_their_lengths():
     assert read_dates("240115") == ("2015-01-24",)  # six digits: dateutil reads them day, month, year
     assert read_dates("202401151030") == ("2024-01-15",)  # with hhmm
     assert read_dates("10115") == read_dates(" 2024 ") == read_dates("123456789") == ()
-    assert all(cosmetic_module._full_days(str(n).zfill(k)) == () for k in (1, 2, 3) for n in range(10 ** k))
+    assert all(cosmetic_module._full_days(str(n).zfill(k)) == () for k in (1, 2, 3) for n in range(10**k))
 
 
 @settings(deadline=None, max_examples=300)
-@given(first=st.text("0123456789", min_size=1, max_size=15), second=st.text("0123456789", min_size=1, max_size=15),
-       sep=st.sampled_from("-/"), pad=st.sampled_from(["", " ", "\t"]))
+@given(
+    first=st.text("0123456789", min_size=1, max_size=15),
+    second=st.text("0123456789", min_size=1, max_size=15),
+    sep=st.sampled_from("-/"),
+    pad=st.sampled_from(["", " ", "\t"]),
+)
 def test_two_runs_of_digits_are_read_as_dateutil_reads_them(first, second, sep, pad):
     """The screen of read_dates for two runs of digits and one separator (a full date only when the first run is
     one: 6, 8, 12 or 14 digits) answers as the Date comparator's reading does."""
@@ -192,8 +250,11 @@ def test_two_runs_of_digits_read_dates_only_when_the_first_is_a_date():
     draw = random.Random(7)
     for a, b, sep in itertools.product(range(1, 16), range(1, 16), "-/"):
         for _ in range(20):
-            text = "".join(draw.choice("0123456789") for _ in range(a)) + sep + \
-                "".join(draw.choice("0123456789") for _ in range(b))
+            text = (
+                "".join(draw.choice("0123456789") for _ in range(a))
+                + sep
+                + "".join(draw.choice("0123456789") for _ in range(b))
+            )
             if a not in (6, 8, 12, 14):
                 assert cosmetic_module._full_days(text) == () == read_dates(text), text
             else:
@@ -204,8 +265,17 @@ def test_two_runs_of_digits_read_dates_only_when_the_first_is_a_date():
 
 
 def test_the_summary_line_reads_as_the_issue_asks():
-    entry = {"fd": 120, "case": 80, "whitespace": 0, "punctuation": 25, "unicode": 0, "number": 0, "date": 0,
-             "real": 15, "not_rescored": 0}
+    entry = {
+        "fd": 120,
+        "case": 80,
+        "whitespace": 0,
+        "punctuation": 25,
+        "unicode": 0,
+        "number": 0,
+        "date": 0,
+        "real": 15,
+        "not_rescored": 0,
+    }
     assert figures(entry) == "FD 120, of which 80 differ only in case, 25 in punctuation, 15 real"
 
 
@@ -233,14 +303,19 @@ def test_the_demo_fixture_is_classified_as_worked_by_hand():
         assert entry["fd"] == sum(EXPECTED[path]) == report["field_metrics"][path]["fd"]
     supplier = block["fields"]["supplier"]["suggestions"][0]
     assert (supplier["pointer"], supplier["comparator"], supplier["comparator_config"], supplier["accepts"]) == (
-        "/properties/supplier", "ExactComparator", {"case_sensitive": False, "normalize": True}, 4)
+        "/properties/supplier",
+        "ExactComparator",
+        {"case_sensitive": False, "normalize": True},
+        4,
+    )
     amount = block["fields"]["amount"]["suggestions"][0]
     # Numeric reads "1.000,00" as 1000 as the number step does (number_text.read_decimal): all four
     assert (amount["comparator"], amount["accepts"]) == ("NumericComparator", 4)
     assert block["fields"]["due"]["suggestions"][0]["comparator"] == "DateComparator"
     assert block["fields"]["supplier"]["examples"]["case"] == [
         {"doc_id": "s1", "gt": '"ACME Corp"', "pred": '"acme corp"'},
-        {"doc_id": "s4", "gt": '"Umbrella Inc"', "pred": '"UMBRELLA INC"'}]
+        {"doc_id": "s4", "gt": '"Umbrella Inc"', "pred": '"UMBRELLA INC"'},
+    ]
 
 
 def test_halves_merged_and_workers_agree_with_one_run(tmp_path):
@@ -251,8 +326,19 @@ def test_halves_merged_and_workers_agree_with_one_run(tmp_path):
     for k, part in enumerate((slice(0, 4), slice(4, None))):
         (tmp_path / f"gt{k}.jsonl").write_text("\n".join(gts[part]) + "\n")
         (tmp_path / f"pred{k}.jsonl").write_text("\n".join(preds[part]) + "\n")
-        out = run("eval", FIXTURE[0], tmp_path / f"gt{k}.jsonl", tmp_path / f"pred{k}.jsonl", "--id-field", "id",
-                  "--save-state", tmp_path / f"s{k}.json", "-f", "json", cwd=ROOT)
+        out = run(
+            "eval",
+            FIXTURE[0],
+            tmp_path / f"gt{k}.jsonl",
+            tmp_path / f"pred{k}.jsonl",
+            "--id-field",
+            "id",
+            "--save-state",
+            tmp_path / f"s{k}.json",
+            "-f",
+            "json",
+            cwd=ROOT,
+        )
         assert out.returncode == 0, out.stderr
         states.append(tmp_path / f"s{k}.json")
     merged = run("merge", *states, "-f", "json", cwd=ROOT)
@@ -284,10 +370,16 @@ def test_the_terminal_section_fits_80_columns_and_cuts_no_figure(tmp_path):
     text = buffer.getvalue()
     assert all(len(line) <= 80 for line in text.splitlines())
     assert "supplier: FD 5, of which 2 differ only in case, 1 in whitespace, 1 in punctuation, 1 real" in " ".join(
-        text.split())
-    assert re.findall(r"\d+", " ".join(text.split())) == re.findall(r"\d+", " ".join(
-        part for path, e in report["cosmetic_errors"]["fields"].items()
-        for part in (f"{path}: {figures(e)}", _advice(e))))
+        text.split()
+    )
+    assert re.findall(r"\d+", " ".join(text.split())) == re.findall(
+        r"\d+",
+        " ".join(
+            part
+            for path, e in report["cosmetic_errors"]["fields"].items()
+            for part in (f"{path}: {figures(e)}", _advice(e))
+        ),
+    )
 
 
 def _advice(entry: dict) -> str:
@@ -317,8 +409,9 @@ class ModelBacked(Comparator):
 def test_a_model_backed_comparator_is_not_called_again():
     register(ModelBacked)
     try:
-        plan = compile_schema({"type": "object", "properties": {
-            "a": {"type": "string", "x-aws-stickler-comparator": "TestModelBacked"}}})
+        plan = compile_schema(
+            {"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-comparator": "TestModelBacked"}}}
+        )
         acc = evaluate_pairs(plan, [({"a": "X"}, {"a": "x"})])
         assert acc.cosmetic.state()["counts"] == {"a": [0, 0, 0, 0, 0, 0, 0, 1]}
     finally:

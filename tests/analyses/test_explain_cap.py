@@ -22,9 +22,13 @@ from stickler_cli.engine import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SCHEMA = {"type": "object", "properties": {
-    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-    "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "ExactComparator"}}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "ExactComparator"},
+    },
+}
 # 1 + 3 + 27 = 31 comparisons: id (TP), three item pairs (each FD: no predicted tag is a ground-truth one), then
 # the 27 predicted tags left without a partner (FA), in that order.
 GT = {"id": "a", "tags": ["x", "y", "z"]}
@@ -51,9 +55,24 @@ def capped():
 
 def _run(files: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
     """The CLI as a pipeline runs it: a fresh process, stdout piped, 80 columns."""
-    return subprocess.run([sys.executable, "-m", "stickler_cli", "eval", files["schema"], files["gt"], files["pred"],
-                           "--no-progress", *extra], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**os.environ, "COLUMNS": "80", "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "stickler_cli",
+            "eval",
+            files["schema"],
+            files["gt"],
+            files["pred"],
+            "--no-progress",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "80", "PYTHONPATH": str(ROOT)},
+    )
 
 
 def test_the_json_report_keeps_the_first_comparisons_and_counts_the_rest(files, tmp_path):
@@ -65,8 +84,13 @@ def test_the_json_report_keeps_the_first_comparisons_and_counts_the_rest(files, 
     doc = report["worst_documents"][0]
     # The first CAP comparisons, then the next CAP failing ones: 10 of 31.
     assert [(c["path"], c["type"]) for c in doc["comparisons"]] == [
-        ("id", "TP"), ("tags[0↔0]", "FD"), ("tags[1↔1]", "FD"), ("tags[2↔2]", "FD"), ("tags[-↔3]", "FA"),
-        *((f"tags[-↔{j}]", "FA") for j in range(4, 9))]
+        ("id", "TP"),
+        ("tags[0↔0]", "FD"),
+        ("tags[1↔1]", "FD"),
+        ("tags[2↔2]", "FD"),
+        ("tags[-↔3]", "FA"),
+        *((f"tags[-↔{j}]", "FA") for j in range(4, 9)),
+    ]
     assert doc["comparisons_not_shown"] == {"count": 21, "by_type": {"FA": 21}, "limit": "explain-items"}
     # The figures are those of every comparison, as without the cap (parity).
     whole_path = tmp_path / "whole.json"
@@ -85,34 +109,61 @@ def test_show_errors_at_80_columns_piped_says_how_many_more(files):
     assert all(len(line) <= 80 for line in lines)
     assert "    … and 21 more failing comparisons not shown (--limit explain-items)" in lines
     shown = [line for line in lines if re.match(r" tags\[", line)]
-    assert [line.split()[0] for line in shown] == ["tags[0↔0]", "tags[1↔1]", "tags[2↔2]",
-                                                   *(f"tags[-↔{j}]" for j in range(3, 9))]
+    assert [line.split()[0] for line in shown] == [
+        "tags[0↔0]",
+        "tags[1↔1]",
+        "tags[2↔2]",
+        *(f"tags[-↔{j}]" for j in range(3, 9)),
+    ]
 
 
 def test_markdown_html_and_non_matches_say_it_too(files, tmp_path):
     misses, html = tmp_path / "nm.jsonl", tmp_path / "r.html"
-    done = _run(files, "--limit", f"explain-items={CAP}", "-f", "markdown", "--non-matches", str(misses),
-                "--html", str(html))
+    done = _run(
+        files, "--limit", f"explain-items={CAP}", "-f", "markdown", "--non-matches", str(misses), "--html", str(html)
+    )
     assert done.returncode == 0, done.stderr
     assert "… and 21 more failing comparisons not shown (--limit explain-items)" in done.stdout
     assert "30 failing comparison(s)" in done.stdout  # 9 shown + 21 not
     assert "… and 21 more comparisons not shown (--limit explain-items)" in html.read_text()
     lines = [json.loads(line) for line in misses.read_text().splitlines()]
-    assert [r["path"] for r in lines[:-1]] == ["tags[0↔0]", "tags[1↔1]", "tags[2↔2]",
-                                               *(f"tags[-↔{j}]" for j in range(3, 9))]
-    assert lines[-1] == {"doc_id": lines[0]["doc_id"],
-                         "not_shown": {"count": 21, "by_type": {"FA": 21}, "limit": "explain-items"}}
+    assert [r["path"] for r in lines[:-1]] == [
+        "tags[0↔0]",
+        "tags[1↔1]",
+        "tags[2↔2]",
+        *(f"tags[-↔{j}]" for j in range(3, 9)),
+    ]
+    assert lines[-1] == {
+        "doc_id": lines[0]["doc_id"],
+        "not_shown": {"count": 21, "by_type": {"FA": 21}, "limit": "explain-items"},
+    }
     done = _run(files, "--limit", f"explain-items={CAP}", "--non-matches", str(misses))
     assert done.returncode == 0, done.stderr
     # The note without its white space, however it folds at 80 columns (a long temporary path breaks mid-word).
     note = "".join(done.stdout.split())
-    assert "".join((f"9 non-matching comparisons written to {misses}, and 21 more counted there, not written "
-                    "(--limit explain-items)").split()) in note
+    assert (
+        "".join(
+            (
+                f"9 non-matching comparisons written to {misses}, and 21 more counted there, not written "
+                "(--limit explain-items)"
+            ).split()
+        )
+        in note
+    )
 
 
 def test_compare_says_how_many_more(files):
-    base = [sys.executable, "-m", "stickler_cli", "compare", files["schema"], json.dumps(GT), json.dumps(PRED),
-            "--limit", f"explain-items={CAP}"]
+    base = [
+        sys.executable,
+        "-m",
+        "stickler_cli",
+        "compare",
+        files["schema"],
+        json.dumps(GT),
+        json.dumps(PRED),
+        "--limit",
+        f"explain-items={CAP}",
+    ]
     env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([*base, "-f", "json"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -124,16 +175,33 @@ def test_compare_says_how_many_more(files):
     assert "… and 21 more comparisons not shown (--limit explain-items)" in done.stdout.splitlines()
 
 
-NESTED = {"type": "object", "properties": {
-    "o": {"type": "object", "properties": {k: {"type": "string"} for k in "abc"}},
-    "items": {"type": "array", "items": {"type": "object", "properties": {
-        "sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "qty": {"type": "integer"}}}},
-    "tags": {"type": "array", "items": {"type": "string"}}}}
-NESTED_GT = {"o": {"a": "1", "b": "2", "c": "3"}, "items": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}],
-             "tags": ["x"]}
-NESTED_PRED = {"o": {"a": "1", "b": "9"}, "items": [{"sku": "B", "qty": 2}, {"sku": "C", "qty": 5}],
-               "tags": ["x", "y", "z"]}
+NESTED = {
+    "type": "object",
+    "properties": {
+        "o": {"type": "object", "properties": {k: {"type": "string"} for k in "abc"}},
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    "qty": {"type": "integer"},
+                },
+            },
+        },
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+}
+NESTED_GT = {
+    "o": {"a": "1", "b": "2", "c": "3"},
+    "items": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}],
+    "tags": ["x"],
+}
+NESTED_PRED = {
+    "o": {"a": "1", "b": "9"},
+    "items": [{"sku": "B", "qty": 2}, {"sku": "C", "qty": 5}],
+    "tags": ["x", "y", "z"],
+}
 
 
 @pytest.mark.parametrize("cap", [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12])
@@ -169,15 +237,38 @@ def test_a_long_list_is_explained_in_bounded_memory(tmp_path):
     (tmp_path / "gt.jsonl").write_text(json.dumps({"id": "a", "tags": ["x", "y", "z"]}) + "\n")
     (tmp_path / "pred.jsonl").write_text(json.dumps({"id": "a", "tags": [f"{k % 100:02d}" for k in range(n)]}) + "\n")
     # The child's own peak (VmHWM): its ru_maxrss would count the pytest process it was forked from too.
-    script = ("import sys\nfrom stickler_cli.cli.app import main\n"
-              "code = main(sys.argv[1:])\n"
-              "hwm = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
-              "print(hwm.split()[1], code)\n")
+    script = (
+        "import sys\nfrom stickler_cli.cli.app import main\n"
+        "code = main(sys.argv[1:])\n"
+        "hwm = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+        "print(hwm.split()[1], code)\n"
+    )
     report, html = tmp_path / "r.json", tmp_path / "r.html"
-    done = subprocess.run([sys.executable, "-c", script, "eval", str(tmp_path / "s.json"), str(tmp_path / "gt.jsonl"),
-                           str(tmp_path / "pred.jsonl"), "--no-progress", "-o", str(report), "--html", str(html),
-                           "--show-errors", "1", "-f", "json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            "eval",
+            str(tmp_path / "s.json"),
+            str(tmp_path / "gt.jsonl"),
+            str(tmp_path / "pred.jsonl"),
+            "--no-progress",
+            "-o",
+            str(report),
+            "--html",
+            str(html),
+            "--show-errors",
+            "1",
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0, done.stderr
     peak_kb, code = map(int, done.stdout.split()[-2:])
     assert code == 0
@@ -191,8 +282,10 @@ def test_a_long_list_is_explained_in_bounded_memory(tmp_path):
 def test_a_value_over_10000_characters_is_kept_cut_and_said_so(tmp_path):
     """A worst document's value longer than 10,000 characters of JSON is kept as that text cut, named in "cut";
     the terminal and Markdown say it was cut rather than count the characters left out of the part kept."""
-    schema = {"type": "object", "properties": {"notes": {"type": "string",
-                                                         "x-aws-stickler-comparator": "ExactComparator"}}}
+    schema = {
+        "type": "object",
+        "properties": {"notes": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+    }
     (tmp_path / "s.json").write_text(json.dumps(schema))
     (tmp_path / "gt.jsonl").write_text(json.dumps({"notes": "short"}) + "\n")
     (tmp_path / "pred.jsonl").write_text(json.dumps({"notes": "m" * 20_000}) + "\n")

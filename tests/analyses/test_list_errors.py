@@ -21,10 +21,16 @@ from stickler_cli.analyses.list_errors import describe
 from stickler_cli.schema import compile_schema
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = {"type": "object", "properties": {
-    "id": {"type": "string"},
-    "items": {"type": "array", "items": {"type": "object", "properties": {
-        "description": {"type": "string"}, "qty": {"type": "number"}}}}}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "items": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"description": {"type": "string"}, "qty": {"type": "number"}}},
+        },
+    },
+}
 PLAN = compile_schema(SCHEMA)
 
 
@@ -49,6 +55,7 @@ def findings(gt_items, pred_items):
 
 
 # -- each label on purpose ------------------------------------------------------------------------------------
+
 
 def test_a_list_matched_whole_and_in_order_says_nothing():
     assert findings([A, B, C], [A, B, C]) is None
@@ -81,7 +88,10 @@ def test_merged_reads_rich_values_and_skips_what_is_not_text():
     assert findings([A, B, C], [merged, C]) == ([("merged", (0, 1), (0,))], None, 0)
     # A rich value without "_value" is not text: the predicted row has none, and nothing is merged.
     assert findings([A, B, C], [{"description": {"_confidence": 0.4}, "qty": 30}, C])[0] == [
-        ("dropped", (0,), ()), ("dropped", (1,), ()), ("hallucinated", (), (0,))]
+        ("dropped", (0,), ()),
+        ("dropped", (1,), ()),
+        ("hallucinated", (), (0,)),
+    ]
 
 
 def test_merged_and_split_of_texts_beyond_ascii():
@@ -101,8 +111,18 @@ def test_row_text_bounds_hold_the_words_between_them():
     from stickler_cli.engine.row_errors import _Texts
 
     @settings(deadline=None, max_examples=400)
-    @given(texts=hs.lists(hs.one_of(hs.text(alphabet=hs.characters(max_codepoint=127), max_size=20),
-                                    hs.text(max_size=12), hs.none(), hs.integers()), min_size=1, max_size=4))
+    @given(
+        texts=hs.lists(
+            hs.one_of(
+                hs.text(alphabet=hs.characters(max_codepoint=127), max_size=20),
+                hs.text(max_size=12),
+                hs.none(),
+                hs.integers(),
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
     def bounds_hold(texts):
         rows = [{"description": t, "sku": t} for t in texts]
         tx = _Texts(("description", "sku"), rows)
@@ -166,6 +186,7 @@ def test_kendall_tau_worked_by_hand():
 
 # -- precedence ---------------------------------------------------------------------------------------------
 
+
 def test_merged_comes_before_dropped():
     """Truth rows 0 and 1 are open (one paired below the threshold, one unpaired): merged claims both."""
     events, _, _ = findings([A, B, D], [row("steel bolts copper wire", 99), D])
@@ -182,14 +203,16 @@ def test_duplicated_comes_before_mismatched_and_the_truth_row_is_then_dropped():
 
 
 def test_each_open_row_gets_one_label():
-    events, _, _ = findings([A, B, C, D, row("oak plank", 5)],
-                            [row("steel bolts copper wire", 99), A, C, row("xylophone case", 999)])
+    events, _, _ = findings(
+        [A, B, C, D, row("oak plank", 5)], [row("steel bolts copper wire", 99), A, C, row("xylophone case", 999)]
+    )
     gt_rows = [r for _, gt, _ in events for r in gt]
     pred_rows = [r for _, _, pred in events for r in pred]
     assert len(set(gt_rows)) == len(gt_rows) and len(set(pred_rows)) == len(pred_rows)
 
 
 # -- edges ----------------------------------------------------------------------------------------------------
+
 
 def test_one_side_null_or_empty():
     assert findings([A, B], None) == ([("dropped", (0,), ()), ("dropped", (1,), ())], None, 0)
@@ -217,8 +240,15 @@ def test_a_similarity_setting_above_one_is_refused():
 
 # -- the run: counts, examples, report ----------------------------------------------------------------------
 
-CASES = [([A, B, C], [A, C]), ([A, B], [A, B, A]), ([A, B, C], [C, A, B]), ([A, B, C, D], [A, B]),
-         ([A, B, C], [row("steel bolts copper wire", 30), C]), ([A, B], [A, B]), ([A, B], None)]
+CASES = [
+    ([A, B, C], [A, C]),
+    ([A, B], [A, B, A]),
+    ([A, B, C], [C, A, B]),
+    ([A, B, C, D], [A, B]),
+    ([A, B, C], [row("steel bolts copper wire", 30), C]),
+    ([A, B], [A, B]),
+    ([A, B], None),
+]
 
 
 def _report(pairs):
@@ -231,25 +261,62 @@ def _report(pairs):
 def test_counts_and_examples_over_a_run():
     block = _report([({"items": g}, {"items": p}) for g, p in CASES])["list_errors"]
     items = block["fields"]["items"]
-    assert {k: items[k] for k in ("dropped", "duplicated", "truncated", "truncated_lists", "merged", "reordered",
-                                  "lists", "split", "hallucinated", "mismatched")} == {
-        "dropped": 3, "duplicated": 1, "truncated": 2, "truncated_lists": 1, "merged": 1, "reordered": 1,
-        "lists": 6, "split": 0, "hallucinated": 0, "mismatched": 0}
+    assert {
+        k: items[k]
+        for k in (
+            "dropped",
+            "duplicated",
+            "truncated",
+            "truncated_lists",
+            "merged",
+            "reordered",
+            "lists",
+            "split",
+            "hallucinated",
+            "mismatched",
+        )
+    } == {
+        "dropped": 3,
+        "duplicated": 1,
+        "truncated": 2,
+        "truncated_lists": 1,
+        "merged": 1,
+        "reordered": 1,
+        "lists": 6,
+        "split": 0,
+        "hallucinated": 0,
+        "mismatched": 0,
+    }
     assert items["mean_tau"] == -0.333333  # taus are summed in millionths: exact in any grouping
     # Worst first (most events), ties earlier in the input first: the truncated list (2 events, document 3) and
     # the null prediction (2, document 6), then the single events in input order.
     assert [e["position"] for e in items["examples"]] == [3, 6, 0, 1, 2]
     assert describe(items["examples"][0]) == "truncated gt 2, 3"
-    assert block["settings"] == {"like_similarity": 0.5, "text_similarity": 0.8, "text_margin": 0.1, "tail_rows": 2,
-                                 "classify_cells": 10_000}
+    assert block["settings"] == {
+        "like_similarity": 0.5,
+        "text_similarity": 0.8,
+        "text_margin": 0.1,
+        "tail_rows": 2,
+        "classify_cells": 10_000,
+    }
 
 
 def _write(folder: Path, cases, copies: int = 20) -> tuple[str, str]:
     gt, pred = folder / "gt.jsonl", folder / "pred.jsonl"
-    gt.write_bytes(b"".join(orjson.dumps({"id": f"d{k}-{n}", "items": g}) + b"\n"
-                            for n in range(copies) for k, (g, _) in enumerate(cases)))
-    pred.write_bytes(b"".join(orjson.dumps({"id": f"d{k}-{n}", "items": p}) + b"\n"
-                              for n in range(copies) for k, (_, p) in enumerate(cases)))
+    gt.write_bytes(
+        b"".join(
+            orjson.dumps({"id": f"d{k}-{n}", "items": g}) + b"\n"
+            for n in range(copies)
+            for k, (g, _) in enumerate(cases)
+        )
+    )
+    pred.write_bytes(
+        b"".join(
+            orjson.dumps({"id": f"d{k}-{n}", "items": p}) + b"\n"
+            for n in range(copies)
+            for k, (_, p) in enumerate(cases)
+        )
+    )
     return str(gt), str(pred)
 
 
@@ -325,14 +392,22 @@ def test_a_tampered_state_is_refused_with_a_pointer(files, tmp_path):
     good = json.loads(path.read_text())
     tampered = [
         (lambda s: s["list_errors"]["fields"]["items"].__setitem__("dropped", -1), "/list_errors/fields/items/dropped"),
-        (lambda s: s["list_errors"]["fields"]["items"]["examples"][0]["events"][0].__setitem__("gt", [99]),
-         "/list_errors/fields/items/examples/0/events/0/gt/0"),
-        (lambda s: s["list_errors"]["settings"].__setitem__("list_like_similarity", 2),
-         "/list_errors/settings/list_like_similarity"),
-        (lambda s: s["list_errors"]["fields"]["items"].__setitem__("truncated_lists", 10**6),
-         "/list_errors/fields/items/truncated_lists"),
-        (lambda s: s["list_errors"]["fields"]["items"]["examples"][0].__setitem__("position", 10**6),
-         "/list_errors/fields/items/examples/0/position"),
+        (
+            lambda s: s["list_errors"]["fields"]["items"]["examples"][0]["events"][0].__setitem__("gt", [99]),
+            "/list_errors/fields/items/examples/0/events/0/gt/0",
+        ),
+        (
+            lambda s: s["list_errors"]["settings"].__setitem__("list_like_similarity", 2),
+            "/list_errors/settings/list_like_similarity",
+        ),
+        (
+            lambda s: s["list_errors"]["fields"]["items"].__setitem__("truncated_lists", 10**6),
+            "/list_errors/fields/items/truncated_lists",
+        ),
+        (
+            lambda s: s["list_errors"]["fields"]["items"]["examples"][0].__setitem__("position", 10**6),
+            "/list_errors/fields/items/examples/0/position",
+        ),
     ]
     for change, pointer in tampered:
         state = json.loads(json.dumps(good))
@@ -345,6 +420,7 @@ def test_a_tampered_state_is_refused_with_a_pointer(files, tmp_path):
 
 # -- shown --------------------------------------------------------------------------------------------------
 
+
 def test_terminal_at_80_columns_piped(files):
     schema, gt, pred = files
     result = _run("eval", schema, gt, pred)
@@ -352,9 +428,14 @@ def test_terminal_at_80_columns_piped(files):
     lines = result.output.splitlines()
     assert all(len(line) <= 80 for line in lines)
     start = next(k for k, line in enumerate(lines) if line.startswith("What went wrong in lists"))
-    table = "\n".join(lines[start:start + 6])
-    for header, figure in (("Dropped", "60"), ("Tail", "40"), ("Dup", "20"), ("Merged", "20"),
-                           ("Reorder", "20 (τ -0.33)")):
+    table = "\n".join(lines[start : start + 6])
+    for header, figure in (
+        ("Dropped", "60"),
+        ("Tail", "40"),
+        ("Dup", "20"),
+        ("Merged", "20"),
+        ("Reorder", "20 (τ -0.33)"),
+    ):
         assert header in table and figure in table
     assert "items · d3-0: truncated gt 2, 3" in result.output
 
@@ -383,7 +464,11 @@ def test_markdown_and_html(files, tmp_path):
 
 def test_the_invoice_fixture_shows_list_errors():
     """`make demo`'s first run: its line_items show dropped, hallucinated, mismatched and reordered rows."""
-    result = _run("eval", str(ROOT / "schemas/invoice.json"), str(ROOT / "fixtures/invoice/gt.jsonl"),
-                  str(ROOT / "fixtures/invoice/pred.jsonl"))
+    result = _run(
+        "eval",
+        str(ROOT / "schemas/invoice.json"),
+        str(ROOT / "fixtures/invoice/gt.jsonl"),
+        str(ROOT / "fixtures/invoice/pred.jsonl"),
+    )
     assert "What went wrong in lists" in result.output
     assert re.search(r"line_items +12 +12 +17 +3 \(τ -0\.78\)", result.output)

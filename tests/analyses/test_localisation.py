@@ -21,7 +21,10 @@ from stickler_cli.schema import compile_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA, GT, PRED = ROOT / "schemas/boxes.json", ROOT / "fixtures/boxes/gt.jsonl", ROOT / "fixtures/boxes/pred.jsonl"
-ONE_FIELD = {"type": "object", "properties": {"vendor": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}
+ONE_FIELD = {
+    "type": "object",
+    "properties": {"vendor": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+}
 
 # stickler-eval 1.0.0's BBoxMAPAccumulator on fixtures/boxes (tests/parity/box_oracle.py): (ap, ap_50, ap_75,
 # mean_iou, ground-truth boxes, detections) per field, and mean_ap / map_50 / map_75. Its rule is IoU alone.
@@ -35,8 +38,13 @@ GOLDEN_MEANS = (0.45049267635164947, 0.7497890316982008, 0.5378616433071877)
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "stickler_cli", *args], capture_output=True, text=True, cwd=cwd,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "stickler_cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def report(*args: str) -> dict:
@@ -46,6 +54,7 @@ def report(*args: str) -> dict:
 
 
 # -- the pure computation ----------------------------------------------------------------------------
+
 
 def test_ap_hand_worked() -> None:
     # Ranked hits T, F, T against 4 ground-truth boxes: recall 0.25, 0.25, 0.5; precision 1, 1/2, 2/3,
@@ -79,8 +88,12 @@ def _single_class(seed: int, n: int = 60) -> tuple[list[dict], list[dict]]:
             preds.append({})
         else:
             s = rng.uniform(0.0, 0.6)
-            pred = [x + rng.uniform(-s, s) * w, y + rng.uniform(-s, s) * h, x + w + rng.uniform(-s, s) * w,
-                    y + h + rng.uniform(-s, s) * h]
+            pred = [
+                x + rng.uniform(-s, s) * w,
+                y + rng.uniform(-s, s) * h,
+                x + w + rng.uniform(-s, s) * w,
+                y + h + rng.uniform(-s, s) * h,
+            ]
             preds.append({"vendor": {"_value": "ACME", "_bbox": pred, "_confidence": confidences[k] / 10_000}})
         gts.append(gt)
     return gts, preds
@@ -95,14 +108,26 @@ def _coco_ap(gts: list[dict], preds: list[dict]) -> np.ndarray:
         return [b[0], b[1], b[2] - b[0], b[3] - b[1]]
 
     images = [{"id": k + 1} for k in range(len(gts))]
-    annotations = [{"id": k + 1, "image_id": k + 1, "category_id": 1, "bbox": xywh(g["vendor"]["_bbox"]),
-                    "area": xywh(g["vendor"]["_bbox"])[2] * xywh(g["vendor"]["_bbox"])[3], "iscrowd": 0}
-                   for k, g in enumerate(gts) if g]
+    annotations = [
+        {
+            "id": k + 1,
+            "image_id": k + 1,
+            "category_id": 1,
+            "bbox": xywh(g["vendor"]["_bbox"]),
+            "area": xywh(g["vendor"]["_bbox"])[2] * xywh(g["vendor"]["_bbox"])[3],
+            "iscrowd": 0,
+        }
+        for k, g in enumerate(gts)
+        if g
+    ]
     coco = coco_module.COCO()
     coco.dataset = {"images": images, "annotations": annotations, "categories": [{"id": 1, "name": "vendor"}]}
     coco.createIndex()
-    detections = [{"image_id": k + 1, "category_id": 1, "bbox": xywh(p["vendor"]["_bbox"]),
-                   "score": p["vendor"]["_confidence"]} for k, p in enumerate(preds) if p]
+    detections = [
+        {"image_id": k + 1, "category_id": 1, "bbox": xywh(p["vendor"]["_bbox"]), "score": p["vendor"]["_confidence"]}
+        for k, p in enumerate(preds)
+        if p
+    ]
     found = coco.loadRes(detections)
     evaluation = COCOeval(coco, found, "bbox")
     evaluation.evaluate()
@@ -120,20 +145,25 @@ def test_single_class_equals_pycocotools(seed: int, capsys) -> None:
     acc = evaluate_pairs(plan, list(zip(gts, preds)))
     for rule in localisation.RULES:  # every value matches: the two rules agree
         block = localisation_block([f.path for f in plan.fields], acc.boxes, rule=rule)
-        ours = [block["fields"]["vendor"]["ap_by_threshold"][localisation._key(t)]
-                for t in localisation.DEFAULT_IOU_THRESHOLDS]
+        ours = [
+            block["fields"]["vendor"]["ap_by_threshold"][localisation._key(t)]
+            for t in localisation.DEFAULT_IOU_THRESHOLDS
+        ]
         assert ours == pytest.approx(list(theirs), abs=1e-12)
         assert block["map"] == pytest.approx(float(theirs.mean()), abs=1e-12)
 
 
 # -- the library's figures ---------------------------------------------------------------------------
 
+
 def test_fixture_equals_the_library_golden_numbers() -> None:
     block = report(str(SCHEMA), str(GT), str(PRED), "--box-found", "iou")["localisation"]
     assert (block["map"], block["map_50"], block["map_75"]) == pytest.approx(GOLDEN_MEANS, abs=1e-12)
     for path, (ap, ap_50, ap_75, mean_iou, gt_boxes, detections) in GOLDEN_FIELDS.items():
         f = block["fields"][path]
-        assert (f["ap"], f["ap_50"], f["ap_75"], f["mean_iou"]) == pytest.approx((ap, ap_50, ap_75, mean_iou), abs=1e-12)
+        assert (f["ap"], f["ap_50"], f["ap_75"], f["mean_iou"]) == pytest.approx(
+            (ap, ap_50, ap_75, mean_iou), abs=1e-12
+        )
         assert (f["gt_boxes"], f["detections"]) == (gt_boxes, detections)
 
 
@@ -149,14 +179,24 @@ def test_value_rule_counts_a_misread_value_as_not_found() -> None:
 
 
 def test_no_block_without_boxes() -> None:
-    done = report(str(ROOT / "schemas/quickstart.json"), str(ROOT / "fixtures/quickstart/gt.jsonl"),
-                  str(ROOT / "fixtures/quickstart/pred.jsonl")) if (ROOT / "fixtures/quickstart/gt.jsonl").exists() \
-        else report(str(ROOT / "schemas/invoice.json"), str(ROOT / "fixtures/invoice/gt.jsonl"),
-                    str(ROOT / "fixtures/invoice/pred.jsonl"))
+    done = (
+        report(
+            str(ROOT / "schemas/quickstart.json"),
+            str(ROOT / "fixtures/quickstart/gt.jsonl"),
+            str(ROOT / "fixtures/quickstart/pred.jsonl"),
+        )
+        if (ROOT / "fixtures/quickstart/gt.jsonl").exists()
+        else report(
+            str(ROOT / "schemas/invoice.json"),
+            str(ROOT / "fixtures/invoice/gt.jsonl"),
+            str(ROOT / "fixtures/invoice/pred.jsonl"),
+        )
+    )
     assert "localisation" not in done
 
 
 # -- merged runs --------------------------------------------------------------------------------------
+
 
 def test_workers_and_merge_give_the_same_figures(tmp_path: Path) -> None:
     one = report(str(SCHEMA), str(GT), str(PRED))["localisation"]
@@ -168,8 +208,19 @@ def test_workers_and_merge_give_the_same_figures(tmp_path: Path) -> None:
         (tmp_path / f"gt{k}.jsonl").write_text("".join(lines_gt[a:b]))
         (tmp_path / f"pred{k}.jsonl").write_text("".join(lines_pred[a:b]))
         states.append(str(tmp_path / f"s{k}.json"))
-        done = run("eval", str(SCHEMA), str(tmp_path / f"gt{k}.jsonl"), str(tmp_path / f"pred{k}.jsonl"),
-                   "--save-state", states[-1], "-f", "json", "-o", str(tmp_path / f"r{k}.json"), "--no-progress")
+        done = run(
+            "eval",
+            str(SCHEMA),
+            str(tmp_path / f"gt{k}.jsonl"),
+            str(tmp_path / f"pred{k}.jsonl"),
+            "--save-state",
+            states[-1],
+            "-f",
+            "json",
+            "-o",
+            str(tmp_path / f"r{k}.json"),
+            "--no-progress",
+        )
         assert done.returncode == 0, done.stderr
     merged = run("merge", *states, "-f", "json")
     assert merged.returncode == 0, merged.stderr
@@ -178,8 +229,22 @@ def test_workers_and_merge_give_the_same_figures(tmp_path: Path) -> None:
 
 def test_state_with_a_bad_box_block_is_refused(tmp_path: Path) -> None:
     state = tmp_path / "s.json"
-    assert run("eval", str(SCHEMA), str(GT), str(PRED), "--save-state", str(state), "-o", str(tmp_path / "r.json"),
-               "-f", "json", "--no-progress").returncode == 0
+    assert (
+        run(
+            "eval",
+            str(SCHEMA),
+            str(GT),
+            str(PRED),
+            "--save-state",
+            str(state),
+            "-o",
+            str(tmp_path / "r.json"),
+            "-f",
+            "json",
+            "--no-progress",
+        ).returncode
+        == 0
+    )
     data = orjson.loads(state.read_bytes())
     data["boxes"]["iou"][3] = 7.5
     state.write_bytes(orjson.dumps(data))
@@ -189,17 +254,27 @@ def test_state_with_a_bad_box_block_is_refused(tmp_path: Path) -> None:
 
 # -- bad input ----------------------------------------------------------------------------------------
 
+
 def test_bad_boxes_are_reported_and_counted(tmp_path: Path) -> None:
     gt = [{"vendor": {"_value": "A", "_bbox": [0, 0, 10, 10]}}] * 4
-    pred = [{"vendor": {"_value": "A", "_bbox": [0, 0, "ten", 10], "_confidence": 0.9}},
-            {"vendor": {"_value": "A", "_bbox": [10, 0, 0, 10], "_confidence": 0.8}},
-            {"vendor": {"_value": "A", "_bbox": [[0, 0], [10, 10]], "_confidence": 0.7}},
-            {"vendor": {"_value": "A", "_bbox": [0, 0, 10, float("inf")], "_confidence": 0.6}}]
+    pred = [
+        {"vendor": {"_value": "A", "_bbox": [0, 0, "ten", 10], "_confidence": 0.9}},
+        {"vendor": {"_value": "A", "_bbox": [10, 0, 0, 10], "_confidence": 0.8}},
+        {"vendor": {"_value": "A", "_bbox": [[0, 0], [10, 10]], "_confidence": 0.7}},
+        {"vendor": {"_value": "A", "_bbox": [0, 0, 10, float("inf")], "_confidence": 0.6}},
+    ]
     (tmp_path / "gt.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gt))
     (tmp_path / "pred.jsonl").write_text("".join(json.dumps(r).replace("Infinity", "1e999") + "\n" for r in pred))
     (tmp_path / "s.json").write_text(json.dumps(ONE_FIELD))
-    done = run("eval", str(tmp_path / "s.json"), str(tmp_path / "gt.jsonl"), str(tmp_path / "pred.jsonl"),
-               "-f", "json", "--no-progress")
+    done = run(
+        "eval",
+        str(tmp_path / "s.json"),
+        str(tmp_path / "gt.jsonl"),
+        str(tmp_path / "pred.jsonl"),
+        "-f",
+        "json",
+        "--no-progress",
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr
     out = json.loads(done.stdout)
     messages = [(e["line"], e["message"]) for e in out["errors"]]
@@ -207,30 +282,49 @@ def test_bad_boxes_are_reported_and_counted(tmp_path: Path) -> None:
     assert "vendor: prediction _bbox is not a box" in messages[0][1]
     assert "x2 < x1" in messages[1][1]
     block = out["localisation"]
-    assert block["boxes"] == {"gt_boxes": 4, "pred_boxes": 4, "gt_only": 0, "pred_only": 0, "not_a_box": 2,
-                              "reversed": 1}
+    assert block["boxes"] == {
+        "gt_boxes": 4,
+        "pred_boxes": 4,
+        "gt_only": 0,
+        "pred_only": 0,
+        "not_a_box": 2,
+        "reversed": 1,
+    }
     # Ranked 0.9 (IoU 0), 0.8 (reordered: IoU 1), 0.7 (IoU 1), 0.6 (IoU 0): AP50 over 4 ground-truth boxes.
     assert block["fields"]["vendor"]["true_positives_50"] == 2
-    assert block["fields"]["vendor"]["ap_50"] == pytest.approx(average_precision(
-        np.array([False, True, True, False]), 4), abs=1e-15)
+    assert block["fields"]["vendor"]["ap_50"] == pytest.approx(
+        average_precision(np.array([False, True, True, False]), 4), abs=1e-15
+    )
 
 
 def test_boxes_on_one_side_only_are_counted_and_noted() -> None:
     # Ground-truth boxes, predictions as plain values (no metadata): the documents still reach the box collection.
-    plan = compile_schema({"type": "object", "properties": {
-        "a": {"type": "string"}, "b": {"type": "string"},
-        "items": {"type": "array", "items": {"type": "object", "properties": {"c": {"type": "string"}}}}}})
-    gt = {"a": {"_value": "x", "_bbox": [0, 0, 1, 1]}, "b": "y",
-          "items": [{"c": {"_value": "p", "_bbox": [0, 0, 2, 2]}}, {"c": {"_value": "q", "_bbox": [0, 0, 3, 3]}}]}
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string"},
+                "b": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"c": {"type": "string"}}}},
+            },
+        }
+    )
+    gt = {
+        "a": {"_value": "x", "_bbox": [0, 0, 1, 1]},
+        "b": "y",
+        "items": [{"c": {"_value": "p", "_bbox": [0, 0, 2, 2]}}, {"c": {"_value": "q", "_bbox": [0, 0, 3, 3]}}],
+    }
     pred = {"a": "x", "b": {"_value": "y", "_bbox": [0, 0, 1, 1], "_confidence": 0.5}, "items": [{"c": "zzzzzz"}]}
     acc = evaluate_pairs(plan, [(gt, pred)])
     block = localisation_block([f.path for f in plan.fields], acc.boxes)
     assert block["fields"]["a"]["gt_only"] == 1 and block["fields"]["a"]["ap"] == 0.0
     assert block["fields"]["b"]["pred_only"] == 1 and block["fields"]["b"]["ap"] is None
     assert block["fields"]["items.c"]["gt_boxes"] == 2  # the unmatched items' boxes are misses
-    assert block["notes"] == ["a: 1 ground-truth boxes and no predicted box: AP 0",
-                              "b: 1 predicted boxes and no ground-truth box: no AP (left out of the means)",
-                              "items.c: 2 ground-truth boxes and no predicted box: AP 0"]
+    assert block["notes"] == [
+        "a: 1 ground-truth boxes and no predicted box: AP 0",
+        "b: 1 predicted boxes and no ground-truth box: no AP (left out of the means)",
+        "items.c: 2 ground-truth boxes and no predicted box: AP 0",
+    ]
     assert block["fields_with_ground_truth"] == 2 and block["map"] == 0.0
 
 
@@ -250,25 +344,39 @@ def test_bad_threshold_option_is_exit_2() -> None:
 
 
 def test_terminal_table_keeps_figures_whole_at_80_columns() -> None:
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(SCHEMA), str(GT), str(PRED)],
-                          capture_output=True, text=True, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "80"})
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", str(SCHEMA), str(GT), str(PRED)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "80"},
+    )
     text = done.stdout
     assert "Localisation: mAP@[0.50:0.95] 0.418, mAP50 0.691, mAP75 0.500" in text
     assert all(len(line) <= 80 for line in text.splitlines())
-    row = next(line for line in text.splitlines() if line.strip().startswith("line_items.description") and "0.797" in line)
+    row = next(
+        line for line in text.splitlines() if line.strip().startswith("line_items.description") and "0.797" in line
+    )
     assert row.split()[1:] == ["0.433", "0.797", "0.501", "0.708", "25", "24", "20"]
 
 
 def test_boxes_under_an_object_or_list_missing_on_one_side() -> None:
     """A nested object or a list null on one side: the other side's boxes are misses (ground truth) or false
     detections (prediction), never lost and never put on the wrong side."""
-    plan = compile_schema({"type": "object", "properties": {
-        "party": {"type": "object", "properties": {"name": {"type": "string"}}},
-        "items": {"type": "array", "items": {"type": "object", "properties": {"c": {"type": "string"}}}}}})
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "party": {"type": "object", "properties": {"name": {"type": "string"}}},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"c": {"type": "string"}}}},
+            },
+        }
+    )
     boxed = {"_value": "v", "_bbox": [0, 0, 4, 4]}
-    docs = [({"party": {"name": boxed}, "items": [{"c": boxed}]}, {}),
-            ({}, {"party": {"name": {**boxed, "_confidence": 0.4}}, "items": [{"c": boxed}, {"c": boxed}]})]
+    docs = [
+        ({"party": {"name": boxed}, "items": [{"c": boxed}]}, {}),
+        ({}, {"party": {"name": {**boxed, "_confidence": 0.4}}, "items": [{"c": boxed}, {"c": boxed}]}),
+    ]
     acc = evaluate_pairs(plan, docs)
     block = localisation_block([f.path for f in plan.fields], acc.boxes)
     name, c = block["fields"]["party.name"], block["fields"]["items.c"]
@@ -284,7 +392,7 @@ def test_a_box_key_is_found_in_the_raw_line_however_its_letters_are_escaped():
 
     for k, letter in enumerate("_bbox"):
         for code in (f"\\u{ord(letter):04x}", f"\\u{ord(letter):04X}"):
-            line = '{"a": {"_value": "x", "' + "_bbox"[:k] + code + "_bbox"[k + 1:] + '": [0, 0, 1, 1]}}'
+            line = '{"a": {"_value": "x", "' + "_bbox"[:k] + code + "_bbox"[k + 1 :] + '": [0, 0, 1, 1]}}'
             assert carries_boxes(line.encode(), json.loads(line)), line
     accents = json.dumps({"name": "Zoë", "_bbox_like": "b"}).encode()
     assert b"\\u00eb" in accents and not carries_boxes(accents, {"_bbox": 1})  # a walk would have found this

@@ -58,14 +58,33 @@ def f1_at(block: dict, t: float) -> float:
 
 # -- the curve worked by hand ------------------------------------------------------------------------
 
+
 def test_the_curve_worked_by_hand():
     """N = 10 compared, FA = 1, FN = 2: F1(t) = 2 C / (C + N + FA + FN) = 2 C / (C + 13), C = pairs with s >= t."""
     b = block_of(corpus())
     assert (b["compared"], b["tp"], b["fd"], b["fa"], b["fn"]) == (10, 5, 5, 1, 2)
     # C(0.8) = 5: the similarity 0.8 itself is at or above 0.8 (a TP), the float just below it is not.
     assert b["f1"] == pytest.approx(10 / 18)
-    expected = {1.0: 2, 0.96: 2, 0.95: 3, 0.9: 3, 0.86: 3, 0.85: 4, 0.81: 4, 0.8: 5, 0.79: 6, 0.78: 7, 0.75: 7,
-                0.51: 7, 0.5: 8, 0.21: 8, 0.2: 9, 0.11: 9, 0.1: 10, 0.0: 10}
+    expected = {
+        1.0: 2,
+        0.96: 2,
+        0.95: 3,
+        0.9: 3,
+        0.86: 3,
+        0.85: 4,
+        0.81: 4,
+        0.8: 5,
+        0.79: 6,
+        0.78: 7,
+        0.75: 7,
+        0.51: 7,
+        0.5: 8,
+        0.21: 8,
+        0.2: 9,
+        0.11: 9,
+        0.1: 10,
+        0.0: 10,
+    }
     for t, c in expected.items():
         assert b["curve"]["tp"][b["curve"]["thresholds"].index(t)] == c, t
         assert f1_at(b, t) == pytest.approx(2 * c / (c + 13)), t
@@ -112,14 +131,18 @@ def test_thresholds_on_the_grid_are_bin_edges_and_others_get_their_own():
     assert window(0.98) == (0.93, 1.0) and window(0.02) == (0.0, 0.07)
     odd = edges(0.825)
     assert {0.825, 0.775, 0.875} <= set(odd) and len(odd) == 104
-    b = block_of(corpus(["0.83", "0.825", "0.8249999999999998", "0.79", "0.2"]), threshold=0.825,
-                 plan=compile_schema(schema(0.825)))
+    b = block_of(
+        corpus(["0.83", "0.825", "0.8249999999999998", "0.79", "0.2"]),
+        threshold=0.825,
+        plan=compile_schema(schema(0.825)),
+    )
     assert (b["tp"], b["fd"]) == (2, 3)  # 0.8249999999999998 is below the float 0.825
     # Window [0.775, 0.875]: the FDs 0.8249… and 0.79 turn TP at 0.775, the TPs 0.83 and 0.825 turn FD at 0.875.
     assert b["flips"] == {"low": 0.775, "high": 0.875, "to_tp": 2, "to_fd": 2, "total": 4}
 
 
 # -- warnings on built cases --------------------------------------------------------------------------
+
 
 def test_a_threshold_in_a_dense_region_is_unstable():
     dense = ["0.76", "0.77", "0.78", "0.79", JUST_BELOW, "0.8", "0.81", "0.82", "0.83", "0.84", "1.0", "0.0"]
@@ -157,14 +180,28 @@ def build_report_fields(plan, acc):
 
 
 def test_primitive_list_items_and_leaves_in_list_items_are_counted():
-    s = {"type": "object", "properties": {
-        "tags": {"type": "array", "items": {"type": "string"}, **{k: v for k, v in GIVEN.items() if k != "type"},
-                 "x-aws-stickler-threshold": 0.5},
-        "rows": {"type": "array", "items": {"type": "object", "properties": {
-            "a": {**GIVEN, "x-aws-stickler-threshold": 0.6}}}}}}
+    s = {
+        "type": "object",
+        "properties": {
+            "tags": {
+                "type": "array",
+                "items": {"type": "string"},
+                **{k: v for k, v in GIVEN.items() if k != "type"},
+                "x-aws-stickler-threshold": 0.5,
+            },
+            "rows": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"a": {**GIVEN, "x-aws-stickler-threshold": 0.6}}},
+            },
+        },
+    }
     plan = compile_schema(s)
-    docs = [({"tags": ["p", "q"], "rows": [{"a": "x"}, {"a": "y"}]},
-             {"tags": ["0.9", "0.4", "0.3"], "rows": [{"a": "0.95"}, {"a": "0.2"}]})]
+    docs = [
+        (
+            {"tags": ["p", "q"], "rows": [{"a": "x"}, {"a": "y"}]},
+            {"tags": ["0.9", "0.4", "0.3"], "rows": [{"a": "0.95"}, {"a": "0.2"}]},
+        )
+    ]
     fields = build_report_fields(plan, evaluate_pairs(plan, docs))
     assert (fields["tags"]["tp"], fields["tags"]["fd"], fields["tags"]["fa"]) == (1, 1, 1)
     # Row pairs match on the items' similarity (0.95 >= 0.7: TP, descended into; 0.2: FD, not descended).
@@ -172,6 +209,7 @@ def test_primitive_list_items_and_leaves_in_list_items_are_counted():
 
 
 # -- the schema patch -----------------------------------------------------------------------------------
+
 
 def apply_patch(document, operations):
     """RFC 6902 add / replace / test, written for these tests (no library needed)."""
@@ -208,21 +246,51 @@ def write_corpus(tmp_path: Path, docs, name: str = "") -> tuple[Path, Path]:
 
 
 def test_the_patch_applied_gives_the_suggested_thresholds_and_passes_schema_check(tmp_path, capsys):
-    nested = {"type": "object", "properties": {
-        "name": {**GIVEN, "x-aws-stickler-threshold": 0.8},  # replaced (tested first)
-        "code": dict(GIVEN),  # no threshold written: added (its default is 0.5)
-        "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
-        "kept": {**GIVEN, "x-aws-stickler-threshold": 1.0}}, "$defs": {"Row": {"type": "object", "x-aws-stickler-match-threshold": 0.0, "properties": {
-            "a/b": {**GIVEN, "x-aws-stickler-threshold": 0.9}}}}}
+    nested = {
+        "type": "object",
+        "properties": {
+            "name": {**GIVEN, "x-aws-stickler-threshold": 0.8},  # replaced (tested first)
+            "code": dict(GIVEN),  # no threshold written: added (its default is 0.5)
+            "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
+            "kept": {**GIVEN, "x-aws-stickler-threshold": 1.0},
+        },
+        "$defs": {
+            "Row": {
+                "type": "object",
+                "x-aws-stickler-match-threshold": 0.0,
+                "properties": {"a/b": {**GIVEN, "x-aws-stickler-threshold": 0.9}},
+            }
+        },
+    }
     path = tmp_path / "schema.json"
     path.write_text(json.dumps(nested))
-    rows = [{"name": s, "code": c, "rows": [{"a/b": r}], "kept": "1.0"}
-            for s, c, r in zip(SIMILARITIES, ["0.45", "0.42", "0.41", "0.4", "0.1", "0.05", "0.03", "0.02", "0.01", "0"],
-                               ["0.85", "0.86", "0.87", "0.88", "0.1", "0.1", "0.1", "1", "1", "1"])]
-    gt, pred = write_corpus(tmp_path, [({"name": "x", "code": "x", "rows": [{"a/b": "x"}], "kept": "x"}, p) for p in rows])
+    rows = [
+        {"name": s, "code": c, "rows": [{"a/b": r}], "kept": "1.0"}
+        for s, c, r in zip(
+            SIMILARITIES,
+            ["0.45", "0.42", "0.41", "0.4", "0.1", "0.05", "0.03", "0.02", "0.01", "0"],
+            ["0.85", "0.86", "0.87", "0.88", "0.1", "0.1", "0.1", "1", "1", "1"],
+        )
+    ]
+    gt, pred = write_corpus(
+        tmp_path, [({"name": "x", "code": "x", "rows": [{"a/b": "x"}], "kept": "x"}, p) for p in rows]
+    )
     patch = tmp_path / "patch.json"
-    code, out, err = run_cli(capsys, "eval", path, gt, pred, "--plugin", PLUGIN, "--suggest-thresholds", patch,
-                             "-f", "json", "-o", tmp_path / "report.json")
+    code, out, err = run_cli(
+        capsys,
+        "eval",
+        path,
+        gt,
+        pred,
+        "--plugin",
+        PLUGIN,
+        "--suggest-thresholds",
+        patch,
+        "-f",
+        "json",
+        "-o",
+        tmp_path / "report.json",
+    )
     assert code == 0, err
     assert json.loads(out)["thresholds"] == json.loads((tmp_path / "report.json").read_text())["thresholds"]
     operations = json.loads(patch.read_text())
@@ -234,7 +302,8 @@ def test_the_patch_applied_gives_the_suggested_thresholds_and_passes_schema_chec
         {"op": "replace", "path": "/properties/name/x-aws-stickler-threshold", "value": 0.78},
         {"op": "add", "path": "/properties/code/x-aws-stickler-threshold", "value": 0.4},
         {"op": "test", "path": "/$defs/Row/properties/a~1b/x-aws-stickler-threshold", "value": 0.9},
-        {"op": "replace", "path": "/$defs/Row/properties/a~1b/x-aws-stickler-threshold", "value": 0.85}]
+        {"op": "replace", "path": "/$defs/Row/properties/a~1b/x-aws-stickler-threshold", "value": 0.85},
+    ]
     patched = tmp_path / "patched.json"
     patched.write_text(json.dumps(apply_patch(nested, operations)))
     plan = load_schema(patched)
@@ -247,11 +316,19 @@ def test_the_patch_applied_gives_the_suggested_thresholds_and_passes_schema_chec
 
 
 def test_a_shared_definition_is_not_patched(tmp_path):
-    shared = {"type": "object", "properties": {"a": {"$ref": "#/$defs/Item"}, "b": {"$ref": "#/$defs/Item"},
-                                               "l": {"type": "array", "items": {"$ref": "#/$defs/Box"}},
-                                               "m": {"type": "array", "items": {"$ref": "#/$defs/Box"}}},
-              "$defs": {"Item": {**GIVEN, "x-aws-stickler-threshold": 0.8},
-                        "Box": {"type": "object", "properties": {"v": {**GIVEN, "x-aws-stickler-threshold": 0.8}}}}}
+    shared = {
+        "type": "object",
+        "properties": {
+            "a": {"$ref": "#/$defs/Item"},
+            "b": {"$ref": "#/$defs/Item"},
+            "l": {"type": "array", "items": {"$ref": "#/$defs/Box"}},
+            "m": {"type": "array", "items": {"$ref": "#/$defs/Box"}},
+        },
+        "$defs": {
+            "Item": {**GIVEN, "x-aws-stickler-threshold": 0.8},
+            "Box": {"type": "object", "properties": {"v": {**GIVEN, "x-aws-stickler-threshold": 0.8}}},
+        },
+    }
     plan = compile_schema(shared)
     # A $ref'd property is patched beside its $ref (its own keywords win); a field inside a shared object is not.
     assert locate(shared, "/properties/a") == "/properties/a"
@@ -259,11 +336,13 @@ def test_a_shared_definition_is_not_patched(tmp_path):
     fake = {"suggest": True, "best_threshold": 0.7}
     operations, skipped = suggest_patch(plan, {"a": fake, "l.v": fake})
     assert operations == [{"op": "add", "path": "/properties/a/x-aws-stickler-threshold", "value": 0.7}]
-    assert skipped == ["l.v: its schema (/$defs/Box/properties/v) is shared by 2 fields; set "
-                       "x-aws-stickler-threshold by hand"]
+    assert skipped == [
+        "l.v: its schema (/$defs/Box/properties/v) is shared by 2 fields; set x-aws-stickler-threshold by hand"
+    ]
 
 
 # -- mergeable state -------------------------------------------------------------------------------------
+
 
 def random_corpus(n: int, seed: int) -> list[tuple[dict, dict]]:
     rng = random.Random(seed)
@@ -287,8 +366,9 @@ def test_workers_and_merged_states_agree_with_one_run(tmp_path, capsys):
         blocks.append(json.loads(out)["thresholds"])
     for k, (g, p) in enumerate(halves):
         assert run_cli(capsys, "eval", path, g, p, "--plugin", PLUGIN, "--save-state", tmp_path / f"s{k}.json")[0] == 0
-    code, out, err = run_cli(capsys, "merge", tmp_path / "s0.json", tmp_path / "s1.json", "--plugin", PLUGIN,
-                             "-f", "json")
+    code, out, err = run_cli(
+        capsys, "merge", tmp_path / "s0.json", tmp_path / "s1.json", "--plugin", PLUGIN, "-f", "json"
+    )
     assert code == 0, err
     blocks.append(json.loads(out)["thresholds"])
     assert blocks[0]["fields"]["name"]["compared"] > 500
@@ -309,8 +389,10 @@ def test_a_tampered_histogram_is_refused(tmp_path, capsys):
     state.write_text(json.dumps(data))
     code, out, err = run_cli(capsys, "merge", state, "--plugin", PLUGIN)
     assert code == 2
-    assert "/similarity_bins/0: holds 4 similarities at or above the threshold and 6 below: the field counts 5 TP " \
-           "and 5 FD" in err
+    assert (
+        "/similarity_bins/0: holds 4 similarities at or above the threshold and 6 below: the field counts 5 TP "
+        "and 5 FD" in err
+    )
 
 
 def test_the_columnar_and_per_document_engines_bin_alike():
@@ -327,20 +409,36 @@ def test_the_columnar_and_per_document_engines_bin_alike():
 
 # -- outputs ---------------------------------------------------------------------------------------------
 
+
 def test_the_terminal_section_at_80_columns_piped(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
-    long = {"type": "object", "properties": {"customer": {"type": "object", "properties": {
-        "a_rather_long_customer_name_field": {**GIVEN, "x-aws-stickler-threshold": 0.8}}}}}
+    long = {
+        "type": "object",
+        "properties": {
+            "customer": {
+                "type": "object",
+                "properties": {"a_rather_long_customer_name_field": {**GIVEN, "x-aws-stickler-threshold": 0.8}},
+            }
+        },
+    }
     path = tmp_path / "schema.json"
     path.write_text(json.dumps(long))
-    gt, pred = write_corpus(tmp_path, [({"customer": {"a_rather_long_customer_name_field": "x"}},
-                                        {"customer": {"a_rather_long_customer_name_field": s}}) for s in SIMILARITIES])
+    gt, pred = write_corpus(
+        tmp_path,
+        [
+            (
+                {"customer": {"a_rather_long_customer_name_field": "x"}},
+                {"customer": {"a_rather_long_customer_name_field": s}},
+            )
+            for s in SIMILARITIES
+        ],
+    )
     code, out, err = run_cli(capsys, "eval", path, gt, pred, "--plugin", PLUGIN)
     assert code == 0, err
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 80
     start = next(k for k, line in enumerate(lines) if line.startswith("Thresholds"))
-    section = "\n".join(lines[start:start + 12])
+    section = "\n".join(lines[start : start + 12])
     for figure in ("0.8", "0.667", "0.78", "0.824", "3/10", "overlap"):  # F1 10/15 at 0.8 (no FA/FN), 14/17 at 0.78
         assert figure in section, (figure, section)
     assert "Flips: verdicts" in section
@@ -362,8 +460,21 @@ def test_markdown_html_and_report_schema(tmp_path, capsys):
     path = tmp_path / "schema.json"
     path.write_text(json.dumps(schema()))
     gt, pred = write_corpus(tmp_path, corpus())
-    code, out, _ = run_cli(capsys, "eval", path, gt, pred, "--plugin", PLUGIN, "-f", "markdown",
-                           "--html", tmp_path / "r.html", "-o", tmp_path / "r.json")
+    code, out, _ = run_cli(
+        capsys,
+        "eval",
+        path,
+        gt,
+        pred,
+        "--plugin",
+        PLUGIN,
+        "-f",
+        "markdown",
+        "--html",
+        tmp_path / "r.html",
+        "-o",
+        tmp_path / "r.json",
+    )
     assert "| `name` | 0.8 | 0.556 | 0.78 | 0.700 | 3 of 10 | `TP and FD similarities overlap" in out
     page = (tmp_path / "r.html").read_text()
     assert "<h2>Thresholds</h2>" in page and 'aria-label="name"' in page

@@ -13,8 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 INVOICE = [str(ROOT / p) for p in ("schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl")]
-QUICKSTART = [str(ROOT / p) for p in ("schemas/quickstart.json", "fixtures/quickstart/gt.json",
-                                      "fixtures/quickstart/pred.json")]
+QUICKSTART = [
+    str(ROOT / p) for p in ("schemas/quickstart.json", "fixtures/quickstart/gt.json", "fixtures/quickstart/pred.json")
+]
 
 
 def closed(*args: str) -> tuple[int, str]:
@@ -22,25 +23,30 @@ def closed(*args: str) -> tuple[int, str]:
     read, write = os.pipe()
     os.close(read)
     try:
-        done = subprocess.run([sys.executable, "-m", "stickler_cli", *args], stdout=write, stderr=subprocess.PIPE,
-                              cwd=ROOT, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "stickler_cli", *args], stdout=write, stderr=subprocess.PIPE, cwd=ROOT, timeout=120
+        )
     finally:
         os.close(write)
     return done.returncode, done.stderr.decode()
 
 
-@pytest.mark.parametrize("args", [
-    ["--version"],
-    ["--help"],
-    ["eval", "--help"],
-    ["eval", *INVOICE],
-    ["eval", *INVOICE, "-f", "json"],
-    ["eval", *INVOICE, "-f", "markdown"],
-    ["eval", *INVOICE, "--fail-under", "weighted_overall_score=0.5"],  # 0.594: passes
-    ["compare", *QUICKSTART],
-    ["schema", "check", INVOICE[0]],
-    ["comparators"],
-], ids=lambda args: " ".join(a if "/" not in a else Path(a).name for a in args))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--version"],
+        ["--help"],
+        ["eval", "--help"],
+        ["eval", *INVOICE],
+        ["eval", *INVOICE, "-f", "json"],
+        ["eval", *INVOICE, "-f", "markdown"],
+        ["eval", *INVOICE, "--fail-under", "weighted_overall_score=0.5"],  # 0.594: passes
+        ["compare", *QUICKSTART],
+        ["schema", "check", INVOICE[0]],
+        ["comparators"],
+    ],
+    ids=lambda args: " ".join(a if "/" not in a else Path(a).name for a in args),
+)
 def test_a_closed_pipe_is_not_a_failure(args):
     code, err = closed(*args)
     assert (code, err) == (0, "")
@@ -57,8 +63,9 @@ def both_closed(*args: str) -> int:
     read, write = os.pipe()
     os.close(read)
     try:
-        return subprocess.run([sys.executable, "-m", "stickler_cli", *args], stdout=write, stderr=write, cwd=ROOT,
-                              timeout=120).returncode
+        return subprocess.run(
+            [sys.executable, "-m", "stickler_cli", *args], stdout=write, stderr=write, cwd=ROOT, timeout=120
+        ).returncode
     finally:
         os.close(write)
 
@@ -82,16 +89,23 @@ def test_a_warning_on_a_closed_standard_error_does_not_stop_the_run(tmp_path):
 
 def closed_descriptor(fd: int, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """stickler run with descriptor ``fd`` closed before it starts (``>&-``, ``2>&-``): Python's stream is None."""
-    return subprocess.run([sys.executable, "-m", "stickler_cli", *args], cwd=cwd, timeout=120,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=lambda: os.close(fd))
+    return subprocess.run(
+        [sys.executable, "-m", "stickler_cli", *args],
+        cwd=cwd,
+        timeout=120,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.close(fd),
+    )
 
 
 def test_closed_descriptors_are_streams_nobody_reads(tmp_path):
     """Found by review: with 2>&- a run exited 1 (AttributeError on None) and wrote none of its reports; with >&-
     every command exited 3, --version with a traceback."""
     reports = [tmp_path / name for name in ("r.json", "j.xml", "h.html")]
-    done = closed_descriptor(2, "eval", *INVOICE, "-o", str(reports[0]), "--junit", str(reports[1]),
-                             "--html", str(reports[2]))
+    done = closed_descriptor(
+        2, "eval", *INVOICE, "-o", str(reports[0]), "--junit", str(reports[1]), "--html", str(reports[2])
+    )
     assert done.returncode == 0 and all(path.stat().st_size > 0 for path in reports)
     assert closed_descriptor(2, "eval", "--bogus").returncode == 2
     assert closed_descriptor(1, "eval", *INVOICE).returncode == 0
@@ -103,20 +117,31 @@ def test_closed_descriptors_are_streams_nobody_reads(tmp_path):
 PACKETS = [str(ROOT / p) for p in ("fixtures/packets/gt.jsonl", "fixtures/packets/pred.jsonl")]
 
 
-@pytest.mark.parametrize("args", [
-    ["eval", INVOICE[0], "-", INVOICE[2]],
-    ["eval", INVOICE[0], INVOICE[1], "-", "--workers", "2"],
-    ["compare", INVOICE[0], "-", INVOICE[2], "--line", "1"],
-    ["compare", QUICKSTART[0], QUICKSTART[1], "-"],
-    ["diff", INVOICE[0], "-", INVOICE[2], INVOICE[2]],
-    ["split", "-", PACKETS[1]],
-    ["schema", "infer", "-"],
-    ["schema", "infer", INVOICE[1], "-"],
-], ids=lambda args: " ".join(a if "/" not in a else Path(a).name for a in args))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval", INVOICE[0], "-", INVOICE[2]],
+        ["eval", INVOICE[0], INVOICE[1], "-", "--workers", "2"],
+        ["compare", INVOICE[0], "-", INVOICE[2], "--line", "1"],
+        ["compare", QUICKSTART[0], QUICKSTART[1], "-"],
+        ["diff", INVOICE[0], "-", INVOICE[2], INVOICE[2]],
+        ["split", "-", PACKETS[1]],
+        ["schema", "infer", "-"],
+        ["schema", "infer", INVOICE[1], "-"],
+    ],
+    ids=lambda args: " ".join(a if "/" not in a else Path(a).name for a in args),
+)
 def test_dash_with_standard_input_closed_is_exit_2(args):
     """``-`` names standard input; closed (``<&-``), Python sets sys.stdin to None and the read was an
     AttributeError (exit 3). ``stdin=DEVNULL`` is an open, empty input: the descriptor is closed in the child."""
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", *args], preexec_fn=lambda: os.close(0),
-                          capture_output=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", *args],
+        preexec_fn=lambda: os.close(0),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert (done.returncode, done.stderr.decode()) == (
-        2, "stickler: error: -: standard input is closed: nothing to read ('-' names standard input)\n")
+        2,
+        "stickler: error: -: standard input is closed: nothing to read ('-' names standard input)\n",
+    )

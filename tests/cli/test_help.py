@@ -74,16 +74,21 @@ def test_usage_errors_name_the_arguments_as_help_does(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["eval", "schema.json"]) == 2
     err = capsys.readouterr().err  # one line, naming what is missing (click said "Missing argument 'ground_truth'")
-    assert err == ("stickler: error: eval needs the ground truth and the predictions: stickler eval [SCHEMA] "
-                   "GROUND_TRUTH PREDICTIONS (given only 'schema.json')\n")
+    assert err == (
+        "stickler: error: eval needs the ground truth and the predictions: stickler eval [SCHEMA] "
+        "GROUND_TRUTH PREDICTIONS (given only 'schema.json')\n"
+    )
     assert main(["eval"]) == 2
-    assert capsys.readouterr().err == ("stickler: error: eval needs the ground truth and the predictions: stickler "
-                                       "eval [SCHEMA] GROUND_TRUTH PREDICTIONS\n")
+    assert capsys.readouterr().err == (
+        "stickler: error: eval needs the ground truth and the predictions: stickler "
+        "eval [SCHEMA] GROUND_TRUTH PREDICTIONS\n"
+    )
     assert main(["schema", "infer", "--help"]) == 0  # an optional argument in brackets
     assert capsys.readouterr().out.startswith("Usage: stickler schema infer [OPTIONS] GROUND_TRUTH [PREDICTIONS]\n")
 
 
 # -- written without Rich where Rich would add no style (console_kind.py) ----------------------
+
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a) or "stickler")
 @pytest.mark.parametrize("columns", [0, 9, 30, 80, 100, 160])
@@ -118,10 +123,22 @@ print(json.dumps([mine, [console.is_terminal, console.width]]))
 """
 
 
-@pytest.mark.parametrize("env", [{}, {"COLUMNS": "57"}, {"COLUMNS": "0"}, {"COLUMNS": "x9"}, {"FORCE_COLOR": "1"},
-                                 {"FORCE_COLOR": ""}, {"TTY_COMPATIBLE": "1"}, {"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"},
-                                 {"TTY_COMPATIBLE": "2", "COLUMNS": "120"}, {"TERM": "dumb"}],
-                         ids=lambda e: " ".join(f"{k}={v}" for k, v in e.items()) or "none")
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"COLUMNS": "57"},
+        {"COLUMNS": "0"},
+        {"COLUMNS": "x9"},
+        {"FORCE_COLOR": "1"},
+        {"FORCE_COLOR": ""},
+        {"TTY_COMPATIBLE": "1"},
+        {"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"},
+        {"TTY_COMPATIBLE": "2", "COLUMNS": "120"},
+        {"TERM": "dumb"},
+    ],
+    ids=lambda e: " ".join(f"{k}={v}" for k, v in e.items()) or "none",
+)
 def test_console_kind_answers_as_rich_does_when_piped(env):
     import json
     import os
@@ -130,10 +147,19 @@ def test_console_kind_answers_as_rich_does_when_piped(env):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    base = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR",
-                                                             "TERM", "LINES")}
-    done = subprocess.run([sys.executable, "-c", KIND], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env={**base, **env, "PYTHONPATH": str(root)}, timeout=60)
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE", "NO_COLOR", "TERM", "LINES")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", KIND],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**base, **env, "PYTHONPATH": str(root)},
+        timeout=60,
+    )
     mine, rich = json.loads(done.stdout)
     assert mine == rich
 
@@ -158,8 +184,13 @@ def test_console_kind_answers_as_rich_does_on_a_terminal(columns):
     if columns:
         env["COLUMNS"] = columns
     script = KIND.replace("print(json.dumps(", "sys.stderr.write(json.dumps(")
-    with subprocess.Popen([sys.executable, "-c", script], stdin=follower, stdout=follower, stderr=subprocess.PIPE,
-                          env={**env, "PYTHONPATH": str(root), "TERM": "xterm"}) as process:
+    with subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdin=follower,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**env, "PYTHONPATH": str(root), "TERM": "xterm"},
+    ) as process:
         os.close(follower)
         _, err = process.communicate(timeout=60)
     os.close(leader)
@@ -167,12 +198,17 @@ def test_console_kind_answers_as_rich_does_on_a_terminal(columns):
     assert mine == rich == [True, int(columns or 93)]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["eval", "--bogus"], "No such option: --bogus (Possible options: --budgets) (see 'stickler eval --help')"),
-    (["evl"], "No such command 'evl'. Did you mean 'eval'? (see 'stickler --help')"),
-    (["eval", "a", "b", "c", "--workers", "0"],
-     "Invalid value for '--workers' / '-w': Input should be greater than or equal to 1 (see 'stickler eval --help')"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["eval", "--bogus"], "No such option: --bogus (Possible options: --budgets) (see 'stickler eval --help')"),
+        (["evl"], "No such command 'evl'. Did you mean 'eval'? (see 'stickler --help')"),
+        (
+            ["eval", "a", "b", "c", "--workers", "0"],
+            "Invalid value for '--workers' / '-w': Input should be greater than or equal to 1 (see 'stickler eval --help')",
+        ),
+    ],
+)
 def test_usage_errors_found_by_click_are_one_line_as_ours(args, message, capsys):
     """click wrote three (usage, a hint, the error); the README promises one line on stderr."""
     assert main(args) == 2

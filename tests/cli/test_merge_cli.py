@@ -16,9 +16,6 @@ from tests.support.reports import assert_same, assert_same_reordered, run
 N_DOCS = 300
 
 
-
-
-
 def lines_of(rows):
     return [orjson.dumps(r).decode() for r in rows]
 
@@ -37,9 +34,11 @@ def make_data(root, tmp_path):
     for k in (40, 200):
         pred_lines[k] = pred_lines[k][:-7]
     half = N_DOCS // 2
-    paths = {"schema": schema,
-             "gt": write_lines(tmp_path / "gt.jsonl", gt_lines),
-             "pred": write_lines(tmp_path / "pred.jsonl", pred_lines)}
+    paths = {
+        "schema": schema,
+        "gt": write_lines(tmp_path / "gt.jsonl", gt_lines),
+        "pred": write_lines(tmp_path / "pred.jsonl", pred_lines),
+    }
     for name, lo, hi in (("1", 0, half), ("2", half, N_DOCS)):
         paths["gt" + name] = write_lines(tmp_path / f"gt_part{name}.jsonl", gt_lines[lo:hi])
         paths["pred" + name] = write_lines(tmp_path / f"pred_part{name}.jsonl", pred_lines[lo:hi])
@@ -67,8 +66,9 @@ def save_states(data, tmp_path):
     states = []
     for name, state in (("1", "a"), ("2", "b")):
         target = tmp_path / f"{state}.state.json"
-        done = run("eval", data["schema"], data["gt" + name], data["pred" + name], "--save-state", target,
-                   "--format", "json")
+        done = run(
+            "eval", data["schema"], data["gt" + name], data["pred" + name], "--save-state", target, "--format", "json"
+        )
         assert done.returncode == 0, done.stderr
         assert target.is_file()
         states.append(target)
@@ -134,8 +134,16 @@ def test_merge_save_state_roundtrips(saved, tmp_path):
 def test_states_of_different_schemas_do_not_merge(root, saved, tmp_path):
     a = saved["a"]
     other = tmp_path / "other.state.json"
-    done = run("eval", root / "schemas/shipment.json", root / "fixtures/shipment/gt.jsonl",
-               root / "fixtures/shipment/pred.jsonl", "--save-state", other, "--format", "json")
+    done = run(
+        "eval",
+        root / "schemas/shipment.json",
+        root / "fixtures/shipment/gt.jsonl",
+        root / "fixtures/shipment/pred.jsonl",
+        "--save-state",
+        other,
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     done = run("merge", a, other)
     assert done.returncode == 2
@@ -145,11 +153,14 @@ def test_states_of_different_schemas_do_not_merge(root, saved, tmp_path):
     assert done.stdout == ""
 
 
-@pytest.mark.parametrize("content, expected", [
-    (b"{this is not json", "not valid JSON"),
-    (b'{"document_count": 3}', "not a stickler state file"),
-    (b"[1, 2, 3]", "not a stickler state file"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"{this is not json", "not valid JSON"),
+        (b'{"document_count": 3}', "not a stickler state file"),
+        (b"[1, 2, 3]", "not a stickler state file"),
+    ],
+)
 def test_not_a_state_file_is_one_line_exit_2(saved, tmp_path, content, expected):
     a = saved["a"]
     bad = tmp_path / "bad.state.json"
@@ -205,6 +216,7 @@ def test_merge_table_format_prints_the_field_table(saved):
 
 # -- a state file is untrusted: every value is checked on load (issue 15, item 16) ----------------
 
+
 def _digest(state):
     from stickler_cli.run.accumulate import schema_digest
 
@@ -229,45 +241,92 @@ def _truncated_confidence(state):
 
 
 TAMPERED = [
-    ("negative count", lambda s: s["counts"][2].__setitem__(0, -5),
-     "/counts/2/0: must be a non-negative integer, got -5"),
-    ("schema edited, hash kept", _reweighted,
-     "/schema: the embedded schema does not match the state's schema_digest"),
-    ("one-bin histogram", lambda s: s.__setitem__("score_histogram", [s["document_count"]]),
-     "/score_histogram: must hold 20 values, holds 1"),
+    (
+        "negative count",
+        lambda s: s["counts"][2].__setitem__(0, -5),
+        "/counts/2/0: must be a non-negative integer, got -5",
+    ),
+    ("schema edited, hash kept", _reweighted, "/schema: the embedded schema does not match the state's schema_digest"),
+    (
+        "one-bin histogram",
+        lambda s: s.__setitem__("score_histogram", [s["document_count"]]),
+        "/score_histogram: must hold 20 values, holds 1",
+    ),
     ("histogram not adding up", _shifted_histogram, "/score_histogram: counts 151 documents, the state 150"),
-    ("count as a string", lambda s: s.__setitem__("document_count", "150"),
-     "/document_count: must be a non-negative integer, got '150'"),
-    ("count as a boolean", lambda s: s["stats"].__setitem__("paired", True),
-     "/stats/paired: must be a non-negative integer, got True"),
-    ("score sum beyond the documents", lambda s: s.__setitem__("score_sum", 151.0),
-     "/score_sum: must be between 0 and 150, got 151.0"),
+    (
+        "count as a string",
+        lambda s: s.__setitem__("document_count", "150"),
+        "/document_count: must be a non-negative integer, got '150'",
+    ),
+    (
+        "count as a boolean",
+        lambda s: s["stats"].__setitem__("paired", True),
+        "/stats/paired: must be a non-negative integer, got True",
+    ),
+    (
+        "score sum beyond the documents",
+        lambda s: s.__setitem__("score_sum", 151.0),
+        "/score_sum: must be between 0 and 150, got 151.0",
+    ),
     ("truncated field sums", lambda s: s["field_score_sum"].pop(), "/field_score_sum: must hold 8 values, holds 7"),
     ("truncated confidence column", _truncated_confidence, "/confidence/value: must hold"),
-    ("confidence above 1", lambda s: s["confidence"]["value"].__setitem__(0, 1.5),
-     "/confidence/value/0: must be between 0 and 1, got 1.5"),
-    ("confidence of no field", lambda s: s["confidence"]["field"].__setitem__(0, 99),
-     "/confidence/field/0: must be a field index from 0 to 7, got 99"),
-    ("overall not the top-level sum", lambda s: s["overall"].__setitem__(0, s["overall"][0] + 1),
-     "/overall: must be the sum of the top-level fields' counts"),
-    ("a field renamed", lambda s: s["fields"].__setitem__(1, "customer"),
-     "/fields/1: must be 'customer_name', the schema's field there, got 'customer'"),
-    ("more valid than checked", lambda s: s["conformance"].__setitem__("valid", 10**6),
-     "/conformance/valid: must be at most the 149 predictions checked, got 1000000"),
-    ("worst document without ground truth", lambda s: s["worst"][0].__setitem__("gt", [1, 2]),
-     "/worst/0/gt: must be an object, got list"),
-    ("worst document beyond the run", lambda s: s["worst"][0].__setitem__("position", 150),
-     "/worst/0/position: must be below the document count 150, got 150"),
+    (
+        "confidence above 1",
+        lambda s: s["confidence"]["value"].__setitem__(0, 1.5),
+        "/confidence/value/0: must be between 0 and 1, got 1.5",
+    ),
+    (
+        "confidence of no field",
+        lambda s: s["confidence"]["field"].__setitem__(0, 99),
+        "/confidence/field/0: must be a field index from 0 to 7, got 99",
+    ),
+    (
+        "overall not the top-level sum",
+        lambda s: s["overall"].__setitem__(0, s["overall"][0] + 1),
+        "/overall: must be the sum of the top-level fields' counts",
+    ),
+    (
+        "a field renamed",
+        lambda s: s["fields"].__setitem__(1, "customer"),
+        "/fields/1: must be 'customer_name', the schema's field there, got 'customer'",
+    ),
+    (
+        "more valid than checked",
+        lambda s: s["conformance"].__setitem__("valid", 10**6),
+        "/conformance/valid: must be at most the 149 predictions checked, got 1000000",
+    ),
+    (
+        "worst document without ground truth",
+        lambda s: s["worst"][0].__setitem__("gt", [1, 2]),
+        "/worst/0/gt: must be an object, got list",
+    ),
+    (
+        "worst document beyond the run",
+        lambda s: s["worst"][0].__setitem__("position", 150),
+        "/worst/0/position: must be below the document count 150, got 150",
+    ),
     # Counts each possible alone that do not add up as a run's do ("-493 of 7" predictions valid, before).
-    ("more ground-truth lines than documents", lambda s: s["stats"].__setitem__("gt_lines", 1000),
-     "/stats/gt_lines: must equal the document_count (150), got 1,000"),
+    (
+        "more ground-truth lines than documents",
+        lambda s: s["stats"].__setitem__("gt_lines", 1000),
+        "/stats/gt_lines: must equal the document_count (150), got 1,000",
+    ),
     # coverage above 1 and record rates over a denominator the documents do not make (issue 37)
-    ("documents neither paired nor missing", lambda s: s["stats"].__setitem__("missing_predictions", 5),
-     "/stats/gt_lines: must equal paired + missing_predictions (155), got 150"),
-    ("prediction lines neither paired nor unpaired", lambda s: s["stats"].__setitem__("pred_lines", 7),
-     "/stats/pred_lines: must equal paired + unpaired_predictions (150), got 7"),
-    ("more invalid predictions than lines", lambda s: s["stats"].__setitem__("invalid_predictions", 500),
-     "/stats/pred_lines: must equal invalid_predictions + conformance.checked (649), got 150"),
+    (
+        "documents neither paired nor missing",
+        lambda s: s["stats"].__setitem__("missing_predictions", 5),
+        "/stats/gt_lines: must equal paired + missing_predictions (155), got 150",
+    ),
+    (
+        "prediction lines neither paired nor unpaired",
+        lambda s: s["stats"].__setitem__("pred_lines", 7),
+        "/stats/pred_lines: must equal paired + unpaired_predictions (150), got 7",
+    ),
+    (
+        "more invalid predictions than lines",
+        lambda s: s["stats"].__setitem__("invalid_predictions", 500),
+        "/stats/pred_lines: must equal invalid_predictions + conformance.checked (649), got 150",
+    ),
     ("unknown key", lambda s: s.__setitem__("extra", 1), "/extra: unknown key"),
     ("missing key", lambda s: s.pop("errors"), "bad.state.json: missing key 'errors'"),
     ("older version", lambda s: s.__setitem__("state_version", 4), "/state_version: state version 4 is not supported"),
@@ -298,8 +357,10 @@ def test_an_embedded_schema_is_compiled_as_any_schema_and_named_by_its_state(sav
     (tmp_path / "other.json").write_text('{"$defs": {"Name": {"type": "string"}}}')
     done = run("merge", bad, cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert done.stderr.startswith(f"stickler: error: {bad}: /schema/properties/customer_name/$ref: embedded schema: "
-                                  "reference 'other.json#/$defs/Name' names a document outside this schema"), done.stderr
+    assert done.stderr.startswith(
+        f"stickler: error: {bad}: /schema/properties/customer_name/$ref: embedded schema: "
+        "reference 'other.json#/$defs/Name' names a document outside this schema"
+    ), done.stderr
     done = run("merge", saved["a"], bad)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"{bad}: embeds a different schema than {saved['a']} under the same schema sha256" in done.stderr
@@ -308,8 +369,9 @@ def test_an_embedded_schema_is_compiled_as_any_schema_and_named_by_its_state(sav
 @pytest.fixture(scope="module")
 def ci_state(saved, tmp_path_factory):
     target = tmp_path_factory.mktemp("ci") / "ci.state.json"
-    done = run("eval", saved["schema"], saved["gt1"], saved["pred1"], "--ci", "0.9", "--save-state", target,
-               "--format", "json")
+    done = run(
+        "eval", saved["schema"], saved["gt1"], saved["pred1"], "--ci", "0.9", "--save-state", target, "--format", "json"
+    )
     assert done.returncode == 0, done.stderr
     return target
 
@@ -329,28 +391,51 @@ def _row_count_changed(state):
 
 DOCUMENT_ROWS = [
     ("truncated rows", lambda s: s["documents"].pop(), "/documents: must hold whole rows of 57 numbers"),
-    ("a digest short", _digests_short, "/document_index/digests: must hold 150 values of 8 bytes (1,600 base64 "
-                                       "characters), holds 1,592 characters"),
-    ("digests not base64", lambda s: s["document_index"].__setitem__("digests", "!" * 1600),
-     "/document_index/digests: is not valid base64"),
-    ("digests as a list", lambda s: s["document_index"].__setitem__("digests", [1, 2]),
-     "/document_index/digests: must be a base64 string, got list"),
+    (
+        "a digest short",
+        _digests_short,
+        "/document_index/digests: must hold 150 values of 8 bytes (1,600 base64 characters), holds 1,592 characters",
+    ),
+    (
+        "digests not base64",
+        lambda s: s["document_index"].__setitem__("digests", "!" * 1600),
+        "/document_index/digests: is not valid base64",
+    ),
+    (
+        "digests as a list",
+        lambda s: s["document_index"].__setitem__("digests", [1, 2]),
+        "/document_index/digests: must be a base64 string, got list",
+    ),
     ("sources short", _sources_short, "/document_index/sources: counts 149 documents, the state 150"),
-    ("a source without a count", lambda s: s["document_index"]["sources"].__setitem__(0, ["gt.jsonl"]),
-     "/document_index/sources/0: must be a [file name, documents] pair, got ['gt.jsonl']"),
-    ("lines short", lambda s: s["document_index"].__setitem__("lines", s["document_index"]["lines"][:-4]),
-     "/document_index/lines: must hold 150 values of 4 bytes (800 base64 characters), holds 796 characters"),
+    (
+        "a source without a count",
+        lambda s: s["document_index"]["sources"].__setitem__(0, ["gt.jsonl"]),
+        "/document_index/sources/0: must be a [file name, documents] pair, got ['gt.jsonl']",
+    ),
+    (
+        "lines short",
+        lambda s: s["document_index"].__setitem__("lines", s["document_index"]["lines"][:-4]),
+        "/document_index/lines: must hold 150 values of 4 bytes (800 base64 characters), holds 796 characters",
+    ),
     ("no index", lambda s: s.pop("document_index"), ": missing key 'document_index'"),
-    ("negative row count", lambda s: s["documents"].__setitem__(57 + 2, -1.0),
-     "/documents/59: a count must be a non-negative integer"),
-    ("row score above 1", lambda s: s["documents"].__setitem__(57 * 4, 3.0),
-     "/documents/228: a document score must be between 0 and 1"),
+    (
+        "negative row count",
+        lambda s: s["documents"].__setitem__(57 + 2, -1.0),
+        "/documents/59: a count must be a non-negative integer",
+    ),
+    (
+        "row score above 1",
+        lambda s: s["documents"].__setitem__(57 * 4, 3.0),
+        "/documents/228: a document score must be between 0 and 1",
+    ),
     ("rows not adding up", _row_count_changed, "/documents: the documents' counts do not add up to the state's counts"),
     ("row as text", lambda s: s["documents"].__setitem__(5, "1"), "/documents/5: must be a number, got '1'"),
 ]
 
 
-@pytest.mark.parametrize("edit, expected", [case[1:] for case in DOCUMENT_ROWS], ids=[case[0] for case in DOCUMENT_ROWS])
+@pytest.mark.parametrize(
+    "edit, expected", [case[1:] for case in DOCUMENT_ROWS], ids=[case[0] for case in DOCUMENT_ROWS]
+)
 def test_tampered_document_rows_are_refused_by_merge_and_diff(ci_state, tmp_path, edit, expected):
     state = orjson.loads(ci_state.read_bytes())
     assert len(state["documents"]) == 150 * 57
@@ -378,21 +463,27 @@ def test_a_state_given_twice_or_copied_is_refused_unless_overlap_is_allowed(save
     for twice in ([a, a], [a, saved["b"], link], [a, Path(os.path.relpath(a, tmp_path))]):
         done = run("merge", *twice, "--format", "json", cwd=tmp_path)
         assert done.returncode == 2, done.stdout
-        assert done.stderr == f"stickler: error: {twice[-1]}: is given twice (also as {twice[0]}): its documents " \
-                              "would be counted twice\n"
+        assert (
+            done.stderr == f"stickler: error: {twice[-1]}: is given twice (also as {twice[0]}): its documents "
+            "would be counted twice\n"
+        )
     copy = tmp_path / "copy.json"
     copy.write_bytes(a.read_bytes())
     done = run("merge", a, copy, "--format", "json")
     assert done.returncode == 2 and not done.stdout
-    assert done.stderr == (f"stickler: error: {copy}: shares 150 of its 150 documents with {a} (the same ground-truth "
-                           f"record): the first, {saved['gt1']}:1, is {saved['gt1']}:1 there; merging would count them "
-                           "twice. Merge states of distinct documents, or, if these are different documents with "
-                           "identical ground truth, pass --allow-overlap\n")
+    assert done.stderr == (
+        f"stickler: error: {copy}: shares 150 of its 150 documents with {a} (the same ground-truth "
+        f"record): the first, {saved['gt1']}:1, is {saved['gt1']}:1 there; merging would count them "
+        "twice. Merge states of distinct documents, or, if these are different documents with "
+        "identical ground truth, pass --allow-overlap\n"
+    )
     done = run("merge", a, copy, "--allow-overlap", "--format", "json")
     assert done.returncode == 0
-    assert done.stderr == (f"stickler: warning: {copy} shares 150 of its 150 documents with {a} (the same ground-truth "
-                           f"record): the first, {saved['gt1']}:1, is {saved['gt1']}:1 there; added anyway "
-                           "(--allow-overlap): they are counted twice\n")
+    assert done.stderr == (
+        f"stickler: warning: {copy} shares 150 of its 150 documents with {a} (the same ground-truth "
+        f"record): the first, {saved['gt1']}:1, is {saved['gt1']}:1 there; added anyway "
+        "(--allow-overlap): they are counted twice\n"
+    )
     one = json.loads(run("merge", a, "--format", "json").stdout)
     assert json.loads(done.stdout)["document_count"] == 2 * one["document_count"]
 
@@ -409,15 +500,19 @@ def test_a_shard_and_the_whole_run_share_documents_and_are_not_added(saved, tmp_
     whole = _saved(saved["schema"], saved["gt"], saved["pred"], target=tmp_path / "whole.state.json")
     done = run("merge", saved["a"], whole, "--format", "json")
     assert done.returncode == 2 and not done.stdout
-    assert done.stderr == (f"stickler: error: {whole}: shares 150 of its 300 documents with {saved['a']} (the same "
-                           f"ground-truth record): the first, {saved['gt']}:1, is {saved['gt1']}:1 there; merging "
-                           "would count them twice. Merge states of distinct documents, or, if these are different "
-                           "documents with identical ground truth, pass --allow-overlap\n")
+    assert done.stderr == (
+        f"stickler: error: {whole}: shares 150 of its 300 documents with {saved['a']} (the same "
+        f"ground-truth record): the first, {saved['gt']}:1, is {saved['gt1']}:1 there; merging "
+        "would count them twice. Merge states of distinct documents, or, if these are different "
+        "documents with identical ground truth, pass --allow-overlap\n"
+    )
     # The second half's first document is line 151 of the whole file: named there, and line 1 of its shard.
     done = run("merge", whole, saved["b"], "--format", "json")
     assert done.returncode == 2
-    assert f"{saved['b']}: shares 150 of its 150 documents with {whole} (the same ground-truth record): the first, " \
-           f"{saved['gt2']}:1, is {saved['gt']}:151 there" in done.stderr
+    assert (
+        f"{saved['b']}: shares 150 of its 150 documents with {whole} (the same ground-truth record): the first, "
+        f"{saved['gt2']}:1, is {saved['gt']}:151 there" in done.stderr
+    )
     allowed = run("merge", saved["a"], whole, "--allow-overlap", "--format", "json")
     assert allowed.returncode == 0 and allowed.stderr.startswith(f"stickler: warning: {whole} shares 150 of its 300")
     assert json.loads(allowed.stdout)["document_count"] == 450
@@ -464,7 +559,8 @@ def test_states_of_one_schema_written_with_other_spacing_merge(saved, tmp_path):
     done = run("merge", saved["a"], d, "--format", "json")
     assert done.returncode == 2 and done.stderr == (
         f"stickler: error: {d}: made with {saved['a']}'s schema with its properties in another order, so its fields "
-        "are counted in another order; save both states with one schema file\n")
+        "are counted in another order; save both states with one schema file\n"
+    )
 
 
 def test_a_state_of_the_previous_version_is_refused_with_a_way_out(saved, tmp_path):
@@ -478,7 +574,8 @@ def test_a_state_of_the_previous_version_is_refused_with_a_way_out(saved, tmp_pa
     done = run("merge", old, saved["b"], "--format", "json")
     assert done.returncode == 2 and done.stderr == (
         f"stickler: error: {old}: /state_version: state version 13 is not supported (this stickler reads and writes "
-        "14; save the state again)\n")
+        "14; save the state again)\n"
+    )
 
 
 def test_the_first_shared_document_is_found_among_many_states():
@@ -506,8 +603,10 @@ def test_workers_keep_the_same_document_index(saved, tmp_path):
     gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
     gt.write_bytes(saved["gt"].read_bytes() * 4)
     pred.write_bytes(saved["pred"].read_bytes() * 4)
-    states = [_saved(saved["schema"], gt, pred, *extra, target=tmp_path / f"{k}.state.json")
-              for k, extra in enumerate(([], ["--workers", "2"]))]
+    states = [
+        _saved(saved["schema"], gt, pred, *extra, target=tmp_path / f"{k}.state.json")
+        for k, extra in enumerate(([], ["--workers", "2"]))
+    ]
     one, two = (orjson.loads(s.read_bytes())["document_index"] for s in states)
     assert one == two and one["sources"] == [[str(gt), 1200]]
     lines = np.frombuffer(base64.b64decode(one["lines"]), dtype="<u4")
@@ -529,8 +628,10 @@ def test_records_repeated_within_each_state_are_no_evidence_of_overlap(tmp_path)
     for name, lo, hi in (("1", 0, 20), ("2", 20, 41)):
         write_lines(tmp_path / f"gt{name}.jsonl", lines_of(gts[lo:hi]))
         write_lines(tmp_path / f"pred{name}.jsonl", lines_of(preds[lo:hi]))
-    halves = [_saved(schema, tmp_path / f"gt{n}.jsonl", tmp_path / f"pred{n}.jsonl", target=tmp_path / f"{n}.state")
-              for n in ("1", "2")]
+    halves = [
+        _saved(schema, tmp_path / f"gt{n}.jsonl", tmp_path / f"pred{n}.jsonl", target=tmp_path / f"{n}.state")
+        for n in ("1", "2")
+    ]
     done = run("merge", *halves, "--format", "json")
     assert done.returncode == 0 and done.stderr == "", done.stderr
     whole = json.loads(run("eval", schema, tmp_path / "gt.jsonl", tmp_path / "pred.jsonl", "--format", "json").stdout)
@@ -539,8 +640,10 @@ def test_records_repeated_within_each_state_are_no_evidence_of_overlap(tmp_path)
     everything = _saved(schema, tmp_path / "gt.jsonl", tmp_path / "pred.jsonl", target=tmp_path / "all.state")
     done = run("merge", halves[1], everything, "--format", "json")
     assert done.returncode == 2
-    assert f"{everything}: shares 1 of its 41 documents with {halves[1]} (the same ground-truth record): the first, " \
-           f"{tmp_path / 'gt.jsonl'}:41, is {tmp_path / 'gt2.jsonl'}:21 there" in done.stderr
+    assert (
+        f"{everything}: shares 1 of its 41 documents with {halves[1]} (the same ground-truth record): the first, "
+        f"{tmp_path / 'gt.jsonl'}:41, is {tmp_path / 'gt2.jsonl'}:21 there" in done.stderr
+    )
 
 
 def _number_pointers(value, pointer=""):
@@ -576,7 +679,8 @@ def test_every_number_of_a_state_is_bounded(saved, ci_state, tmp_path, capsys):
     for source, extra in ((ci_state, ["--ci", "0.9"]),):  # its structure holds every place saved["a"]'s does
         clean = orjson.loads(Path(source).read_bytes())
         assert {p for p, _, _ in _number_pointers(orjson.loads(Path(saved["a"]).read_bytes()))} <= {
-            p for p, _, _ in _number_pointers(clean)}
+            p for p, _, _ in _number_pointers(clean)
+        }
         for pointer, _, _ in _number_pointers(clean):
             for huge in (10**400,):
                 state = orjson.loads(Path(source).read_bytes())
@@ -590,7 +694,9 @@ def test_every_number_of_a_state_is_bounded(saved, ci_state, tmp_path, capsys):
                     quoted += 1
                 else:
                     assert code == 2 and err.startswith(f"stickler: error: {bad}: ") and err.count("\n") == 1, (
-                        pointer, err)
+                        pointer,
+                        err,
+                    )
                 tried += 1
     assert tried > 80 and 0 < quoted < tried / 3, (tried, quoted)
 
@@ -604,9 +710,14 @@ def test_state_files_are_read_up_to_the_state_bytes_limit(saved):
     size = saved["a"].stat().st_size
     done = run("merge", saved["a"], saved["b"], "--limit", f"state-bytes={size - 1}", "--format", "json")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == (f"stickler: error: {saved['a']}: state file holds over {size - 1:,} bytes (the "
-                           "state-bytes limit; --limit state-bytes=N raises it)\n")
+    assert done.stderr == (
+        f"stickler: error: {saved['a']}: state file holds over {size - 1:,} bytes (the "
+        "state-bytes limit; --limit state-bytes=N raises it)\n"
+    )
     done = run("merge", "/dev/zero", saved["b"], "--limit", "state-bytes=1MiB", "--format", "json")
-    assert (done.returncode, done.stderr) == (2, "stickler: error: /dev/zero: state file holds over 1,048,576 bytes "
-                                                 "(the state-bytes limit; --limit state-bytes=N raises it)\n")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "stickler: error: /dev/zero: state file holds over 1,048,576 bytes "
+        "(the state-bytes limit; --limit state-bytes=N raises it)\n",
+    )
     assert run("merge", saved["a"], saved["b"], "--limit", f"state-bytes={size * 2}").returncode == 0

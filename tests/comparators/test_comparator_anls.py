@@ -22,38 +22,47 @@ ANLS = ANLSStarComparator()
 
 # The ANLS* paper's cases, as the anls-star package's tests state them (rounded
 # values rounded the same way), plus a few of its README and tests' examples.
-@pytest.mark.parametrize("gt, pred, expected", [
-    ("Hello World", "Hello World", 1.0),
-    ("Hello World", "Hello Wrold", 1 - 2 / 11),  # 0.82 in the paper
-    ("Hello World", "Hello Wrld", 1 - 1 / 11),
-    ("Hello World", "How are you?", 0.0),
-    ("Hello World", ["Hello", "World"], 0.0),
-    (["Hello", "World"], ["World", "Hello"], 1.0),
-    (["Hello", "World"], ["Hello"], 0.5),
-    ({"a": "Hello", "b": "World"}, {"b": "World", "a": "Hello"}, 1.0),
-    ({"a": "Hello", "b": "World"}, {"a": "Hello"}, 0.5),
-    ({"a": "Hello", "b": "World"}, {"b": "World", "a": "Hello", "c": "Great"}, 2 / 3),
-    ({"a": "Hello", "b": ["w", "r", "l", "d"]}, {"a": "Hello", "b": ["w", "r", "d"]}, 0.8),
-    (0.2, 0.199999, 0.0),
-    ("31.12.2023", "31. Dec 2023", 1 - 5 / 12),  # 0.58 in the paper
-    ("Yesterday", "Last Week", 0.0),
-    ("Test Hello ", " Test    Hello\n\n", 1.0),
-    ("TeSt HeLlO", "tEsT hElLO", 1.0),
-    (["a", "b", "c"], ["what", "is", "deepopinion"], 0.0),
-    ({"a": None}, {}, 1.0),
-    ({}, {"string": "", "dict": {}, "list": [], "none": None, "bool": False}, 0.0),
-    ({"jurisdiction": None, "party": None, "effective_date": None, "term": None},
-     {"jurisdiction": "California", "party": "Ray_M._Dolby"}, 0.5),
-    ({"name": "david", "company": None}, {"name": "david"}, 1.0),
-    ({"a": "b", "c": "d"}, {"a": "b", "c": "e"}, 0.5),
-    ({"a": "b", "c": "d"}, {"a": "b", "e": "d"}, 1 / 3),
-    ({"k1": 1, "k2": "mock", "line_items": [{"a": "b", "c": "d"}, {"e": "f"}]},
-     {"k1": 1, "k2": "kcom", "line_items": [{"e": "f"}, {"a": "y", "c": "d"}]}, 3 / 5),
-    ({"a": ["a", "b", "c"]}, {"a": ["b", "c"]}, 2 / 3),
-    ({"a": ["a", "b", "c"]}, {"a": "b"}, 0.0),
-    ([], [], 1.0),
-    ({}, {}, 1.0),
-])
+@pytest.mark.parametrize(
+    "gt, pred, expected",
+    [
+        ("Hello World", "Hello World", 1.0),
+        ("Hello World", "Hello Wrold", 1 - 2 / 11),  # 0.82 in the paper
+        ("Hello World", "Hello Wrld", 1 - 1 / 11),
+        ("Hello World", "How are you?", 0.0),
+        ("Hello World", ["Hello", "World"], 0.0),
+        (["Hello", "World"], ["World", "Hello"], 1.0),
+        (["Hello", "World"], ["Hello"], 0.5),
+        ({"a": "Hello", "b": "World"}, {"b": "World", "a": "Hello"}, 1.0),
+        ({"a": "Hello", "b": "World"}, {"a": "Hello"}, 0.5),
+        ({"a": "Hello", "b": "World"}, {"b": "World", "a": "Hello", "c": "Great"}, 2 / 3),
+        ({"a": "Hello", "b": ["w", "r", "l", "d"]}, {"a": "Hello", "b": ["w", "r", "d"]}, 0.8),
+        (0.2, 0.199999, 0.0),
+        ("31.12.2023", "31. Dec 2023", 1 - 5 / 12),  # 0.58 in the paper
+        ("Yesterday", "Last Week", 0.0),
+        ("Test Hello ", " Test    Hello\n\n", 1.0),
+        ("TeSt HeLlO", "tEsT hElLO", 1.0),
+        (["a", "b", "c"], ["what", "is", "deepopinion"], 0.0),
+        ({"a": None}, {}, 1.0),
+        ({}, {"string": "", "dict": {}, "list": [], "none": None, "bool": False}, 0.0),
+        (
+            {"jurisdiction": None, "party": None, "effective_date": None, "term": None},
+            {"jurisdiction": "California", "party": "Ray_M._Dolby"},
+            0.5,
+        ),
+        ({"name": "david", "company": None}, {"name": "david"}, 1.0),
+        ({"a": "b", "c": "d"}, {"a": "b", "c": "e"}, 0.5),
+        ({"a": "b", "c": "d"}, {"a": "b", "e": "d"}, 1 / 3),
+        (
+            {"k1": 1, "k2": "mock", "line_items": [{"a": "b", "c": "d"}, {"e": "f"}]},
+            {"k1": 1, "k2": "kcom", "line_items": [{"e": "f"}, {"a": "y", "c": "d"}]},
+            3 / 5,
+        ),
+        ({"a": ["a", "b", "c"]}, {"a": ["b", "c"]}, 2 / 3),
+        ({"a": ["a", "b", "c"]}, {"a": "b"}, 0.0),
+        ([], [], 1.0),
+        ({}, {}, 1.0),
+    ],
+)
 def test_published_examples(gt, pred, expected):
     assert ANLS.similarity(gt, pred) == pytest.approx(expected, abs=1e-12)
 
@@ -70,22 +79,28 @@ def test_partial_credit_and_leaf_threshold():
     assert build("anls", {"leaf_threshold": 1.0}).similarity("Hello World", "Hello Wrld") == 0.0
 
 
-@pytest.mark.parametrize("gt, pred, expected", [
-    ({"a": "x"}, {"a": "x", "b": None}, 0.5),  # an extra null key adds no value but does add length
-    ({}, [], 1.0),  # nothing to compare on either side
-    ([], {}, 1.0),
-    ({"a": None}, {"a": []}, 1.0),  # an expected null is matched by any blank
-    ({"a": []}, {"a": None}, 0.0),
-    ({"a": ""}, {}, 0.0),
-    ([1, 2], (1, 2), 1.0),  # tuples are arrays (no "one of" alternatives)
-    ({"a": ("hello", "world"), "b": ["this", "is", "a", "test"]},
-     {"a": "hello!", "b": ["a", "test", "this", "be"]}, 0.5),
-    (1, 1.0, 0.0),  # leaves are text: "1" vs "1.0"
-    (True, "TRUE", 1.0),
-    ([True, "1"], [1, "1"], 0.5),  # True == 1 pairs them first, though "true" is not "1"
-    ([0, "false"], [False], 0.0),
-    (math.inf, "inf", 1.0),
-])
+@pytest.mark.parametrize(
+    "gt, pred, expected",
+    [
+        ({"a": "x"}, {"a": "x", "b": None}, 0.5),  # an extra null key adds no value but does add length
+        ({}, [], 1.0),  # nothing to compare on either side
+        ([], {}, 1.0),
+        ({"a": None}, {"a": []}, 1.0),  # an expected null is matched by any blank
+        ({"a": []}, {"a": None}, 0.0),
+        ({"a": ""}, {}, 0.0),
+        ([1, 2], (1, 2), 1.0),  # tuples are arrays (no "one of" alternatives)
+        (
+            {"a": ("hello", "world"), "b": ["this", "is", "a", "test"]},
+            {"a": "hello!", "b": ["a", "test", "this", "be"]},
+            0.5,
+        ),
+        (1, 1.0, 0.0),  # leaves are text: "1" vs "1.0"
+        (True, "TRUE", 1.0),
+        ([True, "1"], [1, "1"], 0.5),  # True == 1 pairs them first, though "true" is not "1"
+        ([0, "false"], [False], 0.0),
+        (math.inf, "inf", 1.0),
+    ],
+)
 def test_stickler_eval_conventions(gt, pred, expected):
     assert ANLS.similarity(gt, pred) == pytest.approx(expected, abs=1e-12)
 
@@ -239,14 +254,17 @@ def test_pairing_matches_munkres_on_large_matrices(seed, rows, cols):
     assert assign_pairs(profit) == [tuple(p) for p in expected]
 
 
-@pytest.mark.parametrize("cost, expected", [
-    # 16 cells and more: munkres' compiled solver (Crouse's method) decides.
-    ([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]], [(0, 0), (1, 1), (2, 3), (3, 2)]),
-    ([[1, 1, 0, 1, 1, 1, 1, 1], [1, 1, 0, 1, 1, 1, 1, 1]], [(0, 2), (1, 1)]),
-    ([[1, 1], [1, 1], [0, 0], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1]], [(1, 1), (2, 0)]),
-    # Fewer cells: its pure-Python solver decides.
-    ([[0, 0, 0], [0, 0, 0], [0, 0, 1]], [(0, 2), (1, 1), (2, 0)]),
-    ([[1, 0], [1, 0]], [(0, 1), (1, 0)]),
-])
+@pytest.mark.parametrize(
+    "cost, expected",
+    [
+        # 16 cells and more: munkres' compiled solver (Crouse's method) decides.
+        ([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]], [(0, 0), (1, 1), (2, 3), (3, 2)]),
+        ([[1, 1, 0, 1, 1, 1, 1, 1], [1, 1, 0, 1, 1, 1, 1, 1]], [(0, 2), (1, 1)]),
+        ([[1, 1], [1, 1], [0, 0], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1]], [(1, 1), (2, 0)]),
+        # Fewer cells: its pure-Python solver decides.
+        ([[0, 0, 0], [0, 0, 0], [0, 0, 1]], [(0, 2), (1, 1), (2, 0)]),
+        ([[1, 0], [1, 0]], [(0, 1), (1, 0)]),
+    ],
+)
 def test_pairing_tie_breaks(cost, expected):
     assert assign_pairs(1.0 - np.array(cost, dtype=float)) == expected

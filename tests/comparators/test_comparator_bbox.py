@@ -14,17 +14,20 @@ from stickler_cli.comparators.bbox import BBoxIoUComparator, parse_box
 IOU = BBoxIoUComparator()
 
 
-@pytest.mark.parametrize("gt, pred, expected", [
-    ([[0, 0], [10, 10]], [[0, 0], [10, 10]], 1.0),
-    ([0, 0, 10, 10], [5, 0, 15, 10], 50 / 150),  # half of each box overlaps
-    ([[0, 0], [10, 10]], [5, 5, 15, 15], 25 / 175),
-    ([0, 0, 10, 10], [2, 2, 4, 4], 4 / 100),  # one box inside the other
-    ([0, 0, 4, 2], [0, 0, 2, 4], 4 / 12),
-    ([[0, 0], [5, 5]], [[5, 5], [10, 10]], 0.0),  # touching corners share no area
-    ([0, 0, 1, 1], [2, 2, 3, 3], 0.0),
-    ([0.5, 0.5, 1.5, 1.5], [1, 1, 2, 2], 0.25 / 1.75),
-    ([-10, -10, 0, 0], [-5, -5, 5, 5], 25 / 175),
-])
+@pytest.mark.parametrize(
+    "gt, pred, expected",
+    [
+        ([[0, 0], [10, 10]], [[0, 0], [10, 10]], 1.0),
+        ([0, 0, 10, 10], [5, 0, 15, 10], 50 / 150),  # half of each box overlaps
+        ([[0, 0], [10, 10]], [5, 5, 15, 15], 25 / 175),
+        ([0, 0, 10, 10], [2, 2, 4, 4], 4 / 100),  # one box inside the other
+        ([0, 0, 4, 2], [0, 0, 2, 4], 4 / 12),
+        ([[0, 0], [5, 5]], [[5, 5], [10, 10]], 0.0),  # touching corners share no area
+        ([0, 0, 1, 1], [2, 2, 3, 3], 0.0),
+        ([0.5, 0.5, 1.5, 1.5], [1, 1, 2, 2], 0.25 / 1.75),
+        ([-10, -10, 0, 0], [-5, -5, 5, 5], 25 / 175),
+    ],
+)
 def test_worked_values(gt, pred, expected):
     assert IOU.similarity(gt, pred) == pytest.approx(expected, abs=1e-12)
     assert IOU.similarity(pred, gt) == pytest.approx(expected, abs=1e-12)
@@ -44,14 +47,32 @@ def test_zero_area_boxes_score_zero_even_against_themselves():
     assert IOU.similarity([0, 0, 10, 0], [0, 0, 10, 10]) == 0.0
 
 
-@pytest.mark.parametrize("box", [
-    [0, 0, math.nan, 10], [0, 0, math.inf, 10], [-math.inf, 0, 1, 1], [[0, 0], [math.nan, 1]],
-    [["0", "0"], ["nan", "1"]], [["0", "0"], ["1e999", "1"]],
-    {"x1": 0, "y1": 0, "x2": 10, "y2": 10}, [0, 0, 10], [0, 0, 10, 10, 10], [[0, 0], [10]],
-    [[0, 0, 0], [10, 10]], ["0", "0", "10", "10"], [0, 0, None, 10], [[0, 0], [None, 10]],
-    [[0, 0], [[1], 10]], "0,0,10,10", 10, [], [[0, 0], [10, 10], [1, 1]], [10**400, 0, 1, 1],
-    [[10**400, 0], [1, 1]],
-])
+@pytest.mark.parametrize(
+    "box",
+    [
+        [0, 0, math.nan, 10],
+        [0, 0, math.inf, 10],
+        [-math.inf, 0, 1, 1],
+        [[0, 0], [math.nan, 1]],
+        [["0", "0"], ["nan", "1"]],
+        [["0", "0"], ["1e999", "1"]],
+        {"x1": 0, "y1": 0, "x2": 10, "y2": 10},
+        [0, 0, 10],
+        [0, 0, 10, 10, 10],
+        [[0, 0], [10]],
+        [[0, 0, 0], [10, 10]],
+        ["0", "0", "10", "10"],
+        [0, 0, None, 10],
+        [[0, 0], [None, 10]],
+        [[0, 0], [[1], 10]],
+        "0,0,10,10",
+        10,
+        [],
+        [[0, 0], [10, 10], [1, 1]],
+        [10**400, 0, 1, 1],
+        [[10**400, 0], [1, 1]],
+    ],
+)
 def test_malformed_or_non_finite_boxes_score_zero(box):
     assert parse_box(box) is None
     assert IOU.similarity(box, [0, 0, 10, 10]) == 0.0

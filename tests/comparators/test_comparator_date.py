@@ -157,8 +157,7 @@ def test_bad_config_is_rejected(config: dict[str, Any], key: str) -> None:
 def test_absurd_tolerance_is_a_value_error() -> None:
     with pytest.raises(ComparatorConfigError):
         build("DateComparator", {"tolerance": 1e12})  # beyond timedelta's range
-    for bad in ({"tolerance": -0.5}, {"tolerance": "1"}, {"dayfirst": 1},
-                {"range_mode": "x"}, {"precision_mode": "x"}):
+    for bad in ({"tolerance": -0.5}, {"tolerance": "1"}, {"dayfirst": 1}, {"range_mode": "x"}, {"precision_mode": "x"}):
         with pytest.raises(ValueError):
             DateComparator(**bad)
 
@@ -168,8 +167,11 @@ def test_registry_names_and_defaults() -> None:
     assert type(date).name == "DateComparator"
     assert date.default_threshold == 1.0
     assert date.config == {
-        "tolerance": None, "dayfirst": None, "allow_partial_year": False,
-        "range_mode": "graded", "precision_mode": "exact",
+        "tolerance": None,
+        "dayfirst": None,
+        "allow_partial_year": False,
+        "range_mode": "graded",
+        "precision_mode": "exact",
     }
 
 
@@ -197,8 +199,19 @@ def test_ranges_are_read() -> None:
 
 
 def test_matrix_equals_pairwise_scores() -> None:
-    values = ["2024-01-15", "15/01/2024", "Jan 2024", "2024-01-01 to 2024-01-31", "N/A", 20240115,
-              dt.date(2024, 1, 15), "x" * 1000, [1], "01/02/2024", "2024-02-01T00:00Z"]
+    values = [
+        "2024-01-15",
+        "15/01/2024",
+        "Jan 2024",
+        "2024-01-01 to 2024-01-31",
+        "N/A",
+        20240115,
+        dt.date(2024, 1, 15),
+        "x" * 1000,
+        [1],
+        "01/02/2024",
+        "2024-02-01T00:00Z",
+    ]
     for config in ({}, {"precision_mode": "overlap", "range_mode": "contains"}, {"dayfirst": True}):
         date = build("date", config)
         expected = [[date.similarity(a, b) for b in values] for a in values]
@@ -246,17 +259,75 @@ def test_one_tokenisation_reads_like_two_parses(text: str, dayfirst: bool) -> No
 
 # Texts that begin with a word: dateutil's words (months, weekdays, am/pm, fillers, nan/inf) and others, in any
 # case, then anything a date may hold; a NUL or a letter outside ASCII inside the first word.
-_DATEUTIL_WORDS = ["jan", "January", "SEPT", "mon", "Tuesday", "am", "p", "at", "of", "and", "st", "t", "m", "NaN",
-                   "inf", "Infinity", "sku", "INV", "DE", "Q", "x", "Rechnung", "Mär", "Ju\x00n", "Ja\x00n", "ａm"]
-_date_tails = hs.lists(hs.sampled_from(["", " ", "-", "/", ".", ",", "15", "2024", "05", "12:30", "+02:00",
-                                        " 2024-01-15", "GMT", "é", "\u0301", "th", " of ", "PM", " to ", " - ", " through ",
-                                        "Jan 5 2024"]), max_size=5)
+_DATEUTIL_WORDS = [
+    "jan",
+    "January",
+    "SEPT",
+    "mon",
+    "Tuesday",
+    "am",
+    "p",
+    "at",
+    "of",
+    "and",
+    "st",
+    "t",
+    "m",
+    "NaN",
+    "inf",
+    "Infinity",
+    "sku",
+    "INV",
+    "DE",
+    "Q",
+    "x",
+    "Rechnung",
+    "Mär",
+    "Ju\x00n",
+    "Ja\x00n",
+    "ａm",
+]
+_date_tails = hs.lists(
+    hs.sampled_from(
+        [
+            "",
+            " ",
+            "-",
+            "/",
+            ".",
+            ",",
+            "15",
+            "2024",
+            "05",
+            "12:30",
+            "+02:00",
+            " 2024-01-15",
+            "GMT",
+            "é",
+            "\u0301",
+            "th",
+            " of ",
+            "PM",
+            " to ",
+            " - ",
+            " through ",
+            "Jan 5 2024",
+        ]
+    ),
+    max_size=5,
+)
 
 
 @settings(deadline=None, max_examples=600)
-@given(word=hs.one_of(hs.sampled_from(_DATEUTIL_WORDS), hs.text(hs.characters(codec="ascii"), min_size=1, max_size=6),
-                      hs.text(min_size=1, max_size=4)),
-       tail=_date_tails, dayfirst=hs.booleans())
+@given(
+    word=hs.one_of(
+        hs.sampled_from(_DATEUTIL_WORDS),
+        hs.text(hs.characters(codec="ascii"), min_size=1, max_size=6),
+        hs.text(min_size=1, max_size=4),
+    ),
+    tail=_date_tails,
+    dayfirst=hs.booleans(),
+)
 def test_a_leading_unknown_word_is_refused_as_dateutil_refuses_it(word: str, tail: list[str], dayfirst: bool) -> None:
     """The screen before dateutil (a first word dateutil does not know: it raises at once) answers as dateutil
     does, whenever it answers; and it answers for the identifiers that fill real FDs."""
@@ -315,18 +386,23 @@ def test_an_install_without_dateutil_fails_when_the_comparator_loads() -> None:
     import subprocess
     import sys
 
-    script = ("import sys\nsys.modules['dateutil'] = None\n"
-              "try:\n    import stickler_cli.comparators.date\nexcept ImportError as exc:\n    print(exc)\n")
+    script = (
+        "import sys\nsys.modules['dateutil'] = None\n"
+        "try:\n    import stickler_cli.comparators.date\nexcept ImportError as exc:\n    print(exc)\n"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.stdout.strip() == ("python-dateutil, which stickler requires, is not installed "
-                                   "(pip install python-dateutil)")
+    assert done.stdout.strip() == (
+        "python-dateutil, which stickler requires, is not installed (pip install python-dateutil)"
+    )
 
 
 def test_identifiers_skip_dateutil(monkeypatch: pytest.MonkeyPatch) -> None:
     """SKUs, invoice numbers and tax ids are not tokenised; dates and month names still are."""
     calls: list[str] = []
     real = date_module._read_with_dateutil
-    monkeypatch.setattr(date_module, "_read_with_dateutil", lambda text, dayfirst: calls.append(text) or real(text, dayfirst))
+    monkeypatch.setattr(
+        date_module, "_read_with_dateutil", lambda text, dayfirst: calls.append(text) or real(text, dayfirst)
+    )
     date_module._read_single_cached.cache_clear()
     for text in ("SKU-39926", "INV-2019-00151", "DE123456789", "Invoice 15/01/2024"):
         assert read_single(text, False) is None
@@ -362,10 +438,13 @@ def test_day_first_reuse_matches_a_day_first_parse(text: str) -> None:
 
 
 @settings(deadline=None, max_examples=300)
-@given(pair=hs.one_of(value_pairs(), hs.tuples(non_strings, garbage), hs.tuples(hs.text(), hs.text())),
-       range_mode=hs.sampled_from(["strict", "reject", "contains", "graded"]),
-       precision_mode=hs.sampled_from(["exact", "gt_loose", "overlap"]),
-       allow_partial_year=hs.booleans(), tolerance=hs.sampled_from([None, 0, 1, 0.5]))
+@given(
+    pair=hs.one_of(value_pairs(), hs.tuples(non_strings, garbage), hs.tuples(hs.text(), hs.text())),
+    range_mode=hs.sampled_from(["strict", "reject", "contains", "graded"]),
+    precision_mode=hs.sampled_from(["exact", "gt_loose", "overlap"]),
+    allow_partial_year=hs.booleans(),
+    tolerance=hs.sampled_from([None, 0, 1, 0.5]),
+)
 def test_scores_are_in_range_and_never_raise(pair: tuple[Any, Any], **config: Any) -> None:
     score = build("date", config).similarity(*pair)
     assert 0.0 <= score <= 1.0
@@ -422,10 +501,13 @@ def test_numeric_day_month_year_shortcut_reads_like_dateutil() -> None:
                                 plain = date_module._read_with_public_parse(text, dayfirst)
                             except Exception:
                                 plain = None
-                            assert date_module._read_single_cached.__wrapped__(text, dayfirst) == plain, (text, dayfirst)
+                            assert date_module._read_single_cached.__wrapped__(text, dayfirst) == plain, (
+                                text,
+                                dayfirst,
+                            )
                             checked += 1
     two_digits = sum(n >= 10 for n in NUMBERS)
-    assert checked == 4 * 3 * (2 * len(NUMBERS) ** 2 - two_digits ** 2) * 2
+    assert checked == 4 * 3 * (2 * len(NUMBERS) ** 2 - two_digits**2) * 2
     date_module._read_single_cached.cache_clear()
 
 
@@ -433,7 +515,9 @@ def test_the_numeric_shortcut_leaves_other_forms_to_dateutil(monkeypatch: pytest
     """Mixed separators, a two-digit or zero-led year, a year first or three-digit parts go to dateutil."""
     calls: list[str] = []
     real = date_module._read_with_dateutil
-    monkeypatch.setattr(date_module, "_read_with_dateutil", lambda text, dayfirst: calls.append(text) or real(text, dayfirst))
+    monkeypatch.setattr(
+        date_module, "_read_with_dateutil", lambda text, dayfirst: calls.append(text) or real(text, dayfirst)
+    )
     date_module._read_single_cached.cache_clear()
     assert read_single("15/01/2024", True) == DateReading(dt.datetime(2024, 1, 15), True)
     assert read_single("03/04/2024", False) == DateReading(dt.datetime(2024, 3, 4), True)

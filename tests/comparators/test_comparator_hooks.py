@@ -66,8 +66,14 @@ def test_comparators():
 
 
 def test_whole_value_comparator_takes_an_array_as_one_value(test_comparators):
-    plan = compile_schema({"type": "object", "properties": {
-        "box": {"type": "array", "items": {"type": "number"}, "x-aws-stickler-comparator": "TestWholeLength"}}})
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "box": {"type": "array", "items": {"type": "number"}, "x-aws-stickler-comparator": "TestWholeLength"}
+            },
+        }
+    )
     box = plan.fields[0]
     assert (box.kind, box.json_type, box.threshold) == (Kind.PRIMITIVE, "array", 0.5)
     engine = Engine(plan)
@@ -79,26 +85,44 @@ def test_whole_value_comparator_takes_an_array_as_one_value(test_comparators):
 
 
 def test_ordinary_comparators_still_match_array_items(test_comparators):
-    plan = compile_schema({"type": "object", "properties": {
-        "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "ExactComparator"}}})
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "ExactComparator"}
+            },
+        }
+    )
     assert plan.fields[0].kind is Kind.PRIMITIVE_LIST
 
 
-SCHEMA = {"type": "object", "properties": {
-    "name": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
-    "other": {"type": "string"},
-    "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestRecording"},
-    "items": {"type": "array", "items": {"type": "object", "properties": {
-        "sku": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
-        "qty": {"type": "integer"}}}},
-}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
+        "other": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestRecording"},
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sku": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
+                    "qty": {"type": "integer"},
+                },
+            },
+        },
+    },
+}
 
 
 def test_prefetch_sees_every_pair_the_batch_will_score(test_comparators):
     plan = compile_schema(SCHEMA)
     docs = [
-        ({"name": "a", "other": "x", "tags": ["t1", "t2"], "items": [{"sku": "s1"}, {"sku": "s2"}]},
-         {"name": {"_value": "b", "_confidence": 0.5}, "tags": ["t3"], "items": [{"sku": "s9"}]}),
+        (
+            {"name": "a", "other": "x", "tags": ["t1", "t2"], "items": [{"sku": "s1"}, {"sku": "s2"}]},
+            {"name": {"_value": "b", "_confidence": 0.5}, "tags": ["t3"], "items": [{"sku": "s9"}]},
+        ),
         ({"name": None, "tags": [], "items": []}, {"name": "c", "tags": ["t4"], "items": [{"sku": ""}]}),
     ]
     evaluate_pairs(plan, docs)
@@ -115,7 +139,9 @@ def test_prefetch_sees_every_pair_the_batch_will_score(test_comparators):
 
 def test_failures_are_reported_per_field_and_the_record_is_still_scored(test_comparators):
     plan = compile_schema(SCHEMA)
-    acc = evaluate_pairs(plan, [({"name": "a", "items": [{"sku": "s1"}]}, {"name": "boom", "items": [{"sku": "boom"}]})])
+    acc = evaluate_pairs(
+        plan, [({"name": "a", "items": [{"sku": "s1"}]}, {"name": "boom", "items": [{"sku": "boom"}]})]
+    )
     messages = sorted(e["message"] for e in acc.errors)
     assert messages == ["items.sku: model call failed for 'boom'", "name: model call failed for 'boom'"]
     assert acc.get_state()["document_count"] == 1
@@ -123,8 +149,16 @@ def test_failures_are_reported_per_field_and_the_record_is_still_scored(test_com
 
 def test_catalogue_lists_every_builtin_with_valid_defaults():
     entries = {e["name"]: e for e in catalogue()}
-    expected = {"ExactComparator", "LevenshteinComparator", "NumericComparator", "FuzzyComparator",
-                "DateComparator", "SemanticComparator", "BERTComparator", "LLMComparator"}
+    expected = {
+        "ExactComparator",
+        "LevenshteinComparator",
+        "NumericComparator",
+        "FuzzyComparator",
+        "DateComparator",
+        "SemanticComparator",
+        "BERTComparator",
+        "LLMComparator",
+    }
     assert expected <= set(entries)
     for cls in registered():
         for param in cls.params:
@@ -139,36 +173,73 @@ def test_comparators_command(capsys):
     assert [e["name"] for e in listed] == sorted(e["name"] for e in listed)
     numeric = next(e for e in listed if e["name"] == "NumericComparator")
     assert {o["name"]: o["default"] for o in numeric["options"]} == {
-        "relative_tolerance": 0.0, "absolute_tolerance": 0.0, "tolerance": None}
+        "relative_tolerance": 0.0,
+        "absolute_tolerance": 0.0,
+        "tolerance": None,
+    }
     assert main(["comparators"]) == 0
     text = capsys.readouterr().out
-    for name in ("ExactComparator", "relative_tolerance", "SemanticComparator", "needs the extra 'semantic'", "'.[semantic]'"):
+    for name in (
+        "ExactComparator",
+        "relative_tolerance",
+        "SemanticComparator",
+        "needs the extra 'semantic'",
+        "'.[semantic]'",
+    ):
         assert name in text
     assert main(["comparators", "--format", "yaml"]) == 2
 
 
-@pytest.mark.parametrize("fmt, comparator, threshold", [
-    ("date", "DateComparator", 1.0), ("date-time", "DateComparator", 1.0),
-    ("uri", "ExactComparator", 1.0), ("uuid", "ExactComparator", 1.0), ("time", "ExactComparator", 1.0),
-    ("email", "LevenshteinComparator", 0.5),
-])
+@pytest.mark.parametrize(
+    "fmt, comparator, threshold",
+    [
+        ("date", "DateComparator", 1.0),
+        ("date-time", "DateComparator", 1.0),
+        ("uri", "ExactComparator", 1.0),
+        ("uuid", "ExactComparator", 1.0),
+        ("time", "ExactComparator", 1.0),
+        ("email", "LevenshteinComparator", 0.5),
+    ],
+)
 def test_string_formats_choose_the_default_comparator(fmt, comparator, threshold):
     plan = compile_schema({"type": "object", "properties": {"f": {"type": "string", "format": fmt}}})
     assert (plan.fields[0].comparator_name, plan.fields[0].threshold) == (comparator, threshold)
-    explicit = compile_schema({"type": "object", "properties": {"f": {
-        "type": "string", "format": fmt, "x-aws-stickler-comparator": "FuzzyComparator"}}})
+    explicit = compile_schema(
+        {
+            "type": "object",
+            "properties": {"f": {"type": "string", "format": fmt, "x-aws-stickler-comparator": "FuzzyComparator"}},
+        }
+    )
     assert explicit.fields[0].comparator_name == "FuzzyComparator"
 
 
-EDGES = {"type": "object", "properties": {
-    "name": {"type": "string", "default": "unknown", "x-aws-stickler-comparator": "TestRecording"},
-    "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestRecording"},
-    "vendor": {"type": "object", "properties": {"city": {"type": "string", "x-aws-stickler-comparator": "TestRecording"}}},
-    "items": {"type": "array", "items": {"type": "object", "properties": {
-        "sku": {"type": "string", "default": "none", "x-aws-stickler-comparator": "TestRecording"},
-        "parts": {"type": "array", "items": {"type": "object", "properties": {
-            "code": {"type": "string", "x-aws-stickler-comparator": "TestRecording"}}}}}}},
-}}
+EDGES = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "default": "unknown", "x-aws-stickler-comparator": "TestRecording"},
+        "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestRecording"},
+        "vendor": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "x-aws-stickler-comparator": "TestRecording"}},
+        },
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sku": {"type": "string", "default": "none", "x-aws-stickler-comparator": "TestRecording"},
+                    "parts": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {"code": {"type": "string", "x-aws-stickler-comparator": "TestRecording"}},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
 
 
 def test_every_pair_the_engine_scores_was_prefetched(test_comparators):
@@ -177,14 +248,25 @@ def test_every_pair_the_engine_scores_was_prefetched(test_comparators):
     from hypothesis import strategies as st
 
     plan = compile_schema(EDGES)
-    leaf = st.one_of(st.none(), st.sampled_from(["a", "b", "", "boom", "none", "unknown"]), st.integers(0, 2),
-                     st.builds(lambda v: {"_value": v, "_confidence": 0.5}, st.sampled_from(["a", "b"])))
+    leaf = st.one_of(
+        st.none(),
+        st.sampled_from(["a", "b", "", "boom", "none", "unknown"]),
+        st.integers(0, 2),
+        st.builds(lambda v: {"_value": v, "_confidence": 0.5}, st.sampled_from(["a", "b"])),
+    )
     part = st.one_of(st.dictionaries(st.just("code"), leaf, max_size=1), leaf)
-    item = st.one_of(st.fixed_dictionaries({}, optional={"sku": leaf, "parts": st.one_of(st.lists(part, max_size=3), part)}), leaf)
-    doc = st.fixed_dictionaries({}, optional={
-        "name": leaf, "tags": st.one_of(st.lists(leaf, max_size=3), leaf),
-        "vendor": st.one_of(st.fixed_dictionaries({}, optional={"city": leaf}), leaf),
-        "items": st.one_of(st.lists(item, max_size=3), item)})
+    item = st.one_of(
+        st.fixed_dictionaries({}, optional={"sku": leaf, "parts": st.one_of(st.lists(part, max_size=3), part)}), leaf
+    )
+    doc = st.fixed_dictionaries(
+        {},
+        optional={
+            "name": leaf,
+            "tags": st.one_of(st.lists(leaf, max_size=3), leaf),
+            "vendor": st.one_of(st.fixed_dictionaries({}, optional={"city": leaf}), leaf),
+            "items": st.one_of(st.lists(item, max_size=3), item),
+        },
+    )
 
     @settings(max_examples=150, deadline=None)
     @given(st.lists(st.tuples(doc, doc), min_size=1, max_size=4))
@@ -219,7 +301,9 @@ def test_a_constructor_failing_in_any_way_is_a_schema_error(test_comparators):
     register(Fragile)
     try:
         with pytest.raises(SchemaError) as err:
-            compile_schema({"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-comparator": "TestFragile"}}})
+            compile_schema(
+                {"type": "object", "properties": {"a": {"type": "string", "x-aws-stickler-comparator": "TestFragile"}}}
+            )
         assert "TestFragile could not be set up: KeyError" in str(err.value)
     finally:
         registry._BY_NAME.pop("TestFragile", None)
@@ -237,10 +321,19 @@ def test_the_matching_bound_weighs_texts_on_the_prefetching_path_too(test_compar
     list as a long one. Found by review. Both now pair it as a long list."""
     import random
 
-    schema = {"type": "object", "properties": {
-        "tag": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
-        "rows": {"type": "array", "items": {"type": "object", "properties": {
-            "t": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "tag": {"type": "string", "x-aws-stickler-comparator": "TestRecording"},
+            "rows": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"t": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"}},
+                },
+            },
+        },
+    }
     plan = compile_schema(schema)
     rng = random.Random(3)
     texts = ["".join(rng.choice("abcdefgh") for _ in range(20_000)) for _ in range(8)]
@@ -250,6 +343,8 @@ def test_the_matching_bound_weighs_texts_on_the_prefetching_path_too(test_compar
     batch = evaluate_pairs(plan, [(gt, pred)])
     assert [int(n) for n in batch.tally] == doc.tally
     rows = 5 * plan.root.field("rows").index
-    assert doc.tally[rows:rows + 5] == [0, 0, 8, 0, 0]  # paired by position: 8 FD (matched, each would be a TP)
-    assert doc.errors == ["rows: 8 x 8 items, long texts: more work than the matching bound (1,000,000): 0 identical "
-                          "item pairs matched first, the other 8 paired by position"]
+    assert doc.tally[rows : rows + 5] == [0, 0, 8, 0, 0]  # paired by position: 8 FD (matched, each would be a TP)
+    assert doc.errors == [
+        "rows: 8 x 8 items, long texts: more work than the matching bound (1,000,000): 0 identical "
+        "item pairs matched first, the other 8 paired by position"
+    ]

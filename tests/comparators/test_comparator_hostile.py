@@ -20,12 +20,34 @@ def _deep(depth: int):
 
 
 HOSTILE = [
-    _deep(900), {"a": _deep(900)}, 10 ** 5000, -(10 ** 5000), math.nan, math.inf, -math.inf, 1e308,
-    "x" * 200_000, "\x00\x1b[31m", "", " ", True, False, 0, [], {}, [None], {"_value": None},
-    ["2024-01-01", "2024-01-02"], [[1, 2], [3, 4]], [1, 2, 3, 4], "2024-01-01 to", "+1 (206) 555-0100 ext. 99999999",
+    _deep(900),
+    {"a": _deep(900)},
+    10**5000,
+    -(10**5000),
+    math.nan,
+    math.inf,
+    -math.inf,
+    1e308,
+    "x" * 200_000,
+    "\x00\x1b[31m",
+    "",
+    " ",
+    True,
+    False,
+    0,
+    [],
+    {},
+    [None],
+    {"_value": None},
+    ["2024-01-01", "2024-01-02"],
+    [[1, 2], [3, 4]],
+    [1, 2, 3, 4],
+    "2024-01-01 to",
+    "+1 (206) 555-0100 ext. 99999999",
 ]
-SAFE_TO_CALL = [cls for cls in registered()
-                if cls.__module__.startswith("stickler_cli.") and cls.name != "LLMComparator"]
+SAFE_TO_CALL = [
+    cls for cls in registered() if cls.__module__.startswith("stickler_cli.") and cls.name != "LLMComparator"
+]
 
 
 @pytest.mark.parametrize("cls", SAFE_TO_CALL, ids=[c.name for c in SAFE_TO_CALL])
@@ -52,17 +74,25 @@ def test_a_raising_comparator_scores_zero_and_is_reported():
 
     register(Explodes)
     try:
-        plan = compile_schema({"type": "object", "properties": {
-            "a": {"type": "string", "x-aws-stickler-comparator": "TestExplodes"},
-            "b": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestExplodes"},
-            "c": {"type": "string"}}})
+        plan = compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "x-aws-stickler-comparator": "TestExplodes"},
+                    "b": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-comparator": "TestExplodes"},
+                    "c": {"type": "string"},
+                },
+            }
+        )
         acc = evaluate_pairs(plan, [({"a": "x", "b": ["y"], "c": "z"}, {"a": "x", "b": ["y"], "c": "z"})])
         state = acc.get_state()
         assert state["counts"][0] == [0, 0, 1, 0, 0]  # a: FD at 0.0
         assert state["counts"][1] == [0, 0, 1, 0, 0]  # b: its one pair FD at 0.0
         assert state["counts"][2] == [1, 0, 0, 0, 0]  # c: unaffected
         messages = [e["message"] for e in acc.errors]
-        assert messages == ["a: TestExplodes failed, scored 0.0: RuntimeError: kaboom",
-                            "b: TestExplodes failed, scored 0.0: RuntimeError: kaboom"]  # matrix failed: pair by pair
+        assert messages == [
+            "a: TestExplodes failed, scored 0.0: RuntimeError: kaboom",
+            "b: TestExplodes failed, scored 0.0: RuntimeError: kaboom",
+        ]  # matrix failed: pair by pair
     finally:
         registry._BY_NAME.pop("TestExplodes", None)

@@ -19,6 +19,7 @@ from stickler_cli.comparators.llm import Access, AccessError, LLMComparator, con
 from stickler_cli.comparators.registry import ComparatorConfigError
 from tests.support.chat_server import ChatServer, clean_env, server, server_rule  # noqa: F401 (fixtures)
 
+
 @pytest.fixture
 def make(server: ChatServer, tmp_path: Path):
     """Build an LLMComparator through the registry; the user's endpoint is the test server
@@ -26,8 +27,11 @@ def make(server: ChatServer, tmp_path: Path):
     built: list[LLMComparator] = []
 
     def build(access: dict[str, Any] | None = None, **config: Any) -> LLMComparator:
-        configure(Access(**{"base_url": server.url + "/v1", "cache": str(tmp_path / "cache" / "llm.sqlite"),
-                            **(access or {})}))
+        configure(
+            Access(
+                **{"base_url": server.url + "/v1", "cache": str(tmp_path / "cache" / "llm.sqlite"), **(access or {})}
+            )
+        )
         options = {"model": "test-model", "timeout": 2.0, "backoff": 0.01}
         options.update(config)
         comparator = registry.build("llm", options)
@@ -107,16 +111,41 @@ def test_model_reply_formats(make, server):
     assert c.drain_failures() == []
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("true", 1.0), ("True.", 1.0), ("FALSE", 0.0), ("**false**", 0.0), ("Yes", 1.0), ("no", 0.0),
-    ("1", 1.0), ("0", 0.0), ("0.25", 0.25), ("Score: 0.8", 0.8), ("Answer: true", 1.0),
-    ('{"equivalent": false}', 0.0), ('{"Equivalent": "yes"}', 1.0), ('{"score": 1}', 1.0),
-    ("[true]", 1.0), ("<think>maybe true</think>\nfalse", 0.0),
-    ("The values are not equivalent.", 0.0), ("They are equivalent.", 1.0),
-    ("banana", None), ("", None), ("7", None), ('{"score": 3}', None), (None, None), ("x" * 5000, None),
-    ("That is not true.", 0.0), ("Equivalent? No.", None), ("Yes and no", None), ("<think>unfinished", None),
-    ("<think>" * 50_000, None), ("<think>a</think><think>b</think> yes", 1.0),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("true", 1.0),
+        ("True.", 1.0),
+        ("FALSE", 0.0),
+        ("**false**", 0.0),
+        ("Yes", 1.0),
+        ("no", 0.0),
+        ("1", 1.0),
+        ("0", 0.0),
+        ("0.25", 0.25),
+        ("Score: 0.8", 0.8),
+        ("Answer: true", 1.0),
+        ('{"equivalent": false}', 0.0),
+        ('{"Equivalent": "yes"}', 1.0),
+        ('{"score": 1}', 1.0),
+        ("[true]", 1.0),
+        ("<think>maybe true</think>\nfalse", 0.0),
+        ("The values are not equivalent.", 0.0),
+        ("They are equivalent.", 1.0),
+        ("banana", None),
+        ("", None),
+        ("7", None),
+        ('{"score": 3}', None),
+        (None, None),
+        ("x" * 5000, None),
+        ("That is not true.", 0.0),
+        ("Equivalent? No.", None),
+        ("Yes and no", None),
+        ("<think>unfinished", None),
+        ("<think>" * 50_000, None),
+        ("<think>a</think><think>b</think> yes", 1.0),
+    ],
+)
 def test_parse_answer(reply, expected):
     assert parse_answer(reply) == expected
 
@@ -373,8 +402,9 @@ def test_compiling_needs_no_endpoint_and_scoring_names_what_is_missing():
     c = registry.build("llm", {})  # schema check and merge compile like this: no endpoint, no model
     with pytest.raises(AccessError) as missing:
         c.ready()
-    assert str(missing.value) == ("LLMComparator has no endpoint: give --llm-base-url URL or set "
-                                  "$STICKLER_LLM_BASE_URL")
+    assert str(missing.value) == (
+        "LLMComparator has no endpoint: give --llm-base-url URL or set $STICKLER_LLM_BASE_URL"
+    )
     assert missing.value.key == ""
     with pytest.raises(AccessError):  # scoring stops the run (exit 2) rather than scoring 0.0
         c.similarity("a", "b")
@@ -391,25 +421,31 @@ def test_a_key_variable_the_user_names_must_be_set():
     assert err.value.key is None  # the user's setting: no schema pointer
 
 
-@pytest.mark.parametrize("config, key", [
-    ({"concurrency": 0}, "concurrency"),
-    ({"timeout": 0}, "timeout"),
-    ({"max_retries": -1}, "max_retries"),
-    ({"modle": "x"}, "modle"),
-])
+@pytest.mark.parametrize(
+    "config, key",
+    [
+        ({"concurrency": 0}, "concurrency"),
+        ({"timeout": 0}, "timeout"),
+        ({"max_retries": -1}, "max_retries"),
+        ({"modle": "x"}, "modle"),
+    ],
+)
 def test_bad_options_are_schema_errors(config, key):
     with pytest.raises(ComparatorConfigError) as err:
         registry.build("llm", {"model": "m", **config})
     assert err.value.key == key
 
 
-@pytest.mark.parametrize("url, message", [
-    ("localhost:11434", "http:// or https://"),
-    ("file:///etc/passwd", "http:// or https://"),
-    ("http://user:secret@example.com/v1", "must not carry a user name or password"),
-    ("http://exa mple.com/v1", "names no valid host"),
-    ("http://example.com:99999/v1", "is not a URL"),
-])
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        ("localhost:11434", "http:// or https://"),
+        ("file:///etc/passwd", "http:// or https://"),
+        ("http://user:secret@example.com/v1", "must not carry a user name or password"),
+        ("http://exa mple.com/v1", "names no valid host"),
+        ("http://example.com:99999/v1", "is not a URL"),
+    ],
+)
 def test_a_schema_base_url_must_be_a_plain_http_url(url, message):
     with pytest.raises(ComparatorConfigError, match=re.escape(message)) as err:
         registry.build("llm", {"base_url": url, "model": "m"})
@@ -438,8 +474,10 @@ def test_a_schemas_host_needs_the_users_allowance_and_never_gets_the_usual_keys(
     c = registry.build("llm", config)  # compiling is fine: nothing is sent yet
     with pytest.raises(AccessError) as refused:
         c.similarity("a", "a")
-    assert str(refused.value) == ("the schema sends values to 127.0.0.1: allow that host with --allow-network "
-                                  "127.0.0.1, or give your own endpoint with --llm-base-url URL")
+    assert str(refused.value) == (
+        "the schema sends values to 127.0.0.1: allow that host with --allow-network "
+        "127.0.0.1, or give your own endpoint with --llm-base-url URL"
+    )
     assert refused.value.key == "base_url"
     assert server.count == 0
 
@@ -471,8 +509,10 @@ def test_a_schema_may_not_name_the_key_variable():
     with pytest.raises(ComparatorConfigError) as err:
         registry.build("llm", {"model": "m", "api_key_env": "OPENAI_API_KEY"})
     assert err.value.key == "api_key_env"
-    assert str(err.value) == ("LLMComparator option 'api_key_env': a schema cannot choose which secret is sent: "
-                              "name the variable on the command line with --llm-api-key-env NAME")
+    assert str(err.value) == (
+        "LLMComparator option 'api_key_env': a schema cannot choose which secret is sent: "
+        "name the variable on the command line with --llm-api-key-env NAME"
+    )
     registry.build("llm", {"model": "m", "api_key_env": None})  # null asks for nothing
     [entry] = [e for e in registry.catalogue() if e["name"] == "LLMComparator"]
     assert "api_key_env" not in [o["name"] for o in entry["options"]]  # not offered as an option either
@@ -488,8 +528,9 @@ def test_a_schema_may_switch_the_cache_but_not_place_it(value):
         registry.build("llm", {"model": "m", "cache": switch})
 
 
-@pytest.mark.parametrize("entry", ["https://example.com", "", "exa mple.com", "example.com/v1", "user@example.com",
-                                   "example.com:http"])
+@pytest.mark.parametrize(
+    "entry", ["https://example.com", "", "exa mple.com", "example.com/v1", "user@example.com", "example.com:http"]
+)
 def test_allow_network_takes_a_host(entry):
     from stickler_cli.errors import UsageError
 
@@ -545,12 +586,17 @@ def test_the_default_cache_is_in_the_stickler_cache_directory(make, server, tmp_
     assert server.count == 4  # each was a new cache
 
 
-@pytest.mark.parametrize("statements", [
-    ["CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)", "INSERT INTO moz_places VALUES (1, 'x')"],
-    ["CREATE TABLE answers (key TEXT, score REAL, answer TEXT, created REAL, extra TEXT)"],  # not quite ours
-    ["CREATE TABLE answers (key TEXT PRIMARY KEY, score REAL NOT NULL, answer TEXT NOT NULL, created REAL NOT NULL)",
-     "CREATE TABLE other (x)"],
-])
+@pytest.mark.parametrize(
+    "statements",
+    [
+        ["CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)", "INSERT INTO moz_places VALUES (1, 'x')"],
+        ["CREATE TABLE answers (key TEXT, score REAL, answer TEXT, created REAL, extra TEXT)"],  # not quite ours
+        [
+            "CREATE TABLE answers (key TEXT PRIMARY KEY, score REAL NOT NULL, answer TEXT NOT NULL, created REAL NOT NULL)",
+            "CREATE TABLE other (x)",
+        ],
+    ],
+)
 def test_the_cache_never_opens_another_programs_sqlite_file(server, tmp_path, statements):
     target = tmp_path / "places.sqlite"
     before = _sqlite_file(target, statements)
@@ -628,7 +674,7 @@ class TrickleServer:
                     if self.stopped.wait(self.interval):
                         return
                     try:
-                        conn.sendall(self.payload[i:i + 1])
+                        conn.sendall(self.payload[i : i + 1])
                     except OSError:
                         break  # the client gave up
                     self.sent += 1
@@ -642,10 +688,13 @@ class TrickleServer:
 ANSWER = json.dumps({"choices": [{"message": {"content": "true"}}]}).encode()
 
 
-@pytest.mark.parametrize("payload", [
-    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: " + b"a" * 40,  # headers trickle
-    b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(ANSWER), ANSWER),  # the whole reply trickles
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: " + b"a" * 40,  # headers trickle
+        b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(ANSWER), ANSWER),  # the whole reply trickles
+    ],
+)
 def test_timeout_bounds_the_whole_response(payload, tmp_path):
     """One byte every 0.2 s never trips a per-read timeout of 1 s; the deadline does."""
     server = TrickleServer(payload, 0.2)
@@ -719,8 +768,10 @@ def test_reading_a_reply_takes_linear_time():
     assert parse_answer("[" * 3_000) is None  # too deep to be a verdict, and no RecursionError
 
 
-@pytest.mark.parametrize("reply", ["```json\n{\"equivalent\": true}\n```", "```\ntrue\n```", "``` false ```",
-                                   "```yes", "no```", "````", "```TRUE```"])
+@pytest.mark.parametrize(
+    "reply",
+    ['```json\n{"equivalent": true}\n```', "```\ntrue\n```", "``` false ```", "```yes", "no```", "````", "```TRUE```"],
+)
 def test_fences_read_as_before(reply):
     old = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
     from stickler_cli.comparators.llm import _strip_fence

@@ -47,8 +47,11 @@ def _valid_value(cls, param) -> Any:
 
 
 def _schema(cls, config: dict) -> dict:
-    node: dict[str, Any] = {"type": "array" if cls.whole_value else "string",
-                            "x-aws-stickler-comparator": cls.name, "x-aws-stickler-comparator-config": config}
+    node: dict[str, Any] = {
+        "type": "array" if cls.whole_value else "string",
+        "x-aws-stickler-comparator": cls.name,
+        "x-aws-stickler-comparator-config": config,
+    }
     if cls.whole_value:
         node["items"] = {"type": "number"}
     if cls.name == "StructuredModelComparator":  # strict_types allows objects only

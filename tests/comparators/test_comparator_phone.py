@@ -14,22 +14,25 @@ pytest.importorskip("phonenumbers")
 PHONE = PhoneComparator()
 
 
-@pytest.mark.parametrize("gt, pred, expected", [
-    ("206-555-0100", "(206) 555-0100", 1.0),
-    ("+1-206-555-0100", "2065550100", 1.0),
-    ("1 (206) 555-0100", "206.555.0100", 1.0),
-    (2065550100, "206-555-0100", 1.0),
-    ("206-555-0100", "206-555-0101", 0.0),
-    ("206-555-0100 ext. 12", "206-555-0100 x12", 1.0),
-    ("206-555-0100 ext. 12", "206-555-0100", 0.0),  # E.164 drops extensions; we do not
-    ("N/A", "N/A", 1.0),  # neither is a number: identical text matches
-    ("N/A", "unknown", 0.0),
-    ("555-123-4567", "555-123-4567", 1.0),  # area code 555 is not valid: text equality
-    ("555-123-4567", "(555) 123-4567", 0.0),
-    ("0000000000", "0000000000", 1.0),
-    ("206-555-0100", "N/A", 0.0),  # one side a number, the other not
-    ("+44 20 7946 0018", "020 7946 0018", 0.0),  # read as a US number, the second is invalid
-])
+@pytest.mark.parametrize(
+    "gt, pred, expected",
+    [
+        ("206-555-0100", "(206) 555-0100", 1.0),
+        ("+1-206-555-0100", "2065550100", 1.0),
+        ("1 (206) 555-0100", "206.555.0100", 1.0),
+        (2065550100, "206-555-0100", 1.0),
+        ("206-555-0100", "206-555-0101", 0.0),
+        ("206-555-0100 ext. 12", "206-555-0100 x12", 1.0),
+        ("206-555-0100 ext. 12", "206-555-0100", 0.0),  # E.164 drops extensions; we do not
+        ("N/A", "N/A", 1.0),  # neither is a number: identical text matches
+        ("N/A", "unknown", 0.0),
+        ("555-123-4567", "555-123-4567", 1.0),  # area code 555 is not valid: text equality
+        ("555-123-4567", "(555) 123-4567", 0.0),
+        ("0000000000", "0000000000", 1.0),
+        ("206-555-0100", "N/A", 0.0),  # one side a number, the other not
+        ("+44 20 7946 0018", "020 7946 0018", 0.0),  # read as a US number, the second is invalid
+    ],
+)
 def test_us_region(gt, pred, expected):
     assert PHONE.similarity(gt, pred) == expected
     assert PHONE.similarity(pred, gt) == expected
@@ -65,8 +68,9 @@ def test_missing_extra_names_the_extra(monkeypatch):
     assert isinstance(error, ImportError)
     assert error.extra == "phone" and error.comparator == "PhoneComparator"
     assert "PhoneComparator needs the optional extra" in str(error)
-    assert str(error).endswith(": pip install 'phonenumberslite>=8.13' (or, in the stickler clone, "
-                               "pip install '.[phone]')")
+    assert str(error).endswith(
+        ": pip install 'phonenumberslite>=8.13' (or, in the stickler clone, pip install '.[phone]')"
+    )
     with pytest.raises(ComparatorConfigError, match=r"pip install '\.\[phone\]'"):
         build("phone")
     assert not PhoneComparator.available()

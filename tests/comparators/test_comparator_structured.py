@@ -12,8 +12,12 @@ VENDOR = {"type": "object", "properties": {"name": {"type": "string"}, "city": {
 
 
 def test_on_an_object_it_is_the_default_field_by_field_comparison():
-    named = compile_schema({"type": "object", "properties": {
-        "vendor": {**VENDOR, "x-aws-stickler-comparator": "StructuredModelComparator"}}})
+    named = compile_schema(
+        {
+            "type": "object",
+            "properties": {"vendor": {**VENDOR, "x-aws-stickler-comparator": "StructuredModelComparator"}},
+        }
+    )
     plain = compile_schema({"type": "object", "properties": {"vendor": VENDOR}})
     assert named.fields[0].kind is Kind.OBJECT
     gt, pred = {"vendor": {"name": "Acme", "city": "Paris"}}, {"vendor": {"name": "Acme", "city": "Lyon"}}
@@ -24,8 +28,12 @@ def test_on_an_object_it_is_the_default_field_by_field_comparison():
 
 
 def test_on_a_list_of_objects_too():
-    plan = compile_schema({"type": "object", "properties": {"vendors": {
-        "type": "array", "items": VENDOR, "x-aws-stickler-comparator": "structured"}}})
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {"vendors": {"type": "array", "items": VENDOR, "x-aws-stickler-comparator": "structured"}},
+        }
+    )
     assert plan.fields[0].kind is Kind.OBJECT_LIST
 
 
@@ -39,22 +47,53 @@ def test_on_other_values_it_is_equality():
 
 
 def test_strict_types_allows_only_objects():
-    compile_schema({"type": "object", "properties": {"vendor": {
-        **VENDOR, "x-aws-stickler-comparator": "StructuredModelComparator",
-        "x-aws-stickler-comparator-config": {"strict_types": True}}}})
+    compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "vendor": {
+                    **VENDOR,
+                    "x-aws-stickler-comparator": "StructuredModelComparator",
+                    "x-aws-stickler-comparator-config": {"strict_types": True},
+                }
+            },
+        }
+    )
     with pytest.raises(SchemaError) as err:
-        compile_schema({"type": "object", "properties": {"code": {
-            "type": "string", "x-aws-stickler-comparator": "StructuredModelComparator",
-            "x-aws-stickler-comparator-config": {"strict_types": True}}}})
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "code": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "StructuredModelComparator",
+                        "x-aws-stickler-comparator-config": {"strict_types": True},
+                    }
+                },
+            }
+        )
     assert err.value.pointer == "/properties/code/x-aws-stickler-comparator-config/strict_types"
     with pytest.raises(SchemaError) as err:
-        compile_schema({"type": "object", "properties": {"vendor": {
-            **VENDOR, "x-aws-stickler-comparator": "StructuredModelComparator",
-            "x-aws-stickler-comparator-config": {"strict": True}}}})
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "vendor": {
+                        **VENDOR,
+                        "x-aws-stickler-comparator": "StructuredModelComparator",
+                        "x-aws-stickler-comparator-config": {"strict": True},
+                    }
+                },
+            }
+        )
     assert "did you mean 'strict_types'" in str(err.value)
 
 
 def test_other_comparators_on_objects_are_still_refused():
     with pytest.raises(SchemaError, match="has no effect here"):
-        compile_schema({"type": "object", "properties": {"vendor": {
-            **VENDOR, "x-aws-stickler-comparator": "LevenshteinComparator"}}})
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {"vendor": {**VENDOR, "x-aws-stickler-comparator": "LevenshteinComparator"}},
+            }
+        )

@@ -27,9 +27,21 @@ def plugin_site(tmp_path_factory) -> Path:
     shutil.copytree(SUPPORT / "plugin_package", source)
     site = work / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(site), str(source)],
-        check=True, capture_output=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     assert (site / "stickler_plugin_demo-0.1.0.dist-info" / "entry_points.txt").is_file()
     return site
@@ -67,14 +79,24 @@ def _cli(args: list[str], env_path: Path | None = None, cwd: Path | None = None)
     env = dict(os.environ)
     if env_path is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(env_path), env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "stickler_cli", *args], capture_output=True, env=env,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "stickler_cli", *args], capture_output=True, env=env, cwd=cwd, timeout=120
+    )
 
 
 def test_entry_point_comparator_is_found_by_name_in_a_schema(installed):
-    plan = compile_schema({"type": "object", "properties": {"code": {
-        "type": "string", "x-aws-stickler-comparator": "PrefixComparator",
-        "x-aws-stickler-comparator-config": {"length": 2}}}})
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "code": {
+                    "type": "string",
+                    "x-aws-stickler-comparator": "PrefixComparator",
+                    "x-aws-stickler-comparator-config": {"length": 2},
+                }
+            },
+        }
+    )
     comparator = plan.fields[0].comparator
     assert comparator.similarity("INV-1", "in-2") == 1.0
     assert comparator.similarity("INV-1", "IX") == 0.0
@@ -83,9 +105,18 @@ def test_entry_point_comparator_is_found_by_name_in_a_schema(installed):
 
 def test_entry_point_comparator_config_is_validated(installed):
     with pytest.raises(SchemaError) as err:
-        compile_schema({"type": "object", "properties": {"code": {
-            "type": "string", "x-aws-stickler-comparator": "PrefixComparator",
-            "x-aws-stickler-comparator-config": {"lenght": 2}}}})
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "code": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "PrefixComparator",
+                        "x-aws-stickler-comparator-config": {"lenght": 2},
+                    }
+                },
+            }
+        )
     assert "did you mean 'length'" in str(err.value)
     assert err.value.pointer == "/properties/code/x-aws-stickler-comparator-config/lenght"
 
@@ -100,8 +131,16 @@ def test_installed_plugin_in_the_cli(plugin_site, tmp_path):
     listing = _cli(["comparators", "--format", "json"], env_path=plugin_site)
     entry = next(e for e in orjson.loads(listing.stdout) if e["name"] == "PrefixComparator")
     assert entry["builtin"] is False and entry["module"] == "stickler_plugin_demo"
-    assert entry["options"] == [{"name": "length", "type": "int", "default": 3, "nullable": False,
-                                 "choices": None, "help": "how many leading characters must agree"}]
+    assert entry["options"] == [
+        {
+            "name": "length",
+            "type": "int",
+            "default": 3,
+            "nullable": False,
+            "choices": None,
+            "help": "how many leading characters must agree",
+        }
+    ]
 
 
 def test_without_the_package_the_name_is_unknown(tmp_path):
@@ -127,12 +166,17 @@ def test_plugin_option_by_module_or_file(spec, tmp_path):
     assert code["mean_score"] == pytest.approx(0.5)  # clip is off: (1.0 + 0.5 + 0.0) / 3
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("no_such_plugin_module", "cannot import plugin 'no_such_plugin_module': ModuleNotFoundError"),
-    ("missing/file.py", "plugin file not found: missing/file.py"),
-    ("json", "plugin 'json' defines no Comparator subclass with a 'name' and registers no embedding function "
-             "or model"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("no_such_plugin_module", "cannot import plugin 'no_such_plugin_module': ModuleNotFoundError"),
+        ("missing/file.py", "plugin file not found: missing/file.py"),
+        (
+            "json",
+            "plugin 'json' defines no Comparator subclass with a 'name' and registers no embedding function or model",
+        ),
+    ],
+)
 def test_bad_plugins_are_usage_errors(spec, message, tmp_path, capsys):
     schema = _schema(tmp_path, "ExactComparator")
     gt, pred = _data(tmp_path, [("a", "a")])
@@ -178,19 +222,33 @@ def test_a_broken_entry_point_does_not_stop_other_runs(tmp_path, monkeypatch):
 def test_the_readme_example_plugin_works(tmp_path):
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     start = readme.index("# my_comparators/__init__.py")
-    code = readme[start:readme.index("```", start)]
+    code = readme[start : readme.index("```", start)]
     package = tmp_path / "my_comparators"
     package.mkdir()
     (package / "__init__.py").write_text(code)
     schema = tmp_path / "schema.json"
-    schema.write_bytes(orjson.dumps({"type": "object", "properties": {"sku": {
-        "type": "string", "x-aws-stickler-comparator": "SkuComparator",
-        "x-aws-stickler-comparator-config": {"prefix": "ACME-"}, "x-aws-stickler-threshold": 1.0}}}))
+    schema.write_bytes(
+        orjson.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "sku": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "SkuComparator",
+                        "x-aws-stickler-comparator-config": {"prefix": "ACME-"},
+                        "x-aws-stickler-threshold": 1.0,
+                    }
+                },
+            }
+        )
+    )
     gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
     gt.write_text('{"sku": "ACME-AB-12"}\n{"sku": "ACME-AB-12"}\n')
     pred.write_text('{"sku": "ab12"}\n{"sku": "AB-13"}\n')
-    done = _cli(["eval", "schema.json", "gt.jsonl", "pred.jsonl", "--plugin", "my_comparators", "--format", "json"],
-                cwd=tmp_path)
+    done = _cli(
+        ["eval", "schema.json", "gt.jsonl", "pred.jsonl", "--plugin", "my_comparators", "--format", "json"],
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr.decode()
     sku = orjson.loads(done.stdout)["field_metrics"]["sku"]
     assert (sku["tp"], sku["fd"]) == (1, 1)
@@ -201,18 +259,39 @@ def test_the_readme_example_plugin_works(tmp_path):
 
 def _semantic_schema(tmp_path: Path, config: dict) -> Path:
     path = tmp_path / "schema.json"
-    path.write_bytes(orjson.dumps({"type": "object", "properties": {"code": {
-        "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-        "x-aws-stickler-comparator-config": config, "x-aws-stickler-threshold": 0.9}}}))
+    path.write_bytes(
+        orjson.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "code": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "SemanticComparator",
+                        "x-aws-stickler-comparator-config": config,
+                        "x-aws-stickler-threshold": 0.9,
+                    }
+                },
+            }
+        )
+    )
     return path
 
 
 def test_entry_point_embedding_function_is_found_by_name(installed):
     import math
 
-    plan = compile_schema({"type": "object", "properties": {"code": {
-        "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-        "x-aws-stickler-comparator-config": {"embedding_function": "demo-vowels"}}}})
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "code": {
+                    "type": "string",
+                    "x-aws-stickler-comparator": "SemanticComparator",
+                    "x-aws-stickler-comparator-config": {"embedding_function": "demo-vowels"},
+                }
+            },
+        }
+    )
     comparator = plan.fields[0].comparator
     # vowels (a, e, i, o, u): "aei" (1,1,1,0,0) vs "aa" (2,0,0,0,0): 2 / (sqrt 3 * 2)
     assert comparator.similarity("aei", "aa") == pytest.approx(1 / math.sqrt(3), abs=1e-12)
@@ -244,7 +323,7 @@ def test_a_plugin_module_registers_an_embedding_function_by_decorator(tmp_path):
     code = orjson.loads(done.stdout)["field_metrics"]["code"]
     # (3, 1) vs (3, 1): 1.0; (1, 1) vs (3, 1): 4 / (sqrt 2 * sqrt 10) = 0.894 < 0.9
     assert (code["tp"], code["fd"]) == (1, 1)
-    assert code["mean_score"] == pytest.approx((1.0 + 4 / 20 ** 0.5) / 2, abs=1e-12)
+    assert code["mean_score"] == pytest.approx((1.0 + 4 / 20**0.5) / 2, abs=1e-12)
     without = _cli(["eval", str(schema), str(gt), str(pred)])
     assert without.returncode == 2
     err = without.stderr.decode()
@@ -296,9 +375,18 @@ def test_a_broken_embedding_entry_point_is_named_when_a_schema_needs_one(tmp_pat
     plugins.reset_entry_points()
     try:
         with pytest.raises(SchemaError) as err:
-            compile_schema({"type": "object", "properties": {"code": {
-                "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-                "x-aws-stickler-comparator-config": {"embedding_function": "broken-emb"}}}})
+            compile_schema(
+                {
+                    "type": "object",
+                    "properties": {
+                        "code": {
+                            "type": "string",
+                            "x-aws-stickler-comparator": "SemanticComparator",
+                            "x-aws-stickler-comparator-config": {"embedding_function": "broken-emb"},
+                        }
+                    },
+                }
+            )
         assert "embedding entry point 'broken-emb' (no_such_module_here:f) failed to load" in str(err.value)
     finally:
         plugins.reset_entry_points()

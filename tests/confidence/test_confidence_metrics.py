@@ -67,8 +67,13 @@ def test_error_capture_by_hand():
     result = ErrorCaptureAtBudget([0.5, 0.1, 0.3]).compute(_pairs(match, conf))
     assert list(result["budgets"]) == ["0.10", "0.30", "0.50"]
     b10, b30, b50 = (result["budgets"][k] for k in ("0.10", "0.30", "0.50"))
-    assert b10 == {"fields_reviewed": 1, "errors_found": 1, "pct_errors_caught": 0.25,
-                   "pct_errors_random": 0.1, "gain": pytest.approx(2.5)}
+    assert b10 == {
+        "fields_reviewed": 1,
+        "errors_found": 1,
+        "pct_errors_caught": 0.25,
+        "pct_errors_random": 0.1,
+        "gain": pytest.approx(2.5),
+    }
     assert (b30["errors_found"], b30["gain"]) == (3, pytest.approx(0.75 / 0.3))
     assert (b50["errors_found"], b50["gain"]) == (3, pytest.approx(1.5))
     assert result["value"] == pytest.approx(0.75 / 0.3)  # the middle budget, 0.30

@@ -10,11 +10,14 @@ from stickler_cli.run.accumulate import Accumulator
 from stickler_cli.run.evaluate import Evaluation, evaluate_pairs
 from stickler_cli.report.build import build_report
 
-SCHEMA = {"type": "object", "properties": {
-    "name": {"type": "string"},
-    "amount": {"type": "number"},
-    "items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}}}},
-}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "amount": {"type": "number"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+    },
+}
 
 
 def c(value, confidence):
@@ -22,10 +25,14 @@ def c(value, confidence):
 
 
 DOCS = [
-    ({"name": "Acme", "amount": 10, "items": [{"sku": "A1"}]},
-     {"name": c("Acme", 0.9), "amount": c(12, 0.2), "items": [{"sku": c("A1", 0.8)}]}),
-    ({"name": "Beta", "amount": 5, "items": [{"sku": "B2"}, {"sku": "C3"}]},
-     {"name": c("Zeta Corp", 0.6), "amount": 5, "items": [{"sku": c("C3", 0.7)}, {"sku": c("B2", 0.95)}]}),
+    (
+        {"name": "Acme", "amount": 10, "items": [{"sku": "A1"}]},
+        {"name": c("Acme", 0.9), "amount": c(12, 0.2), "items": [{"sku": c("A1", 0.8)}]},
+    ),
+    (
+        {"name": "Beta", "amount": 5, "items": [{"sku": "B2"}, {"sku": "C3"}]},
+        {"name": c("Zeta Corp", 0.6), "amount": 5, "items": [{"sku": c("C3", 0.7)}, {"sku": c("B2", 0.95)}]},
+    ),
 ]
 
 
@@ -35,7 +42,8 @@ def test_report_block_by_hand():
     # pairs: name (match .9), amount (miss .2), items.sku (match .8), name (miss .6), sku (.7, .95 matches)
     overall = conf["overall"]
     assert overall["brier_score"]["value"] == pytest.approx(
-        ((0.9 - 1) ** 2 + 0.2 ** 2 + (0.8 - 1) ** 2 + 0.6 ** 2 + (0.7 - 1) ** 2 + (0.95 - 1) ** 2) / 6)
+        ((0.9 - 1) ** 2 + 0.2**2 + (0.8 - 1) ** 2 + 0.6**2 + (0.7 - 1) ** 2 + (0.95 - 1) ** 2) / 6
+    )
     # AUROC: misses at .2 and .6; matches .7 .8 .9 .95 all above both -> 1.0
     assert overall["auroc"]["value"] == 1.0
     assert set(conf["fields"]) == {"name", "amount", "items.sku"}
@@ -61,7 +69,8 @@ def test_a_custom_metric():
     report = st.evaluate(st.compile_schema(SCHEMA), DOCS, confidence_metrics=[MeanConfidence()])
     assert list(report["confidence_metrics"]["overall"]) == ["mean_confidence"]
     assert report["confidence_metrics"]["overall"]["mean_confidence"]["value"] == pytest.approx(
-        (0.9 + 0.2 + 0.8 + 0.6 + 0.7 + 0.95) / 6)
+        (0.9 + 0.2 + 0.8 + 0.6 + 0.7 + 0.95) / 6
+    )
 
 
 def test_split_runs_merged_give_the_same_metrics():
@@ -73,8 +82,10 @@ def test_split_runs_merged_give_the_same_metrics():
     report = build_report(Evaluation(plan, merged, {}))
     assert report["confidence_metrics"]["coverage"] == whole["coverage"]
     merged_conf = report["confidence_metrics"]
-    for block, whole_block in [(merged_conf["overall"], whole["overall"]),
-                               *[(merged_conf["fields"][p], whole["fields"][p]) for p in whole["fields"]]]:
+    for block, whole_block in [
+        (merged_conf["overall"], whole["overall"]),
+        *[(merged_conf["fields"][p], whole["fields"][p]) for p in whole["fields"]],
+    ]:
         for name in ("auroc", "brier_score", "ece", "error_capture_at_budget"):
             a, b = block[name]["value"], whole_block[name]["value"]
             assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), name
@@ -85,7 +96,7 @@ def test_a_bad_confidence_is_a_record_error_and_the_record_is_still_scored():
     acc = evaluate_pairs(st.compile_schema(SCHEMA), bad)
     assert [e["message"] for e in acc.errors] == [
         "name: _confidence must be a number from 0 to 1, got 1.5",
-        "name: _confidence must be a number from 0 to 1, got \"high\"",
+        'name: _confidence must be a number from 0 to 1, got "high"',
     ]
     assert acc.get_state()["counts"][0][0] == 2  # both names still TP
 
@@ -95,7 +106,7 @@ def test_the_readme_custom_metric_example_runs():
 
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     start = readme.index("import numpy as np\nimport stickler_cli as st\n\nclass MeanConfidence")
-    code = readme[start:readme.index("```", start)]
+    code = readme[start : readme.index("```", start)]
     namespace = {"plan": st.compile_schema(SCHEMA), "pairs": DOCS}
     exec(compile(code, "README.md", "exec"), namespace)
     overall = namespace["report"]["confidence_metrics"]["overall"]
@@ -104,12 +115,17 @@ def test_the_readme_custom_metric_example_runs():
 
 def test_rich_values_keep_their_other_metadata():
     plan = st.compile_schema(SCHEMA)
-    pred = {"name": {"_value": "Acme", "_confidence": 0.9, "_bbox": [1, 2, 3, 4]},
-            "amount": {"_value": 10, "_source": "p.2"},
-            "items": [{"sku": {"_value": "A1", "_bbox": [0, 0, 1, 1]}}]}
+    pred = {
+        "name": {"_value": "Acme", "_confidence": 0.9, "_bbox": [1, 2, 3, 4]},
+        "amount": {"_value": 10, "_source": "p.2"},
+        "items": [{"sku": {"_value": "A1", "_bbox": [0, 0, 1, 1]}}],
+    }
     result = st.compare(plan, {"name": "Acme", "amount": 10, "items": [{"sku": "A1"}]}, pred)
-    assert result.metadata == [(0, "name", {"_bbox": [1, 2, 3, 4]}), (1, "amount", {"_source": "p.2"}),
-                               (3, "items[0↔0].sku", {"_bbox": [0, 0, 1, 1]})]
+    assert result.metadata == [
+        (0, "name", {"_bbox": [1, 2, 3, 4]}),
+        (1, "amount", {"_source": "p.2"}),
+        (3, "items[0↔0].sku", {"_bbox": [0, 0, 1, 1]}),
+    ]
     assert result.counts[0][0] == result.counts[1][0] == 1  # still compared by _value
 
 
@@ -118,13 +134,34 @@ def test_terminal_shows_the_calibration_tables(root):
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "stickler_cli", "eval", str(root / "schemas/invoice.json"),
-         str(root / "fixtures/invoice/gt.jsonl"), str(root / "fixtures/invoice/pred.jsonl"), "--budgets", "0.1,0.5"],
-        capture_output=True, env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"}, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "stickler_cli",
+            "eval",
+            str(root / "schemas/invoice.json"),
+            str(root / "fixtures/invoice/gt.jsonl"),
+            str(root / "fixtures/invoice/pred.jsonl"),
+            "--budgets",
+            "0.1,0.5",
+        ],
+        capture_output=True,
+        env={"COLUMNS": "120", "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     out = done.stdout.decode()
     assert done.returncode == 0, done.stderr.decode()
-    for text in ("Confidence: 97 of 141 predicted values carry one (69%)", "AUROC", "Brier", "ECE",
-                 "Reliability", "Review the least confident first", "10%", "50%", "× "):
+    for text in (
+        "Confidence: 97 of 141 predicted values carry one (69%)",
+        "AUROC",
+        "Brier",
+        "ECE",
+        "Reliability",
+        "Review the least confident first",
+        "10%",
+        "50%",
+        "× ",
+    ):
         assert text in out, text
     assert out.count("█") > 20  # the bars of the reliability diagram
 
@@ -132,8 +169,12 @@ def test_terminal_shows_the_calibration_tables(root):
 def test_empty_metric_list_is_a_usage_error(root, capsys):
     from stickler_cli.cli.app import main
 
-    args = ["eval", str(root / "schemas/invoice.json"), str(root / "fixtures/invoice/gt.jsonl"),
-            str(root / "fixtures/invoice/pred.jsonl")]
+    args = [
+        "eval",
+        str(root / "schemas/invoice.json"),
+        str(root / "fixtures/invoice/gt.jsonl"),
+        str(root / "fixtures/invoice/pred.jsonl"),
+    ]
     assert main([*args, "--confidence-metrics", ""]) == 2
     assert "names no metric" in capsys.readouterr().err
     assert main([*args, "--ece-bins", "1000"]) == 2

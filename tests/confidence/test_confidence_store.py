@@ -14,8 +14,14 @@ import numpy as np
 import pytest
 
 from stickler_cli.confidence import store as store_module
-from stickler_cli.confidence.metrics import (AUROC, ECE, BrierScore, ConfidenceMetric, ConfidencePairs,
-                                             ErrorCaptureAtBudget)
+from stickler_cli.confidence.metrics import (
+    AUROC,
+    ECE,
+    BrierScore,
+    ConfidenceMetric,
+    ConfidencePairs,
+    ErrorCaptureAtBudget,
+)
 from stickler_cli.confidence.report import confidence_metrics
 from stickler_cli.confidence.store import ConfidenceStore
 
@@ -56,9 +62,10 @@ def test_grouped_store_keeps_every_pair(decimals, monkeypatch):
     field, match, value, mean_sim, count = store.columns()
     assert int(count.sum()) == len(rows) == len(store)
     if decimals <= 2:  # the point: groups are bounded by fields x distinct confidences x outcomes
-        assert len(count) <= 4 * (10 ** decimals + 1) * 2
-    expanded = sorted(zip(np.repeat(field, count).tolist(), np.repeat(match, count).tolist(),
-                          np.repeat(value, count).tolist()))
+        assert len(count) <= 4 * (10**decimals + 1) * 2
+    expanded = sorted(
+        zip(np.repeat(field, count).tolist(), np.repeat(match, count).tolist(), np.repeat(value, count).tolist())
+    )
     assert expanded == sorted((f, m, c) for f, m, c, _ in rows)
     sums: dict = {}
     for f, m, c, s in rows:
@@ -78,8 +85,9 @@ def test_every_builtin_metric_equals_its_value_on_single_pairs(seed, monkeypatch
     paths = ["a", "b", "c", "d"]
     field, match, value, sim, count = store.columns()
     grouped = confidence_metrics(paths, field, match, value, sim, 5000, metrics, count)
-    one_by_one = confidence_metrics(paths, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
-                                    [r[3] for r in rows], 5000, metrics)
+    one_by_one = confidence_metrics(
+        paths, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows], 5000, metrics
+    )
     _close(grouped, one_by_one)
     assert grouped["coverage"]["fields_with_confidence"] == 1500
 

@@ -112,14 +112,21 @@ print(result.score, "scipy.optimize" in sys.modules, "scipy.optimize._lsap" in s
 NOT_FOUND = "import importlib.util; importlib.util.find_spec = lambda name, package=None: None"
 
 
-@pytest.mark.parametrize("setup, package_imported", [("", False), ("import scipy.optimize", True),
-                                                     (NOT_FOUND, True)],
-                         ids=["loaded alone", "package imported first", "file not found"])
+@pytest.mark.parametrize(
+    "setup, package_imported",
+    [("", False), ("import scipy.optimize", True), (NOT_FOUND, True)],
+    ids=["loaded alone", "package imported first", "file not found"],
+)
 def test_scoring_a_list_pair_needs_no_scipy_optimize_package(setup, package_imported):
     """Same score every way; the ``scipy.optimize`` package (0.3-0.4 s to import) is imported only when it
     already was, or when its compiled solver cannot be loaded from its file."""
-    done = subprocess.run([sys.executable, "-c", SCORE_SMALL_LISTS.format(setup=setup)], capture_output=True,
-                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", SCORE_SMALL_LISTS.format(setup=setup)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0, done.stderr
     score, package, solver = done.stdout.split()
     assert (score, package, solver) == ("0.8333333333333334", str(package_imported), "True")

@@ -41,14 +41,25 @@ EXAMPLES = 250
 # -- schemas ---------------------------------------------------------------------------
 
 STRING_COMPARATORS = [
-    None, ("ExactComparator", {}), ("ExactComparator", {"case_sensitive": True, "normalize": False}),
-    ("LevenshteinComparator", {}), ("LevenshteinComparator", {"normalize": False}), ("FuzzyComparator", {}),
-    ("FuzzyComparator", {"method": "token_sort_ratio"}), ("FuzzyComparator", {"method": "partial_ratio"}),
+    None,
+    ("ExactComparator", {}),
+    ("ExactComparator", {"case_sensitive": True, "normalize": False}),
+    ("LevenshteinComparator", {}),
+    ("LevenshteinComparator", {"normalize": False}),
+    ("FuzzyComparator", {}),
+    ("FuzzyComparator", {"method": "token_sort_ratio"}),
+    ("FuzzyComparator", {"method": "partial_ratio"}),
     ("FuzzyComparator", {"method": "token_set_ratio", "normalize": False}),
-    ("DateComparator", {}), ("NormalizedComparator", {}),  # not vectorised: scored pair by pair
+    ("DateComparator", {}),
+    ("NormalizedComparator", {}),  # not vectorised: scored pair by pair
 ]
-NUMBER_COMPARATORS = [None, ("NumericComparator", {}), ("NumericComparator", {"absolute_tolerance": 0.01}),
-                      ("NumericComparator", {"relative_tolerance": 0.001}), ("ExactComparator", {})]
+NUMBER_COMPARATORS = [
+    None,
+    ("NumericComparator", {}),
+    ("NumericComparator", {"absolute_tolerance": 0.01}),
+    ("NumericComparator", {"relative_tolerance": 0.001}),
+    ("ExactComparator", {}),
+]
 # "_value" as a property: its object is data, never unwrapped as a rich value (FieldPlan.rich)
 KEYS = st.sampled_from(["a", "b", "c", "name", "sku", "qty", "price", "date", "tags", "x y", "_value"])
 # enum/const values that normalise alike ("A+", "A-"; 1.5, 15, -15): Exact keeps distinct ones apart
@@ -113,8 +124,9 @@ def object_schema(draw, depth: int):
 
 @st.composite
 def field_schema(draw, depth: int):
-    kinds = ["leaf", "leaf", "leaf", "primitive_list", "bbox"] + (["object", "object_list", "object_list"]
-                                                                  if depth > 0 else [])
+    kinds = ["leaf", "leaf", "leaf", "primitive_list", "bbox"] + (
+        ["object", "object_list", "object_list"] if depth > 0 else []
+    )
     kind = draw(st.sampled_from(kinds))
     if kind == "leaf":
         return draw(leaf_schema())
@@ -144,15 +156,63 @@ SCHEMAS = object_schema(depth=2)
 
 # -- documents -------------------------------------------------------------------------
 
-TEXTS = ["Blue Widget", "blue widget", "Blue  Widget!", "widget", "", " ", "Acme, Inc.", "acme inc", "2024-01-02",
-         "01/02/2024", "Jan 2, 2024", "12.50", "é", "x", "widget blue", "A+", "A-", "a+", "N/A", "NA", "B", "1.5",
-         "-15"]
+TEXTS = [
+    "Blue Widget",
+    "blue widget",
+    "Blue  Widget!",
+    "widget",
+    "",
+    " ",
+    "Acme, Inc.",
+    "acme inc",
+    "2024-01-02",
+    "01/02/2024",
+    "Jan 2, 2024",
+    "12.50",
+    "é",
+    "x",
+    "widget blue",
+    "A+",
+    "A-",
+    "a+",
+    "N/A",
+    "NA",
+    "B",
+    "1.5",
+    "-15",
+]
 # Numbers that normalisation would confuse (1.5, 15, -15; -1, 1; 1, 1.0) and texts that are no one number.
-NUMBERS = [0, 1, 1.5, 100, 100.01, 100.001, -3, 1e-5, 12345678.91, 2 ** 53 + 1, "12.50", "$1,247.50", 0.1,
-           0.30000000000000004, True, 15, -15, -1, 1.0, "15", "1.5", "page 1 of 2", "1 0", "1e2", "1 000", "5%"]
+NUMBERS = [
+    0,
+    1,
+    1.5,
+    100,
+    100.01,
+    100.001,
+    -3,
+    1e-5,
+    12345678.91,
+    2**53 + 1,
+    "12.50",
+    "$1,247.50",
+    0.1,
+    0.30000000000000004,
+    True,
+    15,
+    -15,
+    -1,
+    1.0,
+    "15",
+    "1.5",
+    "page 1 of 2",
+    "1 0",
+    "1e2",
+    "1 000",
+    "5%",
+]
 STRAYS = [None, "", [], {}, "n/a", [1, 2], {"a": 1}, 7]
 GOOD_CONFIDENCES = [0.0, 0.5, 0.73, 0.999, 1.0, 1, 0, 0.25, 0.9, None]  # None: no confidence
-BAD_CONFIDENCES = [1.5, -0.1, "high", True, math.nan, 10 ** 400]
+BAD_CONFIDENCES = [1.5, -0.1, "high", True, math.nan, 10**400]
 BOXES = [[0, 0, 10, 10], [0, 0, 10, 12], [1, 1, 5, 5], [0, 0, 0, 0], "box"]
 
 
@@ -161,14 +221,20 @@ LOOK_ALIKES = ["A+", "A-", "a+", "N/A", "NA", "n/a", "acme inc", 1.0, 15.0, -15,
 
 def allowed_values(f: FieldPlan) -> list:
     """The enum or const values the field's comparator was given (AllowedValues), as JSON values."""
-    return [identity if type(identity) is str else float(identity[1]) if identity[0] is float else identity[1]
-            for identity in f.comparator.allowed.ids]
+    return [
+        identity if type(identity) is str else float(identity[1]) if identity[0] is float else identity[1]
+        for identity in f.comparator.allowed.ids
+    ]
 
 
 def scalar(f: FieldPlan):
     if getattr(f.comparator, "allowed", None) is not None:  # an enum or const: its values and look-alikes
-        return st.one_of(st.sampled_from(allowed_values(f)), st.sampled_from(allowed_values(f)),
-                         st.sampled_from(LOOK_ALIKES), st.sampled_from(STRAYS))
+        return st.one_of(
+            st.sampled_from(allowed_values(f)),
+            st.sampled_from(allowed_values(f)),
+            st.sampled_from(LOOK_ALIKES),
+            st.sampled_from(STRAYS),
+        )
     elif f.json_type == "array":
         base = st.sampled_from(BOXES)
     elif f.json_type in ("number", "integer"):
@@ -201,10 +267,12 @@ def value_for(f: FieldPlan):
         return rich(scalar(f))
     if f.kind is Kind.OBJECT:
         return rich(st.one_of(obj(f.model), obj(f.model), st.sampled_from([None, "not an object", {}])))
-    item = rich(scalar(f)) if f.kind is Kind.PRIMITIVE_LIST else rich(
-        st.one_of(obj(f.model), obj(f.model), obj(f.model), st.sampled_from([None, "stray", {}])))
-    return rich(st.one_of(st.lists(item, max_size=5), st.lists(item, max_size=5), item,
-                          st.sampled_from([None, []])))
+    item = (
+        rich(scalar(f))
+        if f.kind is Kind.PRIMITIVE_LIST
+        else rich(st.one_of(obj(f.model), obj(f.model), obj(f.model), st.sampled_from([None, "stray", {}])))
+    )
+    return rich(st.one_of(st.lists(item, max_size=5), st.lists(item, max_size=5), item, st.sampled_from([None, []])))
 
 
 def obj(model: ModelPlan):
@@ -226,6 +294,7 @@ def batches(draw, plan):
 
 # -- comparing ---------------------------------------------------------------------------
 
+
 def bits(value):
     """Floats by their bits (-0.0 is not 0.0), everything else as it is."""
     if isinstance(value, float):
@@ -239,10 +308,21 @@ def bits(value):
 
 def outcome(doc):
     """What a document's result holds, confidence pairs field by field (their order within a field kept)."""
-    return bits([doc.score, doc.field_scores, doc.tally, doc.score_sum, doc.score_n,
-                 [tuple(p) for p in sorted(doc.confidences, key=lambda p: p.field_index)], doc.errors,
-                 doc.predicted_leaves, doc.metadata, sorted(doc.similarity_bins),
-                 [(f.field, f.gt_rows, f.pred_rows, f.events, f.tau, f.unclassified) for f in doc.list_errors]])
+    return bits(
+        [
+            doc.score,
+            doc.field_scores,
+            doc.tally,
+            doc.score_sum,
+            doc.score_n,
+            [tuple(p) for p in sorted(doc.confidences, key=lambda p: p.field_index)],
+            doc.errors,
+            doc.predicted_leaves,
+            doc.metadata,
+            sorted(doc.similarity_bins),
+            [(f.field, f.gt_rows, f.pred_rows, f.events, f.tau, f.unclassified) for f in doc.list_errors],
+        ]
+    )
 
 
 def assert_same(plan, docs):
@@ -290,8 +370,11 @@ def test_long_lists_keep_their_own_matrices_and_lists_beyond_the_bound_go_docume
     bounded matching, which the batch leaves to Engine.compare."""
     plan = compile_schema(data.draw(SCHEMAS, label="schema"))
     docs = data.draw(batches(plan), label="documents")
-    with mock.patch.object(compare_module, "BATCH_PAIRS", 2), mock.patch.object(compare_module, "MATCH_BOUND", 6), \
-            mock.patch.object(matching_module, "MATCH_BOUND", 6):
+    with (
+        mock.patch.object(compare_module, "BATCH_PAIRS", 2),
+        mock.patch.object(compare_module, "MATCH_BOUND", 6),
+        mock.patch.object(matching_module, "MATCH_BOUND", 6),
+    ):
         assert_same(plan, docs)
 
 
@@ -314,9 +397,17 @@ def test_a_run_adds_up_to_the_same_state_batch_by_batch(data):
     assert state_bytes(batched) == state_bytes(one)
 
 
-@pytest.mark.parametrize("schema", ["schemas/invoice.json", "schemas/shipment.json", "schemas/transactions.json",
-                                    "schemas/parity_comparators.json", "schemas/parity_mix.json",
-                                    "bench/invoice.schema.json"])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "schemas/invoice.json",
+        "schemas/shipment.json",
+        "schemas/transactions.json",
+        "schemas/parity_comparators.json",
+        "schemas/parity_mix.json",
+        "bench/invoice.schema.json",
+    ],
+)
 def test_realistic_documents_score_the_same_in_batches(schema):
     """The repository's schemas with the fixtures' generator (typos, drift, reordered and dropped items)."""
     plan = load_schema(ROOT / schema)
@@ -350,8 +441,18 @@ def test_the_bench_documents_take_the_columnar_path_and_add_up_alike(tmp_path):
         if doc.list_errors:  # what went wrong in its lists
             one.add_list_errors(doc.list_errors, f"pair {k}", k - 1)
         if one.is_among_worst(doc.score):
-            one.keep_worst(doc.score, {"doc_id": f"pair {k}", "gt_source": None, "gt_line": k, "pred_source": None,
-                                       "pred_line": k, "gt": gt, "pred": pred})
+            one.keep_worst(
+                doc.score,
+                {
+                    "doc_id": f"pair {k}",
+                    "gt_source": None,
+                    "gt_line": k,
+                    "pred_source": None,
+                    "pred_line": k,
+                    "gt": gt,
+                    "pred": pred,
+                },
+            )
         if one.wants_failures(doc.tally):  # the sample of failing comparisons per field
             one.keep_failures(non_match_rows(engine, f"pair {k}", gt, pred)[0])
     assert state_bytes(evaluate_pairs(plan, docs)) == state_bytes(one)
@@ -373,12 +474,25 @@ def test_a_comparator_failure_is_reported_with_its_own_document():
     """A failure anywhere in the batch sends every document through Engine.compare: each reports its own."""
     register(Brittle)
     try:
-        plan = compile_schema({"type": "object", "properties": {
-            "code": {"type": "string", "x-aws-stickler-comparator": "TestBatchBrittle"},
-            "items": {"type": "array", "items": {"type": "object", "properties": {
-                "sku": {"type": "string", "x-aws-stickler-comparator": "TestBatchBrittle"}}}}}})
-        docs = [({"code": "a", "items": [{"sku": "s"}]}, {"code": "a", "items": [{"sku": "boom" if k == 1 else "s"}]})
-                for k in range(3)]
+        plan = compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "code": {"type": "string", "x-aws-stickler-comparator": "TestBatchBrittle"},
+                    "items": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {"sku": {"type": "string", "x-aws-stickler-comparator": "TestBatchBrittle"}},
+                        },
+                    },
+                },
+            }
+        )
+        docs = [
+            ({"code": "a", "items": [{"sku": "s"}]}, {"code": "a", "items": [{"sku": "boom" if k == 1 else "s"}]})
+            for k in range(3)
+        ]
         scored = assert_same(plan, docs)
         assert scored.errors == {1: ["items.sku: TestBatchBrittle failed, scored 0.0: ValueError: cannot score boom"]}
         assert scored.slow == 3
@@ -389,25 +503,49 @@ def test_a_comparator_failure_is_reported_with_its_own_document():
 def test_odd_documents_alone_go_document_by_document():
     """A malformed confidence or a rich value with metadata: that document is Engine.compare's, the others not."""
     plan = compile_schema({"type": "object", "properties": {"name": {"type": "string"}, "qty": {"type": "number"}}})
-    docs = [({"name": "a", "qty": 1}, {"name": {"_value": "a", "_confidence": 0.9}, "qty": 1}),
-            ({"name": "a", "qty": 1}, {"name": {"_value": "a", "_confidence": "high"}, "qty": 1}),
-            ({"name": "a", "qty": 1}, {"name": "b", "qty": {"_value": 1, "_bbox": [0, 0, 1, 1]}}),
-            ({"name": "a", "qty": 1}, {"name": {"_value": "a", "_confidence": 1}, "qty": 2})]
+    docs = [
+        ({"name": "a", "qty": 1}, {"name": {"_value": "a", "_confidence": 0.9}, "qty": 1}),
+        ({"name": "a", "qty": 1}, {"name": {"_value": "a", "_confidence": "high"}, "qty": 1}),
+        ({"name": "a", "qty": 1}, {"name": "b", "qty": {"_value": 1, "_bbox": [0, 0, 1, 1]}}),
+        ({"name": "a", "qty": 1}, {"name": {"_value": "a", "_confidence": 1}, "qty": 2}),
+    ]
     scored = assert_same(plan, docs)
     assert scored.slow == 2
-    assert scored.errors == {1: ["name: _confidence must be a number from 0 to 1, got \"high\""]}
+    assert scored.errors == {1: ['name: _confidence must be a number from 0 to 1, got "high"']}
     assert scored.metadata == {2: [(plan.root.field("qty").index, "qty", {"_bbox": [0, 0, 1, 1]})]}
     assert scored.confidence_counts.tolist() == [1, 0, 0, 1]  # the integer 1 is a confidence of 1.0
 
 
 def test_an_item_pair_scoring_under_the_floor_adds_nothing():
     """A matched-or-not pair whose score is above 0 but below PAIR_FLOOR (0.01) counts 0 in the list's score."""
-    plan = compile_schema({"type": "object", "properties": {"items": {"type": "array", "items": {
-        "type": "object", "x-aws-stickler-match-threshold": 0.0, "properties": {
-            "tiny": {"type": "string", "x-aws-stickler-comparator": "ExactComparator", "x-aws-stickler-weight": 0.001},
-            "big": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}}}})
-    docs = [({"items": [{"tiny": "a", "big": "b"}, {"tiny": "c", "big": "d"}]},
-             {"items": [{"tiny": "a", "big": "x"}, {"tiny": "c", "big": "d"}]})]
+    plan = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "x-aws-stickler-match-threshold": 0.0,
+                        "properties": {
+                            "tiny": {
+                                "type": "string",
+                                "x-aws-stickler-comparator": "ExactComparator",
+                                "x-aws-stickler-weight": 0.001,
+                            },
+                            "big": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                        },
+                    },
+                }
+            },
+        }
+    )
+    docs = [
+        (
+            {"items": [{"tiny": "a", "big": "b"}, {"tiny": "c", "big": "d"}]},
+            {"items": [{"tiny": "a", "big": "x"}, {"tiny": "c", "big": "d"}]},
+        )
+    ]
     scored = assert_same(plan, docs)
     assert scored.scores.tolist() == [0.5]  # (0 for the pair at 0.000999, 1.0) / 2
 
@@ -441,10 +579,11 @@ SPACES = [" ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85", "\xa0",
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(st.sampled_from(list("abAB1!é") + ["Ā", "😀"] + SPACES), max_size=14), min_size=1,
-                max_size=8),
-       st.lists(st.text(st.sampled_from(list("abAB1!é") + ["Ā", "😀"] + SPACES), max_size=14), min_size=1,
-                max_size=8), st.booleans())
+@given(
+    st.lists(st.text(st.sampled_from(list("abAB1!é") + ["Ā", "😀"] + SPACES), max_size=14), min_size=1, max_size=8),
+    st.lists(st.text(st.sampled_from(list("abAB1!é") + ["Ā", "😀"] + SPACES), max_size=14), min_size=1, max_size=8),
+    st.booleans(),
+)
 def test_token_sort_cells_sort_each_text_once_and_equal_the_scorer(gts, preds, normalize):
     """FuzzyComparator's token_sort_ratio cells sort an ASCII text's words once (Python's split), then
     score with ratio: the same floats as token_sort_ratio pair by pair, whatever the spaces; a text that
@@ -460,10 +599,19 @@ def test_token_sort_cells_sort_each_text_once_and_equal_the_scorer(gts, preds, n
 
 # -- the run around the engine ---------------------------------------------------------
 
+
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.dictionaries(st.sampled_from(["id", "ID", "doc_id", "docId", "name", "Document-ID", "uuid",
-                                                 "record_id", "x", "_id"]), st.just(1), max_size=5),
-                min_size=1, max_size=12))
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["id", "ID", "doc_id", "docId", "name", "Document-ID", "uuid", "record_id", "x", "_id"]),
+            st.just(1),
+            max_size=5,
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_id_keys_by_shape_equal_the_search_record_by_record(records):
     """The reader finds each record's id field once per shape of record (its keys in order), not key by key; and
     the field a ground truth and a prediction share, names folded on both sides (``doc_id`` and ``docId``)."""
@@ -514,9 +662,13 @@ class _Object(dict):
     pass
 
 
-_NULLABLE = st.one_of(st.none(), st.sampled_from(["", " ", "a", _Text(""), _Text("b")]), st.booleans(),
-                      st.sampled_from([0, 1, 0.0, -0.0, 2.5, math.nan, math.inf]),
-                      st.sampled_from([[], [0], {}, {"a": 1}, _Items(), _Items([1]), _Object(), _Object(a=1)]))
+_NULLABLE = st.one_of(
+    st.none(),
+    st.sampled_from(["", " ", "a", _Text(""), _Text("b")]),
+    st.booleans(),
+    st.sampled_from([0, 1, 0.0, -0.0, 2.5, math.nan, math.inf]),
+    st.sampled_from([[], [0], {}, {"a": 1}, _Items(), _Items([1]), _Object(), _Object(a=1)]),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -528,8 +680,12 @@ def test_null_mask_reads_null_as_each_kind_means_it(values: list) -> None:
     from stickler_cli.engine.values import is_null, is_null_list
     from stickler_cli.plan import Kind
 
-    for kind, rule in ((Kind.PRIMITIVE, is_null), (Kind.PRIMITIVE_LIST, is_null_list),
-                       (Kind.OBJECT_LIST, is_null_list), (Kind.OBJECT, lambda v: v is None)):
+    for kind, rule in (
+        (Kind.PRIMITIVE, is_null),
+        (Kind.PRIMITIVE_LIST, is_null_list),
+        (Kind.OBJECT_LIST, is_null_list),
+        (Kind.OBJECT, lambda v: v is None),
+    ):
         expected = [rule(v) for v in values]
         assert null_mask(values, kind).tolist() == expected
         assert null_mask(values, kind, set(map(type, values))).tolist() == expected

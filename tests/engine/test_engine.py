@@ -16,28 +16,37 @@ def counts(plan, result):
     return {f.path: result.counts[f.index] for f in plan.fields}
 
 
-FLAT = plan_of({"s": {"type": "string", "x-aws-stickler-clip-under-threshold": True},
-                "sc": {"type": "string"},
-                "st": {"type": "string", "x-aws-stickler-threshold": 0.8},
-                "n": {"type": "number"}, "b": {"type": "boolean"}, "i": {"type": "integer"}})
+FLAT = plan_of(
+    {
+        "s": {"type": "string", "x-aws-stickler-clip-under-threshold": True},
+        "sc": {"type": "string"},
+        "st": {"type": "string", "x-aws-stickler-threshold": 0.8},
+        "n": {"type": "number"},
+        "b": {"type": "boolean"},
+        "i": {"type": "integer"},
+    }
+)
 
 
-@pytest.mark.parametrize("field, gt, pred, score, label", [
-    ("s", "abcde", "abcdx", 0.8, TP),
-    ("s", "abcde", "abxyz", 0.0, FD),      # clipped below threshold 0.5
-    ("sc", "abcde", "abxyz", 0.4, FD),     # our default: not clipped
-    ("s", "abcd", "abxy", 0.5, TP),        # >= threshold is a match
-    ("st", "abcd", "abxy", 0.5, FD),
-    ("s", "ABC ", "abc", 1.0, TP),         # Levenshtein normalises case and space
-    ("s", None, "x", 0.0, FA),
-    ("s", "", None, 1.0, TN),              # "" is null
-    ("s", "   ", "x", 0.0, FD),            # whitespace is a value
-    ("n", 0, None, 0.0, FN),
-    ("n", None, 0, 0.0, FA),
-    ("n", 0, 0, 1.0, TP),
-    ("b", True, False, 0.0, FD),
-    ("n", 1, 1.0000001, 0.0, FD),          # numeric default is exact equality
-])
+@pytest.mark.parametrize(
+    "field, gt, pred, score, label",
+    [
+        ("s", "abcde", "abcdx", 0.8, TP),
+        ("s", "abcde", "abxyz", 0.0, FD),  # clipped below threshold 0.5
+        ("sc", "abcde", "abxyz", 0.4, FD),  # our default: not clipped
+        ("s", "abcd", "abxy", 0.5, TP),  # >= threshold is a match
+        ("st", "abcd", "abxy", 0.5, FD),
+        ("s", "ABC ", "abc", 1.0, TP),  # Levenshtein normalises case and space
+        ("s", None, "x", 0.0, FA),
+        ("s", "", None, 1.0, TN),  # "" is null
+        ("s", "   ", "x", 0.0, FD),  # whitespace is a value
+        ("n", 0, None, 0.0, FN),
+        ("n", None, 0, 0.0, FA),
+        ("n", 0, 0, 1.0, TP),
+        ("b", True, False, 0.0, FD),
+        ("n", 1, 1.0000001, 0.0, FD),  # numeric default is exact equality
+    ],
+)
 def test_primitive_classification(field, gt, pred, score, label):
     result = st.compare(FLAT, {field: gt}, {field: pred})
     assert result.field_scores[field] == pytest.approx(score)
@@ -48,37 +57,53 @@ def test_primitive_classification(field, gt, pred, score, label):
     assert result.score == pytest.approx((5 + score) / 6)
 
 
-LISTS = plan_of({"t": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-clip-under-threshold": True},
-                 "tc": {"type": "array", "items": {"type": "string"}},
-                 "nums": {"type": "array", "items": {"type": "number"}}})
+LISTS = plan_of(
+    {
+        "t": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-clip-under-threshold": True},
+        "tc": {"type": "array", "items": {"type": "string"}},
+        "nums": {"type": "array", "items": {"type": "number"}},
+    }
+)
 
 
-@pytest.mark.parametrize("field, gt, pred, score, tp_fa_fd_fn_tn", [
-    ("t", ["apple", "banana", "cherry"], ["cherry", "apple", "banana"], 1.0, [3, 0, 0, 0, 0]),
-    ("t", ["apple", "banana", "cherry"], ["apple", "banana"], 2 / 3, [2, 0, 0, 1, 0]),
-    ("t", ["apple", "banana"], ["apple", "banana", "cherry"], 2 / 3, [2, 1, 0, 0, 0]),
-    ("t", ["apple", "banana", "cherry"], ["appel", "banan", "xyz"], (0.6 + 5 / 6) / 3, [2, 0, 1, 0, 0]),
-    ("t", ["abcde", "vwxyz"], ["abcdq", "qqqqq", "rrrrr"], 0.8 / 3, [1, 1, 1, 0, 0]),
-    ("tc", ["abcde", "fghij"], ["abxyz", "fghij"], 0.7, [1, 0, 1, 0, 0]),
-    ("t", [], [], 1.0, [0, 0, 0, 0, 1]),
-    ("t", None, ["a", "b"], 0.0, [0, 2, 0, 0, 0]),
-    ("t", ["a", "b"], [], 0.0, [0, 0, 0, 2, 0]),
-    ("t", ["a", "a"], ["a"], 0.5, [1, 0, 0, 1, 0]),
-    ("nums", [1, 2, 3], [1.0, 2.0, 4], 2 / 3, [2, 0, 1, 0, 0]),
-])
+@pytest.mark.parametrize(
+    "field, gt, pred, score, tp_fa_fd_fn_tn",
+    [
+        ("t", ["apple", "banana", "cherry"], ["cherry", "apple", "banana"], 1.0, [3, 0, 0, 0, 0]),
+        ("t", ["apple", "banana", "cherry"], ["apple", "banana"], 2 / 3, [2, 0, 0, 1, 0]),
+        ("t", ["apple", "banana"], ["apple", "banana", "cherry"], 2 / 3, [2, 1, 0, 0, 0]),
+        ("t", ["apple", "banana", "cherry"], ["appel", "banan", "xyz"], (0.6 + 5 / 6) / 3, [2, 0, 1, 0, 0]),
+        ("t", ["abcde", "vwxyz"], ["abcdq", "qqqqq", "rrrrr"], 0.8 / 3, [1, 1, 1, 0, 0]),
+        ("tc", ["abcde", "fghij"], ["abxyz", "fghij"], 0.7, [1, 0, 1, 0, 0]),
+        ("t", [], [], 1.0, [0, 0, 0, 0, 1]),
+        ("t", None, ["a", "b"], 0.0, [0, 2, 0, 0, 0]),
+        ("t", ["a", "b"], [], 0.0, [0, 0, 0, 2, 0]),
+        ("t", ["a", "a"], ["a"], 0.5, [1, 0, 0, 1, 0]),
+        ("nums", [1, 2, 3], [1.0, 2.0, 4], 2 / 3, [2, 0, 1, 0, 0]),
+    ],
+)
 def test_primitive_lists(field, gt, pred, score, tp_fa_fd_fn_tn):
     result = st.compare(LISTS, {field: gt}, {field: pred})
     assert result.field_scores[field] == pytest.approx(score)
     assert counts(LISTS, result)[field] == tp_fa_fd_fn_tn
 
 
-ADDRESS = plan_of({
-    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-    "addr": {"type": "object", "x-aws-stickler-weight": 2, "x-aws-stickler-clip-under-threshold": True, "properties": {
-        "street": {"type": "string", "x-aws-stickler-weight": 3},
-        "city": {"type": "string", "x-aws-stickler-threshold": 0.9},
-        "zip": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "note": {"type": "string"}}}})
+ADDRESS = plan_of(
+    {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "addr": {
+            "type": "object",
+            "x-aws-stickler-weight": 2,
+            "x-aws-stickler-clip-under-threshold": True,
+            "properties": {
+                "street": {"type": "string", "x-aws-stickler-weight": 3},
+                "city": {"type": "string", "x-aws-stickler-threshold": 0.9},
+                "zip": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                "note": {"type": "string"},
+            },
+        },
+    }
+)
 
 
 def test_nested_object_similarity_and_counts():
@@ -105,21 +130,40 @@ def test_missing_object_gives_no_child_counts():
     assert all(c[p] == [0, 0, 0, 0, 0] for p in ("addr.street", "addr.city", "addr.zip", "addr.note"))
 
 
-ITEMS = plan_of({"id": {"type": "string"}, "items": {"type": "array", "items": {"type": "object", "properties": {
-    "name": {"type": "string", "x-aws-stickler-threshold": 0.8},
-    "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator", "x-aws-stickler-weight": 2},
-    "opt": {"type": "string"}}}}})
+ITEMS = plan_of(
+    {
+        "id": {"type": "string"},
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "x-aws-stickler-threshold": 0.8},
+                    "code": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "ExactComparator",
+                        "x-aws-stickler-weight": 2,
+                    },
+                    "opt": {"type": "string"},
+                },
+            },
+        },
+    }
+)
 A, B, C = {"name": "alpha", "code": "A1"}, {"name": "bravo", "code": "B2"}, {"name": "charlie", "code": "C3"}
 
 
-@pytest.mark.parametrize("gt, pred, score, list_counts, name_counts", [
-    ([A, B, C], [C, A, B], 1.0, [3, 0, 0, 0, 0], [3, 0, 0, 0, 0]),
-    ([A, B], [{"name": "alpha", "code": "ZZ"}, B], 0.75, [1, 0, 1, 0, 0], [1, 0, 0, 0, 0]),
-    ([A, B, C], [B, A], 2 / 3, [2, 0, 0, 1, 0], [2, 0, 0, 0, 0]),
-    ([A], [{"name": "zzzzz", "code": "Q"}], 0.25, [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]),
-    ([], [A, B], 0.0, [0, 2, 0, 0, 0], [0, 0, 0, 0, 0]),
-    ([], None, 1.0, [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]),
-])
+@pytest.mark.parametrize(
+    "gt, pred, score, list_counts, name_counts",
+    [
+        ([A, B, C], [C, A, B], 1.0, [3, 0, 0, 0, 0], [3, 0, 0, 0, 0]),
+        ([A, B], [{"name": "alpha", "code": "ZZ"}, B], 0.75, [1, 0, 1, 0, 0], [1, 0, 0, 0, 0]),
+        ([A, B, C], [B, A], 2 / 3, [2, 0, 0, 1, 0], [2, 0, 0, 0, 0]),
+        ([A], [{"name": "zzzzz", "code": "Q"}], 0.25, [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]),
+        ([], [A, B], 0.0, [0, 2, 0, 0, 0], [0, 0, 0, 0, 0]),
+        ([], None, 1.0, [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]),
+    ],
+)
 def test_object_lists(gt, pred, score, list_counts, name_counts):
     result = st.compare(ITEMS, {"id": "x", "items": gt}, {"id": "x", "items": pred})
     c = counts(ITEMS, result)
@@ -129,7 +173,11 @@ def test_object_lists(gt, pred, score, list_counts, name_counts):
 
 
 def test_rich_values_are_unwrapped_and_confidences_kept():
-    result = st.compare(FLAT, {"s": "abcde", "n": 3}, {"s": {"_value": "abcde", "_confidence": 0.9}, "n": {"_value": 4, "_confidence": 0.2}})
+    result = st.compare(
+        FLAT,
+        {"s": "abcde", "n": 3},
+        {"s": {"_value": "abcde", "_confidence": 0.9}, "n": {"_value": 4, "_confidence": 0.2}},
+    )
     assert result.field_scores["s"] == 1.0 and result.field_scores["n"] == 0.0
     pairs = sorted((FLAT.fields[p.field_index].path, p.is_match, p.confidence) for p in result.confidences)
     assert pairs == [("n", False, 0.2), ("s", True, 0.9)]

@@ -20,8 +20,12 @@ from stickler_cli.engine.result import FD, TP
 #   gt "ab"        1.0         0.5
 #   gt "yb"        0.5         0.0
 # Both pairings total 1.0: straight (ab-ab 1.0, yb-ax 0.0) and crossed (ab-ax 0.5, yb-ab 0.5).
-ORDERS = [(["ab", "yb"], ["ab", "ax"]), (["yb", "ab"], ["ax", "ab"]),
-          (["ab", "yb"], ["ax", "ab"]), (["yb", "ab"], ["ab", "ax"])]
+ORDERS = [
+    (["ab", "yb"], ["ab", "ax"]),
+    (["yb", "ab"], ["ax", "ab"]),
+    (["ab", "yb"], ["ax", "ab"]),
+    (["yb", "ab"], ["ab", "ax"]),
+]
 
 
 def _both_paths(engine: Engine, gt: dict, pred: dict) -> list:
@@ -43,8 +47,9 @@ def test_a_tied_primitive_list_pairs_for_more_matches(gt: list, pred: list) -> N
     (gt ["yb", "ab"], pred ["ax", "ab"]: 2 TP); in the other three orders it picks straight (1 TP,
     1 FD): the divergence docs/parity.md row 3 lists.
     """
-    engine = Engine(st.compile_schema({"type": "object", "properties": {
-        "tags": {"type": "array", "items": {"type": "string"}}}}))
+    engine = Engine(
+        st.compile_schema({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}})
+    )
     for result in _both_paths(engine, {"tags": gt}, {"tags": pred}):
         assert result.score == 0.5
         assert result.counts[0][TP] == 2 and result.counts[0][FD] == 0
@@ -64,8 +69,14 @@ def test_a_tied_object_list_pairs_for_more_matched_items(gt: list, pred: list) -
     when gt comes as ["ab", "yb"]; with gt ["yb", "ab"] it picks crossed (rows 0 TP 2 FD, name
     never compared): docs/parity.md row 3 again.
     """
-    plan = st.compile_schema({"type": "object", "properties": {"rows": {"type": "array", "items": {
-        "type": "object", "properties": {"name": {"type": "string"}}}}}})
+    plan = st.compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "rows": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}
+            },
+        }
+    )
     engine = Engine(plan)
     rows, name = plan.fields
     assert rows.model.match_threshold == 0.7

@@ -37,26 +37,45 @@ def both_engines(schema: dict, docs: list[tuple[dict, dict]]) -> list:
         doc = one.compare(gt, pred)
         columnar = batch.document(d)
         assert (columnar.tally, columnar.field_scores, columnar.score, sorted(columnar.confidences)) == (
-            doc.tally, doc.field_scores, doc.score, sorted(doc.confidences)), (gt, pred)
+            doc.tally,
+            doc.field_scores,
+            doc.score,
+            sorted(doc.confidences),
+        ), (gt, pred)
         results.append((plan, doc))
     return results
 
 
 def counts(plan, doc, path: str) -> list[int]:
     f = next(f for f in plan.fields if f.path == path)
-    return doc.tally[5 * f.index:5 * f.index + 5]
+    return doc.tally[5 * f.index : 5 * f.index + 5]
 
 
 # -- 5: Exact ------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("gt, pred, expected", [
-    (1.5, -15, 0.0), (1.5, 15, 0.0), (-15, 15, 0.0), (-1, 1, 0.0),  # the digits alike, the numbers not
-    (1, 1.0, 1.0), (100, 100.0, 1.0),  # one number, two spellings
-    (10 ** 29 + 1, 10 ** 29 + 2, 0.0), (10 ** 29 + 1, 10 ** 29 + 1, 1.0),  # every digit, beyond Decimal's 28
-    (1000, "1,000", 1.0), (1.5, "1.5", 1.0), (-12.5, "(12.50)", 1.0),  # a text spelling the same number
-    (1.5, "$15", 0.0), (1.5, "15", 0.0), (12, "12 kg", 0.0), (True, 1, 0.0),
-    ("Hello, World!", "hello world", 1.0), ("ACME Corp.", "acme corp", 1.0),  # free text: still lenient
-])
+
+@pytest.mark.parametrize(
+    "gt, pred, expected",
+    [
+        (1.5, -15, 0.0),
+        (1.5, 15, 0.0),
+        (-15, 15, 0.0),
+        (-1, 1, 0.0),  # the digits alike, the numbers not
+        (1, 1.0, 1.0),
+        (100, 100.0, 1.0),  # one number, two spellings
+        (10**29 + 1, 10**29 + 2, 0.0),
+        (10**29 + 1, 10**29 + 1, 1.0),  # every digit, beyond Decimal's 28
+        (1000, "1,000", 1.0),
+        (1.5, "1.5", 1.0),
+        (-12.5, "(12.50)", 1.0),  # a text spelling the same number
+        (1.5, "$15", 0.0),
+        (1.5, "15", 0.0),
+        (12, "12 kg", 0.0),
+        (True, 1, 0.0),
+        ("Hello, World!", "hello world", 1.0),
+        ("ACME Corp.", "acme corp", 1.0),  # free text: still lenient
+    ],
+)
 def test_exact_compares_numbers_by_value(gt, pred, expected):
     exact = build("ExactComparator", {})
     assert exact.similarity(gt, pred) == expected
@@ -68,18 +87,30 @@ def test_strict_exact_is_unchanged():
     """The strict form is stickler-eval 1.0.0's: str() equality, so 1 and 1.0 differ there (docs/parity.md)."""
     strict = build("ExactComparator", {"case_sensitive": True, "normalize": False})
     assert [strict.similarity(a, b) for a, b in [(1, 1.0), (1.5, "1.5"), (1.5, -15), ("A+", "A-")]] == [
-        0.0, 1.0, 0.0, 0.0]
+        0.0,
+        1.0,
+        0.0,
+        0.0,
+    ]
 
 
-SCHEMA_5 = {"type": "object", "properties": {
-    "rate": {"enum": [1.5, 15, -15]},
-    "grade": {"type": "string", "enum": ["A+", "A-", "B"]},
-    "status": {"type": "string", "const": "N/A"},
-    "tags": {"type": "array", "items": {"type": "string", "enum": ["A+", "A-"]}},
-    "rows": {"type": "array", "items": {"type": "object", "properties": {
-        "grade": {"type": "string", "enum": ["A+", "A-"]}, "code": {"type": "string"}}}},
-    "strict": {"type": "string", "enum": ["a", "A"], "x-aws-stickler-comparator-config": {"case_sensitive": False}},
-}}
+SCHEMA_5 = {
+    "type": "object",
+    "properties": {
+        "rate": {"enum": [1.5, 15, -15]},
+        "grade": {"type": "string", "enum": ["A+", "A-", "B"]},
+        "status": {"type": "string", "const": "N/A"},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["A+", "A-"]}},
+        "rows": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"grade": {"type": "string", "enum": ["A+", "A-"]}, "code": {"type": "string"}},
+            },
+        },
+        "strict": {"type": "string", "enum": ["a", "A"], "x-aws-stickler-comparator-config": {"case_sensitive": False}},
+    },
+}
 
 
 def test_distinct_enum_values_never_match_in_either_engine():
@@ -87,10 +118,22 @@ def test_distinct_enum_values_never_match_in_either_engine():
     enum values) are FD. A value outside the enum is still compared leniently: grade a+ vs A+ is TP. The tag
     list [A+, A-] vs [A-, A-]: one pair A-/A- TP, the other A+/A- FD (score 1/2). The rows pair by the
     Hungarian algorithm on grade and code: (A+, x) vs (A-, x) is 0.5 < 0.7 (FD), (A-, y) vs (A-, y) TP."""
-    gt = {"rate": 1.5, "grade": "A+", "status": "N/A", "tags": ["A+", "A-"],
-          "rows": [{"grade": "A+", "code": "x"}, {"grade": "A-", "code": "y"}], "strict": "a"}
-    pred = {"rate": -15, "grade": "A-", "status": "NA", "tags": ["A-", "A-"],
-            "rows": [{"grade": "A-", "code": "x"}, {"grade": "A-", "code": "y"}], "strict": "A"}
+    gt = {
+        "rate": 1.5,
+        "grade": "A+",
+        "status": "N/A",
+        "tags": ["A+", "A-"],
+        "rows": [{"grade": "A+", "code": "x"}, {"grade": "A-", "code": "y"}],
+        "strict": "a",
+    }
+    pred = {
+        "rate": -15,
+        "grade": "A-",
+        "status": "NA",
+        "tags": ["A-", "A-"],
+        "rows": [{"grade": "A-", "code": "x"}, {"grade": "A-", "code": "y"}],
+        "strict": "A",
+    }
     lenient = {**pred, "grade": "a+", "status": "N/A", "rate": 1.5, "strict": "a"}
     (plan, doc), (_, same) = both_engines(SCHEMA_5, [(gt, pred), (gt, lenient)])
     for path in ("rate", "grade", "status", "strict"):
@@ -107,9 +150,13 @@ def test_a_text_outside_the_enum_is_read_as_the_value_it_spells_but_for_case_and
     "a-+" normalise to "a", the key of both "A+" and "A-" (ambiguous: FD against either); "b" is "B"; against
     the const "N/A", "n/a" is it but for case (TP) and "NA" is not (FD). Lists and rows alike."""
     cases = [("A-", "a+", 0), ("A+", "a+", 1), ("A-", "A+ ", 0), ("A+", "A", 0), ("A-", "a-+", 0), ("B", "b", 1)]
-    docs = [({"grade": g, "tags": [g] if g != "B" else [], "rows": [{"grade": g, "code": "x"}] if g != "B" else []},
-             {"grade": p, "tags": [p] if g != "B" else [], "rows": [{"grade": p, "code": "x"}] if g != "B" else []})
-            for g, p, _ in cases]
+    docs = [
+        (
+            {"grade": g, "tags": [g] if g != "B" else [], "rows": [{"grade": g, "code": "x"}] if g != "B" else []},
+            {"grade": p, "tags": [p] if g != "B" else [], "rows": [{"grade": p, "code": "x"}] if g != "B" else []},
+        )
+        for g, p, _ in cases
+    ]
     docs += [({"status": "N/A"}, {"status": "n/a"}), ({"status": "N/A"}, {"status": "NA"})]
     results = both_engines(SCHEMA_5, docs)
     for (g, p, tp), (plan, doc) in zip(cases, results):
@@ -134,13 +181,33 @@ def test_identical_nan_and_infinities_stay_equal_under_exact(value):
 
 # -- 6: Numeric ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("gt, pred, expected", [
-    ("page 1 of 2", 12, 0.0), ("5 to 7", 57, 0.0), ("1 0", 10, 0.0), ("1e2", 12, 0.0), ("1e2", 100, 0.0),
-    ("12 34", 1234, 0.0), ("Box 12", 12, 0.0),
-    ("1 000", 1000, 1.0), ("$1,234.50", 1234.5, 1.0), ("(12.50)", -12.5, 1.0), ("5%", 5, 1.0),
-    ("USD 12", 12, 1.0), ("1.234,50", 1234.5, 1.0), (".5", 0.5, 1.0), ("  12 ", 12, 1.0), ("-15", -15, 1.0),
-    ("12.", 12, 1.0), ("5²", 52, 0.0), ("10³ €", 103, 0.0), ("(-5)", 5, 0.0), ("(-5)", -5, 0.0),  # found by review
-])
+
+@pytest.mark.parametrize(
+    "gt, pred, expected",
+    [
+        ("page 1 of 2", 12, 0.0),
+        ("5 to 7", 57, 0.0),
+        ("1 0", 10, 0.0),
+        ("1e2", 12, 0.0),
+        ("1e2", 100, 0.0),
+        ("12 34", 1234, 0.0),
+        ("Box 12", 12, 0.0),
+        ("1 000", 1000, 1.0),
+        ("$1,234.50", 1234.5, 1.0),
+        ("(12.50)", -12.5, 1.0),
+        ("5%", 5, 1.0),
+        ("USD 12", 12, 1.0),
+        ("1.234,50", 1234.5, 1.0),
+        (".5", 0.5, 1.0),
+        ("  12 ", 12, 1.0),
+        ("-15", -15, 1.0),
+        ("12.", 12, 1.0),
+        ("5²", 52, 0.0),
+        ("10³ €", 103, 0.0),
+        ("(-5)", 5, 0.0),
+        ("(-5)", -5, 0.0),  # found by review
+    ],
+)
 def test_numeric_reads_a_text_only_when_it_is_one_number(gt, pred, expected):
     numeric = build("NumericComparator", {})
     assert numeric.similarity(gt, pred) == expected
@@ -151,10 +218,14 @@ def test_numeric_reads_a_text_only_when_it_is_one_number(gt, pred, expected):
 def test_numeric_texts_are_fd_in_both_engines_and_a_type_violation():
     """By hand: every text below but "1,000" spells no number: FD; the number field holding a string is a type
     violation (conformance, as any string where a number belongs)."""
-    schema = {"type": "object", "properties": {"total": {"type": "number"},
-                                               "pages": {"type": "array", "items": {"type": "number"}}}}
-    docs = [({"total": 12, "pages": [12, 57]}, {"total": "page 1 of 2", "pages": ["5 to 7", "1 0"]}),
-            ({"total": 1000, "pages": [10]}, {"total": "1,000", "pages": ["1e2"]})]
+    schema = {
+        "type": "object",
+        "properties": {"total": {"type": "number"}, "pages": {"type": "array", "items": {"type": "number"}}},
+    }
+    docs = [
+        ({"total": 12, "pages": [12, 57]}, {"total": "page 1 of 2", "pages": ["5 to 7", "1 0"]}),
+        ({"total": 1000, "pages": [10]}, {"total": "1,000", "pages": ["1e2"]}),
+    ]
     (plan, first), (_, second) = both_engines(schema, docs)
     assert counts(plan, first, "total") == [0, 0, 1, 0, 0] and counts(plan, first, "pages") == [0, 0, 2, 0, 0]
     assert counts(plan, second, "total") == [1, 0, 0, 0, 0] and counts(plan, second, "pages") == [0, 0, 1, 0, 0]
@@ -163,18 +234,34 @@ def test_numeric_texts_are_fd_in_both_engines_and_a_type_violation():
 
 # -- 7: a schema declaring _value ----------------------------------------------------------------------------
 
-WEIGHT = {"type": "object", "properties": {"_value": {"type": "number"},
-                                           "unit": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}
-SCHEMA_7 = {"type": "object", "properties": {
-    "weight": WEIGHT,
-    "parts": {"type": "array", "items": WEIGHT},
-    "score": {"type": "object", "properties": {"_confidence": {"type": "number"}, "label": {"type": "string"}}},
-    "plain": {"type": "number"},
-}}
-GT_7 = {"weight": {"_value": 5, "unit": "kg"}, "parts": [{"_value": 5, "unit": "kg"}, {"_value": 7, "unit": "g"}],
-        "score": {"_value": "x", "_confidence": 0.4, "label": "a"}, "plain": 3}
-PRED_7 = {"weight": {"_value": 5, "unit": "lb"}, "parts": [{"_value": 5, "unit": "lb"}, {"_value": 7, "unit": "g"}],
-          "score": {"_value": "x", "_confidence": 0.4, "label": "a"}, "plain": {"_value": 3, "_confidence": 0.9}}
+WEIGHT = {
+    "type": "object",
+    "properties": {
+        "_value": {"type": "number"},
+        "unit": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+    },
+}
+SCHEMA_7 = {
+    "type": "object",
+    "properties": {
+        "weight": WEIGHT,
+        "parts": {"type": "array", "items": WEIGHT},
+        "score": {"type": "object", "properties": {"_confidence": {"type": "number"}, "label": {"type": "string"}}},
+        "plain": {"type": "number"},
+    },
+}
+GT_7 = {
+    "weight": {"_value": 5, "unit": "kg"},
+    "parts": [{"_value": 5, "unit": "kg"}, {"_value": 7, "unit": "g"}],
+    "score": {"_value": "x", "_confidence": 0.4, "label": "a"},
+    "plain": 3,
+}
+PRED_7 = {
+    "weight": {"_value": 5, "unit": "lb"},
+    "parts": [{"_value": 5, "unit": "lb"}, {"_value": 7, "unit": "g"}],
+    "score": {"_value": "x", "_confidence": 0.4, "label": "a"},
+    "plain": {"_value": 3, "_confidence": 0.9},
+}
 
 
 def test_an_object_declaring_value_is_data_in_both_engines():
@@ -194,8 +281,9 @@ def test_an_object_declaring_value_is_data_in_both_engines():
     assert rows["weight"] == ("FD", GT_7["weight"], PRED_7["weight"])  # shown as the object it is
     assert rows["parts[0↔0]"] == ("FD", GT_7["parts"][0], PRED_7["parts"][0])
     # where nothing declares _value, a rich value stays a rich value: the same object is a type violation
-    other = compile_schema({"type": "object", "properties": {"weight": {"type": "object", "properties": {
-        "unit": {"type": "string"}}}}})
+    other = compile_schema(
+        {"type": "object", "properties": {"weight": {"type": "object", "properties": {"unit": {"type": "string"}}}}}
+    )
     assert Conformance.of(other).violations({"weight": {"_value": 5, "unit": "kg"}}) == [("weight", "type")]
 
 
@@ -204,8 +292,9 @@ def test_eval_reads_a_declared_value_as_data(tmp_path):
     schema.write_text(json.dumps(SCHEMA_7))
     gt.write_text(json.dumps(GT_7) + "\n")
     pred.write_text(json.dumps(PRED_7) + "\n")
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", schema, gt, pred, "-f", "json"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", schema, gt, pred, "-f", "json"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     metrics = report["field_metrics"]
@@ -220,8 +309,13 @@ def test_the_conformance_fallback_and_slices_read_a_declared_value_as_data(tmp_p
     """Found by review: a keyword the compiled checker leaves to jsonschema (uniqueItems) sent every record down
     a path that unwrapped each {"_value": ...} (weight: a type violation, schema_valid_rate 0.0), and --slice-by
     weight.unit read weight as its _value 5 (every document "(missing)"). Both follow the schema now."""
-    schema = {**SCHEMA_7, "properties": {**SCHEMA_7["properties"],
-                                         "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}
+    schema = {
+        **SCHEMA_7,
+        "properties": {
+            **SCHEMA_7["properties"],
+            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        },
+    }
     plan = compile_schema(schema)
     assert plan.data_paths() == frozenset({"weight", "parts", "score"})
     checker = Conformance.of(plan)
@@ -231,8 +325,23 @@ def test_the_conformance_fallback_and_slices_read_a_declared_value_as_data(tmp_p
     paths = (tmp_path / "s.json", tmp_path / "gt.jsonl", tmp_path / "pred.jsonl")
     for path, content in zip(paths, (schema, GT_7, PRED_7)):
         path.write_text(json.dumps(content) + "\n")
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", *map(str, paths), "-f", "json",
-                           "--slice-by", "weight.unit", "--slice-by", "plain"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "stickler_cli",
+            "eval",
+            *map(str, paths),
+            "-f",
+            "json",
+            "--slice-by",
+            "weight.unit",
+            "--slice-by",
+            "plain",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["schema_conformance"]["violations"], report["schema_violations"]) == (0, {})

@@ -13,10 +13,20 @@ import pytest
 import stickler_cli as st
 from stickler_cli.json_text import compact_json, named_non_finite
 
-LIST_SCHEMA = {"type": "object", "properties": {"items": {
-    "type": "array", "x-aws-stickler-threshold": 0.7,
-    "items": {"type": "object", "x-aws-stickler-match-threshold": 0.88,
-              "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}}}}
+LIST_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "x-aws-stickler-threshold": 0.7,
+            "items": {
+                "type": "object",
+                "x-aws-stickler-match-threshold": 0.88,
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            },
+        }
+    },
+}
 
 
 def _run(*args: object) -> subprocess.CompletedProcess:
@@ -44,8 +54,18 @@ def test_a_list_of_objects_shows_its_items_match_threshold(tmp_path):
 
 def test_nan_and_infinities_are_shown_as_themselves(tmp_path):
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {
-        "x": {"type": "number"}, "y": {"type": "number"}, "o": {"type": "object", "properties": {"v": {"type": "number"}}}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "x": {"type": "number"},
+                    "y": {"type": "number"},
+                    "o": {"type": "object", "properties": {"v": {"type": "number"}}},
+                },
+            }
+        )
+    )
     gt, pred = tmp_path / "gt.json", tmp_path / "pred.json"
     gt.write_text('{"x": NaN, "y": Infinity, "o": {"v": -Infinity}}')
     pred.write_text('{"x": NaN, "y": 1e400, "o": {"v": 1}}')
@@ -64,14 +84,25 @@ def test_nan_and_infinities_are_shown_as_themselves(tmp_path):
     misses = tmp_path / "misses.jsonl"
     _run("eval", schema, tmp_path / "gt.jsonl", tmp_path / "pred.jsonl", "--non-matches", misses)
     lines = [json.loads(line) for line in misses.read_text().splitlines()]
-    assert [(r["path"], r["gt"], r["pred"]) for r in lines] == [("x", "NaN", "NaN"), ("o", {"v": "-Infinity"}, {"v": 1}),
-                                                                ("o.v", "-Infinity", 1)]
+    assert [(r["path"], r["gt"], r["pred"]) for r in lines] == [
+        ("x", "NaN", "NaN"),
+        ("o", {"v": "-Infinity"}, {"v": 1}),
+        ("o.v", "-Infinity", 1),
+    ]
 
 
-@pytest.mark.parametrize("value, text", [
-    (float("nan"), "NaN"), (float("inf"), "Infinity"), (-float("inf"), "-Infinity"),
-    ({"a": [1, float("nan")]}, '{"a":[1,NaN]}'), (None, "null"), ({"a": None}, '{"a":null}'), (10**30, str(10**30)),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (float("nan"), "NaN"),
+        (float("inf"), "Infinity"),
+        (-float("inf"), "-Infinity"),
+        ({"a": [1, float("nan")]}, '{"a":[1,NaN]}'),
+        (None, "null"),
+        ({"a": None}, '{"a":null}'),
+        (10**30, str(10**30)),
+    ],
+)
 def test_compact_json_spells_non_finite_numbers(value, text):
     assert compact_json(value) == text
 
@@ -83,10 +114,21 @@ def test_named_non_finite_copies_only_what_holds_them():
     assert named_non_finite(given) == {"a": [1, "NaN"], "b": "NaN"} and given["a"][1] != given["a"][1]
 
 
-@pytest.mark.parametrize("given, expected", [
-    (0.5, 0.5), (1, 1.0), (0, 0.0), (True, None), (1.5, None), (-0.1, None), (float("nan"), None), ("0.5", None),
-    (None, None), (10**400, None),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        (0.5, 0.5),
+        (1, 1.0),
+        (0, 0.0),
+        (True, None),
+        (1.5, None),
+        (-0.1, None),
+        (float("nan"), None),
+        ("0.5", None),
+        (None, None),
+        (10**400, None),
+    ],
+)
 def test_one_rule_reads_a_confidence(given, expected):
     """Engine.compare's pairs, its traces, its box ranking and the batch's columns read a _confidence alike."""
     from stickler_cli.engine.values import confidence_value
@@ -101,7 +143,10 @@ def test_a_numpy_float_confidence_ranks_a_box_as_it_counts_as_a_confidence():
 
     plan = st.compile_schema({"type": "object", "properties": {"v": {"type": "string"}}})
     box = [0, 0, 10, 10]
-    result = st.compare(plan, {"v": {"_value": "a", "_bbox": box}},
-                        {"v": {"_value": "a", "_bbox": box, "_confidence": np.float64(0.25)}})
+    result = st.compare(
+        plan,
+        {"v": {"_value": "a", "_bbox": box}},
+        {"v": {"_value": "a", "_bbox": box, "_confidence": np.float64(0.25)}},
+    )
     assert [c.confidence for c in result.confidences] == [0.25]
     assert [b.confidence for b in result.boxes] == [0.25]

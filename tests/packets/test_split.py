@@ -18,8 +18,17 @@ from scipy.stats import kendalltau
 from sklearn.metrics import homogeneity_completeness_v_measure, rand_score, v_measure_score
 
 from stickler_cli.cli.app import main
-from stickler_cli.packets.metrics import (PageRow, Section, Weights, classify, kendall_tau_b, page_table, rand_index,
-                                          score_pages, v_measure)
+from stickler_cli.packets.metrics import (
+    PageRow,
+    Section,
+    Weights,
+    classify,
+    kendall_tau_b,
+    page_table,
+    rand_index,
+    score_pages,
+    v_measure,
+)
 from stickler_cli.run.packets import Reading, read_pairs
 from stickler_cli.report.packets import build
 from tests.support.packets import packet
@@ -29,26 +38,72 @@ FIXTURE = ROOT / "fixtures" / "packets"
 
 # stickler-eval 1.0.0: DocSplitClassificationMetrics and evaluate_packet (default weights; strict) per packet.
 FIXTURE_GOLDEN = {
-    "P-001": {"page_accuracy": 1.0, "split_accuracy_without_order": 1.0, "split_accuracy_with_order": 1.0,
-              "v_measure": 1.0, "rand_index": 1.0, "ordering_score": 1.0, "packet_score": 1.0, "strict_packet_score": 1.0},
-    "P-002": {"page_accuracy": 1.0, "split_accuracy_without_order": 1.0, "split_accuracy_with_order": 0.5,
-              "v_measure": 1.0, "rand_index": 1.0, "ordering_score": 0.6666666666666666,
-              "packet_score": 0.8333333333333333, "strict_packet_score": 0.8333333333333333},
-    "P-003": {"page_accuracy": 0.5, "split_accuracy_without_order": 0.0, "split_accuracy_with_order": 0.0,
-              "v_measure": 0.0, "rand_index": 0.3333333333333333, "ordering_score": 1.0,
-              "packet_score": 0.5833333333333334, "strict_packet_score": 0.9083333333333333},
-    "P-004": {"page_accuracy": 1.0, "split_accuracy_without_order": 0.0, "split_accuracy_with_order": 0.0,
-              "v_measure": 0.0, "rand_index": 0.4, "ordering_score": 0.6708203932499369,
-              "packet_score": 0.4354101966249685, "strict_packet_score": 0.4354101966249685},
-    "P-005": {"page_accuracy": 0.3333333333333333, "split_accuracy_without_order": 0.5, "split_accuracy_with_order": 0.5,
-              "v_measure": 1.0, "rand_index": 1.0, "ordering_score": 1.0, "packet_score": 1.0,
-              "strict_packet_score": 0.8500867758294695},
-    "P-006": {"page_accuracy": 0.75, "split_accuracy_without_order": 0.5, "split_accuracy_with_order": 0.5,
-              "v_measure": 1.0, "rand_index": 1.0, "ordering_score": 1.0, "packet_score": 1.0, "strict_packet_score": 1.0},
+    "P-001": {
+        "page_accuracy": 1.0,
+        "split_accuracy_without_order": 1.0,
+        "split_accuracy_with_order": 1.0,
+        "v_measure": 1.0,
+        "rand_index": 1.0,
+        "ordering_score": 1.0,
+        "packet_score": 1.0,
+        "strict_packet_score": 1.0,
+    },
+    "P-002": {
+        "page_accuracy": 1.0,
+        "split_accuracy_without_order": 1.0,
+        "split_accuracy_with_order": 0.5,
+        "v_measure": 1.0,
+        "rand_index": 1.0,
+        "ordering_score": 0.6666666666666666,
+        "packet_score": 0.8333333333333333,
+        "strict_packet_score": 0.8333333333333333,
+    },
+    "P-003": {
+        "page_accuracy": 0.5,
+        "split_accuracy_without_order": 0.0,
+        "split_accuracy_with_order": 0.0,
+        "v_measure": 0.0,
+        "rand_index": 0.3333333333333333,
+        "ordering_score": 1.0,
+        "packet_score": 0.5833333333333334,
+        "strict_packet_score": 0.9083333333333333,
+    },
+    "P-004": {
+        "page_accuracy": 1.0,
+        "split_accuracy_without_order": 0.0,
+        "split_accuracy_with_order": 0.0,
+        "v_measure": 0.0,
+        "rand_index": 0.4,
+        "ordering_score": 0.6708203932499369,
+        "packet_score": 0.4354101966249685,
+        "strict_packet_score": 0.4354101966249685,
+    },
+    "P-005": {
+        "page_accuracy": 0.3333333333333333,
+        "split_accuracy_without_order": 0.5,
+        "split_accuracy_with_order": 0.5,
+        "v_measure": 1.0,
+        "rand_index": 1.0,
+        "ordering_score": 1.0,
+        "packet_score": 1.0,
+        "strict_packet_score": 0.8500867758294695,
+    },
+    "P-006": {
+        "page_accuracy": 0.75,
+        "split_accuracy_without_order": 0.5,
+        "split_accuracy_with_order": 0.5,
+        "v_measure": 1.0,
+        "rand_index": 1.0,
+        "ordering_score": 1.0,
+        "packet_score": 1.0,
+        "strict_packet_score": 1.0,
+    },
 }
 # stickler-eval 1.0.0's evaluate_packet on each packet of fixtures/packets/pages.csv.
-CSV_GOLDEN = {"P-101": {"packet_score": 0.8333333333333333, "v_measure": 1.0, "ordering_score": 0.6666666666666666},
-              "P-102": {"packet_score": 0.15183771886365355, "v_measure": 0.2740175421212809, "ordering_score": 0.0}}
+CSV_GOLDEN = {
+    "P-101": {"packet_score": 0.8333333333333333, "v_measure": 1.0, "ordering_score": 0.6666666666666666},
+    "P-102": {"packet_score": 0.15183771886365355, "v_measure": 0.2740175421212809, "ordering_score": 0.0},
+}
 CLOSE = 1e-12
 
 
@@ -68,10 +123,16 @@ def test_fixture_packets_equal_the_library_s_figures(packet_id, gt, pred) -> Non
     c = classify(_sections(gt), _sections(pred))
     rows = page_table(_sections(gt), _sections(pred))
     g, strict = score_pages(rows), score_pages(rows, Weights(strict=True))
-    figures = {"page_accuracy": c.page_accuracy, "split_accuracy_without_order": c.split_accuracy_without_order,
-               "split_accuracy_with_order": c.split_accuracy_with_order, "v_measure": g.v_measure,
-               "rand_index": g.rand_index, "ordering_score": g.ordering, "packet_score": g.packet_score,
-               "strict_packet_score": strict.packet_score}
+    figures = {
+        "page_accuracy": c.page_accuracy,
+        "split_accuracy_without_order": c.split_accuracy_without_order,
+        "split_accuracy_with_order": c.split_accuracy_with_order,
+        "v_measure": g.v_measure,
+        "rand_index": g.rand_index,
+        "ordering_score": g.ordering,
+        "packet_score": g.packet_score,
+        "strict_packet_score": strict.packet_score,
+    }
     for key, value in golden.items():
         assert figures[key] == pytest.approx(value, abs=CLOSE), key
 
@@ -84,7 +145,9 @@ def _run(args: list[str], capsys, monkeypatch, columns: int = 80) -> tuple[int, 
 
 
 def test_fixture_report_pools_pages_and_sections_and_averages_packets(capsys, monkeypatch) -> None:
-    code, out, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "-f", "json"], capsys, monkeypatch)
+    code, out, _ = _run(
+        ["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "-f", "json"], capsys, monkeypatch
+    )
     assert code == 0
     report = json.loads(out)
     m = report["metrics"]
@@ -93,7 +156,9 @@ def test_fixture_report_pools_pages_and_sections_and_averages_packets(capsys, mo
     assert m["split_accuracy_without_order"] == 6 / 11 and m["split_accuracy_with_order"] == 5 / 11
     mean = sum(g["packet_score"] for g in FIXTURE_GOLDEN.values()) / 6
     assert m["packet_score"] == pytest.approx(mean, abs=CLOSE)
-    assert m["ordering_score"] == pytest.approx(sum(g["ordering_score"] for g in FIXTURE_GOLDEN.values()) / 6, abs=CLOSE)
+    assert m["ordering_score"] == pytest.approx(
+        sum(g["ordering_score"] for g in FIXTURE_GOLDEN.values()) / 6, abs=CLOSE
+    )
     invoice = next(c for c in report["classes"] if c["class"] == "invoice")
     assert (invoice["gt_pages"], invoice["pred_pages"], invoice["correct_pages"]) == (8, 8, 6)
     assert {"ground_truth": "bank_statement", "predicted": None, "pages": 1} in report["confusion"]
@@ -121,10 +186,26 @@ def test_junit_has_a_case_per_gate_and_per_figure(tmp_path, capsys, monkeypatch)
     from xml.etree import ElementTree as ET
 
     xml, data = tmp_path / "split.xml", tmp_path / "split.json"
-    code, out, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--junit", str(xml), "-o",
-                         str(data), "--fail-under", "page_accuracy=0.99", "--fail-under", "v_measure=0.5"],
-                        capsys, monkeypatch)
-    assert code == 1 and "".join(f"JUnit XML written to {xml}".split()) in "".join(out.split())  # wrapped at 80 columns, mid-path too
+    code, out, _ = _run(
+        [
+            "split",
+            str(FIXTURE / "gt.jsonl"),
+            str(FIXTURE / "pred.jsonl"),
+            "--junit",
+            str(xml),
+            "-o",
+            str(data),
+            "--fail-under",
+            "page_accuracy=0.99",
+            "--fail-under",
+            "v_measure=0.5",
+        ],
+        capsys,
+        monkeypatch,
+    )
+    assert code == 1 and "".join(f"JUnit XML written to {xml}".split()) in "".join(
+        out.split()
+    )  # wrapped at 80 columns, mid-path too
     root = ET.parse(xml).getroot()
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("10", "2", "0")
     gates, figures = root.findall("testsuite")
@@ -134,9 +215,13 @@ def test_junit_has_a_case_per_gate_and_per_figure(tmp_path, capsys, monkeypatch)
     assert [c.get("name") for c in figures] == list(report["metrics"])
     cases = {c.get("name"): c for c in figures}
     assert cases["page_accuracy"].find("failure").get("message") == "0.8000 < 0.99"
-    assert cases["v_measure"].find("failure") is None and [c for c in figures if c.find("failure") is not None] == \
-        [cases["page_accuracy"]]
-    assert cases["split_accuracy_with_order"].find("system-out").text == "split_accuracy_with_order 0.4545 over 6 packet(s)"
+    assert cases["v_measure"].find("failure") is None and [c for c in figures if c.find("failure") is not None] == [
+        cases["page_accuracy"]
+    ]
+    assert (
+        cases["split_accuracy_with_order"].find("system-out").text
+        == "split_accuracy_with_order 0.4545 over 6 packet(s)"
+    )
     code, _, _ = _run(["split", str(FIXTURE / "pages.csv"), "--junit", str(xml), "-f", "json"], capsys, monkeypatch)
     table = ET.parse(xml).getroot()
     assert code == 0 and table.get("failures") == "0" and table.find("testsuite").get("tests") == "0"
@@ -157,15 +242,33 @@ def test_every_form_of_report_is_valid_under_its_schema(tmp_path, capsys, monkey
     jsonschema.Draft202012Validator.check_schema(schema)
     plain = tmp_path / "plain.csv"
     plain.write_text("group_id,group_id_predicted,page_number,page_number_predicted\na,a,1,2\na,b,2,1\n")
-    bad = _write(tmp_path / "bad.jsonl", ["not json", dict(GOOD, packet_id="Z"),
-                                          {"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [0, 0]}]}])
+    bad = _write(
+        tmp_path / "bad.jsonl",
+        [
+            "not json",
+            dict(GOOD, packet_id="Z"),
+            {"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [0, 0]}]},
+        ],
+    )
     empty = _write(tmp_path / "empty.jsonl", [])
-    runs = [[str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--fail-under", "page_accuracy=0.99",
-             "--fail-under", "ordering_score=-0.5", "--worst", "10"],
-            [str(FIXTURE / "pages.csv"), "--fail-under", "split_accuracy_with_order=0.5"],
-            [str(plain)], [_write(tmp_path / "gt.jsonl", [GOOD]), bad], [empty, bad],
-            [str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--alpha", "2", "--beta", "0"],
-            [str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--alpha", "-1", "--beta", "2"]]
+    runs = [
+        [
+            str(FIXTURE / "gt.jsonl"),
+            str(FIXTURE / "pred.jsonl"),
+            "--fail-under",
+            "page_accuracy=0.99",
+            "--fail-under",
+            "ordering_score=-0.5",
+            "--worst",
+            "10",
+        ],
+        [str(FIXTURE / "pages.csv"), "--fail-under", "split_accuracy_with_order=0.5"],
+        [str(plain)],
+        [_write(tmp_path / "gt.jsonl", [GOOD]), bad],
+        [empty, bad],
+        [str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--alpha", "2", "--beta", "0"],
+        [str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--alpha", "-1", "--beta", "2"],
+    ]
     reports = []
     for args in runs:
         code, out, _ = _run(["split", *args, "-f", "json"], capsys, monkeypatch)
@@ -175,8 +278,11 @@ def test_every_form_of_report_is_valid_under_its_schema(tmp_path, capsys, monkey
     assert reports[2]["metrics"]["page_accuracy"] is None and reports[4]["packet_count"] == 0
     assert reports[3]["records"]["invalid_predictions"] == 2 and reports[3]["problems"][0]["line"] == 1
     assert max(r["metrics"]["packet_score"] for r in reports[5:]) > 1  # --alpha and --beta take any finite number
-    for report, key, value in ((reports[0], "page_accuracy", 1.5), (reports[0], "clustering_score", -0.1),
-                               (reports[1], "split_accuracy_with_order", 0.5)):  # a page table has no sections
+    for report, key, value in (
+        (reports[0], "page_accuracy", 1.5),
+        (reports[0], "clustering_score", -0.1),
+        (reports[1], "split_accuracy_with_order", 0.5),
+    ):  # a page table has no sections
         wrong = json.loads(json.dumps(report))
         wrong["metrics"][key] = value
         with pytest.raises(jsonschema.ValidationError):
@@ -189,19 +295,34 @@ HOSTILE = "<script>alert(1)</script>"
 def test_html_page_of_a_split(tmp_path, capsys, monkeypatch) -> None:
     """--html: one self-contained page (no network, the policy of the eval report) with the figures, gates, pages
     by class, misclassified pages, worst packets and record problems; every name from the data escaped."""
-    gt = _write(tmp_path / "gt.jsonl", [{"packet_id": HOSTILE, "sections": [{"document_class": HOSTILE, "page_indices": [0, 1]}]},
-                                        dict(GOOD, packet_id="B")])
-    pred = _write(tmp_path / "pred.jsonl", [{"packet_id": HOSTILE, "sections": [{"document_class": "x", "page_indices": [1, 0]}]},
-                                            "not json"])
+    gt = _write(
+        tmp_path / "gt.jsonl",
+        [
+            {"packet_id": HOSTILE, "sections": [{"document_class": HOSTILE, "page_indices": [0, 1]}]},
+            dict(GOOD, packet_id="B"),
+        ],
+    )
+    pred = _write(
+        tmp_path / "pred.jsonl",
+        [{"packet_id": HOSTILE, "sections": [{"document_class": "x", "page_indices": [1, 0]}]}, "not json"],
+    )
     page_path = tmp_path / "split.html"
-    code, out, _ = _run(["split", gt, pred, "--html", str(page_path), "--fail-under", "packet_score=0.9"], capsys,
-                        monkeypatch)
+    code, out, _ = _run(
+        ["split", gt, pred, "--html", str(page_path), "--fail-under", "packet_score=0.9"], capsys, monkeypatch
+    )
     assert code == 1 and "HTML report written to" in out
     page = page_path.read_text()
     assert "<script>alert" not in page and page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3  # packet, class ×2
     assert "Content-Security-Policy" in page and "http" not in page.replace("http-equiv", "")
-    for heading in ("Figures", "Gates: 1 of 1 failed", "Pages by class", "Misclassified pages", "Worst packets",
-                    "Records", "Record problems (2)"):  # the line that is not JSON, packet B without prediction
+    for heading in (
+        "Figures",
+        "Gates: 1 of 1 failed",
+        "Pages by class",
+        "Misclassified pages",
+        "Worst packets",
+        "Records",
+        "Record problems (2)",
+    ):  # the line that is not JSON, packet B without prediction
         assert f"<h2>{heading}</h2>" in page
     assert "pred.jsonl:2: prediction not valid JSON" in page
 
@@ -212,8 +333,21 @@ def test_html_page_of_a_split_in_chromium(tmp_path, capsys, monkeypatch) -> None
     from tests.support.browser import chromium, open_page
 
     page_path, data = tmp_path / "split.html", tmp_path / "split.json"
-    code, _, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "--html", str(page_path),
-                       "-o", str(data), "--worst", "10"], capsys, monkeypatch)
+    code, _, _ = _run(
+        [
+            "split",
+            str(FIXTURE / "gt.jsonl"),
+            str(FIXTURE / "pred.jsonl"),
+            "--html",
+            str(page_path),
+            "-o",
+            str(data),
+            "--worst",
+            "10",
+        ],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0
     worst = json.loads(data.read_text())["worst_packets"]
     with chromium() as browser:
@@ -281,25 +415,43 @@ def _write(path: Path, lines: list) -> str:
 GOOD = {"packet_id": "A", "sections": [{"document_class": "invoice", "page_indices": [0, 1]}]}
 
 
-@pytest.mark.parametrize("record, message", [
-    ({"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [0, 1]},
-                                     {"document_class": "y", "page_indices": [1]}]},
-     "gt.jsonl:1: ground truth sections[1].page_indices[0]: page 1 is already in sections[0]"),
-    ({"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [2, 2]}]},
-     "sections[0].page_indices[1]: page 2 is already in the same section"),
-    ({"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [0, 1.5]}]},
-     "sections[0].page_indices[1]: expected a page index (an integer from 0), got 1.5"),
-    ({"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [-1]}]},
-     "sections[0].page_indices[0]: expected a page index (an integer from 0), got -1"),
-    ({"packet_id": "A", "sections": [{"document_class": "x", "page_indices": ["0"]}]},
-     "got '0'"),
-    ({"packet_id": "A"}, "gt.jsonl:1: ground truth sections: missing"),
-    ({"sections": []}, "packet_id: missing"),
-    ({"packet_id": True, "sections": []}, "packet_id: expected a string or an integer, got a boolean"),
-    ({"packet_id": "A", "sections": [{"document_class": 3, "page_indices": [0]}]}, "sections[0].document_class: expected a string"),
-    ({"packet_id": "A", "sections": [{"document_class": "x"}]}, "sections[0].page_indices: missing"),
-    ("[1, 2", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        (
+            {
+                "packet_id": "A",
+                "sections": [
+                    {"document_class": "x", "page_indices": [0, 1]},
+                    {"document_class": "y", "page_indices": [1]},
+                ],
+            },
+            "gt.jsonl:1: ground truth sections[1].page_indices[0]: page 1 is already in sections[0]",
+        ),
+        (
+            {"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [2, 2]}]},
+            "sections[0].page_indices[1]: page 2 is already in the same section",
+        ),
+        (
+            {"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [0, 1.5]}]},
+            "sections[0].page_indices[1]: expected a page index (an integer from 0), got 1.5",
+        ),
+        (
+            {"packet_id": "A", "sections": [{"document_class": "x", "page_indices": [-1]}]},
+            "sections[0].page_indices[0]: expected a page index (an integer from 0), got -1",
+        ),
+        ({"packet_id": "A", "sections": [{"document_class": "x", "page_indices": ["0"]}]}, "got '0'"),
+        ({"packet_id": "A"}, "gt.jsonl:1: ground truth sections: missing"),
+        ({"sections": []}, "packet_id: missing"),
+        ({"packet_id": True, "sections": []}, "packet_id: expected a string or an integer, got a boolean"),
+        (
+            {"packet_id": "A", "sections": [{"document_class": 3, "page_indices": [0]}]},
+            "sections[0].document_class: expected a string",
+        ),
+        ({"packet_id": "A", "sections": [{"document_class": "x"}]}, "sections[0].page_indices: missing"),
+        ("[1, 2", "not valid JSON"),
+    ],
+)
 def test_bad_ground_truth_is_one_line_exit_2(tmp_path, capsys, monkeypatch, record, message) -> None:
     gt = _write(tmp_path / "gt.jsonl", [record])
     pred = _write(tmp_path / "pred.jsonl", [GOOD])
@@ -309,24 +461,37 @@ def test_bad_ground_truth_is_one_line_exit_2(tmp_path, capsys, monkeypatch, reco
 
 
 def test_bad_predictions_are_counted_and_scored_as_empty(tmp_path, capsys, monkeypatch) -> None:
-    gt = _write(tmp_path / "gt.jsonl", [GOOD, dict(GOOD, packet_id="B"), dict(GOOD, packet_id=7), dict(GOOD, packet_id="D")])
-    pred = _write(tmp_path / "pred.jsonl", [
-        {"packet_id": "A", "sections": [{"document_class": "invoice", "page_indices": [0, 0]}]},  # duplicated page
-        GOOD,  # a second prediction for A: ignored
-        "not json",
-        dict(GOOD, packet_id=7),
-        dict(GOOD, packet_id="7"),  # "7" is not 7
-        dict(GOOD, packet_id="D"),
-    ])
+    gt = _write(
+        tmp_path / "gt.jsonl", [GOOD, dict(GOOD, packet_id="B"), dict(GOOD, packet_id=7), dict(GOOD, packet_id="D")]
+    )
+    pred = _write(
+        tmp_path / "pred.jsonl",
+        [
+            {"packet_id": "A", "sections": [{"document_class": "invoice", "page_indices": [0, 0]}]},  # duplicated page
+            GOOD,  # a second prediction for A: ignored
+            "not json",
+            dict(GOOD, packet_id=7),
+            dict(GOOD, packet_id="7"),  # "7" is not 7
+            dict(GOOD, packet_id="D"),
+        ],
+    )
     code, out, _ = _run(["split", gt, pred, "-f", "json"], capsys, monkeypatch)
     assert code == 0
     report = json.loads(out)
     r = report["records"]
-    assert (r["gt_packets"], r["paired"], r["invalid_predictions"], r["duplicate_predictions"],
-            r["missing_predictions"], r["unpaired_predictions"]) == (4, 3, 2, 1, 1, 1)
+    assert (
+        r["gt_packets"],
+        r["paired"],
+        r["invalid_predictions"],
+        r["duplicate_predictions"],
+        r["missing_predictions"],
+        r["unpaired_predictions"],
+    ) == (4, 3, 2, 1, 1, 1)
     assert report["metrics"]["page_accuracy"] == 4 / 8  # A (duplicated pages) and B (no prediction) score 0
     messages = [f"{p['source'].rsplit('/', 1)[-1]}:{p['line']}: {p['message']}" for p in report["problems"]]
-    assert any(m.startswith("pred.jsonl:1: prediction sections[0].page_indices[1]: page 0 is already") for m in messages)
+    assert any(
+        m.startswith("pred.jsonl:1: prediction sections[0].page_indices[1]: page 0 is already") for m in messages
+    )
     assert any(m.startswith("pred.jsonl:5: packet 7 has no ground truth") for m in messages)
 
 
@@ -353,31 +518,50 @@ def test_what_split_holds_in_memory_is_bounded(tmp_path, capsys, monkeypatch) ->
     gt, pred = _write(tmp_path / "gt.jsonl", lines), _write(tmp_path / "pred.jsonl", lines)
     code, out, err = _run(["split", gt, pred, "--limit", f"kept-bytes={3 * size}"], capsys, monkeypatch)
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
-    assert f"pred.jsonl:4: pairing packets by packet_id holds every prediction in memory, and their lines pass " \
-           f"{3 * size:,} bytes" in err and "--limit kept-bytes=" in err
+    assert (
+        f"pred.jsonl:4: pairing packets by packet_id holds every prediction in memory, and their lines pass "
+        f"{3 * size:,} bytes"
+        in err
+        and "--limit kept-bytes=" in err
+    )
     code, out, _ = _run(["split", gt, pred, "--limit", f"kept-bytes={4 * size}", "-f", "json"], capsys, monkeypatch)
     assert code == 0 and json.loads(out)["records"]["paired"] == 4
     table = tmp_path / "pages.csv"
     table.write_text("group_id,group_id_predicted,page_number,page_number_predicted\n" + "a,a,1,1\n" * 5)
     code, out, err = _run(["split", str(table), "--limit", "kept-bytes=19"], capsys, monkeypatch)  # 4 a row: 20
-    assert code == 2 and "pages.csv:6: a page table is held in memory until it ends, and its rows pass 19 " \
-        "characters" in err
+    assert (
+        code == 2
+        and "pages.csv:6: a page table is held in memory until it ends, and its rows pass 19 characters" in err
+    )
     code, out, _ = _run(["split", str(table), "--limit", "kept-bytes=20", "-f", "json"], capsys, monkeypatch)
     assert code == 0 and json.loads(out)["records"]["gt_packets"] == 1
 
 
-@pytest.mark.parametrize("text, message", [
-    ("group_id,group_id_predicted,page_number\n", "pages.csv:1: the header lacks the column(s) page_number_predicted"),
-    ("group_id,group_id_predicted,page_number,page_number_predicted\na,b,1,x\n",
-     "pages.csv:2: page_number_predicted: expected a number, got 'x'"),
-    ("group_id,group_id_predicted,page_number,page_number_predicted\na,b,1\n", "pages.csv:2: 3 cells, the header names 4"),
-    ("group_id,group_id_predicted,page_number,page_number_predicted\n,b,1,1\n", "pages.csv:2: group_id: empty"),
-    ("group_id,group_id_predicted,page_number,page_number_predicted,class_label\na,b,1,1,x\n",
-     "class_label without class_label_predicted"),
-    ("group_id,group_id_predicted,page_number,page_number_predicted\na,b,nan,1\n", "expected a finite number"),
-    ("", "pages.csv: empty: expected a header row"),
-    ('group_id,group_id_predicted,page_number,page_number_predicted\n"a,b,1,1\n', "pages.csv"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "group_id,group_id_predicted,page_number\n",
+            "pages.csv:1: the header lacks the column(s) page_number_predicted",
+        ),
+        (
+            "group_id,group_id_predicted,page_number,page_number_predicted\na,b,1,x\n",
+            "pages.csv:2: page_number_predicted: expected a number, got 'x'",
+        ),
+        (
+            "group_id,group_id_predicted,page_number,page_number_predicted\na,b,1\n",
+            "pages.csv:2: 3 cells, the header names 4",
+        ),
+        ("group_id,group_id_predicted,page_number,page_number_predicted\n,b,1,1\n", "pages.csv:2: group_id: empty"),
+        (
+            "group_id,group_id_predicted,page_number,page_number_predicted,class_label\na,b,1,1,x\n",
+            "class_label without class_label_predicted",
+        ),
+        ("group_id,group_id_predicted,page_number,page_number_predicted\na,b,nan,1\n", "expected a finite number"),
+        ("", "pages.csv: empty: expected a header row"),
+        ('group_id,group_id_predicted,page_number,page_number_predicted\n"a,b,1,1\n', "pages.csv"),
+    ],
+)
 def test_bad_csv_is_one_line_exit_2(tmp_path, capsys, monkeypatch, text, message) -> None:
     path = tmp_path / "pages.csv"
     path.write_text(text)
@@ -394,25 +578,49 @@ def test_strict_clustering_needs_classes_in_a_csv(tmp_path, capsys, monkeypatch)
 
 def test_gates_exit_1_when_failed_and_2_when_unknown(capsys, monkeypatch, tmp_path) -> None:
     files = [str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl")]
-    code, out, _ = _run(["split", *files, "--fail-under", "packet_score=0.9", "--fail-under", "page_accuracy=0.5"],
-                        capsys, monkeypatch)
+    code, out, _ = _run(
+        ["split", *files, "--fail-under", "packet_score=0.9", "--fail-under", "page_accuracy=0.5"], capsys, monkeypatch
+    )
     assert code == 1 and "1 of 2 gate(s) failed (exit code 1)" in out
     code, _, err = _run(["split", *files, "-f", "json", "--fail-under", "packet_score=0.9"], capsys, monkeypatch)
     assert code == 1 and "1 quality gate(s) failed" in err
     code, _, err = _run(["split", *files, "--fail-under", "packet_scor=0.9"], capsys, monkeypatch)
     assert code == 2 and "did you mean 'packet_score'" in err
-    code, out, _ = _run(["split", str(FIXTURE / "pages.csv"), "-f", "json", "--fail-under",
-                         "split_accuracy_with_order=0.5", "--no-data-passes"], capsys, monkeypatch)
+    code, out, _ = _run(
+        [
+            "split",
+            str(FIXTURE / "pages.csv"),
+            "-f",
+            "json",
+            "--fail-under",
+            "split_accuracy_with_order=0.5",
+            "--no-data-passes",
+        ],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0 and json.loads(out)["gates"][0]["status"] == "no data"
     # A page table has no sections: without --no-data-passes the gate fails for lack of data.
-    code, out, err = _run(["split", str(FIXTURE / "pages.csv"), "-f", "json", "--fail-under",
-                           "split_accuracy_with_order=0.5"], capsys, monkeypatch)
+    code, out, err = _run(
+        ["split", str(FIXTURE / "pages.csv"), "-f", "json", "--fail-under", "split_accuracy_with_order=0.5"],
+        capsys,
+        monkeypatch,
+    )
     gate = json.loads(out)["gates"][0]
     assert code == 1 and (gate["status"], gate["actual"], gate["no_data"]) == ("failed", None, True)
     assert "1 quality gate(s) failed, 1 for lack of data" in err and "--no-data-passes" in err
     empty = _write(tmp_path / "gt.jsonl", [])
-    code, _, _ = _run(["split", empty, empty.replace("gt", "pred") if False else _write(tmp_path / "p.jsonl", []),
-                       "--fail-under", "packet_score=0"], capsys, monkeypatch)
+    code, _, _ = _run(
+        [
+            "split",
+            empty,
+            empty.replace("gt", "pred") if False else _write(tmp_path / "p.jsonl", []),
+            "--fail-under",
+            "packet_score=0",
+        ],
+        capsys,
+        monkeypatch,
+    )
     assert code == 1  # no packet scored: every gate fails
 
 
@@ -429,20 +637,41 @@ def test_output_file_and_inputs_never_overwritten(tmp_path, capsys, monkeypatch)
 
 
 def test_markdown(capsys, monkeypatch) -> None:
-    code, out, _ = _run(["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "-f", "markdown"],
-                        capsys, monkeypatch)
+    code, out, _ = _run(
+        ["split", str(FIXTURE / "gt.jsonl"), str(FIXTURE / "pred.jsonl"), "-f", "markdown"], capsys, monkeypatch
+    )
     assert code == 0
     assert "| Packet score | 0.809 |" in out and "| `invoice` | `form` | 2 |" in out and "### Worst packets" in out
 
 
 def test_tables_fit_80_columns_piped_with_every_figure_whole(tmp_path, capsys, monkeypatch) -> None:
     long_class = "commercial_invoice_with_customs_declaration_and_certificate_of_origin"
-    gt = _write(tmp_path / "gt.jsonl", [{"packet_id": f"PACKET-{'x' * 60}-{k}", "sections": [
-        {"document_class": long_class, "page_indices": list(range(1200))},
-        {"document_class": "receipt", "page_indices": [1200 + k]}]} for k in range(3)])
-    pred = _write(tmp_path / "pred.jsonl", [{"packet_id": f"PACKET-{'x' * 60}-{k}", "sections": [
-        {"document_class": "receipt", "page_indices": list(range(1200 + k, 1200, -1))},
-        {"document_class": long_class, "page_indices": list(range(0, 1200 - k))}]} for k in range(3)])
+    gt = _write(
+        tmp_path / "gt.jsonl",
+        [
+            {
+                "packet_id": f"PACKET-{'x' * 60}-{k}",
+                "sections": [
+                    {"document_class": long_class, "page_indices": list(range(1200))},
+                    {"document_class": "receipt", "page_indices": [1200 + k]},
+                ],
+            }
+            for k in range(3)
+        ],
+    )
+    pred = _write(
+        tmp_path / "pred.jsonl",
+        [
+            {
+                "packet_id": f"PACKET-{'x' * 60}-{k}",
+                "sections": [
+                    {"document_class": "receipt", "page_indices": list(range(1200 + k, 1200, -1))},
+                    {"document_class": long_class, "page_indices": list(range(0, 1200 - k))},
+                ],
+            }
+            for k in range(3)
+        ],
+    )
     code, out, _ = _run(["split", gt, pred, "-o", str(tmp_path / "r.json")], capsys, monkeypatch)
     assert code == 0
     assert max(len(line) for line in out.splitlines()) <= 80

@@ -24,11 +24,19 @@ def main(argv):
     evaluator = BulkStructuredModelEvaluator(target_schema=model, accumulators=[BBoxMAPAccumulator(**kwargs)])
     with open(gt_path, encoding="utf-8") as g, open(pred_path, encoding="utf-8") as p:
         for k, (gt_line, pred_line) in enumerate(zip(g, p)):
-            evaluator.update(model.from_json(json.loads(gt_line)), model.from_json(json.loads(pred_line)),
-                             doc_id=str(k))
+            evaluator.update(
+                model.from_json(json.loads(gt_line)), model.from_json(json.loads(pred_line)), doc_id=str(k)
+            )
     result = evaluator.compute()
-    print(json.dumps({"bbox_map_metrics": result.accumulator_metrics.get("bbox_map_metrics"),
-                      "errors": [str(e) for e in result.errors]}, default=str))
+    print(
+        json.dumps(
+            {
+                "bbox_map_metrics": result.accumulator_metrics.get("bbox_map_metrics"),
+                "errors": [str(e) for e in result.errors],
+            },
+            default=str,
+        )
+    )
 
 
 if __name__ == "__main__":

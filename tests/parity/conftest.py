@@ -24,8 +24,12 @@ class ComparatorOracle:
     def __init__(self, python: str) -> None:
         server = Path(__file__).with_name("comparator_server.py")
         self._proc = subprocess.Popen(
-            [python, str(server)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=sys.stderr, text=True, bufsize=1,
+            [python, str(server)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=sys.stderr,
+            text=True,
+            bufsize=1,
         )
 
     def scores(self, comparator: str, pairs: Sequence[tuple[Any, Any]], **config: Any) -> list[Any]:

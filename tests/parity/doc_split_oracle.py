@@ -20,10 +20,19 @@ from stickler.doc_split import DocSplitClassificationMetrics, evaluate_packet  #
 def graded(data, weights):
     out = []
     for w in weights:
-        r = evaluate_packet(data, v_measure_weight=w["v_measure_weight"], alpha=w["alpha"], beta=w["beta"],
-                            strict_clustering=w["strict"])
-        out.append({k: float(r[k]) for k in ("final_score", "clustering_score", "v_measure", "rand_index",
-                                             "avg_ordering_score")})
+        r = evaluate_packet(
+            data,
+            v_measure_weight=w["v_measure_weight"],
+            alpha=w["alpha"],
+            beta=w["beta"],
+            strict_clustering=w["strict"],
+        )
+        out.append(
+            {
+                k: float(r[k])
+                for k in ("final_score", "clustering_score", "v_measure", "rand_index", "avg_ordering_score")
+            }
+        )
     return out
 
 
@@ -34,12 +43,14 @@ def main():
         m = DocSplitClassificationMetrics()
         m.load_sections(p["gt"], p["pred"])
         r = m.calculate_all_metrics()
-        packets.append({
-            "page_accuracy": r["page_level_accuracy"]["accuracy"],
-            "split_accuracy_without_order": r["split_accuracy_without_order"]["accuracy"],
-            "split_accuracy_with_order": r["split_accuracy_with_order"]["accuracy"],
-            "graded": graded(p["rows"], request["weights"]),
-        })
+        packets.append(
+            {
+                "page_accuracy": r["page_level_accuracy"]["accuracy"],
+                "split_accuracy_without_order": r["split_accuracy_without_order"]["accuracy"],
+                "split_accuracy_with_order": r["split_accuracy_with_order"]["accuracy"],
+                "graded": graded(p["rows"], request["weights"]),
+            }
+        )
     tables = [graded(path, request["weights"]) for path in request.get("csv", [])]
     json.dump({"packets": packets, "csv": tables}, sys.stdout)
 

@@ -25,7 +25,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name, schema_path, folder in FIXTURES:
             schema = orjson.loads((ROOT / schema_path).read_bytes())
-            result = oracle(args.oracle_python, schema, ROOT / folder / "gt.jsonl", ROOT / folder / "pred.jsonl", Path(tmp))
+            result = oracle(
+                args.oracle_python, schema, ROOT / folder / "gt.jsonl", ROOT / folder / "pred.jsonl", Path(tmp)
+            )
             expected = {
                 "source": "stickler-eval 1.0.0 via tests/parity/golden.py",
                 "schema": schema_path,

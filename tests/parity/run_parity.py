@@ -47,7 +47,10 @@ FIXTURES = [
     ("transactions", "schemas/transactions.json", "fixtures/transactions"),
 ]
 GENERATED = [
-    "schemas/invoice.json", "schemas/shipment.json", "schemas/employee.json", "schemas/parity_mix.json",
+    "schemas/invoice.json",
+    "schemas/shipment.json",
+    "schemas/employee.json",
+    "schemas/parity_mix.json",
     "schemas/parity_comparators.json",
 ]
 
@@ -63,7 +66,8 @@ def oracle(python: str, schema: dict, gt: Path, pred: Path, workdir: Path) -> di
     runner = Path(__file__).with_name("oracle_runner.py")
     done = subprocess.run(
         [python, str(runner), str(schema_path), str(gt), str(pred)],
-        capture_output=True, check=False,
+        capture_output=True,
+        check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"oracle failed: {done.stderr.decode()[-2000:]}")
@@ -112,8 +116,9 @@ def differences(name: str, mine: dict, theirs: dict, in_lists: set[str], tied: s
         if path not in mine["field_metrics"]:
             out.append(f"{name}: oracle reports {path}, we do not")
     out.extend(aggregate_differences(name, mine, theirs.get("aggregate")))
-    out.extend(confidence_differences(name, mine.get("confidence_metrics"), theirs.get("confidence_metrics"),
-                                      in_lists, tied))
+    out.extend(
+        confidence_differences(name, mine.get("confidence_metrics"), theirs.get("confidence_metrics"), in_lists, tied)
+    )
     return out
 
 
@@ -124,8 +129,11 @@ def aggregate_differences(name: str, mine: dict, theirs: dict | None) -> list[st
         return [f"{name}: the oracle runner gave no aggregate"]
     out = []
     blocks = [("metrics", mine["metrics"]["aggregate"], theirs["overall"])]
-    blocks += [(path, block["aggregate"], theirs["fields"].get(path, {}))
-               for path, block in mine["field_metrics"].items() if "aggregate" in block]
+    blocks += [
+        (path, block["aggregate"], theirs["fields"].get(path, {}))
+        for path, block in mine["field_metrics"].items()
+        if "aggregate" in block
+    ]
     for where, a, b in blocks:
         for key in COUNTS:
             if a[key] != b.get(key, 0):
@@ -141,8 +149,7 @@ def confidence_comparable(schema: dict) -> bool:
     below an item's direct children (parity.md row 20), so pair sets differ by design."""
     plan = compile_schema(for_us(schema))
     return not any(
-        g.kind is not Kind.PRIMITIVE
-        for f in plan.fields if f.kind is Kind.OBJECT_LIST for g in f.model.fields
+        g.kind is not Kind.PRIMITIVE for f in plan.fields if f.kind is Kind.OBJECT_LIST for g in f.model.fields
     )
 
 
@@ -175,8 +182,9 @@ def blocks_with_tied_cuts(schema: dict, gt: Path, pred: Path, budgets=(0.1, 0.3,
     return out
 
 
-def confidence_differences(name: str, mine: dict | None, theirs: dict | None, in_lists: set[str],
-                           tied: set[str] = frozenset()) -> list[str]:
+def confidence_differences(
+    name: str, mine: dict | None, theirs: dict | None, in_lists: set[str], tied: set[str] = frozenset()
+) -> list[str]:
     """Overall values and pair counts, and per-field values outside lists of objects.
 
     Paths inside lists of objects are keyed per item index by the oracle
@@ -249,14 +257,18 @@ def main(argv: list[str] | None = None) -> int:
                 status += " (confidence not compared: containers in list items)"
             elif tied_cuts:
                 status += f" (error capture not compared where a cut splits tied confidences: {len(tied_cuts)})"
-            print(f"{name:<28} {mine['document_count']:>5} documents  "
-                  f"weighted score {mine['metrics']['weighted_overall_score']:.6f}  {status}")
+            print(
+                f"{name:<28} {mine['document_count']:>5} documents  "
+                f"weighted score {mine['metrics']['weighted_overall_score']:.6f}  {status}"
+            )
     for line in problems[:60]:
         print("  " + line)
     if len(problems) > 60:
         print(f"  … {len(problems) - 60} more")
-    print(f"parity: {compared} documents compared, {len(problems)} difference(s); "
-          f"{excluded} generated documents with tied pairings left out")
+    print(
+        f"parity: {compared} documents compared, {len(problems)} difference(s); "
+        f"{excluded} generated documents with tied pairings left out"
+    )
     return 1 if problems else 0
 
 

@@ -18,7 +18,9 @@ from stickler_cli.report.build import build_report
 from .transform import for_oracle
 
 
-def both_reports(tmp_path: Path, schema: dict, gt: list[dict], pred: list[dict]) -> tuple[dict[str, Any], dict[str, Any]]:
+def both_reports(
+    tmp_path: Path, schema: dict, gt: list[dict], pred: list[dict]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """(stickler's report, the oracle's output) for ``gt`` and ``pred`` written one record a line."""
     python = os.environ.get("STICKLER_ORACLE_PYTHON")
     if not python or not Path(python).exists():
@@ -30,8 +32,12 @@ def both_reports(tmp_path: Path, schema: dict, gt: list[dict], pred: list[dict])
     gt_file.write_text("".join(json.dumps(r) + "\n" for r in gt))
     pred_file.write_text("".join(json.dumps(r) + "\n" for r in pred))
     runner = Path(__file__).with_name("oracle_runner.py")
-    done = subprocess.run([python, str(runner), str(theirs_schema), str(gt_file), str(pred_file)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [python, str(runner), str(theirs_schema), str(gt_file), str(pred_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     ours = build_report(evaluate_files(st.load_schema(str(ours_schema)), str(gt_file), str(pred_file)))
     return ours, json.loads(done.stdout)
 

@@ -25,9 +25,19 @@ pytestmark = pytest.mark.oracle
 COUNTS = ("tp", "fa", "fd", "fn", "tn")
 
 VENDOR = {"type": "object", "properties": {"name": {"type": "string"}, "city": {"type": "string"}}}
-PARTS = {"type": "array", "items": {"type": "object", "properties": {"code": {"type": "string"}, "n": {"type": "number"}}}}
-NESTED = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
-    "sku": {"type": "string"}, "vendor": VENDOR, "parts": PARTS}}}}}
+PARTS = {
+    "type": "array",
+    "items": {"type": "object", "properties": {"code": {"type": "string"}, "n": {"type": "number"}}},
+}
+NESTED = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"sku": {"type": "string"}, "vendor": VENDOR, "parts": PARTS}},
+        }
+    },
+}
 ACME = {"name": "Acme", "city": "Paris"}
 
 
@@ -36,14 +46,23 @@ def _item(sku: str, vendor: dict | None, parts: list[dict]) -> dict:
 
 
 NESTED_GT = [
-    {"items": [_item("AAAA", None, [{"code": "p1", "n": 1}]), _item("BBBB", ACME, [{"code": "q1", "n": 1}, {"code": "q2", "n": 2}])]},
+    {
+        "items": [
+            _item("AAAA", None, [{"code": "p1", "n": 1}]),
+            _item("BBBB", ACME, [{"code": "q1", "n": 1}, {"code": "q2", "n": 2}]),
+        ]
+    },
     {"items": [_item("AAAA", None, []), _item("BBBB", None, [{"code": "p1", "n": 1}])]},
     {"items": [_item("AAAA", ACME, [{"code": "p1", "n": 1}])]},
     {"items": []},
 ]
 NESTED_PRED = [
-    {"items": [_item("AAAA", {"name": "X", "city": "Y"}, [{"code": "zzzz", "n": 9}]),
-               _item("BBBB", {"name": "Acme", "city": "Lyon"}, [{"code": "q1", "n": 1}])]},
+    {
+        "items": [
+            _item("AAAA", {"name": "X", "city": "Y"}, [{"code": "zzzz", "n": 9}]),
+            _item("BBBB", {"name": "Acme", "city": "Lyon"}, [{"code": "q1", "n": 1}]),
+        ]
+    },
     {"items": [_item("AAAA", {"name": "X", "city": "Y"}, [{"code": "q1", "n": 1}]), _item("BBBB", None, [])]},
     {"items": [_item("zzzzzzzz", {"name": "Q", "city": "R"}, [])]},
     {"items": [_item("AAAA", ACME, [])]},
@@ -59,8 +78,12 @@ def _oracle(python: str, schema: dict, gt: Path, pred: Path, tmp: Path) -> dict:
     path = tmp / "oracle-schema.json"
     path.write_bytes(orjson.dumps(for_oracle(schema)))
     runner = Path(__file__).with_name("oracle_runner.py")
-    done = subprocess.run([python, str(runner), str(path), str(gt), str(pred), "--per-document"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [python, str(runner), str(path), str(gt), str(pred), "--per-document"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 

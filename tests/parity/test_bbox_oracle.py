@@ -21,14 +21,45 @@ from stickler_cli.comparators import build
 pytestmark = pytest.mark.oracle
 
 TRICKY = [
-    [[0, 0], [10, 10]], [0, 0, 10, 10], [10, 10, 0, 0], [[10, 0], [0, 10]], [5, 5, 15, 15], [0, 0, 5, 5],
-    [[5, 5], [10, 10]], [[5, 5], [5, 5]], [0, 0, 10, 0], [2, 2, 4, 4], [0.5, 0.25, 3.75, 9.5], [-3, -3, 3, 3],
-    [True, False, 3, 3], [[True, True], [False, False]], [["0", "0"], ["10", "10"]], [[" 1_0 ", "0"], ["0", "10"]],
-    ["0", "0", "10", "10"], [0, 0, math.nan, 10], [0, 0, math.inf, 10], [["0", "0"], ["nan", "1"]],
-    [["0", "0"], ["inf", "1"]], {"x1": 0, "y1": 0, "x2": 10, "y2": 10}, [0, 0, 10], [0, 0, 10, 10, 1],
-    [[0, 0], [10]], [[0, 0, 0], [10, 10]], [0, 0, None, 10], [[0, 0], [None, 10]], [[0, 0], [[1], 1]],
-    "0,0,10,10", 10, "", [], [[0, 0], [10, 10], [1, 1]], [[0, 0], "ab"], ["ab", "cd"], [1e-300, 0, 2e-300, 1],
-    [0, 0, 1e150, 1e150], [0, 0, 1, 1e-5],
+    [[0, 0], [10, 10]],
+    [0, 0, 10, 10],
+    [10, 10, 0, 0],
+    [[10, 0], [0, 10]],
+    [5, 5, 15, 15],
+    [0, 0, 5, 5],
+    [[5, 5], [10, 10]],
+    [[5, 5], [5, 5]],
+    [0, 0, 10, 0],
+    [2, 2, 4, 4],
+    [0.5, 0.25, 3.75, 9.5],
+    [-3, -3, 3, 3],
+    [True, False, 3, 3],
+    [[True, True], [False, False]],
+    [["0", "0"], ["10", "10"]],
+    [[" 1_0 ", "0"], ["0", "10"]],
+    ["0", "0", "10", "10"],
+    [0, 0, math.nan, 10],
+    [0, 0, math.inf, 10],
+    [["0", "0"], ["nan", "1"]],
+    [["0", "0"], ["inf", "1"]],
+    {"x1": 0, "y1": 0, "x2": 10, "y2": 10},
+    [0, 0, 10],
+    [0, 0, 10, 10, 1],
+    [[0, 0], [10]],
+    [[0, 0, 0], [10, 10]],
+    [0, 0, None, 10],
+    [[0, 0], [None, 10]],
+    [[0, 0], [[1], 1]],
+    "0,0,10,10",
+    10,
+    "",
+    [],
+    [[0, 0], [10, 10], [1, 1]],
+    [[0, 0], "ab"],
+    ["ab", "cd"],
+    [1e-300, 0, 2e-300, 1],
+    [0, 0, 1e150, 1e150],
+    [0, 0, 1, 1e-5],
 ]
 
 
@@ -95,11 +126,14 @@ def test_generated_boxes(oracle: Any, pairs: list[tuple[Any, Any]]) -> None:
 
 
 @settings(deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
-@given(boxes=hs.lists(
-    hs.lists(small, min_size=4, max_size=4)
-    | hs.tuples(small, small, small, small).map(lambda c: [[c[0], c[1]], [c[2], c[3]]]),
-    min_size=2, max_size=8,
-))
+@given(
+    boxes=hs.lists(
+        hs.lists(small, min_size=4, max_size=4)
+        | hs.tuples(small, small, small, small).map(lambda c: [[c[0], c[1]], [c[2], c[3]]]),
+        min_size=2,
+        max_size=8,
+    )
+)
 def test_generated_overlapping_boxes(oracle: Any, boxes: list[Any]) -> None:
     # Boxes from one small pool overlap often, so IoU is exercised away from 0.
     _assert_agree(oracle, list(itertools.product(boxes, boxes)))

@@ -43,12 +43,13 @@ def test_a_declared_value_is_data_as_the_library_scores_a_model():
     python = os.environ.get("STICKLER_ORACLE_PYTHON")
     if not python:
         pytest.fail("oracle tests need STICKLER_ORACLE_PYTHON (run them with `make parity`)")
-    done = subprocess.run([python, "-c", ORACLE, *(json.dumps(v) for v in (SCHEMA, GT, PRED))],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [python, "-c", ORACLE, *(json.dumps(v) for v in (SCHEMA, GT, PRED))], capture_output=True, text=True, check=True
+    )
     theirs = json.loads(done.stdout)
     plan = compile_schema(SCHEMA)
     doc = Engine(plan).compare(GT, PRED)
-    ours = {f.path.replace("_value", "value"): doc.tally[5 * f.index:5 * f.index + 5] for f in plan.fields}
+    ours = {f.path.replace("_value", "value"): doc.tally[5 * f.index : 5 * f.index + 5] for f in plan.fields}
     assert ours == {k: v for k, v in theirs.items() if k != "from_json"}
     assert ours["weight.value"] == [1, 0, 0, 0, 0] and ours["weight.unit"] == [0, 0, 1, 0, 0]
     assert theirs["from_json"] == "ValidationError"  # its JSON reader unwraps _value, then refuses the record

@@ -16,12 +16,19 @@ from stickler_cli.report.build import build_report
 
 pytestmark = pytest.mark.oracle
 
-SCHEMA = {"type": "object", "properties": {
-    # Exact in its strict form, as the oracle's (docs/parity.md, row 1): CAD against USD scores 0.0 in both.
-    "currency": {"type": "string", "default": "USD", "x-aws-stickler-comparator": "ExactComparator",
-                 "x-aws-stickler-comparator-config": {"case_sensitive": True, "normalize": False}},
-    "note": {"type": "string"},
-}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        # Exact in its strict form, as the oracle's (docs/parity.md, row 1): CAD against USD scores 0.0 in both.
+        "currency": {
+            "type": "string",
+            "default": "USD",
+            "x-aws-stickler-comparator": "ExactComparator",
+            "x-aws-stickler-comparator-config": {"case_sensitive": True, "normalize": False},
+        },
+        "note": {"type": "string"},
+    },
+}
 # CAD against a missing prediction; a missing value on both sides; USD given against a missing one.
 GT = [{"currency": "CAD", "note": "a"}, {"note": "b"}, {"currency": "USD", "note": "c"}]
 PRED = [{"note": "a"}, {"note": "b"}, {"note": "c"}]
@@ -36,8 +43,12 @@ def test_defaults_are_filled_as_the_oracle_fills_them(tmp_path: Path) -> None:
     gt.write_text("".join(json.dumps(r) + "\n" for r in GT))
     pred.write_text("".join(json.dumps(r) + "\n" for r in PRED))
     runner = Path(__file__).with_name("oracle_runner.py")
-    done = subprocess.run([python, str(runner), str(schema), str(gt), str(pred), "--per-document"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [python, str(runner), str(schema), str(gt), str(pred), "--per-document"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = json.loads(done.stdout)
     ours = build_report(evaluate_files(st.load_schema(str(schema)), str(gt), str(pred)))
     currency = ours["field_metrics"]["currency"]

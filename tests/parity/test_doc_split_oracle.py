@@ -23,8 +23,13 @@ from tests.support.packets import library_rows, packet
 
 pytestmark = pytest.mark.oracle
 TOLERANCE = 1e-12
-WEIGHTS = [Weights(), Weights(strict=True), Weights(0.7, 0.3, 0.25, False), Weights(0.3, 0.7, 1.0, True),
-           Weights(0.5, 0.5, 0.0, False)]
+WEIGHTS = [
+    Weights(),
+    Weights(strict=True),
+    Weights(0.7, 0.3, 0.25, False),
+    Weights(0.3, 0.7, 1.0, True),
+    Weights(0.5, 0.5, 0.0, False),
+]
 PACKETS = 400
 
 
@@ -55,8 +60,12 @@ def _close(ours: float, theirs: float, what: str) -> None:
 def test_generated_packets_equal_the_library() -> None:
     rng = random.Random(18)
     cases = [packet(rng) for _ in range(PACKETS)]
-    theirs = _oracle({"packets": [{"gt": gt, "pred": pred, "rows": library_rows(gt, pred)} for gt, pred in cases],
-                      "weights": [_weights(w) for w in WEIGHTS]})["packets"]
+    theirs = _oracle(
+        {
+            "packets": [{"gt": gt, "pred": pred, "rows": library_rows(gt, pred)} for gt, pred in cases],
+            "weights": [_weights(w) for w in WEIGHTS],
+        }
+    )["packets"]
     seen_strict_difference = False
     for k, ((gt, pred), expected) in enumerate(zip(cases, theirs)):
         mine = classify(_sections(gt), _sections(pred))
@@ -66,8 +75,13 @@ def test_generated_packets_equal_the_library() -> None:
         rows = page_table(_sections(gt), _sections(pred))
         for w, library in zip(WEIGHTS, expected["graded"]):
             g = score_pages(rows, w)
-            for ours, key in ((g.packet_score, "final_score"), (g.clustering, "clustering_score"),
-                              (g.v_measure, "v_measure"), (g.rand_index, "rand_index"), (g.ordering, "avg_ordering_score")):
+            for ours, key in (
+                (g.packet_score, "final_score"),
+                (g.clustering, "clustering_score"),
+                (g.v_measure, "v_measure"),
+                (g.rand_index, "rand_index"),
+                (g.ordering, "avg_ordering_score"),
+            ):
                 _close(ours, library[key], f"packet {k} {key} {w}")
         seen_strict_difference |= expected["graded"][0]["v_measure"] != expected["graded"][1]["v_measure"]
     assert seen_strict_difference  # the cases exercise strict clustering
@@ -76,8 +90,14 @@ def test_generated_packets_equal_the_library() -> None:
 def _write_table(path: Path, rows: list[dict], packet_ids: list[str] | None = None) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        columns = ["group_id", "group_id_predicted", "page_number", "page_number_predicted", "class_label",
-                   "class_label_predicted"]
+        columns = [
+            "group_id",
+            "group_id_predicted",
+            "page_number",
+            "page_number_predicted",
+            "class_label",
+            "class_label_predicted",
+        ]
         writer.writerow(columns)
         for row in rows:
             writer.writerow([row[c] for c in columns])
@@ -91,8 +111,12 @@ def test_page_table_csv_equals_the_library(tmp_path: Path) -> None:
         rows = library_rows(gt, pred)
         # Page numbers 1-based and global in some files: only their order counts.
         if k % 2:
-            rows = [dict(r, page_number=r["page_number"] + 1 + 10 * k, page_number_predicted=r["page_number_predicted"] * 2.5)
-                    for r in rows]
+            rows = [
+                dict(
+                    r, page_number=r["page_number"] + 1 + 10 * k, page_number_predicted=r["page_number_predicted"] * 2.5
+                )
+                for r in rows
+            ]
         path = tmp_path / f"pages{k}.csv"
         _write_table(path, rows)
         paths.append(path)
@@ -113,8 +137,12 @@ def test_fixture_golden_numbers_are_the_library_s() -> None:
     from tests.packets.test_split import FIXTURE_GOLDEN, fixture_cases
 
     cases = fixture_cases()
-    theirs = _oracle({"packets": [{"gt": gt, "pred": pred, "rows": library_rows(gt, pred)} for _, gt, pred in cases],
-                      "weights": [_weights(Weights()), _weights(Weights(strict=True))]})["packets"]
+    theirs = _oracle(
+        {
+            "packets": [{"gt": gt, "pred": pred, "rows": library_rows(gt, pred)} for _, gt, pred in cases],
+            "weights": [_weights(Weights()), _weights(Weights(strict=True))],
+        }
+    )["packets"]
     for (packet_id, _, _), expected in zip(cases, theirs):
         golden = FIXTURE_GOLDEN[packet_id]
         for key in ("page_accuracy", "split_accuracy_without_order", "split_accuracy_with_order"):

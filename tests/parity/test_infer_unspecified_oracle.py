@@ -24,22 +24,45 @@ from .transform import for_oracle, for_us
 pytestmark = pytest.mark.oracle
 
 TYPES = {
-    "string": {"type": "string"}, "date": {"type": "string", "format": "date"},
-    "date_time": {"type": "string", "format": "date-time"}, "time": {"type": "string", "format": "time"},
-    "email": {"type": "string", "format": "email"}, "uri": {"type": "string", "format": "uri"},
-    "uuid": {"type": "string", "format": "uuid"}, "hostname": {"type": "string", "format": "hostname"},
-    "integer": {"type": "integer"}, "number": {"type": "number"}, "boolean": {"type": "boolean"},
-    "enum": {"type": "string", "enum": ["a", "b"]}, "int_enum": {"type": "integer", "enum": [1, 2]},
-    "const": {"const": "x"}, "null": {"type": "null"},
-    "nullable": {"type": ["string", "null"]}, "anyof_null": {"anyOf": [{"type": "number"}, {"type": "null"}]},
-    "union": {"type": ["string", "integer"]}, "int_or_number": {"type": ["integer", "number"]},
+    "string": {"type": "string"},
+    "date": {"type": "string", "format": "date"},
+    "date_time": {"type": "string", "format": "date-time"},
+    "time": {"type": "string", "format": "time"},
+    "email": {"type": "string", "format": "email"},
+    "uri": {"type": "string", "format": "uri"},
+    "uuid": {"type": "string", "format": "uuid"},
+    "hostname": {"type": "string", "format": "hostname"},
+    "integer": {"type": "integer"},
+    "number": {"type": "number"},
+    "boolean": {"type": "boolean"},
+    "enum": {"type": "string", "enum": ["a", "b"]},
+    "int_enum": {"type": "integer", "enum": [1, 2]},
+    "const": {"const": "x"},
+    "null": {"type": "null"},
+    "nullable": {"type": ["string", "null"]},
+    "anyof_null": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+    "union": {"type": ["string", "integer"]},
+    "int_or_number": {"type": ["integer", "number"]},
     "numbers": {"type": "array", "items": {"type": "number"}},
     "dates": {"type": "array", "items": {"type": "string", "format": "date"}},
     "strings": {"type": "array", "items": {"type": "string"}},
-    "mapping": {"type": "object"}, "mappings": {"type": "array", "items": {"type": "object"}},
+    "mapping": {"type": "object"},
+    "mappings": {"type": "array", "items": {"type": "object"}},
 }
-EXTRA_NAMES = ["x", "value", "invoiceId", "vendor_name", "zip_code", "website_url", "isbn13", "unitPrice",
-               "ship-to-city", "phone_number", "status", "notes2"]
+EXTRA_NAMES = [
+    "x",
+    "value",
+    "invoiceId",
+    "vendor_name",
+    "zip_code",
+    "website_url",
+    "isbn13",
+    "unitPrice",
+    "ship-to-city",
+    "phone_number",
+    "status",
+    "notes2",
+]
 
 MATRIX_SCRIPT = """
 import json, sys, typing, warnings
@@ -78,12 +101,21 @@ def _ours(comparator, option: str):
 
 def test_every_name_and_property_type_compiles_as_the_library_infers() -> None:
     names = sorted({token for rule in RULES for token in rule.tokens} | set(EXTRA_NAMES))
-    schema = {"type": "object", "x-aws-stickler-infer-unspecified": True, "properties": {
-        kind: {"type": "object", "x-aws-stickler-match-threshold": 0.8,
-               "properties": {name: dict(node) for name in names}}
-        for kind, node in TYPES.items()}}
-    done = subprocess.run([_python(), "-c", MATRIX_SCRIPT], input=json.dumps(schema), capture_output=True,
-                          text=True, check=True)
+    schema = {
+        "type": "object",
+        "x-aws-stickler-infer-unspecified": True,
+        "properties": {
+            kind: {
+                "type": "object",
+                "x-aws-stickler-match-threshold": 0.8,
+                "properties": {name: dict(node) for name in names},
+            }
+            for kind, node in TYPES.items()
+        },
+    }
+    done = subprocess.run(
+        [_python(), "-c", MATRIX_SCRIPT], input=json.dumps(schema), capture_output=True, text=True, check=True
+    )
     theirs = json.loads(done.stdout)
     plan = compile_schema(schema)
     compared = 0
@@ -102,7 +134,9 @@ def test_every_name_and_property_type_compiles_as_the_library_infers() -> None:
 
 
 SCHEMA = {
-    "type": "object", "x-aws-stickler-infer-unspecified": True, "x-aws-stickler-match-threshold": 0.8,
+    "type": "object",
+    "x-aws-stickler-infer-unspecified": True,
+    "x-aws-stickler-match-threshold": 0.8,
     "properties": {
         "invoice_id": {"type": "string"},
         "total": {"type": "number"},
@@ -116,61 +150,155 @@ SCHEMA = {
         "quantity": {"type": "integer"},
         "paid": {"type": "boolean"},
         "title": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "vendor": {"type": "object", "properties": {
-            "name": {"type": "string"}, "city": {"type": "string"}, "zip_code": {"type": "string"}}},
-        "memo": {"type": "object", "x-aws-stickler-infer-unspecified": False, "properties": {
-            "text": {"type": "string"}, "summary": {"type": "string", "x-aws-stickler-comparator": "auto"}}},
-        "line_items": {"type": "array", "items": {"type": "object", "properties": {
-            "description": {"type": "string"}, "unit_price": {"type": "number"}, "sku": {"type": "string"}}}},
+        "vendor": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "city": {"type": "string"}, "zip_code": {"type": "string"}},
+        },
+        "memo": {
+            "type": "object",
+            "x-aws-stickler-infer-unspecified": False,
+            "properties": {
+                "text": {"type": "string"},
+                "summary": {"type": "string", "x-aws-stickler-comparator": "auto"},
+            },
+        },
+        "line_items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string"},
+                    "unit_price": {"type": "number"},
+                    "sku": {"type": "string"},
+                },
+            },
+        },
         "tags": {"type": "array", "items": {"type": "string"}},
         "meta": {"type": "object"},
     },
 }
 GT = [
-    {"invoice_id": "INV-1", "total": 100.0, "amount_due": 50.0, "ref_no": "R-100", "due_date": "2024-03-01",
-     "issued_at": "2024-03-01T10:00:00Z", "website": "https://acme.com/a", "contact_email": "Ann@acme.com",
-     "status": "open", "quantity": 3, "paid": False, "title": "Invoice",
-     "vendor": {"name": "Acme Corporation", "city": "New York City", "zip_code": "10001"},
-     "memo": {"text": "Deliver to the back door", "summary": "urgent order"},
-     "line_items": [{"description": "blue widget large", "unit_price": 9.99, "sku": "W-1"},
-                    {"description": "red gadget", "unit_price": 20.0, "sku": "G-2"}],
-     "tags": ["alpha", "beta"], "meta": {"a": 1, "b": "x"}},
-    {"invoice_id": "INV-2", "total": 250.0, "amount_due": 10.0, "ref_no": "R-200", "due_date": "2024-04-15",
-     "issued_at": "2024-04-15T08:30:00Z", "website": "https://b.org", "contact_email": "bo@b.org",
-     "status": "paid", "quantity": 1, "paid": True, "title": "Bill",
-     "vendor": {"name": "Bolt Ltd", "city": "Boston", "zip_code": "02101"},
-     "memo": {"text": "none", "summary": "routine"},
-     "line_items": [{"description": "bolt pack", "unit_price": 1.5, "sku": "B-9"}],
-     "tags": ["gamma"], "meta": {"k": [1, 2]}},
-    {"invoice_id": "INV-3", "total": 75.5, "amount_due": 3.0, "ref_no": "R-3", "due_date": "2024-05-20",
-     "issued_at": "2024-05-20T12:00:00Z", "website": "https://c.io", "contact_email": "c@c.io",
-     "status": "open", "quantity": 7, "paid": False, "title": "Note",
-     "vendor": {"name": "Cee Inc", "city": "Chicago", "zip_code": "60601"},
-     "memo": {"text": "ring twice", "summary": "small"},
-     "line_items": [], "tags": [], "meta": {}},
+    {
+        "invoice_id": "INV-1",
+        "total": 100.0,
+        "amount_due": 50.0,
+        "ref_no": "R-100",
+        "due_date": "2024-03-01",
+        "issued_at": "2024-03-01T10:00:00Z",
+        "website": "https://acme.com/a",
+        "contact_email": "Ann@acme.com",
+        "status": "open",
+        "quantity": 3,
+        "paid": False,
+        "title": "Invoice",
+        "vendor": {"name": "Acme Corporation", "city": "New York City", "zip_code": "10001"},
+        "memo": {"text": "Deliver to the back door", "summary": "urgent order"},
+        "line_items": [
+            {"description": "blue widget large", "unit_price": 9.99, "sku": "W-1"},
+            {"description": "red gadget", "unit_price": 20.0, "sku": "G-2"},
+        ],
+        "tags": ["alpha", "beta"],
+        "meta": {"a": 1, "b": "x"},
+    },
+    {
+        "invoice_id": "INV-2",
+        "total": 250.0,
+        "amount_due": 10.0,
+        "ref_no": "R-200",
+        "due_date": "2024-04-15",
+        "issued_at": "2024-04-15T08:30:00Z",
+        "website": "https://b.org",
+        "contact_email": "bo@b.org",
+        "status": "paid",
+        "quantity": 1,
+        "paid": True,
+        "title": "Bill",
+        "vendor": {"name": "Bolt Ltd", "city": "Boston", "zip_code": "02101"},
+        "memo": {"text": "none", "summary": "routine"},
+        "line_items": [{"description": "bolt pack", "unit_price": 1.5, "sku": "B-9"}],
+        "tags": ["gamma"],
+        "meta": {"k": [1, 2]},
+    },
+    {
+        "invoice_id": "INV-3",
+        "total": 75.5,
+        "amount_due": 3.0,
+        "ref_no": "R-3",
+        "due_date": "2024-05-20",
+        "issued_at": "2024-05-20T12:00:00Z",
+        "website": "https://c.io",
+        "contact_email": "c@c.io",
+        "status": "open",
+        "quantity": 7,
+        "paid": False,
+        "title": "Note",
+        "vendor": {"name": "Cee Inc", "city": "Chicago", "zip_code": "60601"},
+        "memo": {"text": "ring twice", "summary": "small"},
+        "line_items": [],
+        "tags": [],
+        "meta": {},
+    },
 ]
 PRED = [
-    {"invoice_id": "INV-l", "total": 100.05, "amount_due": 50.9, "ref_no": "R-10O", "due_date": "03/01/2024",
-     "issued_at": "2024-03-01T10:00:30Z", "website": "https://ACME.com/a", "contact_email": "ann@acme.com",
-     "status": "open", "quantity": 3, "paid": False, "title": "invoice",
-     "vendor": {"name": "Acme Corp", "city": "City New York", "zip_code": "10001"},
-     "memo": {"text": "Deliver to back door", "summary": "urgent orders"},
-     "line_items": [{"description": "large blue widget", "unit_price": 10.0, "sku": "W-1"},
-                    {"description": "red gadget", "unit_price": 20.0, "sku": "g-2"}],
-     "tags": ["alpha", "betta"], "meta": {"a": 1, "b": "y"}},
-    {"invoice_id": "INV-2", "total": 251.0, "amount_due": 12.0, "ref_no": "R-200", "due_date": "2024-04-16",
-     "issued_at": "2024-04-15T09:30:00Z", "website": "https://b.org", "contact_email": "bo@b.org ",
-     "status": "open", "quantity": 2, "paid": True, "title": "Bill",
-     "vendor": {"name": "Bolt Limited", "city": "Boston", "zip_code": "02102"},
-     "memo": {"text": "none", "summary": "routine"},
-     "line_items": [{"description": "pack of bolts", "unit_price": 1.5, "sku": "B-9"}],
-     "tags": ["gamma", "delta"], "meta": {"k": [1, 2]}},
-    {"invoice_id": "INV-3", "total": 75.5, "ref_no": "R-3", "due_date": "2024-05-20",
-     "issued_at": "2024-05-20T12:00:00Z", "website": "https://c.io", "contact_email": "c@c.io",
-     "status": "open", "quantity": 7, "paid": None, "title": "Note",
-     "vendor": {"name": "Cee Inc", "city": "Chicago", "zip_code": "60601"},
-     "memo": {"text": "ring twice", "summary": "small"},
-     "line_items": [{"description": "extra", "unit_price": 1.0, "sku": "X"}], "tags": [], "meta": {}},
+    {
+        "invoice_id": "INV-l",
+        "total": 100.05,
+        "amount_due": 50.9,
+        "ref_no": "R-10O",
+        "due_date": "03/01/2024",
+        "issued_at": "2024-03-01T10:00:30Z",
+        "website": "https://ACME.com/a",
+        "contact_email": "ann@acme.com",
+        "status": "open",
+        "quantity": 3,
+        "paid": False,
+        "title": "invoice",
+        "vendor": {"name": "Acme Corp", "city": "City New York", "zip_code": "10001"},
+        "memo": {"text": "Deliver to back door", "summary": "urgent orders"},
+        "line_items": [
+            {"description": "large blue widget", "unit_price": 10.0, "sku": "W-1"},
+            {"description": "red gadget", "unit_price": 20.0, "sku": "g-2"},
+        ],
+        "tags": ["alpha", "betta"],
+        "meta": {"a": 1, "b": "y"},
+    },
+    {
+        "invoice_id": "INV-2",
+        "total": 251.0,
+        "amount_due": 12.0,
+        "ref_no": "R-200",
+        "due_date": "2024-04-16",
+        "issued_at": "2024-04-15T09:30:00Z",
+        "website": "https://b.org",
+        "contact_email": "bo@b.org ",
+        "status": "open",
+        "quantity": 2,
+        "paid": True,
+        "title": "Bill",
+        "vendor": {"name": "Bolt Limited", "city": "Boston", "zip_code": "02102"},
+        "memo": {"text": "none", "summary": "routine"},
+        "line_items": [{"description": "pack of bolts", "unit_price": 1.5, "sku": "B-9"}],
+        "tags": ["gamma", "delta"],
+        "meta": {"k": [1, 2]},
+    },
+    {
+        "invoice_id": "INV-3",
+        "total": 75.5,
+        "ref_no": "R-3",
+        "due_date": "2024-05-20",
+        "issued_at": "2024-05-20T12:00:00Z",
+        "website": "https://c.io",
+        "contact_email": "c@c.io",
+        "status": "open",
+        "quantity": 7,
+        "paid": None,
+        "title": "Note",
+        "vendor": {"name": "Cee Inc", "city": "Chicago", "zip_code": "60601"},
+        "memo": {"text": "ring twice", "summary": "small"},
+        "line_items": [{"description": "extra", "unit_price": 1.0, "sku": "X"}],
+        "tags": [],
+        "meta": {},
+    },
 ]
 
 
@@ -182,15 +310,21 @@ def test_a_corpus_scores_as_the_oracle_scores_it(tmp_path: Path) -> None:
     gt.write_text("".join(json.dumps(r) + "\n" for r in GT))
     pred.write_text("".join(json.dumps(r) + "\n" for r in PRED))
     runner = Path(__file__).with_name("oracle_runner.py")
-    done = subprocess.run([_python(), str(runner), str(theirs_schema), str(gt), str(pred), "--per-document"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [_python(), str(runner), str(theirs_schema), str(gt), str(pred), "--per-document"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = json.loads(done.stdout)
     ours = build_report(evaluate_files(st.load_schema(str(ours_schema)), str(gt), str(pred)))
     keys = ("tp", "fa", "fd", "fp", "fn", "tn")
-    assert {p: [m[k] for k in keys] for p, m in ours["field_metrics"].items()} == \
-        {p: [m[k] for k in keys] for p, m in theirs["field_metrics"].items()}
+    assert {p: [m[k] for k in keys] for p, m in ours["field_metrics"].items()} == {
+        p: [m[k] for k in keys] for p, m in theirs["field_metrics"].items()
+    }
     assert ours["metrics"]["weighted_overall_score"] == pytest.approx(
-        theirs["metrics"]["weighted_overall_score"], abs=1e-12)
+        theirs["metrics"]["weighted_overall_score"], abs=1e-12
+    )
     for path, block in theirs["field_metrics"].items():
         if "mean_score" in block:
             assert ours["field_metrics"][path]["mean_score"] == pytest.approx(block["mean_score"], abs=1e-9), path

@@ -27,8 +27,12 @@ def _near(rng: random.Random, box: list) -> list:
     flat = [*box[0], *box[1]] if len(box) == 2 else box
     w, h = flat[2] - flat[0], flat[3] - flat[1]
     s = rng.uniform(0, 0.7)
-    moved = [flat[0] + rng.uniform(-s, s) * w, flat[1] + rng.uniform(-s, s) * h,
-             flat[2] + rng.uniform(-s, s) * w, flat[3] + rng.uniform(-s, s) * h]
+    moved = [
+        flat[0] + rng.uniform(-s, s) * w,
+        flat[1] + rng.uniform(-s, s) * h,
+        flat[2] + rng.uniform(-s, s) * w,
+        flat[3] + rng.uniform(-s, s) * h,
+    ]
     moved = [min(moved[0], moved[2]), min(moved[1], moved[3]), max(moved[0], moved[2]), max(moved[1], moved[3])]
     return moved if rng.random() < 0.5 else [moved[:2], moved[2:]]
 
@@ -55,11 +59,24 @@ def _documents(seed: int, n: int = 80) -> tuple[list[dict], list[dict]]:
                 pred[key]["_bbox"] = _near(rng, truth)
         items = []
         for _ in range(rng.randint(1, 3)):
-            items.append({"description": {"_value": rng.choice(["Tea", "Coffee", "Water"]), "_bbox": _box(rng, False)},
-                          "amount": {"_value": round(rng.uniform(1, 30), 2), "_bbox": _box(rng, True)}})
+            items.append(
+                {
+                    "description": {"_value": rng.choice(["Tea", "Coffee", "Water"]), "_bbox": _box(rng, False)},
+                    "amount": {"_value": round(rng.uniform(1, 30), 2), "_bbox": _box(rng, True)},
+                }
+            )
         gt["line_items"] = items
-        pred["line_items"] = [{key: {"_value": item[key]["_value"], "_bbox": _near(rng, item[key]["_bbox"]),
-                                     "_confidence": rng.random()} for key in item} for item in items]
+        pred["line_items"] = [
+            {
+                key: {
+                    "_value": item[key]["_value"],
+                    "_bbox": _near(rng, item[key]["_bbox"]),
+                    "_confidence": rng.random(),
+                }
+                for key in item
+            }
+            for item in items
+        ]
         gts.append(gt)
         preds.append(pred)
     return gts, preds
@@ -75,14 +92,34 @@ def test_equal_to_the_library(tmp_path: Path, seed: int, thresholds: str | None)
     gt_path.write_text("".join(json.dumps(d) + "\n" for d in gts))
     pred_path.write_text("".join(json.dumps(d) + "\n" for d in preds))
     extra = thresholds.split(",") if thresholds else []
-    oracle = subprocess.run([python, str(Path(__file__).with_name("box_oracle.py")), str(SCHEMA), str(gt_path),
-                             str(pred_path), *extra], capture_output=True, text=True, check=True)
+    oracle = subprocess.run(
+        [python, str(Path(__file__).with_name("box_oracle.py")), str(SCHEMA), str(gt_path), str(pred_path), *extra],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = json.loads(oracle.stdout)["bbox_map_metrics"]
     for rule in ("iou", "value-and-iou"):
         args = ["--box-found", rule, *(["--iou-thresholds", thresholds] if thresholds else [])]
-        done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(SCHEMA), str(gt_path), str(pred_path),
-                               "-f", "json", "--no-progress", *args], capture_output=True, text=True, cwd=ROOT,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "stickler_cli",
+                "eval",
+                str(SCHEMA),
+                str(gt_path),
+                str(pred_path),
+                "-f",
+                "json",
+                "--no-progress",
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         assert done.returncode == 0, done.stderr
         ours = json.loads(done.stdout)["localisation"]
         assert ours["map"] == pytest.approx(theirs["mean_ap"], abs=1e-12)
@@ -92,7 +129,12 @@ def test_equal_to_the_library(tmp_path: Path, seed: int, thresholds: str | None)
         assert {p.replace("[]", "") for p in theirs["fields"]} == set(ours["fields"])
         for path, block in theirs["fields"].items():
             mine = ours["fields"][path.replace("[]", "")]
-            for a, b in (("ap", "ap"), ("mean_iou", "mean_iou"), ("gt_boxes", "num_gt"), ("detections", "num_detections")):
+            for a, b in (
+                ("ap", "ap"),
+                ("mean_iou", "mean_iou"),
+                ("gt_boxes", "num_gt"),
+                ("detections", "num_detections"),
+            ):
                 assert mine[a] == pytest.approx(block[b], abs=1e-12), (rule, path, a)
             for name in ("ap_50", "ap_75"):
                 if block[name] is not None:

@@ -37,8 +37,12 @@ def test_each_document_equals_compare_with_recall_with_fd(tmp_path: Path, name, 
     oracle_schema = tmp_path / "oracle-schema.json"
     oracle_schema.write_bytes(orjson.dumps(for_oracle(schema)))
     runner = Path(__file__).with_name("oracle_runner.py")
-    done = subprocess.run([python, str(runner), str(oracle_schema), str(gt), str(pred), "--per-document"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [python, str(runner), str(oracle_schema), str(gt), str(pred), "--per-document"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = json.loads(done.stdout)["per_document"]
     gt_lines, pred_lines = _nonblank(gt), _nonblank(pred)
     assert len(theirs) == len(gt_lines) > 0

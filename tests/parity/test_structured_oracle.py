@@ -16,8 +16,7 @@ JSON = st.recursive(
 
 
 @settings(deadline=None, max_examples=40)
-@given(st.lists(st.tuples(JSON, JSON).filter(lambda p: p[0] is not None and p[1] is not None), min_size=1,
-                max_size=20))
+@given(st.lists(st.tuples(JSON, JSON).filter(lambda p: p[0] is not None and p[1] is not None), min_size=1, max_size=20))
 def test_equality_semantics_match(oracle, pairs):
     pairs += [(a, a) for a, _ in pairs]  # equal pairs too, not only random ones
     ours = build("StructuredModelComparator")

@@ -42,8 +42,10 @@ def _properties(node: Any, visit: Callable[[dict], None]) -> None:
 
 def _is_object_list(prop: dict) -> bool:
     items = prop.get("items")
-    return prop.get("type") == "array" and isinstance(items, dict) and (
-        items.get("type") == "object" or "properties" in items or "$ref" in items
+    return (
+        prop.get("type") == "array"
+        and isinstance(items, dict)
+        and (items.get("type") == "object" or "properties" in items or "$ref" in items)
     )
 
 

@@ -37,17 +37,30 @@ def test_the_workload_has_what_the_issue_lists():
     assert any(isinstance(gt.get("tags"), list) and gt["tags"] for gt, _ in pairs)
     text = json.dumps([p for _, p in pairs])
     assert '"_confidence"' in text and "null" in text
-    reordered = sum(1 for gt, p in pairs if isinstance(p.get("line_items"), list) and isinstance(gt.get("line_items"), list)
-                    and len(p["line_items"]) == len(gt["line_items"]) and p["line_items"] != gt["line_items"])
+    reordered = sum(
+        1
+        for gt, p in pairs
+        if isinstance(p.get("line_items"), list)
+        and isinstance(gt.get("line_items"), list)
+        and len(p["line_items"]) == len(gt["line_items"])
+        and p["line_items"] != gt["line_items"]
+    )
     assert reordered > 30
-    forced = [len(gt["line_items"]) for gt, _ in generate(5, seed=2, items=50) if isinstance(gt.get("line_items"), list)]
+    forced = [
+        len(gt["line_items"]) for gt, _ in generate(5, seed=2, items=50) if isinstance(gt.get("line_items"), list)
+    ]
     assert forced and set(forced) == {50}
 
 
 def test_measure_runs_and_reports(tmp_path):
     gt, pred = write(tmp_path, 40, seed=3)
-    done = subprocess.run([sys.executable, "-m", "bench.measure", str(ROOT / "bench" / "invoice.schema.json"),
-                           str(gt), str(pred)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.measure", str(ROOT / "bench" / "invoice.schema.json"), str(gt), str(pred)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["documents"] == 40 and result["docs_per_second"] > 0 and result["max_rss_kb"] > 0
@@ -58,9 +71,22 @@ def test_measure_runs_and_reports(tmp_path):
 def test_measure_repeats_for_a_window(tmp_path):
     """--seconds keeps running until the window is filled; the mean covers every run."""
     gt, pred = write(tmp_path, 20, seed=3)
-    done = subprocess.run([sys.executable, "-m", "bench.measure", str(ROOT / "bench" / "invoice.schema.json"),
-                           str(gt), str(pred), "--seconds", "0.5"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.measure",
+            str(ROOT / "bench" / "invoice.schema.json"),
+            str(gt),
+            str(pred),
+            "--seconds",
+            "0.5",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["runs"] >= 2
@@ -72,8 +98,17 @@ def test_workers_case_table():
     """Case 5's table: the median speed-up with the lowest and highest round beside it."""
     from bench.workers import table
 
-    rows = [{"mb": 8, "bytes": 8 * 2**20, "documents": 9118, "times": [(2.0, 1.6), (1.9, 2.8), (2.0, 1.5)],
-             "speedups": [1.25, 1.9 / 2.8, 2.0 / 1.5], "median": 1.25, "identical": True}]
+    rows = [
+        {
+            "mb": 8,
+            "bytes": 8 * 2**20,
+            "documents": 9118,
+            "times": [(2.0, 1.6), (1.9, 2.8), (2.0, 1.5)],
+            "speedups": [1.25, 1.9 / 2.8, 2.0 / 1.5],
+            "median": 1.25,
+            "identical": True,
+        }
+    ]
     assert table(rows)[2] == "| 8.0 MB | 9,118 | 2.00 | 1.60 | 1.25× (0.68–1.33) | identical |"
 
 
@@ -96,8 +131,11 @@ def test_the_floor_and_the_whole_process_case(tmp_path):
     assert parse_floor(str(gt), str(pred), 0.0) > 0
     times = {"eval": [0.5, 0.4, 0.6], "stickler-eval: eval": [25.0, 30.0, 24.0]}
     rows = startup.whole_table(times, 1500)
-    assert rows[4:7] == ["| 1 | 25.00 s | 0.500 s | 50.0× |", "| 2 | 30.00 s | 0.400 s | 75.0× |",
-                         "| 3 | 24.00 s | 0.600 s | 40.0× |"]
+    assert rows[4:7] == [
+        "| 1 | 25.00 s | 0.500 s | 50.0× |",
+        "| 2 | 30.00 s | 0.400 s | 75.0× |",
+        "| 3 | 24.00 s | 0.600 s | 40.0× |",
+    ]
     assert rows[7] == "| **median** | 25.00 s | 0.500 s | **50.0×** (target ≥ 50×) |"
     eval_only = startup.measure(oracle_python=None, rounds=1, documents=12, labels=("eval",))
     assert set(eval_only) == {"eval"}
@@ -112,15 +150,22 @@ def test_the_analyses_cost_counted_in_instructions(tmp_path):
 
     gt, pred = write(tmp_path, 5, seed=3)
     missing = instructions.available()
-    done = subprocess.run([sys.executable, "-m", "bench.instructions", str(gt), str(pred), "--slice-by", "currency"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.instructions", str(gt), str(pred), "--slice-by", "currency"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     if missing:
         assert done.returncode == 2 and "valgrind" in done.stderr
         return
     assert done.returncode == 0, done.stderr
     counted = json.loads(done.stdout)
     assert 0 < counted["off_1"] < counted["off_2"] and 0 < counted["on_1"] < counted["on_2"]
-    assert counted["on_1"] > counted["off_1"] and counted["on_2"] - counted["on_1"] > counted["off_2"] - counted["off_1"]
+    assert (
+        counted["on_1"] > counted["off_1"] and counted["on_2"] - counted["on_1"] > counted["off_2"] - counted["off_1"]
+    )
     assert abs((counted["off_2"] - counted["off_1"]) / counted["off_1"] - 1) < 0.15
     # A single run with the analyses pays their first-use imports (the Date comparator's reader, the slice tests),
     # which a second run in the same process does not: its ratio is the higher.
@@ -180,8 +225,9 @@ def test_the_variants_each_change_what_they_say(tmp_path):
 
     def every_leaf_rich(value) -> bool:
         if isinstance(value, dict):
-            return set(value) == {"_value", "_confidence"} or ("_value" not in value and all(
-                every_leaf_rich(v) for v in value.values()))
+            return set(value) == {"_value", "_confidence"} or (
+                "_value" not in value and all(every_leaf_rich(v) for v in value.values())
+            )
         return isinstance(value, list) and all(every_leaf_rich(v) for v in value)
 
     assert all(every_leaf_rich(d) for d in rich) and not every_leaf_rich(read("plain", "pred")[1])
@@ -211,7 +257,8 @@ def test_the_long_line_case_runs(tmp_path):
 
     rows = long_line.measure(tmp_path, 4_000)
     assert [(r["strings"], r["variant"]) for r in rows] == [(1_000, v) for v in long_line.VARIANTS] + [
-        (4_000, v) for v in long_line.VARIANTS]
+        (4_000, v) for v in long_line.VARIANTS
+    ]
     assert all(r["max_rss_kb"] > 0 and r["report_bytes"] > 0 and r["html_bytes"] > 0 for r in rows)
     big = {r["variant"]: r for r in rows if r["strings"] == 4_000}
     # id, then (short) 3 pairs and 3,997 unpaired tags: the first 1,000 rows and 1,000 more failing ones;

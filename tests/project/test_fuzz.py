@@ -28,14 +28,26 @@ from stickler_cli.cli.app import main
 
 EXAMPLES = int(os.environ.get("STICKLER_FUZZ_EXAMPLES", "2000"))
 
-COMPARATORS = ["ExactComparator", "LevenshteinComparator", "NumericComparator", "FuzzyComparator",
-               "DateComparator", "ExactComparator", "LevenshteinComparator", "Levenshtien"]
+COMPARATORS = [
+    "ExactComparator",
+    "LevenshteinComparator",
+    "NumericComparator",
+    "FuzzyComparator",
+    "DateComparator",
+    "ExactComparator",
+    "LevenshteinComparator",
+    "Levenshtien",
+]
 KEYS = st.sampled_from(["id", "name", "total", "items", "qty", "date", "a b", "é", "x-y", "_value", "tags", "nested"])
 
 
 def primitive_schema():
     return st.fixed_dictionaries(
-        {"type": st.sampled_from(["string"] * 4 + ["number"] * 3 + ["integer", "boolean", ["string", "null"], "nonsense"])},
+        {
+            "type": st.sampled_from(
+                ["string"] * 4 + ["number"] * 3 + ["integer", "boolean", ["string", "null"], "nonsense"]
+            )
+        },
         optional={
             "x-aws-stickler-comparator": st.sampled_from(COMPARATORS),
             "x-aws-stickler-threshold": st.sampled_from([0.0, 0.5, 0.9, 1.0] * 5 + [1.5, "high"]),
@@ -45,14 +57,18 @@ def primitive_schema():
             # values that normalise alike (issue 37, item 5): kept apart by Exact
             "enum": st.sampled_from([[1.5, 15, -15], ["A+", "A-"], ["N/A", "NA", None], "not a list"]),
             "const": st.sampled_from(["N/A", -1, None]),
-        })
+        },
+    )
 
 
 def schemas():
     return st.recursive(
         primitive_schema(),
         lambda inner: st.one_of(
-            st.builds(lambda props: {"type": "object", "properties": props}, st.dictionaries(KEYS, inner, min_size=1, max_size=4)),
+            st.builds(
+                lambda props: {"type": "object", "properties": props},
+                st.dictionaries(KEYS, inner, min_size=1, max_size=4),
+            ),
             st.builds(lambda item: {"type": "array", "items": item}, inner),
         ),
         max_leaves=8,
@@ -60,21 +76,37 @@ def schemas():
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
     max_leaves=12,
 )
 
-RAW_LINES = st.sampled_from([
-    b'{"id": "a", "total": NaN}', b'{"total": Infinity, "items": [{"qty": -Infinity}]}', b'{"id": "trunc',
-    b"[1, 2, 3]", b'"just a string"', b"null", b"", b"   ", b'{"id": "\xff\xfe"}', b"\xef\xbb\xbf{}",
-    b'{"nested": ' + b"[" * 1500 + b"]" * 1500 + b"}", b'{"items": {"_value": [{"qty": "12"}], "_confidence": 2}}',
-    b'{"name": {"_value": "x", "_confidence": "high"}}', b'{"total": 1e400}', b'{"id": "\\ud800"}',
-    # texts that are no one number, and objects holding _value beside data (issue 37, items 6 and 7)
-    b'{"total": "page 1 of 2", "qty": "1e2", "items": ["5 to 7", "1 0"]}',
-    b'{"nested": {"_value": 5, "unit": "kg"}, "items": [{"_value": 5, "_confidence": 0.5, "qty": 1}]}',
-])
+RAW_LINES = st.sampled_from(
+    [
+        b'{"id": "a", "total": NaN}',
+        b'{"total": Infinity, "items": [{"qty": -Infinity}]}',
+        b'{"id": "trunc',
+        b"[1, 2, 3]",
+        b'"just a string"',
+        b"null",
+        b"",
+        b"   ",
+        b'{"id": "\xff\xfe"}',
+        b"\xef\xbb\xbf{}",
+        b'{"nested": ' + b"[" * 1500 + b"]" * 1500 + b"}",
+        b'{"items": {"_value": [{"qty": "12"}], "_confidence": 2}}',
+        b'{"name": {"_value": "x", "_confidence": "high"}}',
+        b'{"total": 1e400}',
+        b'{"id": "\\ud800"}',
+        # texts that are no one number, and objects holding _value beside data (issue 37, items 6 and 7)
+        b'{"total": "page 1 of 2", "qty": "1e2", "items": ["5 to 7", "1 0"]}',
+        b'{"nested": {"_value": 5, "unit": "kg"}, "items": [{"_value": 5, "_confidence": 0.5, "qty": 1}]}',
+    ]
+)
 
 
 def lines(garbage: int = 1):
@@ -104,8 +136,17 @@ def test_the_cli_never_crashes_and_never_loses_a_record(tmp_path_factory, capsys
     (folder / "s.json").write_bytes(orjson.dumps(schema))
     (folder / "g.jsonl").write_bytes(b"\n".join(gt) + b"\n")
     (folder / "p.jsonl").write_bytes(b"\n".join(pred) + b"\n")
-    args = ["eval", str(folder / "s.json"), str(folder / "g.jsonl"), str(folder / "p.jsonl"),
-            "--format", "json", "-o", str(folder / "r.json"), "--no-progress"]
+    args = [
+        "eval",
+        str(folder / "s.json"),
+        str(folder / "g.jsonl"),
+        str(folder / "p.jsonl"),
+        "--format",
+        "json",
+        "-o",
+        str(folder / "r.json"),
+        "--no-progress",
+    ]
     if id_field:
         args += ["--id-field", id_field]
     if run_checked(args, capsys)[0] == 2:
@@ -131,41 +172,115 @@ def test_the_cli_never_crashes_and_never_loses_a_record(tmp_path_factory, capsys
 SCHEMA_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_SCHEMA_EXAMPLES", "400"))  # about 10 s
 CASE_SECONDS = 5  # per generated schema: load it (twice: schema check, eval) and score a few records
 
-VALID_PATTERNS = st.sampled_from([
-    "^(a|aa)+$", "(x+x+)+y", "^(a+)+$", r"^\p{Letter}+$", "(?<=a+)b", "a{1000}", r"^\d+$", "(?i)abc",
-    "(?P<n>a)(?P=n)", ".*.*.*=.*", "^[A-Z]{3}-[0-9]+$", "", "(a|b|ab)*c", "a{50000}",
-    "((a{1000}){1000}){1000}",  # valid, but larger than any machine once compiled: refused by its estimated size
-])
+VALID_PATTERNS = st.sampled_from(
+    [
+        "^(a|aa)+$",
+        "(x+x+)+y",
+        "^(a+)+$",
+        r"^\p{Letter}+$",
+        "(?<=a+)b",
+        "a{1000}",
+        r"^\d+$",
+        "(?i)abc",
+        "(?P<n>a)(?P=n)",
+        ".*.*.*=.*",
+        "^[A-Z]{3}-[0-9]+$",
+        "",
+        "(a|b|ab)*c",
+        "a{50000}",
+        "((a{1000}){1000}){1000}",  # valid, but larger than any machine once compiled: refused by its estimated size
+    ]
+)
 INVALID_PATTERNS = st.sampled_from(["((", "[", "\\", "(?", "a{2,1}"])
 DEFINITIONS = st.sampled_from(["#/$defs/d0", "#/$defs/d1", "#/$defs/d2", "#/$defs/d3"])
-LOCAL_REFS = st.one_of(DEFINITIONS, DEFINITIONS, DEFINITIONS,
-                       st.sampled_from(["#", "#/$defs/d0/allOf/0", "#/properties/a"]))
-ODD_REFS = st.sampled_from(["#/$defs/nope", "#/properties", "#/properties/a/type", "#anchor",
-                            "http://127.0.0.1:9/s.json", "https://json-schema.org/draft/2020-12/schema", "other.json",
-                            "urn:x", "", 5, None])
-HOSTILE = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0, 1e308, -1e308, 10 ** 30, 0.5, -0.0]),
-    st.sampled_from(["", "5", "string", "object", "array", "#", "null", "nonsense", "date"]), VALID_PATTERNS,
-    INVALID_PATTERNS, ODD_REFS,
-    st.lists(st.sampled_from(["string", "a", 1, None, {}, []]), max_size=3),
-    st.dictionaries(st.sampled_from(["a", "b", "type", "$ref", "^(a|aa)+$"]), st.sampled_from([{}, True, 1, "x", []]),
-                    max_size=2),
+LOCAL_REFS = st.one_of(
+    DEFINITIONS, DEFINITIONS, DEFINITIONS, st.sampled_from(["#", "#/$defs/d0/allOf/0", "#/properties/a"])
 )
-KEYWORDS = st.sampled_from([
-    "type", "minimum", "maximum", "exclusiveMinimum", "multipleOf", "minLength", "maxLength", "pattern", "required",
-    "enum", "const", "items", "properties", "additionalProperties", "patternProperties", "allOf", "anyOf", "oneOf",
-    "not", "if", "then", "else", "format", "uniqueItems", "minItems", "contains", "dependentRequired",
-    "propertyNames", "$ref", "$dynamicRef", "$id", "$anchor", "$dynamicAnchor", "$schema", "unevaluatedProperties",
-    "prefixItems", "dependentSchemas", "dependencies", "x-aws-stickler-threshold", "x-aws-stickler-comparator",
-    "extends", "divisibleBy", "disallow",  # draft 3's (issue 37: its schemas crashed eval)
-])
+ODD_REFS = st.sampled_from(
+    [
+        "#/$defs/nope",
+        "#/properties",
+        "#/properties/a/type",
+        "#anchor",
+        "http://127.0.0.1:9/s.json",
+        "https://json-schema.org/draft/2020-12/schema",
+        "other.json",
+        "urn:x",
+        "",
+        5,
+        None,
+    ]
+)
+HOSTILE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([0, 1e308, -1e308, 10**30, 0.5, -0.0]),
+    st.sampled_from(["", "5", "string", "object", "array", "#", "null", "nonsense", "date"]),
+    VALID_PATTERNS,
+    INVALID_PATTERNS,
+    ODD_REFS,
+    st.lists(st.sampled_from(["string", "a", 1, None, {}, []]), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["a", "b", "type", "$ref", "^(a|aa)+$"]), st.sampled_from([{}, True, 1, "x", []]), max_size=2
+    ),
+)
+KEYWORDS = st.sampled_from(
+    [
+        "type",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "required",
+        "enum",
+        "const",
+        "items",
+        "properties",
+        "additionalProperties",
+        "patternProperties",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "format",
+        "uniqueItems",
+        "minItems",
+        "contains",
+        "dependentRequired",
+        "propertyNames",
+        "$ref",
+        "$dynamicRef",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$schema",
+        "unevaluatedProperties",
+        "prefixItems",
+        "dependentSchemas",
+        "dependencies",
+        "x-aws-stickler-threshold",
+        "x-aws-stickler-comparator",
+        "extends",
+        "divisibleBy",
+        "disallow",  # draft 3's (issue 37: its schemas crashed eval)
+    ]
+)
 
 
 def graph_node():
     """A subschema of a $ref graph among the definitions (cycles, fan-out) or one with a pattern, an enum."""
     ref = st.builds(lambda r: {"$ref": r}, LOCAL_REFS)
     return st.one_of(
-        st.just({"type": "string"}), ref, st.builds(lambda r: {"$dynamicRef": r}, LOCAL_REFS),
+        st.just({"type": "string"}),
+        ref,
+        st.builds(lambda r: {"$dynamicRef": r}, LOCAL_REFS),
         st.builds(lambda refs: {"allOf": refs}, st.lists(ref, min_size=1, max_size=3)),
         st.builds(lambda a, b: {"type": "object", "properties": {"a": a, "b": b}}, ref, ref),
         st.builds(lambda r: {"type": "array", "items": r}, ref),
@@ -177,16 +292,28 @@ def graph_node():
 
 
 def a_property():
-    typed = st.sampled_from([{"type": "string"}, {"type": "string"}, {"type": "number"}, {"type": "integer"},
-                             {"type": "object", "properties": {"x": {"type": "string"}}},
-                             {"type": "array", "items": {"type": "string"}}])
-    extra = st.one_of(st.just({}), st.builds(lambda p: {"pattern": p}, VALID_PATTERNS),
-                      st.builds(lambda r: {"allOf": [{"$ref": r}]}, LOCAL_REFS), graph_node())
+    typed = st.sampled_from(
+        [
+            {"type": "string"},
+            {"type": "string"},
+            {"type": "number"},
+            {"type": "integer"},
+            {"type": "object", "properties": {"x": {"type": "string"}}},
+            {"type": "array", "items": {"type": "string"}},
+        ]
+    )
+    extra = st.one_of(
+        st.just({}),
+        st.builds(lambda p: {"pattern": p}, VALID_PATTERNS),
+        st.builds(lambda r: {"allOf": [{"$ref": r}]}, LOCAL_REFS),
+        graph_node(),
+    )
     return st.builds(lambda base, more: {**base, **more}, typed, extra)
 
 
 MUTATIONS = st.one_of(  # one defect (or none) put into one subschema: a keyword with an odd value, an odd reference
-    st.none(), st.none(),
+    st.none(),
+    st.none(),
     st.tuples(st.integers(0, 6), KEYWORDS, HOSTILE),
     st.tuples(st.integers(0, 6), st.sampled_from(["$ref", "$dynamicRef"]), ODD_REFS),
     st.tuples(st.integers(0, 6), st.sampled_from(["pattern"]), INVALID_PATTERNS),
@@ -204,26 +331,40 @@ def _mutated(schema: dict, mutation) -> dict:
 def hostile_schemas():
     names = st.sampled_from(["a", "b", "c", "a", "b", "a.b", "é"])
     schema = st.fixed_dictionaries(
-        {"type": st.just("object"), "properties": st.dictionaries(names, a_property(), min_size=1, max_size=3),
-         "$defs": st.fixed_dictionaries({f"d{k}": graph_node() for k in range(4)})},
+        {
+            "type": st.just("object"),
+            "properties": st.dictionaries(names, a_property(), min_size=1, max_size=3),
+            "$defs": st.fixed_dictionaries({f"d{k}": graph_node() for k in range(4)}),
+        },
         optional={
             "allOf": st.lists(graph_node(), min_size=1, max_size=2),
-            "$schema": st.sampled_from(["http://json-schema.org/draft-07/schema#",
-                                        "https://json-schema.org/draft/2019-09/schema",
-                                        "http://json-schema.org/draft-04/schema#", "http://127.0.0.1:9/meta",
-                                        "https://json-schema.org/draft/2020-12/schema",
-                                        "http://json-schema.org/draft-03/schema#",  # issue 37: refused, exit 2
-                                        "http://json-schema.org/draft-06/schema#"]),
+            "$schema": st.sampled_from(
+                [
+                    "http://json-schema.org/draft-07/schema#",
+                    "https://json-schema.org/draft/2019-09/schema",
+                    "http://json-schema.org/draft-04/schema#",
+                    "http://127.0.0.1:9/meta",
+                    "https://json-schema.org/draft/2020-12/schema",
+                    "http://json-schema.org/draft-03/schema#",  # issue 37: refused, exit 2
+                    "http://json-schema.org/draft-06/schema#",
+                ]
+            ),
             "$id": st.sampled_from(["http://example.invalid/root.json", "urn:root", "relative.json"]),
             "additionalProperties": st.one_of(st.booleans(), graph_node()),
-        })
+        },
+    )
     return st.builds(_mutated, schema, MUTATIONS)
 
 
 HOSTILE_STRINGS = st.sampled_from(["a" * 40 + "!", "x" * 40, "Ärger", "2024-01-05", "", "v4999", "aaaa"])
-RECORD_VALUES = st.one_of(HOSTILE_STRINGS, st.integers(-5, 5), st.none(), st.booleans(),
-                          st.lists(HOSTILE_STRINGS, max_size=3),
-                          st.dictionaries(HOSTILE_STRINGS, st.integers(0, 2), max_size=2))
+RECORD_VALUES = st.one_of(
+    HOSTILE_STRINGS,
+    st.integers(-5, 5),
+    st.none(),
+    st.booleans(),
+    st.lists(HOSTILE_STRINGS, max_size=3),
+    st.dictionaries(HOSTILE_STRINGS, st.integers(0, 2), max_size=2),
+)
 
 
 class CaseTooSlow(BaseException):
@@ -232,11 +373,17 @@ class CaseTooSlow(BaseException):
 
 @pytest.mark.filterwarnings("ignore")
 @settings(max_examples=SCHEMA_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(schema=hostile_schemas(),
-       records=st.lists(st.dictionaries(st.sampled_from(["a", "b", "a.b", "c", "a" * 40 + "!"]), RECORD_VALUES,
-                                        max_size=3), min_size=1, max_size=3))
-def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out(tmp_path_factory, capsys, schema,
-                                                                                  records):
+@given(
+    schema=hostile_schemas(),
+    records=st.lists(
+        st.dictionaries(st.sampled_from(["a", "b", "a.b", "c", "a" * 40 + "!"]), RECORD_VALUES, max_size=3),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out(
+    tmp_path_factory, capsys, schema, records
+):
     """Every generated schema either loads and scores a few records (exit 0) or is refused with one line
     (exit 2): never an internal error, never more than CASE_SECONDS, never a network connection."""
     import faulthandler
@@ -262,9 +409,18 @@ def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out
     signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
     try:
         with mock.patch.object(socket.socket, "connect", connect):
-            for args in (["schema", "check", str(folder / "s.json")],
-                         ["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"),
-                          "--format", "json", "--no-progress"]):
+            for args in (
+                ["schema", "check", str(folder / "s.json")],
+                [
+                    "eval",
+                    str(folder / "s.json"),
+                    str(folder / "r.jsonl"),
+                    str(folder / "r.jsonl"),
+                    "--format",
+                    "json",
+                    "--no-progress",
+                ],
+            ):
                 if run_checked(args, capsys)[0] == 2:
                     break
     finally:
@@ -275,15 +431,20 @@ def test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out
 
 
 INDEX_EXAMPLES = int(os.environ.get("STICKLER_FUZZ_INDEX_EXAMPLES", "200"))
-_INDEX_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(), st.text(max_size=40),
-                          st.binary(max_size=48).map(lambda b: __import__("base64").b64encode(b).decode()),
-                          st.lists(st.one_of(st.text(max_size=8), st.integers(-3, 2**65)), max_size=3))
+_INDEX_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(),
+    st.text(max_size=40),
+    st.binary(max_size=48).map(lambda b: __import__("base64").b64encode(b).decode()),
+    st.lists(st.one_of(st.text(max_size=8), st.integers(-3, 2**65)), max_size=3),
+)
 
 
 @pytest.mark.filterwarnings("ignore")
 @settings(max_examples=INDEX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(key=st.sampled_from(["sources", "digests", "lines", "document_index"]), value=_INDEX_VALUES,
-       extra=st.booleans())
+@given(key=st.sampled_from(["sources", "digests", "lines", "document_index"]), value=_INDEX_VALUES, extra=st.booleans())
 def test_a_tampered_document_index_is_refused_in_one_line(tmp_path_factory, capsys, key, value, extra):
     """A state's document index (issue 37: what merge finds shared documents by) is untrusted: any value in
     any of its keys, or in place of it, is merged (when it is right by chance) or refused with one line."""
@@ -291,8 +452,21 @@ def test_a_tampered_document_index_is_refused_in_one_line(tmp_path_factory, caps
     (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {"id": {"type": "string"}}}))
     (folder / "r.jsonl").write_text("".join(json.dumps({"id": f"d{k}"}) + "\n" for k in range(3)))
     state_path = folder / "a.state.json"
-    assert main(["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"), "--format",
-                 "json", "--save-state", str(state_path)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(folder / "s.json"),
+                str(folder / "r.jsonl"),
+                str(folder / "r.jsonl"),
+                "--format",
+                "json",
+                "--save-state",
+                str(state_path),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     state = orjson.loads(state_path.read_bytes())
     if key == "document_index":
@@ -314,21 +488,40 @@ RECORD_GATES = {"valid_json_rate": 1.0, "schema_valid_rate": 0.0, "coverage": 1.
 
 @pytest.mark.filterwarnings("ignore")
 @settings(max_examples=RECORD_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(gt=lines(garbage=0), pred=st.one_of(st.just([]), lines(garbage=3)), id_field=st.sampled_from([None, "id"]),
-       no_data_passes=st.booleans())
-def test_missing_predictions_count_and_gates_never_pass_on_missing_data(tmp_path_factory, capsys, gt, pred, id_field,
-                                                                          no_data_passes):
+@given(
+    gt=lines(garbage=0),
+    pred=st.one_of(st.just([]), lines(garbage=3)),
+    id_field=st.sampled_from([None, "id"]),
+    no_data_passes=st.booleans(),
+)
+def test_missing_predictions_count_and_gates_never_pass_on_missing_data(
+    tmp_path_factory, capsys, gt, pred, id_field, no_data_passes
+):
     """Any ground truth against any predictions (none at all too): the record figures are shares of what was due,
     a gate whose figure is missing fails unless --no-data-passes (and always when nothing was scored), and the
     exit code is 1 exactly when a gate failed."""
     folder = tmp_path_factory.mktemp("records")
-    (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {
-        "id": {"type": ["string", "integer"]}, "name": {"type": "string"}}}))
+    (folder / "s.json").write_text(
+        json.dumps(
+            {"type": "object", "properties": {"id": {"type": ["string", "integer"]}, "name": {"type": "string"}}}
+        )
+    )
     (folder / "g.jsonl").write_bytes(b"\n".join(gt) + b"\n")
     (folder / "p.jsonl").write_bytes(b"\n".join(pred) + (b"\n" if pred else b""))
-    args = ["eval", str(folder / "s.json"), str(folder / "g.jsonl"), str(folder / "p.jsonl"), "--format", "json",
-            "-o", str(folder / "r.json"), "--no-progress", "--pair-by-line" if id_field is None else "--id-field=id",
-            *(f"--fail-under={k}={v}" for k, v in RECORD_GATES.items()), *(["--no-data-passes"] * no_data_passes)]
+    args = [
+        "eval",
+        str(folder / "s.json"),
+        str(folder / "g.jsonl"),
+        str(folder / "p.jsonl"),
+        "--format",
+        "json",
+        "-o",
+        str(folder / "r.json"),
+        "--no-progress",
+        "--pair-by-line" if id_field is None else "--id-field=id",
+        *(f"--fail-under={k}={v}" for k, v in RECORD_GATES.items()),
+        *(["--no-data-passes"] * no_data_passes),
+    ]
     code = main(args)
     out, err = capsys.readouterr()
     assert code in (0, 1, 2) and "Traceback" not in err and "internal error" not in err, err
@@ -353,11 +546,14 @@ def test_missing_predictions_count_and_gates_never_pass_on_missing_data(tmp_path
             expected = "no data" if no_data_passes else "failed"
         else:
             expected = "passed" if gate["actual"] >= gate["threshold"] else "failed"
-        assert gate["status"] == expected and gate["no_data"] == (gate["actual"] is None or not report["document_count"])
+        assert gate["status"] == expected and gate["no_data"] == (
+            gate["actual"] is None or not report["document_count"]
+        )
     assert code == (1 if any(g["status"] == "failed" for g in report["gates"]) else 0)
 
 
 # -- issue 37, item 14: a key written twice in one object ------------------------------------------------------
+
 
 def _object_text(pairs: list[tuple[str, bytes]]) -> bytes:
     """A JSON object written pair by pair (values already JSON text), so that a key may come twice."""
@@ -371,31 +567,54 @@ def _has_duplicate(line: bytes) -> bool:
     def pairs(items: list) -> dict:
         found.append(len(items) != len({k for k, _ in items}))
         return dict(items)
+
     json.loads(line, object_pairs_hook=pairs)
     return any(found)
 
 
-DUPLICABLE_KEYS = st.sampled_from(["id", "name", "total", "a:b", "é", "x\"y"])
+DUPLICABLE_KEYS = st.sampled_from(["id", "name", "total", "a:b", "é", 'x"y'])
 RAW_VALUES = st.recursive(
     JSON_VALUES.map(lambda v: json.dumps(v).encode()),
-    lambda inner: st.one_of(st.lists(st.tuples(DUPLICABLE_KEYS, inner), max_size=4).map(_object_text),
-                            st.lists(inner, max_size=3).map(lambda items: b"[" + b", ".join(items) + b"]")),
-    max_leaves=12)
+    lambda inner: st.one_of(
+        st.lists(st.tuples(DUPLICABLE_KEYS, inner), max_size=4).map(_object_text),
+        st.lists(inner, max_size=3).map(lambda items: b"[" + b", ".join(items) + b"]"),
+    ),
+    max_leaves=12,
+)
 
 
 @pytest.mark.filterwarnings("ignore")
 @settings(max_examples=min(EXAMPLES, 300), deadline=None, suppress_health_check=list(HealthCheck))
-@given(lines=st.lists(st.lists(st.tuples(DUPLICABLE_KEYS, RAW_VALUES), max_size=5).map(_object_text),
-                      min_size=1, max_size=5))
+@given(
+    lines=st.lists(
+        st.lists(st.tuples(DUPLICABLE_KEYS, RAW_VALUES), max_size=5).map(_object_text), min_size=1, max_size=5
+    )
+)
 def test_every_record_with_a_key_written_twice_is_listed(tmp_path_factory, capsys, lines):
     """Each record holding a key twice in one object (at any depth) is one record problem on each side;
     a record without is none (counted independently here, by Python's json)."""
     folder = tmp_path_factory.mktemp("twice")
-    (folder / "s.json").write_text(json.dumps({"type": "object", "properties": {
-        "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    (folder / "s.json").write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {"name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+            }
+        )
+    )
     (folder / "r.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    code, out = run_checked(["eval", str(folder / "s.json"), str(folder / "r.jsonl"), str(folder / "r.jsonl"),
-                             "--format", "json", "--no-progress"], capsys)
+    code, out = run_checked(
+        [
+            "eval",
+            str(folder / "s.json"),
+            str(folder / "r.jsonl"),
+            str(folder / "r.jsonl"),
+            "--format",
+            "json",
+            "--no-progress",
+        ],
+        capsys,
+    )
     assert code == 0
     listed = [e for e in orjson.loads(out)["errors"] if "twice in one object" in e["message"]]
     assert len(listed) == 2 * sum(_has_duplicate(line) for line in lines)
@@ -417,8 +636,17 @@ def test_a_capped_explanation_is_the_first_rows_and_counts_the_rest(tmp_path_fac
     (folder / "s.json").write_bytes(orjson.dumps(schema))
     (folder / "g.jsonl").write_bytes(b"\n".join(gt) + b"\n")
     (folder / "p.jsonl").write_bytes(b"\n".join(pred) + b"\n")
-    base = ["eval", str(folder / "s.json"), str(folder / "g.jsonl"), str(folder / "p.jsonl"), "--format", "json",
-            "--no-progress", "--show-errors", "2"]
+    base = [
+        "eval",
+        str(folder / "s.json"),
+        str(folder / "g.jsonl"),
+        str(folder / "p.jsonl"),
+        "--format",
+        "json",
+        "--no-progress",
+        "--show-errors",
+        "2",
+    ]
     if run_checked([*base, "-o", str(folder / "whole.json")], capsys)[0] == 2:
         return
     assert run_checked([*base, "-o", str(folder / "cut.json"), "--limit", f"explain-items={cap}"], capsys)[0] == 0

@@ -75,7 +75,7 @@ def _imports(name: str, path: Path, is_package: bool, modules: dict) -> dict[str
         elif isinstance(node, ast.ImportFrom):
             base = name.split(".") if is_package else name.split(".")[:-1]
             if node.level:
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 target = ".".join([*base, node.module] if node.module else base)
             else:
                 target = node.module or ""
@@ -159,16 +159,20 @@ def test_no_module_imports_itself_back():
     graph = {name: set(targets) for name, targets in arrows.items()}
     cycles = _cycles(graph)
     described = [
-        "circle of " + ", ".join(cycle) + ": "
+        "circle of "
+        + ", ".join(cycle)
+        + ": "
         + "; ".join(f"{a} -> {b} ({_where(a)}:{arrows[a][b]})" for a in cycle for b in sorted(graph[a] & set(cycle)))
-        for cycle in cycles]
+        for cycle in cycles
+    ]
     assert not cycles, "\n".join(described)
 
 
 def test_every_module_belongs_to_a_layer():
     loose = sorted(name for name in _modules() if _layer(name) is None)
     assert not loose, "modules that no layer of LAYERS names (add their folder or module to one): " + ", ".join(
-        f"{name} ({_where(name)})" for name in loose)
+        f"{name} ({_where(name)})" for name in loose
+    )
 
 
 def _arrows_up(arrows: dict[str, dict[str, int]]) -> list[str]:
@@ -179,7 +183,9 @@ def _arrows_up(arrows: dict[str, dict[str, int]]) -> list[str]:
         for target, line in sorted(targets.items()):
             target_layer = _layer(target)
             if source_layer is not None and target_layer is not None and target_layer < source_layer:
-                up.append(f"{name} ({LAYERS[source_layer][0]}) -> {target} ({LAYERS[target_layer][0]}) at {_where(name)}:{line}")
+                up.append(
+                    f"{name} ({LAYERS[source_layer][0]}) -> {target} ({LAYERS[target_layer][0]}) at {_where(name)}:{line}"
+                )
     return up
 
 
@@ -192,7 +198,9 @@ def test_the_folders_show_the_flow_and_few_modules_are_loose():
     missing = [folder for folder in FOLDERS if not (PACKAGE / folder / "__init__.py").is_file()]
     assert not missing, f"folders missing from stickler_cli/: {missing}"
     loose = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem not in NOT_LOOSE)
-    assert len(loose) <= MAX_LOOSE, f"{len(loose)} loose modules at the top of stickler_cli/ (at most {MAX_LOOSE}): {loose}"
+    assert len(loose) <= MAX_LOOSE, (
+        f"{len(loose)} loose modules at the top of stickler_cli/ (at most {MAX_LOOSE}): {loose}"
+    )
 
 
 def test_the_checker_sees_an_arrow_up_and_a_type_checking_import():
@@ -202,8 +210,10 @@ def test_the_checker_sees_an_arrow_up_and_a_type_checking_import():
     arrows = _arrows()
     assert "stickler_cli.comparators" in arrows["stickler_cli.plan"]
     arrows["stickler_cli.engine.values"] = {**arrows["stickler_cli.engine.values"], "stickler_cli.run.scoring": 1}
-    assert any(arrow.startswith("stickler_cli.engine.values (engine) -> stickler_cli.run.scoring (run)")
-               for arrow in _arrows_up(arrows))
+    assert any(
+        arrow.startswith("stickler_cli.engine.values (engine) -> stickler_cli.run.scoring (run)")
+        for arrow in _arrows_up(arrows)
+    )
     assert _layer("stickler_cli.nobody_placed_this") is None and _layer("stickler_cli.new_folder.module") is None
 
 
@@ -217,9 +227,17 @@ def test_the_checker_sees_a_function_level_circle():
 
 def test_the_run_machinery_points_down():
     graph = _graph()
-    above = {"stickler_cli.run.evaluate", "stickler_cli.run.parallel", "stickler_cli.run.distributed", "stickler_cli.cli.app"}
+    above = {
+        "stickler_cli.run.evaluate",
+        "stickler_cli.run.parallel",
+        "stickler_cli.run.distributed",
+        "stickler_cli.cli.app",
+    }
     assert not graph["stickler_cli.run.scoring"] & above
-    assert "stickler_cli.run.scoring" in graph["stickler_cli.run.parallel"] and "stickler_cli.run.scoring" in graph["stickler_cli.run.distributed"]
+    assert (
+        "stickler_cli.run.scoring" in graph["stickler_cli.run.parallel"]
+        and "stickler_cli.run.scoring" in graph["stickler_cli.run.distributed"]
+    )
     assert "stickler_cli.run.evaluate" not in graph["stickler_cli.run.parallel"] | graph["stickler_cli.run.distributed"]
 
 
@@ -229,6 +247,23 @@ def test_the_comparator_tables_point_down():
     registry, plugins, names = (f"stickler_cli.comparators.{m}" for m in ("registry", "plugins", "names"))
     assert not graph[names] & {registry, plugins}
     assert registry not in graph[plugins]
-    assert not any(registry in graph[f"stickler_cli.comparators.{m}"] for m in (
-        "exact", "levenshtein", "numeric", "fuzzy", "llm", "date", "semantic", "bert", "bbox", "anls",
-        "normalized", "phone", "structured", "embedding", "base"))
+    assert not any(
+        registry in graph[f"stickler_cli.comparators.{m}"]
+        for m in (
+            "exact",
+            "levenshtein",
+            "numeric",
+            "fuzzy",
+            "llm",
+            "date",
+            "semantic",
+            "bert",
+            "bbox",
+            "anls",
+            "normalized",
+            "phone",
+            "structured",
+            "embedding",
+            "base",
+        )
+    )

@@ -6,12 +6,22 @@ from rapidfuzz.distance import Levenshtein
 import stickler_cli as st
 from stickler_cli.engine.compare import Engine
 
-GT = {"shipment_id": "SHP-2024-001", "amount": 1247.50, "line_items": [
-    {"product": "Wireless Mouse", "quantity": 2, "price": 29.99},
-    {"product": "USB Cable", "quantity": 5, "price": 12.99}]}
-PRED = {"shipment_id": "SHP-2024-001", "amount": 1247.48, "line_items": [
-    {"product": "USB Cord", "quantity": 5, "price": 12.99},
-    {"product": "Wireless Mouse", "quantity": 2, "price": 29.99}]}
+GT = {
+    "shipment_id": "SHP-2024-001",
+    "amount": 1247.50,
+    "line_items": [
+        {"product": "Wireless Mouse", "quantity": 2, "price": 29.99},
+        {"product": "USB Cable", "quantity": 5, "price": 12.99},
+    ],
+}
+PRED = {
+    "shipment_id": "SHP-2024-001",
+    "amount": 1247.48,
+    "line_items": [
+        {"product": "USB Cord", "quantity": 5, "price": 12.99},
+        {"product": "Wireless Mouse", "quantity": 2, "price": 29.99},
+    ],
+}
 
 
 def test_quick_start_overall_and_line_items(root):
@@ -34,12 +44,16 @@ def test_quick_start_overall_and_line_items(root):
 
 def test_hungarian_transaction_example(root):
     plan = st.load_schema(root / "schemas/transactions.json")
-    gt = [{"transaction_id": "TXN-001", "description": "Coffee shop payment", "amount": 4.95},
-          {"transaction_id": "TXN-002", "description": "Grocery store", "amount": 127.43},
-          {"transaction_id": "TXN-003", "description": "Gas station", "amount": 45.67}]
-    pred = [{"transaction_id": "TXN-001", "description": "Coffee shop", "amount": 4.95},
-            {"transaction_id": "TXN-002", "description": "Online purchase", "amount": 89.99},
-            {"transaction_id": "TXN-004", "description": "Restaurant", "amount": 23.45}]
+    gt = [
+        {"transaction_id": "TXN-001", "description": "Coffee shop payment", "amount": 4.95},
+        {"transaction_id": "TXN-002", "description": "Grocery store", "amount": 127.43},
+        {"transaction_id": "TXN-003", "description": "Gas station", "amount": 45.67},
+    ]
+    pred = [
+        {"transaction_id": "TXN-001", "description": "Coffee shop", "amount": 4.95},
+        {"transaction_id": "TXN-002", "description": "Online purchase", "amount": 89.99},
+        {"transaction_id": "TXN-004", "description": "Restaurant", "amount": 23.45},
+    ]
     engine = Engine(plan)
     model = plan.root.field("transactions").model
     sims = [[engine._model(model, g, p, None)[1] for p in pred] for g in gt]

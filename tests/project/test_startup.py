@@ -22,16 +22,32 @@ from stickler_cli.comparators import names, plugins, registry
 from stickler_cli.version import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
-INVOICE = [str(ROOT / "schemas/invoice.json"), str(ROOT / "fixtures/invoice/gt.jsonl"),
-           str(ROOT / "fixtures/invoice/pred.jsonl")]
-QUICKSTART = [str(ROOT / "schemas/quickstart.json"), str(ROOT / "fixtures/quickstart/gt.json"),
-              str(ROOT / "fixtures/quickstart/pred.json")]
+INVOICE = [
+    str(ROOT / "schemas/invoice.json"),
+    str(ROOT / "fixtures/invoice/gt.jsonl"),
+    str(ROOT / "fixtures/invoice/pred.jsonl"),
+]
+QUICKSTART = [
+    str(ROOT / "schemas/quickstart.json"),
+    str(ROOT / "fixtures/quickstart/gt.json"),
+    str(ROOT / "fixtures/quickstart/pred.json"),
+]
 # What no command needs before it scores: the engine's libraries, and what typer would import to
 # check option values (pydantic) or a plugin lookup would (importlib.metadata).
 # The one scipy module eval loads when it solves a list (alone: scipy_lsap.py), not scipy's packages.
 SOLVER = "scipy.optimize._lsap"
-ENGINE = ("numpy", "scipy", "rapidfuzz", "pydantic", "jsonschema", "referencing", "importlib.metadata",
-          "stickler_cli.engine", "stickler_cli.comparators", "stickler_cli.schema")
+ENGINE = (
+    "numpy",
+    "scipy",
+    "rapidfuzz",
+    "pydantic",
+    "jsonschema",
+    "referencing",
+    "importlib.metadata",
+    "stickler_cli.engine",
+    "stickler_cli.comparators",
+    "stickler_cli.schema",
+)
 
 
 def _console_script() -> str:
@@ -59,11 +75,16 @@ with open(out, "w") as handle:
 def _run(tmp_path: Path, *args: str) -> tuple[int, set[str], str]:
     """Exit code, imported modules and standard output of ``stickler ARGS`` in a fresh interpreter."""
     out = tmp_path / "modules.json"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "COLUMNS": "100"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]), "COLUMNS": "100"}
     env.pop("GITHUB_STEP_SUMMARY", None)
-    done = subprocess.run([sys.executable, "-c", RUNNER, str(out), _console_script(), *args], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(out), _console_script(), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert out.is_file(), done.stderr
     result = json.loads(out.read_text())
     return result["code"], set(result["modules"]), done.stdout
@@ -96,9 +117,19 @@ def test_version_with_more_arguments_is_the_apps(tmp_path):
     assert code == 2 and "typer" in modules
 
 
-@pytest.mark.parametrize("args", [["--help"], ["eval", "--help"], ["compare", "--help"], ["diff", "--help"],
-                                  ["merge", "--help"], ["schema", "check", "--help"], ["comparators", "--help"]],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["eval", "--help"],
+        ["compare", "--help"],
+        ["diff", "--help"],
+        ["merge", "--help"],
+        ["schema", "check", "--help"],
+        ["comparators", "--help"],
+    ],
+    ids=" ".join,
+)
 def test_help_imports_no_engine_and_no_rich_when_piped(tmp_path, args):
     """Piped, a help page is plain text, which Rich would write alike: Rich is not imported (console_kind.py)."""
     code, modules, out = _run(tmp_path, *args)
@@ -113,20 +144,47 @@ def test_eval_imports_only_what_it_uses(tmp_path):
     only: no entry point read (importlib.metadata is what reads them). The Date comparator's reader is
     loaded once an FD reaches the cosmetic classification's date step (cosmetic.py), as the fixture's do. The
     schema refers to nothing and names no draft: checked and compiled without jsonschema (schema/drafts.py)."""
-    code, modules, out = _run(tmp_path, "eval", *INVOICE, "--format", "json", "--workers", "1", "--ci", "0.9",
-                              "--seed", "3", "--show-errors", "2")
+    code, modules, out = _run(
+        tmp_path,
+        "eval",
+        *INVOICE,
+        "--format",
+        "json",
+        "--workers",
+        "1",
+        "--ci",
+        "0.9",
+        "--seed",
+        "3",
+        "--show-errors",
+        "2",
+    )
     assert code == 0 and json.loads(out)["document_count"] == 24
-    assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "rich.table", "stickler_cli.run.parallel",
-                             "jsonschema", "referencing", "jsonschema_specifications", "stickler_cli.comparators.llm",
-                             "stickler_cli.comparators.anls", "stickler_cli.reporters.html")) == [SOLVER]
+    assert _loaded(
+        modules,
+        (
+            "scipy",
+            "pydantic",
+            "importlib.metadata",
+            "rich.table",
+            "stickler_cli.run.parallel",
+            "jsonschema",
+            "referencing",
+            "jsonschema_specifications",
+            "stickler_cli.comparators.llm",
+            "stickler_cli.comparators.anls",
+            "stickler_cli.reporters.html",
+        ),
+    ) == [SOLVER]
     assert "stickler_cli.engine" in modules
 
 
 def test_slicing_tests_its_slices_without_scipy(tmp_path):
     """Fisher's test, Benjamini-Hochberg and Newcombe's interval are computed without scipy.stats (~0.4 s to
     import): hypergeometric.py, and the normal quantile from the standard library."""
-    code, modules, out = _run(tmp_path, "eval", *INVOICE, "--format", "json", "--slice-by", "customer_name",
-                              "--slice-by", "_meta.template")
+    code, modules, out = _run(
+        tmp_path, "eval", *INVOICE, "--format", "json", "--slice-by", "customer_name", "--slice-by", "_meta.template"
+    )
     assert code == 0 and json.loads(out)["slices"]["tests"] > 0
     assert _loaded(modules, ("scipy",)) == [SOLVER]
 
@@ -134,14 +192,19 @@ def test_slicing_tests_its_slices_without_scipy(tmp_path):
 def test_compare_imports_neither_scipy_nor_pydantic_nor_jsonschema(tmp_path):
     code, modules, out = _run(tmp_path, "compare", *QUICKSTART, "--format", "json")
     assert code == 0 and "score" in json.loads(out)
-    assert _loaded(modules, ("scipy", "pydantic", "importlib.metadata", "stickler_cli.comparators.llm",
-                             "jsonschema", "referencing")) == [SOLVER]
+    assert _loaded(
+        modules,
+        ("scipy", "pydantic", "importlib.metadata", "stickler_cli.comparators.llm", "jsonschema", "referencing"),
+    ) == [SOLVER]
 
 
 def test_a_schema_that_refers_to_others_still_imports_jsonschema(tmp_path):
     """The shipment schema refers to its own definitions: its references resolve through ``referencing``."""
-    shipment = [str(ROOT / "schemas/shipment.json"), str(ROOT / "fixtures/shipment/gt.jsonl"),
-                str(ROOT / "fixtures/shipment/pred.jsonl")]
+    shipment = [
+        str(ROOT / "schemas/shipment.json"),
+        str(ROOT / "fixtures/shipment/gt.jsonl"),
+        str(ROOT / "fixtures/shipment/pred.jsonl"),
+    ]
     code, modules, out = _run(tmp_path, "eval", *shipment, "--format", "json")
     assert code == 0 and json.loads(out)["document_count"] > 0
     assert {"jsonschema", "referencing"} <= modules
@@ -157,19 +220,26 @@ def test_split_scores_nothing_so_imports_no_engine(tmp_path):
 
 def _python(script: str) -> subprocess.CompletedProcess:
     """``script`` in a fresh interpreter with this checkout first on the path."""
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def test_the_python_api_imports_names_when_used(tmp_path):
-    script = ("import sys, stickler_cli as st\n"
-              "before = sorted(sys.modules)\n"
-              "plan = st.compile_schema({'type': 'object', 'properties': {'a': {'type': 'string'}}})\n"
-              "from stickler_cli.run.evaluate import evaluate_pairs\n"  # the submodule evaluate ...
-              "report = st.evaluate(plan, [({'a': 'x'}, {'a': 'x'})])\n"  # ... leaves st.evaluate the function
-              "print(report['document_count'], callable(st.evaluate), st.Plan.__name__, "
-              "sorted(set(st.__all__) - set(dir(st))), file=sys.stderr)\n"
-              "print(' '.join(before))\n")
+    script = (
+        "import sys, stickler_cli as st\n"
+        "before = sorted(sys.modules)\n"
+        "plan = st.compile_schema({'type': 'object', 'properties': {'a': {'type': 'string'}}})\n"
+        "from stickler_cli.run.evaluate import evaluate_pairs\n"  # the submodule evaluate ...
+        "report = st.evaluate(plan, [({'a': 'x'}, {'a': 'x'})])\n"  # ... leaves st.evaluate the function
+        "print(report['document_count'], callable(st.evaluate), st.Plan.__name__, "
+        "sorted(set(st.__all__) - set(dir(st))), file=sys.stderr)\n"
+        "print(' '.join(before))\n"
+    )
     done = _python(script)
     assert done.returncode == 0, done.stderr
     assert done.stderr.split() == ["1", "True", "Plan", "[]"]
@@ -219,8 +289,10 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
 def test_the_reader_and_the_report_writer_import_no_engine():
     """Commands that read records or write files without scoring (`split`, `schema infer`) reach the reader
     through run/atomic.py: the raw-line checks (boxes, the older rich shape) must not bring numpy with them."""
-    done = _python("import sys, stickler_cli.run.reader, stickler_cli.run.atomic, stickler_cli.reporters.json_report\n"
-                   "print(' '.join(sorted(sys.modules)))\n")
+    done = _python(
+        "import sys, stickler_cli.run.reader, stickler_cli.run.atomic, stickler_cli.reporters.json_report\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
     assert done.returncode == 0, done.stderr
     assert _loaded(set(done.stdout.split()), ENGINE) == []
 
@@ -232,12 +304,32 @@ def test_a_schema_of_built_ins_reads_no_entry_point(monkeypatch):
     import stickler_cli as st
 
     plugins.reset_entry_points()
-    plan = st.compile_schema({"type": "object", "properties": {
-        "name": {"type": "string"}, "total": {"type": "number"}, "when": {"type": "string", "x-aws-stickler-comparator": "date"},
-        "items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string",
-                  "x-aws-stickler-comparator": "ExactComparator"}}}}}})
-    report = st.evaluate(plan, [({"name": "a", "total": 1, "when": "2024-01-02", "items": [{"sku": "x"}]},
-                                 {"name": "a", "total": 1, "when": "2 Jan 2024", "items": [{"sku": "x"}]})])
+    plan = st.compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "total": {"type": "number"},
+                "when": {"type": "string", "x-aws-stickler-comparator": "date"},
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+                    },
+                },
+            },
+        }
+    )
+    report = st.evaluate(
+        plan,
+        [
+            (
+                {"name": "a", "total": 1, "when": "2024-01-02", "items": [{"sku": "x"}]},
+                {"name": "a", "total": 1, "when": "2 Jan 2024", "items": [{"sku": "x"}]},
+            )
+        ],
+    )
     assert report["metrics"]["weighted_overall_score"] == 1.0
     assert not plugins._comparator_entry_points.loaded and not plugins._embedding_entry_points.loaded
 
@@ -264,20 +356,23 @@ def test_the_table_of_built_ins_is_what_the_classes_say():
 
 def test_a_built_in_name_is_refused_before_its_module_is_imported(tmp_path):
     """The phone comparator's module is not imported, yet a plugin may not take its name."""
-    script = ("import sys\n"
-              "from stickler_cli.comparators import Comparator, register\n"
-              "class Mine(Comparator):\n"
-              "    name = 'phone'\n"
-              "    def similarity(self, a, b): return 1.0\n"
-              "assert 'stickler_cli.comparators.phone' not in sys.modules\n"
-              "try:\n"
-              "    register(Mine)\n"
-              "except ValueError as exc:\n"
-              "    print(exc)\n")
+    script = (
+        "import sys\n"
+        "from stickler_cli.comparators import Comparator, register\n"
+        "class Mine(Comparator):\n"
+        "    name = 'phone'\n"
+        "    def similarity(self, a, b): return 1.0\n"
+        "assert 'stickler_cli.comparators.phone' not in sys.modules\n"
+        "try:\n"
+        "    register(Mine)\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
     done = _python(script)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ("comparator name 'phone' of __main__.Mine is already taken by "
-                                   "stickler_cli.comparators.phone.PhoneComparator")
+    assert done.stdout.strip() == (
+        "comparator name 'phone' of __main__.Mine is already taken by stickler_cli.comparators.phone.PhoneComparator"
+    )
 
 
 # -- option values checked without pydantic ------------------------------------------------
@@ -288,9 +383,35 @@ class _Info:
         self.min, self.max, self.clamp = minimum, maximum, False
 
 
-SPELLINGS = ["0", "1", "7", "007", "10", "123456789012345678", "1234567890123456789", "0.95", "0.5", "3.14159",
-             "2.0", "10.00", "-1", "+3", " 7", "7 ", "1_000", "1e3", ".5", "5.", "inf", "nan", "", "abc", "٣",
-             "0x10", "１"]
+SPELLINGS = [
+    "0",
+    "1",
+    "7",
+    "007",
+    "10",
+    "123456789012345678",
+    "1234567890123456789",
+    "0.95",
+    "0.5",
+    "3.14159",
+    "2.0",
+    "10.00",
+    "-1",
+    "+3",
+    " 7",
+    "7 ",
+    "1_000",
+    "1e3",
+    ".5",
+    "5.",
+    "inf",
+    "nan",
+    "",
+    "abc",
+    "٣",
+    "0x10",
+    "１",
+]
 
 
 @pytest.mark.parametrize("annotation", [int, float])

@@ -21,14 +21,26 @@ HOSTILE = "n<script>alert(1)</script>|*b*"  # a field name from an untrusted sch
 def files(tmp_path: Path) -> dict[str, str]:
     """300 documents; B breaks the id of every third and the amount of every fourth: both significantly worse."""
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "x-aws-stickler-model-name": "Doc", "properties": {
-        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        HOSTILE: {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
-        "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "x-aws-stickler-model-name": "Doc",
+                "properties": {
+                    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    HOSTILE: {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+                    "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                },
+            }
+        )
+    )
     rng = np.random.default_rng(0)
     gt = [{"id": f"d{k}", HOSTILE: k, "note": "x"} for k in range(300)]
     a = [{"id": r["id"] if rng.uniform() < 0.97 else "?", HOSTILE: r[HOSTILE], "note": "x"} for r in gt]
-    b = [dict(r, id="?" if k % 3 == 0 else r["id"], **{HOSTILE: -1 if k % 4 == 0 else r[HOSTILE]}) for k, r in enumerate(a)]
+    b = [
+        dict(r, id="?" if k % 3 == 0 else r["id"], **{HOSTILE: -1 if k % 4 == 0 else r[HOSTILE]})
+        for k, r in enumerate(a)
+    ]
     paths = {"schema": schema, "gt": tmp_path / "gt.jsonl", "a": tmp_path / "a.jsonl", "b": tmp_path / "b.jsonl"}
     for name, rows in (("gt", gt), ("a", a), ("b", b)):
         paths[name].write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -43,14 +55,17 @@ def test_the_verdict_names_the_watched_figures_that_got_worse(files, capsys, mon
     monkeypatch.setenv("COLUMNS", "200")
     assert main(_diff(files, "--fail-on-regression")) == 1
     out, err = capsys.readouterr()
-    assert ("B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, "
-            f"{HOSTILE}.cm_f1") in out
+    assert (
+        f"B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, {HOSTILE}.cm_f1"
+    ) in out
     assert err == ""  # the table said it
     assert "better or worse: p < 0.05 and the 95% interval leaves out 0; anything else is noise" in out
     assert main(_diff(files, "--fail-on-regression", "-f", "json")) == 1
     out, err = capsys.readouterr()
-    assert err == ("stickler: B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, "
-                   f"{HOSTILE}.cm_f1\n")
+    assert err == (
+        "stickler: B is significantly worse on 3 watched figure(s): weighted_overall_score, id.cm_f1, "
+        f"{HOSTILE}.cm_f1\n"
+    )
     # A against itself: nothing named
     assert main(["diff", files["schema"], files["gt"], files["a"], files["a"]]) == 0
     assert "No significant difference on the watched figures" in capsys.readouterr().out
@@ -65,16 +80,22 @@ def test_markdown_and_the_step_summary(files, tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     report = json.loads(target.read_text())
     assert out.startswith("## stickler diff · `Doc` · 300 documents · 95% intervals\n")
-    assert (f"**❌ B is significantly worse on 3 watched figure(s): `weighted_overall_score`, `id.cm_f1`, "
-            f"`{HOSTILE.replace('|', chr(92) + '|')}.cm_f1`**") in out
+    assert (
+        f"**❌ B is significantly worse on 3 watched figure(s): `weighted_overall_score`, `id.cm_f1`, "
+        f"`{HOSTILE.replace('|', chr(92) + '|')}.cm_f1`**"
+    ) in out
     assert "<script>" not in out.replace(f"`{HOSTILE.replace('|', chr(92) + '|')}", "")  # only inside code spans
     f1 = next(r for r in report["comparisons"] if r["path"] == "id" and r["metric"] == "cm_f1")
     ci = f1["ci"]
-    assert (f"| `id.cm_f1` | {f1['a']:.3f} | {f1['b']:.3f} | {f1['difference']:+.3f} | "
-            f"[{ci['low']:+.3f}, {ci['high']:+.3f}] | {f1['p_value']:.3f} | **worse** (watched) |") in out
+    assert (
+        f"| `id.cm_f1` | {f1['a']:.3f} | {f1['b']:.3f} | {f1['difference']:+.3f} | "
+        f"[{ci['low']:+.3f}, {ci['high']:+.3f}] | {f1['p_value']:.3f} | **worse** (watched) |"
+    ) in out
     assert "| `note.cm_f1` | 1.000 | 1.000 | +0.000 | [+0.000, +0.000] | 1.000 | noise (watched) |" in out
-    assert "\n_better or worse: p < 0.05 and the 95% interval leaves out 0; anything else is noise (both tests " \
-           "must agree)_\n" in out
+    assert (
+        "\n_better or worse: p < 0.05 and the 95% interval leaves out 0; anything else is noise (both tests "
+        "must agree)_\n" in out
+    )
     # appended whatever --format says
     assert main(_diff(files)) == 0
     capsys.readouterr()
@@ -96,8 +117,9 @@ def test_junit_has_a_case_per_watched_figure(files, tmp_path, capsys):
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("6", "4", "0")
     failure = cases["id.cm_f1"].find("failure")
     assert failure.get("type") == "Regression" and failure.get("message").startswith("B is significantly worse: -0.")
-    assert re.fullmatch(r"A 0\.\d{4}, B 0\.\d{4}, B - A -0\.\d{4}, 95% interval \[-0\.\d{4}, -0\.\d{4}\], p 0\.\d{4}",
-                        failure.text)
+    assert re.fullmatch(
+        r"A 0\.\d{4}, B 0\.\d{4}, B - A -0\.\d{4}, 95% interval \[-0\.\d{4}, -0\.\d{4}\], p 0\.\d{4}", failure.text
+    )
 
 
 def test_html_page_of_the_diff(files, tmp_path, capsys):
@@ -107,9 +129,13 @@ def test_html_page_of_the_diff(files, tmp_path, capsys):
     page = page_path.read_text()
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "Content-Security-Policy" in page and "http" not in page.replace("http-equiv", "")
-    assert ("B is significantly worse on 3 watched figure(s): <code>weighted_overall_score</code>, "
-            "<code>id.cm_f1</code>, <code>n&lt;script&gt;") in page
-    assert page.count("<tr class=\"failed\">") >= 3 and page.count("<tr") == 1 + 1 + 3 * 5  # header, weighted, 3 fields × 5 figures
+    assert (
+        "B is significantly worse on 3 watched figure(s): <code>weighted_overall_score</code>, "
+        "<code>id.cm_f1</code>, <code>n&lt;script&gt;"
+    ) in page
+    assert (
+        page.count('<tr class="failed">') >= 3 and page.count("<tr") == 1 + 1 + 3 * 5
+    )  # header, weighted, 3 fields × 5 figures
 
 
 def test_html_page_of_the_diff_in_chromium(files, tmp_path, capsys):
@@ -156,9 +182,18 @@ def troubled(tmp_path: Path) -> dict[str, str]:
     """Ten documents {id, n}. A is right everywhere but line 8, which is not JSON (scored as empty); B is right on
     line 8, wrong on n at lines 2 and 3, and lacks line 10 (a missing prediction, scored as empty)."""
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "x-aws-stickler-model-name": "Doc", "properties": {
-        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "x-aws-stickler-model-name": "Doc",
+                "properties": {
+                    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+                },
+            }
+        )
+    )
     gt = [json.dumps({"id": f"d{k}", "n": k}) for k in range(1, 11)]
     a = list(gt)
     a[7] = a[7][:-3]
@@ -181,14 +216,33 @@ def test_each_sides_record_problems_and_changed_documents_are_in_every_format(tr
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     out_json, junit, page = tmp_path / "d.json", tmp_path / "d.xml", tmp_path / "d.html"
     f = troubled
-    assert main(["diff", f["schema"], f["gt"], f["a"], f["b"], "--bootstrap", "100", "-o", str(out_json),
-                 "--junit", str(junit), "--html", str(page)]) == 0
+    assert (
+        main(
+            [
+                "diff",
+                f["schema"],
+                f["gt"],
+                f["a"],
+                f["b"],
+                "--bootstrap",
+                "100",
+                "-o",
+                str(out_json),
+                "--junit",
+                str(junit),
+                "--html",
+                str(page),
+            ]
+        )
+        == 0
+    )
     table = capsys.readouterr().out
     report = json.loads(out_json.read_text())
     gt = f["gt"]
     assert [(e["side"], e["source"], e["line"], e["doc_id"], e["message"][:24]) for e in report["errors"]] == [
         ("A", f["a"], 8, "d8", "prediction not valid JSO"),
-        ("B", f["b"], None, "d10", "no prediction for this g")]
+        ("B", f["b"], None, "d10", "no prediction for this g"),
+    ]
     assert report["warnings"] == []
     changed = {e["path"]: e for e in report["changed_documents"]}
     assert list(changed) == [None, "id", "n"]
@@ -210,8 +264,10 @@ def test_each_sides_record_problems_and_changed_documents_are_in_every_format(tr
 
     assert shown(f"A: {f['a']}:8 (d8): prediction not valid JSON")
     assert shown(f"B: {f['b']} (d10): no prediction for this ground truth")
-    assert shown(f"n: worse in 3: {gt}:2 (1.000 → 0.000), {gt}:3 (1.000 → 0.000), {gt}:10 (1.000 → 0.000); better "
-                 f"in 1: {gt}:8 (0.000 → 1.000)")
+    assert shown(
+        f"n: worse in 3: {gt}:2 (1.000 → 0.000), {gt}:3 (1.000 → 0.000), {gt}:10 (1.000 → 0.000); better "
+        f"in 1: {gt}:8 (0.000 → 1.000)"
+    )
     markdown = summary.read_text()
     assert "2 record problem(s)" in markdown and f"- `A: {f['a']}:8 (d8)`: `prediction not valid JSON" in markdown
     assert f"- `B: {f['b']} (d10)`: `no prediction for this ground truth" in markdown

@@ -21,17 +21,17 @@ def _exact(x: int, good: int, bad: int, draws: int) -> Fraction:
 
 def test_small_tables_worked_by_hand() -> None:
     # 2 good, 2 bad, draw 2: P(0) = 1/6, P(1) = 4/6, P(2) = 1/6
-    tails = lower_tail(np.array([0., 1., 2.]), np.full(3, 2.), np.full(3, 2.), np.full(3, 2.))
+    tails = lower_tail(np.array([0.0, 1.0, 2.0]), np.full(3, 2.0), np.full(3, 2.0), np.full(3, 2.0))
     assert tails.tolist() == pytest.approx([1 / 6, 5 / 6, 1.0], rel=1e-15)
     # one failure among 101 comparisons, drawn once: P(the draw is the failure) = 1/101
-    assert lower_tail(np.array([0.]), np.array([100.]), np.array([1.]), np.array([1.]))[0] == pytest.approx(1 / 101)
+    assert lower_tail(np.array([0.0]), np.array([100.0]), np.array([1.0]), np.array([1.0]))[0] == pytest.approx(1 / 101)
 
 
 def test_the_edges_of_the_support() -> None:
-    x = np.array([-1., 0., 3., 5., 0., 0.])
-    good = np.array([5., 0., 3., 5., 4., 0.])
-    bad = np.array([5., 7., 4., 0., 4., 0.])
-    draws = np.array([4., 3., 6., 5., 0., 0.])
+    x = np.array([-1.0, 0.0, 3.0, 5.0, 0.0, 0.0])
+    good = np.array([5.0, 0.0, 3.0, 5.0, 4.0, 0.0])
+    bad = np.array([5.0, 7.0, 4.0, 0.0, 4.0, 0.0])
+    draws = np.array([4.0, 3.0, 6.0, 5.0, 0.0, 0.0])
     # below the support; no good balls; x at the most possible; every ball good; nothing drawn; an empty urn
     assert lower_tail(x, good, bad, draws).tolist() == [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
 

@@ -35,34 +35,59 @@ def test_the_formula_worked_by_hand() -> None:
 def test_a_zero_denominator_is_0_as_in_the_library_and_no_data_for_a_gate() -> None:
     block = count_block([0, 4, 0, 0, 2])  # only FA and TN: nothing was due
     assert block["recall_with_fd"] == 0.0  # stickler-eval's MetricsHelper gives 0.0 too
-    report = {"document_count": 6, "metrics": {**block, "weighted_overall_score": 1.0},
-              "field_metrics": {"note": block}, "schema_conformance": {}}
+    report = {
+        "document_count": 6,
+        "metrics": {**block, "weighted_overall_score": 1.0},
+        "field_metrics": {"note": block},
+        "schema_conformance": {},
+    }
     both = [gates.parse("note.recall_with_fd=0.9"), gates.parse("recall_with_fd=0.9")]
     results = gates.check(both, report, no_data_passes=True)
     assert [(r["actual"], r["status"]) for r in results] == [(None, gates.NO_DATA), (None, gates.NO_DATA)]
     # Without --no-data-passes a gate with nothing to measure fails, for lack of data (no figure).
     assert [(r["actual"], r["status"], r["no_data"]) for r in gates.check(both, report)] == [
-        (None, gates.FAILED, True), (None, gates.FAILED, True)]
+        (None, gates.FAILED, True),
+        (None, gates.FAILED, True),
+    ]
 
 
 def test_a_field_whose_every_value_is_wrong_fails_a_recall_gate() -> None:
     """Recall leaves FD out of its denominator, so every value wrong (FD 5) is 0/0: the report says 0.0, as the
     library does, and the gate used to say "no data" and pass. The ground truth held values: measured, failed."""
     wrong, absent = count_block([0, 0, 5, 0, 0]), count_block([0, 4, 0, 0, 2])
-    report = {"document_count": 5, "metrics": {**wrong, "weighted_overall_score": 0.0},
-              "field_metrics": {"total": wrong, "note": absent}, "schema_conformance": {}}
-    results = gates.check([gates.parse("total.cm_recall=0.9"), gates.parse("cm_recall=0.9"),
-                           gates.parse("note.cm_recall=0.9")], report, no_data_passes=True)
+    report = {
+        "document_count": 5,
+        "metrics": {**wrong, "weighted_overall_score": 0.0},
+        "field_metrics": {"total": wrong, "note": absent},
+        "schema_conformance": {},
+    }
+    results = gates.check(
+        [gates.parse("total.cm_recall=0.9"), gates.parse("cm_recall=0.9"), gates.parse("note.cm_recall=0.9")],
+        report,
+        no_data_passes=True,
+    )
     assert [(r["actual"], r["status"], r["no_data"]) for r in results] == [
-        (0.0, gates.FAILED, False), (0.0, gates.FAILED, False), (None, gates.NO_DATA, True)]  # note: nothing was due
+        (0.0, gates.FAILED, False),
+        (0.0, gates.FAILED, False),
+        (None, gates.NO_DATA, True),
+    ]  # note: nothing was due
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "x-aws-stickler-model-name": "Doc", "properties": {
-        "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "x-aws-stickler-model-name": "Doc",
+                "properties": {
+                    "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                },
+            }
+        )
+    )
     paths = {"schema": schema, "gt": tmp_path / "gt.jsonl", "pred": tmp_path / "pred.jsonl"}
     for name, rows in (("gt", GT), ("pred", PRED)):
         paths[name].write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -110,7 +135,8 @@ def test_gates_on_a_field_on_a_glob_and_on_the_run(files, capsys) -> None:
     assert [(g["gate"], g["actual"], g["status"]) for g in report["gates"]] == [
         ("name.recall_with_fd >= 0.5", 0.5, "passed"),
         ("note.recall_with_fd >= 0.5", None, "failed"),  # nothing was due in note: failed for lack of data
-        ("recall_with_fd >= 0.8", 0.5, "failed")]
+        ("recall_with_fd >= 0.8", 0.5, "failed"),
+    ]
 
 
 def test_a_misspelt_gate_is_a_usage_error_naming_it(files, capsys) -> None:
@@ -121,9 +147,21 @@ def test_a_misspelt_gate_is_a_usage_error_naming_it(files, capsys) -> None:
 
 
 def test_glob_gates_on_the_invoice_fixture(root: Path, capsys) -> None:
-    code = main(["eval", str(root / "schemas/invoice.json"), str(root / "fixtures/invoice/gt.jsonl"),
-                 str(root / "fixtures/invoice/pred.jsonl"), "--format", "json", "--no-progress",
-                 "--fail-under", "line_items.*.recall_with_fd=0.8", "--fail-under", "recall_with_fd=0.5"])
+    code = main(
+        [
+            "eval",
+            str(root / "schemas/invoice.json"),
+            str(root / "fixtures/invoice/gt.jsonl"),
+            str(root / "fixtures/invoice/pred.jsonl"),
+            "--format",
+            "json",
+            "--no-progress",
+            "--fail-under",
+            "line_items.*.recall_with_fd=0.8",
+            "--fail-under",
+            "recall_with_fd=0.5",
+        ]
+    )
     report = orjson.loads(capsys.readouterr().out)
     fields = report["field_metrics"]
     results = {g["path"]: g for g in report["gates"]}
@@ -133,7 +171,9 @@ def test_glob_gates_on_the_invoice_fixture(root: Path, capsys) -> None:
         assert g["actual"] == block["recall_with_fd"] == block["tp"] / (block["tp"] + block["fn"] + block["fd"])
     assert report["metrics"]["recall_with_fd"] == 75 / (75 + 17 + 46)  # cm_recall 75 / (75 + 17)
     assert [(results[p]["actual"], results[p]["status"]) for p in ("line_items.description", None)] == [
-        (13 / (13 + 2 + 2), "failed"), (75 / 138, "passed")]
+        (13 / (13 + 2 + 2), "failed"),
+        (75 / 138, "passed"),
+    ]
     assert code == 1
 
 
@@ -159,10 +199,24 @@ def test_intervals_cover_it(files, capsys) -> None:
 def test_diff_compares_it(files, tmp_path, capsys) -> None:
     """B gets the 2 wrong names right: recall with FD goes 0.5 → 5/6, cm_recall only 0.75 → 5/6."""
     better = tmp_path / "b.jsonl"
-    better.write_text("".join(json.dumps(dict(p, name=g["name"]) if p.get("name") == "x" else p) + "\n"
-                              for g, p in zip(GT, PRED)))
-    code = main(["diff", files["schema"], files["gt"], files["pred"], str(better), "--bootstrap", "200",
-                 "--metric", "name.recall_with_fd", "-f", "json"])
+    better.write_text(
+        "".join(json.dumps(dict(p, name=g["name"]) if p.get("name") == "x" else p) + "\n" for g, p in zip(GT, PRED))
+    )
+    code = main(
+        [
+            "diff",
+            files["schema"],
+            files["gt"],
+            files["pred"],
+            str(better),
+            "--bootstrap",
+            "200",
+            "--metric",
+            "name.recall_with_fd",
+            "-f",
+            "json",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == 0
     rows = {(r["path"], r["metric"]): r for r in report["comparisons"]}

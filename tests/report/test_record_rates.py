@@ -19,10 +19,15 @@ import pytest
 from stickler_cli.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = {"type": "object", "x-aws-stickler-model-name": "Doc", "properties": {
-    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-    "total": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
-    "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}  # never present: no data
+SCHEMA = {
+    "type": "object",
+    "x-aws-stickler-model-name": "Doc",
+    "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "total": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+        "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+    },
+}  # never present: no data
 
 
 def _write(path: Path, rows: list) -> str:
@@ -34,10 +39,16 @@ def _write(path: Path, rows: list) -> str:
 def case(tmp_path: Path) -> dict[str, str]:
     """90 ground-truth documents, predictions for the first 60 (each right), and the two halves of each file."""
     gt = [{"id": f"D{k}", "total": k} for k in range(90)]
-    files = {"schema": tmp_path / "s.json", "gt": _write(tmp_path / "gt.jsonl", gt),
-             "pred": _write(tmp_path / "pred.jsonl", gt[:60]), "empty": _write(tmp_path / "empty.jsonl", []),
-             "gt1": _write(tmp_path / "gt1.jsonl", gt[:45]), "pred1": _write(tmp_path / "pred1.jsonl", gt[:45]),
-             "gt2": _write(tmp_path / "gt2.jsonl", gt[45:]), "pred2": _write(tmp_path / "pred2.jsonl", gt[45:60])}
+    files = {
+        "schema": tmp_path / "s.json",
+        "gt": _write(tmp_path / "gt.jsonl", gt),
+        "pred": _write(tmp_path / "pred.jsonl", gt[:60]),
+        "empty": _write(tmp_path / "empty.jsonl", []),
+        "gt1": _write(tmp_path / "gt1.jsonl", gt[:45]),
+        "pred1": _write(tmp_path / "pred1.jsonl", gt[:45]),
+        "gt2": _write(tmp_path / "gt2.jsonl", gt[45:]),
+        "pred2": _write(tmp_path / "pred2.jsonl", gt[45:60]),
+    }
     files["schema"].write_text(json.dumps(SCHEMA))
     return {k: str(v) for k, v in files.items()}
 
@@ -48,27 +59,59 @@ def _eval(case: dict[str, str], capsys, *extra: str, gt: str = "gt", pred: str =
     return code, orjson.loads(out), err
 
 
-SIXTY_OF_NINETY = {"predictions_read": 60, "predictions_due": 90, "valid_json": 60, "valid_json_rate": 60 / 90,
-                   "checked": 60, "schema_valid": 60, "schema_valid_rate": 60 / 90, "violations": 0,
-                   "ground_truth_documents": 90, "paired": 60, "coverage": 60 / 90}
+SIXTY_OF_NINETY = {
+    "predictions_read": 60,
+    "predictions_due": 90,
+    "valid_json": 60,
+    "valid_json_rate": 60 / 90,
+    "checked": 60,
+    "schema_valid": 60,
+    "schema_valid_rate": 60 / 90,
+    "violations": 0,
+    "ground_truth_documents": 90,
+    "paired": 60,
+    "coverage": 60 / 90,
+}
 
 
 def test_a_missing_prediction_is_neither_valid_json_nor_schema_valid(case, capsys) -> None:
-    code, report, _ = _eval(case, capsys, "--fail-under", "valid_json_rate=0.99", "--fail-under", "coverage=0.95",
-                            "--fail-under", "schema_valid_rate=0.6")
+    code, report, _ = _eval(
+        case,
+        capsys,
+        "--fail-under",
+        "valid_json_rate=0.99",
+        "--fail-under",
+        "coverage=0.95",
+        "--fail-under",
+        "schema_valid_rate=0.6",
+    )
     assert report["schema_conformance"] == SIXTY_OF_NINETY
     assert code == 1
     assert [(g["gate"], g["actual"], g["status"]) for g in report["gates"]] == [
-        ("valid_json_rate >= 0.99", 60 / 90, "failed"), ("coverage >= 0.95", 60 / 90, "failed"),
-        ("schema_valid_rate >= 0.6", 60 / 90, "passed")]
+        ("valid_json_rate >= 0.99", 60 / 90, "failed"),
+        ("coverage >= 0.95", 60 / 90, "failed"),
+        ("schema_valid_rate >= 0.6", 60 / 90, "passed"),
+    ]
     jsonschema.validate(report, orjson.loads((ROOT / "schemas/report.schema.json").read_bytes()))
 
 
 def test_the_issue_command_on_empty_predictions_fails(case, capsys) -> None:
     """`eval schema gt empty --fail-under valid_json_rate=0.99 --fail-under schema_valid_rate=0.5` printed "0 gate(s)
     passed, 2 without data" and exited 0: 90 predictions were due and none came."""
-    code = main(["eval", case["schema"], case["gt"], case["empty"], "--fail-under", "valid_json_rate=0.99",
-                 "--fail-under", "schema_valid_rate=0.5", "--fail-under", "coverage=0.5"])
+    code = main(
+        [
+            "eval",
+            case["schema"],
+            case["gt"],
+            case["empty"],
+            "--fail-under",
+            "valid_json_rate=0.99",
+            "--fail-under",
+            "schema_valid_rate=0.5",
+            "--fail-under",
+            "coverage=0.5",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1 and "3 of 3 gate(s) failed (exit code 1)" in out
     assert "Valid JSON        0.000  (0 of 90)" in out and "Coverage          0.000  (0 of 90)" in out
@@ -99,14 +142,26 @@ def test_pairing_by_id_counts_the_unreadable_line_and_its_document(tmp_path, cap
     violation); E: no ground truth, conforms; B and D missing. Due: 4 read + 2 missing = 6; valid JSON 3 (A, C, E);
     schema-valid 2 (A, E); paired 2 of 4 documents."""
     gt = _write(tmp_path / "gt.jsonl", [{"id": k, "total": 1} for k in "ABCD"])
-    pred = _write(tmp_path / "pred.jsonl", [{"id": "A", "total": 1}, '{"id": "B", "total"',
-                                            {"id": "C", "total": "one"}, {"id": "E", "total": 1}])
+    pred = _write(
+        tmp_path / "pred.jsonl",
+        [{"id": "A", "total": 1}, '{"id": "B", "total"', {"id": "C", "total": "one"}, {"id": "E", "total": 1}],
+    )
     schema = _write(tmp_path / "s.json", [SCHEMA])
     assert main(["eval", schema, gt, pred, "--id-field", "id", "-f", "json"]) == 0
     conformance = orjson.loads(capsys.readouterr().out)["schema_conformance"]
-    assert conformance == {"predictions_read": 4, "predictions_due": 6, "valid_json": 3, "valid_json_rate": 0.5,
-                           "checked": 3, "schema_valid": 2, "schema_valid_rate": 2 / 6, "violations": 1,
-                           "ground_truth_documents": 4, "paired": 2, "coverage": 0.5}
+    assert conformance == {
+        "predictions_read": 4,
+        "predictions_due": 6,
+        "valid_json": 3,
+        "valid_json_rate": 0.5,
+        "checked": 3,
+        "schema_valid": 2,
+        "schema_valid_rate": 2 / 6,
+        "violations": 1,
+        "ground_truth_documents": 4,
+        "paired": 2,
+        "coverage": 0.5,
+    }
 
 
 def test_workers_and_merged_states_give_one_runs_record_figures(case, tmp_path, capsys) -> None:
@@ -135,8 +190,20 @@ def test_a_gate_with_nothing_to_measure_fails_in_merge_unless_no_data_passes(cas
 
 
 def test_markdown_names_a_gate_failed_for_lack_of_data_without_a_figure(case, capsys) -> None:
-    code = main(["eval", case["schema"], case["gt"], case["pred"], "-f", "markdown", "--fail-under", "note.cm_f1=0.5",
-                 "--fail-under", "coverage=0.5"])
+    code = main(
+        [
+            "eval",
+            case["schema"],
+            case["gt"],
+            case["pred"],
+            "-f",
+            "markdown",
+            "--fail-under",
+            "note.cm_f1=0.5",
+            "--fail-under",
+            "coverage=0.5",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1 and "**❌ 1 of 2 gate(s) failed, 1 for lack of data**" in out
     assert "| `note.cm_f1 >= 0.5` | 0.5 | no data |" in out

@@ -25,11 +25,14 @@ from stickler_cli.report.slices import analyse, benjamini_hochberg, design_effec
 from stickler_cli.analyses.slicing import LARGE_INTEGER, LIST, MISSING, OBJECT, OTHER, Slices, label
 from tests.support.case_files import write_case
 
-SCHEMA = {"type": "object", "properties": {
-    "invoice_id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-    "total": {"type": "number"},
-    "vendor": {"type": "object", "properties": {"name": {"type": "string"}, "country": {"type": "string"}}},
-}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "invoice_id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "total": {"type": "number"},
+        "vendor": {"type": "object", "properties": {"name": {"type": "string"}, "country": {"type": "string"}}},
+    },
+}
 COUNTRIES = ("DE", "ES", "FR", "IT", "US")
 
 
@@ -39,11 +42,18 @@ def _corpus(n: int = 300) -> tuple[list[dict], list[dict]]:
     gts, preds = [], []
     for i in range(n):
         country = COUNTRIES[i % 5]
-        gt = {"invoice_id": f"INV-{i}", "total": float(i), "vendor": {"name": f"V{i % 7}", "country": country},
-              "_meta": {"template": f"t{i % 3}"}}
+        gt = {
+            "invoice_id": f"INV-{i}",
+            "total": float(i),
+            "vendor": {"name": f"V{i % 7}", "country": country},
+            "_meta": {"template": f"t{i % 3}"},
+        }
         wrong = (i // 5) % 2 == 0 if country == "DE" else (i // 5) % 20 == 1
-        pred = {"invoice_id": f"X-{i}" if wrong else f"INV-{i}", "total": float(i),
-                "vendor": {"name": f"V{i % 7}", "country": country}}
+        pred = {
+            "invoice_id": f"X-{i}" if wrong else f"INV-{i}",
+            "total": float(i),
+            "vendor": {"name": f"V{i % 7}", "country": country},
+        }
         gts.append(gt)
         preds.append(pred)
     return gts, preds
@@ -61,6 +71,7 @@ def _eval(files: dict[str, str], capsys, *extra: str) -> tuple[int, dict]:
 
 # -- the statistics, against scipy and worked examples ---------------------------------------------------------
 
+
 def test_fisher_p_values_are_scipys() -> None:
     tables = [(3, 7, 90, 10), (0, 1, 99, 0), (5, 5, 5, 5), (1, 0, 0, 1), (12, 30, 400, 58), (0, 3, 0, 7)]
     a, b, c, e = (np.array(column, dtype=float) for column in zip(*tables))
@@ -69,7 +80,7 @@ def test_fisher_p_values_are_scipys() -> None:
         assert ours[k] == pytest.approx(fisher_exact([[w, x], [y, z]], alternative="less").pvalue, rel=1e-12)
     # one failed comparison in a slice of one, the rest 99 of 100 right: 2 failures among 101 comparisons, so
     # p = 2/101 that the slice's one is a failure (a z-test would say about 1e-23)
-    assert fisher_less(np.array([0.]), np.array([1.]), np.array([99.]), np.array([1.]))[0] == pytest.approx(2 / 101)
+    assert fisher_less(np.array([0.0]), np.array([1.0]), np.array([99.0]), np.array([1.0]))[0] == pytest.approx(2 / 101)
 
 
 def test_benjamini_hochberg_worked_by_hand_and_as_scipy() -> None:
@@ -84,7 +95,9 @@ def test_benjamini_hochberg_worked_by_hand_and_as_scipy() -> None:
 
 def test_newcombe_interval_matches_the_paper() -> None:
     # Newcombe (1998), Statistics in Medicine 17:873, table II, method 10: 56/70 - 48/80 and 9/10 - 3/10
-    low, high = newcombe(np.array([56 / 70, 0.9]), np.array([70., 10.]), np.array([48 / 80, 0.3]), np.array([80., 10.]), 0.95)
+    low, high = newcombe(
+        np.array([56 / 70, 0.9]), np.array([70.0, 10.0]), np.array([48 / 80, 0.3]), np.array([80.0, 10.0]), 0.95
+    )
     assert low.round(4).tolist() == [0.0524, 0.1705]
     assert high.round(4).tolist() == [0.3339, 0.8090]
 
@@ -183,25 +196,38 @@ def _one_path(seed: int) -> dict:
 
 # -- slice values, the cap and merging ------------------------------------------------------------------------
 
+
 def test_slice_values_follow_the_documented_rules() -> None:
     keys = ["vendor", "country"]
     assert label({"vendor": {"country": "DE"}}, keys, 200) == "DE"
     assert label({"vendor": {"country": {"_value": "FR", "_confidence": 0.9}}}, keys, 200) == "FR"
-    for record in ({}, {"vendor": None}, {"vendor": {}}, {"vendor": {"country": None}}, {"vendor": {"country": ""}},
-                   {"vendor": "DE"}, {"vendor": [{"country": "DE"}]}):
+    for record in (
+        {},
+        {"vendor": None},
+        {"vendor": {}},
+        {"vendor": {"country": None}},
+        {"vendor": {"country": ""}},
+        {"vendor": "DE"},
+        {"vendor": [{"country": "DE"}]},
+    ):
         assert label(record, keys, 200) == MISSING, record
     assert label({"vendor": {"country": {"a": 1}}}, keys, 200) == OBJECT
     assert label({"vendor": {"country": ["DE"]}}, keys, 200) == LIST
     assert [label({"k": v}, ["k"], 200) for v in (True, 3, 2.5, float("nan"), -float("inf"))] == [
-        "true", "3", "2.5", "NaN", "-Infinity"]
+        "true",
+        "3",
+        "2.5",
+        "NaN",
+        "-Infinity",
+    ]
     assert label({"k": "x" * 300}, ["k"], 200) == "x" * 200
-    assert label({"k": 10 ** 5000}, ["k"], 200) == LARGE_INTEGER
+    assert label({"k": 10**5000}, ["k"], 200) == LARGE_INTEGER
 
 
 def _batches(records: list[dict], size: int) -> Slices:
     slices = Slices(["k"], 1, 3, 200)
     for start in range(0, len(records), size):
-        part = records[start:start + size]
+        part = records[start : start + size]
         tally = np.array([[1, 0, 0, 0, 0] if r["ok"] else [0, 0, 1, 0, 0] for r in part], dtype=np.int64)
         slices.add_batch(part, tally, np.array([1.0 if r["ok"] else 0.0 for r in part]))
     return slices
@@ -246,6 +272,7 @@ def test_the_cap_is_a_limit_and_other_pools_the_rest(files, capsys) -> None:
 
 # -- a run, end to end -------------------------------------------------------------------------------------------
 
+
 def test_the_planted_country_is_found_with_its_figures(files, capsys, root: Path) -> None:
     code, report = _eval(files, capsys, "--slice-by", "vendor.country", "--slice-by", "_meta.template")
     assert code == 0
@@ -258,7 +285,9 @@ def test_the_planted_country_is_found_with_its_figures(files, capsys, root: Path
     # the rest: 240 documents, every 20th group of five wrong (i // 5 % 20 == 1): 12 of 240 wrong
     assert invoice["test"]["rest_tp_share"] == pytest.approx(228 / 240)
     assert invoice["test"]["p_value"] == pytest.approx(fisher_exact([[30, 30], [228, 12]], alternative="less").pvalue)
-    assert [(f["path"], f["value"], f["field"]) for f in section["significant"]] == [("vendor.country", "DE", "invoice_id")]
+    assert [(f["path"], f["value"], f["field"]) for f in section["significant"]] == [
+        ("vendor.country", "DE", "invoice_id")
+    ]
     finding = section["significant"][0]
     assert finding["difference"] == pytest.approx(0.5 - 0.95)
     assert finding["low"] < finding["difference"] < finding["high"] < 0
@@ -280,8 +309,23 @@ def test_merge_and_workers_give_the_one_run_figures(files, tmp_path: Path, capsy
         (tmp_path / f"g{k}.jsonl").write_text("".join(gts[lo:hi]))
         (tmp_path / f"p{k}.jsonl").write_text("".join(preds[lo:hi]))
         state = tmp_path / f"s{k}.json"
-        assert main(["eval", files["schema"], str(tmp_path / f"g{k}.jsonl"), str(tmp_path / f"p{k}.jsonl"),
-                     "--no-progress", "--format", "json", "--save-state", str(state), *args]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    files["schema"],
+                    str(tmp_path / f"g{k}.jsonl"),
+                    str(tmp_path / f"p{k}.jsonl"),
+                    "--no-progress",
+                    "--format",
+                    "json",
+                    "--save-state",
+                    str(state),
+                    *args,
+                ]
+            )
+            == 0
+        )
         capsys.readouterr()
         states.append(str(state))
     assert main(["merge", *states, "--format", "json"]) == 0
@@ -304,19 +348,41 @@ def _exact(section: dict) -> dict:
 def test_states_sliced_differently_or_tampered_are_refused(files, tmp_path: Path, capsys) -> None:
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for path, extra in ((a, ["--slice-by", "vendor.country"]), (b, [])):
-        assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--format", "json",
-                     "--save-state", str(path), *extra]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    files["schema"],
+                    files["gt"],
+                    files["pred"],
+                    "--no-progress",
+                    "--format",
+                    "json",
+                    "--save-state",
+                    str(path),
+                    *extra,
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     assert main(["merge", str(a), str(b)]) == 2
     err = capsys.readouterr().err
     assert "same --slice-by" in err and err.count("\n") == 1
     saved = orjson.loads(a.read_bytes())
     cases = [
-        (lambda s: s["slices"]["paths"]["vendor.country"]["DE"]["moments"][0].__setitem__(0, 10**6),
-         "/slices/paths/vendor.country/DE/moments/0: cannot be the sums"),
-        (lambda s: s["slices"]["paths"]["vendor.country"]["DE"]["counts"][0].__setitem__(4, 5),
-         "/slices/paths/vendor.country: the slices' counts do not add up"),
-        (lambda s: s["slices"]["paths"]["vendor.country"].pop("FR"), "/slices/paths/vendor.country: counts 240 documents"),
+        (
+            lambda s: s["slices"]["paths"]["vendor.country"]["DE"]["moments"][0].__setitem__(0, 10**6),
+            "/slices/paths/vendor.country/DE/moments/0: cannot be the sums",
+        ),
+        (
+            lambda s: s["slices"]["paths"]["vendor.country"]["DE"]["counts"][0].__setitem__(4, 5),
+            "/slices/paths/vendor.country: the slices' counts do not add up",
+        ),
+        (
+            lambda s: s["slices"]["paths"]["vendor.country"].pop("FR"),
+            "/slices/paths/vendor.country: counts 240 documents",
+        ),
         (lambda s: s["slices"].__setitem__("max_values", 2), "holds 5 values, more than the 2"),
     ]
     for k, (change, expected) in enumerate(cases):
@@ -331,15 +397,22 @@ def test_states_sliced_differently_or_tampered_are_refused(files, tmp_path: Path
 
 # -- gates -------------------------------------------------------------------------------------------------------
 
+
 def test_slice_gates_pass_fail_and_have_no_data(files, capsys) -> None:
-    gates = ("--fail-under", "slice:vendor.country=FR:invoice_id.cm_f1=0.9", "--fail-under",
-             "slice:vendor.country=XX:cm_f1=0.9")
+    gates = (
+        "--fail-under",
+        "slice:vendor.country=FR:invoice_id.cm_f1=0.9",
+        "--fail-under",
+        "slice:vendor.country=XX:cm_f1=0.9",
+    )
     code, report = _eval(files, capsys, *gates, "--no-data-passes")
     assert code == 0  # the gate's path is sliced without --slice-by
     results = {r["gate"]: (r["status"], r["actual"]) for r in report["gates"]}
     fr = report["slices"]["paths"]["vendor.country"]["values"]["FR"]["field_metrics"]["invoice_id"]["cm_f1"]
-    assert results == {"slice:vendor.country=FR:invoice_id.cm_f1 >= 0.9": ("passed", fr),
-                       "slice:vendor.country=XX:cm_f1 >= 0.9": ("no data", None)}
+    assert results == {
+        "slice:vendor.country=FR:invoice_id.cm_f1 >= 0.9": ("passed", fr),
+        "slice:vendor.country=XX:cm_f1 >= 0.9": ("no data", None),
+    }
     code, report = _eval(files, capsys, *gates)  # a slice the run did not see fails for lack of data by default
     assert code == 1 and [(r["status"], r["no_data"]) for r in report["gates"]] == [("passed", False), ("failed", True)]
     code, report = _eval(files, capsys, "--fail-under", "slice:vendor.country=*:invoice_id.cm_f1=0.9")
@@ -348,17 +421,23 @@ def test_slice_gates_pass_fail_and_have_no_data(files, capsys) -> None:
     assert statuses == {"DE": "failed", "ES": "passed", "FR": "passed", "IT": "passed", "US": "passed"}
     assert [r["actual"] for r in report["gates"] if r["slice"]["value"] == "DE"] == [pytest.approx(2 * 30 / 90)]
     code, report = _eval(files, capsys, "--fail-under", "slice:vendor.country=DE:weighted_overall_score=0.99")
-    assert code == 1 and report["gates"][0]["actual"] == report["slices"]["paths"]["vendor.country"]["values"]["DE"][
-        "weighted_overall_score"]
+    assert (
+        code == 1
+        and report["gates"][0]["actual"]
+        == report["slices"]["paths"]["vendor.country"]["values"]["DE"]["weighted_overall_score"]
+    )
 
 
-@pytest.mark.parametrize("gate, message", [
-    ("slice:vendor.country:cm_f1=0.9", "expected slice:PATH=VALUE:METRIC"),
-    ("slice:=DE:cm_f1=0.9", "expected slice:PATH=VALUE:METRIC"),
-    ("slice:vendor.country=DE:invoice_id.mean_score=0.9", "a slice keeps counts, not 'mean_score'"),
-    ("slice:vendor.country=DE:valid_json_rate=0.9", "a slice keeps counts, not 'valid_json_rate'"),
-    ("slice:vendor.country=DE:nope.cm_f1=0.9", "matches no field path"),
-])
+@pytest.mark.parametrize(
+    "gate, message",
+    [
+        ("slice:vendor.country:cm_f1=0.9", "expected slice:PATH=VALUE:METRIC"),
+        ("slice:=DE:cm_f1=0.9", "expected slice:PATH=VALUE:METRIC"),
+        ("slice:vendor.country=DE:invoice_id.mean_score=0.9", "a slice keeps counts, not 'mean_score'"),
+        ("slice:vendor.country=DE:valid_json_rate=0.9", "a slice keeps counts, not 'valid_json_rate'"),
+        ("slice:vendor.country=DE:nope.cm_f1=0.9", "matches no field path"),
+    ],
+)
 def test_bad_slice_gates_are_usage_errors(files, capsys, gate: str, message: str) -> None:
     assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--fail-under", gate]) == 2
     err = capsys.readouterr().err
@@ -367,8 +446,22 @@ def test_bad_slice_gates_are_usage_errors(files, capsys, gate: str, message: str
 
 def test_a_slice_gate_on_merged_states_needs_their_slicing(files, tmp_path: Path, capsys) -> None:
     state = tmp_path / "run.state.json"
-    assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--format", "json",
-                 "--save-state", str(state)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                files["schema"],
+                files["gt"],
+                files["pred"],
+                "--no-progress",
+                "--format",
+                "json",
+                "--save-state",
+                str(state),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["merge", str(state), "--fail-under", "slice:vendor.country=DE:cm_f1=0.5"]) == 2
     assert "the run was not sliced by 'vendor.country'" in capsys.readouterr().err
@@ -380,12 +473,15 @@ def test_gate_keys_split_as_documented() -> None:
     assert gates.parse("slice:a=DE:cm_f1=0.5").pattern is None
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--fdr", "0"], "--fdr must be a rate between 0 and 1"),
-    (["--fdr", "1.5"], "--fdr must be a rate between 0 and 1"),
-    (["--slice-by", "vendor..country"], "expected a dotted path"),
-    (["--limit", "slice-values=0"], "slice-values: must be above 0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--fdr", "0"], "--fdr must be a rate between 0 and 1"),
+        (["--fdr", "1.5"], "--fdr must be a rate between 0 and 1"),
+        (["--slice-by", "vendor..country"], "expected a dotted path"),
+        (["--limit", "slice-values=0"], "slice-values: must be above 0"),
+    ],
+)
 def test_bad_options_are_usage_errors(files, capsys, args: list[str], message: str) -> None:
     assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", *args]) == 2
     err = capsys.readouterr().err
@@ -394,11 +490,15 @@ def test_bad_options_are_usage_errors(files, capsys, args: list[str], message: s
 
 # -- outputs -----------------------------------------------------------------------------------------------------
 
-def test_the_terminal_section_fits_80_columns_piped_and_shows_every_figure_whole(files, tmp_path: Path, capsys,
-                                                                                 monkeypatch) -> None:
+
+def test_the_terminal_section_fits_80_columns_piped_and_shows_every_figure_whole(
+    files, tmp_path: Path, capsys, monkeypatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "80")
-    gts = [dict(g, vendor=dict(g["vendor"], country="Deutschland_Bundesrepublik_" + g["vendor"]["country"]))
-           for g in map(json.loads, Path(files["gt"]).read_text().splitlines())]
+    gts = [
+        dict(g, vendor=dict(g["vendor"], country="Deutschland_Bundesrepublik_" + g["vendor"]["country"]))
+        for g in map(json.loads, Path(files["gt"]).read_text().splitlines())
+    ]
     Path(files["gt"]).write_text("".join(json.dumps(g) + "\n" for g in gts))
     args = ["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--slice-by", "vendor.country"]
     assert main([*args, "-o", str(tmp_path / "r.json")]) == 0
@@ -407,18 +507,28 @@ def test_the_terminal_section_fits_80_columns_piped_and_shows_every_figure_whole
     section = out.split("Weak slices")[1]
     assert "…" not in section.split("Share: TP")[0]
     f = json.loads((tmp_path / "r.json").read_text())["slices"]["significant"][0]
-    figures = [str(f["documents"]), f"{f['tp_share']:.3f}", f"{f['rest_tp_share']:.3f}", f"{f['difference']:+.3f}",
-               f"[{f['low']:+.3f},", f"{f['high']:+.3f}]", f"{f['q_value']:.2g}"]
+    figures = [
+        str(f["documents"]),
+        f"{f['tp_share']:.3f}",
+        f"{f['rest_tp_share']:.3f}",
+        f"{f['difference']:+.3f}",
+        f"[{f['low']:+.3f},",
+        f"{f['high']:+.3f}]",
+        f"{f['q_value']:.2g}",
+    ]
     for figure in figures:
         assert re.search(rf"(^|\s){re.escape(figure)}(\s|$)", section, re.M), (figure, section)
     lines = section.splitlines()
     rule = next(k for k, line in enumerate(lines) if line.strip().startswith("─"))
-    key = "".join(line[:24].strip() for line in lines[rule + 1:rule + 4])  # the key column's lines: wrapped, whole
+    key = "".join(line[:24].strip() for line in lines[rule + 1 : rule + 4])  # the key column's lines: wrapped, whole
     assert key == "Deutschland_Bundesrepublik_DE ·invoice_id", key
 
 
 def test_no_table_without_a_finding_and_nothing_without_slicing(files, capsys) -> None:
-    assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--slice-by", "_meta.template"]) == 0
+    assert (
+        main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--slice-by", "_meta.template"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Weak slices" not in out
     assert "Sliced by _meta.template: no field significantly worse in any slice" in " ".join(out.split())
@@ -428,12 +538,30 @@ def test_no_table_without_a_finding_and_nothing_without_slicing(files, capsys) -
 
 def test_markdown_and_html_show_the_findings(files, tmp_path: Path, capsys) -> None:
     html = tmp_path / "r.html"
-    assert main(["eval", files["schema"], files["gt"], files["pred"], "--no-progress", "--format", "markdown",
-                 "--slice-by", "vendor.country", "--html", str(html)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                files["schema"],
+                files["gt"],
+                files["pred"],
+                "--no-progress",
+                "--format",
+                "markdown",
+                "--slice-by",
+                "vendor.country",
+                "--html",
+                str(html),
+            ]
+        )
+        == 0
+    )
     markdown = capsys.readouterr().out
     assert "### Slices" in markdown
-    assert re.search(r"\| `vendor.country=DE` \| `invoice_id` \| 60 \| 0\.500 \| 0\.950 \| -0\.450 \| \[-0\.\d{3}, -0\.\d{3}\] \|",
-                     markdown), markdown
+    assert re.search(
+        r"\| `vendor.country=DE` \| `invoice_id` \| 60 \| 0\.500 \| 0\.950 \| -0\.450 \| \[-0\.\d{3}, -0\.\d{3}\] \|",
+        markdown,
+    ), markdown
     page = html.read_text()
     assert "<h2>Slices</h2>" in page and "vendor.country=DE" in page and "Slices of vendor.country: 5 value(s)" in page
 
@@ -450,9 +578,13 @@ def test_slicing_costs_nothing_when_off() -> None:
 def test_a_path_no_record_holds_is_a_warning_not_good_news(capsys) -> None:
     """A misspelt --slice-by made every document "(missing)": one slice, no test, "no field significantly worse"."""
     root = Path(__file__).resolve().parents[2]
-    files = [str(root / p) for p in ("schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl")]
-    warning = ("--slice-by custmer_name: no ground-truth record holds a value there (all 24 documents are (missing)) "
-               "(did you mean 'customer_name'?)")
+    files = [
+        str(root / p) for p in ("schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl")
+    ]
+    warning = (
+        "--slice-by custmer_name: no ground-truth record holds a value there (all 24 documents are (missing)) "
+        "(did you mean 'customer_name'?)"
+    )
     assert main(["eval", *files, "--slice-by", "custmer_name", "--slice-by", "internal_notes", "-f", "json"]) == 0
     out, err = capsys.readouterr()
     assert err == f"stickler: warning: {warning}\n"

@@ -22,8 +22,15 @@ def test_weighted_score_interval_equals_scipy_on_the_same_resamples():
     scores = rng.uniform(0, 1, 150)
     rows = rows_from(scores, [[1, 0, 0, 0, 0]] * 150)
     ours = intervals(rows, 1, 0.9, 500, seed=3)["weighted_overall_score"]
-    theirs = stats.bootstrap((scores,), np.mean, n_resamples=500, confidence_level=0.9, method="percentile",
-                             batch=BATCH, rng=np.random.default_rng(3)).confidence_interval
+    theirs = stats.bootstrap(
+        (scores,),
+        np.mean,
+        n_resamples=500,
+        confidence_level=0.9,
+        method="percentile",
+        batch=BATCH,
+        rng=np.random.default_rng(3),
+    ).confidence_interval
     assert ours == pytest.approx((theirs.low, theirs.high), abs=1e-12)
 
 
@@ -43,8 +50,15 @@ def test_precision_interval_equals_scipy_paired_statistic():
 
     ours = intervals(rows, 1, 0.95, 400, seed=5)["fields"]
     for name, statistic in (("cm_precision", precision), ("cm_f1", f1)):
-        theirs = stats.bootstrap((tp, fp, fn), statistic, paired=True, n_resamples=400, method="percentile",
-                                 batch=BATCH, rng=np.random.default_rng(5)).confidence_interval
+        theirs = stats.bootstrap(
+            (tp, fp, fn),
+            statistic,
+            paired=True,
+            n_resamples=400,
+            method="percentile",
+            batch=BATCH,
+            rng=np.random.default_rng(5),
+        ).confidence_interval
         assert ours[name][0] == pytest.approx((theirs.low, theirs.high), abs=1e-12), name
 
 
@@ -80,12 +94,21 @@ def test_figures_from_sums():
 
 # -- the CLI ----------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def files(tmp_path):
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {
-        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+                },
+            }
+        )
+    )
     rng = np.random.default_rng(0)
     gt = [{"id": f"d{k}", "n": k} for k in range(300)]
     pred = [{"id": r["id"] if rng.uniform() < 0.9 else "x", "n": r["n"] if rng.uniform() < 0.7 else -1} for r in gt]
@@ -149,13 +172,22 @@ def test_per_document_lines(files, tmp_path, capsys, workers):
     for path in ("id", "n"):  # the lines' classifications add up to the report's counts
         for name in ("tp", "fa", "fd", "fn", "tn"):
             assert sum(d["counts"].get(path, {}).get(name, 0) for d in lines) == report["field_metrics"][path][name]
-    assert set(lines[0]) == {"doc_id", "gt_source", "gt_line", "pred_source", "pred_line", "score", "field_scores",
-                             "counts"}
+    assert set(lines[0]) == {
+        "doc_id",
+        "gt_source",
+        "gt_line",
+        "pred_source",
+        "pred_line",
+        "score",
+        "field_scores",
+        "counts",
+    }
     assert (lines[0]["gt_source"], lines[0]["pred_source"]) == (files["gt"], files["pred"])
     assert set(lines[0]["field_scores"]) == {"id", "n"}
 
 
 # -- stickler diff -------------------------------------------------------------------------------------
+
 
 def _right_rows(right):
     return rows_from(right.astype(float), [[1, 0, 0, 0, 0] if r else [0, 0, 1, 0, 0] for r in right])
@@ -166,10 +198,18 @@ def test_paired_interval_equals_scipy_on_the_same_resamples():
 
     rng = np.random.default_rng(2)
     a, b = rng.uniform(size=180), rng.uniform(size=180)
-    found = paired_comparison(rows_from(a, [[1, 0, 0, 0, 0]] * 180), rows_from(b, [[1, 0, 0, 0, 0]] * 180), 1, 0.9,
-                              300, seed=8)["weighted_overall_score"]
-    theirs = stats.bootstrap((b - a,), np.mean, n_resamples=300, confidence_level=0.9, method="percentile",
-                             batch=BATCH, rng=np.random.default_rng(8)).confidence_interval
+    found = paired_comparison(
+        rows_from(a, [[1, 0, 0, 0, 0]] * 180), rows_from(b, [[1, 0, 0, 0, 0]] * 180), 1, 0.9, 300, seed=8
+    )["weighted_overall_score"]
+    theirs = stats.bootstrap(
+        (b - a,),
+        np.mean,
+        n_resamples=300,
+        confidence_level=0.9,
+        method="percentile",
+        batch=BATCH,
+        rng=np.random.default_rng(8),
+    ).confidence_interval
     assert (found["low"], found["high"]) == pytest.approx((theirs.low, theirs.high), abs=1e-12)
 
 
@@ -208,7 +248,10 @@ def test_diff_command(files, tmp_path, capsys):
     assert main([*args, str(worse), "-f", "json", "--fail-on-regression", "--bootstrap", "300"]) == 1
     out, err = capsys.readouterr()
     report = json.loads(out)
-    assert [(r["path"], r["metric"]) for r in report["regressions"]] == [(None, "weighted_overall_score"), ("id", "cm_f1")]
+    assert [(r["path"], r["metric"]) for r in report["regressions"]] == [
+        (None, "weighted_overall_score"),
+        ("id", "cm_f1"),
+    ]
     first = report["comparisons"][0]
     assert first["difference"] == pytest.approx(first["b"] - first["a"]) and first["ci"]["high"] < 0
     assert "significantly worse on 2 watched figure(s)" in err
@@ -224,9 +267,14 @@ def test_diff_of_saved_states(files, tmp_path, capsys):
     worse.write_text("".join(json.dumps(dict(r, id="x") if k % 3 == 0 else r) + "\n" for k, r in enumerate(rows)))
     a, b = tmp_path / "a.state", tmp_path / "b.state"
     for pred, state in ((files["pred"], a), (str(worse), b)):
-        assert main(["eval", files["schema"], files["gt"], pred, "--ci", "0.95", "--save-state", str(state), "-f", "json"]) == 0
+        assert (
+            main(["eval", files["schema"], files["gt"], pred, "--ci", "0.95", "--save-state", str(state), "-f", "json"])
+            == 0
+        )
     capsys.readouterr()
-    assert main(["diff", files["schema"], files["gt"], files["pred"], str(worse), "-f", "json", "--bootstrap", "200"]) == 0
+    assert (
+        main(["diff", files["schema"], files["gt"], files["pred"], str(worse), "-f", "json", "--bootstrap", "200"]) == 0
+    )
     direct = json.loads(capsys.readouterr().out)
     assert main(["diff", str(a), str(b), "-f", "json", "--bootstrap", "200"]) == 0
     saved = json.loads(capsys.readouterr().out)
@@ -236,10 +284,29 @@ def test_diff_of_saved_states(files, tmp_path, capsys):
     other.write_text("".join(reversed(open(files["gt"]).readlines())))
     c = tmp_path / "c.state"
     # Paired by line, reversed documents are out of step (their ids say so): the user insists.
-    assert main(["eval", files["schema"], str(other), str(worse), "--ci", "0.95", "--save-state", str(c), "-f", "json"]) == 2
+    assert (
+        main(["eval", files["schema"], str(other), str(worse), "--ci", "0.95", "--save-state", str(c), "-f", "json"])
+        == 2
+    )
     assert "the two files look out of step" in capsys.readouterr().err
-    assert main(["eval", files["schema"], str(other), str(worse), "--ci", "0.95", "--save-state", str(c), "-f", "json",
-                 "--pair-by-line"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                files["schema"],
+                str(other),
+                str(worse),
+                "--ci",
+                "0.95",
+                "--save-state",
+                str(c),
+                "-f",
+                "json",
+                "--pair-by-line",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["diff", str(a), str(c)]) == 2
     assert "document 1 is not the ground truth" in capsys.readouterr().err
@@ -275,13 +342,31 @@ def test_diff_reads_the_ground_truth_once(files, tmp_path, id_field):
     truth = [json.loads(line) for line in open(files["gt"])]
     same, worse = tmp_path / "same.jsonl", tmp_path / "worse.jsonl"
     same.write_text("".join(json.dumps(r) + "\n" for r in truth))
-    worse.write_text("".join(json.dumps(dict(r, n=-5) if k % 4 == 0 else r) + "\n" for k, r in enumerate(truth))
-                     + '{"id": "extra", "n": 1}\n')
+    worse.write_text(
+        "".join(json.dumps(dict(r, n=-5) if k % 4 == 0 else r) + "\n" for k, r in enumerate(truth))
+        + '{"id": "extra", "n": 1}\n'
+    )
 
     def diff(gt: str) -> dict:
-        done = subprocess.run([sys.executable, "-m", "stickler_cli", "diff", files["schema"], gt, str(same), str(worse),
-                               "-f", "json", "--bootstrap", "200", *id_field],
-                              input=open(files["gt"], "rb").read(), capture_output=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "stickler_cli",
+                "diff",
+                files["schema"],
+                gt,
+                str(same),
+                str(worse),
+                "-f",
+                "json",
+                "--bootstrap",
+                "200",
+                *id_field,
+            ],
+            input=open(files["gt"], "rb").read(),
+            capture_output=True,
+        )
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
@@ -302,10 +387,18 @@ def mixed(tmp_path):
     """Documents whose counts are known as they are written: id right (TP) or wrong (FD); n right (TP), wrong (FD)
     or left out (FN); note absent in the ground truth and predicted now and then (FA)."""
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {
-        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
-        "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    "n": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+                    "note": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                },
+            }
+        )
+    )
     rng = np.random.default_rng(21)
     gt, pred, counts = [], [], []
     for k in range(240):
@@ -324,8 +417,12 @@ def mixed(tmp_path):
         counts.append((tp, int(note), fd, int(n_draw >= 0.85)))  # tp, fa, fd, fn
     (tmp_path / "gt.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gt))
     (tmp_path / "pred.jsonl").write_text("".join(json.dumps(r) + "\n" for r in pred))
-    return {"schema": str(schema), "gt": str(tmp_path / "gt.jsonl"), "pred": str(tmp_path / "pred.jsonl"),
-            "counts": np.array(counts, dtype=float)}
+    return {
+        "schema": str(schema),
+        "gt": str(tmp_path / "gt.jsonl"),
+        "pred": str(tmp_path / "pred.jsonl"),
+        "counts": np.array(counts, dtype=float),
+    }
 
 
 def test_the_runs_precision_recall_and_f1_intervals_equal_scipy_on_the_same_resamples(mixed, tmp_path, capsys):
@@ -340,12 +437,21 @@ def test_the_runs_precision_recall_and_f1_intervals_equal_scipy_on_the_same_resa
         "cm_precision": lambda tp, fa, fd, fn, axis=-1: tp.sum(axis) / (tp.sum(axis) + fa.sum(axis) + fd.sum(axis)),
         "cm_recall": lambda tp, fa, fd, fn, axis=-1: tp.sum(axis) / (tp.sum(axis) + fn.sum(axis)),
         "recall_with_fd": lambda tp, fa, fd, fn, axis=-1: tp.sum(axis) / (tp.sum(axis) + fn.sum(axis) + fd.sum(axis)),
-        "cm_f1": lambda tp, fa, fd, fn, axis=-1: 2 * tp.sum(axis) / (
-            2 * tp.sum(axis) + fa.sum(axis) + fd.sum(axis) + fn.sum(axis)),
+        "cm_f1": lambda tp, fa, fd, fn, axis=-1: (
+            2 * tp.sum(axis) / (2 * tp.sum(axis) + fa.sum(axis) + fd.sum(axis) + fn.sum(axis))
+        ),
     }
     for name, statistic in statistics.items():
-        theirs = stats.bootstrap((tp, fa, fd, fn), statistic, paired=True, n_resamples=400, confidence_level=0.9,
-                                 method="percentile", batch=BATCH, rng=np.random.default_rng(6)).confidence_interval
+        theirs = stats.bootstrap(
+            (tp, fa, fd, fn),
+            statistic,
+            paired=True,
+            n_resamples=400,
+            confidence_level=0.9,
+            method="percentile",
+            batch=BATCH,
+            rng=np.random.default_rng(6),
+        ).confidence_interval
         ci = report["metrics"][f"{name}_ci"]
         assert (ci["low"], ci["high"]) == pytest.approx((theirs.low, theirs.high), abs=1e-12), name
         assert ci["level"] == 0.9 and ci["low"] <= report["metrics"][name] <= ci["high"], name
@@ -384,8 +490,25 @@ def test_the_runs_intervals_are_degenerate_when_every_document_is_alike(tmp_path
 def test_the_summaries_show_the_runs_intervals(mixed, tmp_path, capsys):
     page = tmp_path / "r.html"
     report = _eval(mixed, capsys, "--ci", "0.9", "--bootstrap", "200")
-    assert main(["eval", mixed["schema"], mixed["gt"], mixed["pred"], "-f", "markdown", "--ci", "0.9",
-                 "--bootstrap", "200", "--html", str(page)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                mixed["schema"],
+                mixed["gt"],
+                mixed["pred"],
+                "-f",
+                "markdown",
+                "--ci",
+                "0.9",
+                "--bootstrap",
+                "200",
+                "--html",
+                str(page),
+            ]
+        )
+        == 0
+    )
     markdown = capsys.readouterr().out
     assert main(["eval", mixed["schema"], mixed["gt"], mixed["pred"], "--ci", "0.9", "--bootstrap", "200"]) == 0
     terminal = capsys.readouterr().out
@@ -394,5 +517,7 @@ def test_the_summaries_show_the_runs_intervals(mixed, tmp_path, capsys):
     for label, name in (("Precision", "cm_precision"), ("Recall", "cm_recall"), ("F1", "cm_f1")):
         shown = f"{m[name]:.3f} [{m[name + '_ci']['low']:.3f}, {m[name + '_ci']['high']:.3f}]"
         assert f"| {label} | {shown} |" in markdown, label
-        assert any(line.split()[:1] == [label] and line.split()[1:4] == shown.split() for line in terminal.splitlines()), label
+        assert any(
+            line.split()[:1] == [label] and line.split()[1:4] == shown.split() for line in terminal.splitlines()
+        ), label
         assert f"[{m[name + '_ci']['low']:.3f}, {m[name + '_ci']['high']:.3f}]" in html, label

@@ -13,25 +13,34 @@ from stickler_cli.cli.app import main
 from tests.support.case_files import write_case
 
 XSD = Path(__file__).parents[1] / "support" / "junit.xsd"
-HOSTILE = 'x|y <script>alert(1)</script> *b* [l](http://e.vil) \x1b[2J'
+HOSTILE = "x|y <script>alert(1)</script> *b* [l](http://e.vil) \x1b[2J"
 
 SCHEMA = {
     "type": "object",
     "x-aws-stickler-model-name": "Doc",
     "properties": {
         "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator",
-                 "x-aws-stickler-threshold": 0.8},
+        "name": {
+            "type": "string",
+            "x-aws-stickler-comparator": "LevenshteinComparator",
+            "x-aws-stickler-threshold": 0.8,
+        },
         "amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
         "extra": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
     },
 }
-GT = [{"id": "A", "name": "alpha", "amount": 1}, {"id": "B", "name": "beta", "amount": 2},
-      {"id": "C", "name": "gamma", "amount": 3}, {"id": "D", "name": "delta", "amount": 4}]
-PRED = [{"id": "A", "name": "alpha", "amount": 1},      # perfect: score 1
-        {"id": "X", "name": "beta", "amount": 2},       # id FD: 3/4
-        {"id": "Y", "name": "zzzzz", "amount": 300},    # three FDs: 1/4 (extra, empty on both sides, scores 1)
-        {"id": "D", "amount": 4}]                       # name FN: 3/4
+GT = [
+    {"id": "A", "name": "alpha", "amount": 1},
+    {"id": "B", "name": "beta", "amount": 2},
+    {"id": "C", "name": "gamma", "amount": 3},
+    {"id": "D", "name": "delta", "amount": 4},
+]
+PRED = [
+    {"id": "A", "name": "alpha", "amount": 1},  # perfect: score 1
+    {"id": "X", "name": "beta", "amount": 2},  # id FD: 3/4
+    {"id": "Y", "name": "zzzzz", "amount": 300},  # three FDs: 1/4 (extra, empty on both sides, scores 1)
+    {"id": "D", "amount": 4},
+]  # name FN: 3/4
 # "extra" is empty on both sides everywhere: nothing to measure for its recall or F1.
 
 
@@ -48,6 +57,7 @@ def run(files, *extra: str, capsys) -> tuple[int, str, str]:
 
 # -- gates ----------------------------------------------------------------------------------------
 
+
 def test_overall_gate_passes_and_fails(files, capsys):
     # Document scores (four fields, "extra" empty on both sides scores 1): 1, 3/4, 1/4, 3/4;
     # weighted_overall_score = 2.75 / 4 = 0.6875
@@ -63,8 +73,9 @@ def test_overall_gate_passes_and_fails(files, capsys):
 
 def test_field_gate_and_glob(files, capsys):
     # precision = TP / (TP + FA + FD): id 2/4, name 2/3, amount 3/4; extra has no TP, FA or FD
-    code, out, _ = run(files, "-f", "json", "--fail-under", "id.cm_precision=0.5", "--fail-under", "*.cm_precision=0.7",
-                       capsys=capsys)
+    code, out, _ = run(
+        files, "-f", "json", "--fail-under", "id.cm_precision=0.5", "--fail-under", "*.cm_precision=0.7", capsys=capsys
+    )
     assert code == 1
     gates = {g["gate"]: (g["status"], g["actual"]) for g in json.loads(out)["gates"]}
     assert gates == {
@@ -94,29 +105,35 @@ def test_no_data_fails_unless_no_data_passes(files, capsys):
 
 def test_gates_from_pyproject_and_gates_file(files, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "pyproject.toml").write_text('[tool.stickler.fail-under]\nweighted_overall_score = 0.9\n"id.cm_f1" = 0.1\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.stickler.fail-under]\nweighted_overall_score = 0.9\n"id.cm_f1" = 0.1\n'
+    )
     code, out, _ = run(files, "-f", "json", capsys=capsys)
     assert code == 1
     assert [g["gate"] for g in json.loads(out)["gates"]] == ["weighted_overall_score >= 0.9", "id.cm_f1 >= 0.1"]
     gates_file = tmp_path / "gates.toml"
-    gates_file.write_text('[fail-under]\nweighted_overall_score = 0.5\n')
+    gates_file.write_text("[fail-under]\nweighted_overall_score = 0.5\n")
     code, out, _ = run(files, "-f", "json", "--gates", str(gates_file), capsys=capsys)
     assert code == 0  # the gates file's 0.5 replaces pyproject's 0.9
     # and the command line replaces both
-    code, out, _ = run(files, "-f", "json", "--gates", str(gates_file), "--fail-under", "weighted_overall_score=0.99",
-                       capsys=capsys)
+    code, out, _ = run(
+        files, "-f", "json", "--gates", str(gates_file), "--fail-under", "weighted_overall_score=0.99", capsys=capsys
+    )
     assert code == 1
     assert {g["gate"] for g in json.loads(out)["gates"]} == {"weighted_overall_score >= 0.99", "id.cm_f1 >= 0.1"}
 
 
-@pytest.mark.parametrize("gate, message", [
-    ("weighted_overall_scor=0.9", "did you mean 'weighted_overall_score'"),
-    ("id.cm_f2=0.9", "unknown field metric 'cm_f2'"),
-    ("id.cm_f1=1.5", "must be a number in [0, 1]"),
-    ("id.cm_f1=high", "'high' is not a number"),
-    ("nosuch.cm_f1=0.5", "matches no field path"),
-    ("weighted_overall_score", "expected METRIC=VALUE"),
-])
+@pytest.mark.parametrize(
+    "gate, message",
+    [
+        ("weighted_overall_scor=0.9", "did you mean 'weighted_overall_score'"),
+        ("id.cm_f2=0.9", "unknown field metric 'cm_f2'"),
+        ("id.cm_f1=1.5", "must be a number in [0, 1]"),
+        ("id.cm_f1=high", "'high' is not a number"),
+        ("nosuch.cm_f1=0.5", "matches no field path"),
+        ("weighted_overall_score", "expected METRIC=VALUE"),
+    ],
+)
 def test_bad_gates_are_usage_errors(files, capsys, gate, message):
     code, _, err = run(files, "--fail-under", gate, capsys=capsys)
     assert code == 2
@@ -140,6 +157,7 @@ def test_terminal_shows_failed_gates(files, capsys):
 
 
 # -- Markdown -------------------------------------------------------------------------------------
+
 
 def test_markdown_report_and_step_summary(files, tmp_path, capsys, monkeypatch):
     summary = tmp_path / "summary.md"
@@ -165,13 +183,42 @@ def test_markdown_escapes_data():
     from stickler_cli.reporters.markdown import render_markdown
 
     hostile = HOSTILE + " @octocat https://e.vil www.e.vil $x$ ``a`` `"
-    block = {"tp": 1, "fa": 0, "fd": 1, "fp": 1, "fn": 0, "tn": 0, "cm_precision": 0.5, "cm_recall": 1.0,
-             "recall_with_fd": 0.5, "cm_f1": 0.667, "cm_accuracy": 0.5, "weight": 1.0, "mean_score": 0.5, "schema_violations": 0}
-    report = {"schema": {"model_name": hostile}, "document_count": 1, "metrics": {**block, "weighted_overall_score": 0.5},
-              "field_metrics": {hostile: block, "plain": block}, "gates": [], "confidence_metrics": None,
-              "worst_documents": [{"doc_id": hostile, "score": 0.5, "gt_line": 1, "pred_line": 1, "comparisons": [
-                  {"path": hostile, "type": "FD", "gt": hostile, "pred": hostile, "similarity": 0.0, "score": 0.0}]}],
-              "errors": [{"source": hostile, "line": 1, "doc_id": None, "message": hostile}]}
+    block = {
+        "tp": 1,
+        "fa": 0,
+        "fd": 1,
+        "fp": 1,
+        "fn": 0,
+        "tn": 0,
+        "cm_precision": 0.5,
+        "cm_recall": 1.0,
+        "recall_with_fd": 0.5,
+        "cm_f1": 0.667,
+        "cm_accuracy": 0.5,
+        "weight": 1.0,
+        "mean_score": 0.5,
+        "schema_violations": 0,
+    }
+    report = {
+        "schema": {"model_name": hostile},
+        "document_count": 1,
+        "metrics": {**block, "weighted_overall_score": 0.5},
+        "field_metrics": {hostile: block, "plain": block},
+        "gates": [],
+        "confidence_metrics": None,
+        "worst_documents": [
+            {
+                "doc_id": hostile,
+                "score": 0.5,
+                "gt_line": 1,
+                "pred_line": 1,
+                "comparisons": [
+                    {"path": hostile, "type": "FD", "gt": hostile, "pred": hostile, "similarity": 0.0, "score": 0.0}
+                ],
+            }
+        ],
+        "errors": [{"source": hostile, "line": 1, "doc_id": None, "message": hostile}],
+    }
     rendered = MarkdownIt("commonmark").enable("table").render(render_markdown(report))
     assert "<script" not in rendered and "<img" not in rendered and "<a " not in rendered
     assert "\x1b" not in rendered
@@ -183,11 +230,23 @@ def test_markdown_escapes_data():
 
 # -- JUnit ----------------------------------------------------------------------------------------
 
+
 def _junit(files, tmp_path, capsys, *extra: str):
     """The JUnit XML of a run with three gates (validated), and its gate test cases by name."""
     target = tmp_path / "junit.xml"
-    code, _, _ = run(files, "--junit", str(target), "--fail-under", "name.cm_recall=0.7", *extra,
-                     "--fail-under", "extra.cm_f1=0.5", "--fail-under", "id.cm_precision=0.5", capsys=capsys)
+    code, _, _ = run(
+        files,
+        "--junit",
+        str(target),
+        "--fail-under",
+        "name.cm_recall=0.7",
+        *extra,
+        "--fail-under",
+        "extra.cm_f1=0.5",
+        "--fail-under",
+        "id.cm_precision=0.5",
+        capsys=capsys,
+    )
     assert code == 1
     xmlschema.XMLSchema(str(XSD)).validate(str(target))
     root = ET.parse(target).getroot()
@@ -215,11 +274,26 @@ def test_junit_validates_and_fails_the_right_cases(files, tmp_path, capsys):
 def test_junit_escapes_hostile_names(tmp_path):
     from stickler_cli.reporters.junit import render_junit
 
-    block = {"tp": 1, "fa": 0, "fd": 0, "fp": 0, "fn": 0, "tn": 0, "cm_precision": 1.0, "cm_recall": 1.0,
-             "cm_f1": 1.0, "weight": 1.0}
-    report = {"schema": {"model_name": HOSTILE}, "elapsed_seconds": 0.5, "field_metrics": {HOSTILE: block},
-              "gates": [{"gate": HOSTILE, "path": HOSTILE, "metric": "cm_f1", "threshold": 0.9, "actual": 0.1,
-                         "status": "failed"}]}
+    block = {
+        "tp": 1,
+        "fa": 0,
+        "fd": 0,
+        "fp": 0,
+        "fn": 0,
+        "tn": 0,
+        "cm_precision": 1.0,
+        "cm_recall": 1.0,
+        "cm_f1": 1.0,
+        "weight": 1.0,
+    }
+    report = {
+        "schema": {"model_name": HOSTILE},
+        "elapsed_seconds": 0.5,
+        "field_metrics": {HOSTILE: block},
+        "gates": [
+            {"gate": HOSTILE, "path": HOSTILE, "metric": "cm_f1", "threshold": 0.9, "actual": 0.1, "status": "failed"}
+        ],
+    }
     target = tmp_path / "j.xml"
     target.write_bytes(render_junit(report))
     xmlschema.XMLSchema(str(XSD)).validate(str(target))
@@ -230,10 +304,11 @@ def test_junit_escapes_hostile_names(tmp_path):
 
 # -- error analysis -------------------------------------------------------------------------------
 
+
 def test_show_errors_lists_the_worst_documents(files, capsys):
     code, out, _ = run(files, "--show-errors", "2", capsys=capsys)
     assert code == 0
-    worst = out[out.index("The 2 worst document(s)"):]
+    worst = out[out.index("The 2 worst document(s)") :]
     # Documents are named by their ground truth's id (the records carry "id").
     assert worst.index("C · score 0.250") < worst.index("B · score 0.750")
     assert "D · score" not in worst  # a tie with B: the earlier document first
@@ -245,7 +320,11 @@ def test_worst_documents_in_the_report(files, capsys, workers):
     code, out, _ = run(files, "-f", "json", "--workers", workers, capsys=capsys)
     report = json.loads(out)
     assert [(d["doc_id"], round(d["score"], 4)) for d in report["worst_documents"]] == [
-        ("C", 0.25), ("B", 0.75), ("D", 0.75), ("A", 1.0)]
+        ("C", 0.25),
+        ("B", 0.75),
+        ("D", 0.75),
+        ("A", 1.0),
+    ]
     types = {c["path"]: c["type"] for c in report["worst_documents"][0]["comparisons"]}
     assert types == {"id": "FD", "name": "FD", "amount": "FD", "extra": "TN"}
     assert report["score_histogram"]["counts"] == [0] * 5 + [1] + [0] * 9 + [2] + [0] * 3 + [1]
@@ -258,10 +337,27 @@ def test_non_matches_file(files, tmp_path, capsys, workers):
     assert code == 0 and "5 non-matching comparisons written" in out
     rows = [json.loads(line) for line in target.read_text().splitlines()]
     assert [(r["doc_id"], r["path"], r["type"]) for r in rows] == [
-        ("B", "id", "FD"), ("C", "id", "FD"), ("C", "name", "FD"), ("C", "amount", "FD"), ("D", "name", "FN")]
+        ("B", "id", "FD"),
+        ("C", "id", "FD"),
+        ("C", "name", "FD"),
+        ("C", "amount", "FD"),
+        ("D", "name", "FN"),
+    ]
     assert rows[2]["gt"] == "gamma" and rows[2]["pred"] == "zzzzz" and rows[2]["score"] == 0.0
-    assert set(rows[0]) == {"doc_id", "path", "type", "gt", "pred", "confidence", "similarity", "score", "threshold",
-                            "comparator", "gt_default", "pred_default"}
+    assert set(rows[0]) == {
+        "doc_id",
+        "path",
+        "type",
+        "gt",
+        "pred",
+        "confidence",
+        "similarity",
+        "score",
+        "threshold",
+        "comparator",
+        "gt_default",
+        "pred_default",
+    }
     assert (rows[0]["confidence"], rows[0]["gt_default"], rows[0]["pred_default"]) == (None, False, False)
 
 
@@ -282,6 +378,7 @@ def test_output_files_must_differ(files, tmp_path, capsys):
 
 # -- regressions found in review --------------------------------------------------------------------
 
+
 def test_overall_gates_without_data_and_empty_runs(tmp_path, capsys):
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
@@ -290,8 +387,21 @@ def test_overall_gates_without_data_and_empty_runs(tmp_path, capsys):
     # Every comparison a TN: precision has nothing to measure, like a field's: failed for lack of data, or with
     # --no-data-passes "no data".
     for extra, status in (([], "failed"), (["--no-data-passes"], "no data")):
-        code = main(["eval", str(schema), str(both_empty), str(both_empty), "-f", "json", *extra,
-                     "--fail-under", "cm_precision=0.9", "--fail-under", "weighted_overall_score=0.9"])
+        code = main(
+            [
+                "eval",
+                str(schema),
+                str(both_empty),
+                str(both_empty),
+                "-f",
+                "json",
+                *extra,
+                "--fail-under",
+                "cm_precision=0.9",
+                "--fail-under",
+                "weighted_overall_score=0.9",
+            ]
+        )
         gates = {g["gate"]: g["status"] for g in json.loads(capsys.readouterr().out)["gates"]}
         assert code == (1 if extra == [] else 0)
         assert gates == {"cm_precision >= 0.9": status, "weighted_overall_score >= 0.9": "passed"}

@@ -20,49 +20,142 @@ IMG = '"><img src=x onerror="window.__pwned=1">'
 TEXTAREA = "</textarea><svg onload=window.__pwned=1>"
 HOSTILE = [SCRIPT, IMG, TEXTAREA]
 HOSTILE_FIELD = 'x"><img src=x onerror=window.__pwned=1>\x07'
-TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "p", "div", "b", "span", "table",
-        "thead", "tbody", "tr", "th", "td", "button", "code", "details", "summary", "caption", "ul", "li", "script",
-        "svg", "rect", "line", "text", "circle", "polyline", "small", "section", "h3", "label", "input", "i"}
+TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "main",
+    "h1",
+    "h2",
+    "p",
+    "div",
+    "b",
+    "span",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "button",
+    "code",
+    "details",
+    "summary",
+    "caption",
+    "ul",
+    "li",
+    "script",
+    "svg",
+    "rect",
+    "line",
+    "text",
+    "circle",
+    "polyline",
+    "small",
+    "section",
+    "h3",
+    "label",
+    "input",
+    "i",
+}
 
 
 def _report(confidence: bool = True) -> dict[str, Any]:
     """A report with every section, hostile text wherever the data can put text."""
     comparisons = [
-        {"path": HOSTILE_FIELD, "type": "FD", "gt": "a", "pred": SCRIPT, "similarity": 0.1, "score": 0.1,
-         "threshold": 1.0, "comparator": "ExactComparator"},
+        {
+            "path": HOSTILE_FIELD,
+            "type": "FD",
+            "gt": "a",
+            "pred": SCRIPT,
+            "similarity": 0.1,
+            "score": 0.1,
+            "threshold": 1.0,
+            "comparator": "ExactComparator",
+        },
         {"path": "b", "type": "FA", "gt": None, "pred": {"_value": IMG, "_confidence": 0.9}, "similarity": 0.0},
         {"path": "c", "type": "FN", "gt": [TEXTAREA, 2**70], "pred": None, "similarity": 0.0},
         {"path": "d", "type": "TP", "gt": "x" * 5000, "pred": "x" * 5000, "similarity": 1.0},
     ]
-    field = {"tp": 3, "fa": 1, "fd": 2, "fp": 3, "fn": 1, "tn": 0, "cm_precision": 0.5, "cm_recall": 0.75,
-             "cm_f1": 0.6, "cm_accuracy": 0.43, "weight": 1.0, "threshold": 1.0, "comparator": SCRIPT,
-             "schema_violations": 0}
+    field = {
+        "tp": 3,
+        "fa": 1,
+        "fd": 2,
+        "fp": 3,
+        "fn": 1,
+        "tn": 0,
+        "cm_precision": 0.5,
+        "cm_recall": 0.75,
+        "cm_f1": 0.6,
+        "cm_accuracy": 0.43,
+        "weight": 1.0,
+        "threshold": 1.0,
+        "comparator": SCRIPT,
+        "schema_violations": 0,
+    }
     report: dict[str, Any] = {
         "tool": {"name": "stickler", "version": "0.1.0"},
         "schema": {"path": "s.json", "model_name": SCRIPT},
-        "inputs": {"records": {"gt_lines": 2, "pred_lines": 2, "paired": 2, "unpaired_predictions": 0,
-                               "missing_predictions": 0, "invalid_predictions": 0}},
+        "inputs": {
+            "records": {
+                "gt_lines": 2,
+                "pred_lines": 2,
+                "paired": 2,
+                "unpaired_predictions": 0,
+                "missing_predictions": 0,
+                "invalid_predictions": 0,
+            }
+        },
         "document_count": 2,
-        "metrics": {"tp": 3, "fa": 1, "fd": 2, "fp": 3, "fn": 1, "tn": 0, "cm_precision": 0.5, "cm_recall": 0.75,
-                    "cm_f1": 0.6, "cm_accuracy": 0.43, "weighted_overall_score": 0.5},
-        "schema_conformance": {"predictions_read": 2, "valid_json": 2, "valid_json_rate": None, "checked": 2,
-                               "schema_valid": 1, "schema_valid_rate": 0.5, "violations": 1},
+        "metrics": {
+            "tp": 3,
+            "fa": 1,
+            "fd": 2,
+            "fp": 3,
+            "fn": 1,
+            "tn": 0,
+            "cm_precision": 0.5,
+            "cm_recall": 0.75,
+            "cm_f1": 0.6,
+            "cm_accuracy": 0.43,
+            "weighted_overall_score": 0.5,
+        },
+        "schema_conformance": {
+            "predictions_read": 2,
+            "valid_json": 2,
+            "valid_json_rate": None,
+            "checked": 2,
+            "schema_valid": 1,
+            "schema_valid_rate": 0.5,
+            "violations": 1,
+        },
         "field_metrics": {HOSTILE_FIELD: dict(field, mean_score=0.4), "plain": field},
-        "gates": [{"gate": IMG, "path": HOSTILE_FIELD, "metric": "cm_f1", "threshold": 0.9, "actual": 0.6,
-                   "status": "failed"}],
+        "gates": [
+            {"gate": IMG, "path": HOSTILE_FIELD, "metric": "cm_f1", "threshold": 0.9, "actual": 0.6, "status": "failed"}
+        ],
         "score_histogram": {"bins": 20, "counts": [0] * 19 + [2]},
         "confidence_metrics": None,
-        "worst_documents": [{"doc_id": TEXTAREA, "gt_line": 1, "pred_line": 1, "score": 0.1,
-                             "comparisons": comparisons}],
+        "worst_documents": [
+            {"doc_id": TEXTAREA, "gt_line": 1, "pred_line": 1, "score": 0.1, "comparisons": comparisons}
+        ],
         "errors": [{"source": "p.jsonl", "line": i, "doc_id": f"line {i}", "message": SCRIPT} for i in range(60)],
     }
     if confidence:
         report["confidence_metrics"] = {
-            "overall": {"auroc": {"value": 0.7}, "brier_score": {"value": None},
-                        "ece": {"value": 0.1, "bins": [{"range": [0.0, 0.5], "count": 3, "accuracy": 0.3,
-                                                        "mean_confidence": 0.25},
-                                                       {"range": [0.5, 1.0], "count": 0, "accuracy": 0.0,
-                                                        "mean_confidence": 0.0}]}},
+            "overall": {
+                "auroc": {"value": 0.7},
+                "brier_score": {"value": None},
+                "ece": {
+                    "value": 0.1,
+                    "bins": [
+                        {"range": [0.0, 0.5], "count": 3, "accuracy": 0.3, "mean_confidence": 0.25},
+                        {"range": [0.5, 1.0], "count": 0, "accuracy": 0.0, "mean_confidence": 0.0},
+                    ],
+                },
+            },
             "review_curve": [{"budget": 0.5, "pct_errors_caught": 0.8}, {"budget": 1.0, "pct_errors_caught": 1.0}],
             "coverage": {"ratio": 0.5},
         }
@@ -181,39 +274,71 @@ def test_partial_confidence_and_odd_values() -> None:
 
 # --- in a real browser ---------------------------------------------------------------------------------
 
+
 def _cli_report(tmp_path: Path) -> dict[str, Any]:
     """A report from the real CLI, end to end, on predictions that carry script payloads and confidences."""
     hostile_field = 'x"><img src=x onerror=window.__pwned=1>'
-    schema = {"type": "object", "x-aws-stickler-model-name": "Probe<script>window.__pwned=1</script>", "properties": {
-        "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator", "x-aws-stickler-threshold": 0.8},
-        "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
-        hostile_field: {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}
+    schema = {
+        "type": "object",
+        "x-aws-stickler-model-name": "Probe<script>window.__pwned=1</script>",
+        "properties": {
+            "name": {
+                "type": "string",
+                "x-aws-stickler-comparator": "LevenshteinComparator",
+                "x-aws-stickler-threshold": 0.8,
+            },
+            "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+            "amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+            hostile_field: {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        },
+    }
     gt, pred = [], []
     for i in range(12):
         gt.append({"name": f"Name {i}", "code": f"C{i}", "amount": i * 10.5, hostile_field: "k"})
-        pred.append({"name": {"_value": f"Name {i}" if i % 3 else f"Nmae {i}", "_confidence": (i * 7 % 10) / 10},
-                     "code": {"_value": f"C{i}" if i % 4 else "X", "_confidence": (i * 3 % 10) / 10},
-                     "amount": {"_value": i * 10.5 if i % 2 else i * 11.0, "_confidence": 0.05 + i / 13}})
-    pred[5] = {"name": SCRIPT, "code": IMG, "amount": "</script><script>window.__pwned=1</script>",
-               hostile_field: TEXTAREA + "\x07"}
+        pred.append(
+            {
+                "name": {"_value": f"Name {i}" if i % 3 else f"Nmae {i}", "_confidence": (i * 7 % 10) / 10},
+                "code": {"_value": f"C{i}" if i % 4 else "X", "_confidence": (i * 3 % 10) / 10},
+                "amount": {"_value": i * 10.5 if i % 2 else i * 11.0, "_confidence": 0.05 + i / 13},
+            }
+        )
+    pred[5] = {
+        "name": SCRIPT,
+        "code": IMG,
+        "amount": "</script><script>window.__pwned=1</script>",
+        hostile_field: TEXTAREA + "\x07",
+    }
     paths = {name: tmp_path / name for name in ("schema.json", "gt.jsonl", "pred.jsonl", "report.json")}
     paths["schema.json"].write_text(json.dumps(schema))
     paths["gt.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in gt))
     paths["pred.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in pred))
-    code = main(["eval", str(paths["schema.json"]), str(paths["gt.jsonl"]), str(paths["pred.jsonl"]),
-                 "-f", "json", "-o", str(paths["report.json"]), "--no-progress"])
+    code = main(
+        [
+            "eval",
+            str(paths["schema.json"]),
+            str(paths["gt.jsonl"]),
+            str(paths["pred.jsonl"]),
+            "-f",
+            "json",
+            "-o",
+            str(paths["report.json"]),
+            "--no-progress",
+        ]
+    )
     assert code in (0, 1), code
     report = json.loads(paths["report.json"].read_text())
     assert report["confidence_metrics"] and hostile_field in report["field_metrics"]
     if not report.get("gates"):
-        report["gates"] = [{"gate": IMG, "path": hostile_field, "metric": "cm_f1", "threshold": 0.9,
-                            "actual": 0.5, "status": "failed"}]
+        report["gates"] = [
+            {"gate": IMG, "path": hostile_field, "metric": "cm_f1", "threshold": 0.9, "actual": 0.5, "status": "failed"}
+        ]
     return report
 
 
 def _column(page: Any, index: int) -> list[str]:
-    return page.eval_on_selector_all(f"table.fields tbody tr td:nth-child({index})", "cells => cells.map(c => c.textContent)")
+    return page.eval_on_selector_all(
+        f"table.fields tbody tr td:nth-child({index})", "cells => cells.map(c => c.textContent)"
+    )
 
 
 def test_in_chromium(tmp_path: Path) -> None:
@@ -264,11 +389,20 @@ def _clicks_report(tmp_path: Path) -> dict[str, Any]:
     The bound is 4 per field, so code keeps 4 of its 10. Scores: 0.75 for every document failing code,
     amount or note (13 of them), 0.917 for a misspelt name: the 10 worst are documents 0, 2, 3, 4, 6, 7, 8,
     10, 11 and 12, four comparisons each (40), one failing each (10), 9 TN (note absent on both sides)."""
-    schema = {"type": "object", "x-aws-stickler-model-name": "Clicks", "properties": {
-        "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator", "x-aws-stickler-threshold": 0.8},
-        "amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
-        "note": {"type": ["string", "null"], "x-aws-stickler-comparator": "ExactComparator"}}}
+    schema = {
+        "type": "object",
+        "x-aws-stickler-model-name": "Clicks",
+        "properties": {
+            "code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+            "name": {
+                "type": "string",
+                "x-aws-stickler-comparator": "LevenshteinComparator",
+                "x-aws-stickler-threshold": 0.8,
+            },
+            "amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+            "note": {"type": ["string", "null"], "x-aws-stickler-comparator": "ExactComparator"},
+        },
+    }
     gt, pred = [], []
     for i in range(20):
         g = {"code": f"C{i}", "name": f"Name {i}", "amount": i * 10.0 + 1}
@@ -287,9 +421,23 @@ def _clicks_report(tmp_path: Path) -> dict[str, Any]:
     files["s.json"].write_text(json.dumps(schema))
     files["gt.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in gt))
     files["pred.jsonl"].write_text("".join(json.dumps(r) + "\n" for r in pred))
-    code = main(["eval", str(files["s.json"]), str(files["gt.jsonl"]), str(files["pred.jsonl"]), "-f", "json",
-                 "-o", str(files["r.json"]), "--no-progress", "--limit", "failures-per-field=4",
-                 "--html", str(tmp_path / "r.html")])  # the samples are kept for --html (and --save-state)
+    code = main(
+        [
+            "eval",
+            str(files["s.json"]),
+            str(files["gt.jsonl"]),
+            str(files["pred.jsonl"]),
+            "-f",
+            "json",
+            "-o",
+            str(files["r.json"]),
+            "--no-progress",
+            "--limit",
+            "failures-per-field=4",
+            "--html",
+            str(tmp_path / "r.html"),
+        ]
+    )  # the samples are kept for --html (and --save-state)
     assert code == 0
     return json.loads(files["r.json"].read_text())
 
@@ -301,7 +449,7 @@ def test_field_failures_in_the_page_say_what_was_seen_and_what_is_shown(tmp_path
     assert {p: len(rows) for p, rows in kept.items()} == {"code": 4, "name": 3, "amount": 2, "note": 1}
     assert [r["pred"] for r in kept["code"]] == ["X0", "X2", CLICK_SCRIPT, "X6"]
     page = render_html(report)
-    assert ("<b>10</b> failing (FD 10 · FA 0 · FN 0); showing <b>4</b>, the first 4 in input order" in page)
+    assert "<b>10</b> failing (FD 10 · FA 0 · FN 0); showing <b>4</b>, the first 4 in input order" in page
     assert "<b>3</b> failing (FD 3 · FA 0 · FN 0); showing <b>3</b>, all of them." in page
     assert CLICK_SCRIPT not in page and "&lt;/script&gt;&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt;" in page
     assert page.count('<section class="failures"') == 4 and page.count('class="field-link"') == 4
@@ -310,26 +458,53 @@ def test_field_failures_in_the_page_say_what_was_seen_and_what_is_shown(tmp_path
 def test_the_page_names_the_budget_legends_violations_and_leaves_unknowns_out() -> None:
     report = _report()
     report["confidence_metrics"]["overall"]["error_capture_at_budget"] = {
-        "value": 3.067, "budgets": {"0.10": {"fields_reviewed": 3, "errors_found": 2, "pct_errors_caught": 0.4,
-                                              "pct_errors_random": 0.1, "gain": 4.0},
-                                     "0.30": {"fields_reviewed": 9, "errors_found": 4, "pct_errors_caught": 0.92,
-                                              "pct_errors_random": 0.3, "gain": 3.067},
-                                     "0.50": {"fields_reviewed": 15, "errors_found": 5, "pct_errors_caught": 1.0,
-                                              "pct_errors_random": 0.5, "gain": 2.0}}}
-    report["confidence_metrics"]["fields"] = {"plain": {"auroc": {"value": 0.625}, "brier_score": {"value": 0.2},
-                                                        "ece": {"value": 0.05},
-                                                        "error_capture_at_budget": {"value": None}}}
+        "value": 3.067,
+        "budgets": {
+            "0.10": {
+                "fields_reviewed": 3,
+                "errors_found": 2,
+                "pct_errors_caught": 0.4,
+                "pct_errors_random": 0.1,
+                "gain": 4.0,
+            },
+            "0.30": {
+                "fields_reviewed": 9,
+                "errors_found": 4,
+                "pct_errors_caught": 0.92,
+                "pct_errors_random": 0.3,
+                "gain": 3.067,
+            },
+            "0.50": {
+                "fields_reviewed": 15,
+                "errors_found": 5,
+                "pct_errors_caught": 1.0,
+                "pct_errors_random": 0.5,
+                "gain": 2.0,
+            },
+        },
+    }
+    report["confidence_metrics"]["fields"] = {
+        "plain": {
+            "auroc": {"value": 0.625},
+            "brier_score": {"value": 0.2},
+            "ece": {"value": 0.05},
+            "error_capture_at_budget": {"value": None},
+        }
+    }
     report["schema_violations"] = {"plain": {"type": 3, "maxLength": 1}, "$": {"required": 2}}
-    report["errors"] = [{"source": "pred_err.jsonl", "line": 58, "doc_id": None, "message": "broken"},
-                        {"source": "pred.jsonl", "line": None, "doc_id": "D-42", "message": "missing"}]
+    report["errors"] = [
+        {"source": "pred_err.jsonl", "line": 58, "doc_id": None, "message": "broken"},
+        {"source": "pred.jsonl", "line": None, "doc_id": "D-42", "message": "missing"},
+    ]
     page = render_html(report)
     assert "<b>3.067</b><span>error-capture gain reviewing the least confident 30% (× random)</span>" in page
-    assert "<th><button type=\"button\">Gain@30%</button></th>" in page.replace(' data-type="num"', "")
+    assert '<th><button type="button">Gain@30%</button></th>' in page.replace(' data-type="num"', "")
     assert '<td class="n" data-sort="0.625">0.625</td>' in page  # the per-field calibration row
     assert "TP: matched" in page and "FN: in the truth, not predicted" in page  # the bars' legend
     assert "bars, the share right per confidence bin" in page
-    violations = re.findall(r'<tr><td>([^<]*)</td><td><code>([^<]*)</code></td><td class="n" data-sort="[^"]*">(\d+)<',
-                            page)
+    violations = re.findall(
+        r'<tr><td>([^<]*)</td><td><code>([^<]*)</code></td><td class="n" data-sort="[^"]*">(\d+)<', page
+    )
     assert violations == [("plain", "type", "3"), ("plain", "maxLength", "1"), ("$", "required", "2")]
     assert "<li>pred_err.jsonl:58: broken</li>" in page and "<li>pred.jsonl (D-42): missing</li>" in page
     assert "(null)" not in page
@@ -339,14 +514,51 @@ def test_confidence_and_default_marks_render_when_rows_carry_them() -> None:
     """Rows made by a version that marks confidences and filled-in defaults (the failures contract)."""
     report = _report()
     report["worst_documents"][0]["comparisons"].append(
-        {"path": "currency", "type": "FD", "gt": "CAD", "pred": "USD", "similarity": 0.0, "score": 0.0,
-         "threshold": 1.0, "comparator": "ExactComparator", "confidence": 0.93, "gt_default": False,
-         "pred_default": True})
-    report["field_failures"] = {"kept_per_field": 20, "fields": {"plain": [
-        {"doc_id": "d1", "path": "plain", "type": "FN", "gt": "x" * 40, "pred": None, "similarity": 0.0, "score": 0.0,
-         "threshold": 1.0, "comparator": "ExactComparator", "confidence": 0.25},
-        {"doc_id": "d2", "path": "plain", "type": "FD", "gt": '"' + "y" * 998 + "…", "pred": "z", "similarity": 0.1,
-         "score": 0.0, "threshold": 1.0, "comparator": "ExactComparator", "cut": ["gt"]}]}}
+        {
+            "path": "currency",
+            "type": "FD",
+            "gt": "CAD",
+            "pred": "USD",
+            "similarity": 0.0,
+            "score": 0.0,
+            "threshold": 1.0,
+            "comparator": "ExactComparator",
+            "confidence": 0.93,
+            "gt_default": False,
+            "pred_default": True,
+        }
+    )
+    report["field_failures"] = {
+        "kept_per_field": 20,
+        "fields": {
+            "plain": [
+                {
+                    "doc_id": "d1",
+                    "path": "plain",
+                    "type": "FN",
+                    "gt": "x" * 40,
+                    "pred": None,
+                    "similarity": 0.0,
+                    "score": 0.0,
+                    "threshold": 1.0,
+                    "comparator": "ExactComparator",
+                    "confidence": 0.25,
+                },
+                {
+                    "doc_id": "d2",
+                    "path": "plain",
+                    "type": "FD",
+                    "gt": '"' + "y" * 998 + "…",
+                    "pred": "z",
+                    "similarity": 0.1,
+                    "score": 0.0,
+                    "threshold": 1.0,
+                    "comparator": "ExactComparator",
+                    "cut": ["gt"],
+                },
+            ]
+        },
+    }
     page = render_html(report)
     assert '<td><code>&quot;USD&quot;</code><span class="dflt"' in page and ">default</span>" in page
     assert '<td class="n" data-sort="0.93">0.930</td>' in page and '<td class="n" data-sort="0.25">0.250</td>' in page
@@ -356,7 +568,9 @@ def test_confidence_and_default_marks_render_when_rows_carry_them() -> None:
 
 
 def _shown_rows(page: Any, selector: str) -> int:
-    return page.eval_on_selector_all(selector, "rows => rows.filter(r => getComputedStyle(r).display !== 'none').length")
+    return page.eval_on_selector_all(
+        selector, "rows => rows.filter(r => getComputedStyle(r).display !== 'none').length"
+    )
 
 
 def test_clicks_filters_and_search_in_chromium(tmp_path: Path) -> None:
@@ -379,8 +593,10 @@ def test_clicks_filters_and_search_in_chromium(tmp_path: Path) -> None:
 
         code = panel_after_clicking("code")
         assert code.locator("h3").inner_text() == "Failing comparisons of code"
-        assert code.locator("p").inner_text() == ("10 failing (FD 10 · FA 0 · FN 0); showing 4, the first 4 in "
-                                                  "input order (--limit failures-per-field=N keeps more).")
+        assert code.locator("p").inner_text() == (
+            "10 failing (FD 10 · FA 0 · FN 0); showing 4, the first 4 in "
+            "input order (--limit failures-per-field=N keeps more)."
+        )
         assert cells(code, 1) == [r["doc_id"] for r in kept["code"]]
         assert cells(code, 3) == ["FD"] * 4
         assert cells(code, 4) == ['"C0"', '"C2"', '"C4"', '"C6"']
@@ -429,8 +645,17 @@ def test_clicks_filters_and_search_in_chromium(tmp_path: Path) -> None:
 
 def test_the_summary_counts_schema_validity_over_the_records_read() -> None:
     """One denominator, as the terminal's "Schema-valid 0.929 (39 of 42)": a record that is not JSON is not valid."""
-    report = {"schema_conformance": {"predictions_read": 42, "valid_json": 40, "valid_json_rate": 40 / 42,
-                                     "checked": 40, "schema_valid": 39, "schema_valid_rate": 39 / 42, "violations": 3}}
+    report = {
+        "schema_conformance": {
+            "predictions_read": 42,
+            "valid_json": 40,
+            "valid_json_rate": 40 / 42,
+            "checked": 40,
+            "schema_valid": 39,
+            "schema_valid_rate": 39 / 42,
+            "violations": 3,
+        }
+    }
     page = render_html(report)
     assert "39 of 42 valid against the schema (92.9%;" in page
     assert "of 40 valid against" not in page
@@ -440,13 +665,30 @@ def test_a_field_table_of_long_paths_fits_a_1920_pixel_window(tmp_path: Path) ->
     """Every column of the field table (the breakdown bars too) is visible without scrolling, with
     field paths as long as real schemas have (the page was once capped at 1,240 pixels)."""
     leaf = {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"}
-    schema = {"type": "object", "properties": {"beneficiary_information_section": {"type": "object", "properties": {
-        "secondary_insurance_policy_holder_details": {"type": "object", "properties": {
-            "employer_identification_number": leaf, "employer_name": leaf}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "beneficiary_information_section": {
+                "type": "object",
+                "properties": {
+                    "secondary_insurance_policy_holder_details": {
+                        "type": "object",
+                        "properties": {"employer_identification_number": leaf, "employer_name": leaf},
+                    }
+                },
+            }
+        },
+    }
     paths = {name: tmp_path / name for name in ("s.json", "g.jsonl", "p.jsonl")}
     paths["s.json"].write_text(json.dumps(schema))
-    value = lambda v: {"beneficiary_information_section": {"secondary_insurance_policy_holder_details": {  # noqa: E731
-        "employer_identification_number": v, "employer_name": v}}}
+    value = lambda v: {  # noqa: E731
+        "beneficiary_information_section": {
+            "secondary_insurance_policy_holder_details": {
+                "employer_identification_number": v,
+                "employer_name": v,
+            }
+        }
+    }
     paths["g.jsonl"].write_text("".join(json.dumps(value(f"v{i}")) + "\n" for i in range(5)))
     paths["p.jsonl"].write_text("".join(json.dumps(value(f"v{i % 2}")) + "\n" for i in range(5)))
     target = tmp_path / "r.html"
@@ -454,7 +696,9 @@ def test_a_field_table_of_long_paths_fits_a_1920_pixel_window(tmp_path: Path) ->
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1920, "height": 1000})
         page.goto(target.as_uri(), wait_until="load")
-        width, shown = page.eval_on_selector("table.fields", "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+        width, shown = page.eval_on_selector(
+            "table.fields", "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]"
+        )
         assert width <= shown, (width, shown)
 
 
@@ -462,13 +706,41 @@ def test_document_names_and_paths_are_shown_whole_in_every_table() -> None:
     """A FILE:LINE name of 150 characters ends in its line number: the field panels once cut it at 120."""
     name = "s3-mirror/" + "claims-batch-2026-07/" * 6 + "gt.jsonl:1742"
     path = "beneficiary_information_section.secondary_insurance_policy_holder_details.employer_identification_number"
-    row = {"doc_id": name, "path": path, "type": "FD", "gt": "a", "pred": "b", "similarity": 0.0, "score": 0.0,
-           "threshold": 1.0, "comparator": "ExactComparator"}
-    block = {"tp": 0, "fa": 0, "fd": 1, "fp": 1, "fn": 0, "tn": 0, "cm_precision": 0.0, "cm_recall": 0.0,
-             "cm_f1": 0.0, "cm_accuracy": 0.0, "mean_score": 0.0, "weight": 1.0, "comparator": "ExactComparator"}
-    page = render_html({"field_metrics": {path: block}, "field_failures": {"kept_per_field": 20, "fields": {path: [row]}},
-                        "worst_documents": [{"doc_id": name, "score": 0.0, "gt_line": 1742, "pred_line": 1742,
-                                             "comparisons": [row]}]})
+    row = {
+        "doc_id": name,
+        "path": path,
+        "type": "FD",
+        "gt": "a",
+        "pred": "b",
+        "similarity": 0.0,
+        "score": 0.0,
+        "threshold": 1.0,
+        "comparator": "ExactComparator",
+    }
+    block = {
+        "tp": 0,
+        "fa": 0,
+        "fd": 1,
+        "fp": 1,
+        "fn": 0,
+        "tn": 0,
+        "cm_precision": 0.0,
+        "cm_recall": 0.0,
+        "cm_f1": 0.0,
+        "cm_accuracy": 0.0,
+        "mean_score": 0.0,
+        "weight": 1.0,
+        "comparator": "ExactComparator",
+    }
+    page = render_html(
+        {
+            "field_metrics": {path: block},
+            "field_failures": {"kept_per_field": 20, "fields": {path: [row]}},
+            "worst_documents": [
+                {"doc_id": name, "score": 0.0, "gt_line": 1742, "pred_line": 1742, "comparisons": [row]}
+            ],
+        }
+    )
     assert len(name) > 120 and page.count(f"<td>{name}</td>") == 1  # the field panel
     assert f"<b>{name}</b>" in page  # the worst document
     assert page.count(f"<td>{path}</td>") == 2 and f"<code>{path}</code>" in page

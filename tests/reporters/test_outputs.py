@@ -27,7 +27,7 @@ SCHEMA = {
 COMMON = {"$defs": {"Money": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"}}}
 GT = [{"id": "A", "amount": 1}, {"id": "B", "amount": 2}, {"id": "C", "amount": 3}]
 PRED = [{"id": "A", "amount": 1}, {"id": "X", "amount": 2}, {"id": "C", "amount": 30}]
-PLUGIN = '''
+PLUGIN = """
 from stickler_cli.comparators import Comparator
 
 
@@ -36,7 +36,7 @@ class OutputsTestComparator(Comparator):
 
     def similarity(self, gt, pred):
         return 1.0 if gt == pred else 0.0
-'''
+"""
 
 
 def jsonl(rows) -> str:
@@ -48,9 +48,15 @@ def files(tmp_path: Path, monkeypatch) -> dict[str, Path]:
     """A schema with a $ref to a file beside it, data, a gates file and pyproject.toml; the working
     directory is theirs (pyproject.toml is read from it)."""
     monkeypatch.chdir(tmp_path)
-    paths = {"schema": tmp_path / "s.json", "common": tmp_path / "common.json", "gt": tmp_path / "gt.jsonl",
-             "pred": tmp_path / "pred.jsonl", "gates": tmp_path / "gates.toml",
-             "pyproject": tmp_path / "pyproject.toml", "plugin": tmp_path / "outputs_plugin.py"}
+    paths = {
+        "schema": tmp_path / "s.json",
+        "common": tmp_path / "common.json",
+        "gt": tmp_path / "gt.jsonl",
+        "pred": tmp_path / "pred.jsonl",
+        "gates": tmp_path / "gates.toml",
+        "pyproject": tmp_path / "pyproject.toml",
+        "plugin": tmp_path / "outputs_plugin.py",
+    }
     paths["schema"].write_text(json.dumps(SCHEMA))
     paths["common"].write_text(json.dumps(COMMON))
     paths["gt"].write_text(jsonl(GT))
@@ -77,17 +83,31 @@ def refused(done, *words: str) -> None:
 
 
 @pytest.mark.parametrize("option", ["-o", "--html", "--junit", "--save-state", "--non-matches", "--per-document"])
-@pytest.mark.parametrize("victim, what", [
-    ("common", "file the schema references"),
-    ("gates", "gates file"),
-    ("pyproject", "project configuration"),
-    ("plugin", "--plugin file"),
-])
+@pytest.mark.parametrize(
+    "victim, what",
+    [
+        ("common", "file the schema references"),
+        ("gates", "gates file"),
+        ("pyproject", "project configuration"),
+        ("plugin", "--plugin file"),
+    ],
+)
 def test_no_output_overwrites_a_file_the_run_reads(files, option, victim, what):
     """Not only the three arguments: a $ref-ed file, the gates file, pyproject.toml and a plugin."""
     before = snapshot(files["schema"].parent)
-    done = run("eval", files["schema"], files["gt"], files["pred"], "--gates", files["gates"],
-               "--plugin", files["plugin"], option, files[victim].name, cwd=files["schema"].parent)
+    done = run(
+        "eval",
+        files["schema"],
+        files["gt"],
+        files["pred"],
+        "--gates",
+        files["gates"],
+        "--plugin",
+        files["plugin"],
+        option,
+        files[victim].name,
+        cwd=files["schema"].parent,
+    )
     refused(done, option, files[victim].name, "refusing to overwrite an input file", what)
     after = snapshot(files["schema"].parent)
     after.pop("__pycache__", None)
@@ -112,7 +132,10 @@ def test_any_name_of_an_input_is_that_input(files, capsys, kind):
     code = main(["eval", str(files["schema"]), str(files["gt"]), str(files["pred"]), "--html", str(target)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert f"--html {target}: refusing to overwrite an input file with the report: it is the ground truth ({files['gt']})" in err
+    assert (
+        f"--html {target}: refusing to overwrite an input file with the report: it is the ground truth ({files['gt']})"
+        in err
+    )
     assert files["gt"].read_bytes() == before
 
 
@@ -142,12 +165,33 @@ def test_glob_shards_and_merged_states_are_inputs(files, capsys, tmp_path):
         (tmp_path / side / "part-2.jsonl").write_text(jsonl(rows[2:]))
     shard = tmp_path / "pred" / "part-2.jsonl"
     before = shard.read_bytes()
-    code = main(["eval", str(files["schema"]), str(tmp_path / "gt" / "*.jsonl"), str(tmp_path / "pred" / "*.jsonl"),
-                 "--per-document", str(shard)])
+    code = main(
+        [
+            "eval",
+            str(files["schema"]),
+            str(tmp_path / "gt" / "*.jsonl"),
+            str(tmp_path / "pred" / "*.jsonl"),
+            "--per-document",
+            str(shard),
+        ]
+    )
     assert code == 2 and "it is the predictions" in capsys.readouterr().err and shard.read_bytes() == before
     state = tmp_path / "a.state.json"
-    assert main(["eval", str(files["schema"]), str(files["gt"]), str(files["pred"]), "--save-state", str(state),
-                 "-f", "json"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(files["schema"]),
+                str(files["gt"]),
+                str(files["pred"]),
+                "--save-state",
+                str(state),
+                "-f",
+                "json",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     saved = state.read_bytes()
     for option in ("--html", "--junit", "-o", "--save-state"):
@@ -159,21 +203,40 @@ def test_glob_shards_and_merged_states_are_inputs(files, capsys, tmp_path):
 
 def test_diff_outputs_spare_the_files_the_schema_references(files, capsys):
     before = files["common"].read_bytes()
-    code = main(["diff", str(files["schema"]), str(files["gt"]), str(files["pred"]), str(files["pred"]),
-                 "-o", str(files["common"])])
+    code = main(
+        [
+            "diff",
+            str(files["schema"]),
+            str(files["gt"]),
+            str(files["pred"]),
+            str(files["pred"]),
+            "-o",
+            str(files["common"]),
+        ]
+    )
     assert code == 2 and "it is the file the schema references" in capsys.readouterr().err
     assert files["common"].read_bytes() == before
 
 
 def test_plugin_loaded_by_module_name_is_an_input(files):
     before = files["plugin"].read_bytes()
-    done = run("eval", files["schema"], files["gt"], files["pred"], "--plugin", "outputs_plugin",
-               "--junit", "outputs_plugin.py", cwd=files["schema"].parent)
+    done = run(
+        "eval",
+        files["schema"],
+        files["gt"],
+        files["pred"],
+        "--plugin",
+        "outputs_plugin",
+        "--junit",
+        "outputs_plugin.py",
+        cwd=files["schema"].parent,
+    )
     refused(done, "--plugin file")
     assert files["plugin"].read_bytes() == before
 
 
 # -- permissions ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("option", ["-o", "--save-state", "--non-matches", "--per-document", "--junit"])
 def test_an_existing_files_permissions_are_kept(files, capsys, option):
@@ -190,6 +253,7 @@ def test_an_existing_files_permissions_are_kept(files, capsys, option):
 
 
 # -- a full disk ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("option", ["-o", "--junit", "--html", "--save-state", "--non-matches", "--per-document"])
 def test_dev_full_is_exit_2_naming_the_file(files, capsys, option):
@@ -250,25 +314,47 @@ def test_a_failed_rename_is_exit_2_naming_the_file(files, capsys, monkeypatch):
 @pytest.mark.parametrize("output_format", ["json", "markdown", "table"])
 def test_standard_output_on_a_full_disk_is_exit_2(files, output_format):
     with open("/dev/full", "wb") as full:
-        done = subprocess.run([*STICKLER, "eval", str(files["schema"]), str(files["gt"]), str(files["pred"]),
-                               "-f", output_format], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        done = subprocess.run(
+            [*STICKLER, "eval", str(files["schema"]), str(files["gt"]), str(files["pred"]), "-f", output_format],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 2
     assert done.stderr == "stickler: error: standard output: cannot write: No space left on device\n"
 
 
 # -- issue 37, item 13: the step summary and links planted in shared directories ------------------------------
 
+
 @pytest.mark.parametrize("command", ["eval", "merge", "diff", "split"])
 def test_a_step_summary_naming_an_input_is_refused(files, capsys, monkeypatch, tmp_path, command):
     """$GITHUB_STEP_SUMMARY naming the ground truth got the Markdown appended to it: it is an output like any."""
     state = tmp_path / "run.state"
-    assert main(["eval", str(files["schema"]), str(files["gt"]), str(files["pred"]), "--save-state", str(state),
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(files["schema"]),
+                str(files["gt"]),
+                str(files["pred"]),
+                "--save-state",
+                str(state),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     victim = {"eval": files["gt"], "merge": state, "diff": files["pred"], "split": files["gt"]}[command]
-    args = {"eval": [str(files["schema"]), str(files["gt"]), str(files["pred"])], "merge": [str(state)],
-            "diff": [str(files["schema"]), str(files["gt"]), str(files["pred"]), str(files["pred"])],
-            "split": [str(files["gt"]), str(files["pred"])]}[command]
+    args = {
+        "eval": [str(files["schema"]), str(files["gt"]), str(files["pred"])],
+        "merge": [str(state)],
+        "diff": [str(files["schema"]), str(files["gt"]), str(files["pred"]), str(files["pred"])],
+        "split": [str(files["gt"]), str(files["pred"])],
+    }[command]
     before = victim.read_bytes()
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(victim))
     assert main([command, *args]) == 2
@@ -368,15 +454,19 @@ def test_a_killed_runs_partial_output_is_removed_by_the_next_run(tmp_path):
     assert killed.returncode == -9
     left = [p.name for p in tmp_path.iterdir()]
     assert len(left) == 1 and left[0].startswith(".nm.jsonl.") and left[0].endswith(".partial"), left
-    live = subprocess.Popen([sys.executable, "-c", HOLDING_WRITER, str(target)], env=env, stdout=subprocess.PIPE,
-                            text=True)
+    live = subprocess.Popen(
+        [sys.executable, "-c", HOLDING_WRITER, str(target)], env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert live.stdout.readline() == "ready\n"
         live_partial = [p for p in tmp_path.iterdir() if f".{live.pid}." in p.name]
         assert len(live_partial) == 1
         # What must stay: the user's own hidden files, another output's partial of a dead writer.
-        keep = [tmp_path / ".nm.jsonl.backup", tmp_path / ".nm.jsonl.1.abcdefgh.partial.bak",
-                tmp_path / f".other.json.{killed_pid(left[0])}.abcdefgh.partial"]
+        keep = [
+            tmp_path / ".nm.jsonl.backup",
+            tmp_path / ".nm.jsonl.1.abcdefgh.partial.bak",
+            tmp_path / f".other.json.{killed_pid(left[0])}.abcdefgh.partial",
+        ]
         for path in keep:
             path.write_text("mine")
         from stickler_cli.run import atomic

@@ -24,19 +24,37 @@ CLAIM_SCHEMA = {
     "x-aws-stickler-model-name": "MedicalClaim",
     "properties": {
         "claim_id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator", "x-aws-stickler-weight": 3},
-        "patient_name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator",
-                         "x-aws-stickler-threshold": 0.8333},
+        "patient_name": {
+            "type": "string",
+            "x-aws-stickler-comparator": "LevenshteinComparator",
+            "x-aws-stickler-threshold": 0.8333,
+        },
         "total_charge_amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
-        "provider": {"type": "object", "properties": {
-            "billing_address": {"type": "object", "properties": {
-                "postal_code_with_extension": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-            }},
-            "national_provider_identifier": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        }},
-        "service_lines": {"type": "array", "items": {"type": "object", "properties": {
-            "procedure_code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-            "charge": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
-        }}},
+        "provider": {
+            "type": "object",
+            "properties": {
+                "billing_address": {
+                    "type": "object",
+                    "properties": {
+                        "postal_code_with_extension": {
+                            "type": "string",
+                            "x-aws-stickler-comparator": "ExactComparator",
+                        },
+                    },
+                },
+                "national_provider_identifier": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+            },
+        },
+        "service_lines": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "procedure_code": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    "charge": {"type": "number", "x-aws-stickler-comparator": "NumericComparator"},
+                },
+            },
+        },
     },
 }
 
@@ -44,13 +62,22 @@ CLAIM_SCHEMA = {
 def _claims(n: int = 1200) -> list[dict]:
     """Ground truth (enough documents for counts of four digits)."""
     rng = random.Random(0)
-    return [{"claim_id": f"C-{k:05d}", "patient_name": rng.choice(["Ada Lovelace", "Alan Turing", "Grace Hopper"]),
-             "total_charge_amount": round(rng.uniform(10, 9000), 2),
-             "provider": {"billing_address": {"postal_code_with_extension": f"{rng.randint(10000, 99999)}-0001"},
-                          "national_provider_identifier": str(rng.randint(10**9, 10**10 - 1))},
-             "service_lines": [{"procedure_code": f"9{rng.randint(1000, 9999)}", "charge": rng.randint(1, 900)}
-                               for _ in range(rng.randint(1, 4))]}
-            for k in range(n)]
+    return [
+        {
+            "claim_id": f"C-{k:05d}",
+            "patient_name": rng.choice(["Ada Lovelace", "Alan Turing", "Grace Hopper"]),
+            "total_charge_amount": round(rng.uniform(10, 9000), 2),
+            "provider": {
+                "billing_address": {"postal_code_with_extension": f"{rng.randint(10000, 99999)}-0001"},
+                "national_provider_identifier": str(rng.randint(10**9, 10**10 - 1)),
+            },
+            "service_lines": [
+                {"procedure_code": f"9{rng.randint(1000, 9999)}", "charge": rng.randint(1, 900)}
+                for _ in range(rng.randint(1, 4))
+            ],
+        }
+        for k in range(n)
+    ]
 
 
 def _predict(gt: list[dict], seed: int, id_errors: float) -> list[dict]:
@@ -112,14 +139,27 @@ def _f(value: float | None) -> str:
 
 def _eval_report(claims, tmp_path, capsys, monkeypatch, columns, *extra):
     report_path = tmp_path / f"report-{columns}.json"
-    code, out = _run(["eval", claims["schema"], claims["gt"], claims["b"], "-o", str(report_path), *extra],
-                     capsys, monkeypatch, columns)
+    code, out = _run(
+        ["eval", claims["schema"], claims["gt"], claims["b"], "-o", str(report_path), *extra],
+        capsys,
+        monkeypatch,
+        columns,
+    )
     return code, out, json.loads(report_path.read_text())
 
 
-EVAL_EXTRA = ["--ci", "0.95", "--bootstrap", "200", "--show-errors", "2",
-              "--fail-under", "provider.billing_address.postal_code_with_extension.cm_precision=0.9",
-              "--fail-under", "weighted_overall_score=0.5"]
+EVAL_EXTRA = [
+    "--ci",
+    "0.95",
+    "--bootstrap",
+    "200",
+    "--show-errors",
+    "2",
+    "--fail-under",
+    "provider.billing_address.postal_code_with_extension.cm_precision=0.9",
+    "--fail-under",
+    "weighted_overall_score=0.5",
+]
 
 
 def test_eval_tables_at_80_columns_piped(claims, tmp_path, capsys, monkeypatch):
@@ -134,15 +174,29 @@ def test_eval_tables_at_80_columns_piped(claims, tmp_path, capsys, monkeypatch):
     _row(out, "TP", str(m["tp"]), "FA", str(m["fa"]), "FD", str(m["fd"]), "FN", str(m["fn"]), "TN", str(m["tn"]))
     r = report["inputs"]["records"]  # each count beside its word (one row of them split "0" from "unpaired")
     _row(out, "Records", str(r["gt_lines"]), "ground", "truth,", str(r["pred_lines"]), "predictions")
-    _row(out, str(r["invalid_predictions"]), "invalid,", str(r["missing_predictions"]), "missing,",
-         str(r["unpaired_predictions"]), "unpaired")
+    _row(
+        out,
+        str(r["invalid_predictions"]),
+        "invalid,",
+        str(r["missing_predictions"]),
+        "missing,",
+        str(r["unpaired_predictions"]),
+        "unpaired",
+    )
     # the field table: the counts, then the rates with their intervals (a second table at 80 columns)
     assert "Fields (worst F1 in bold red) (continued)" in out
     for path, f in report["field_metrics"].items():
         _row(out, f"{f['weight']:g}", _f(f["mean_score"]), *(str(f[k]) for k in ("tp", "fa", "fd", "fn", "tn")))
         f1 = f["cm_f1_ci"]
-        _row(out, _f(f["cm_precision"]), _f(f["cm_recall"]), _f(f["cm_f1"]), f"[{f1['low']:.3f},", f"{f1['high']:.3f}]",
-             str(f["schema_violations"]))
+        _row(
+            out,
+            _f(f["cm_precision"]),
+            _f(f["cm_recall"]),
+            _f(f["cm_f1"]),
+            f"[{f1['low']:.3f},",
+            f"{f1['high']:.3f}]",
+            str(f["schema_violations"]),
+        )
         assert path.rsplit(".", 1)[-1] in out
     for header in ("W", "Score", "TP", "FA", "FD", "FN", "TN", "Prec", "Rec", "F1", "Viol"):
         assert re.search(rf"(?<!\S){header}(?!\S)", out)
@@ -151,8 +205,14 @@ def test_eval_tables_at_80_columns_piped(claims, tmp_path, capsys, monkeypatch):
     for block in [confidence["overall"], *confidence["fields"].values()]:
         _row(out, *(_f(block[n]["value"]) for n in ("auroc", "brier_score", "ece", "error_capture_at_budget")))
     for key, b in confidence["overall"]["error_capture_at_budget"]["budgets"].items():
-        _row(out, f"{float(key):.0%}", str(b["fields_reviewed"]), f"{b['pct_errors_caught']:.0%}", f"({b['errors_found']})",
-             f"{b['gain']:.1f}×")
+        _row(
+            out,
+            f"{float(key):.0%}",
+            str(b["fields_reviewed"]),
+            f"{b['pct_errors_caught']:.0%}",
+            f"({b['errors_found']})",
+            f"{b['gain']:.1f}×",
+        )
     # quality gates: threshold, actual and verdict
     for gate in report["gates"]:
         _row(out, f"{gate['threshold']:g}", _f(gate["actual"]), gate["status"])
@@ -173,14 +233,41 @@ def test_a_wide_terminal_gets_one_field_table(claims, tmp_path, capsys, monkeypa
     assert "(continued)" not in out
     f = report["field_metrics"]["claim_id"]
     f1 = f["cm_f1_ci"]
-    _row(out, "claim_id", "3", _f(f["mean_score"]), *(str(f[k]) for k in ("tp", "fa", "fd", "fn", "tn")),
-         _f(f["cm_precision"]), _f(f["cm_recall"]), _f(f["cm_f1"]), f"[{f1['low']:.3f},", f"{f1['high']:.3f}]")
+    _row(
+        out,
+        "claim_id",
+        "3",
+        _f(f["mean_score"]),
+        *(str(f[k]) for k in ("tp", "fa", "fd", "fn", "tn")),
+        _f(f["cm_precision"]),
+        _f(f["cm_recall"]),
+        _f(f["cm_f1"]),
+        f"[{f1['low']:.3f},",
+        f"{f1['high']:.3f}]",
+    )
 
 
 def test_merge_tables_at_80_columns(claims, tmp_path, capsys, monkeypatch):
     state = tmp_path / "b.state"
-    assert main(["eval", claims["schema"], claims["gt"], claims["b"], "-f", "json", "--ci", "0.95", "--bootstrap", "50",
-                 "--save-state", str(state)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                claims["schema"],
+                claims["gt"],
+                claims["b"],
+                "-f",
+                "json",
+                "--ci",
+                "0.95",
+                "--bootstrap",
+                "50",
+                "--save-state",
+                str(state),
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     code, out = _run(["merge", str(state), "--ci", "0.95", "--bootstrap", "50"], capsys, monkeypatch)
     assert code == 0
@@ -194,8 +281,11 @@ def test_merge_tables_at_80_columns(claims, tmp_path, capsys, monkeypatch):
 def test_diff_table_at_80_columns_keeps_every_verdict(claims, tmp_path, capsys, monkeypatch):
     """Piped, the verdict column showed `w` and `n` instead of `worse` and `noise`."""
     target = tmp_path / "diff.json"
-    code, out = _run(["diff", claims["schema"], claims["gt"], claims["a"], claims["b"], "--bootstrap", "200",
-                      "-o", str(target)], capsys, monkeypatch)
+    code, out = _run(
+        ["diff", claims["schema"], claims["gt"], claims["a"], claims["b"], "--bootstrap", "200", "-o", str(target)],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0
     _fits(out)
     assert "…" not in out
@@ -221,7 +311,9 @@ def test_schema_check_at_80_columns(claims, capsys, monkeypatch):
     for header in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip"):
         assert re.search(rf"(?<!\S){header}(?!\S)", out), header
     _row(out, "patient_name", "primitive", "Levenshtein", "0.8333", "1", "no")
-    assert re.search(r"\n     postal_code_with_ +primitive +Exact +0.5 +1 +no *\n +extension *\n", out)  # wrapped, indented
+    assert re.search(
+        r"\n     postal_code_with_ +primitive +Exact +0.5 +1 +no *\n +extension *\n", out
+    )  # wrapped, indented
 
 
 @pytest.mark.parametrize("columns", [80, 120])
@@ -238,17 +330,25 @@ def test_compare_trace_keeps_figures_whole(claims, capsys, monkeypatch, columns)
 def test_compare_of_a_jsonl_pair_keeps_every_figure_and_confidence_whole(claims, capsys, monkeypatch, columns):
     """A record with confidences, chosen by --line from the two files: every row's confidence,
     similarity and score whole, on the row of its field (issue 16, items 10 and 11)."""
-    code, out = _run(["compare", claims["schema"], claims["gt"], claims["b"], "--line", "7", "-f", "json"], capsys, monkeypatch)
+    code, out = _run(
+        ["compare", claims["schema"], claims["gt"], claims["b"], "--line", "7", "-f", "json"], capsys, monkeypatch
+    )
     assert code == 0
     rows = json.loads(out)["comparisons"]
     assert any(r["confidence"] is not None for r in rows)
-    code, out = _run(["compare", claims["schema"], claims["gt"], claims["b"], "--line", "7"], capsys, monkeypatch, columns)
+    code, out = _run(
+        ["compare", claims["schema"], claims["gt"], claims["b"], "--line", "7"], capsys, monkeypatch, columns
+    )
     assert code == 0
     _fits(out, columns)
     assert "…" not in out and "_confidence" not in out
     assert re.search(r"Prediction +Conf +Sim +Score", out)
     for r in rows:
-        figures = ["–" if r["confidence"] is None else f"{r['confidence']:.3f}", f"{r['similarity']:.3f}", f"{r['score']:.3f}"]
+        figures = [
+            "–" if r["confidence"] is None else f"{r['confidence']:.3f}",
+            f"{r['similarity']:.3f}",
+            f"{r['score']:.3f}",
+        ]
         _row(out, *figures, *([f"{r['threshold']:g}"] if columns >= 100 else []))
 
 
@@ -256,8 +356,17 @@ def test_fit_never_cuts_a_cell_at_any_width():
     """A table of long names and wide figures, laid out from 26 columns (the header Figure, the widest
     figure and 4) to 200: every line fits and every figure and header is on some line, whole."""
     columns = [Column(h, group=g) for h, g in (("Alpha", 0), ("Beta", 0), ("interval", 1), ("p", 1), ("", 2))]
-    rows = [[Text(f"section_{k}.subsection_{k}.a_rather_long_leaf_name_{k}"), f"{k * 1234.5:.1f}", f"{k}",
-             f"[{-k / 7:+.3f}, {k / 9:+.3f}]", "0.001", "worse" if k % 2 else "no data"] for k in range(6)]
+    rows = [
+        [
+            Text(f"section_{k}.subsection_{k}.a_rather_long_leaf_name_{k}"),
+            f"{k * 1234.5:.1f}",
+            f"{k}",
+            f"[{-k / 7:+.3f}, {k / 9:+.3f}]",
+            "0.001",
+            "worse" if k % 2 else "no data",
+        ]
+        for k in range(6)
+    ]
     for width in range(26, 201, 3):
         console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
         for table in fit("Title", "Figure", columns, rows, width):
@@ -292,13 +401,27 @@ def test_short_field_names_keep_the_field_header_whole(tmp_path, capsys, monkeyp
 ROOT = Path(__file__).resolve().parents[2]
 OWN_LAYOUT = ReportTable._plain_lines
 FIXTURE_RUNS = [
-    ["eval", "schemas/invoice.json", "fixtures/invoice/gt.jsonl", "fixtures/invoice/pred.jsonl", "--show-errors", "3",
-     "--fail-under", "weighted_overall_score=0.9"],
+    [
+        "eval",
+        "schemas/invoice.json",
+        "fixtures/invoice/gt.jsonl",
+        "fixtures/invoice/pred.jsonl",
+        "--show-errors",
+        "3",
+        "--fail-under",
+        "weighted_overall_score=0.9",
+    ],
     ["eval", "schemas/shipment.json", "fixtures/shipment/gt.jsonl", "fixtures/shipment/pred.jsonl"],
     ["eval", "schemas/boxes.json", "fixtures/boxes/gt.jsonl", "fixtures/boxes/pred.jsonl"],
     ["eval", "schemas/cosmetic.json", "fixtures/cosmetic/gt.jsonl", "fixtures/cosmetic/pred.jsonl", "--id-field", "id"],
-    ["eval", "schemas/employee.json", "fixtures/employee/gt.jsonl", "fixtures/employee/pred.jsonl", "--slice-by",
-     "active"],
+    [
+        "eval",
+        "schemas/employee.json",
+        "fixtures/employee/gt.jsonl",
+        "fixtures/employee/pred.jsonl",
+        "--slice-by",
+        "active",
+    ],
     ["compare", "schemas/quickstart.json", "fixtures/quickstart/gt.json", "fixtures/quickstart/pred.json"],
     ["split", "fixtures/packets/gt.jsonl", "fixtures/packets/pred.jsonl"],
 ]
@@ -306,10 +429,12 @@ FIXTURE_RUNS = [
 
 def _counting(taken: list[bool]):
     """ReportTable's own layout, noting in ``taken`` whether each table took it."""
+
     def counting(self, *args):
         lines = OWN_LAYOUT(self, *args)
         taken.append(lines is not None)
         return lines
+
     return counting
 
 
@@ -339,8 +464,9 @@ def test_report_tables_of_the_claims_run_are_written_as_rich_writes_them(claims,
     """Gates, worst documents, intervals, calibration, continued tables."""
     counts = []
     for columns in (60, 80, 140):
-        fast, rich, taken = _both_ways(["eval", claims["schema"], claims["gt"], claims["b"], *EVAL_EXTRA], capsys,
-                                       monkeypatch, columns)
+        fast, rich, taken = _both_ways(
+            ["eval", claims["schema"], claims["gt"], claims["b"], *EVAL_EXTRA], capsys, monkeypatch, columns
+        )
         assert fast == rich
         counts.append(taken)
     assert counts[-1] >= 4, counts  # at 140 columns no table wraps a cell
@@ -353,9 +479,24 @@ def _split_selector() -> Text:
     return text
 
 
-HOSTILE_CELLS = ["[bold]markup[/bold]", ":thumbs_up: emoji", "名前の欄", "tab\there", "bell\x07", Text("wide 名前"),
-                 Text("x", justify="center"), "a\nb", "", Text(""), "plain", Text("styled", style="red"),
-                 "trailing  ", Text("ab", end="\n\n"), _split_selector(), "1\ufe0f"]
+HOSTILE_CELLS = [
+    "[bold]markup[/bold]",
+    ":thumbs_up: emoji",
+    "名前の欄",
+    "tab\there",
+    "bell\x07",
+    Text("wide 名前"),
+    Text("x", justify="center"),
+    "a\nb",
+    "",
+    Text(""),
+    "plain",
+    Text("styled", style="red"),
+    "trailing  ",
+    Text("ab", end="\n\n"),
+    _split_selector(),
+    "1\ufe0f",
+]
 
 
 @pytest.mark.parametrize("width", [6, 12, 30, 60])
@@ -368,9 +509,12 @@ def test_hostile_cells_are_written_as_rich_writes_them(width, monkeypatch):
     def tables():
         for justify in ("left", "right", "center"):
             for cell in HOSTILE_CELLS:
-                for options in ({"box": box.SIMPLE_HEAD, "pad_edge": False, "padding": (0, 1, 0, 0)},
-                                {"box": None, "padding": (0, 2)}, {"box": box.ROUNDED, "expand": True},
-                                {"box": None, "show_header": False, "padding": (0, 1)}):
+                for options in (
+                    {"box": box.SIMPLE_HEAD, "pad_edge": False, "padding": (0, 1, 0, 0)},
+                    {"box": None, "padding": (0, 2)},
+                    {"box": box.ROUNDED, "expand": True},
+                    {"box": None, "show_header": False, "padding": (0, 1)},
+                ):
                     table = ReportTable(title="T", **options)
                     table.add_column("Key", justify=justify)
                     table.add_column("n", justify="right", width=4)
@@ -401,5 +545,10 @@ def test_on_a_terminal_rich_lays_the_tables_out(capsys, monkeypatch):
     assert table._plain_lines(recorded, recorded.options, [6, 5]) is None
     plain = Console(width=80, file=open("/dev/null", "w"))  # noqa: SIM115
     # widths with padding: Field 5 + 1, F1 5 (the last column has no edge padding); edges and the rule
-    assert table._plain_lines(plain, plain.options, [6, 5]) == [" " * 14, " Field     F1 ", " " + "─" * 12 + " ",
-                                                                " a      0.500 ", " " * 14]
+    assert table._plain_lines(plain, plain.options, [6, 5]) == [
+        " " * 14,
+        " Field     F1 ",
+        " " + "─" * 12 + " ",
+        " a      0.500 ",
+        " " * 14,
+    ]

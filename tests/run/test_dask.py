@@ -1,6 +1,5 @@
 """Shards scored on a Dask cluster equal the single-process run."""
 
-
 import orjson
 import pytest
 
@@ -12,15 +11,13 @@ from tests.support.reports import assert_same, run
 N_DOCS = 240
 
 
-
-
-
 @pytest.fixture(scope="module")
 def cluster():
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as local:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as local:
         yield local
 
 
@@ -97,7 +94,9 @@ def test_a_local_cluster_has_no_more_workers_than_shards(ds, monkeypatch, capsys
 
     monkeypatch.setattr(dask.distributed, "LocalCluster", counting)
     monkeypatch.setattr(parallel, "available_cores", lambda: 8)
-    assert main(["eval", str(ds["schema"]), ds["gt"], ds["pred"], "--dask", "local", "--workers", "6",
-                 "--format", "json"]) == 0
+    assert (
+        main(["eval", str(ds["schema"]), ds["gt"], ds["pred"], "--dask", "local", "--workers", "6", "--format", "json"])
+        == 0
+    )
     assert orjson.loads(capsys.readouterr().out)["document_count"] == N_DOCS
     assert [(k["n_workers"], k["threads_per_worker"], k["processes"]) for k in asked] == [(4, 1, True)]  # 4 shards

@@ -32,8 +32,10 @@ class SlowComparator(Comparator):
         time.sleep(0.02)
         return 1.0 if gt == pred else 0.0
 '''
-SCHEMA = {"type": "object", "properties": {
-    "id": {"type": "string", "x-aws-stickler-comparator": "SlowComparator"}, "n": {"type": "integer"}}}
+SCHEMA = {
+    "type": "object",
+    "properties": {"id": {"type": "string", "x-aws-stickler-comparator": "SlowComparator"}, "n": {"type": "integer"}},
+}
 DOCUMENTS = 3000  # a minute of sleeping comparisons: far longer than any test waits
 DEADLINE = 60.0  # seconds for any one step; each test is bounded by a few of them
 
@@ -61,11 +63,31 @@ def start(slow: dict[str, Path], *options: str) -> subprocess.Popen:
     group can be signalled, and cleaned up whatever happens)."""
     out = slow["out"]
     return subprocess.Popen(
-        [*STICKLER, "eval", "s.json", "gt.jsonl", "pred.jsonl", "--plugin", "slow_plugin.py", *options,
-         "--non-matches", str(out / "misses.jsonl"), "--per-document", str(out / "docs.jsonl"),
-         "-o", str(out / "report.json"), "--save-state", str(out / "run.state")],
-        cwd=slow["dir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        preexec_fn=as_in_a_terminal)
+        [
+            *STICKLER,
+            "eval",
+            "s.json",
+            "gt.jsonl",
+            "pred.jsonl",
+            "--plugin",
+            "slow_plugin.py",
+            *options,
+            "--non-matches",
+            str(out / "misses.jsonl"),
+            "--per-document",
+            str(out / "docs.jsonl"),
+            "-o",
+            str(out / "report.json"),
+            "--save-state",
+            str(out / "run.state"),
+        ],
+        cwd=slow["dir"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=as_in_a_terminal,
+    )
 
 
 def wait_until(condition, what: str, process: subprocess.Popen) -> None:
@@ -82,8 +104,9 @@ def scoring(process: subprocess.Popen, slow: dict[str, Path], workers: int) -> l
     """Wait until the run is scoring (its side files' temporaries exist, its workers are up); its
     descendant processes then."""
     parent = psutil.Process(process.pid)
-    wait_until(lambda: len([p for p in slow["out"].iterdir() if p.name.startswith(".")]) == 2,
-               "temporary side files", process)
+    wait_until(
+        lambda: len([p for p in slow["out"].iterdir() if p.name.startswith(".")]) == 2, "temporary side files", process
+    )
     if workers > 1:
         wait_until(lambda: len(parent.children()) >= workers, "worker processes", process)
     time.sleep(0.5)  # well inside the work
@@ -179,11 +202,28 @@ def test_a_signal_stops_a_local_dask_cluster(slow):
 def test_a_signal_the_caller_ignores_stays_ignored(slow):
     """``nohup`` and background jobs ignore SIGHUP or SIGINT: stickler does not undo that."""
     process = subprocess.Popen(
-        [sys.executable, "-c", "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-         "from stickler_cli.cli.app import main; sys.exit(main(sys.argv[1:]))",
-         "eval", "s.json", "gt.jsonl", "pred.jsonl", "--plugin", "slow_plugin.py", "--non-matches",
-         str(slow["out"] / "misses.jsonl"), "--per-document", str(slow["out"] / "docs.jsonl")],
-        cwd=slow["dir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+            "from stickler_cli.cli.app import main; sys.exit(main(sys.argv[1:]))",
+            "eval",
+            "s.json",
+            "gt.jsonl",
+            "pred.jsonl",
+            "--plugin",
+            "slow_plugin.py",
+            "--non-matches",
+            str(slow["out"] / "misses.jsonl"),
+            "--per-document",
+            str(slow["out"] / "docs.jsonl"),
+        ],
+        cwd=slow["dir"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         scoring(process, slow, 1)
         process.send_signal(signal.SIGINT)

@@ -17,26 +17,48 @@ import stickler_cli as st
 from stickler_cli.engine.values import adopt_older_shape
 from stickler_cli.run.reader import holds_key, may_hold_older_shape
 
-SCHEMA = {"type": "object", "properties": {
-    "name": {"type": "string"},
-    "city": {"type": "string"},
-    "vendor": {"type": "object", "properties": {"city": {"type": "string"}}},
-    "tags": {"type": "array", "items": {"type": "string"}},
-    # An object that declares "value" and "confidence": such objects are its data, never unwrapped.
-    "reading": {"type": "object", "properties": {"value": {"type": "number"}, "confidence": {"type": "number"}}},
-}}
-GT = [{"name": "Acme", "city": "Paris", "vendor": {"city": "X"}, "tags": ["a", "b"], "reading": {"value": 1, "confidence": 0.5}},
-      {"name": "Bob", "city": "Rome", "vendor": {"city": "Y"}, "tags": ["c"], "reading": {"value": 2, "confidence": 0.5}}]
-PRED = [
-    {"name": {"value": "Acme", "confidence": 0.9}, "city": {"value": "Berlin", "confidence": 0.8},
-     "vendor": {"value": {"city": "X"}, "confidence": 0.4}, "tags": [{"value": "a", "confidence": 0.5}, "b"],
-     "reading": {"value": 1, "confidence": 0.5}},
-    # A third key: data, as any object where a string belongs (FD); a rich value beside it is read as ever.
-    {"name": {"value": "Bob", "confidence": 0.3, "source": "ocr"}, "city": {"_value": "Rome", "_confidence": 0.6},
-     "vendor": {"city": "Y"}, "tags": ["c"], "reading": {"value": 2, "confidence": 0.5}},
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "city": {"type": "string"},
+        "vendor": {"type": "object", "properties": {"city": {"type": "string"}}},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        # An object that declares "value" and "confidence": such objects are its data, never unwrapped.
+        "reading": {"type": "object", "properties": {"value": {"type": "number"}, "confidence": {"type": "number"}}},
+    },
+}
+GT = [
+    {
+        "name": "Acme",
+        "city": "Paris",
+        "vendor": {"city": "X"},
+        "tags": ["a", "b"],
+        "reading": {"value": 1, "confidence": 0.5},
+    },
+    {"name": "Bob", "city": "Rome", "vendor": {"city": "Y"}, "tags": ["c"], "reading": {"value": 2, "confidence": 0.5}},
 ]
-WARNING = ('record(s) hold values in the older rich shape {"value": …, "confidence": …}, read as '
-           '{"_value": …, "_confidence": …}; rename the two keys (the older shape is deprecated)')
+PRED = [
+    {
+        "name": {"value": "Acme", "confidence": 0.9},
+        "city": {"value": "Berlin", "confidence": 0.8},
+        "vendor": {"value": {"city": "X"}, "confidence": 0.4},
+        "tags": [{"value": "a", "confidence": 0.5}, "b"],
+        "reading": {"value": 1, "confidence": 0.5},
+    },
+    # A third key: data, as any object where a string belongs (FD); a rich value beside it is read as ever.
+    {
+        "name": {"value": "Bob", "confidence": 0.3, "source": "ocr"},
+        "city": {"_value": "Rome", "_confidence": 0.6},
+        "vendor": {"city": "Y"},
+        "tags": ["c"],
+        "reading": {"value": 2, "confidence": 0.5},
+    },
+]
+WARNING = (
+    'record(s) hold values in the older rich shape {"value": …, "confidence": …}, read as '
+    '{"_value": …, "_confidence": …}; rename the two keys (the older shape is deprecated)'
+)
 
 
 def _files(tmp_path: Path, pred_lines: list[str] | None = None) -> tuple[Path, Path, Path]:
@@ -48,8 +70,9 @@ def _files(tmp_path: Path, pred_lines: list[str] | None = None) -> tuple[Path, P
 
 
 def _eval(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "stickler_cli", "eval", *map(str, args), "-f", "json"],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", *map(str, args), "-f", "json"], capture_output=True, text=True
+    )
 
 
 def test_older_shape_is_read_as_a_rich_value_counted_and_warned_of(tmp_path):
@@ -96,7 +119,7 @@ def test_the_raw_text_test_finds_the_key_however_it_is_escaped_and_lets_accents_
     holds a "confidence" key once parsed (random records, random keys and letters escaped)."""
     for k, letter in enumerate("confidence"):
         for code in (f"\\u{ord(letter):04x}", f"\\u{ord(letter):04X}"):
-            key = "confidence"[:k] + code + "confidence"[k + 1:]
+            key = "confidence"[:k] + code + "confidence"[k + 1 :]
             assert may_hold_older_shape(f'{{"name": {{"value": "A", "{key}": 0.9}}}}'.encode())
     assert not may_hold_older_shape(json.dumps({"name": "Zoë Café", "note": "a\nb", "path": "C:\\users"}).encode())
     rng = random.Random(7)
@@ -104,12 +127,25 @@ def test_the_raw_text_test_finds_the_key_however_it_is_escaped_and_lets_accents_
     spared = 0
 
     def string(text: str) -> str:  # as json.dumps writes it, some letters escaped too
-        return '"' + "".join(json.dumps(c)[1:-1] if not c.isalpha() or c.isascii() and rng.random() > 0.05
-                             else f"\\u{ord(c):04x}" for c in text) + '"'
+        return (
+            '"'
+            + "".join(
+                json.dumps(c)[1:-1] if not c.isalpha() or c.isascii() and rng.random() > 0.05 else f"\\u{ord(c):04x}"
+                for c in text
+            )
+            + '"'
+        )
 
     for _ in range(3000):
-        text = "{" + ", ".join(f"{string(rng.choice(words) + rng.choice(['', 's']))}: "
-                               f"{{{string(rng.choice(words))}: {string(rng.choice(words))}}}" for _ in range(3)) + "}"
+        text = (
+            "{"
+            + ", ".join(
+                f"{string(rng.choice(words) + rng.choice(['', 's']))}: "
+                f"{{{string(rng.choice(words))}: {string(rng.choice(words))}}}"
+                for _ in range(3)
+            )
+            + "}"
+        )
         parsed = json.loads(text)
         if not may_hold_older_shape(text.encode()):
             spared += 1
@@ -127,13 +163,20 @@ def test_two_workers_and_pairing_by_id_read_it_too(tmp_path):
     one = json.loads(_eval(schema, gt, pred, "--id-field", "id").stdout)
     two = json.loads(_eval(schema, gt, pred, "--id-field", "id", "--workers", "2").stdout)
     assert one["field_metrics"]["name"]["tp"] == 1 and one["inputs"]["records"]["older_shape_records"] == 1
-    assert (two["field_metrics"], two["metrics"], two["warnings"]) == (one["field_metrics"], one["metrics"], one["warnings"])
+    assert (two["field_metrics"], two["metrics"], two["warnings"]) == (
+        one["field_metrics"],
+        one["metrics"],
+        one["warnings"],
+    )
 
 
 def test_compare_reads_it_and_warns(tmp_path):
     schema, gt, pred = _files(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "compare", str(schema), str(gt), str(pred),
-                           "--line", "1", "-f", "json"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "compare", str(schema), str(gt), str(pred), "--line", "1", "-f", "json"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     rows = {r["path"]: r for r in json.loads(done.stdout)["comparisons"]}
     assert rows["name"]["result"] == "TP" and rows["name"]["pred"] == "Acme" and rows["name"]["confidence"] == 0.9
@@ -143,17 +186,26 @@ def test_compare_reads_it_and_warns(tmp_path):
 
 def test_adopt_rewrites_only_where_the_schema_puts_a_field():
     plan = st.compile_schema(SCHEMA)
-    record = {"name": {"value": "A", "confidence": 0.5}, "extra": {"value": "B", "confidence": 0.5},
-              "tags": [{"value": "t", "confidence": 0.1}, {"value": "u"}],
-              "reading": {"value": 3, "confidence": 0.2}}
+    record = {
+        "name": {"value": "A", "confidence": 0.5},
+        "extra": {"value": "B", "confidence": 0.5},
+        "tags": [{"value": "t", "confidence": 0.1}, {"value": "u"}],
+        "reading": {"value": 3, "confidence": 0.2},
+    }
     assert adopt_older_shape(plan.root, record) == 2
-    assert record == {"name": {"_value": "A", "_confidence": 0.5}, "extra": {"value": "B", "confidence": 0.5},
-                      "tags": [{"_value": "t", "_confidence": 0.1}, {"value": "u"}],
-                      "reading": {"value": 3, "confidence": 0.2}}
+    assert record == {
+        "name": {"_value": "A", "_confidence": 0.5},
+        "extra": {"value": "B", "confidence": 0.5},
+        "tags": [{"_value": "t", "_confidence": 0.1}, {"value": "u"}],
+        "reading": {"value": 3, "confidence": 0.2},
+    }
 
 
 def test_markdown_carries_the_warning(tmp_path):
     schema, gt, pred = _files(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred), "-f", "markdown"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", str(schema), str(gt), str(pred), "-f", "markdown"],
+        capture_output=True,
+        text=True,
+    )
     assert done.stdout.rstrip("\n").splitlines()[-1] == f"> **Warning:** `1 {WARNING}`"

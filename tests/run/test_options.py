@@ -35,37 +35,57 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 
 
 def _too_many(source: str) -> list[tuple[str, int]]:
-    return [(node.name, len(_parameters(node))) for node in ast.walk(ast.parse(source))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(_parameters(node)) > MOST_PARAMETERS]
+    return [
+        (node.name, len(_parameters(node)))
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(_parameters(node)) > MOST_PARAMETERS
+    ]
 
 
 def test_no_function_of_run_takes_more_than_seven_parameters():
-    found = {f"{path.relative_to(ROOT)}:{name}": count for path in sorted(RUN.rglob("*.py"))
-             for name, count in _too_many(path.read_text(encoding="utf-8"))}
+    found = {
+        f"{path.relative_to(ROOT)}:{name}": count
+        for path in sorted(RUN.rglob("*.py"))
+        for name, count in _too_many(path.read_text(encoding="utf-8"))
+    }
     assert found == {}
 
 
 def test_the_parameter_count_finds_the_evaluate_files_of_before():
     """What the check is for: ``evaluate_files`` took 13 parameters before its options became one object."""
-    before = ("def evaluate_files(plan, gt_path, pred_path=None, id_field=None, strict=False, workers=1, plugins=(),\n"
-              "                   progress=None, dask=None, analysis=None, sinks=None, pair_by_line=False,\n"
-              "                   check_ids=None):\n    pass\n"
-              "class Pool:\n    def submit(self, a, b, c, d, e, f, g):\n        pass\n")
+    before = (
+        "def evaluate_files(plan, gt_path, pred_path=None, id_field=None, strict=False, workers=1, plugins=(),\n"
+        "                   progress=None, dask=None, analysis=None, sinks=None, pair_by_line=False,\n"
+        "                   check_ids=None):\n    pass\n"
+        "class Pool:\n    def submit(self, a, b, c, d, e, f, g):\n        pass\n"
+    )
     assert _too_many(before) == [("evaluate_files", 13)]
 
 
 def _run_options() -> RunOptions:
-    return RunOptions(asked_pairing(None, True, False, ["invoice_id"]), workers=2, dask="local", plugins=("my_plugin",),
-                      limits=dataclasses.replace(limits.DEFAULT, failures_per_field=7),
-                      collect=Collect(worst=3, documents=True, slices=("vendor",)))
+    return RunOptions(
+        asked_pairing(None, True, False, ["invoice_id"]),
+        workers=2,
+        dask="local",
+        plugins=("my_plugin",),
+        limits=dataclasses.replace(limits.DEFAULT, failures_per_field=7),
+        collect=Collect(worst=3, documents=True, slices=("vendor",)),
+    )
 
 
 def _report_options() -> ReportOptions:
     return ReportOptions((ECE(12), ErrorCaptureAtBudget([0.2, 0.4])), (0.5, 0.75), "iou", 0.9, 200, 4, 0.1)
 
 
-@pytest.mark.parametrize("make, name, value", [(_run_options, "workers", 3), (_report_options, "seed", 1),
-                                               (RunOptions, "pairing", None), (ReportOptions, "ci_level", 0.5)])
+@pytest.mark.parametrize(
+    "make, name, value",
+    [
+        (_run_options, "workers", 3),
+        (_report_options, "seed", 1),
+        (RunOptions, "pairing", None),
+        (ReportOptions, "ci_level", 0.5),
+    ],
+)
 def test_the_options_are_frozen(make, name, value):
     options = make()
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -25,8 +25,9 @@ INVOICE = ROOT / "schemas/invoice.json"
 
 
 def run(*args, stdin: bytes | None = None, cwd: Path | None = None):
-    return subprocess.run([*STICKLER, *map(str, args)], capture_output=True, input=stdin, cwd=cwd,
-                          env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [*STICKLER, *map(str, args)], capture_output=True, input=stdin, cwd=cwd, env={**os.environ, "COLUMNS": "200"}
+    )
 
 
 def records(path: Path) -> list:
@@ -64,6 +65,7 @@ def invoices(tmp_path):
 
 # -- A1: a missing prediction line ------------------------------------------------------------
 
+
 def test_a_missing_prediction_line_stops_the_run_naming_the_line(invoices):
     tmp, gts, preds = invoices
     gt = write(tmp / "gt.jsonl", gts)
@@ -75,7 +77,8 @@ def test_a_missing_prediction_line_stops_the_run_naming_the_line(invoices):
     assert done.stderr.decode() == (
         f"stickler: error: {missing}:7: ground truth doc_id 'D-007', prediction doc_id 'D-008' "
         "(not the same document): the two files look out of step; pair by id with --id-field doc_id, "
-        "or pass --pair-by-line to pair by line regardless (more than 3 pairs disagree)\n")
+        "or pass --pair-by-line to pair by line regardless (more than 3 pairs disagree)\n"
+    )
     # The way out it names gives the figures of the intact files (a missing prediction scores as
     # the truncated one did: empty).
     by_id = report_of(run("eval", INVOICE, gt, missing, "--id-field", "doc_id", "-f", "json"))
@@ -112,27 +115,44 @@ def test_an_id_the_model_extracts_may_be_wrong_without_stopping_the_run(tmp_path
     """`id` is a field of this schema: wrong ids are the model's errors (FD), not misaligned files;
     a shift is still found, by predictions that carry another line's id."""
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {
-        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-        "total": {"type": "number"}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+                    "total": {"type": "number"},
+                },
+            }
+        )
+    )
     gts = [{"id": f"INV-{k}", "total": k} for k in range(1, 11)]
     preds = [{"id": f"INV-{k}X", "total": k} for k in range(1, 11)]  # every id wrong
-    rep = report_of(run("eval", schema, write(tmp_path / "g.jsonl", gts), write(tmp_path / "p.jsonl", preds), "-f", "json"))
+    rep = report_of(
+        run("eval", schema, write(tmp_path / "g.jsonl", gts), write(tmp_path / "p.jsonl", preds), "-f", "json")
+    )
     assert rep["field_metrics"]["id"]["fd"] == 10 and rep["inputs"]["records"]["misaligned_pairs"] == 0
     shifted = write(tmp_path / "shifted.jsonl", gts[1:])  # perfect predictions, first line lost
     done = run("eval", schema, tmp_path / "g.jsonl", shifted)
     assert done.returncode == 2
-    assert f"{shifted}:2: ground truth id 'INV-2', prediction id 'INV-3' (prediction line 1 has this ground truth's id)" \
+    assert (
+        f"{shifted}:2: ground truth id 'INV-2', prediction id 'INV-3' (prediction line 1 has this ground truth's id)"
         in done.stderr.decode()
+    )
     # Predictions one line behind: the prediction carries the id of an earlier ground-truth line.
     behind = write(tmp_path / "behind.jsonl", [{"id": "INV-0", "total": 0}] + gts)
     done = run("eval", schema, tmp_path / "g.jsonl", behind)
-    assert f"{behind}:2: ground truth id 'INV-2', prediction id 'INV-1' (the id of ground-truth line 1)" \
+    assert (
+        f"{behind}:2: ground truth id 'INV-2', prediction id 'INV-1' (the id of ground-truth line 1)"
         in done.stderr.decode()
+    )
     # --check-id names the field to trust: any disagreement counts.
     done = run("eval", schema, tmp_path / "g.jsonl", tmp_path / "p.jsonl", "--check-id", "id")
     assert done.returncode == 2 and ":4: ground truth id 'INV-1', prediction id 'INV-1X'" not in done.stderr.decode()
-    assert f"{tmp_path / 'p.jsonl'}:1: ground truth id 'INV-1', prediction id 'INV-1X' (not the same document)" in done.stderr.decode()
+    assert (
+        f"{tmp_path / 'p.jsonl'}:1: ground truth id 'INV-1', prediction id 'INV-1X' (not the same document)"
+        in done.stderr.decode()
+    )
 
 
 def test_a_few_disagreements_are_reported_not_fatal(invoices):
@@ -142,25 +162,32 @@ def test_a_few_disagreements_are_reported_not_fatal(invoices):
     assert rep["inputs"]["records"]["misaligned_pairs"] == 2
     assert [(e["line"], e["message"][:58]) for e in rep["errors"] if "out of step" in e["message"]] == [
         (4, "ground truth doc_id 'D-004', prediction doc_id 'D-XXX' (no"),
-        (11, "ground truth doc_id 'D-011', prediction doc_id 'D-YYY' (no")]
+        (11, "ground truth doc_id 'D-011', prediction doc_id 'D-YYY' (no"),
+    ]
 
 
 def test_diff_checks_both_prediction_sets(invoices):
     tmp, gts, preds = invoices
     gt = write(tmp / "g.jsonl", gts)
     done = run("diff", INVOICE, gt, write(tmp / "a.jsonl", preds), write(tmp / "b.jsonl", preds[1:]))
-    assert done.returncode == 2 and "b.jsonl:1: ground truth doc_id 'D-001', prediction doc_id 'D-002'" in done.stderr.decode()
+    assert (
+        done.returncode == 2
+        and "b.jsonl:1: ground truth doc_id 'D-001', prediction doc_id 'D-002'" in done.stderr.decode()
+    )
 
 
 def test_pairing_options_are_checked():
-    for args, message in ((["--id-field", ""], "--id-field needs a field name"),
-                          (["--id-field", "doc_id", "--pair-by-line"], "--id-field pairs by id"),
-                          (["--pair-by-line", "--check-id", "x"], "--pair-by-line turns the id check off")):
+    for args, message in (
+        (["--id-field", ""], "--id-field needs a field name"),
+        (["--id-field", "doc_id", "--pair-by-line"], "--id-field pairs by id"),
+        (["--pair-by-line", "--check-id", "x"], "--pair-by-line turns the id check off"),
+    ):
         done = run("eval", INVOICE, ROOT / "fixtures/invoice/gt.jsonl", ROOT / "fixtures/invoice/pred.jsonl", *args)
         assert done.returncode == 2 and message in done.stderr.decode(), done.stderr
 
 
 # -- A2: files that are not JSON Lines --------------------------------------------------------
+
 
 def whole_records(gts: list, preds: list) -> tuple[list, list]:
     """The pairs whose prediction is a record (a JSON array cannot hold a truncated line)."""
@@ -211,9 +238,11 @@ def test_pretty_printed_objects_stop_with_the_way_to_convert_them(invoices):
     pretty.write_text("\n".join(json.dumps(p, indent=2) for p in preds))
     done = run("eval", INVOICE, write(tmp / "g.jsonl", gts), pretty)
     assert done.returncode == 2
-    assert done.stderr.decode() == (f"stickler: error: {pretty}:1: looks like pretty-printed JSON (a record spans "
-                                    f"several lines); JSON Lines holds one record per line: convert it with "
-                                    f"jq -c . {pretty}\n")
+    assert done.stderr.decode() == (
+        f"stickler: error: {pretty}:1: looks like pretty-printed JSON (a record spans "
+        f"several lines); JSON Lines holds one record per line: convert it with "
+        f"jq -c . {pretty}\n"
+    )
 
 
 def test_mostly_unreadable_predictions_are_a_usage_error(invoices):
@@ -226,8 +255,10 @@ def test_mostly_unreadable_predictions_are_a_usage_error(invoices):
     pred.write_bytes(b"\n".join(lines) + b"\n")
     done = run("eval", INVOICE, write(tmp / "g.jsonl", gts), pred)
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.decode() == (f"stickler: error: {pred}: 13 of 24 prediction records are not JSON objects: "
-                                    "is this a JSON Lines file (one JSON object per line)? Nothing was reported\n")
+    assert done.stderr.decode() == (
+        f"stickler: error: {pred}: 13 of 24 prediction records are not JSON objects: "
+        "is this a JSON Lines file (one JSON object per line)? Nothing was reported\n"
+    )
     lines[12] = orjson.dumps(preds[12])  # 12 of 24: half, still a result (doc_id missing: not compared)
     pred.write_bytes(b"\n".join(lines) + b"\n")
     rep = report_of(run("eval", INVOICE, tmp / "g.jsonl", pred, "-f", "json"))
@@ -236,6 +267,7 @@ def test_mostly_unreadable_predictions_are_a_usage_error(invoices):
 
 # -- A3: swapped arguments --------------------------------------------------------------------
 
+
 def test_ground_truth_with_confidences_warns_of_swapped_arguments(tmp_path):
     schema = ROOT / "schemas/quickstart.json"
     gt = tmp_path / "gt.jsonl"
@@ -243,8 +275,10 @@ def test_ground_truth_with_confidences_warns_of_swapped_arguments(tmp_path):
     pred = write(tmp_path / "p.jsonl", [{"name": "Ada"}, {"name": "Bob"}])
     done = run("eval", schema, gt, pred, "-f", "json")
     assert done.returncode == 0
-    assert done.stderr.decode() == (f"stickler: warning: {gt}: 1 ground-truth record(s) carry _confidence, which "
-                                    "predictions carry: are the ground truth and prediction arguments swapped?\n")
+    assert done.stderr.decode() == (
+        f"stickler: warning: {gt}: 1 ground-truth record(s) carry _confidence, which "
+        "predictions carry: are the ground truth and prediction arguments swapped?\n"
+    )
     assert json.loads(done.stdout)["inputs"]["records"]["gt_with_confidence"] == 1
 
 
@@ -258,30 +292,40 @@ def test_the_swapped_arguments_warning_reaches_the_html_and_markdown_reports(tmp
     done = run("eval", schema, gt, pred, "--html", page, "-f", "markdown")
     assert done.returncode == 0, done.stderr
     html = page.read_text()
-    warning = ('<p class=warning role=alert><b>Warning:</b> 1 ground-truth record(s) carry _confidence, which '
-               'predictions carry: are the ground truth and prediction arguments swapped?</p>')
+    warning = (
+        "<p class=warning role=alert><b>Warning:</b> 1 ground-truth record(s) carry _confidence, which "
+        "predictions carry: are the ground truth and prediction arguments swapped?</p>"
+    )
     assert html.count(warning) == 1
     assert html.index(warning) < html.index("<h2>")  # before the first section of figures
-    assert ("> **Warning:** `1 ground-truth record(s) carry _confidence, which predictions carry: are the ground "
-            "truth and prediction arguments swapped?`") in done.stdout.decode()  # (user text in a code span)
+    assert (
+        "> **Warning:** `1 ground-truth record(s) carry _confidence, which predictions carry: are the ground "
+        "truth and prediction arguments swapped?`"
+    ) in done.stdout.decode()  # (user text in a code span)
     assert run("eval", schema, pred, pred).stderr == b""
 
 
 # -- A4: ids compared as JSON values ----------------------------------------------------------
 
+
 def test_ids_compare_as_json_values(tmp_path):
     schema = ROOT / "schemas/quickstart.json"
-    gt = write(tmp_path / "g.jsonl", [{"id": 1, "name": "a"}, {"id": "1", "name": "b"}, {"id": True, "name": "c"},
-                                      {"id": 2.0, "name": "d"}])
-    pred = write(tmp_path / "p.jsonl", [{"id": "True", "name": "c"}, {"id": "1", "name": "b"}, {"id": 1.0, "name": "a"},
-                                        {"id": 2, "name": "d"}])
+    gt = write(
+        tmp_path / "g.jsonl",
+        [{"id": 1, "name": "a"}, {"id": "1", "name": "b"}, {"id": True, "name": "c"}, {"id": 2.0, "name": "d"}],
+    )
+    pred = write(
+        tmp_path / "p.jsonl",
+        [{"id": "True", "name": "c"}, {"id": "1", "name": "b"}, {"id": 1.0, "name": "a"}, {"id": 2, "name": "d"}],
+    )
     rep = report_of(run("eval", schema, gt, pred, "--id-field", "id", "-f", "json"))
     # 1 pairs with 1.0 (one number), "1" with "1", 2.0 with 2; true has no prediction, "True" no ground truth.
     records_ = rep["inputs"]["records"]
     assert (records_["paired"], records_["missing_predictions"], records_["unpaired_predictions"]) == (3, 1, 1)
     assert sorted(e["message"] for e in rep["errors"]) == [
         "no prediction with this id; scored as empty",
-        "prediction id 'True' has no ground truth; not scored"]
+        "prediction id 'True' has no ground truth; not scored",
+    ]
     assert [e["doc_id"] for e in rep["errors"]] == ["true", "True"]  # the boolean shown as JSON writes it
     # {"id": 1} and {"id": "1"} are not duplicates; {"id": 1} and {"id": 1.0} are.
     dup = write(tmp_path / "dup.jsonl", [{"id": 1}, {"id": 1.0}])
@@ -291,7 +335,7 @@ def test_ids_compare_as_json_values(tmp_path):
 
 # -- A6: plugin comparators answering outside [0, 1] -------------------------------------------
 
-PLUGIN = '''
+PLUGIN = """
 import math
 from stickler_cli.comparators import Comparator
 
@@ -303,16 +347,29 @@ class Wild(Comparator):
 
     def similarity(self, gt, pred):
         return ANSWERS[pred]
-'''
+"""
 
 
 def test_plugin_answers_outside_the_unit_interval_score_zero_and_are_listed(tmp_path):
     (tmp_path / "wild.py").write_text(PLUGIN)
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {
-        "a": {"type": "string", "x-aws-stickler-comparator": "WildComparator"},
-        "items": {"type": "array", "items": {"type": "object", "properties": {
-            "b": {"type": "string", "x-aws-stickler-comparator": "WildComparator"}}}}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "x-aws-stickler-comparator": "WildComparator"},
+                    "items": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {"b": {"type": "string", "x-aws-stickler-comparator": "WildComparator"}},
+                        },
+                    },
+                },
+            }
+        )
+    )
     answers = ["five", "neg", "nan", "str", "ok", "true"]
     gt = write(tmp_path / "g.jsonl", [{"a": "x"} for _ in answers])
     pred = write(tmp_path / "p.jsonl", [{"a": a} for a in answers])
@@ -323,7 +380,8 @@ def test_plugin_answers_outside_the_unit_interval_score_zero_and_are_listed(tmp_
     assert rep["metrics"]["weighted_overall_score"] == pytest.approx((1.25 / 6 + 1.0) / 2)
     assert [e["message"] for e in rep["errors"]] == [
         f"a: WildComparator failed, scored 0.0: NotASimilarity: returned {shown}, not a similarity in [0, 1]"
-        for shown in ("5.0", "-3.0", "nan", "'0.5'")]
+        for shown in ("5.0", "-3.0", "nan", "'0.5'")
+    ]
     # In list matching too (the matrix is refused whole, then asked value by value): never above 1.
     gt = write(tmp_path / "g2.jsonl", [{"items": [{"b": "x"}, {"b": "y"}]} for _ in answers])
     pred = write(tmp_path / "p2.jsonl", [{"items": [{"b": a}, {"b": "ok"}]} for a in answers])
@@ -334,6 +392,7 @@ def test_plugin_answers_outside_the_unit_interval_score_zero_and_are_listed(tmp_
 
 # -- C15: a line's length is bounded ----------------------------------------------------------
 
+
 def test_an_overlong_prediction_line_is_skipped_and_counted(invoices):
     tmp, gts, preds = invoices
     gt = write(tmp / "g.jsonl", gts[:3])
@@ -343,8 +402,12 @@ def test_an_overlong_prediction_line_is_skipped_and_counted(invoices):
     rep = report_of(run("eval", INVOICE, gt, pred, "--limit", "line-bytes=4KiB", "-f", "json"))
     assert rep["inputs"]["records"]["long_lines"] == 1 and rep["inputs"]["records"]["invalid_predictions"] == 1
     assert [(e["line"], e["message"]) for e in rep["errors"]] == [
-        (2, "prediction line of 5,018 bytes, over the 4,096-byte limit; not read (raise it with "
-            "--limit line-bytes=...); scored as empty")]
+        (
+            2,
+            "prediction line of 5,018 bytes, over the 4,096-byte limit; not read (raise it with "
+            "--limit line-bytes=...); scored as empty",
+        )
+    ]
     assert report_of(run("eval", INVOICE, gt, pred, "--limit", "line-bytes=8k", "-f", "json"))["errors"] == []
     # In the ground truth, the same line stops the run (a document nobody could score).
     done = run("eval", INVOICE, pred, pred, "--limit", "line-bytes=4KiB")
@@ -362,10 +425,12 @@ def test_a_gzip_bomb_line_is_never_held_in_memory(tmp_path, invoices):
         handle.write(b"\n" + orjson.dumps(preds[1]) + b"\n")
     gt = write(tmp_path / "g.jsonl", gts[:3])
     # VmHWM: this process's peak resident memory (ru_maxrss would carry the parent's over exec).
-    code = (f"import re, sys; from stickler_cli.cli.app import main; rc = main(['eval', {str(INVOICE)!r}, "
-            f"{str(gt)!r}, {str(bomb)!r}, '-f', 'json', '-o', {str(tmp_path / 'r.json')!r}]); "
-            "status = open('/proc/self/status').read(); "
-            "sys.stderr.write(re.search(r'VmHWM:\\s*(\\d+)', status).group(1)); sys.exit(rc)")
+    code = (
+        f"import re, sys; from stickler_cli.cli.app import main; rc = main(['eval', {str(INVOICE)!r}, "
+        f"{str(gt)!r}, {str(bomb)!r}, '-f', 'json', '-o', {str(tmp_path / 'r.json')!r}]); "
+        "status = open('/proc/self/status').read(); "
+        "sys.stderr.write(re.search(r'VmHWM:\\s*(\\d+)', status).group(1)); sys.exit(rc)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True)
     assert done.returncode == 0, done.stderr
     peak_kib = int(done.stderr.decode().split()[-1])
@@ -396,10 +461,13 @@ def test_limits_are_named_and_checked(tmp_path):
 
 # -- C18: pipes and literal names -------------------------------------------------------------
 
+
 def test_id_pairing_reads_a_pipe_once(tmp_path, invoices):
     _, gts, preds = invoices
     gt = write(tmp_path / "g.jsonl", gts)
-    expected = report_of(run("eval", INVOICE, gt, write(tmp_path / "p.jsonl", preds), "--id-field", "doc_id", "-f", "json"))
+    expected = report_of(
+        run("eval", INVOICE, gt, write(tmp_path / "p.jsonl", preds), "--id-field", "doc_id", "-f", "json")
+    )
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     data = b"".join((p if isinstance(p, bytes) else orjson.dumps(p)) + b"\n" for p in reversed(preds))
@@ -410,13 +478,23 @@ def test_id_pairing_reads_a_pipe_once(tmp_path, invoices):
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
-    done = subprocess.run([*STICKLER, "eval", str(INVOICE), str(gt), str(fifo), "--id-field", "doc_id", "-f", "json"],
-                          capture_output=True, timeout=60)
+    done = subprocess.run(
+        [*STICKLER, "eval", str(INVOICE), str(gt), str(fifo), "--id-field", "doc_id", "-f", "json"],
+        capture_output=True,
+        timeout=60,
+    )
     writer.join(5)
     assert report_of(done)["metrics"] == expected["metrics"]
     # Process substitution (/dev/fd/N) in a shell.
-    shell = subprocess.run(["bash", "-c", f"{' '.join(STICKLER)} eval {INVOICE} {gt} <(cat {tmp_path / 'p.jsonl'}) "
-                                          "--id-field doc_id -f json"], capture_output=True, timeout=60)
+    shell = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"{' '.join(STICKLER)} eval {INVOICE} {gt} <(cat {tmp_path / 'p.jsonl'}) --id-field doc_id -f json",
+        ],
+        capture_output=True,
+        timeout=60,
+    )
     assert report_of(shell)["metrics"] == expected["metrics"]
 
 
@@ -440,12 +518,14 @@ def test_id_fields_are_found_however_they_are_spelled(tmp_path, name):
 
 def test_a_check_id_no_record_carries_is_a_usage_error(tmp_path, invoices):
     _, gts, preds = invoices
-    done = run("eval", INVOICE, write(tmp_path / "g.jsonl", gts), write(tmp_path / "p.jsonl", preds),
-               "--check-id", "doc_ID")
+    done = run(
+        "eval", INVOICE, write(tmp_path / "g.jsonl", gts), write(tmp_path / "p.jsonl", preds), "--check-id", "doc_ID"
+    )
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode() == (
         "stickler: error: --check-id 'doc_ID': no pair of records carries it on both sides (as a string, number "
-        "or boolean), so nothing was checked; name the field as the records spell it\n")
+        "or boolean), so nothing was checked; name the field as the records spell it\n"
+    )
 
 
 def test_ids_of_different_json_types_are_shown_as_written(tmp_path):
@@ -454,24 +534,49 @@ def test_ids_of_different_json_types_are_shown_as_written(tmp_path):
     gts = [{"doc_id": k, "total": k} for k in range(10)]
     preds = [{"doc_id": str(k), "total": k} for k in range(10)]
     done = run("eval", schema, write(tmp_path / "g.jsonl", gts), write(tmp_path / "p.jsonl", preds))
-    assert done.returncode == 2 and ":1: ground truth doc_id 0, prediction doc_id '0' (not the same" in done.stderr.decode()
+    assert (
+        done.returncode == 2
+        and ":1: ground truth doc_id 0, prediction doc_id '0' (not the same" in done.stderr.decode()
+    )
     listed = write(tmp_path / "l.jsonl", [{"doc_id": [1], "total": 1}])
     done = run("eval", schema, listed, listed, "--id-field", "doc_id")
     assert done.returncode == 2
-    assert done.stderr.decode().endswith("l.jsonl:1: ground truth's 'doc_id' is a list, not a string, number or boolean\n")
+    assert done.stderr.decode().endswith(
+        "l.jsonl:1: ground truth's 'doc_id' is a list, not a string, number or boolean\n"
+    )
 
 
-@pytest.mark.parametrize("option, value, bound", [("timeout", 1e9, "llm-seconds"), ("max_retries", 1_000_000, "llm-retries"),
-                                                  ("concurrency", 100_000, "llm-concurrency")])
+@pytest.mark.parametrize(
+    "option, value, bound",
+    [
+        ("timeout", 1e9, "llm-seconds"),
+        ("max_retries", 1_000_000, "llm-retries"),
+        ("concurrency", 100_000, "llm-concurrency"),
+    ],
+)
 def test_a_schema_cannot_lift_the_llm_bounds(tmp_path, option, value, bound):
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "properties": {"a": {
-        "type": "string", "x-aws-stickler-comparator": "LLMComparator",
-        "x-aws-stickler-comparator-config": {"model": "m", option: value}}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "a": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "LLMComparator",
+                        "x-aws-stickler-comparator-config": {"model": "m", option: value},
+                    }
+                },
+            }
+        )
+    )
     done = run("schema", "check", schema)
     assert done.returncode == 2
-    assert f"/x-aws-stickler-comparator-config/{option}: LLMComparator option '{option}' is {value:g}, over the " \
-           f"bound of" in done.stderr.decode() and f"(--limit {bound}=N raises it)" in done.stderr.decode()
+    assert (
+        f"/x-aws-stickler-comparator-config/{option}: LLMComparator option '{option}' is {value:g}, over the bound of"
+        in done.stderr.decode()
+        and f"(--limit {bound}=N raises it)" in done.stderr.decode()
+    )
     assert run("schema", "check", schema, "--limit", f"{bound}={int(value)}").returncode == 0
 
 
@@ -484,8 +589,10 @@ def test_id_pairing_of_a_compressed_file_keeps_a_bounded_number_of_bytes(tmp_pat
     assert report_of(run("eval", INVOICE, gt, packed, "--id-field", "doc_id", "-f", "json"))["document_count"] == 23
     done = run("eval", INVOICE, gt, packed, "--id-field", "doc_id", "--limit", "kept-bytes=2KiB")
     assert done.returncode == 2
-    assert "pairing by id keeps the lines of a compressed or piped prediction file in memory, and they pass 2,048 " \
-           "bytes: decompress it to a plain file" in done.stderr.decode()
+    assert (
+        "pairing by id keeps the lines of a compressed or piped prediction file in memory, and they pass 2,048 "
+        "bytes: decompress it to a plain file" in done.stderr.decode()
+    )
 
 
 def test_the_llm_cache_is_an_output_like_the_others(tmp_path):
@@ -500,12 +607,18 @@ def test_a_bad_limit_in_pyproject_names_pyproject(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.stickler.limits]\nbogus = 5\nline-bytes = -1\n")
     done = run("schema", "check", INVOICE, cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.decode().startswith("stickler: error: pyproject.toml [tool.stickler.limits]: unknown limit 'bogus'")
+    assert done.stderr.decode().startswith(
+        "stickler: error: pyproject.toml [tool.stickler.limits]: unknown limit 'bogus'"
+    )
 
 
 def test_standard_output_on_a_full_disk_is_a_usage_error_for_every_command():
-    for args in (["compare", INVOICE, '{"invoice_id": "a"}', '{"invoice_id": "b"}'], ["schema", "check", INVOICE],
-                 ["comparators"], ["comparators", "-f", "json"]):
+    for args in (
+        ["compare", INVOICE, '{"invoice_id": "a"}', '{"invoice_id": "b"}'],
+        ["schema", "check", INVOICE],
+        ["comparators"],
+        ["comparators", "-f", "json"],
+    ):
         with open("/dev/full", "wb") as full:
             done = subprocess.run([*STICKLER, *map(str, args)], stdout=full, stderr=subprocess.PIPE)
         assert done.returncode == 2, done.stderr
@@ -522,13 +635,14 @@ def test_missing_predictions_are_named_by_id_or_line_in_every_listing(tmp_path):
     assert f"  {pred} (B): no prediction with this id; scored as empty\n" in by_id
     assert f"  {pred} (C): no prediction with this id; scored as empty\n" in by_id
     by_line = run("eval", schema, gt, pred, "-f", "markdown").stdout.decode()
-    assert f"- `{pred} (B)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" \
-        in by_line
+    assert f"- `{pred} (B)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" in by_line
     # Records without an id are named FILE:LINE by their ground-truth line (item 8).
     bare = write(tmp_path / "bare.jsonl", [{"x": k} for k in range(3)])
     by_line = run("eval", schema, bare, pred, "-f", "markdown").stdout.decode()
-    assert f"- `{pred} ({bare}:2)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`" \
+    assert (
+        f"- `{pred} ({bare}:2)`: `no prediction for this ground truth (fewer prediction lines); scored as empty`"
         in by_line
+    )
 
 
 def test_a_record_problem_is_shown_whole_in_the_tables(invoices, monkeypatch):
@@ -543,15 +657,19 @@ def test_a_record_problem_is_shown_whole_in_the_tables(invoices, monkeypatch):
     done = run("eval", INVOICE, gt, missing)
     assert done.returncode == 0
     shown = " ".join(done.stdout.decode().split())
-    assert ("ground truth doc_id 'ACME-CORPORATION-INVOICE-D-023', prediction doc_id 'ACME-CORPORATION-INVOICE-D-024' "
-            "(not the same document): the two files look out of step; pair by id with --id-field doc_id, or pass "
-            "--pair-by-line to pair by line regardless") in shown
+    assert (
+        "ground truth doc_id 'ACME-CORPORATION-INVOICE-D-023', prediction doc_id 'ACME-CORPORATION-INVOICE-D-024' "
+        "(not the same document): the two files look out of step; pair by id with --id-field doc_id, or pass "
+        "--pair-by-line to pair by line regardless"
+    ) in shown
 
 
 def _spelled_apart(gts: list, preds: list) -> list:
     """The predictions with their id key spelled ``docId`` (the ground truth's is ``doc_id``)."""
-    return [{("docId" if key == "doc_id" else key): value for key, value in p.items()} if isinstance(p, dict) else p
-            for p in preds]
+    return [
+        {("docId" if key == "doc_id" else key): value for key, value in p.items()} if isinstance(p, dict) else p
+        for p in preds
+    ]
 
 
 def test_ids_spelled_differently_on_each_side_are_still_compared(invoices):
@@ -571,7 +689,8 @@ def test_ids_spelled_differently_on_each_side_are_still_compared(invoices):
     assert done.stderr.decode() == (
         f"stickler: error: {missing}:7: ground truth doc_id 'D-007', prediction docId 'D-008' "
         "(not the same document): the two files look out of step; pass --pair-by-line to pair by line regardless "
-        "(more than 3 pairs disagree)\n")
+        "(more than 3 pairs disagree)\n"
+    )
     plan = st.load_schema(INVOICE)
     with pytest.raises(InputError) as caught:  # workers fold the keys alike
         evaluate_files(plan, str(gt), str(missing), workers=2)
@@ -579,16 +698,24 @@ def test_ids_spelled_differently_on_each_side_are_still_compared(invoices):
     # `stickler compare` by line warns of the same disagreement.
     done = run("compare", INVOICE, gt, missing, "--line", "7")
     assert done.returncode == 0
-    assert f"{gt}:7 has doc_id 'D-007' and {missing}:7 has docId 'D-008': not the same document?" in done.stderr.decode()
+    assert (
+        f"{gt}:7 has doc_id 'D-007' and {missing}:7 has docId 'D-008': not the same document?" in done.stderr.decode()
+    )
 
 
 # -- issue 37, item 14: a key written twice in one object ------------------------------------------------------
 
-DUPLICATES_SCHEMA = {"type": "object", "properties": {
-    "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-    "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
-    "vendor": {"type": "object", "properties": {"city": {"type": "string",
-                                                         "x-aws-stickler-comparator": "ExactComparator"}}}}}
+DUPLICATES_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        "vendor": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("id_field", [None, "id"])
@@ -600,43 +727,66 @@ def test_a_key_written_twice_is_a_record_problem_and_the_last_value_is_scored(tm
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps(DUPLICATES_SCHEMA))
     gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
-    gt.write_bytes(b'{"id": "a", "name": "X", "vendor": {"city": "Oslo"}}\n'
-                   b'{"id": "b", "name": "Q", "vendor": {"city": "Rome", "city": "Bern"}}\n'
-                   b'{"id": "c", "name": "say \\"a:b\\"", "vendor": {"city": "Lyon"}}\n')
-    pred.write_bytes(b'{"id": "a", "name": "X", "name": "Y", "vendor": {"city": "Oslo"}}\n'
-                     b'{"id": "b", "name": "Q", "vendor": {"city": "Bern"}}\n'
-                     b'{"id": "c", "name" : "say \\"a:b\\"", "n\\u0061me": "say \\"a:b\\"", '
-                     b'"vendor": {"city": "Lyon", "note\\u003a": 1}}\n')
-    args = ["eval", str(schema), str(gt), str(pred), "--format", "json",
-            *(["--id-field", id_field] if id_field else [])]
+    gt.write_bytes(
+        b'{"id": "a", "name": "X", "vendor": {"city": "Oslo"}}\n'
+        b'{"id": "b", "name": "Q", "vendor": {"city": "Rome", "city": "Bern"}}\n'
+        b'{"id": "c", "name": "say \\"a:b\\"", "vendor": {"city": "Lyon"}}\n'
+    )
+    pred.write_bytes(
+        b'{"id": "a", "name": "X", "name": "Y", "vendor": {"city": "Oslo"}}\n'
+        b'{"id": "b", "name": "Q", "vendor": {"city": "Bern"}}\n'
+        b'{"id": "c", "name" : "say \\"a:b\\"", "n\\u0061me": "say \\"a:b\\"", '
+        b'"vendor": {"city": "Lyon", "note\\u003a": 1}}\n'
+    )
+    args = [
+        "eval",
+        str(schema),
+        str(gt),
+        str(pred),
+        "--format",
+        "json",
+        *(["--id-field", id_field] if id_field else []),
+    ]
     assert main(args) == 0
     report = orjson.loads(capsys.readouterr().out)
     problems = [(e["source"], e["line"], e["message"]) for e in report["errors"]]
     assert problems == [
-        (str(pred), 1, "prediction has key 'name' twice in one object (1 duplicate key(s)): the last value of each "
-                       "is scored"),
-        (str(gt), 2, "ground truth has key 'city' twice in one object (1 duplicate key(s)): the last value of each "
-                     "is scored"),
-        (str(pred), 3, "prediction has key 'name' twice in one object (1 duplicate key(s)): the last value of each "
-                       "is scored"),
+        (
+            str(pred),
+            1,
+            "prediction has key 'name' twice in one object (1 duplicate key(s)): the last value of each is scored",
+        ),
+        (
+            str(gt),
+            2,
+            "ground truth has key 'city' twice in one object (1 duplicate key(s)): the last value of each is scored",
+        ),
+        (
+            str(pred),
+            3,
+            "prediction has key 'name' twice in one object (1 duplicate key(s)): the last value of each is scored",
+        ),
     ]
     name, city = report["field_metrics"]["name"], report["field_metrics"]["vendor.city"]
     assert (name["tp"], name["fd"]) == (2, 1)  # "Y" against "X": the last value is scored
     assert (city["tp"], city["fd"]) == (3, 0)  # "Bern" against "Bern"
 
 
-@pytest.mark.parametrize("line, twice", [
-    (b'{"a": 1, "b": 2}', []),
-    (b'{"a": 1, "a": 2}', ["a"]),
-    (b'{"a": {"b": 1, "b": 2, "b": 3}, "c": [{"d": 1}, {"d": 1, "d": 2}]}', ["b", "b", "d"]),
-    (b'{"a:b": 1, "a:b": 2}', ["a:b"]),  # colons inside keys
-    (b'{"a": "x:y:z", "b": "::"}', []),  # colons inside values
-    (b'{"a" : 1 , "a"\t: 2}', ["a"]),  # spaces around the colons
-    (b'{"k\\u003a": 1, "k:": 2}', ["k:"]),  # a colon written as an escape: read again, exactly
-    (b'{"\\u0061": 1, "a": 2}', ["a"]),  # a key spelt with an escape is that key
-    (b'{"n": 123456789012345678901234567890, "n": 1}', ["n"]),  # beyond 64 bits: orjson cannot write it
-    (b'{"t": "a\\":\\"b", "u": 1}', []),  # escaped quotes around a colon in a value
-])
+@pytest.mark.parametrize(
+    "line, twice",
+    [
+        (b'{"a": 1, "b": 2}', []),
+        (b'{"a": 1, "a": 2}', ["a"]),
+        (b'{"a": {"b": 1, "b": 2, "b": 3}, "c": [{"d": 1}, {"d": 1, "d": 2}]}', ["b", "b", "d"]),
+        (b'{"a:b": 1, "a:b": 2}', ["a:b"]),  # colons inside keys
+        (b'{"a": "x:y:z", "b": "::"}', []),  # colons inside values
+        (b'{"a" : 1 , "a"\t: 2}', ["a"]),  # spaces around the colons
+        (b'{"k\\u003a": 1, "k:": 2}', ["k:"]),  # a colon written as an escape: read again, exactly
+        (b'{"\\u0061": 1, "a": 2}', ["a"]),  # a key spelt with an escape is that key
+        (b'{"n": 123456789012345678901234567890, "n": 1}', ["n"]),  # beyond 64 bits: orjson cannot write it
+        (b'{"t": "a\\":\\"b", "u": 1}', []),  # escaped quotes around a colon in a value
+    ],
+)
 def test_duplicate_keys_are_found_exactly(line, twice):
     from stickler_cli.run.reader import decode, duplicate_keys
 
@@ -668,20 +818,31 @@ def test_a_key_written_twice_in_an_array_file_is_a_record_problem(tmp_path, caps
 
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps(DUPLICATES_SCHEMA))
-    records = [b'{"id": "a", "name": "X", "vendor": {"city": "Oslo"}}',
-               b'{"id": "b", "name": "Q", "name": "R", "vendor": {"city": "Rome"}}',
-               b'{"id": "c", "name": "Z", "vendor": {"city": "Lyon", "city": "Bern"}}']
+    records = [
+        b'{"id": "a", "name": "X", "vendor": {"city": "Oslo"}}',
+        b'{"id": "b", "name": "Q", "name": "R", "vendor": {"city": "Rome"}}',
+        b'{"id": "c", "name": "Z", "vendor": {"city": "Lyon", "city": "Bern"}}',
+    ]
     suffix = ".json" if layout == "json" else ".jsonl"
-    joined = b"[" + b", ".join(records) + b"]\n" if layout != "pretty jsonl" else b"[\n" + b",\n".join(records) + b"\n]\n"
+    joined = (
+        b"[" + b", ".join(records) + b"]\n" if layout != "pretty jsonl" else b"[\n" + b",\n".join(records) + b"\n]\n"
+    )
     gt, pred = tmp_path / f"gt{suffix}", tmp_path / f"pred{suffix}"
     gt.write_bytes(joined)
-    pred.write_bytes(b"[" + b", ".join(r.replace(b', "name": "R"', b"").replace(b', "city": "Bern"', b"")
-                                     for r in records) + b"]\n")
+    pred.write_bytes(
+        b"[" + b", ".join(r.replace(b', "name": "R"', b"").replace(b', "city": "Bern"', b"") for r in records) + b"]\n"
+    )
     assert main(["eval", str(schema), str(gt), str(pred), "--format", "json"]) == 0
     report = orjson.loads(capsys.readouterr().out)
     assert [(e["source"], e["line"], e["message"]) for e in report["errors"]] == [
-        (str(gt), 2, "ground truth has key 'name' twice in one object (1 duplicate key(s)): the last value of each "
-                     "is scored"),
-        (str(gt), 3, "ground truth has key 'city' twice in one object (1 duplicate key(s)): the last value of each "
-                     "is scored"),
+        (
+            str(gt),
+            2,
+            "ground truth has key 'name' twice in one object (1 duplicate key(s)): the last value of each is scored",
+        ),
+        (
+            str(gt),
+            3,
+            "ground truth has key 'city' twice in one object (1 duplicate key(s)): the last value of each is scored",
+        ),
     ]

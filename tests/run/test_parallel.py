@@ -21,9 +21,6 @@ N_DOCS = 600  # several chunks of parallel.CHUNK_SIZE
 BROKEN_PRED_LINES = (17, 233, 401)  # 0-based record positions whose prediction line is broken
 
 
-
-
-
 def dataset(root, n=N_DOCS, seed=11):
     """Ground truth and predictions (with _confidence) plus a unique doc_id on both sides."""
     gts, preds = generate(str(root / "schemas/invoice.json"), n, seed, confidence=True)
@@ -63,8 +60,16 @@ def files(tmp_path_factory):
     pred = write_lines(d / "pred.jsonl", messy_predictions(preds))
     shuffled = write_lines(d / "pred_shuffled.jsonl", messy_predictions(preds, shuffle_seed=5))
     clean = write_lines(d / "pred_clean.jsonl", jsonl(preds))
-    return {"dir": d, "schema": ROOT / "schemas/invoice.json", "gt": gt, "pred": pred, "shuffled": shuffled,
-            "clean": clean, "gts": gts, "preds": preds}
+    return {
+        "dir": d,
+        "schema": ROOT / "schemas/invoice.json",
+        "gt": gt,
+        "pred": pred,
+        "shuffled": shuffled,
+        "clean": clean,
+        "gts": gts,
+        "preds": preds,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +171,13 @@ def test_cli_two_workers_equal_one(files):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_progress_callback(plan, files, workers):
     calls = []
-    evaluation = evaluate_files(plan, str(files["gt"]), str(files["pred"]), workers=workers,
-                                progress=lambda docs, nbytes: calls.append((docs, nbytes)))
+    evaluation = evaluate_files(
+        plan,
+        str(files["gt"]),
+        str(files["pred"]),
+        workers=workers,
+        progress=lambda docs, nbytes: calls.append((docs, nbytes)),
+    )
     assert len(calls) >= 2
     docs = [c[0] for c in calls]
     nbytes = [c[1] for c in calls]
@@ -215,8 +225,9 @@ def test_progress_over_shards_with_gz(plan, files, tmp_path, workers):
 
 def test_progress_with_id_field(plan, files):
     calls = []
-    evaluation = evaluate_files(plan, str(files["gt"]), str(files["shuffled"]), id_field="doc_id",
-                                progress=lambda d, b: calls.append((d, b)))
+    evaluation = evaluate_files(
+        plan, str(files["gt"]), str(files["shuffled"]), id_field="doc_id", progress=lambda d, b: calls.append((d, b))
+    )
     assert [c[0] for c in calls] == sorted(c[0] for c in calls)
     assert calls[-1] == (evaluation.accumulator.document_count, files["gt"].stat().st_size)
 
@@ -239,10 +250,12 @@ def test_plugin_comparator_in_worker_processes(root, tmp_path):
     schema.write_bytes(orjson.dumps({"type": "object", "properties": {"code": node, "n": {"type": "integer"}}}))
     rng = random.Random(9)
     words = ["ab", "AB", "cd", "xyz", "XYz", "q"]
-    gt = write_lines(tmp_path / "gt.jsonl", [orjson.dumps({"code": rng.choice(words), "n": i % 7}).decode()
-                                             for i in range(500)])
-    pred = write_lines(tmp_path / "pred.jsonl", [orjson.dumps({"code": rng.choice(words), "n": i % 5}).decode()
-                                                 for i in range(500)])
+    gt = write_lines(
+        tmp_path / "gt.jsonl", [orjson.dumps({"code": rng.choice(words), "n": i % 7}).decode() for i in range(500)]
+    )
+    pred = write_lines(
+        tmp_path / "pred.jsonl", [orjson.dumps({"code": rng.choice(words), "n": i % 5}).decode() for i in range(500)]
+    )
     reports = []
     for workers in ("1", "2"):
         done = run("eval", schema, gt, pred, "--plugin", plugin, "--workers", workers, "--format", "json")
@@ -256,9 +269,14 @@ def test_plugin_comparator_in_worker_processes(root, tmp_path):
 def test_the_comparer_itself():
     base = {"a": 1, "b": [0.5, {"c": True}], "elapsed_seconds": 1.0}
     assert_same(base, {"a": 1, "b": [0.5 + 1e-13, {"c": True}], "elapsed_seconds": 9.0})
-    for other in ({"a": 2, "b": [0.5, {"c": True}]}, {"a": 1, "b": [0.5 + 1e-9, {"c": True}]},
-                  {"a": 1, "b": [0.5, {"c": False}]}, {"a": 1.0, "b": [0.5, {"c": True}]},
-                  {"a": 1, "b": [0.5]}, {"a": 1, "b": [0.5, {"c": True}], "d": None}):
+    for other in (
+        {"a": 2, "b": [0.5, {"c": True}]},
+        {"a": 1, "b": [0.5 + 1e-9, {"c": True}]},
+        {"a": 1, "b": [0.5, {"c": False}]},
+        {"a": 1.0, "b": [0.5, {"c": True}]},
+        {"a": 1, "b": [0.5]},
+        {"a": 1, "b": [0.5, {"c": True}], "d": None},
+    ):
         with pytest.raises(AssertionError):
             assert_same(base, other)
 
@@ -319,8 +337,10 @@ def test_workers_are_capped_by_the_cores_and_by_the_work(files, monkeypatch, cap
     args = ["eval", str(files["schema"]), str(files["gt"]), str(files["clean"]), "--format", "json"]
     assert main([*args, "--workers", "99999"]) == 0  # 600 documents: four chunks of 150
     out = capsys.readouterr()
-    assert "--workers 99,999 is more than 3 process(es) for the 3 core(s) this run may use " \
-           "(limit workers-per-core=1): scoring on 3" in out.err
+    assert (
+        "--workers 99,999 is more than 3 process(es) for the 3 core(s) this run may use "
+        "(limit workers-per-core=1): scoring on 3" in out.err
+    )
     assert orjson.loads(out.out)["document_count"] == N_DOCS
     assert main([*args, "--workers", "64", "--limit", "workers-per-core=2"]) == 0  # 6 allowed, 4 chunks
     assert "scoring on 6" in capsys.readouterr().err
@@ -336,10 +356,24 @@ def test_bootstrap_resamples_are_bounded(files, capsys):
     args = [str(files["schema"]), str(files["gt"]), str(files["clean"]), "--ci", "0.95"]
     assert main(["eval", *args, "--bootstrap", "10000000"]) == 2
     err = capsys.readouterr().err
-    assert err == ("stickler: error: --bootstrap 10,000,000: more resamples than the limit of 100,000 (raise it "
-                   "with --limit bootstrap-resamples=N)\n")
-    assert main(["diff", str(files["schema"]), str(files["gt"]), str(files["clean"]), str(files["clean"]),
-                 "--bootstrap", "100001"]) == 2
+    assert err == (
+        "stickler: error: --bootstrap 10,000,000: more resamples than the limit of 100,000 (raise it "
+        "with --limit bootstrap-resamples=N)\n"
+    )
+    assert (
+        main(
+            [
+                "diff",
+                str(files["schema"]),
+                str(files["gt"]),
+                str(files["clean"]),
+                str(files["clean"]),
+                "--bootstrap",
+                "100001",
+            ]
+        )
+        == 2
+    )
     assert "--bootstrap 100,001: more resamples than the limit of 100,000" in capsys.readouterr().err
     assert main(["eval", *args, "--bootstrap", "20", "--limit", "bootstrap-resamples=10", "--format", "json"]) == 2
     assert "limit of 10 " in capsys.readouterr().err

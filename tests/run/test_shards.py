@@ -16,9 +16,6 @@ CUTS = ((0, 140), (140, 330), (330, N_DOCS))  # shard 1, 2 (gzip-compressed) and
 BROKEN = (25, 180, 400)  # one broken prediction line in each shard
 
 
-
-
-
 def put(path, lines, compress=False):
     data = "".join(line + "\n" for line in lines).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,8 +81,9 @@ def test_shard_pairing_ignores_gz(ds):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_glob_shards_equal_one_file(ds, single, workers):
     sharded = eval_json(ds["schema"], f"{ds['dir']}/gt/*", f"{ds['dir']}/pred/*", "--workers", workers)
-    assert sharded["inputs"]["ground_truth"] == [str(ds["dir"] / "gt" / n)
-                                                 for n in ("part-1.jsonl", "part-2.jsonl.gz", "part-3.jsonl")]
+    assert sharded["inputs"]["ground_truth"] == [
+        str(ds["dir"] / "gt" / n) for n in ("part-1.jsonl", "part-2.jsonl.gz", "part-3.jsonl")
+    ]
     assert_equals_single(sharded, single)
 
 
@@ -204,13 +202,25 @@ def test_documents_from_shards_and_merges_are_named_by_file_and_line(tmp_path):
     gt, pred = tmp_path / "gt" / "*.jsonl", tmp_path / "pred" / "*.jsonl"
     report = eval_json(schema, gt, pred)
     named = sorted((d["doc_id"], d["score"]) for d in report["worst_documents"])
-    assert named == [(f"{tmp_path}/gt/part-1.jsonl:1", 0.0), (f"{tmp_path}/gt/part-1.jsonl:2", 1.0),
-                     (f"{tmp_path}/gt/part-2.jsonl:1", 0.0), (f"{tmp_path}/gt/part-2.jsonl:2", 1.0)]
+    assert named == [
+        (f"{tmp_path}/gt/part-1.jsonl:1", 0.0),
+        (f"{tmp_path}/gt/part-1.jsonl:2", 1.0),
+        (f"{tmp_path}/gt/part-2.jsonl:1", 0.0),
+        (f"{tmp_path}/gt/part-2.jsonl:2", 1.0),
+    ]
     states = []
     for n in (1, 2):
         state = tmp_path / f"state-{n}.json"
-        done = run("eval", schema, tmp_path / "gt" / f"part-{n}.jsonl", tmp_path / "pred" / f"part-{n}.jsonl",
-                   "--save-state", state, "--format", "json")
+        done = run(
+            "eval",
+            schema,
+            tmp_path / "gt" / f"part-{n}.jsonl",
+            tmp_path / "pred" / f"part-{n}.jsonl",
+            "--save-state",
+            state,
+            "--format",
+            "json",
+        )
         assert done.returncode == 0, done.stderr
         states.append(state)
     # The two shards hold identical records without an id: one document to merge's index (README, "Overlap"),
@@ -227,4 +237,6 @@ def test_documents_from_shards_and_merges_are_named_by_file_and_line(tmp_path):
     assert "gt/part-2.jsonl:1 · score 0.000 · gt/part-2.jsonl:1, pred/part-2.jsonl:1" in table
     assert sorted((d["doc_id"], d["gt_source"], d["pred_source"]) for d in merged["worst_documents"]) == [
         (f"{tmp_path}/gt/part-{n}.jsonl:{line}", f"{tmp_path}/gt/part-{n}.jsonl", f"{tmp_path}/pred/part-{n}.jsonl")
-        for n in (1, 2) for line in (1, 2)]
+        for n in (1, 2)
+        for line in (1, 2)
+    ]

@@ -28,48 +28,76 @@ def jsonschema_violations(schema: dict, record) -> Counter:
 # -- generated schemas and records --------------------------------------------------------------
 
 KEYS = ("a", "b", "c")
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5, -1.5]),
-                    st.sampled_from(["", "x", "ab", "abc", "A1"]))
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([0.0, 1.0, 2.5, -1.5]),
+    st.sampled_from(["", "x", "ab", "abc", "A1"]),
+)
 values = st.recursive(
     scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=3),
-                            st.builds(lambda v, c: {"_value": v, "_confidence": c}, inner, st.floats(0, 1))),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(KEYS), inner, max_size=3),
+        st.builds(lambda v, c: {"_value": v, "_confidence": c}, inner, st.floats(0, 1)),
+    ),
     max_leaves=8,
 )
 types = st.sampled_from(["string", "number", "integer", "boolean", "null", "array", "object"])
 
 
 def schemas(depth: int = 2):
-    leaf = st.fixed_dictionaries({}, optional={
-        "type": st.one_of(types, st.lists(types, min_size=1, max_size=3, unique=True)),
-        "enum": st.lists(scalars, min_size=1, max_size=3),
-        "const": scalars,
-        "minimum": st.integers(-2, 2), "maximum": st.integers(-2, 2),
-        "exclusiveMinimum": st.integers(-2, 2), "exclusiveMaximum": st.sampled_from([0, 1.5, 3]),
-        "minLength": st.integers(0, 3), "maxLength": st.integers(0, 3), "pattern": st.sampled_from(["^a", "[0-9]", "b$"]),
-        "minItems": st.integers(0, 2), "maxItems": st.integers(0, 2),
-        "minProperties": st.integers(0, 2), "maxProperties": st.integers(0, 2),
-        "multipleOf": st.sampled_from([2, 3, 0.5, 0.1, 1.5]),
-        "required": st.lists(st.sampled_from(KEYS), max_size=3, unique=True),
-    })
+    leaf = st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.one_of(types, st.lists(types, min_size=1, max_size=3, unique=True)),
+            "enum": st.lists(scalars, min_size=1, max_size=3),
+            "const": scalars,
+            "minimum": st.integers(-2, 2),
+            "maximum": st.integers(-2, 2),
+            "exclusiveMinimum": st.integers(-2, 2),
+            "exclusiveMaximum": st.sampled_from([0, 1.5, 3]),
+            "minLength": st.integers(0, 3),
+            "maxLength": st.integers(0, 3),
+            "pattern": st.sampled_from(["^a", "[0-9]", "b$"]),
+            "minItems": st.integers(0, 2),
+            "maxItems": st.integers(0, 2),
+            "minProperties": st.integers(0, 2),
+            "maxProperties": st.integers(0, 2),
+            "multipleOf": st.sampled_from([2, 3, 0.5, 0.1, 1.5]),
+            "required": st.lists(st.sampled_from(KEYS), max_size=3, unique=True),
+        },
+    )
     if depth == 0:  # false subschemas: see test_false_subschema
         return st.one_of(leaf, st.just(True))
     child = schemas(depth - 1)
-    return st.one_of(leaf, st.builds(
-        lambda base, extra: {**base, **extra}, leaf,
-        st.fixed_dictionaries({}, optional={
-            "properties": st.dictionaries(st.sampled_from(KEYS), child, max_size=3),
-            "additionalProperties": child,
-            "items": child,
-            "anyOf": st.lists(child, min_size=1, max_size=3),
-            "oneOf": st.lists(child, min_size=1, max_size=3),
-            "allOf": st.lists(child, min_size=1, max_size=2),
-        })))
+    return st.one_of(
+        leaf,
+        st.builds(
+            lambda base, extra: {**base, **extra},
+            leaf,
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "properties": st.dictionaries(st.sampled_from(KEYS), child, max_size=3),
+                    "additionalProperties": child,
+                    "items": child,
+                    "anyOf": st.lists(child, min_size=1, max_size=3),
+                    "oneOf": st.lists(child, min_size=1, max_size=3),
+                    "allOf": st.lists(child, min_size=1, max_size=2),
+                },
+            ),
+        ),
+    )
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(schemas(), values, st.sampled_from(["https://json-schema.org/draft/2020-12/schema",
-                                           "http://json-schema.org/draft-07/schema#"]))
+@given(
+    schemas(),
+    values,
+    st.sampled_from(["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#"]),
+)
 def test_compiled_checker_agrees_with_jsonschema(schema, record, draft):
     schema = {"$schema": draft, **schema} if isinstance(schema, dict) else schema
     if not isinstance(schema, dict):
@@ -135,8 +163,12 @@ def referenced_definitions(draw):
     for i, k in enumerate(chosen):
         properties[f"p{i}"] = {"$ref": draw(st.sampled_from(forms[k]))}
         picks[f"p{i}"] = k
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": properties,
-              "$defs": {"": {"$defs": definitions}} if nested else definitions}
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": properties,
+        "$defs": {"": {"$defs": definitions}} if nested else definitions,
+    }
     if root_id:
         schema["$id"] = root_id
     return schema, picks, len(names)
@@ -163,19 +195,37 @@ def test_every_reference_form_picks_the_definition_jsonschema_picks(case, data):
 
 
 def test_known_violations_by_hand():
-    schema = {"type": "object", "required": ["id", "total"], "additionalProperties": False,
-              "properties": {"id": {"type": "string"}, "total": {"type": "number", "minimum": 0},
-                             "items": {"type": "array", "items": {"type": "object", "required": ["sku"],
-                                                                   "properties": {"sku": {"type": "string", "pattern": "^S"}}}}}}
+    schema = {
+        "type": "object",
+        "required": ["id", "total"],
+        "additionalProperties": False,
+        "properties": {
+            "id": {"type": "string"},
+            "total": {"type": "number", "minimum": 0},
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["sku"],
+                    "properties": {"sku": {"type": "string", "pattern": "^S"}},
+                },
+            },
+        },
+    }
     checker = Conformance(schema)
     assert checker.compiled
     assert checker.violations({"id": "A", "total": 1.5, "items": [{"sku": "S1"}]}) == []
     assert sorted(checker.violations({"total": "12.50", "items": [{"sku": "X"}, {}], "note": 1})) == [
-        (ROOT, "additionalProperties"), ("id", "required"), ("items.sku", "pattern"), ("items.sku", "required"),
-        ("total", "type")]
+        (ROOT, "additionalProperties"),
+        ("id", "required"),
+        ("items.sku", "pattern"),
+        ("items.sku", "required"),
+        ("total", "type"),
+    ]
     # Rich values are checked as their _value; a negative total breaks the minimum.
-    assert checker.violations({"id": {"_value": "A", "_confidence": 0.9}, "total": {"_value": -1, "_confidence": 1}}) == [
-        ("total", "minimum")]
+    assert checker.violations(
+        {"id": {"_value": "A", "_confidence": 0.9}, "total": {"_value": -1, "_confidence": 1}}
+    ) == [("total", "minimum")]
     assert checker.violations([1]) == [(ROOT, "type")]
 
 
@@ -199,13 +249,17 @@ def test_integer_rules_per_draft():
 
 
 def test_other_keywords_are_checked_by_jsonschema():
-    schema = {"type": "object", "properties": {"tags": {"type": "array", "uniqueItems": True},
-                                               "qty": {"type": "number", "not": {"const": 7}}},
-              "required": ["qty", "tags"]}
+    schema = {
+        "type": "object",
+        "properties": {"tags": {"type": "array", "uniqueItems": True}, "qty": {"type": "number", "not": {"const": 7}}},
+        "required": ["qty", "tags"],
+    }
     checker = Conformance(schema)
     assert not checker.compiled
     assert sorted(checker.violations({"tags": ["a", "a"], "qty": {"_value": 7, "_confidence": 0.5}})) == [
-        ("qty", "not"), ("tags", "uniqueItems")]
+        ("qty", "not"),
+        ("tags", "uniqueItems"),
+    ]
     assert sorted(checker.violations({})) == [("qty", "required"), ("tags", "required")]
 
 
@@ -225,21 +279,28 @@ def test_invalid_pattern_is_a_schema_error():
 # -- end to end: the report's rates and counts --------------------------------------------------
 
 SCHEMA = {
-    "type": "object", "required": ["id", "total"],
+    "type": "object",
+    "required": ["id", "total"],
     "properties": {
         "id": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
         "total": {"type": "number", "minimum": 0, "x-aws-stickler-comparator": "NumericComparator"},
-        "lines": {"type": "array", "items": {"type": "object", "required": ["sku"], "properties": {
-            "sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}},
+        "lines": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["sku"],
+                "properties": {"sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+            },
+        },
     },
 }
 GT = [{"id": "A", "total": 1, "lines": [{"sku": "S"}]}] * 4
 PRED_LINES = [
-    '{"id": "A", "total": 1, "lines": [{"sku": "S"}]}',   # conforms
-    '{"id": "A", "total": "1", "lines": [{}]}',           # total: type; lines.sku: required
-    '{"id": 7, "total": -2}',                             # id: type; total: minimum
-    '{"id": "A", "total": 1',                             # not JSON
-    '{"total": 1}',                                       # no ground truth left; id: required
+    '{"id": "A", "total": 1, "lines": [{"sku": "S"}]}',  # conforms
+    '{"id": "A", "total": "1", "lines": [{}]}',  # total: type; lines.sku: required
+    '{"id": 7, "total": -2}',  # id: type; total: minimum
+    '{"id": "A", "total": 1',  # not JSON
+    '{"total": 1}',  # no ground truth left; id: required
 ]
 
 
@@ -259,11 +320,23 @@ def test_report_counts_conformance(tmp_path, capsys, extra):
     report = _run(tmp_path, extra, capsys)
     # 4 documents, each paired; the fifth prediction has no ground truth: 5 predictions due, none missing.
     assert report["schema_conformance"] == {
-        "predictions_read": 5, "predictions_due": 5, "valid_json": 4, "valid_json_rate": 0.8, "checked": 4,
-        "schema_valid": 1, "schema_valid_rate": 0.2, "violations": 5, "ground_truth_documents": 4, "paired": 4,
-        "coverage": 1.0}
-    assert report["schema_violations"] == {"id": {"required": 1, "type": 1}, "lines.sku": {"required": 1},
-                                           "total": {"minimum": 1, "type": 1}}
+        "predictions_read": 5,
+        "predictions_due": 5,
+        "valid_json": 4,
+        "valid_json_rate": 0.8,
+        "checked": 4,
+        "schema_valid": 1,
+        "schema_valid_rate": 0.2,
+        "violations": 5,
+        "ground_truth_documents": 4,
+        "paired": 4,
+        "coverage": 1.0,
+    }
+    assert report["schema_violations"] == {
+        "id": {"required": 1, "type": 1},
+        "lines.sku": {"required": 1},
+        "total": {"minimum": 1, "type": 1},
+    }
     fields = report["field_metrics"]
     assert [fields[p]["schema_violations"] for p in ("id", "total", "lines", "lines.sku")] == [2, 2, 0, 1]
     # Scoring stays lenient: the string "1" still matches the number 1.
@@ -296,25 +369,35 @@ def test_pairing_by_id_checks_unpaired_predictions_too(tmp_path, capsys):
     assert main(["eval", str(schema), str(gt), str(pred), "--id-field", "id", "-f", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     conformance = report["schema_conformance"]
-    assert (conformance["predictions_read"], conformance["valid_json"], conformance["checked"],
-            conformance["schema_valid"]) == (3, 2, 2, 1)
+    assert (
+        conformance["predictions_read"],
+        conformance["valid_json"],
+        conformance["checked"],
+        conformance["schema_valid"],
+    ) == (3, 2, 2, 1)
     assert report["schema_violations"] == {"total": {"type": 1}}
     assert report["inputs"]["records"]["invalid_predictions"] == 1
 
 
 # -- regressions found in review ----------------------------------------------------------------
 
+
 def test_references_to_unvisited_places_are_followed():
     """A $ref into a place no keyword walks (here an x- extension) must still be checked in full."""
-    schema = {"x-lib": {"odd": {"type": "integer", "not": {"multipleOf": 2}}}, "properties": {"a": {"$ref": "#/x-lib/odd"}}}
+    schema = {
+        "x-lib": {"odd": {"type": "integer", "not": {"multipleOf": 2}}},
+        "properties": {"a": {"$ref": "#/x-lib/odd"}},
+    }
     checker = Conformance(schema)
     assert not checker.compiled  # "not": jsonschema's job
     assert checker.violations({"a": 4}) == [("a", "not")]
 
 
 def test_one_subschema_applied_twice_reports_required_twice():
-    schema = {"$defs": {"Base": {"required": ["id"], "uniqueItems": True}},  # uniqueItems: jsonschema's path
-              "properties": {"a": {"allOf": [{"$ref": "#/$defs/Base"}, {"$ref": "#/$defs/Base"}]}}}
+    schema = {
+        "$defs": {"Base": {"required": ["id"], "uniqueItems": True}},  # uniqueItems: jsonschema's path
+        "properties": {"a": {"allOf": [{"$ref": "#/$defs/Base"}, {"$ref": "#/$defs/Base"}]}},
+    }
     assert Counter(Conformance(schema).violations({"a": {}})) == Counter({("a.id", "required"): 2})
 
 
@@ -324,8 +407,13 @@ def test_deep_values_and_many_violations():
         deep = [deep]
     fallback = Conformance({"properties": {"n": {"type": "number", "uniqueItems": True}}})
     assert fallback.violations({"n": "x", "other": deep}) == [("n", "type")]
-    compiled = Conformance({"properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
-        "q": {"type": "number"}}}}}})
+    compiled = Conformance(
+        {
+            "properties": {
+                "items": {"type": "array", "items": {"type": "object", "properties": {"q": {"type": "number"}}}}
+            }
+        }
+    )
     found = compiled.violations({"items": [{"q": "1"}] * 20_000})
     assert found == [("items.q", "type")] * 20_000
 

@@ -17,8 +17,11 @@ from stickler_cli.cli.app import main
 from stickler_cli.plan import Kind
 from tests.support.case_files import write_case
 
-ISSUE = {"type": "object", "x-aws-stickler-infer-unspecified": True,
-         "properties": {"invoice_id": {"type": "string"}, "total": {"type": "number"}}}
+ISSUE = {
+    "type": "object",
+    "x-aws-stickler-infer-unspecified": True,
+    "properties": {"invoice_id": {"type": "string"}, "total": {"type": "number"}},
+}
 
 
 def _rows(schema: dict, gt: dict, pred: dict) -> dict[str, tuple[float, str, float]]:
@@ -28,8 +31,10 @@ def _rows(schema: dict, gt: dict, pred: dict) -> dict[str, tuple[float, str, flo
 
 def _plan(schema: dict) -> dict[str, tuple]:
     plan = st.compile_schema(schema)
-    return {f.path: (f.comparator_name, f.threshold, f.clip, f.comparator.config if f.comparator else None)
-            for f in plan.fields}
+    return {
+        f.path: (f.comparator_name, f.threshold, f.clip, f.comparator.config if f.comparator else None)
+        for f in plan.fields
+    }
 
 
 def test_the_issue_example_scores_as_the_library_does():
@@ -39,8 +44,12 @@ def test_the_issue_example_scores_as_the_library_does():
     assert rows["total"] == (1.0, "TP", 0.95)
     assert _plan(ISSUE) == {
         "invoice_id": ("ExactComparator", 1.0, True, {"case_sensitive": True, "normalize": False}),
-        "total": ("NumericComparator", 0.95, True,
-                  {"relative_tolerance": 0.001, "absolute_tolerance": 0.0, "tolerance": None}),
+        "total": (
+            "NumericComparator",
+            0.95,
+            True,
+            {"relative_tolerance": 0.001, "absolute_tolerance": 0.0, "tolerance": None},
+        ),
     }
 
 
@@ -52,31 +61,63 @@ def test_without_the_flag_the_defaults_stand():
 
 
 def test_a_nested_false_turns_it_off_below_and_a_nested_object_inherits():
-    schema = {"type": "object", "x-aws-stickler-infer-unspecified": True, "properties": {
-        "vendor": {"type": "object", "properties": {"city": {"type": "string"}}},
-        "memo": {"type": "object", "x-aws-stickler-infer-unspecified": False, "properties": {
-            "city": {"type": "string"},
-            "inner": {"type": "object", "x-aws-stickler-infer-unspecified": True,
-                      "properties": {"city": {"type": "string"}}}}},
-        "items": {"type": "array", "items": {"type": "object", "x-aws-stickler-infer-unspecified": False,
-                                             "properties": {"city": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "x-aws-stickler-infer-unspecified": True,
+        "properties": {
+            "vendor": {"type": "object", "properties": {"city": {"type": "string"}}},
+            "memo": {
+                "type": "object",
+                "x-aws-stickler-infer-unspecified": False,
+                "properties": {
+                    "city": {"type": "string"},
+                    "inner": {
+                        "type": "object",
+                        "x-aws-stickler-infer-unspecified": True,
+                        "properties": {"city": {"type": "string"}},
+                    },
+                },
+            },
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "x-aws-stickler-infer-unspecified": False,
+                    "properties": {"city": {"type": "string"}},
+                },
+            },
+        },
+    }
     plan = _plan(schema)
     fuzzy = ("FuzzyComparator", 0.8, True, {"method": "token_sort_ratio", "normalize": True})
     assert plan["vendor.city"] == fuzzy
     assert plan["memo.city"] == ("LevenshteinComparator", 0.5, False, {"normalize": True})
     assert plan["memo.inner.city"] == fuzzy
     assert plan["items.city"] == ("LevenshteinComparator", 0.5, False, {"normalize": True})
-    rows = _rows(schema, {"vendor": {"city": "New York City"}, "memo": {"city": "New York City"}},
-                 {"vendor": {"city": "City New York"}, "memo": {"city": "City New York"}})
+    rows = _rows(
+        schema,
+        {"vendor": {"city": "New York City"}, "memo": {"city": "New York City"}},
+        {"vendor": {"city": "City New York"}, "memo": {"city": "City New York"}},
+    )
     assert rows["vendor.city"][:2] == (1.0, "TP")  # same words reordered: token_sort_ratio 100
     assert rows["memo.city"][1] == "FD"
 
 
 def test_the_authors_settings_win_and_options_merge():
-    schema = {"type": "object", "x-aws-stickler-infer-unspecified": True, "properties": {
-        "total": {"type": "number", "x-aws-stickler-threshold": 0.5, "x-aws-stickler-clip-under-threshold": False,
-                  "x-aws-stickler-weight": 2, "x-aws-stickler-comparator-config": {"absolute_tolerance": 1.0}},
-        "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}
+    schema = {
+        "type": "object",
+        "x-aws-stickler-infer-unspecified": True,
+        "properties": {
+            "total": {
+                "type": "number",
+                "x-aws-stickler-threshold": 0.5,
+                "x-aws-stickler-clip-under-threshold": False,
+                "x-aws-stickler-weight": 2,
+                "x-aws-stickler-comparator-config": {"absolute_tolerance": 1.0},
+            },
+            "name": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"},
+        },
+    }
     plan = st.compile_schema(schema)
     total, name = plan.fields
     assert (total.comparator_name, total.threshold, total.clip, total.weight) == ("NumericComparator", 0.5, False, 2.0)
@@ -90,14 +131,19 @@ def test_the_authors_settings_win_and_options_merge():
 
 
 def test_schema_formats_are_read_as_the_library_types_them():
-    schema = {"type": "object", "x-aws-stickler-infer-unspecified": True, "properties": {
-        "website_url": {"type": "string", "format": "uri"},  # a URL type: strict Exact, the name not read
-        "contact_email": {"type": "string", "format": "email"},  # stays a string: the name rule applies
-        "vendor_name": {"type": "string", "format": "email"},
-        "timestamp": {"type": "string", "format": "date-time"},  # one minute of tolerance
-        "due_date": {"type": "string", "format": "date-time"},  # the name's date rule: no tolerance
-        "amounts": {"type": ["integer", "number"]},  # a union: Exact
-        "meta": {"type": "object"}}}  # a mapping: ANLS* at the match threshold, not clipped
+    schema = {
+        "type": "object",
+        "x-aws-stickler-infer-unspecified": True,
+        "properties": {
+            "website_url": {"type": "string", "format": "uri"},  # a URL type: strict Exact, the name not read
+            "contact_email": {"type": "string", "format": "email"},  # stays a string: the name rule applies
+            "vendor_name": {"type": "string", "format": "email"},
+            "timestamp": {"type": "string", "format": "date-time"},  # one minute of tolerance
+            "due_date": {"type": "string", "format": "date-time"},  # the name's date rule: no tolerance
+            "amounts": {"type": ["integer", "number"]},  # a union: Exact
+            "meta": {"type": "object"},
+        },
+    }  # a mapping: ANLS* at the match threshold, not clipped
     plan = _plan(schema)
     strict = {"case_sensitive": True, "normalize": False}
     assert plan["website_url"] == ("ExactComparator", 1.0, True, strict)
@@ -108,10 +154,18 @@ def test_schema_formats_are_read_as_the_library_types_them():
     assert plan["due_date"][3]["tolerance"] is None
     assert plan["amounts"] == ("ExactComparator", 1.0, True, strict)
     assert plan["meta"] == ("ANLSStarComparator", 0.7, False, {"leaf_threshold": 0.5})
-    gt = {"website_url": "https://acme.com/a", "contact_email": "Ann@acme.com", "timestamp": "2024-03-01T10:00:00Z",
-          "meta": {"a": 1, "b": "x"}}
-    pred = {"website_url": "https://ACME.com/a", "contact_email": "ann@acme.com", "timestamp": "2024-03-01T10:00:30Z",
-            "meta": {"a": 1, "b": "y"}}
+    gt = {
+        "website_url": "https://acme.com/a",
+        "contact_email": "Ann@acme.com",
+        "timestamp": "2024-03-01T10:00:00Z",
+        "meta": {"a": 1, "b": "x"},
+    }
+    pred = {
+        "website_url": "https://ACME.com/a",
+        "contact_email": "ann@acme.com",
+        "timestamp": "2024-03-01T10:00:30Z",
+        "meta": {"a": 1, "b": "y"},
+    }
     rows = _rows(schema, gt, pred)
     assert rows["website_url"] == (0.0, "FD", 1.0)
     assert rows["contact_email"] == (1.0, "TP", 1.0)
@@ -120,9 +174,14 @@ def test_schema_formats_are_read_as_the_library_types_them():
 
 
 def test_lists_infer_from_their_items():
-    schema = {"type": "object", "x-aws-stickler-infer-unspecified": True, "properties": {
-        "prices": {"type": "array", "items": {"type": "number"}},
-        "line_items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "x-aws-stickler-infer-unspecified": True,
+        "properties": {
+            "prices": {"type": "array", "items": {"type": "number"}},
+            "line_items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+        },
+    }
     plan = st.compile_schema(schema)
     prices = plan.fields[0]
     assert (prices.kind, prices.comparator_name, prices.threshold) == (Kind.PRIMITIVE_LIST, "NumericComparator", 0.95)
@@ -134,8 +193,13 @@ def test_lists_infer_from_their_items():
 
 
 def test_auto_infers_one_field_only():
-    schema = {"type": "object", "properties": {
-        "total": {"type": "number", "x-aws-stickler-comparator": "auto"}, "subtotal": {"type": "number"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "total": {"type": "number", "x-aws-stickler-comparator": "auto"},
+            "subtotal": {"type": "number"},
+        },
+    }
     plan = _plan(schema)
     assert plan["total"][:3] == ("NumericComparator", 0.95, True)
     assert plan["subtotal"][:3] == ("NumericComparator", 0.5, False)
@@ -143,15 +207,27 @@ def test_auto_infers_one_field_only():
     assert rows["total"][:2] == (1.0, "TP") and rows["subtotal"][:2] == (0.0, "FD")
 
 
-@pytest.mark.parametrize("prop, message", [
-    ({"type": "array", "x-aws-stickler-comparator": "auto",
-      "items": {"type": "object", "properties": {"a": {"type": "string"}}}},
-     "/properties/p: 'x-aws-stickler-comparator': 'auto' has nothing to infer on a list of objects"),
-    ({"type": "object", "x-aws-stickler-comparator": "auto", "properties": {"a": {"type": "string"}}},
-     "/properties/p: 'x-aws-stickler-comparator': 'auto' has nothing to infer on an object"),
-    ({"type": "number", "x-aws-stickler-infer-unspecified": True},
-     "/properties/p: 'x-aws-stickler-infer-unspecified' belongs on an object schema, not on a number"),
-])
+@pytest.mark.parametrize(
+    "prop, message",
+    [
+        (
+            {
+                "type": "array",
+                "x-aws-stickler-comparator": "auto",
+                "items": {"type": "object", "properties": {"a": {"type": "string"}}},
+            },
+            "/properties/p: 'x-aws-stickler-comparator': 'auto' has nothing to infer on a list of objects",
+        ),
+        (
+            {"type": "object", "x-aws-stickler-comparator": "auto", "properties": {"a": {"type": "string"}}},
+            "/properties/p: 'x-aws-stickler-comparator': 'auto' has nothing to infer on an object",
+        ),
+        (
+            {"type": "number", "x-aws-stickler-infer-unspecified": True},
+            "/properties/p: 'x-aws-stickler-infer-unspecified' belongs on an object schema, not on a number",
+        ),
+    ],
+)
 def test_auto_on_a_container_and_the_flag_on_a_value_are_errors(prop, message):
     with pytest.raises(st.SchemaError) as caught:
         st.compile_schema({"type": "object", "properties": {"p": prop}})
@@ -161,40 +237,65 @@ def test_auto_on_a_container_and_the_flag_on_a_value_are_errors(prop, message):
 def test_the_flag_is_a_boolean(tmp_path):
     schema = tmp_path / "s.json"
     schema.write_text(json.dumps({**ISSUE, "x-aws-stickler-infer-unspecified": "yes"}))
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "schema", "check", str(schema)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "schema", "check", str(schema)], capture_output=True, text=True
+    )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"stickler: error: {schema}: /x-aws-stickler-infer-unspecified: must be true or false, got \"yes\""]
+        f'stickler: error: {schema}: /x-aws-stickler-infer-unspecified: must be true or false, got "yes"'
+    ]
 
 
 def test_eval_reads_the_flag_end_to_end(tmp_path):
-    case = write_case(tmp_path, ISSUE, [{"invoice_id": "INV-1", "total": 100.0}],
-                      [{"invoice_id": "INV-l", "total": 100.05}])
-    done = subprocess.run([sys.executable, "-m", "stickler_cli", "eval", case["schema"], case["gt"], case["pred"],
-                           "-f", "json"], capture_output=True, text=True)
+    case = write_case(
+        tmp_path, ISSUE, [{"invoice_id": "INV-1", "total": 100.0}], [{"invoice_id": "INV-l", "total": 100.05}]
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "stickler_cli", "eval", case["schema"], case["gt"], case["pred"], "-f", "json"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     fields = json.loads(done.stdout)["field_metrics"]
-    assert (fields["invoice_id"]["fd"], fields["invoice_id"]["comparator"], fields["invoice_id"]["threshold"]) == \
-        (1, "ExactComparator", 1.0)
-    assert (fields["total"]["tp"], fields["total"]["comparator"], fields["total"]["threshold"]) == \
-        (1, "NumericComparator", 0.95)
+    assert (fields["invoice_id"]["fd"], fields["invoice_id"]["comparator"], fields["invoice_id"]["threshold"]) == (
+        1,
+        "ExactComparator",
+        1.0,
+    )
+    assert (fields["total"]["tp"], fields["total"]["comparator"], fields["total"]["threshold"]) == (
+        1,
+        "NumericComparator",
+        0.95,
+    )
 
 
 def test_schema_check_shows_each_choice_and_why(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({**ISSUE, "properties": {
-        **ISSUE["properties"], "vendor_name_of_the_supplier_company": {"type": "string"},
-        "note": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                **ISSUE,
+                "properties": {
+                    **ISSUE["properties"],
+                    "vendor_name_of_the_supplier_company": {"type": "string"},
+                    "note": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator"},
+                },
+            }
+        )
+    )
     assert main(["schema", "check", str(schema)]) == 0
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80
     assert " Exact*  " in out and " Levenshtein  " in out  # the starred comparators are inferred
     text = " ".join(out.split())
     assert "* inferred from the name and type (3 fields), and why:" in text
-    assert ("invoice_id: ExactComparator (case-sensitive), threshold 1.0 — inferred: name token 'id' "
-            "(identifier), type string") in text
-    assert ("total: NumericComparator (relative_tolerance 0.001), threshold 0.95 — inferred: name token "
-            "'total' (money), type number") in text
+    assert (
+        "invoice_id: ExactComparator (case-sensitive), threshold 1.0 — inferred: name token 'id' "
+        "(identifier), type string"
+    ) in text
+    assert (
+        "total: NumericComparator (relative_tolerance 0.001), threshold 0.95 — inferred: name token "
+        "'total' (money), type number"
+    ) in text
     assert "note:" not in text  # named by the author: nothing inferred

@@ -14,7 +14,8 @@ from tests.support import json_schema_suite as suite
 
 NO_VALIDATION_VOCABULARY = (
     "its metaschema leaves the validation vocabulary out; stickler, like jsonschema, applies every keyword of the "
-    "draft (of the vocabularies, only format-assertion is read)")
+    "draft (of the vocabularies, only format-assertion is read)"
+)
 # Every required test whose verdict is not the suite's, with the reason; the README lists the same.
 NOT_AGREED = {
     f"{draft}/vocabulary: schema that uses custom metaschema with with no validation vocabulary / no validation: "
@@ -50,6 +51,9 @@ def test_format_tests_agree_with_jsonschemas_format_checker(root):
 def test_the_format_assertion_vocabulary_asserts_formats(root):
     """A metaschema declaring the 2020-12 format-assertion vocabulary (true or false) makes `format` assert,
     without --assert-formats (jsonschema does not read vocabularies: here stickler agrees with the suite)."""
-    outcomes = [o for o in suite.measure(root, drafts=("draft2020-12",), where="optional").outcomes
-                if o.file == "format-assertion"]
+    outcomes = [
+        o
+        for o in suite.measure(root, drafts=("draft2020-12",), where="optional").outcomes
+        if o.file == "format-assertion"
+    ]
     assert [(o.valid, o.stickler) for o in outcomes] == [(True, True), (False, False)] * 2

@@ -21,10 +21,16 @@ from stickler_cli.schema import compile_schema, drafts
 from stickler_cli.schema.refs import References
 from tests.support import json_schema_suite as suite
 
-CLASSES = {"draft7": jsonschema.Draft7Validator, "draft2019-09": jsonschema.Draft201909Validator,
-           "draft2020-12": jsonschema.Draft202012Validator}
-URIS = {"draft7": "http://json-schema.org/draft-07/schema#", "draft2019-09": "https://json-schema.org/draft/2019-09/schema",
-        "draft2020-12": "https://json-schema.org/draft/2020-12/schema"}
+CLASSES = {
+    "draft7": jsonschema.Draft7Validator,
+    "draft2019-09": jsonschema.Draft201909Validator,
+    "draft2020-12": jsonschema.Draft202012Validator,
+}
+URIS = {
+    "draft7": "http://json-schema.org/draft-07/schema#",
+    "draft2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
+}
 
 
 def _valid(schema: dict) -> bool:
@@ -70,14 +76,16 @@ def test_every_keyword_a_metaschema_constrains_is_known_as_constrained():
 def test_self_contained_means_no_key_that_locates_anywhere():
     assert drafts.self_contained({"type": "object", "properties": {"a": {"type": "string"}}})
     assert drafts.self_contained({"$schema": "http://json-schema.org/draft-07/schema", "properties": {}})
-    for located in ({"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}},
-                    {"$id": "https://example.com/s"},
-                    {"items": [{"$anchor": "x"}]},
-                    {"properties": {"a": {"$schema": "http://json-schema.org/draft-07/schema#"}}},
-                    {"enum": [{"$ref": "#"}]},  # not a subschema, but looked at all the same
-                    {"$schema": "http://json-schema.org/draft-04/schema#"},
-                    {"$schema": "https://example.com/my-metaschema"},
-                    {"allOf": ({"type": "string"},)}):  # a tuple, from Python: jsonschema's to judge
+    for located in (
+        {"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}},
+        {"$id": "https://example.com/s"},
+        {"items": [{"$anchor": "x"}]},
+        {"properties": {"a": {"$schema": "http://json-schema.org/draft-07/schema#"}}},
+        {"enum": [{"$ref": "#"}]},  # not a subschema, but looked at all the same
+        {"$schema": "http://json-schema.org/draft-04/schema#"},
+        {"$schema": "https://example.com/my-metaschema"},
+        {"allOf": ({"type": "string"},)},
+    ):  # a tuple, from Python: jsonschema's to judge
         assert not drafts.self_contained(located), located
 
 
@@ -121,20 +129,51 @@ def test_plainly_valid_agrees_with_jsonschema_on_the_test_suite(suite_root):
 
 
 GOOD = {
-    "type": ["string", ["string", "null"], ["integer"]], "enum": [[], [1, "a", None]], "const": [None, {"a": 1}],
-    "required": [[], ["a", "b"]], "properties": [{}, {"a": {}, "b": True}], "items": [{}, False],
-    "minimum": [0, -1.5, 10**30], "multipleOf": [0.01, 3], "minLength": [0, 5], "maxItems": [0, 2],
-    "pattern": ["^a+$"], "format": ["date"], "title": [""], "uniqueItems": [True], "allOf": [[{}], [True, {}]],
-    "default": [None, [1]], "examples": [[], [1]], "dependentRequired": [{"a": ["b"]}], "$defs": [{"a": {}}],
+    "type": ["string", ["string", "null"], ["integer"]],
+    "enum": [[], [1, "a", None]],
+    "const": [None, {"a": 1}],
+    "required": [[], ["a", "b"]],
+    "properties": [{}, {"a": {}, "b": True}],
+    "items": [{}, False],
+    "minimum": [0, -1.5, 10**30],
+    "multipleOf": [0.01, 3],
+    "minLength": [0, 5],
+    "maxItems": [0, 2],
+    "pattern": ["^a+$"],
+    "format": ["date"],
+    "title": [""],
+    "uniqueItems": [True],
+    "allOf": [[{}], [True, {}]],
+    "default": [None, [1]],
+    "examples": [[], [1]],
+    "dependentRequired": [{"a": ["b"]}],
+    "$defs": [{"a": {}}],
     "x-aws-stickler-threshold": ["anything", 5, None],
 }
 BAD = {
-    "type": ["text", 5, [], ["string", "string"], ["strin"], None], "enum": [5, {}, "a"], "required": ["a", [1], ["a", "a"]],
-    "properties": [[], {"a": 5}, {"a": "string"}], "items": [5, "a", []], "minimum": ["5", None, True],
-    "multipleOf": [0, -1, "1"], "minLength": [-1, 1.5, "2", True], "maxItems": [-3], "pattern": [5, None],
-    "format": [5], "title": [None, 3], "uniqueItems": ["yes", 1], "allOf": [[], {}, [5]], "anyOf": [[]],
-    "oneOf": [[1]], "not": [5, "x"], "examples": [5, {}], "dependentRequired": [{"a": "b"}, {"a": [1]}, []],
-    "$defs": [[], {"a": 1}], "additionalProperties": ["no", 1], "readOnly": [0], "maxContains": [-1],
+    "type": ["text", 5, [], ["string", "string"], ["strin"], None],
+    "enum": [5, {}, "a"],
+    "required": ["a", [1], ["a", "a"]],
+    "properties": [[], {"a": 5}, {"a": "string"}],
+    "items": [5, "a", []],
+    "minimum": ["5", None, True],
+    "multipleOf": [0, -1, "1"],
+    "minLength": [-1, 1.5, "2", True],
+    "maxItems": [-3],
+    "pattern": [5, None],
+    "format": [5],
+    "title": [None, 3],
+    "uniqueItems": ["yes", 1],
+    "allOf": [[], {}, [5]],
+    "anyOf": [[]],
+    "oneOf": [[1]],
+    "not": [5, "x"],
+    "examples": [5, {}],
+    "dependentRequired": [{"a": "b"}, {"a": [1]}, []],
+    "$defs": [[], {"a": 1}],
+    "additionalProperties": ["no", 1],
+    "readOnly": [0],
+    "maxContains": [-1],
 }
 
 
@@ -144,29 +183,45 @@ def test_each_keyword_good_and_bad(uri):
     or in a subschema, is left to jsonschema (and jsonschema refuses it where its draft constrains it)."""
     for keyword, values in GOOD.items():
         for value in values:
-            for schema in ({"$schema": uri, keyword: value},
-                           {"$schema": uri, "properties": {"a": {"items": {keyword: value}}}}):
+            for schema in (
+                {"$schema": uri, keyword: value},
+                {"$schema": uri, "properties": {"a": {"items": {keyword: value}}}},
+            ):
                 assert _valid(schema), schema
                 if keyword != "$defs" or "2019" in uri or "2020" in uri:
                     assert drafts.plainly_valid(schema), schema
     for keyword, values in BAD.items():
         for value in values:
-            for schema in ({"$schema": uri, keyword: value},
-                           {"$schema": uri, "anyOf": [{}, {"not": {keyword: value}}]}):
+            for schema in (
+                {"$schema": uri, keyword: value},
+                {"$schema": uri, "anyOf": [{}, {"not": {keyword: value}}]},
+            ):
                 assert not drafts.plainly_valid(schema), schema
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2, allow_nan=False)
-                    | st.sampled_from(["string", "a", "object", "integer", "^x$", ""]),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b"]), inner,
-                                                                                  max_size=2), max_leaves=6)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(-2, 2, allow_nan=False)
+    | st.sampled_from(["string", "a", "object", "integer", "^x$", ""]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+    max_leaves=6,
+)
 KEYS = st.sampled_from(sorted(drafts.CONSTRAINED - drafts.LOCATING) + ["x-aws-stickler-weight", "free"])
 
 
 def _schemas(depth: int) -> st.SearchStrategy:
-    values = JSON if depth == 0 else st.one_of(JSON, _schemas(depth - 1), st.lists(_schemas(depth - 1), max_size=2),
-                                               st.dictionaries(st.sampled_from(["a", "b"]), _schemas(depth - 1),
-                                                               max_size=2))
+    values = (
+        JSON
+        if depth == 0
+        else st.one_of(
+            JSON,
+            _schemas(depth - 1),
+            st.lists(_schemas(depth - 1), max_size=2),
+            st.dictionaries(st.sampled_from(["a", "b"]), _schemas(depth - 1), max_size=2),
+        )
+    )
     return st.booleans() | st.dictionaries(KEYS, values, max_size=4)
 
 
@@ -255,31 +310,80 @@ def _files(tmp_path, schema: dict, **others: dict) -> list[str]:
     return [str(tmp_path / n) for n in ("s.json", "gt.jsonl", "pred.jsonl")]
 
 
-@pytest.mark.parametrize("schema, others, pointer, number", [
-    # divisibleBy passed `schema check` and was KeyError 'multipleOf' in eval (exit 3)
-    ({"$schema": DRAFT3, "type": "object", "properties": {"a": {"type": "number", "divisibleBy": 2}}}, {},
-     "/$schema", 3),
-    # extends: AttributeError in every command
-    ({"$schema": DRAFT3, "type": "object", "properties": {"a": {"type": "number", "extends": {"type": "number"}}}},
-     {}, "/$schema", 3),
-    ({"$schema": "http://json-schema.org/draft-03/schema", "type": "object",
-      "properties": {"a": {"type": "number", "required": True}}}, {}, "/$schema", 3),
-    ({"$schema": DRAFT4, "type": "object", "properties": {"a": {"type": "number", "minimum": 0,
-                                                                 "exclusiveMinimum": True}}}, {}, "/$schema", 4),
-    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}},
-      "$defs": {"n": {"$id": "urn:n", "$schema": DRAFT3, "type": "number", "divisibleBy": 2}}}, {},
-     "/$defs/n/$schema", 3),
-    ({"type": "object", "properties": {"a": {"$ref": "n.json"}}}, {"n": {"$schema": DRAFT4, "type": "number"}},
-     "n.json#/$schema", 4),
-], ids=["divisibleBy", "extends", "boolean required", "draft 4", "embedded", "referenced file"])
+@pytest.mark.parametrize(
+    "schema, others, pointer, number",
+    [
+        # divisibleBy passed `schema check` and was KeyError 'multipleOf' in eval (exit 3)
+        (
+            {"$schema": DRAFT3, "type": "object", "properties": {"a": {"type": "number", "divisibleBy": 2}}},
+            {},
+            "/$schema",
+            3,
+        ),
+        # extends: AttributeError in every command
+        (
+            {
+                "$schema": DRAFT3,
+                "type": "object",
+                "properties": {"a": {"type": "number", "extends": {"type": "number"}}},
+            },
+            {},
+            "/$schema",
+            3,
+        ),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-03/schema",
+                "type": "object",
+                "properties": {"a": {"type": "number", "required": True}},
+            },
+            {},
+            "/$schema",
+            3,
+        ),
+        (
+            {
+                "$schema": DRAFT4,
+                "type": "object",
+                "properties": {"a": {"type": "number", "minimum": 0, "exclusiveMinimum": True}},
+            },
+            {},
+            "/$schema",
+            4,
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"$ref": "#/$defs/n"}},
+                "$defs": {"n": {"$id": "urn:n", "$schema": DRAFT3, "type": "number", "divisibleBy": 2}},
+            },
+            {},
+            "/$defs/n/$schema",
+            3,
+        ),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "n.json"}}},
+            {"n": {"$schema": DRAFT4, "type": "number"}},
+            "n.json#/$schema",
+            4,
+        ),
+    ],
+    ids=["divisibleBy", "extends", "boolean required", "draft 4", "embedded", "referenced file"],
+)
 def test_drafts_before_6_are_refused_by_every_command_in_one_line(tmp_path, capsys, schema, others, pointer, number):
     from stickler_cli.cli.app import main
 
     schema_path, gt, pred = _files(tmp_path, schema, **others)
-    expected = (f"stickler: error: {schema_path}: {pointer}: '$schema' names draft {number}, which stickler does "
-                "not read: drafts 6, 7, 2019-09 and 2020-12 only\n")
-    for args in (["schema", "check", schema_path], ["eval", schema_path, gt, pred, "--no-progress"],
-                 ["compare", schema_path, '{"a": 4}', '{"a": 5}'], ["diff", schema_path, gt, pred, pred]):
+    expected = (
+        f"stickler: error: {schema_path}: {pointer}: '$schema' names draft {number}, which stickler does "
+        "not read: drafts 6, 7, 2019-09 and 2020-12 only\n"
+    )
+    for args in (
+        ["schema", "check", schema_path],
+        ["eval", schema_path, gt, pred, "--no-progress"],
+        ["compare", schema_path, '{"a": 4}', '{"a": 5}'],
+        ["diff", schema_path, gt, pred, pred],
+    ):
         assert main(args) == 2, args
         assert capsys.readouterr().err == expected, args
 
@@ -287,21 +391,32 @@ def test_drafts_before_6_are_refused_by_every_command_in_one_line(tmp_path, caps
 def test_draft_6_and_later_are_read_and_draft_3_keywords_without_its_uri_are_named(tmp_path, capsys):
     from stickler_cli.cli.app import main
 
-    for uri in ("http://json-schema.org/draft-06/schema#", "http://json-schema.org/draft-07/schema#",
-                "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema",
-                "https://example.com/draft-04/schema#"):  # not json-schema.org's draft 4: read as jsonschema reads it
-        schema_path, gt, pred = _files(tmp_path, {"$schema": uri, "type": "object", "properties": {
-            "a": {"type": "number", "exclusiveMinimum": 0}}})
+    for uri in (
+        "http://json-schema.org/draft-06/schema#",
+        "http://json-schema.org/draft-07/schema#",
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://example.com/draft-04/schema#",
+    ):  # not json-schema.org's draft 4: read as jsonschema reads it
+        schema_path, gt, pred = _files(
+            tmp_path, {"$schema": uri, "type": "object", "properties": {"a": {"type": "number", "exclusiveMinimum": 0}}}
+        )
         assert main(["schema", "check", schema_path]) == 0, uri
         assert main(["eval", schema_path, gt, pred, "--no-progress", "-f", "json"]) == 0, uri
         capsys.readouterr()
     # Without a draft 3 $schema, its keywords are unknown to later drafts: a likely mistake, named with the keyword
     # that replaced it (schema check refuses it; eval warns and scores the schema as written).
     for keyword, meant in (("extends", "allOf"), ("divisibleBy", "multipleOf"), ("disallow", "not")):
-        schema_path, gt, pred = _files(tmp_path, {"type": "object", "properties": {
-            "a": {"type": "number", keyword: {"type": "number"} if keyword != "divisibleBy" else 2}}})
+        schema_path, gt, pred = _files(
+            tmp_path,
+            {
+                "type": "object",
+                "properties": {"a": {"type": "number", keyword: {"type": "number"} if keyword != "divisibleBy" else 2}},
+            },
+        )
         assert main(["schema", "check", schema_path]) == 2
-        assert capsys.readouterr().err == (f"stickler: error: {schema_path}: /properties/a: unknown keyword "
-                                           f"{keyword!r} (did you mean {meant!r}?)\n")
+        assert capsys.readouterr().err == (
+            f"stickler: error: {schema_path}: /properties/a: unknown keyword {keyword!r} (did you mean {meant!r}?)\n"
+        )
         assert main(["eval", schema_path, gt, pred, "--no-progress", "-f", "json"]) == 0
         assert f"unknown keyword {keyword!r} (did you mean {meant!r}?) is ignored" in capsys.readouterr().err

@@ -21,7 +21,12 @@ from stickler_cli.schema import compile_schema, load_schema
 from stickler_cli.schema.inference import ENUM_MAX_VALUES, choose, infer_schema, name_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ["employee", "invoice", "shipment", "transactions"]  # the JSONL data sets (quickstart is one pair for `compare`)
+FIXTURES = [
+    "employee",
+    "invoice",
+    "shipment",
+    "transactions",
+]  # the JSONL data sets (quickstart is one pair for `compare`)
 STRICT = {"case_sensitive": True, "normalize": False}
 LOOSE = {"case_sensitive": False, "normalize": False}
 
@@ -91,9 +96,19 @@ def _prop(records, name):
 
 
 def test_values_give_the_types_the_library_reads_from_annotations():
-    rows = [{"due_date": f"2024-01-{d:02d}", "created": f"2024-01-{d:02d}T10:00:00Z", "amount": d + 0.5,
-             "qty": d, "ok": d % 2 == 0, "status": ["open", "paid"][d % 2], "ref": f"A-{d}", "who": "Ann Lee"}
-            for d in range(1, 21)]
+    rows = [
+        {
+            "due_date": f"2024-01-{d:02d}",
+            "created": f"2024-01-{d:02d}T10:00:00Z",
+            "amount": d + 0.5,
+            "qty": d,
+            "ok": d % 2 == 0,
+            "status": ["open", "paid"][d % 2],
+            "ref": f"A-{d}",
+            "who": "Ann Lee",
+        }
+        for d in range(1, 21)
+    ]
     schema = infer_schema(rows).schema
     props = schema["properties"]
     assert props["due_date"]["format"] == "date" and props["due_date"]["x-aws-stickler-comparator"] == "DateComparator"
@@ -102,7 +117,10 @@ def test_values_give_the_types_the_library_reads_from_annotations():
     assert props["amount"]["x-aws-stickler-comparator-config"] == {"relative_tolerance": 0.001}
     assert props["qty"]["type"] == "integer" and props["qty"]["x-aws-stickler-threshold"] == 1.0
     assert props["ok"]["type"] == "boolean"
-    assert props["status"]["enum"] == ["open", "paid"] and props["status"]["x-aws-stickler-comparator"] == "ExactComparator"
+    assert (
+        props["status"]["enum"] == ["open", "paid"]
+        and props["status"]["x-aws-stickler-comparator"] == "ExactComparator"
+    )
     assert props["ref"]["x-aws-stickler-comparator-config"] == STRICT and "enum" not in props["ref"]
     assert "'ref'" in props["ref"]["description"]  # why: the name token
     assert sorted(schema["required"]) == sorted(props)
@@ -132,23 +150,52 @@ def test_rich_values_are_typed_by_their_value():
 
 def test_messy_data_gives_a_valid_schema_and_notes():
     rows = [
-        {"mixed": 1, "nothing": None, "tags": [], "grid": [[1, 2], [3, 4]], "meta": {}, "odd": [1, "a"],
-         "blob": {"a": 1}, "deep": {"a": {"b": {"c": 1}}}},
-        {"mixed": "one", "nothing": None, "tags": [], "grid": [[5, 6]], "meta": {}, "odd": [{"k": 1}, 2],
-         "blob": "text", "deep": {"a": {"b": {"c": 2}}}},
-        [1, 2], "a string", None, 7,
+        {
+            "mixed": 1,
+            "nothing": None,
+            "tags": [],
+            "grid": [[1, 2], [3, 4]],
+            "meta": {},
+            "odd": [1, "a"],
+            "blob": {"a": 1},
+            "deep": {"a": {"b": {"c": 1}}},
+        },
+        {
+            "mixed": "one",
+            "nothing": None,
+            "tags": [],
+            "grid": [[5, 6]],
+            "meta": {},
+            "odd": [{"k": 1}, 2],
+            "blob": "text",
+            "deep": {"a": {"b": {"c": 2}}},
+        },
+        [1, 2],
+        "a string",
+        None,
+        7,
     ]
     inferred = infer_schema(rows, max_depth=2)
     props = inferred.schema["properties"]
     assert (inferred.records, inferred.skipped) == (2, 4)
-    assert props["mixed"]["type"] == ["integer", "string"] and props["mixed"]["x-aws-stickler-comparator"] == "ExactComparator"
+    assert (
+        props["mixed"]["type"] == ["integer", "string"]
+        and props["mixed"]["x-aws-stickler-comparator"] == "ExactComparator"
+    )
     assert props["nothing"]["type"] == "null"
     for whole in ("tags", "grid", "meta", "odd", "blob"):
         assert props[whole]["x-aws-stickler-comparator"] == "ANLSStarComparator", whole
     notes = "\n".join(inferred.notes)
-    for expected in ("4 records were not JSON objects", "mixed: values of several types (integer, string)",
-                     "nothing: only null seen", "tags: only empty lists seen", "grid: list items of type array",
-                     "meta: only empty objects seen", "blob: values of several types", "deep.a: nested deeper"):
+    for expected in (
+        "4 records were not JSON objects",
+        "mixed: values of several types (integer, string)",
+        "nothing: only null seen",
+        "tags: only empty lists seen",
+        "grid: list items of type array",
+        "meta: only empty objects seen",
+        "blob: values of several types",
+        "deep.a: nested deeper",
+    ):
         assert expected in notes, expected
     plan = compile_schema(inferred.schema)
     assert {f.path for f in plan.fields} >= {"mixed", "nothing", "tags", "grid", "deep", "deep.a"}
@@ -191,7 +238,8 @@ def test_round_trip_infer_check_eval_on_every_fixture(name, tmp_path, capsys):
     assert code == 0 and "model Inferred" in " ".join(out.split())
     # The same fields as the hand-written schema beside the fixture.
     assert sorted(f.path for f in load_schema(schema).fields) == sorted(
-        f.path for f in load_schema(ROOT / "schemas" / f"{name}.json").fields)
+        f.path for f in load_schema(ROOT / "schemas" / f"{name}.json").fields
+    )
     code, with_schema, _ = _run(["eval", schema, gt, pred, "-f", "json", "--no-progress"], capsys)
     assert code == 0
     code, without, err = _run(["eval", gt, pred, "-f", "json", "--no-progress"], capsys)
@@ -261,16 +309,25 @@ def test_data_with_no_field_is_exit_2_naming_the_file(tmp_path, capsys):
 
 # -- issue 37: the ground truth chooses; identifier names are compared strictly ------------------------------
 
+
 def _invoices():
-    gt = [{"invoice_number": f"A9{i:04d}", "po_number": f"PO-{1000 + i}", "iban": f"DE8937040044053201{i:04d}",
-           "invoice_date": f"2024-03-{i + 1:02d}", "total": 100 + i * 3.5, "vendor": {"vat": f"DE{123456780 + i}"}}
-          for i in range(12)]
+    gt = [
+        {
+            "invoice_number": f"A9{i:04d}",
+            "po_number": f"PO-{1000 + i}",
+            "iban": f"DE8937040044053201{i:04d}",
+            "invoice_date": f"2024-03-{i + 1:02d}",
+            "total": 100 + i * 3.5,
+            "vendor": {"vat": f"DE{123456780 + i}"},
+        }
+        for i in range(12)
+    ]
     pred = [json.loads(json.dumps(r)) for r in gt]
-    pred[1]["total"] = "$107.00"                 # a string where the truth has numbers
-    pred[2]["invoice_date"] = "March 3, 2024"    # a date reformatted
-    pred[3]["invoice_date"] = "2024-03-05"       # a wrong day
+    pred[1]["total"] = "$107.00"  # a string where the truth has numbers
+    pred[2]["invoice_date"] = "March 3, 2024"  # a date reformatted
+    pred[3]["invoice_date"] = "2024-03-05"  # a wrong day
     pred[4]["vendor"]["vat"] = 123
-    pred[5]["extra"] = "x"                       # a key the truth has not
+    pred[5]["extra"] = "x"  # a key the truth has not
     pred[6]["vendor"]["city"] = "Berlin"
     return gt, pred
 
@@ -285,8 +342,11 @@ def test_predictions_never_choose_a_type_or_a_comparator_only_notes(tmp_path, ca
     props = both.schema["properties"]
     assert (props["total"]["type"], props["total"]["x-aws-stickler-comparator"]) == ("number", "NumericComparator")
     assert props["total"]["x-aws-stickler-comparator-config"] == {"relative_tolerance": 0.001}
-    assert (props["invoice_date"]["format"], props["invoice_date"]["x-aws-stickler-comparator"],
-            props["invoice_date"]["x-aws-stickler-threshold"]) == ("date", "DateComparator", 0.95)
+    assert (
+        props["invoice_date"]["format"],
+        props["invoice_date"]["x-aws-stickler-comparator"],
+        props["invoice_date"]["x-aws-stickler-threshold"],
+    ) == ("date", "DateComparator", 0.95)
     assert "extra" not in props and set(props["vendor"]["properties"]) == {"vat"}
     assert both.notes == [
         "invoice_date: not every predicted value is one of the ISO dates the ground truth holds",
@@ -295,7 +355,8 @@ def test_predictions_never_choose_a_type_or_a_comparator_only_notes(tmp_path, ca
         "vendor.vat: the predictions also hold integer (1) where the ground truth holds string: the comparator "
         "follows the ground truth",
         "vendor.city: only in the predictions (1 value): not in the schema, not scored",
-        "extra: only in the predictions (1 value): not in the schema, not scored"]
+        "extra: only in the predictions (1 value): not in the schema, not scored",
+    ]
     # On the command line: the same schema with or without the predictions, and `eval GT PRED` scores with it.
     files = {}
     for name, rows in (("gt", gt), ("pred", pred)):
@@ -313,30 +374,60 @@ def test_predictions_never_choose_a_type_or_a_comparator_only_notes(tmp_path, ca
     assert fields["total"]["comparator"] == "NumericComparator"
 
 
-@pytest.mark.parametrize("name", ["invoice_number", "po_number", "iban", "IBAN", "bic", "swift", "vat", "vatNumber",
-                                  "invoice_no", "orderNr", "account_num", "sku", "product_code", "customer_number",
-                                  "serial", "tracking_numbers", "ean13", "customer_id", "supplier_vat"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "invoice_number",
+        "po_number",
+        "iban",
+        "IBAN",
+        "bic",
+        "swift",
+        "vat",
+        "vatNumber",
+        "invoice_no",
+        "orderNr",
+        "account_num",
+        "sku",
+        "product_code",
+        "customer_number",
+        "serial",
+        "tracking_numbers",
+        "ean13",
+        "customer_id",
+        "supplier_vat",
+    ],
+)
 def test_identifier_names_get_strict_exact_from_data(name):
     rows = [{name: f"A9{i:04d}X"} for i in range(8)]
     prop = infer_schema(rows).schema["properties"][name]
-    assert (prop["x-aws-stickler-comparator"], prop.get("x-aws-stickler-comparator-config"),
-            prop["x-aws-stickler-threshold"]) == ("ExactComparator", STRICT, 1.0), name
+    assert (
+        prop["x-aws-stickler-comparator"],
+        prop.get("x-aws-stickler-comparator-config"),
+        prop["x-aws-stickler-threshold"],
+    ) == ("ExactComparator", STRICT, 1.0), name
     assert "(identifier)" in prop["description"]
 
 
-@pytest.mark.parametrize("name, values, comparator, threshold", [
-    ("number_of_items", ["a few", "many"], "LevenshteinComparator", 0.7),  # "number" first: not an identifier
-    ("number", ["12a", "7b"], "LevenshteinComparator", 0.7),               # alone: a count as often as an id
-    ("page_number", [3, 4], "NumericComparator", 1.0),                     # integers: compared exactly already
-    ("vat_amount", [19.5, 7.25], "NumericComparator", 0.95),               # money, not an identifier
-    ("vat_rate", ["19%", "7%"], "LevenshteinComparator", 0.7),             # vat counts as the last word only
-    ("phone_number", ["+1 206 555 0100", "+1 206 555 0101"], "PhoneComparator", 1.0),  # phone comes first
-    ("notes", ["one more", "two more"], "FuzzyComparator", 0.6),
-])
+@pytest.mark.parametrize(
+    "name, values, comparator, threshold",
+    [
+        ("number_of_items", ["a few", "many"], "LevenshteinComparator", 0.7),  # "number" first: not an identifier
+        ("number", ["12a", "7b"], "LevenshteinComparator", 0.7),  # alone: a count as often as an id
+        ("page_number", [3, 4], "NumericComparator", 1.0),  # integers: compared exactly already
+        ("vat_amount", [19.5, 7.25], "NumericComparator", 0.95),  # money, not an identifier
+        ("vat_rate", ["19%", "7%"], "LevenshteinComparator", 0.7),  # vat counts as the last word only
+        ("phone_number", ["+1 206 555 0100", "+1 206 555 0101"], "PhoneComparator", 1.0),  # phone comes first
+        ("notes", ["one more", "two more"], "FuzzyComparator", 0.6),
+    ],
+)
 def test_names_that_do_not_say_identifier_keep_their_rules(name, values, comparator, threshold):
     prop = infer_schema([{name: v} for v in values]).schema["properties"][name]
-    expected = comparator if comparator != "PhoneComparator" or choose("phone", "string").comparator == comparator \
+    expected = (
+        comparator
+        if comparator != "PhoneComparator" or choose("phone", "string").comparator == comparator
         else "LevenshteinComparator"
+    )
     assert (prop["x-aws-stickler-comparator"], prop["x-aws-stickler-threshold"]) == (expected, threshold)
 
 
@@ -354,25 +445,49 @@ def test_an_identifier_one_character_off_is_no_longer_a_match(tmp_path, capsys):
 def test_a_schema_asking_for_inference_keeps_the_library_rules(tmp_path):
     """x-aws-stickler-infer-unspecified (the ninth extension) follows stickler-eval 1.0.0, whose rules do not read
     `number` or `iban`: Levenshtein 0.7 there (docs/parity.md rows 36 and 40 say where the two differ)."""
-    plan = compile_schema({"type": "object", "x-aws-stickler-infer-unspecified": True, "properties": {
-        "invoice_number": {"type": "string"}, "iban": {"type": "string"}, "invoice_id": {"type": "string"}}})
+    plan = compile_schema(
+        {
+            "type": "object",
+            "x-aws-stickler-infer-unspecified": True,
+            "properties": {
+                "invoice_number": {"type": "string"},
+                "iban": {"type": "string"},
+                "invoice_id": {"type": "string"},
+            },
+        }
+    )
     chosen = {f.path: (f.comparator_name, f.deciding_threshold) for f in plan.fields}
-    assert chosen == {"invoice_number": ("LevenshteinComparator", 0.7), "iban": ("LevenshteinComparator", 0.7),
-                      "invoice_id": ("ExactComparator", 1.0)}
+    assert chosen == {
+        "invoice_number": ("LevenshteinComparator", 0.7),
+        "iban": ("LevenshteinComparator", 0.7),
+        "invoice_id": ("ExactComparator", 1.0),
+    }
 
 
 def test_dates_written_out_in_the_ground_truth_get_the_date_comparator(tmp_path, capsys):
     """Only ISO dates were dates: `15/03/2024` in the ground truth gave Levenshtein 0.7, under which a wrong day
     (16/03/2024, one character) is a match and the same day written 2024-03-15 is not. Dates in common spellings
     now get DateComparator 0.95 (no `format`: that means ISO), read in the order the ground truth shows."""
-    rows = [{"issued": f"{d:02d}/03/2024", "shipped": f"03/{d:02d}/2024", "paid": f"March {d}, 2024",
-             "posted": f"{d}.03.2024", "both": ["15/03/2024", "03/15/2024"][d % 2], "odd": f"{d:02d}/03/2024",
-             "short": f"03/{d:02d}", "ambiguous": f"0{d % 9 + 1}/0{d % 9 + 1}/2024"} for d in range(10, 22)]
+    rows = [
+        {
+            "issued": f"{d:02d}/03/2024",
+            "shipped": f"03/{d:02d}/2024",
+            "paid": f"March {d}, 2024",
+            "posted": f"{d}.03.2024",
+            "both": ["15/03/2024", "03/15/2024"][d % 2],
+            "odd": f"{d:02d}/03/2024",
+            "short": f"03/{d:02d}",
+            "ambiguous": f"0{d % 9 + 1}/0{d % 9 + 1}/2024",
+        }
+        for d in range(10, 22)
+    ]
     rows[0]["odd"] = "31/02/2024"  # no such day: not a date, so the field is not dates
     inferred = infer_schema(rows)
     props = inferred.schema["properties"]
-    chosen = {k: (p["x-aws-stickler-comparator"], p.get("x-aws-stickler-comparator-config"), "format" in p)
-              for k, p in props.items()}
+    chosen = {
+        k: (p["x-aws-stickler-comparator"], p.get("x-aws-stickler-comparator-config"), "format" in p)
+        for k, p in props.items()
+    }
     assert chosen == {
         "issued": ("DateComparator", {"dayfirst": True}, False),
         "shipped": ("DateComparator", {"dayfirst": False}, False),
@@ -381,10 +496,13 @@ def test_dates_written_out_in_the_ground_truth_get_the_date_comparator(tmp_path,
         "both": ("ExactComparator", STRICT, False),  # two orders: not one way of writing dates (an enum here)
         "odd": ("LevenshteinComparator", None, False),
         "short": ("LevenshteinComparator", None, False),
-        "ambiguous": ("DateComparator", None, False)}
+        "ambiguous": ("DateComparator", None, False),
+    }
     assert props["issued"]["x-aws-stickler-threshold"] == 0.95 and "written day first" in props["issued"]["description"]
-    assert inferred.notes == ["ambiguous: dates whose day and month are both 12 or less: read both ways (day first "
-                              "and month first, the better kept); set dayfirst in x-aws-stickler-comparator-config"]
+    assert inferred.notes == [
+        "ambiguous: dates whose day and month are both 12 or less: read both ways (day first "
+        "and month first, the better kept); set dayfirst in x-aws-stickler-comparator-config"
+    ]
     gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
     gt.write_text("".join(json.dumps({"issued": f"{d:02d}/03/2024"}) + "\n" for d in (15, 16, 17)))
     pred.write_text("".join(json.dumps({"issued": v}) + "\n" for v in ("2024-03-15", "17/03/2024", "17/03/2024")))

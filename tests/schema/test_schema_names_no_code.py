@@ -45,16 +45,28 @@ def sentinel(tmp_path: Path) -> tuple[Path, Path]:
 
 def _schema(tmp_path: Path, config: dict) -> Path:
     path = tmp_path / "schema.json"
-    path.write_bytes(orjson.dumps({"type": "object", "properties": {"name": {
-        "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-        "x-aws-stickler-comparator-config": config}}}))
+    path.write_bytes(
+        orjson.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "SemanticComparator",
+                        "x-aws-stickler-comparator-config": config,
+                    }
+                },
+            }
+        )
+    )
     return path
 
 
 def _run(args: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "stickler_cli", *args], capture_output=True, env=env, cwd=cwd,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "stickler_cli", *args], capture_output=True, env=env, cwd=cwd, timeout=300
+    )
 
 
 @pytest.mark.parametrize("name", CODE_NAMES)
@@ -62,9 +74,18 @@ def test_compiling_a_schema_that_names_code_imports_nothing(name, sentinel, monk
     site, marker = sentinel
     monkeypatch.syspath_prepend(str(site))
     with pytest.raises(SchemaError) as err:
-        compile_schema({"type": "object", "properties": {"name": {
-            "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-            "x-aws-stickler-comparator-config": {"embedding_function": name}}}})
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "SemanticComparator",
+                        "x-aws-stickler-comparator-config": {"embedding_function": name},
+                    }
+                },
+            }
+        )
     assert err.value.pointer == POINTER
     assert f"embedding_function {name!r} is not registered" in err.value.message
     assert "a schema names no code" in err.value.message
@@ -80,8 +101,11 @@ def test_schema_check_and_eval_refuse_a_schema_that_names_code(name, sentinel, t
     command = f"touch {shell_marker}"  # what getoutput / system / eval would run as the data value
     gt.write_bytes(orjson.dumps({"name": command}) + b"\n")
     pred.write_bytes(orjson.dumps({"name": f"__import__('os').system({command!r})"}) + b"\n")
-    for args in (["schema", "check", str(schema)], ["eval", str(schema), str(gt), str(pred)],
-                 ["compare", str(schema), gt.read_text(), pred.read_text()]):
+    for args in (
+        ["schema", "check", str(schema)],
+        ["eval", str(schema), str(gt), str(pred)],
+        ["compare", str(schema), gt.read_text(), pred.read_text()],
+    ):
         done = _run(args, site, tmp_path)
         err = done.stderr.decode()
         assert done.returncode == 2, (args, err)
@@ -109,8 +133,12 @@ def test_merge_refuses_a_state_whose_schema_names_code(sentinel, tmp_path, monke
     acc = evaluate_pairs(plan, [({"name": "abc"}, {"name": "abd"})], Collect(index=True))
     state = tmp_path / "run.state.json"
     state_file.save(str(state), acc)
-    assert orjson.loads(state.read_bytes())["schema"]["properties"]["name"][
-        "x-aws-stickler-comparator-config"]["embedding_function"] == "stickler_sentinel_mod:embed"
+    assert (
+        orjson.loads(state.read_bytes())["schema"]["properties"]["name"]["x-aws-stickler-comparator-config"][
+            "embedding_function"
+        ]
+        == "stickler_sentinel_mod:embed"
+    )
     assert not marker.exists()
 
     done = _run(["merge", str(state)], site, tmp_path)
@@ -125,8 +153,9 @@ def test_a_model_directory_named_by_a_schema_is_never_loaded(sentinel, tmp_path)
     site, marker = sentinel
     model = tmp_path / "evil-model"
     model.mkdir()
-    (model / "modules.json").write_text(orjson.dumps(
-        [{"idx": 0, "name": "0", "path": "", "type": "stickler_sentinel_mod.Thing"}]).decode())
+    (model / "modules.json").write_text(
+        orjson.dumps([{"idx": 0, "name": "0", "path": "", "type": "stickler_sentinel_mod.Thing"}]).decode()
+    )
     (model / "config_sentence_transformers.json").write_text("{}")
     schema = _schema(tmp_path, {"model": str(model)})
     for args in (["schema", "check", str(schema)],):
@@ -141,18 +170,45 @@ def test_a_model_directory_named_by_a_schema_is_never_loaded(sentinel, tmp_path)
 def test_model_names_are_the_bundled_one_or_registered(monkeypatch):
     pytest.importorskip("sentence_transformers")
     for name in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
-        compile_schema({"type": "object", "properties": {"name": {
-            "type": "string", "x-aws-stickler-comparator": "BERTComparator",
-            "x-aws-stickler-comparator-config": {"model": name}}}})
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "BERTComparator",
+                        "x-aws-stickler-comparator-config": {"model": name},
+                    }
+                },
+            }
+        )
     with pytest.raises(SchemaError) as err:
-        compile_schema({"type": "object", "properties": {"name": {
-            "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-            "x-aws-stickler-comparator-config": {"model_id": "/models/x"}}}})
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "x-aws-stickler-comparator": "SemanticComparator",
+                        "x-aws-stickler-comparator-config": {"model_id": "/models/x"},
+                    }
+                },
+            }
+        )
     assert err.value.pointer == "/properties/name/x-aws-stickler-comparator-config/model_id"
     monkeypatch.setitem(registry._MODELS, "local-minilm", "/models/x")
-    compile_schema({"type": "object", "properties": {"name": {
-        "type": "string", "x-aws-stickler-comparator": "SemanticComparator",
-        "x-aws-stickler-comparator-config": {"model": "local-minilm"}}}})
+    compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "x-aws-stickler-comparator": "SemanticComparator",
+                    "x-aws-stickler-comparator-config": {"model": "local-minilm"},
+                }
+            },
+        }
+    )
 
 
 # Where a string may become code, and why each is safe: a constant module name, the built-in
@@ -167,8 +223,10 @@ ALLOWED_IMPORTS = {
     # _EntryPoints.group is one of the two constant groups (made only at import time).
     ("comparators/plugins.py", "metadata.entry_points(group=self.group)"),
 }
-DYNAMIC = re.compile(r"import_module\(|__import__\(|spec_from_file_location\(|pydoc|\.locate\(|"
-                     r"\beval\(|\bexec\(|entry_points\(group=(?!ENTRY_POINT_GROUP\)|EMBEDDING_ENTRY_POINT_GROUP\))")
+DYNAMIC = re.compile(
+    r"import_module\(|__import__\(|spec_from_file_location\(|pydoc|\.locate\(|"
+    r"\beval\(|\bexec\(|entry_points\(group=(?!ENTRY_POINT_GROUP\)|EMBEDDING_ENTRY_POINT_GROUP\))"
+)
 
 
 def test_the_package_turns_no_other_string_into_code():

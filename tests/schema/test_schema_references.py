@@ -36,8 +36,18 @@ def jsonl(path: Path, records: list) -> Path:
 
 def evaluate(capsys, schema: Path, gt: list, pred: list, *extra: str) -> tuple[int, dict]:
     """``stickler eval -f json`` in-process: (exit code, report)."""
-    code = main(["eval", str(schema), str(jsonl(schema.parent / "gt.jsonl", gt)),
-                 str(jsonl(schema.parent / "pred.jsonl", pred)), "-f", "json", "--no-progress", *extra])
+    code = main(
+        [
+            "eval",
+            str(schema),
+            str(jsonl(schema.parent / "gt.jsonl", gt)),
+            str(jsonl(schema.parent / "pred.jsonl", pred)),
+            "-f",
+            "json",
+            "--no-progress",
+            *extra,
+        ]
+    )
     out = capsys.readouterr().out
     return code, (json.loads(out) if out else {})
 
@@ -52,8 +62,11 @@ def checkers(schema: dict) -> list[Conformance]:
 
 # -- 1. a reference never resolves to the wrong place ----------------------------------------------------
 
-PERCENT = {"type": "object", "properties": {"p": {"$ref": "#/$defs/a%25b"}},
-           "$defs": {"a%25b": {"type": "string"}, "a%b": {"type": "integer"}}}
+PERCENT = {
+    "type": "object",
+    "properties": {"p": {"$ref": "#/$defs/a%25b"}},
+    "$defs": {"a%25b": {"type": "string"}, "a%b": {"type": "integer"}},
+}
 
 
 def test_pointer_tokens_are_percent_decoded_in_the_plan_and_both_checkers(tmp_path, capsys):
@@ -71,9 +84,19 @@ def test_pointer_tokens_are_percent_decoded_in_the_plan_and_both_checkers(tmp_pa
 
 def test_a_definition_with_a_space_in_its_name(tmp_path, capsys):
     """``#/$defs/Line%20Item`` for ``Line Item`` (refused before: "points at nothing", exit 2)."""
-    schema = write(tmp_path / "s.json", {"type": "object", "properties": {"line": {"$ref": "#/$defs/Line%20Item"}},
-                                         "$defs": {"Line Item": {"type": "object", "properties": {
-                                             "sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}}})
+    schema = write(
+        tmp_path / "s.json",
+        {
+            "type": "object",
+            "properties": {"line": {"$ref": "#/$defs/Line%20Item"}},
+            "$defs": {
+                "Line Item": {
+                    "type": "object",
+                    "properties": {"sku": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}},
+                }
+            },
+        },
+    )
     assert [f.path for f in load_schema(schema).fields] == ["line", "line.sku"]
     code, report = evaluate(capsys, schema, [{"line": {"sku": "A"}}], [{"line": {"sku": 7}}])
     assert code == 0 and report["schema_violations"] == {"line.sku": {"type": 1}}
@@ -82,8 +105,11 @@ def test_a_definition_with_a_space_in_its_name(tmp_path, capsys):
 def test_empty_pointer_tokens_are_kept():
     """``#/$defs//x`` goes through the definition named "" (before, the empty token was dropped and
     ``#/$defs/x`` was used)."""
-    schema = {"type": "object", "properties": {"p": {"$ref": "#/$defs//$defs/x"}},
-              "$defs": {"": {"$defs": {"x": {"type": "integer"}}}, "x": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {"p": {"$ref": "#/$defs//$defs/x"}},
+        "$defs": {"": {"$defs": {"x": {"type": "integer"}}}, "x": {"type": "string"}},
+    }
     assert compile_schema(schema).fields[0].json_type == "integer"
     for checker in checkers(schema):
         assert checker.violations({"p": 1}) == [] and checker.violations({"p": "s"}) == [("p", "type")]
@@ -100,21 +126,31 @@ def test_a_ref_inside_enum_is_data_not_a_reference(tmp_path, capsys):
 
 # -- 2. references resolved by `referencing`, through one registry ------------------------------------
 
-@pytest.mark.parametrize("root_id, ref", [
-    ("https://example.com/invoice.json", "https://example.com/invoice.json#/$defs/money"),
-    ("urn:example:invoice", "urn:example:invoice#/$defs/money"),
-    (None, "#money"),
-    ("https://example.com/invoice.json", "https://example.com/invoice.json#money"),
-    ("draft 7", "#money"),
-])
+
+@pytest.mark.parametrize(
+    "root_id, ref",
+    [
+        ("https://example.com/invoice.json", "https://example.com/invoice.json#/$defs/money"),
+        ("urn:example:invoice", "urn:example:invoice#/$defs/money"),
+        (None, "#money"),
+        ("https://example.com/invoice.json", "https://example.com/invoice.json#money"),
+        ("draft 7", "#money"),
+    ],
+)
 def test_ids_urns_and_anchors_inside_the_document(root_id, ref):
     """Refused before ("only local references", or "points at nothing" for an anchor)."""
-    schema = {"type": "object", "properties": {"total": {"$ref": ref}},
-              "$defs": {"money": {"$anchor": "money", "type": "number", "x-aws-stickler-threshold": 0.9}}}
+    schema = {
+        "type": "object",
+        "properties": {"total": {"$ref": ref}},
+        "$defs": {"money": {"$anchor": "money", "type": "number", "x-aws-stickler-threshold": 0.9}},
+    }
     if root_id == "draft 7":  # an $id that is a fragment names the subschema
-        schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                  "properties": {"total": {"$ref": ref}},
-                  "definitions": {"money": {"$id": "#money", "type": "number", "x-aws-stickler-threshold": 0.9}}}
+        schema = {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"total": {"$ref": ref}},
+            "definitions": {"money": {"$id": "#money", "type": "number", "x-aws-stickler-threshold": 0.9}},
+        }
     elif root_id:
         schema["$id"] = root_id
     field = compile_schema(schema).fields[0]
@@ -127,10 +163,15 @@ def test_relative_references_resolve_against_the_id_base_not_files_beside(tmp_pa
     """``"$ref": "foo.json"`` where a nested ``$id`` names foo.json is that subschema; a file foo.json beside
     the schema (what was read before) is never opened."""
     write(tmp_path / "foo.json", {"type": "string"})
-    schema = write(tmp_path / "s.json", {
-        "$id": "https://example.com/schemas/root.json", "type": "object",
-        "properties": {"n": {"$ref": "foo.json"}},
-        "$defs": {"foo": {"$id": "foo.json", "type": "integer"}}})
+    schema = write(
+        tmp_path / "s.json",
+        {
+            "$id": "https://example.com/schemas/root.json",
+            "type": "object",
+            "properties": {"n": {"$ref": "foo.json"}},
+            "$defs": {"foo": {"$id": "foo.json", "type": "integer"}},
+        },
+    )
     plan = load_schema(schema)
     assert plan.fields[0].json_type == "integer" and plan.source_files == (str(schema),) and not plan.resources
     assert Conformance.of(plan).violations({"n": "x"}) == [("n", "type")]
@@ -147,14 +188,24 @@ def test_the_drafts_own_metaschema_can_be_referenced():
 
 WHOLE = {"x-aws-stickler-comparator": "ANLSStarComparator"}  # a tree scored as one value
 DYNAMIC = {
-    "$schema": DRAFT_2020, "$id": "https://example.com/tree", "$dynamicAnchor": "node", "type": "object",
-    "properties": {"value": {"type": "number"},
-                   "children": {"type": "array", "items": {"$dynamicRef": "#node"}, **WHOLE}},
+    "$schema": DRAFT_2020,
+    "$id": "https://example.com/tree",
+    "$dynamicAnchor": "node",
+    "type": "object",
+    "properties": {
+        "value": {"type": "number"},
+        "children": {"type": "array", "items": {"$dynamicRef": "#node"}, **WHOLE},
+    },
 }
 RECURSIVE = {
-    "$schema": "https://json-schema.org/draft/2019-09/schema", "$id": "https://example.com/tree",
-    "$recursiveAnchor": True, "type": "object",
-    "properties": {"value": {"type": "number"}, "children": {"type": "array", "items": {"$recursiveRef": "#"}, **WHOLE}},
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://example.com/tree",
+    "$recursiveAnchor": True,
+    "type": "object",
+    "properties": {
+        "value": {"type": "number"},
+        "children": {"type": "array", "items": {"$recursiveRef": "#"}, **WHOLE},
+    },
 }
 
 
@@ -171,13 +222,23 @@ def test_dynamic_and_recursive_references_are_followed_as_deep_as_the_record(sch
 def test_a_recursive_schema_is_refused_for_scoring_and_followed_for_conformance(tmp_path, capsys):
     """Across two files: scoring it cannot be a finite plan (today's message); scored as one value, the
     record is checked all the way down."""
-    write(tmp_path / "node.json", {"type": "object", "properties": {
-        "name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "node.json"}}}})
+    write(
+        tmp_path / "node.json",
+        {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "node.json"}}},
+        },
+    )
     looped = write(tmp_path / "s.json", {"type": "object", "properties": {"root": {"$ref": "node.json"}}})
     with pytest.raises(SchemaError, match="recursive reference node.json -> node.json: recursive schemas cannot be"):
         load_schema(looped)
-    whole = write(tmp_path / "w.json", {"type": "object", "properties": {
-        "root": {"$ref": "node.json", "x-aws-stickler-comparator": "ANLSStarComparator"}}})
+    whole = write(
+        tmp_path / "w.json",
+        {
+            "type": "object",
+            "properties": {"root": {"$ref": "node.json", "x-aws-stickler-comparator": "ANLSStarComparator"}},
+        },
+    )
     tree = {"name": "a", "children": [{"name": "b", "children": [{"name": 3}]}]}
     code, report = evaluate(capsys, whole, [{"root": tree}], [{"root": tree}])
     assert code == 0 and report["schema_violations"] == {"root.children.children.name": {"type": 1}}
@@ -186,11 +247,25 @@ def test_a_recursive_schema_is_refused_for_scoring_and_followed_for_conformance(
 def test_files_beside_the_schema_travel_with_the_plan_to_workers_and_states(tmp_path, capsys):
     """The documents read at load are part of the plan: a worker process and ``stickler merge`` in another
     directory (the files gone) resolve as the loader did."""
-    write(tmp_path / "defs" / "money.json", {"$defs": {"amount": {
-        "type": "number", "x-aws-stickler-comparator": "NumericComparator",
-        "x-aws-stickler-comparator-config": {"absolute_tolerance": 0.01}}}})
-    schema = write(tmp_path / "s.json", {"type": "object", "properties": {
-        "total": {"$ref": "defs/money.json#/$defs/amount"}, "code": {"type": "string"}}})
+    write(
+        tmp_path / "defs" / "money.json",
+        {
+            "$defs": {
+                "amount": {
+                    "type": "number",
+                    "x-aws-stickler-comparator": "NumericComparator",
+                    "x-aws-stickler-comparator-config": {"absolute_tolerance": 0.01},
+                }
+            }
+        },
+    )
+    schema = write(
+        tmp_path / "s.json",
+        {
+            "type": "object",
+            "properties": {"total": {"$ref": "defs/money.json#/$defs/amount"}, "code": {"type": "string"}},
+        },
+    )
     gt = [{"total": 10 + k, "code": "A"} for k in range(6)]
     pred = [{"total": 10 + k + 0.005, "code": "A" if k % 2 else 7} for k in range(6)]
     _, alone = evaluate(capsys, schema, gt, pred, "--save-state", str(tmp_path / "a.state.json"))
@@ -209,8 +284,12 @@ def test_files_beside_the_schema_travel_with_the_plan_to_workers_and_states(tmp_
 
 # -- --schema-resource URL=FILE ----------------------------------------------------------------------
 
-VENDOR = {"$id": "https://schemas.acme.com/money.json", "$defs": {"amount": {
-    "type": "number", "x-aws-stickler-comparator": "NumericComparator", "x-aws-stickler-threshold": 0.8}}}
+VENDOR = {
+    "$id": "https://schemas.acme.com/money.json",
+    "$defs": {
+        "amount": {"type": "number", "x-aws-stickler-comparator": "NumericComparator", "x-aws-stickler-threshold": 0.8}
+    },
+}
 USES_VENDOR = {"type": "object", "properties": {"total": {"$ref": "https://schemas.acme.com/money.json#/$defs/amount"}}}
 
 
@@ -220,24 +299,30 @@ def test_a_url_is_read_from_the_file_the_user_maps_it_to(tmp_path, capsys, monke
     schema = write(tmp_path / "s.json", USES_VENDOR)
     assert main(["schema", "check", str(schema)]) == 2
     assert "remote reference 'https://schemas.acme.com/money.json#/$defs/amount': references are never fetched" in (
-        capsys.readouterr().err)
+        capsys.readouterr().err
+    )
     for mapping in ("https://schemas.acme.com/money.json=vendor/money.json", "https://schemas.acme.com/=vendor"):
         plan = load_schema(schema, resources=dict([mapping.split("=")]))
         assert plan.fields[0].threshold == 0.8
         assert [Path(f).resolve() for f in plan.source_files[1:]] == [tmp_path / "vendor" / "money.json"]
         assert main(["schema", "check", str(schema), "--schema-resource", mapping]) == 0
         capsys.readouterr()
-    (tmp_path / "pyproject.toml").write_text('[tool.stickler.schema-resources]\n"https://schemas.acme.com/" = "vendor"\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.stickler.schema-resources]\n"https://schemas.acme.com/" = "vendor"\n'
+    )
     code, report = evaluate(capsys, schema, [{"total": 1}], [{"total": "1"}])
     assert code == 0 and report["schema_violations"] == {"total": {"type": 1}}
 
 
-@pytest.mark.parametrize("item, message", [
-    ("https://x.org/a.json", "--schema-resource takes URL=FILE"),
-    ("common.json=vendor/money.json", "is not an absolute URL"),
-    ("https://x.org/a.json=missing.json", "no such file"),
-    ("https://x.org/a=vendor", "is a directory: map it to a URL ending in '/'"),
-])
+@pytest.mark.parametrize(
+    "item, message",
+    [
+        ("https://x.org/a.json", "--schema-resource takes URL=FILE"),
+        ("common.json=vendor/money.json", "is not an absolute URL"),
+        ("https://x.org/a.json=missing.json", "no such file"),
+        ("https://x.org/a=vendor", "is a directory: map it to a URL ending in '/'"),
+    ],
+)
 def test_a_bad_mapping_is_one_line_exit_2(tmp_path, capsys, monkeypatch, item, message):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "vendor" / "money.json", VENDOR)
@@ -253,8 +338,10 @@ def test_a_mapped_directory_keeps_its_files_inside(tmp_path, capsys, monkeypatch
     write(tmp_path / "secret.json", {"type": "string"})
     write(tmp_path / "vendor" / "money.json", {"$defs": {"amount": {"$ref": "link.json"}}})
     (tmp_path / "vendor" / "link.json").symlink_to(tmp_path / "secret.json")
-    schema = write(tmp_path / "s.json", {"type": "object", "properties": {
-        "total": {"$ref": "https://schemas.acme.com/money.json#/$defs/amount"}}})
+    schema = write(
+        tmp_path / "s.json",
+        {"type": "object", "properties": {"total": {"$ref": "https://schemas.acme.com/money.json#/$defs/amount"}}},
+    )
     assert main(["schema", "check", str(schema), "--schema-resource", "https://schemas.acme.com/=vendor"]) == 2
     assert "reference to 'link.json' leaves" in capsys.readouterr().err
 
@@ -277,11 +364,15 @@ def test_no_spelling_of_a_reference_reads_outside_the_schemas_directory(tmp_path
 
 # -- 3. patterns: \p{…} everywhere, one engine ------------------------------------------------------------
 
+
 def test_unicode_property_patterns_work_in_eval_schema_check_and_both_checkers(tmp_path, capsys):
     """``patternProperties: {"^\\\\p{Letter}+$": …}`` stopped a run with exit 3 ("bad escape \\p") at the first
     prediction holding such an object, while ``schema check`` said the schema was fine."""
-    schema = {"type": "object", "properties": {"name": {"type": "string", "pattern": "^\\p{Lu}"}},
-              "patternProperties": {"^\\p{Letter}+$": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string", "pattern": "^\\p{Lu}"}},
+        "patternProperties": {"^\\p{Letter}+$": {"type": "string"}},
+    }
     path = write(tmp_path / "s.json", schema)
     assert main(["schema", "check", str(path)]) == 0
     capsys.readouterr()
@@ -294,9 +385,17 @@ def test_unicode_property_patterns_work_in_eval_schema_check_and_both_checkers(t
 def test_a_subschema_of_another_draft_still_matches_through_the_bounded_engine():
     """jsonschema checks a subschema naming another ``$schema`` with that draft's own class, which matched
     patterns with Python's ``re``: ``\\p{…}`` was an internal error there, and no match had a time bound."""
-    schema = {"$schema": DRAFT_2020, "properties": {"tag": {"$ref": "#/$defs/tag"}},
-              "$defs": {"tag": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                                "patternProperties": {"^\\p{Letter}+$": {"type": "string"}}}}}
+    schema = {
+        "$schema": DRAFT_2020,
+        "properties": {"tag": {"$ref": "#/$defs/tag"}},
+        "$defs": {
+            "tag": {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "patternProperties": {"^\\p{Letter}+$": {"type": "string"}},
+            }
+        },
+    }
     checker = Conformance(schema)
     assert not checker.compiled
     assert checker.violations({"tag": {"été": 1, "1": 1}}) == [("tag.été", "type")]
@@ -312,9 +411,15 @@ def test_a_pattern_that_does_not_compile_in_a_referenced_file_names_its_pointer(
 
 # -- 4. format, when the user wants it checked ----------------------------------------------------------
 
-FORMATS = {"type": "object", "properties": {
-    "date": {"type": "string", "format": "date"}, "email": {"type": "string", "format": "email"},
-    "ip": {"type": "string", "format": "ipv4"}, "id": {"type": "string", "format": "uuid"}}}
+FORMATS = {
+    "type": "object",
+    "properties": {
+        "date": {"type": "string", "format": "date"},
+        "email": {"type": "string", "format": "email"},
+        "ip": {"type": "string", "format": "ipv4"},
+        "id": {"type": "string", "format": "uuid"},
+    },
+}
 GOOD = {"date": "2020-01-31", "email": "a@b.c", "ip": "10.0.0.1", "id": "2eb8aa08-aa98-11ea-b4aa-73b441d16380"}
 BAD = {"date": "2020-01-32", "email": "nobody", "ip": "10.0.0.256", "id": "2eb8aa08"}
 
@@ -332,8 +437,11 @@ def test_formats_are_annotations_unless_asserted(tmp_path, capsys):
     jsonschema.Draft202012Validator(report_schema).validate(asserted)
 
     def scores(report: dict) -> dict:
-        return {path: {k: v for k, v in row.items() if k != "schema_violations"}
-                for path, row in report["field_metrics"].items()}
+        return {
+            path: {k: v for k, v in row.items() if k != "schema_violations"}
+            for path, row in report["field_metrics"].items()
+        }
+
     assert scores(asserted) == scores(annotated)  # the scores themselves do not change
 
 
@@ -349,11 +457,18 @@ def test_asserted_formats_in_the_compiled_checker_equal_jsonschemas_format_check
 
 def test_a_metaschema_declaring_format_assertion_asserts_formats(tmp_path):
     """The 2020-12 format-assertion vocabulary, declared by a metaschema read with the schema."""
-    write(tmp_path / "meta.json", {
-        "$schema": DRAFT_2020, "$id": "https://example.com/meta",
-        "$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": True,
-                        "https://json-schema.org/draft/2020-12/vocab/format-assertion": False},
-        "allOf": [{"$ref": "https://json-schema.org/draft/2020-12/meta/core"}]})
+    write(
+        tmp_path / "meta.json",
+        {
+            "$schema": DRAFT_2020,
+            "$id": "https://example.com/meta",
+            "$vocabulary": {
+                "https://json-schema.org/draft/2020-12/vocab/core": True,
+                "https://json-schema.org/draft/2020-12/vocab/format-assertion": False,
+            },
+            "allOf": [{"$ref": "https://json-schema.org/draft/2020-12/meta/core"}],
+        },
+    )
     schema = write(tmp_path / "s.json", {**FORMATS, "$schema": "https://example.com/meta"})
     plan = load_schema(schema, resources={"https://example.com/meta": str(tmp_path / "meta.json")})
     assert Counter(Conformance.of(plan).violations(BAD)) == Counter((key, "format") for key in GOOD)
@@ -391,22 +506,28 @@ def slow_iri(monkeypatch):
 def test_an_iri_format_check_reads_a_bounded_value(slow_iri, fallback):
     """Issue 37, item 14: ``format: iri`` took 42 s and 1.3 GB on a 180 KB value, outside record-check-seconds.
     A value over iri-check-chars (1,000) is not given to the checker: it does not conform, and is reported."""
-    schema = {"type": "object", "properties": {"u": {"type": "string", "format": "iri"},
-                                               "r": {"type": "string", "format": "iri-reference"}}}
+    schema = {
+        "type": "object",
+        "properties": {"u": {"type": "string", "format": "iri"}, "r": {"type": "string", "format": "iri-reference"}},
+    }
     checker = Conformance({**schema, "uniqueItems": False} if fallback else schema, assert_formats=True)
     assert checker.compiled is not fallback
     long = "http://example.com/" + "a" * 180_000
     assert checker.violations({"u": long, "r": "http://x/" + "b" * 991}) == [("u", "format")]
     assert slow_iri == [1_000]  # only the value within the bound was read
-    assert checker.take_messages() == ["a value of 180,019 characters was not checked as format 'iri', which reads "
-                                       "at most 1,000 (--limit iri-check-chars): counted as not conforming"]
+    assert checker.take_messages() == [
+        "a value of 180,019 characters was not checked as format 'iri', which reads "
+        "at most 1,000 (--limit iri-check-chars): counted as not conforming"
+    ]
 
 
 def test_format_checks_count_against_record_check_seconds(slow_iri):
     """Many values each within the bound: the record's format checks stop at record-check-seconds (1 s), and
     the record counts one `unchecked` violation, as a slow jsonschema check does."""
-    schema = {"type": "object", "properties": {"links": {"type": "array", "items": {"type": "string",
-                                                                                    "format": "iri"}}}}
+    schema = {
+        "type": "object",
+        "properties": {"links": {"type": "array", "items": {"type": "string", "format": "iri"}}},
+    }
     checker = Conformance(schema, assert_formats=True)
     assert checker.compiled
     import time as clock
@@ -429,25 +550,53 @@ def test_states_of_asserted_and_annotated_formats_are_not_merged(tmp_path, capsy
 
 
 def test_schema_check_lists_the_formats_it_cannot_check(tmp_path, capsys):
-    schema = write(tmp_path / "s.json", {"type": "object", "properties": {
-        "a": {"type": "string", "format": "x-invoice-number"}, "b": {"type": "string", "format": "date"}}})
+    schema = write(
+        tmp_path / "s.json",
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "format": "x-invoice-number"},
+                "b": {"type": "string", "format": "date"},
+            },
+        },
+    )
     assert main(["schema", "check", str(schema), "--assert-formats"]) == 0
     err = capsys.readouterr().err
     assert "/properties/a/format: format 'x-invoice-number' is not checked here" in err and "'date'" not in err
 
 
-@pytest.mark.parametrize("schema, pointer, value", [
-    ({"type": "object", "properties": {"a": {"type": "string"}}, "$id": False}, "/$id", "False"),
-    ({"type": "object", "properties": {"a": {"type": "string"}}, "$defs": {"d": {"$id": 7}}}, "/$defs/d/$id", "7"),
-    ({"$schema": "http://json-schema.org/draft-06/schema#", "type": "object",
-      "properties": {"a": {"type": "string"}}, "$id": ["x"]}, "/$id", "['x']"),
-])
+@pytest.mark.parametrize(
+    "schema, pointer, value",
+    [
+        ({"type": "object", "properties": {"a": {"type": "string"}}, "$id": False}, "/$id", "False"),
+        ({"type": "object", "properties": {"a": {"type": "string"}}, "$defs": {"d": {"$id": 7}}}, "/$defs/d/$id", "7"),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "properties": {"a": {"type": "string"}},
+                "$id": ["x"],
+            },
+            "/$id",
+            "['x']",
+        ),
+    ],
+)
 def test_an_id_that_is_not_a_string_is_refused_in_one_line(tmp_path, capsys, schema, pointer, value):
     """Found by the hostile-schema fuzzer: referencing reads an id with str methods, so an id of another type
     was an internal error (exit 3). It is refused as the metaschema refuses it, naming where it is."""
     path = write(tmp_path / "s.json", schema)
-    for args in (["schema", "check", str(path)], ["eval", str(path), str(jsonl(tmp_path / "g.jsonl", [{"a": "x"}])),
-                                                  str(jsonl(tmp_path / "p.jsonl", [{"a": "x"}])), "-f", "json"]):
+    for args in (
+        ["schema", "check", str(path)],
+        [
+            "eval",
+            str(path),
+            str(jsonl(tmp_path / "g.jsonl", [{"a": "x"}])),
+            str(jsonl(tmp_path / "p.jsonl", [{"a": "x"}])),
+            "-f",
+            "json",
+        ],
+    ):
         assert main(args) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err == [f"stickler: error: {path}: {pointer}: not a valid JSON Schema: {value} is not of type 'string'"]

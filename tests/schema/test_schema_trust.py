@@ -39,14 +39,17 @@ def write(tmp_path):
         path = tmp_path / name
         path.write_bytes(value if isinstance(value, bytes) else json.dumps(value).encode())  # orjson: 254 levels
         return str(path)
+
     return write
 
 
 @pytest.fixture
 def bounds():
     """Set other bounds for one test (``bounds(regex_seconds=0.05)``); the defaults come back after."""
+
     def use(**changes):
         limits.use(dataclasses.replace(limits.DEFAULT, **changes))
+
     yield use
     limits.use(limits.DEFAULT)
 
@@ -65,15 +68,30 @@ def _refused(capsys, write, schema, pointer: str, message: str, commands=("schem
 
 # -- item 5: two fields must never report under one path ---------------------------------------------
 
-@pytest.mark.parametrize("properties, first, second", [
-    ({"a.b": {"type": "string"}, "a": {"type": "object", "properties": {"b": {"type": "string"}}}},
-     "/properties/a.b", "/properties/a/properties/b"),
-    ({"a": {"type": "object", "properties": {"b": {"type": "string"}}}, "a.b": {"type": "string"}},
-     "/properties/a/properties/b", "/properties/a.b"),
-    ({"a": {"type": "array", "items": {"type": "object", "properties": {"b.c": {"type": "number"}}}},
-      "a.b": {"type": "object", "properties": {"c": {"type": "number"}}}},
-     "/properties/a/items/properties/b.c", "/properties/a.b/properties/c"),
-])
+
+@pytest.mark.parametrize(
+    "properties, first, second",
+    [
+        (
+            {"a.b": {"type": "string"}, "a": {"type": "object", "properties": {"b": {"type": "string"}}}},
+            "/properties/a.b",
+            "/properties/a/properties/b",
+        ),
+        (
+            {"a": {"type": "object", "properties": {"b": {"type": "string"}}}, "a.b": {"type": "string"}},
+            "/properties/a/properties/b",
+            "/properties/a.b",
+        ),
+        (
+            {
+                "a": {"type": "array", "items": {"type": "object", "properties": {"b.c": {"type": "number"}}}},
+                "a.b": {"type": "object", "properties": {"c": {"type": "number"}}},
+            },
+            "/properties/a/items/properties/b.c",
+            "/properties/a.b/properties/c",
+        ),
+    ],
+)
 def test_two_fields_on_one_report_path_are_refused(capsys, write, properties, first, second):
     schema = {"type": "object", "properties": properties}
     with pytest.raises(SchemaError) as info:
@@ -86,18 +104,31 @@ def test_two_fields_on_one_report_path_are_refused(capsys, write, properties, fi
 
 def test_a_property_named_like_the_document_row_is_refused(capsys, write):
     """Violations of the whole record are counted under '$'; a field there would show them as its own."""
-    _refused(capsys, write, {"type": "object", "properties": {"$": {"type": "string"}}}, "/properties/$",
-             "would report as the document itself")
+    _refused(
+        capsys,
+        write,
+        {"type": "object", "properties": {"$": {"type": "string"}}},
+        "/properties/$",
+        "would report as the document itself",
+    )
 
 
 def test_dotted_names_without_a_collision_keep_their_paths():
-    plan = st.compile_schema({"type": "object", "properties": {"a.b": {"type": "string"}, "x[0]": {"type": "number"},
-                                                               "a": {"type": "object", "properties": {
-                                                                   "c": {"type": "string"}}}}})
+    plan = st.compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "a.b": {"type": "string"},
+                "x[0]": {"type": "number"},
+                "a": {"type": "object", "properties": {"c": {"type": "string"}}},
+            },
+        }
+    )
     assert [f.path for f in plan.fields] == ["a.b", "x[0]", "a", "a.c"]
 
 
 # -- item 9: nothing is ever fetched --------------------------------------------------------------------
+
 
 @pytest.fixture
 def server():
@@ -139,10 +170,13 @@ def test_the_server_would_count_a_fetch(server):
     assert len(errors) == 1 and requests == ["/s.json"]
 
 
-@pytest.mark.parametrize("keyword, pointer", [
-    ("$dynamicRef", "/properties/a/$dynamicRef"),
-    ("$ref", "/properties/a/allOf/0/$ref"),
-])
+@pytest.mark.parametrize(
+    "keyword, pointer",
+    [
+        ("$dynamicRef", "/properties/a/$dynamicRef"),
+        ("$ref", "/properties/a/allOf/0/$ref"),
+    ],
+)
 def test_references_to_urls_are_refused_at_load_time_and_never_fetched(capsys, write, server, keyword, pointer):
     url, requests = server
     target = {keyword: f"{url}/schema.json"}
@@ -168,11 +202,16 @@ def test_the_fallback_validator_itself_fetches_nothing(server):
 
 
 def test_identifiers_and_anchors_still_resolve_without_a_network():
-    schema = {"$id": "http://example.invalid/root.json", "type": "object",
-              "$defs": {"n": {"$anchor": "num", "type": "number"}, "s": {"$id": "strings.json", "type": "string"}},
-              "properties": {"a": {"type": "number", "allOf": [{"$ref": "#num"}]},
-                             "b": {"type": "string", "allOf": [{"$ref": "strings.json"}], "uniqueItems": True},
-                             "c": {"type": "number", "allOf": [{"$ref": "http://example.invalid/root.json#/$defs/n"}]}}}
+    schema = {
+        "$id": "http://example.invalid/root.json",
+        "type": "object",
+        "$defs": {"n": {"$anchor": "num", "type": "number"}, "s": {"$id": "strings.json", "type": "string"}},
+        "properties": {
+            "a": {"type": "number", "allOf": [{"$ref": "#num"}]},
+            "b": {"type": "string", "allOf": [{"$ref": "strings.json"}], "uniqueItems": True},
+            "c": {"type": "number", "allOf": [{"$ref": "http://example.invalid/root.json#/$defs/n"}]},
+        },
+    }
     checker = Conformance(st.compile_schema(schema).schema)
     assert not checker.compiled
     assert sorted(checker.violations({"a": "x", "b": 1, "c": 2})) == [("a", "type")] * 2 + [("b", "type")] * 2
@@ -181,22 +220,27 @@ def test_identifiers_and_anchors_still_resolve_without_a_network():
 
 # -- item 10: exponential $ref fan-out is refused quickly ------------------------------------------------
 
+
 def fan_out(depth: int, through: str) -> dict:
     """Definitions that each refer to the next twice: 2**depth subschemas once expanded."""
     defs: dict = {}
     for i in range(depth):
         twice = [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]
-        defs[f"d{i}"] = ({"type": "object", "properties": dict(zip("ab", twice))} if through == "properties"
-                         else {"allOf": twice})
+        defs[f"d{i}"] = (
+            {"type": "object", "properties": dict(zip("ab", twice))} if through == "properties" else {"allOf": twice}
+        )
     defs[f"d{depth}"] = {"type": "string"}
     root = {"$ref": "#/$defs/d0"} if through == "properties" else {"type": "string", "allOf": [{"$ref": "#/$defs/d0"}]}
     return {"type": "object", "$defs": defs, "properties": {"root": root}}
 
 
-@pytest.mark.parametrize("through, message", [
-    ("properties", "more than 10,000 fields once references are followed"),
-    ("allOf", "expands to more than 100,000 subschemas once its references are followed"),
-])
+@pytest.mark.parametrize(
+    "through, message",
+    [
+        ("properties", "more than 10,000 fields once references are followed"),
+        ("allOf", "expands to more than 100,000 subschemas once its references are followed"),
+    ],
+)
 def test_exponential_fan_out_is_refused_at_its_bound_not_after_expanding(capsys, monkeypatch, write, through, message):
     """2**30 subschemas once expanded (38 s and 300 MB at depth 14 before the bounds). The work is counted, not
     timed: at most the bound's fields are compiled, or the size check expands each subschema at most twice."""
@@ -229,11 +273,11 @@ def test_exponential_fan_out_is_refused_at_its_bound_not_after_expanding(capsys,
 
 
 def test_fan_out_within_the_bounds_compiles_and_the_bounds_can_be_raised(bounds):
-    assert len(st.compile_schema(fan_out(8, "properties")).fields) == 2 ** 9 - 1
+    assert len(st.compile_schema(fan_out(8, "properties")).fields) == 2**9 - 1
     with pytest.raises(SchemaError, match="more than 10,000 fields"):
         st.compile_schema(fan_out(13, "properties"))
     bounds(plan_fields=20_000)
-    assert len(st.compile_schema(fan_out(13, "properties")).fields) == 2 ** 14 - 1
+    assert len(st.compile_schema(fan_out(13, "properties")).fields) == 2**14 - 1
     bounds(schema_nodes=1_000)
     with pytest.raises(SchemaError, match="more than 1,000 subschemas"):
         st.compile_schema(fan_out(12, "allOf"))
@@ -244,14 +288,26 @@ def test_fan_out_within_the_bounds_compiles_and_the_bounds_can_be_raised(bounds)
 CATASTROPHIC = "^(a|aa)+$"  # exponential backtracking on "aaaa…!" (with re and with regex)
 
 
-@pytest.mark.parametrize("schema", [
-    {"type": "object", "properties": {"a": {"type": "string", "pattern": CATASTROPHIC}}},
-    {"type": "object", "properties": {"a": {"type": "string", "pattern": CATASTROPHIC, "uniqueItems": True}}},
-    {"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {CATASTROPHIC: True},
-     "additionalProperties": False},
-    {"type": "object", "properties": {"a": {"type": "string"}}, "patternProperties": {CATASTROPHIC: True},
-     "unevaluatedProperties": False},
-], ids=["compiled", "jsonschema", "additionalProperties", "unevaluatedProperties"])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"a": {"type": "string", "pattern": CATASTROPHIC}}},
+        {"type": "object", "properties": {"a": {"type": "string", "pattern": CATASTROPHIC, "uniqueItems": True}}},
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "patternProperties": {CATASTROPHIC: True},
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "patternProperties": {CATASTROPHIC: True},
+            "unevaluatedProperties": False,
+        },
+    ],
+    ids=["compiled", "jsonschema", "additionalProperties", "unevaluatedProperties"],
+)
 def test_a_catastrophic_pattern_times_out_is_counted_and_then_abandoned(bounds, schema):
     bounds(regex_seconds=0.05, regex_timeouts=4)
     checker = Conformance(st.compile_schema(schema).schema)
@@ -272,8 +328,11 @@ def test_the_timeout_budget_is_the_runs_not_each_patterns(bounds):
     """A thousand hostile patterns share regex-timeouts: the run pays at most that many timeouts."""
     bounds(regex_seconds=0.05, regex_timeouts=4)
     patterns = {f"^(a|aa)+z{{0,{k}}}$": True for k in range(1, 1001)}
-    checker = Conformance(st.compile_schema({"type": "object", "properties": {"x": {"type": "string"}},
-                                             "patternProperties": patterns}).schema)
+    checker = Conformance(
+        st.compile_schema(
+            {"type": "object", "properties": {"x": {"type": "string"}}, "patternProperties": patterns}
+        ).schema
+    )
     started = time.process_time()
     for _ in range(3):
         checker.violations({"x": "q", "a" * 60 + "b": 1})
@@ -283,20 +342,29 @@ def test_the_timeout_budget_is_the_runs_not_each_patterns(bounds):
 
 
 def test_patterns_keep_their_meaning_and_gain_unicode_classes():
-    checker = Conformance({"properties": {"d": {"pattern": r"^\d{4}-\d{2}$"}, "n": {"pattern": r"^\p{Letter}+$"},
-                                          "e": {"pattern": "b$"}}})
+    checker = Conformance(
+        {"properties": {"d": {"pattern": r"^\d{4}-\d{2}$"}, "n": {"pattern": r"^\p{Letter}+$"}, "e": {"pattern": "b$"}}}
+    )
     assert checker.compiled
     assert checker.violations({"d": "2024-01", "n": "Ärger", "e": "ab\n"}) == []  # '$' before a final newline, as re
-    assert sorted(checker.violations({"d": "2024-1", "n": "a1", "e": "ba"})) == [("d", "pattern"), ("e", "pattern"),
-                                                                                ("n", "pattern")]
+    assert sorted(checker.violations({"d": "2024-1", "n": "a1", "e": "ba"})) == [
+        ("d", "pattern"),
+        ("e", "pattern"),
+        ("n", "pattern"),
+    ]
 
 
-@pytest.mark.parametrize("prop, pointer", [
-    ({"type": "string", "pattern": "(("}, "/properties/a/pattern"),
-    ({"type": "object", "patternProperties": {"[a-": {}}, "properties": {"b": {"type": "string"}}},
-     "/properties/a/patternProperties/[a-"),
-    ({"type": "string", "allOf": [{"$ref": "#/$defs/p"}]}, "/$defs/p/pattern"),
-])
+@pytest.mark.parametrize(
+    "prop, pointer",
+    [
+        ({"type": "string", "pattern": "(("}, "/properties/a/pattern"),
+        (
+            {"type": "object", "patternProperties": {"[a-": {}}, "properties": {"b": {"type": "string"}}},
+            "/properties/a/patternProperties/[a-",
+        ),
+        ({"type": "string", "allOf": [{"$ref": "#/$defs/p"}]}, "/$defs/p/pattern"),
+    ],
+)
 def test_a_pattern_that_does_not_compile_is_refused_at_load_time(capsys, write, prop, pointer):
     schema = {"type": "object", "$defs": {"p": {"pattern": "a)"}}, "properties": {"a": prop}}
     if "$ref" not in str(prop):
@@ -304,18 +372,23 @@ def test_a_pattern_that_does_not_compile_is_refused_at_load_time(capsys, write, 
     _refused(capsys, write, schema, pointer, "is not a valid regular expression")
 
 
-@pytest.mark.parametrize("pattern, size", [
-    ("a{10000000}", 10_000_000),  # 2.6 GB to compile
-    ("((a{1000}){1000}){1000}", 10 ** 9),  # more memory than the machine has
-    ("(?:ab){500000,}", 1_500_000),  # (?:ab) counts 3 units: an over-estimate, never an under-estimate
-])
+@pytest.mark.parametrize(
+    "pattern, size",
+    [
+        ("a{10000000}", 10_000_000),  # 2.6 GB to compile
+        ("((a{1000}){1000}){1000}", 10**9),  # more memory than the machine has
+        ("(?:ab){500000,}", 1_500_000),  # (?:ab) counts 3 units: an over-estimate, never an under-estimate
+    ],
+)
 def test_a_pattern_too_large_to_compile_is_refused_before_compiling(capsys, write, bounds, pattern, size):
     started = time.perf_counter()
     schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}
     _refused(capsys, write, schema, "/properties/a/pattern", f"would compile to about {size:,} units")
     assert time.perf_counter() - started < 5
-    many = {"type": "object", "properties": {f"p{k}": {"type": "string", "pattern": f"^{k}x{{30000}}$"}
-                                              for k in range(4)}}
+    many = {
+        "type": "object",
+        "properties": {f"p{k}": {"type": "string", "pattern": f"^{k}x{{30000}}$"} for k in range(4)},
+    }
     with pytest.raises(SchemaError, match="may take 100,000 together") as info:
         st.compile_schema(many)  # the patterns of a schema share the bound
     assert info.value.pointer == "/properties/p3/pattern"
@@ -323,16 +396,22 @@ def test_a_pattern_too_large_to_compile_is_refused_before_compiling(capsys, writ
     assert len(st.compile_schema(many).fields) == 4
 
 
-@pytest.mark.parametrize("where, pattern", [
-    ("pattern", "(?x)(?:(?:a{1000}) {100}) {100}"),  # 10 million units read as 1,203: 2.8 GB, before
-    ("pattern", "(?ix-s:(?:a{1000}) # (\n{1000})"),  # a comment hiding a parenthesis
-    ("patternProperties", "(?:a{1000})(?V0x: {1000})"),  # scoped, with the version flag beside it
-])
+@pytest.mark.parametrize(
+    "where, pattern",
+    [
+        ("pattern", "(?x)(?:(?:a{1000}) {100}) {100}"),  # 10 million units read as 1,203: 2.8 GB, before
+        ("pattern", "(?ix-s:(?:a{1000}) # (\n{1000})"),  # a comment hiding a parenthesis
+        ("patternProperties", "(?:a{1000})(?V0x: {1000})"),  # scoped, with the version flag beside it
+    ],
+)
 def test_verbose_mode_is_refused_before_compiling(capsys, write, where, pattern):
     """In verbose mode whitespace and comments are not characters, so the size read before compiling is wrong;
     ECMA-262, whose syntax JSON Schema's patterns are, has no such flag."""
-    prop = {"type": "string", "pattern": pattern} if where == "pattern" else {
-        "type": "object", "patternProperties": {pattern: {}}}
+    prop = (
+        {"type": "string", "pattern": pattern}
+        if where == "pattern"
+        else {"type": "object", "patternProperties": {pattern: {}}}
+    )
     schema = {"type": "object", "properties": {"a": prop}}
     pointer = "/properties/a/pattern" if where == "pattern" else f"/properties/a/patternProperties/{pattern}"
     tracemalloc.start()
@@ -343,12 +422,15 @@ def test_verbose_mode_is_refused_before_compiling(capsys, write, where, pattern)
     _refused(capsys, write, schema, pointer, "which JSON Schema's regular expressions (ECMA-262) do not have")
 
 
-@pytest.mark.parametrize("pattern", [
-    "(?#[)a{5000000}]",  # a comment holding "[": read as a class to the last "]", 2 units (1.4 GB to compile)
-    "\\g{a{5000000}}",  # \g{ is no braced escape: "g{", then a{5000000} (read as one atom, 2 units)
-    "(?:(?:a{100}(?#()){100}(?#()){100}",  # a comment's "(" nested the repeats wrongly (302 units read)
-    "[[:alpha:](](?:(?:a{100}){100}){100}",  # a POSIX class's "]" ended the class, and "(" opened a group
-])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(?#[)a{5000000}]",  # a comment holding "[": read as a class to the last "]", 2 units (1.4 GB to compile)
+        "\\g{a{5000000}}",  # \g{ is no braced escape: "g{", then a{5000000} (read as one atom, 2 units)
+        "(?:(?:a{100}(?#()){100}(?#()){100}",  # a comment's "(" nested the repeats wrongly (302 units read)
+        "[[:alpha:](](?:(?:a{100}){100}){100}",  # a POSIX class's "]" ended the class, and "(" opened a group
+    ],
+)
 def test_the_size_is_read_as_the_engine_reads_comments_escapes_and_classes(pattern):
     """Found by review: the estimate read these constructs otherwise than the regex package, which built a
     million units or more where it read a few."""
@@ -357,11 +439,14 @@ def test_the_size_is_read_as_the_engine_reads_comments_escapes_and_classes(patte
     assert info.value.pointer == "/properties/a/pattern"
 
 
-@pytest.mark.parametrize("pattern, flag", [
-    ("(?V1)[[a]--[b]]", "version 1 syntax (?V1)"),
-    ("(?fi)[ß-ﬗ]{90000}", "full case folding (?f)"),  # read as 90,002 units: 3.5 GB (found by review)
-    ("(?fi:[ß-ﬗ]{90000})", "full case folding (?f)"),
-])
+@pytest.mark.parametrize(
+    "pattern, flag",
+    [
+        ("(?V1)[[a]--[b]]", "version 1 syntax (?V1)"),
+        ("(?fi)[ß-ﬗ]{90000}", "full case folding (?f)"),  # read as 90,002 units: 3.5 GB (found by review)
+        ("(?fi:[ß-ﬗ]{90000})", "full case folding (?f)"),
+    ],
+)
 def test_flags_under_which_the_size_is_not_read_are_refused_as_verbose_mode_is(pattern, flag):
     with pytest.raises(SchemaError, match=re.escape(f"turns on {flag}")):
         st.compile_schema({"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}})
@@ -383,8 +468,13 @@ def test_verbose_mode_turned_off_or_only_written_is_not_refused():
 @pytest.mark.parametrize("weight", [5e-324, 1e-7, 1e7, 1e308, 0, -1])
 def test_weights_beyond_what_float64_adds_are_refused(weight):
     """5e-324 weights scored a wrong prediction 1.0 (the weight sums underflowed), 1e308 weights scored NaN."""
-    schema = {"type": "object", "properties": {"id": {"type": "string", "x-aws-stickler-weight": weight},
-                                               "name": {"type": "string", "x-aws-stickler-weight": weight}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "x-aws-stickler-weight": weight},
+            "name": {"type": "string", "x-aws-stickler-weight": weight},
+        },
+    }
     with pytest.raises(SchemaError, match="must be a number from 0.000001 to 1,000,000") as info:
         st.compile_schema(schema)
     assert info.value.pointer == "/properties/id/x-aws-stickler-weight"
@@ -393,10 +483,18 @@ def test_weights_beyond_what_float64_adds_are_refused(weight):
 @pytest.mark.parametrize("weight", [1e-6, 1e6])
 def test_the_extreme_weights_allowed_still_score_in_the_unit_interval(weight):
     """At either bound the score is the weighted mean it should be: id right, name 3/5 (Levenshtein 0.6)."""
-    schema = {"type": "object", "properties": {
-        "id": {"type": "string", "x-aws-stickler-weight": weight},
-        "name": {"type": "string", "x-aws-stickler-comparator": "LevenshteinComparator",
-                 "x-aws-stickler-threshold": 0.5, "x-aws-stickler-weight": 1.0}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "x-aws-stickler-weight": weight},
+            "name": {
+                "type": "string",
+                "x-aws-stickler-comparator": "LevenshteinComparator",
+                "x-aws-stickler-threshold": 0.5,
+                "x-aws-stickler-weight": 1.0,
+            },
+        },
+    }
     result = st.compare(st.compile_schema(schema), {"id": "a", "name": "abcde"}, {"id": "a", "name": "abcxx"})
     assert result.score == pytest.approx((weight * 1.0 + 1.0 * 0.6) / (weight + 1.0), rel=1e-12)
 
@@ -404,12 +502,21 @@ def test_the_extreme_weights_allowed_still_score_in_the_unit_interval(weight):
 def test_legitimate_patterns_are_small():
     from stickler_cli.schema.patterns import unrolled_size
 
-    sizes = [unrolled_size(p) for p in (r"^\d{4}-\d{2}-\d{2}$", "^[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}$",
-                                        r"^\p{Letter}{2,64}$", "^.{1,255}$", r"^[\w.+-]+@[\w-]+\.[\w.]+$")]
+    sizes = [
+        unrolled_size(p)
+        for p in (
+            r"^\d{4}-\d{2}-\d{2}$",
+            "^[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}$",
+            r"^\p{Letter}{2,64}$",
+            "^.{1,255}$",
+            r"^[\w.+-]+@[\w-]+\.[\w.]+$",
+        )
+    ]
     assert sizes == [12, 18, 4, 3, 7]
 
 
 # -- item 12: malformed keyword values, cycles and depth: exit 2 naming the pointer -----------------------
+
 
 def _nested(levels: int, keyword: str) -> dict:
     node: dict = {"type": "string"}
@@ -425,20 +532,35 @@ MALFORMED = [
     ({"type": "string", "format": ["date"]}, "/properties/a/format", "['date'] is not of type 'string'"),
     ({"type": "string", "maxLength": -1}, "/properties/a/maxLength", "not a valid JSON Schema"),
     ({"type": "string", "enum": "abc"}, "/properties/a/enum", "'abc' is not of type 'array'"),
-    ({"type": "object", "properties": {"b": {"type": "string"}}, "required": "b"}, "/properties/a/required",
-     "'b' is not of type 'array'"),
+    (
+        {"type": "object", "properties": {"b": {"type": "string"}}, "required": "b"},
+        "/properties/a/required",
+        "'b' is not of type 'array'",
+    ),
     ({"type": "array", "items": [{"type": "string"}]}, "/properties/a/items", "not a valid JSON Schema"),
     ({"type": "string", "anyOf": []}, "/properties/a/anyOf", "should be non-empty"),
     ({"type": "string", "$ref": 5}, "/properties/a/$ref", "5 is not of type 'string'"),
-    ({"type": "string", "allOf": [{"$ref": "#/properties/a/type"}]}, "/properties/a/allOf/0/$ref",
-     "does not point at a schema object"),
+    (
+        {"type": "string", "allOf": [{"$ref": "#/properties/a/type"}]},
+        "/properties/a/allOf/0/$ref",
+        "does not point at a schema object",
+    ),
     ({"type": "string", "allOf": [{"$ref": "#/$defs/nowhere"}]}, "/properties/a/allOf/0/$ref", "points at nothing"),
-    ({"type": "string", "allOf": [{"$ref": "#nowhere"}]}, "/properties/a/allOf/0/$ref",
-     "names an anchor that no subschema declares"),
-    ({"type": "string", "allOf": [_nested(400, "allOf")]}, "/properties/a/allOf/0" + "/allOf/0" * 63,
-     "subschemas nested more than 64 levels deep"),
-    ({"type": "string", "not": _nested(400, "not")}, "/properties/a" + "/not" * 64,
-     "subschemas nested more than 64 levels deep"),
+    (
+        {"type": "string", "allOf": [{"$ref": "#nowhere"}]},
+        "/properties/a/allOf/0/$ref",
+        "names an anchor that no subschema declares",
+    ),
+    (
+        {"type": "string", "allOf": [_nested(400, "allOf")]},
+        "/properties/a/allOf/0" + "/allOf/0" * 63,
+        "subschemas nested more than 64 levels deep",
+    ),
+    (
+        {"type": "string", "not": _nested(400, "not")},
+        "/properties/a" + "/not" * 64,
+        "subschemas nested more than 64 levels deep",
+    ),
 ]
 
 
@@ -451,18 +573,38 @@ def test_malformed_keyword_values_are_refused_by_every_command(capsys, write, pr
     _refused(capsys, write, schema, pointer, message)
 
 
-@pytest.mark.parametrize("schema, pointer, message", [
-    ({"type": "object", "properties": {"a": {"type": "string"}}, "allOf": [{"$ref": "#"}]}, "/allOf/0/$ref",
-     "leads back to / without descending into a property or an item (/ → /allOf/0 → /)"),
-    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
-      "$defs": {"A": {"type": "string", "anyOf": [{"not": {"$ref": "#/$defs/B"}}]},
-                "B": {"oneOf": [{"$ref": "#/$defs/A"}]}}},
-     "/$defs/B/oneOf/0/$ref", "leads back to /$defs/A"),
-    ({"$schema": 5, "type": "object", "properties": {"a": {"type": "string"}}}, "/$schema", "must be the URI"),
-    ({"$schema": "http://json-schema.org/draft-06/schema#", "type": "object",
-      "properties": {"a": {"type": "string", "allOf": [{"$ref": 5}]}}}, "/properties/a/allOf/0/$ref",
-     "not a valid JSON Schema: 5 is not of type 'string'"),
-])
+@pytest.mark.parametrize(
+    "schema, pointer, message",
+    [
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "allOf": [{"$ref": "#"}]},
+            "/allOf/0/$ref",
+            "leads back to / without descending into a property or an item (/ → /allOf/0 → /)",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"$ref": "#/$defs/A"}},
+                "$defs": {
+                    "A": {"type": "string", "anyOf": [{"not": {"$ref": "#/$defs/B"}}]},
+                    "B": {"oneOf": [{"$ref": "#/$defs/A"}]},
+                },
+            },
+            "/$defs/B/oneOf/0/$ref",
+            "leads back to /$defs/A",
+        ),
+        ({"$schema": 5, "type": "object", "properties": {"a": {"type": "string"}}}, "/$schema", "must be the URI"),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "type": "object",
+                "properties": {"a": {"type": "string", "allOf": [{"$ref": 5}]}},
+            },
+            "/properties/a/allOf/0/$ref",
+            "not a valid JSON Schema: 5 is not of type 'string'",
+        ),
+    ],
+)
 def test_cycles_on_one_value_and_odd_roots_are_refused(capsys, write, schema, pointer, message):
     _refused(capsys, write, schema, pointer, message)
 
@@ -487,8 +629,9 @@ def test_objects_nested_too_deeply_keep_their_message_and_the_bound_can_be_raise
 
 def test_a_list_of_types_inside_anyof_compiles():
     """Valid, and an internal error before: a type list among the alternatives makes the field 'mixed'."""
-    plan = st.compile_schema({"type": "object", "properties": {
-        "a": {"anyOf": [{"type": ["string", "null"]}, {"type": "integer"}]}}})
+    plan = st.compile_schema(
+        {"type": "object", "properties": {"a": {"anyOf": [{"type": ["string", "null"]}, {"type": "integer"}]}}}
+    )
     assert (plan.fields[0].json_type, plan.fields[0].comparator_name) == ("mixed", "ExactComparator")
 
 
@@ -504,9 +647,14 @@ def test_a_record_too_deep_to_check_is_one_violation_not_an_internal_error(capsy
     deep: object = {"x": 1}
     for _ in range(950):
         deep = {"c": deep}
-    recursive = {"$defs": {"n": {"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}}}},
-                 "type": "object", "properties": {"a": {"type": "string"}, "d": {
-                     "type": "object", "properties": {"x": {"type": "integer"}}, "allOf": [{"$ref": "#/$defs/n"}]}}}
+    recursive = {
+        "$defs": {"n": {"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}}}},
+        "type": "object",
+        "properties": {
+            "a": {"type": "string"},
+            "d": {"type": "object", "properties": {"x": {"type": "integer"}}, "allOf": [{"$ref": "#/$defs/n"}]},
+        },
+    }
     for schema in (recursive, {**recursive, "uniqueItems": True}):
         checker = Conformance(schema)
         assert checker.compiled is ("uniqueItems" not in schema)
@@ -516,9 +664,10 @@ def test_a_record_too_deep_to_check_is_one_violation_not_an_internal_error(capsy
     path = write("s.json", recursive)
     # The text json.dumps({"a": "x", "d": deep}) gives, written without recursing: json.dumps itself goes 951
     # levels deep, within a few frames of Python's recursion limit, and past it under pytest-xdist's deeper stack.
-    predictions = ('{"a": "x", "d": ' + '{"c": ' * 950 + '{"x": 1}' + '}' * 951).encode() + b'\n{"a": "y"}\n'
-    code, out, err = _cli(capsys, "eval", path, write("g.jsonl", b'{"a": "x"}\n{"a": "y"}\n'),
-                          write("p.jsonl", predictions), "-f", "json")
+    predictions = ('{"a": "x", "d": ' + '{"c": ' * 950 + '{"x": 1}' + "}" * 951).encode() + b'\n{"a": "y"}\n'
+    code, out, err = _cli(
+        capsys, "eval", path, write("g.jsonl", b'{"a": "x"}\n{"a": "y"}\n'), write("p.jsonl", predictions), "-f", "json"
+    )
     assert code == 0, err
     report = orjson.loads(out)
     assert report["schema_conformance"]["schema_valid"] == 1
@@ -527,9 +676,30 @@ def test_a_record_too_deep_to_check_is_one_violation_not_an_internal_error(capsy
 
 # -- item 18: an enum of 200,000 values is a hashed lookup -----------------------------------------------
 
+
 def test_json_keys_follow_json_equality():
-    values = [1, 1.0, True, False, 0, None, "1", [1, {"a": 2.0}], [1.0, {"a": 2}], {"a": [True]}, {"a": [1]},
-              -0.0, 0.0, 10 ** 20, 1e20, 2 ** 53 + 1, float(2 ** 53), "", [], {}]
+    values = [
+        1,
+        1.0,
+        True,
+        False,
+        0,
+        None,
+        "1",
+        [1, {"a": 2.0}],
+        [1.0, {"a": 2}],
+        {"a": [True]},
+        {"a": [1]},
+        -0.0,
+        0.0,
+        10**20,
+        1e20,
+        2**53 + 1,
+        float(2**53),
+        "",
+        [],
+        {},
+    ]
     for a in values:
         for b in values:
             assert (json_key(a) == json_key(b)) is json_equal(a, b), (a, b)
@@ -580,14 +750,23 @@ def test_a_schema_applying_itself_twice_per_level_is_checked_in_linear_time():
 
     from stickler_cli.schema.conformance import Conformance
 
-    schema = {"type": "object", "properties": {"d": {"$ref": "#/$defs/d"}},
-              "$defs": {"d": {"type": "object", "allOf": [{"properties": {"a": {"$ref": "#/$defs/d"}}},
-                                                          {"properties": {"a": {"$ref": "#/$defs/d"}}}]}}}
+    schema = {
+        "type": "object",
+        "properties": {"d": {"$ref": "#/$defs/d"}},
+        "$defs": {
+            "d": {
+                "type": "object",
+                "allOf": [{"properties": {"a": {"$ref": "#/$defs/d"}}}, {"properties": {"a": {"$ref": "#/$defs/d"}}}],
+            }
+        },
+    }
     checker = Conformance(schema)
     assert checker.compiled
     record = {"d": {"a": {"a": 5}}}
-    expected = [(".".join(map(str, e.absolute_path)), e.validator)
-                for e in jsonschema.Draft202012Validator(schema).iter_errors(record)]
+    expected = [
+        (".".join(map(str, e.absolute_path)), e.validator)
+        for e in jsonschema.Draft202012Validator(schema).iter_errors(record)
+    ]
     assert sorted(checker.violations(record)) == sorted(expected) == [("d.a.a", "type")] * 4
     deep: dict = {}
     node = deep
@@ -608,7 +787,8 @@ def test_a_schema_applying_itself_twice_per_level_is_checked_in_linear_time():
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert checker.take_messages() == [
-        "more than 100,000 violations in one record: counted as one violation ('unchecked')"]
+        "more than 100,000 violations in one record: counted as one violation ('unchecked')"
+    ]
 
 
 def test_infinity_is_a_multiple_of_nothing_in_both_checkers():
@@ -625,8 +805,14 @@ def test_jsonschema_checks_a_record_within_its_deadline_then_stops_checking(boun
     bounds(record_check_seconds=0.2, record_check_timeouts=2)
     defs = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(14)}
     defs["d14"] = {"type": "string"}
-    checker = Conformance({"type": "object", "uniqueItems": True, "$defs": defs,
-                           "properties": {"a": {"type": ["string", "integer"], "anyOf": [{"$ref": "#/$defs/d0"}]}}})
+    checker = Conformance(
+        {
+            "type": "object",
+            "uniqueItems": True,
+            "$defs": defs,
+            "properties": {"a": {"type": ["string", "integer"], "anyOf": [{"$ref": "#/$defs/d0"}]}},
+        }
+    )
     assert not checker.compiled
     started = time.process_time()
     found = [checker.violations({"a": k}) for k in range(20)]
@@ -650,11 +836,16 @@ def test_a_huge_enum_of_mixed_values_is_checked_for_uniqueness_by_hash(tmp_path,
     real = jsonschema._utils.equal
     monkeypatch.setattr(jsonschema._utils, "equal", lambda a, b: compared.append(1) or real(a, b))
     values = [f"v{i}" for i in range(30_000)] + [1, True, 1.5, None, {"a": [1]}, [1, "1"], "v7"]
-    schema = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
-              "properties": {"x": {"enum": values}}}
+    schema = {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "type": "object",
+        "properties": {"x": {"enum": values}},
+    }
     path = tmp_path / "s.json"
     path.write_text(json.dumps(schema))
-    with pytest.raises(SchemaError, match=r"s\.json: /\$schema: '\$schema' names draft 4, which stickler does not read"):
+    with pytest.raises(
+        SchemaError, match=r"s\.json: /\$schema: '\$schema' names draft 4, which stickler does not read"
+    ):
         load_schema(str(path))
     assert compared == []
     path.write_text(json.dumps({**schema, "$schema": "http://json-schema.org/draft-06/schema#"}))
@@ -664,24 +855,38 @@ def test_a_huge_enum_of_mixed_values_is_checked_for_uniqueness_by_hash(tmp_path,
 
 # -- issue 37: a schema file is read up to --limit schema-bytes, never until memory runs out --------------
 
+
 def test_schema_files_are_read_up_to_the_schema_bytes_limit(capsys, write, tmp_path):
     """`stickler schema check /dev/zero` read until the kernel killed it. A schema, and each file its references
     read, is read up to the bound (16 MiB) and no further: exit 2, one line naming the file or the reference."""
     assert limits.DEFAULT.schema_bytes == 16 * 2**20
-    for args in (["schema", "check", "/dev/zero"], ["eval", "/dev/zero", "/dev/null", "/dev/null"],
-                 ["compare", "/dev/zero", "{}", "{}"]):
+    for args in (
+        ["schema", "check", "/dev/zero"],
+        ["eval", "/dev/zero", "/dev/null", "/dev/null"],
+        ["compare", "/dev/zero", "{}", "{}"],
+    ):
         code, out, err = _cli(capsys, *args)
-        assert (code, out, err) == (2, "", "stickler: error: /dev/zero: /: schema file holds over 16,777,216 bytes "
-                                          "(the schema-bytes limit; --limit schema-bytes=N raises it)\n"), args
+        assert (code, out, err) == (
+            2,
+            "",
+            "stickler: error: /dev/zero: /: schema file holds over 16,777,216 bytes "
+            "(the schema-bytes limit; --limit schema-bytes=N raises it)\n",
+        ), args
     money = {"type": "number", "description": "x" * 300}
     (tmp_path / "money.json").write_text(json.dumps(money))
     schema = write("s.json", {"type": "object", "properties": {"total": {"$ref": "money.json"}}})
     size = (tmp_path / "s.json").stat().st_size
     assert size < 100 < len(json.dumps(money))
     code, _, err = _cli(capsys, "schema", "check", schema, "--limit", "schema-bytes=200")
-    assert (code, err) == (2, f"stickler: error: {schema}: /properties/total/$ref: referenced file 'money.json' holds "
-                              "over 200 bytes (the schema-bytes limit; --limit schema-bytes=N raises it)\n")
+    assert (code, err) == (
+        2,
+        f"stickler: error: {schema}: /properties/total/$ref: referenced file 'money.json' holds "
+        "over 200 bytes (the schema-bytes limit; --limit schema-bytes=N raises it)\n",
+    )
     code, _, err = _cli(capsys, "schema", "check", schema, "--limit", f"schema-bytes={size - 1}")
-    assert (code, err) == (2, f"stickler: error: {schema}: /: schema file holds over {size - 1:,} bytes (the "
-                              "schema-bytes limit; --limit schema-bytes=N raises it)\n")
+    assert (code, err) == (
+        2,
+        f"stickler: error: {schema}: /: schema file holds over {size - 1:,} bytes (the "
+        "schema-bytes limit; --limit schema-bytes=N raises it)\n",
+    )
     assert _cli(capsys, "schema", "check", schema, "--limit", "schema-bytes=400")[0] == 0  # both files within it

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 
-def write_case(folder: Path, schema: dict[str, Any], gt: Iterable[dict[str, Any]],
-               pred: Iterable[dict[str, Any]]) -> dict[str, str]:
+def write_case(
+    folder: Path, schema: dict[str, Any], gt: Iterable[dict[str, Any]], pred: Iterable[dict[str, Any]]
+) -> dict[str, str]:
     """``s.json``, ``gt.jsonl`` and ``pred.jsonl`` in ``folder`` (a record a line); their paths by name."""
     paths = {"schema": folder / "s.json", "gt": folder / "gt.jsonl", "pred": folder / "pred.jsonl"}
     paths["schema"].write_text(json.dumps(schema))

@@ -21,8 +21,10 @@ import pytest
 
 def server_rule(a: str, b: str) -> bool:
     """Equivalence as the fake model sees it."""
+
     def norm(s: str) -> str:
         return re.sub(r"[^0-9a-z]", "", s.casefold())
+
     return norm(a) == norm(b)
 
 
@@ -95,9 +97,12 @@ class ChatServer:
                 text = self.reply
             else:
                 text = "true" if server_rule(gt, pred) else "false"
-            payload = {"id": "x", "object": "chat.completion", "model": body["model"],
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                    "finish_reason": "stop"}]}
+            payload = {
+                "id": "x",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            }
             if self.pad:
                 payload["padding"] = "x" * self.pad
             self.send(h, 200, json.dumps(payload).encode())
@@ -123,8 +128,16 @@ class ChatServer:
 
 
 # Fixtures shared by the LLM tests (imported into each test module by name).
-ENV_VARS = ("STICKLER_LLM_BASE_URL", "STICKLER_LLM_MODEL", "STICKLER_LLM_API_KEY",
-            "OPENAI_BASE_URL", "OPENAI_API_KEY", "TEST_LLM_KEY", "STICKLER_CACHE_DIR", "XDG_CACHE_HOME")
+ENV_VARS = (
+    "STICKLER_LLM_BASE_URL",
+    "STICKLER_LLM_MODEL",
+    "STICKLER_LLM_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "TEST_LLM_KEY",
+    "STICKLER_CACHE_DIR",
+    "XDG_CACHE_HOME",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -114,11 +114,16 @@ class Generator:
         if f.comparator_name == "PhoneComparator" and isinstance(value, str):
             digits = "".join(c for c in value if c.isdigit())
             if roll < 0.75:
-                return rng.choice((f"+1 {digits[:3]} {digits[3:6]} {digits[6:]}", f"{digits[:3]}.{digits[3:6]}.{digits[6:]}",
-                                   f"1-{digits[:3]}-{digits[3:6]}-{digits[6:]}"))
+                return rng.choice(
+                    (
+                        f"+1 {digits[:3]} {digits[3:6]} {digits[6:]}",
+                        f"{digits[:3]}.{digits[3:6]}.{digits[6:]}",
+                        f"1-{digits[:3]}-{digits[3:6]}-{digits[6:]}",
+                    )
+                )
             if roll < 0.9:
                 i = rng.randrange(3, len(digits))
-                return f"({digits[:3]}) {digits[3:6]}-{digits[6:i]}{(int(digits[i]) + 1) % 10}{digits[i + 1:]}"[:14]
+                return f"({digits[:3]}) {digits[3:6]}-{digits[6:i]}{(int(digits[i]) + 1) % 10}{digits[i + 1 :]}"[:14]
             return rng.choice(("555-0100", "n/a", digits[:7]))
         return None
 

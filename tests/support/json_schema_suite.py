@@ -67,9 +67,23 @@ def suite(fetch: bool = True) -> Path:
     with tempfile.TemporaryDirectory() as download:
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                 f"jsonschema=={VERSION}", "-d", download],
-                capture_output=True, text=True, timeout=PIP_SECONDS)
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    f"jsonschema=={VERSION}",
+                    "-d",
+                    download,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=PIP_SECONDS,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise Unavailable(f"pip download jsonschema=={VERSION} failed: {exc}") from None
         archives = list(Path(download).glob(f"jsonschema-{VERSION}.tar.gz"))
@@ -99,9 +113,13 @@ def _unpack(archive: Path, into: Path) -> None:
     prefix = f"jsonschema-{VERSION}/json/"
     into.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=into) as staging, tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers()
-                   if m.isfile() and m.name.startswith((prefix + "tests/", prefix + "remotes/"))
-                   and ".." not in Path(m.name).parts]
+        members = [
+            m
+            for m in tar.getmembers()
+            if m.isfile()
+            and m.name.startswith((prefix + "tests/", prefix + "remotes/"))
+            and ".." not in Path(m.name).parts
+        ]
         tar.extractall(staging, members=members, filter="data")
         target = into / f"jsonschema-{VERSION}"
         if not (target / "json" / "tests").is_dir():
@@ -145,8 +163,9 @@ def stickler_verdicts(root: Path, draft: str, group: dict, directory: Path, asse
 
     (directory / "group.json").write_text(json.dumps(group["schema"]), encoding="utf-8")
     (directory / "schema.json").write_text(json.dumps(record_schema(draft, group["schema"])), encoding="utf-8")
-    plan = load_schema(directory / "schema.json", resources={REMOTE: str(root / "remotes")},
-                       assert_formats=assert_formats)
+    plan = load_schema(
+        directory / "schema.json", resources={REMOTE: str(root / "remotes")}, assert_formats=assert_formats
+    )
     checker = Conformance.of(plan)
     return [not checker.violations({"v": test["data"]}) for test in group["tests"]]
 
@@ -157,8 +176,9 @@ def jsonschema_verdicts(root: Path, draft: str, group: dict, assert_formats: boo
     import jsonschema
 
     cls = jsonschema.validators.validator_for({"$schema": DRAFTS[draft]})
-    checker = cls(group["schema"], registry=_remotes(root, draft),
-                  format_checker=cls.FORMAT_CHECKER if assert_formats else None)
+    checker = cls(
+        group["schema"], registry=_remotes(root, draft), format_checker=cls.FORMAT_CHECKER if assert_formats else None
+    )
     return [checker.is_valid(test["data"]) for test in group["tests"]]
 
 
@@ -225,8 +245,9 @@ class Measure:
         return counted
 
 
-def measure(root: Path, drafts: tuple[str, ...] = tuple(DRAFTS), where: str = "",
-            assert_formats: bool = False) -> Measure:
+def measure(
+    root: Path, drafts: tuple[str, ...] = tuple(DRAFTS), where: str = "", assert_formats: bool = False
+) -> Measure:
     """Every test of ``drafts`` in ``where`` through stickler and through jsonschema."""
     from stickler_cli.errors import SchemaError
 
@@ -246,8 +267,9 @@ def measure(root: Path, drafts: tuple[str, ...] = tuple(DRAFTS), where: str = ""
                 except SchemaError as exc:
                     ours, refusal = [None] * len(expected), str(exc)
                 for test, valid, mine, other in zip(group["tests"], expected, ours, theirs):
-                    result.outcomes.append(Outcome(draft, file, group["description"], test["description"], valid,
-                                                   other, mine, refusal))
+                    result.outcomes.append(
+                        Outcome(draft, file, group["description"], test["description"], valid, other, mine, refusal)
+                    )
     return result
 
 
@@ -265,8 +287,10 @@ def main() -> None:
         print(f"{key}: {value}")
     for o in result.outcomes:
         if o.stickler is None or o.stickler != o.valid:
-            print(f"{'REFUSED' if o.stickler is None else 'WRONG'} {o.name}: {o.refusal or ''} "
-                  f"(suite {o.valid}, jsonschema {o.jsonschema})")
+            print(
+                f"{'REFUSED' if o.stickler is None else 'WRONG'} {o.name}: {o.refusal or ''} "
+                f"(suite {o.valid}, jsonschema {o.jsonschema})"
+            )
 
 
 if __name__ == "__main__":

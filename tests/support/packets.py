@@ -21,7 +21,7 @@ def _split(rng: random.Random, pages: list[int]) -> list[dict[str, Any]]:
         start = 0
         while start < len(pages):
             size = rng.randint(1, 4)
-            sections.append(pages[start:start + size])
+            sections.append(pages[start : start + size])
             start += size
     return [{"document_class": rng.choice(CLASSES), "page_indices": s} for s in sections if s]
 
@@ -66,7 +66,14 @@ def library_rows(gt: list[dict[str, Any]], pred: list[dict[str, Any]]) -> list[d
         for n, p in enumerate(s["page_indices"]):
             if p in placed:
                 group, number, label = placed[p]
-                rows.append({"group_id": f"g{k}", "group_id_predicted": group, "page_number": n,
-                             "page_number_predicted": number, "class_label": s["document_class"],
-                             "class_label_predicted": label})
+                rows.append(
+                    {
+                        "group_id": f"g{k}",
+                        "group_id_predicted": group,
+                        "page_number": n,
+                        "page_number_predicted": number,
+                        "class_label": s["document_class"],
+                        "class_label_predicted": label,
+                    }
+                )
     return rows

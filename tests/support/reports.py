@@ -30,8 +30,10 @@ def assert_same_reordered(a, b, ignore=("elapsed_seconds",), in_order=True):
         if in_order:
             assert_same(block["examples"], other, ignore=("doc_id",))
         else:
+
             def weights(examples):
                 return [e["events_total"] + (e["tau"] is not None) + e["unclassified"] for e in examples]
+
             assert weights(block["examples"]) == weights(other)
     assert_same([d["score"] for d in a["worst_documents"]], [d["score"] for d in b["worst_documents"]])
     # The examples of cosmetic FDs are kept like the failing comparisons: the same ones, their documents

@@ -58,9 +58,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_dash_with_standard_input_closed_is_exit_2",
         "test_with_standard_error_closed_too_a_failed_gate_is_still_exit_1",
     ),
-    "cli/test_compare_output.py": (
-        "test_standard_input_for_one_of_the_two",
-    ),
+    "cli/test_compare_output.py": ("test_standard_input_for_one_of_the_two",),
     "cli/test_merge_cli.py": (
         "test_a_shard_and_the_whole_run_share_documents_and_are_not_added",
         "test_a_state_given_twice_or_copied_is_refused_unless_overlap_is_allowed",
@@ -104,15 +102,9 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_plain_iso_shortcut_reads_like_dateutil",
         "test_scores_are_in_range_and_never_raise",
     ),
-    "comparators/test_comparator_hooks.py": (
-        "test_every_pair_the_engine_scores_was_prefetched",
-    ),
-    "comparators/test_comparator_hostile.py": (
-        "test_similarity_is_a_number_in_range_for_any_value",
-    ),
-    "comparators/test_comparator_llm.py": (
-        "test_timeout_bounds_the_whole_response",
-    ),
+    "comparators/test_comparator_hooks.py": ("test_every_pair_the_engine_scores_was_prefetched",),
+    "comparators/test_comparator_hostile.py": ("test_similarity_is_a_number_in_range_for_any_value",),
+    "comparators/test_comparator_llm.py": ("test_timeout_bounds_the_whole_response",),
     "comparators/test_comparator_normalized.py": (
         "test_ascii_keys_are_the_unicode_rule",
         "test_matrix_equals_pairwise_and_scores_are_binary",
@@ -123,9 +115,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_cli_runs_offline_with_the_semantic_comparator",
         "test_semantic_equals_sentence_transformers_cosine",
     ),
-    "comparators/test_llm_cli_trust.py": (
-        "test_worker_processes_use_the_users_endpoint_and_key",
-    ),
+    "comparators/test_llm_cli_trust.py": ("test_worker_processes_use_the_users_endpoint_and_key",),
     "comparators/test_plugins.py": (
         "test_a_plugin_module_registers_an_embedding_function_by_decorator",
         "test_entry_point_comparator_is_found_by_name_in_a_schema",
@@ -135,9 +125,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_the_readme_example_plugin_works",
         "test_without_the_package_the_name_is_unknown",
     ),
-    "confidence/test_confidence_store.py": (
-        "test_error_capture_counts_inside_a_group_by_hand",
-    ),
+    "confidence/test_confidence_store.py": ("test_error_capture_counts_inside_a_group_by_hand",),
     "engine/test_assignment.py": (
         "test_scoring_a_list_pair_needs_no_scipy_optimize_package",
         "test_the_matrices_the_engine_solves_pair_as_scipy_does",
@@ -153,17 +141,13 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_the_bench_documents_take_the_columnar_path_and_add_up_alike",
         "test_token_sort_cells_sort_each_text_once_and_equal_the_scorer",
     ),
-    "engine/test_engine.py": (
-        "test_list_order_never_changes_the_score",
-    ),
+    "engine/test_engine.py": ("test_list_order_never_changes_the_score",),
     "engine/test_item_matrices.py": (
         "test_a_prepared_batch_scores_exactly_as_document_by_document",
         "test_item_matrices_equal_pair_by_pair",
         "test_numeric_texts_that_read_as_a_float_are_that_float",
     ),
-    "engine/test_mappings.py": (
-        "test_eval_reads_mappings_end_to_end",
-    ),
+    "engine/test_mappings.py": ("test_eval_reads_mappings_end_to_end",),
     "engine/test_normalisation_matches.py": (
         "test_eval_reads_a_declared_value_as_data",
         "test_the_conformance_fallback_and_slices_read_a_declared_value_as_data",
@@ -204,12 +188,8 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_blank_ground_truth_lines_are_not_held_between_the_two_sides",
         "test_html_page_of_the_diff_in_chromium",
     ),
-    "report/test_hypergeometric.py": (
-        "test_large_counts_against_exact_arithmetic",
-    ),
-    "report/test_slices.py": (
-        "test_without_the_design_effect_clustered_null_slices_would_be_found",
-    ),
+    "report/test_hypergeometric.py": ("test_large_counts_against_exact_arithmetic",),
+    "report/test_slices.py": ("test_without_the_design_effect_clustered_null_slices_would_be_found",),
     "report/test_statistics.py": (
         "test_diff_reads_the_ground_truth_once",
         "test_intervals_cover_the_true_value_about_95_percent_of_the_time",
@@ -224,9 +204,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_a_full_file_system_is_exit_2_and_leaves_the_old_report",
         "test_no_output_overwrites_a_file_the_run_reads",
     ),
-    "reporters/test_table_widths.py": (
-        "test_report_tables_of_the_claims_run_are_written_as_rich_writes_them",
-    ),
+    "reporters/test_table_widths.py": ("test_report_tables_of_the_claims_run_are_written_as_rich_writes_them",),
     "run/test_dask.py": (
         "test_a_local_cluster_has_no_more_workers_than_shards",
         "test_dask_cluster_equals_single_process",
