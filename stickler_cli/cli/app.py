@@ -20,7 +20,7 @@ import typer
 
 
 # Only what --help needs is imported here: each command imports what it uses when it runs
-# (docs/performance.md, "Start-up"; tests/test_startup.py checks that --help imports no engine).
+# (docs/performance.md, "Start-up"; tests/project/test_startup.py checks that --help imports no engine).
 from ..run import interrupts
 from .help import HelpTyper
 from ..errors import ExitCode, SticklerError

@@ -2,7 +2,7 @@
 
 A help page piped into a file or a CI log is plain text: Rich adds no style there, so the page can be
 written without it. These two functions answer as ``rich.console.Console()`` does, by the same rules
-(tests/test_help.py holds them equal to Rich's under each environment variable it reads); where Rich
+(tests/cli/test_help.py holds them equal to Rich's under each environment variable it reads); where Rich
 could answer otherwise for reasons not read here (a notebook, Windows' legacy console), ``styled`` says
 True and the caller uses Rich itself.
 """

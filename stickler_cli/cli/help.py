@@ -202,7 +202,7 @@ def _usage_pieces(command: Any, ctx: Any) -> list[str]:
 # scoring a small file. The values stickler's options take are plain (text, a whole number, a
 # decimal number, repeated text): those are checked here the way pydantic checks them; anything
 # else (a sign, an exponent, spaces, a value out of range) goes to typer's own check, so that
-# every message a wrong value gets is typer's. tests/test_startup.py compares both on such values.
+# every message a wrong value gets is typer's. tests/project/test_startup.py compares both on such values.
 
 _DIGITS = re.compile(r"[0-9]{1,18}")
 _DECIMAL = re.compile(r"[0-9]{1,30}(\.[0-9]{1,30})?")

@@ -13,7 +13,7 @@ The numbers are ``Engine.compare``'s to the last bit, by construction: every
 float is made by the same operation on the same operands in the same order
 (sums of a document's values are added one after the other, never pairwise),
 and tests hold the two paths equal on generated schemas and documents
-(tests/test_batch_engine.py). What the fast path leaves out, a document gets
+(tests/engine/test_batch_engine.py). What the fast path leaves out, a document gets
 from ``Engine.compare`` itself: a malformed ``_confidence``, a rich value
 carrying metadata (``_bbox``...), a list beyond the matching bound; and when a
 comparator fails anywhere in the batch, every document of the batch is scored

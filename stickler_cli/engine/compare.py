@@ -1,6 +1,6 @@
 """The pure comparison engine: a Plan and two JSON values in, a DocResult out.
 
-Semantics (README "What the numbers mean"; worked examples in tests/test_engine.py):
+Semantics (README "What the numbers mean"; worked examples in tests/engine/test_engine.py):
 - A primitive field is null when it is None, missing, "", {} or [] (a bounding
   box is one value whose JSON type is an array); a list when None or
   []; an object when None or missing. Both null -> TN (score 1.0); gt null ->
@@ -69,7 +69,7 @@ from .bins import Layout
 PAIR_FLOOR = 0.01  # an object-list pair scoring below this contributes 0
 
 # A lone item pair is scored directly; from two pairs up the batched path costs fewer
-# instructions (docs/performance.md). Both give equal numbers (tests/test_item_matrices.py).
+# instructions (docs/performance.md). Both give equal numbers (tests/engine/test_item_matrices.py).
 SMALL_MATRIX = 2
 # Lists of up to this many item pairs are scored with the rest of their batch (Engine.prepare);
 # a longer list costs more per pair laid end to end than in its own matrix.
@@ -644,7 +644,7 @@ class Engine:
         known = {f.index: raw[k].reshape(n, m) for k, f in enumerate(model.fields) if f.kind is _PRIMITIVE}
         return docs.reshape(n, m), sims.reshape(n, m), known
 
-    _item_matrices = item_matrices  # the name tests/test_item_matrices.py calls it by
+    _item_matrices = item_matrices  # the name tests/engine/test_item_matrices.py calls it by
 
     def _prepare_lists(self, f: FieldPlan, found: list[tuple[Any, Any]]) -> None:
         """Score every item pair of the object lists ``found`` (field ``f``, a batch of documents) at once.

@@ -10,7 +10,7 @@ each side), a grid (which item pairs: ``Cells`` or a full ``Matrix``) and the
 engine's public ``ScoringEngine`` interface. The arithmetic that turns per-field
 similarities into an item pair's scores is ``combine``: the scalar path's
 (``Engine._model``) operation for operation, so that the results are equal to
-the last bit (tests/test_item_matrices.py, tests/test_batch_engine.py).
+the last bit (tests/engine/test_item_matrices.py, tests/engine/test_batch_engine.py).
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def test_the_readme_custom_metric_example_runs():
     from pathlib import Path
 
     readme = (Path(__file__).parents[2] / "README.md").read_text()
-    start = readme.index("import numpy as np\nimport stickler_cli as st\n\nclass MeanConfidence")
+    start = readme.index("import numpy as np\nimport stickler_cli as st\n\n\nclass MeanConfidence")
     code = readme[start : readme.index("```", start)]
     namespace = {"plan": st.compile_schema(SCHEMA), "pairs": DOCS}
     exec(compile(code, "README.md", "exec"), namespace)

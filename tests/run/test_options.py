@@ -115,7 +115,7 @@ class _WatchedPool(parallel.ProcessPoolExecutor):
 
 def test_the_pool_gets_the_options_whole_and_scores_as_one_process(monkeypatch):
     """Each worker is started with the run's options (it installs them: limits, LLM settings) and each chunk
-    is sent with them; the figures are the in-process run's (tests/test_parallel.py compares more inputs)."""
+    is sent with them; the figures are the in-process run's (tests/run/test_parallel.py compares more inputs)."""
     plan = load_schema(str(ROOT / "schemas" / "invoice.json"))
     gt, pred = str(ROOT / "fixtures" / "invoice" / "gt.jsonl"), str(ROOT / "fixtures" / "invoice" / "pred.jsonl")
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", _WatchedPool)
