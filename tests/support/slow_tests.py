@@ -2,7 +2,7 @@
 (setup, call and teardown; a parametrized test is slow as a whole when one of its cases is) in a full
 run on 2 workers of a loaded 2-core machine (``pytest -n 2 --durations=0``), about a third of that on
 an idle one. A new test that takes as long belongs here: `make test` runs it all the same, and
-`make check`, the inner loop, stays short. (The layout test, tests/project/test_import_cycles.py,
+`make check`, the inner loop, stays short. (The layout test, tests/project/test_layout.py,
 reads the package once and stays in `make check`.)"""
 
 SLOW: dict[str, tuple[str, ...]] = {

@@ -14,7 +14,9 @@ Held here (issue 38, "The house"):
 - the layer order of ``LAYERS``: every module belongs to one layer, and imports only its own layer
   or a layer below (a module or folder that no layer names fails, so none is added silently);
 - at most ``MAX_LOOSE`` loose modules at the top of the package besides ``errors``, ``limits``,
-  ``version`` and ``plan``, and the folders that show the flow exist.
+  ``version`` and ``plan``, and the folders that show the flow exist;
+- no function of ``run/`` takes more than ``MOST_PARAMETERS`` parameters (the options travel as
+  ``RunOptions``, one object).
 """
 
 from __future__ import annotations
@@ -267,3 +269,45 @@ def test_the_comparator_tables_point_down():
             "base",
         )
     )
+
+
+# -- item 2 of issue 38: options are objects, so no function of run/ takes a dozen loose arguments --
+
+RUN = PACKAGE / "run"
+MOST_PARAMETERS = 7
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """A function's parameters, ``self`` and ``cls`` not counted, ``*args`` and ``**kwargs`` counted."""
+    a = function.args
+    names = [p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]]
+    names += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
+    return names[1:] if names[:1] in (["self"], ["cls"]) else names
+
+
+def _too_many(source: str) -> list[tuple[str, int]]:
+    return [
+        (node.name, len(_parameters(node)))
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(_parameters(node)) > MOST_PARAMETERS
+    ]
+
+
+def test_no_function_of_run_takes_more_than_seven_parameters():
+    found = {
+        f"{path.relative_to(PACKAGE.parent)}:{name}": count
+        for path in sorted(RUN.rglob("*.py"))
+        for name, count in _too_many(path.read_text(encoding="utf-8"))
+    }
+    assert found == {}
+
+
+def test_the_parameter_count_finds_the_evaluate_files_of_before():
+    """What the check is for: ``evaluate_files`` took 13 parameters before its options became one object."""
+    before = (
+        "def evaluate_files(plan, gt_path, pred_path=None, id_field=None, strict=False, workers=1, plugins=(),\n"
+        "                   progress=None, dask=None, analysis=None, sinks=None, pair_by_line=False,\n"
+        "                   check_ids=None):\n    pass\n"
+        "class Pool:\n    def submit(self, a, b, c, d, e, f, g):\n        pass\n"
+    )
+    assert _too_many(before) == [("evaluate_files", 13)]
