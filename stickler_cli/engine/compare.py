@@ -644,8 +644,6 @@ class Engine:
         known = {f.index: raw[k].reshape(n, m) for k, f in enumerate(model.fields) if f.kind is _PRIMITIVE}
         return docs.reshape(n, m), sims.reshape(n, m), known
 
-    _item_matrices = item_matrices  # the name tests/engine/test_item_matrices.py calls it by
-
     def _prepare_lists(self, f: FieldPlan, found: list[tuple[Any, Any]]) -> None:
         """Score every item pair of the object lists ``found`` (field ``f``, a batch of documents) at once.
 

@@ -1,7 +1,7 @@
 """The batched object-list matrices equal pair-by-pair scoring to the last bit.
 
 The engine scores every gt item against every pred item a field at a time:
-for one list (``Engine._item_matrices``) or for all the lists of a batch of
+for one list (``Engine.item_matrices``) or for all the lists of a batch of
 documents (``Engine.prepare``); small lists go pair by pair through
 ``_model``. All must give identical floats, or results would depend on list
 length or on which documents were read together. Comparators' vectorised
@@ -70,7 +70,7 @@ def test_item_matrices_equal_pair_by_pair(schema, monkeypatch):
                 pred_items[0] = "not an object"  # a stray value where an item belongs
             gv = [unwrap(v)[0] for v in gt_items]
             pv = [unwrap(v)[0] for v in pred_items]
-            docs, sims, _ = engine._item_matrices(f.model, gv, pv)
+            docs, sims, _ = engine.item_matrices(f.model, gv, pv)
             for i, a in enumerate(gv):
                 for j, b in enumerate(pv):
                     doc, sim = engine._model(f.model, a, b, None)
