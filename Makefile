@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ORACLE_VENV := .venv-oracle
 
-.PHONY: demo test check lint parity bench install dev clean
+.PHONY: demo test check lint docs parity bench install dev clean
 
 # -qq: pip's errors only; its warnings here are about the machine's package indexes, not stickler.
 $(BIN)/stickler: pyproject.toml
@@ -23,7 +23,7 @@ TORCH := torch==2.13.0+cpu
 TORCH_INDEX ?=
 SEMANTIC ?= yes
 comma := ,
-DEV_EXTRAS := dev,phone$(if $(filter yes,$(SEMANTIC)),$(comma)semantic$(comma)dev-semantic)
+DEV_EXTRAS := dev,docs,phone$(if $(filter yes,$(SEMANTIC)),$(comma)semantic$(comma)dev-semantic)
 DEV := $(VENV)/.dev-semantic-$(SEMANTIC)
 
 $(VENV)/.torch: $(BIN)/stickler
@@ -78,6 +78,11 @@ check: lint
 test: lint
 	-$(BIN)/python -m tests.support.json_schema_suite --fetch
 	$(PYTEST)
+
+## docs: build the documentation site (mkdocs.yml; pages in docs/) into out/site, strictly: a broken
+## link or anchor, or a page left out of the nav, fails the build.
+docs: $(DEV)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir out/site
 
 ## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)
 # The docsplit extra (pandas): stickler.doc_split, which `stickler split` is compared with.
