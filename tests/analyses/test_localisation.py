@@ -1,4 +1,4 @@
-"""Localisation mAP of boxes (README "Localisation: box mAP"): the pure AP against hand-worked and
+"""Localisation mAP of boxes (docs/numbers.md, "Localisation: box mAP"): the pure AP against hand-worked and
 independent (pycocotools) figures, golden numbers from stickler-eval 1.0.0 on the box fixture, the
 merge of split runs, and bad boxes reported, never a traceback."""
 

@@ -210,6 +210,6 @@ def test_console_kind_answers_as_rich_does_on_a_terminal(columns):
     ],
 )
 def test_usage_errors_found_by_click_are_one_line_as_ours(args, message, capsys):
-    """click wrote three (usage, a hint, the error); the README promises one line on stderr."""
+    """click wrote three (usage, a hint, the error); docs/ci/index.md (Exit codes) promises one line on stderr."""
     assert main(args) == 2
     assert capsys.readouterr().err == f"stickler: error: {message}\n"

@@ -565,7 +565,7 @@ def test_states_of_one_schema_written_with_other_spacing_merge(saved, tmp_path):
 
 def test_a_state_of_the_previous_version_is_refused_with_a_way_out(saved, tmp_path):
     """States of version 13 hold no document index: their overlap cannot be checked, so they are refused
-    (README, "Merging states") with a one-line error that says to save them again."""
+    (docs/scale.md, `--save-state FILE`: "must be saved again") with a one-line error that says to save them again."""
     state = orjson.loads(saved["a"].read_bytes())
     state["state_version"] = 13
     state.pop("document_index")

@@ -219,10 +219,11 @@ def test_a_broken_entry_point_does_not_stop_other_runs(tmp_path, monkeypatch):
         plugins.reset_entry_points()
 
 
-def test_the_readme_example_plugin_works(tmp_path):
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    start = readme.index("# my_comparators/__init__.py")
-    code = readme[start : readme.index("```", start)]
+def test_the_documented_example_plugin_works(tmp_path):
+    """The plugin of docs/comparators/index.md, "Custom comparators", as the page shows it."""
+    page = (Path(__file__).parents[2] / "docs" / "comparators" / "index.md").read_text()
+    start = page.index("# my_comparators/__init__.py")
+    code = page[start : page.index("```", start)]
     package = tmp_path / "my_comparators"
     package.mkdir()
     (package / "__init__.py").write_text(code)

@@ -1,4 +1,4 @@
-"""Messy and hostile input files: each case has a documented behaviour (README, "What counts as an error")."""
+"""Messy and hostile input files: each case has a documented behaviour (docs/trust.md, "What counts as an error")."""
 
 from __future__ import annotations
 
@@ -727,7 +727,7 @@ def test_blank_lines_before_a_jsonl_array_do_not_shift_its_records(files, array)
     rep = report(run("eval", schema, gt, write("p.jsonl", b"\n\n" + array), "--format", "json"))
     assert counts(rep) == expected and rep["errors"] == []
     assert rep["inputs"]["records"]["blank_lines"] == 2 and rep["inputs"]["records"]["paired"] == 3
-    # Blank lines before records, not an array, keep their place (README: a blank line is a missing record).
+    # Blank lines before records, not an array, keep their place (docs/trust.md: a blank line is a missing record).
     rep = report(run("eval", schema, gt, write("p2.jsonl", b"\n" + jsonl(PRED[1:])), "--format", "json"))
     assert rep["errors"][0]["message"].startswith(
         "no prediction for this ground truth (that line of the predictions is blank)"

@@ -1,5 +1,5 @@
 """SIGINT, SIGTERM and SIGHUP stop a run cleanly: workers end, no hidden temporary file is left,
-one line on stderr, exit 128 + the signal number (README, "Exit codes")."""
+one line on stderr, exit 128 + the signal number (docs/ci/index.md, "Exit codes")."""
 
 from __future__ import annotations
 

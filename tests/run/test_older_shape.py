@@ -1,7 +1,7 @@
 """The older rich-value shape ``{"value": v, "confidence": c}`` (issue 23, item 2): read as the rich
 value ``{"_value": v, "_confidence": c}`` wherever the schema puts a field, as stickler-eval 1.0.0
 reads it (deprecated there); counted, and warned of once on stderr and in the report's warnings.
-Figures worked by hand: Levenshtein on one-word names, clip off (the README's default)."""
+Figures worked by hand: Levenshtein on one-word names, clip off (the default: docs/schema.md, the table of extensions)."""
 
 from __future__ import annotations
 

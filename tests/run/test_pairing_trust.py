@@ -1,6 +1,6 @@
 """Numbers that cannot silently go wrong: pairing by line checked against document ids, files
 that are not JSON Lines recognised, ids compared as JSON values, bounded lines, swapped
-arguments, plugin answers outside [0, 1] (issue 15, part A; README, "Trust")."""
+arguments, plugin answers outside [0, 1] (issue 15, part A; docs/trust.md, "Trust")."""
 
 from __future__ import annotations
 

@@ -223,7 +223,7 @@ def test_documents_from_shards_and_merges_are_named_by_file_and_line(tmp_path):
         )
         assert done.returncode == 0, done.stderr
         states.append(state)
-    # The two shards hold identical records without an id: one document to merge's index (README, "Overlap"),
+    # The two shards hold identical records without an id: one document to merge's index (docs/scale.md, "Overlap"),
     # different documents here, which --allow-overlap says.
     assert run("merge", *states, "--format", "json").returncode == 2
     done = run("merge", *states, "--allow-overlap", "--format", "json")

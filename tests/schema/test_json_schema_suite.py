@@ -16,7 +16,7 @@ NO_VALIDATION_VOCABULARY = (
     "its metaschema leaves the validation vocabulary out; stickler, like jsonschema, applies every keyword of the "
     "draft (of the vocabularies, only format-assertion is read)"
 )
-# Every required test whose verdict is not the suite's, with the reason; the README lists the same.
+# Every required test whose verdict is not the suite's, with the reason; docs/schema.md lists the same ("Schema conformance").
 NOT_AGREED = {
     f"{draft}/vocabulary: schema that uses custom metaschema with with no validation vocabulary / no validation: "
     "invalid number, but it still validates": NO_VALIDATION_VOCABULARY

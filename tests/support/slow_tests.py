@@ -122,7 +122,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_installed_embedding_function_in_the_cli",
         "test_installed_plugin_in_the_cli",
         "test_plugin_option_by_module_or_file",
-        "test_the_readme_example_plugin_works",
+        "test_the_documented_example_plugin_works",
         "test_without_the_package_the_name_is_unknown",
     ),
     "confidence/test_confidence_store.py": ("test_error_capture_counts_inside_a_group_by_hand",),
@@ -169,6 +169,10 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_the_floor_and_the_whole_process_case",
         "test_the_long_line_case_runs",
         "test_the_start_up_case_runs",
+    ),
+    "project/test_docs.py": (
+        "test_the_site_builds_strictly",
+        "test_the_strict_build_fails_on_a_broken_link_a_bad_anchor_and_a_page_left_out",
     ),
     "project/test_fuzz.py": (
         "test_a_capped_explanation_is_the_first_rows_and_counts_the_rest",
