@@ -81,7 +81,12 @@ test: lint
 
 ## docs: build the documentation site (mkdocs.yml; pages in docs/) into out/site, strictly: a broken
 ## link or anchor, or a page left out of the nav, fails the build.
-docs: $(DEV)
+## It needs only the docs extra (no torch): a fresh clone builds it without the test suite's extras.
+$(VENV)/.docs: $(BIN)/stickler
+	$(BIN)/pip install --quiet -e '.[docs]'
+	@touch $@
+
+docs: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir out/site
 
 ## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)
