@@ -208,6 +208,12 @@ def test_walkthrough_eval_prints_the_figures_the_readme_shows(walk):
     assert (fields["total"]["TP"], fields["total"]["FN"], fields["total"]["Rec"]) == ("2", "1", f"{2 / 3:.3f}")
     assert fields["items"]["Score"] == f"{(1 + 1 + STAPLER_ITEM) / 3:.3f}"
     assert fields["items.name"]["Score"] == f"{(1 + 1 + 1 + 0.875) / 4:.3f}"
+    # The sentence under the table adds the top-level rows' TP up to the summary's.
+    addends = re.search(r"\((\d+) TP: ([\d +\n]+)\)", README.read_text(encoding="utf-8"))
+    assert addends, "README.md no longer says how the summary's TP adds up"
+    top_level = [row["TP"] for path, row in fields.items() if "." not in path]
+    assert [s.strip() for s in addends.group(2).split("+")] == top_level
+    assert addends.group(1) == figures["Counts"]["TP"] == str(sum(map(int, top_level)))
     # The leaf roll-up: invoice_id, vendor, total (3 each) and the 4 items' name and price: 17 leaves.
     assert figures["Node"]["(document)"] == {
         "TP": "14",
