@@ -20,10 +20,11 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.reports import STICKLER
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -120,7 +121,7 @@ def _run(key: str, directory: Path) -> tuple[subprocess.CompletedProcess, int | 
     for name in ("GITHUB_STEP_SUMMARY", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
         env.pop(name, None)
     run = subprocess.run(
-        [sys.executable, "-m", "stickler_cli", *args],
+        [*STICKLER, *args],
         capture_output=True,
         text=True,
         encoding="utf-8",
