@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ORACLE_VENV := .venv-oracle
 
-.PHONY: demo test check lint parity bench install dev clean
+.PHONY: demo test check lint parity bench install dev clean cli-reference
 
 # -qq: pip's errors only; its warnings here are about the machine's package indexes, not stickler.
 $(BIN)/stickler: pyproject.toml
@@ -78,6 +78,11 @@ check: lint
 test: lint
 	-$(BIN)/python -m tests.support.json_schema_suite --fetch
 	$(PYTEST)
+
+## cli-reference: write docs/reference/cli.md from the stickler command itself (every command, option, default
+## and help). tests/cli/test_cli_reference.py fails while the committed page differs from what this writes.
+cli-reference: $(BIN)/stickler
+	$(BIN)/python -m stickler_cli.cli.reference docs/reference/cli.md
 
 ## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)
 # The docsplit extra (pandas): stickler.doc_split, which `stickler split` is compared with.
