@@ -37,13 +37,15 @@ options, their defaults and their whole help, as `stickler COMMAND --help` shows
 hand: change the command's code, then run `{REGENERATE}` (the test suite fails while the page is out of
 date).
 
-How to read the option tables:
+How to read the tables:
 
+- **Argument**: as the usage line names it; in brackets when it may be left out. **Takes**: how many
+  values it takes.
 - **Option**: every spelling of the option (`-o`, `--output` are the same option). A pair such as
   `--progress` / `--no-progress` turns one setting on or off.
 - **Value**: what the option takes after it (`FILE`, `N`, ...); nothing for a flag.
 - **Default**: the value when the option is not given; {NONE} when there is none (the help says what
-  happens then). For a flag, off or on; for a pair, the spelling that holds.
+  happens then); required when it must be given. For a flag, off or on; for a pair, the spelling that holds.
 - **Repeatable**: yes when the option may be given more than once (each value counts).
 - The options are grouped under the same headings as in `--help`.
 """
