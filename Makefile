@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 ORACLE_VENV := .venv-oracle
 
-.PHONY: demo test check lint docs parity bench install dev clean
+.PHONY: demo test check lint docs parity bench install dev clean cli-reference
 
 # -qq: pip's errors only; its warnings here are about the machine's package indexes, not stickler.
 $(BIN)/stickler: pyproject.toml
@@ -88,6 +88,11 @@ $(VENV)/.docs: $(BIN)/stickler
 
 docs: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir out/site
+
+## cli-reference: write docs/reference/cli.md from the stickler command itself (every command, option, default
+## and help). tests/cli/test_cli_reference.py fails while the committed page differs from what this writes.
+cli-reference: $(BIN)/stickler
+	$(BIN)/python -m stickler_cli.cli.reference docs/reference/cli.md
 
 ## parity: compare every count and score with stickler-eval 1.0.0 (installed into its own venv)
 # The docsplit extra (pandas): stickler.doc_split, which `stickler split` is compared with.

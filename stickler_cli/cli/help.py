@@ -53,7 +53,7 @@ def _is_argument(param: Param) -> bool:
     return getattr(param, "param_type_name", "") == "argument"
 
 
-def _metavar(param: Param) -> str:
+def metavar(param: Param) -> str:
     """What follows an option's name: its metavar (VALUE when it has none); nothing for a flag."""
     if getattr(param, "is_flag", False) or getattr(param, "count", False):
         return ""
@@ -72,19 +72,22 @@ def _default(param: Param) -> str:
     return f"default: {value}"
 
 
+def spellings(names: list[str]) -> list[str]:
+    """An option's names, short ones first (``-o, --output``)."""
+    return [o for o in names if not o.startswith("--")] + [o for o in names if o.startswith("--")]
+
+
 def _option_name(param: Param) -> str:
     if _is_argument(param):
         return param.metavar or (param.name or "").upper()
-    short = [o for o in param.opts if not o.startswith("--")]
-    long = [o for o in param.opts if o.startswith("--")]
-    names = ", ".join(short + long)
+    names = ", ".join(spellings(param.opts))
     if param.secondary_opts:
-        names += " / " + ", ".join(param.secondary_opts)
-    metavar = _metavar(param)
-    return f"{names} {metavar}" if metavar else names
+        names += " / " + ", ".join(spellings(param.secondary_opts))
+    value = metavar(param)
+    return f"{names} {value}" if value else names
 
 
-def _paragraphs(text: str) -> list[str]:
+def paragraphs(text: str) -> list[str]:
     """A docstring as paragraphs, each on one line (single line breaks are the source's wrapping)."""
     text = inspect.cleandoc(text).partition("\f")[0]
     return [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
@@ -139,31 +142,20 @@ def print_help(command: Any, ctx: Any) -> None:
 def _page(command: Any, ctx: Any, width: int) -> list[list[tuple[str, str]]]:
     """The page's lines at ``width`` (held within MIN_WIDTH and MAX_WIDTH), each a list of (text, Rich style) pieces."""
     width = max(MIN_WIDTH, min(width, MAX_WIDTH))
-    usage = textwrap.wrap(_usage(command, ctx), width - len("Usage: "), break_long_words=False)
+    lines = textwrap.wrap(usage(command, ctx), width - len("Usage: "), break_long_words=False)
     out: list[list[tuple[str, str]]] = [
-        [("Usage: " + usage[0], "bold")],
-        *[[(" " * len("Usage: ") + line, "")] for line in usage[1:]],
+        [("Usage: " + lines[0], "bold")],
+        *[[(" " * len("Usage: ") + line, "")] for line in lines[1:]],
         [],
     ]
-    for paragraph in _paragraphs(command.help or ""):
+    for paragraph in paragraphs(command.help or ""):
         out += [[(line, "")] for line in textwrap.wrap(paragraph, width, break_on_hyphens=False)]
         out.append([])
-    sections: dict[str, list[tuple[str, str]]] = {}
-    for param in command.get_params(ctx):
-        if getattr(param, "hidden", False):
-            continue
-        title = ARGUMENTS if _is_argument(param) else getattr(param, "rich_help_panel", None) or OPTIONS
-        sections.setdefault(title, []).append((_option_name(param), _param_help(param)))
-    if isinstance(command, TyperGroup):
-        commands = []
-        for name in command.list_commands(ctx):
-            sub = command.get_command(ctx, name)
-            if sub is not None and not sub.hidden:
-                commands.append((name, (_paragraphs(sub.help or "") or [""])[0]))
-        sections[COMMANDS] = commands
-    order = [*PANELS, *[t for t in sections if t not in (*PANELS, OPTIONS, COMMANDS)], OPTIONS, COMMANDS]
-    for title in order:
-        rows = sections.get(title)
+    sections = {
+        title: [(_option_name(param), _param_help(param)) for param in params] for title, params in panels(command, ctx)
+    }
+    sections[COMMANDS] = [(name, (paragraphs(sub.help or "") or [""])[0]) for name, sub in subcommands(command, ctx)]
+    for title, rows in sections.items():
         if not rows:
             continue
         out.append([(f"{title}:", "bold")])
@@ -175,24 +167,47 @@ def _page(command: Any, ctx: Any, width: int) -> list[list[tuple[str, str]]]:
     return out
 
 
-def _usage(command: Any, ctx: Any) -> str:
+def usage(command: Any, ctx: Any) -> str:
+    """``stickler eval [OPTIONS] [SCHEMA] GROUND_TRUTH PREDICTIONS``: the usage line, unwrapped."""
     return " ".join([ctx.command_path, *_usage_pieces(command, ctx)])
 
 
+def argument_usage(param: Param) -> str:
+    """An argument as the usage line names it: by metavar or name in capitals, an optional one in brackets (a
+    metavar, which a command gives where typer's idea of optional is not the user's, as it is)."""
+    if param.metavar:
+        return param.metavar
+    name = (param.name or "").upper() + ("..." if param.nargs == -1 else "")
+    return name if param.required else f"[{name}]"
+
+
 def _usage_pieces(command: Any, ctx: Any) -> list[str]:
-    """``[OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS``: arguments by metavar or name in capitals, an optional one
-    in brackets (a metavar, which a command gives where typer's idea of optional is not the user's, as it is)."""
-    pieces = ["[OPTIONS]"]
-    for param in command.get_params(ctx):
-        if _is_argument(param):
-            if param.metavar:
-                pieces.append(param.metavar)
-                continue
-            name = (param.name or "").upper() + ("..." if param.nargs == -1 else "")
-            pieces.append(name if param.required else f"[{name}]")
+    """``[OPTIONS] SCHEMA GROUND_TRUTH PREDICTIONS``: the arguments as ``argument_usage`` names them."""
+    pieces = ["[OPTIONS]", *(argument_usage(param) for param in command.get_params(ctx) if _is_argument(param))]
     if isinstance(command, TyperGroup):
         pieces.append("COMMAND [ARGS]...")
     return pieces
+
+
+def panels(command: Any, ctx: Any) -> list[tuple[str, list[Param]]]:
+    """The command's parameters (hidden ones left out) grouped as its help page shows them: ``(title, parameters)``
+    with the arguments first, then the panels in PANELS' order, any other panel, and "Options" (no panel) last."""
+    grouped: dict[str, list[Param]] = {}
+    for param in command.get_params(ctx):
+        if getattr(param, "hidden", False):
+            continue
+        title = ARGUMENTS if _is_argument(param) else getattr(param, "rich_help_panel", None) or OPTIONS
+        grouped.setdefault(title, []).append(param)
+    order = [*PANELS, *[title for title in grouped if title not in (*PANELS, OPTIONS)], OPTIONS]
+    return [(title, grouped[title]) for title in order if title in grouped]
+
+
+def subcommands(command: Any, ctx: Any) -> list[tuple[str, Any]]:
+    """A group's commands (hidden ones left out) as ``(name, command)``, in the help page's order; none for a command."""
+    if not isinstance(command, TyperGroup):
+        return []
+    found = ((name, command.get_command(ctx, name)) for name in command.list_commands(ctx))
+    return [(name, sub) for name, sub in found if sub is not None and not sub.hidden]
 
 
 # -- values without pydantic ------------------------------------------------------------
