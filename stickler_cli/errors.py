@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 class ExitCode(IntEnum):
-    """Stable process exit codes, documented in the README."""
+    """Stable process exit codes, documented in docs/ci/index.md, "Exit codes"."""
 
     OK = 0
     GATE_FAILED = 1  # reserved for quality gates

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 # How JSON outputs, which have no such numbers, name the numbers the data may hold (as Python's json
-# and stickler read them: README, "Trust").
+# and stickler read them: docs/trust.md, "Trust").
 NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 # The largest integer a state file may hold anywhere (analyses.state_check, cosmetic.check_state): every integer up

@@ -1,6 +1,6 @@
 """Bounds on what untrusted input may cost: one named value each, raisable by the user.
 
-A schema, a state file and every data record are untrusted (README, "Trust"); each
+A schema, a state file and every data record are untrusted (docs/trust.md, "Trust"); each
 way they could take unbounded time or memory has a bound here. The user raises one
 on the command line (``--limit line-bytes=256MiB``, repeatable) or in
 ``[tool.stickler.limits]`` of pyproject.toml; nothing read from the input can.
@@ -89,7 +89,7 @@ class Limits:
     # "(other)", slicing.py), and the characters of a value kept (longer values cut: they share a slice).
     slice_values: int = 20
     slice_value_chars: int = 200
-    # What went wrong in a list (README, "What went wrong in a list"; engine/row_errors.py): a list of more item
+    # What went wrong in a list (docs/why-it-fails.md, "What went wrong in a list"; engine/row_errors.py): a list of more item
     # pairs than list-classify-cells is not classified (its open rows are counted as unclassified), so the text
     # comparisons of one list stay below twice this; the lists with the most labelled rows kept per list field
     # as examples; and the settings of the labels (similarities from 0 to 1; tail rows a whole number).

@@ -1,6 +1,6 @@
 """What number a value spells: a JSON number itself, or a text that is one number written as people write
 amounts. One reader for the Numeric comparator, Exact's numbers and the cosmetic number step, so that a
-text is a number to all three or to none (README, "Numbers in text").
+text is a number to all three or to none (docs/comparators/index.md, "Numbers in text").
 
 A text is read after NFKC and case folding: currency symbols (Unicode Sc) and one currency code at either
 end (``USD``, ``EUR``… a fixed list) dropped, ``−`` read as ``-``, ``(12.50)`` as ``-12.50``, a trailing

@@ -3,7 +3,7 @@
 An FD is a pair of present values that the field's comparator scored below the field's threshold.
 Here each one is re-scored, by the same comparator and threshold, on the values normalised step by
 step, in a fixed order (``STEPS``), every step on top of the ones before it; the first step at which
-the pair would have matched is its class, "real" when none does (README, "Cosmetic or real"). Only
+the pair would have matched is its class, "real" when none does (docs/why-it-fails.md, "Cosmetic or real"). Only
 FD pairs are looked at (a small share of the comparisons), after a batch is scored: no score, count
 or verdict changes. Candidate comparator configurations (``candidates``) are tried on the cosmetic
 ones, so that the report can say which setting would have accepted how many.

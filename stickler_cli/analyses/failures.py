@@ -40,7 +40,7 @@ def has_misses(tally: list[int]) -> bool:
 
 
 def row(r: TraceRow) -> dict[str, Any]:
-    """One comparison as the reports show it (README, "Which documents and fields failed"): plain
+    """One comparison as the reports show it (docs/why-it-fails.md, "Which documents and fields failed"): plain
     values, the prediction's confidence at a leaf (else null), and whether a schema default stood
     in for a missing value on either side."""
     return {

@@ -1,5 +1,5 @@
 """What went wrong in lists, over a run: the labels of engine/row_errors.py counted per list field, and
-the lists with the most labelled rows kept as examples (README "What went wrong in a list").
+the lists with the most labelled rows kept as examples (docs/why-it-fails.md, "What went wrong in a list").
 
 The state adds up: counts add, each state keeps its ``kept`` worst lists per field ranked by (most
 events, earliest in the input), so the merged states' union, cut to the smallest ``kept``, is the

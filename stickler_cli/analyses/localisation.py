@@ -4,7 +4,7 @@ Pure: records in, figures out, no I/O. The engine (``Engine.compare``) makes one
 (engine/boxes.py) per compared leaf that carries a box on either side; ``BoxStore`` keeps them as mergeable
 state; ``localisation_block`` turns a store into the report's ``localisation`` block.
 
-Definitions (README "Localisation: box mAP"; measured against stickler-eval 1.0.0's
+Definitions (docs/numbers.md, "Localisation: box mAP"; measured against stickler-eval 1.0.0's
 ``MAPCalculator``, docs/parity.md for where they differ):
 - Per field path (list indices folded), every predicted box is a detection, ranked by the
   prediction's ``_confidence`` (1.0 when it gives none), highest first, ties in input order.

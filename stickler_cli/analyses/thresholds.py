@@ -1,4 +1,4 @@
-"""Threshold sensitivity of each primitive field (issue 19, item 3): README "Is a threshold set right?".
+"""Threshold sensitivity of each primitive field (issue 19, item 3): docs/why-it-fails.md, "Is a threshold set right?".
 
 Every compared pair of a primitive field (both sides present, so the comparator was asked: a leaf,
 an item pair of a primitive list, a leaf inside a matched list item) is counted in a histogram of its
@@ -84,7 +84,7 @@ def _quantile_low_edge(counts: np.ndarray, lows: np.ndarray, q: float) -> float 
 
 
 def analyse(counts: Any, field_edges: tuple[float, ...], threshold: float, fa: int, fn: int) -> dict[str, Any] | None:
-    """The threshold block of one field (README "Is a threshold set right?"), or None without compared pairs.
+    """The threshold block of one field (docs/why-it-fails.md, "Is a threshold set right?"), or None without compared pairs.
 
     ``counts`` are the field's bins (``Layout``), ``fa``/``fn`` its counts (they do not move with t).
     """

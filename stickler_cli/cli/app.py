@@ -1,7 +1,7 @@
 """The ``stickler`` command: the typer app, its commands (one module each, registered here) and
 the error handling that maps every failure to an exit code.
 
-Exit codes (README, "Exit codes"): 0 success; 1 a quality gate failed;
+Exit codes (docs/ci/index.md, "Exit codes"): 0 success; 1 a quality gate failed;
 2 usage or input error; 3 internal error; 128 + the signal number when
 SIGINT (130), SIGTERM (143) or SIGHUP (129) stopped the run. Errors are one
 line on stderr; ``--debug`` shows the traceback.

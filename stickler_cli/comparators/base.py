@@ -86,7 +86,7 @@ def value_text(value: Any) -> str | None:
 
 
 # Edit-distance scorers cost about len(a) * len(b): texts are cut to this many characters before
-# scoring, so that one comparison stays under a few tens of milliseconds (README, "What counts
+# scoring, so that one comparison stays under a few tens of milliseconds (docs/trust.md, "What counts
 # as an error"). partial_ratio aligns every window and grows faster still.
 MAX_TEXT = 20_000
 MAX_PARTIAL_TEXT = 2_000

@@ -10,7 +10,7 @@ A failed call never stops the run: the pair scores 0.0 and the failure is
 kept on the comparator until the engine collects it with ``drain_failures``.
 
 Where values are sent, with which key, and where answers are stored is the
-user's decision, never the schema's (README, "Trust"): the endpoint comes from
+user's decision, never the schema's (docs/trust.md, "Trust"): the endpoint comes from
 the command line or the user's environment (``Access``); a schema may name a
 ``base_url`` only for a host the user allowed with ``--allow-network``; the
 key is read from a variable the user names (or, for the user's own endpoint,
@@ -1185,7 +1185,7 @@ class LLMComparator(Comparator):
     # -- failures -------------------------------------------------------------------
 
     def _redact(self, text: str | bytes) -> str:
-        """``text`` (an error body, a message) without the key sent or the endpoint's query values (README,
+        """``text`` (an error body, a message) without the key sent or the endpoint's query values (docs/trust.md,
         "Trust"): a server or proxy that echoes a request's headers must not put the key in a report."""
         if isinstance(text, bytes):
             text = text.decode("utf-8", "replace")

@@ -1,6 +1,6 @@
 """The pure comparison engine: a Plan and two JSON values in, a DocResult out.
 
-Semantics (README "What the numbers mean"; worked examples in tests/engine/test_engine.py):
+Semantics (docs/numbers.md, "What the numbers mean"; worked examples in tests/engine/test_engine.py):
 - A primitive field is null when it is None, missing, "", {} or [] (a bounding
   box is one value whose JSON type is an array); a list when None or
   []; an object when None or missing. Both null -> TN (score 1.0); gt null ->

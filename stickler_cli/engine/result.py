@@ -129,7 +129,7 @@ class DocResult:
     boxes: list = field(default_factory=list)
 
     # The similarity bin (bins.Layout, flat) of every compared pair of a primitive field: the
-    # threshold histograms (README "Is a threshold set right?").
+    # threshold histograms (docs/why-it-fails.md, "Is a threshold set right?").
     similarity_bins: list[int] = field(default_factory=list)
 
     # What went wrong in each list of objects not matched whole and in order (engine/row_errors.ListFindings).

@@ -1,6 +1,6 @@
 """What went wrong in one list of objects: each row left unmatched by the Hungarian pairing, labelled.
 
-README "What went wrong in a list" defines the labels; this module is the rule. A row is *open*
+docs/why-it-fails.md, "What went wrong in a list", defines the labels; this module is the rule. A row is *open*
 when it is not in a pair at or above the item model's match threshold (a TP pair). Every open row
 gets exactly one label, by the first rule of this order that claims it (``CATEGORIES``):
 

@@ -1,4 +1,4 @@
-"""Which slices are significantly worse (README, "Slices"): from the mergeable counts of slicing.py.
+"""Which slices are significantly worse (docs/why-it-fails.md, "Slices"): from the mergeable counts of slicing.py.
 
 The measure. A field's *TP share* is TP / (TP + FA + FD + FN): of its decided comparisons (TN, absent on
 both sides, left out), the share that matched. It is the Jaccard index of the field's confusion counts,

@@ -760,7 +760,7 @@ def _pr_curve(path: str, precision: list[Any]) -> str:
 
 
 def _localisation(report: dict[str, Any]) -> str:
-    """Box mAP (README "Localisation: box mAP"): the means, one row per field, a precision–recall curve per field."""
+    """Box mAP (docs/numbers.md, "Localisation: box mAP"): the means, one row per field, a precision–recall curve per field."""
     from .localisation import RULE_TEXT, thresholds_label
 
     block = report.get("localisation")

@@ -19,7 +19,7 @@ Escape = Callable[..., str]  # (value, limit) -> inert text: the Markdown and HT
 
 TITLE = "What went wrong in lists"
 LEGEND = (
-    "Rows not matched, each labelled once (README, What went wrong in a list); Reorder: lists whose "
+    "Rows not matched, each labelled once (docs/why-it-fails.md, What went wrong in a list); Reorder: lists whose "
     "matched rows are out of order, τ their mean Kendall tau."
 )
 

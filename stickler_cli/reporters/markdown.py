@@ -164,7 +164,7 @@ def _calibration(confidence: dict[str, Any] | None) -> list[str]:
 
 
 def _localisation(block: dict[str, Any] | None) -> list[str]:
-    """Box mAP per field (README "Localisation: box mAP"); nothing when no value carried a box."""
+    """Box mAP per field (docs/numbers.md, "Localisation: box mAP"); nothing when no value carried a box."""
     if not block:
         return []
     from .localisation import RULE_TEXT, thresholds_label

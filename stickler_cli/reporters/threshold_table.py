@@ -27,7 +27,7 @@ COLUMNS = (
 )
 NOTE = (
     "Flips: verdicts that change if the threshold moves ±{window:g}. Best: the highest F1 at or above the "
-    'similarities\' valley (README, "Is a threshold set right?").'
+    'similarities\' valley (docs/why-it-fails.md, "Is a threshold set right?").'
 )
 
 

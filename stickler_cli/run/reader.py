@@ -15,7 +15,7 @@ skipped, counted and reported. NaN, Infinity and integers beyond 64 bits are
 read as Python's json module reads them (orjson refuses the first two and
 rounds the last).
 
-Policy (README, "What counts as an error"):
+Policy (docs/trust.md, "What counts as an error"):
 - ground truth that is not a JSON object (or not JSON, or not UTF-8, or
   nested deeper than 1,024 levels): InputError (exit 2) naming file:line;
 - prediction that is not a JSON object: a recorded ``DataError``, scored as an

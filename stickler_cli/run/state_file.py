@@ -217,7 +217,7 @@ def _check_conformance(block: Any) -> int:
 
 
 def _check_reconciled(stats: dict[str, int], n: int, checked: int) -> None:
-    """The record counts add up as every run's do (README, "inputs.records"): each ground-truth line is a document,
+    """The record counts add up as every run's do (docs/trust.md, "inputs.records"): each ground-truth line is a document,
     each prediction line paired or not, and valid JSON (checked against the schema) or not. A tampered state
     that passed the checks of each value showed "-493 of 7" predictions valid. Each document paired or missing
     its prediction: coverage and the record rates (report.schema_conformance) stay within [0, 1]."""

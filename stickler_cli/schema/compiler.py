@@ -641,7 +641,7 @@ def _options(comparator: str, config: dict[str, Any]) -> str:
 
 def _keep_apart(comparator: comparators.Comparator, node: dict) -> None:
     """Give the comparator the field's ``enum`` or ``const`` (compiled once): distinct allowed values are
-    never equal, whatever its normalisation (README, "Exact and Numeric: when two values are the same")."""
+    never equal, whatever its normalisation (docs/comparators/index.md, "Exact and Numeric: when two values are the same")."""
     if "const" in node:
         comparator.keep_apart([node["const"]], exclusive=True)
     elif isinstance(node.get("enum"), list):

@@ -494,7 +494,7 @@ def _asserting_metaschemas(references: References) -> frozenset[str]:
 
 def _format_checker(schema: dict, references: References, messages: list[str] | None = None) -> Any:
     """The draft's ``jsonschema.FormatChecker`` (the formats it knows depend on the optional packages
-    installed: README, "Schema conformance"), its ``regex`` check bounded as the schema's own patterns are:
+    installed: docs/schema.md, "Schema conformance"), its ``regex`` check bounded as the schema's own patterns are:
     a value such as ``a{10000000}`` would take gigabytes to compile, and is not conforming here. The
     ``iri`` and ``iri-reference`` checks (a general parser, about a millisecond a character) read at most
     ``iri-check-chars`` characters: a longer value is not conforming, said in ``messages``."""

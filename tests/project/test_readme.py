@@ -30,29 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 MAX_LINES = 300
 
-# The pages of the documentation site (issue 39's agreed paths) that other branches are writing while this
-# one is: a README link to one of these passes before the page exists. Once they are merged, empty this set
-# (or delete it): every link must then point to a file in the repository.
-PENDING_DOCS_PAGES = frozenset(
-    {
-        "docs/index.md",
-        "docs/getting-started.md",
-        "docs/schema.md",
-        "docs/comparators/index.md",
-        "docs/numbers.md",
-        "docs/confidence.md",
-        "docs/why-it-fails.md",
-        "docs/ci/index.md",
-        "docs/ci/github-action.md",
-        "docs/ci/pre-commit.md",
-        "docs/ci/pytest.md",
-        "docs/scale.md",
-        "docs/trust.md",
-        "docs/python-api.md",
-        "docs/performance-history.md",
-        "docs/reference/cli.md",
-    }
-)
 
 _BLOCK = re.compile(r"^<!-- walkthrough-(file|command|output): (\S+) -->\n```(\w+)\n(.*?)^```$", re.M | re.S)
 
@@ -278,7 +255,7 @@ def test_every_relative_link_in_the_readme_points_to_a_file_of_the_repository():
         if not path:
             if fragment not in anchors:
                 broken.append(link)
-        elif path not in PENDING_DOCS_PAGES and not (ROOT / path).exists():
+        elif not (ROOT / path).exists():
             broken.append(link)
     assert not broken, f"README.md links to files that do not exist: {broken}"
 
