@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.support.action_runner import ROOT, load_action, run_action, stickler_on_path
 
@@ -244,3 +245,29 @@ def test_python_version_sets_up_python_first(workspace: Path, bin_dir: Path) -> 
     run = action(workspace, bin_dir, schema=SCHEMA, python_version="3.12", upload="false")
     assert run.code == 0, run.log
     assert run.uses == [("actions/setup-python@v5", {"python-version": "3.12"})]
+
+
+def test_the_pages_workflows_and_summary_are_what_the_action_does(workspace: Path, bin_dir: Path) -> None:
+    page = (ROOT / "docs" / "ci" / "github-action.md").read_text(encoding="utf-8")
+    declared = load_action()["inputs"]
+    steps = []
+    for block in re.findall(r"^```yaml\n(.*?)^```$", page, re.M | re.S):
+        parsed = yaml.safe_load(block)
+        found = parsed.get("jobs", {}).get("eval", parsed)["steps"]
+        steps += [s for s in found if s.get("uses") in ("ORG/stickler@v1", "./")]
+    assert [s["uses"] for s in steps] == ["ORG/stickler@v1", "./"]
+    required = {name for name, spec in declared.items() if spec.get("required")}
+    score = cli_score(workspace)
+    codes = []
+    for step in steps:
+        assert required <= set(step["with"]) <= set(declared)
+        # The files and gates shown are stickler's own fixtures: the first workflow's gate 0.9 fails, 0.5 passes.
+        run = action(workspace, bin_dir, **{k.replace("-", "_"): v for k, v in step["with"].items()})
+        assert float(run.outputs["score"]) == score
+        codes.append((run.code, run.outputs["passed"]))
+    assert codes == [(1, "false"), (0, "true")]
+    # The summary shown: the first lines of the page the summary holds, then its failed gate.
+    shown = re.search(r"^```\n(## stickler .*?)^```$", page, re.M | re.S).group(1)
+    head, _, tail = shown.partition("...\n")
+    run = action(workspace, bin_dir, schema=SCHEMA, fail_under="weighted_overall_score=0.9")
+    assert run.code == 1 and run.summary.startswith(head) and "\n" + tail.lstrip("\n") in run.summary

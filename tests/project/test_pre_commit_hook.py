@@ -47,14 +47,19 @@ def repository(tmp_path: Path) -> Path:
     return repo
 
 
+def hook_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a hook's run: `stickler` on PATH (this checkout), no step summary."""
+    env = {**os.environ, "PATH": f"{stickler_on_path(tmp_path / 'bin')}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    return env
+
+
 def run_hook(repo: Path, tmp_path: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
     hook = the_hook()
     files = sorted(str(p.relative_to(repo)) for p in repo.rglob("*") if p.is_file())
     names = chosen(hook, files)
     command = [*shlex.split(hook["entry"]), *hook.get("args", []), *names]
-    env = {**os.environ, "PATH": f"{stickler_on_path(tmp_path / 'bin')}{os.pathsep}{os.environ['PATH']}"}
-    env.pop("GITHUB_STEP_SUMMARY", None)
-    return names, subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    return names, subprocess.run(command, cwd=repo, env=hook_env(tmp_path), capture_output=True, text=True, timeout=300)
 
 
 def test_the_hook_is_stickler_schema_check_on_the_files_it_chooses() -> None:
@@ -115,3 +120,58 @@ def test_one_bad_schema_alone_is_the_one_line_it_always_was(tmp_path: Path) -> N
     done = subprocess.run([stickler, "schema", "check", bad.name], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("stickler: error: bad.stickler.json: /properties/a/")
+
+
+def blocks(page: str, language: str) -> list[str]:
+    text = (ROOT / "docs" / "ci" / page).read_text(encoding="utf-8")
+    return re.findall(rf"^```{language}\n(.*?)^```$", text, re.M | re.S)
+
+
+def test_the_pages_configurations_name_the_hook_and_their_patterns_choose_what_the_page_says(tmp_path: Path) -> None:
+    configs = [yaml.safe_load(b) for b in blocks("pre-commit.md", "yaml") if b.startswith("repos:")]
+    assert len(configs) == 2
+    hooks = [h for c in configs for r in c["repos"] for h in r["hooks"]]
+    assert {h["id"] for h in hooks} == {the_hook()["id"]}
+    hook = {**the_hook(), **hooks[1]}
+    exclude = re.compile(hook["exclude"])
+    files = ["schemas/invoice.json", "eval/receipt.json", "schemas/report.schema.json", "app/schemas/a.json"]
+    assert [f for f in chosen(hook, files) if not exclude.search(f)] == files[:2]
+    assert chosen(the_hook(), ["schemas/invoice.json", "app/schemas/v2/receipt.json", "a.stickler.json"]) == [
+        "schemas/invoice.json",
+        "app/schemas/v2/receipt.json",
+        "a.stickler.json",
+    ]
+    # stickler's own schemas pass the hook as configured on the page (the report schemas left out).
+    own = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "schemas").glob("*.json"))
+    checked = [f for f in chosen(hook, own) if not exclude.search(f)]
+    assert "schemas/invoice.json" in checked and "schemas/report.schema.json" not in checked
+    done = subprocess.run(
+        [stickler_on_path(tmp_path / "bin") / "stickler"] + ["schema", "check", *checked],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_failure_the_page_shows_is_what_the_hook_prints(tmp_path: Path) -> None:
+    (tmp_path / "schemas").mkdir()
+    shutil.copyfile(GOOD, tmp_path / "schemas" / "invoice.json")
+    (receipt,) = blocks("pre-commit.md", "json")
+    (tmp_path / "schemas" / "receipt.json").write_text(receipt, encoding="utf-8")
+    shown = next(b for b in blocks("pre-commit.md", "") if b.startswith("stickler schema check...."))
+    header, _, printed = shown.partition("- exit code: 2\n\n")
+    hook = the_hook()
+    command = [*shlex.split(hook["entry"]), "schemas/invoice.json", "schemas/receipt.json"]
+    # pre-commit prints standard output and standard error as one stream, as they came.
+    done = subprocess.run(
+        command,
+        cwd=tmp_path,
+        env={**hook_env(tmp_path), "COLUMNS": "80"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert done.returncode == 2  # the page's "exit code: 2"
+    assert header.startswith(f"{hook['name']}....") and f"- hook id: {hook['id']}\n" in header
+    assert [line.rstrip() for line in done.stdout.splitlines()] == printed.splitlines()  # blanks at line ends dropped
