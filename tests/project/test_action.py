@@ -159,7 +159,19 @@ def test_bad_input_fails_the_step_with_exit_2_and_runs_nothing_after(workspace: 
     assert run.uses == [] and run.outputs["passed"] == "" and run.summary == ""
     # An unbalanced quote in args: a clear error, stickler not run.
     run = action(workspace, bin_dir, schema=SCHEMA, args="--show-errors '3")
-    assert run.code == 2 and "::error title=stickler action::args: No closing quotation" in run.ran[-1].stderr
+    assert run.code == 2 and said_after_commands_resume(run.ran[-1].stdout) == "args: No closing quotation"
+    # A working directory that is not there: exit 2, not the 1 of a failed gate.
+    run = action(workspace, bin_dir, schema=SCHEMA, working_directory="no/such/dir")
+    assert run.code == 2 and "no/such/dir" in run.ran[-1].stderr
+    assert said_after_commands_resume(run.ran[-1].stdout) == "working-directory: no such directory (the line above)"
+
+
+def said_after_commands_resume(stdout: str) -> str:
+    """The action's error annotation, which must come after the line that turns workflow commands on again."""
+    lines = stdout.splitlines()
+    token = re.fullmatch(r"::stop-commands::([0-9a-f]{32})", lines[0]).group(1)
+    assert lines[-2:-1] == [f"::{token}::"], lines
+    return lines[-1].removeprefix("::error title=stickler action::")
 
 
 def test_shell_metacharacters_in_inputs_are_text(workspace: Path, bin_dir: Path, tmp_path: Path) -> None:
