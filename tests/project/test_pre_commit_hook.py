@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,45 @@ def test_the_failure_the_page_shows_is_what_the_hook_prints(tmp_path: Path) -> N
     assert done.returncode == 2  # the page's "exit code: 2"
     assert header.startswith(f"{hook['name']}....") and f"- hook id: {hook['id']}\n" in header
     assert [line.rstrip() for line in done.stdout.splitlines()] == printed.splitlines()  # blanks at line ends dropped
+
+
+def test_pre_commit_itself_takes_the_manifest_the_pages_configs_and_runs_the_hook(tmp_path: Path) -> None:
+    """The real pre-commit, pip-installed from the package registry into a virtual environment of the test's own:
+    it validates .pre-commit-hooks.yaml and the page's configurations, and `pre-commit try-repo` installs this
+    checkout into the hook's environment (stickler's dependencies from the registry too) and runs the hook on a
+    repository holding a good and a bad schema."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    pip = subprocess.run(
+        [venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "pre-commit"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert pip.returncode == 0, pip.stderr
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}  # no stickler of the test's on PATH
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+
+    def pre_commit(*args: str | Path, cwd: Path = tmp_path) -> subprocess.CompletedProcess[str]:
+        command = [venv / "bin" / "pre-commit", *args]
+        return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
+
+    manifest = pre_commit("validate-manifest", ROOT / ".pre-commit-hooks.yaml")
+    assert manifest.returncode == 0, manifest.stdout + manifest.stderr
+    for number, config in enumerate(b for b in blocks("pre-commit.md", "yaml") if b.startswith("repos:")):
+        (tmp_path / f"config-{number}.yaml").write_text(config, encoding="utf-8")
+        checked = pre_commit("validate-config", f"config-{number}.yaml")
+        assert (checked.returncode, checked.stdout + checked.stderr) == (0, "")
+    repo = tmp_path / "repo"
+    (repo / "schemas").mkdir(parents=True)
+    shutil.copyfile(GOOD, repo / "schemas" / "invoice.json")
+    (repo / "schemas" / "receipt.json").write_text(BAD_COMPARATOR, encoding="utf-8")
+    (repo / "data.json").write_text(BAD_COMPARATOR, encoding="utf-8")  # not a schema the pattern chooses
+    for git in (["init", "-q"], ["add", "."]):
+        subprocess.run(["git", *git], cwd=repo, check=True)
+    tried = pre_commit("try-repo", ROOT, "stickler-schema-check", "--all-files", cwd=repo)
+    out = tried.stdout
+    assert tried.returncode == 1, out + tried.stderr  # pre-commit's code for a hook that failed
+    assert re.search(r"^stickler schema check\.+Failed$", out, re.M) and "- exit code: 2" in out
+    assert "stickler: error: schemas/receipt.json: /properties/a/x-aws-stickler-comparator: unknown comparator" in out
+    assert "schemas/invoice.json: OK — model Invoice, 6 fields" in out and "data.json" not in out

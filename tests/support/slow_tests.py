@@ -191,6 +191,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_a_bad_schema_fails_the_hook_and_is_named",
         "test_good_schemas_pass",
         "test_one_bad_schema_alone_is_the_one_line_it_always_was",
+        "test_pre_commit_itself_takes_the_manifest_the_pages_configs_and_runs_the_hook",
         "test_the_failure_the_page_shows_is_what_the_hook_prints",
         "test_the_pages_configurations_name_the_hook_and_their_patterns_choose_what_the_page_says",
     ),
