@@ -31,7 +31,7 @@ from .compare import compare_command
 from .diff import diff_command
 from .eval import eval_command
 from .merge import merge_command
-from .output import printable, to_devnull
+from .output import to_devnull
 from .schema import schema_check, schema_infer
 from .split import split_command
 
@@ -226,7 +226,7 @@ def _stdout_refuses(exc: OSError) -> bool:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"stickler: error: {printable(message)}\n")
+    output.error(message)
 
 
 def run() -> None:

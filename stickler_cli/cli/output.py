@@ -226,6 +226,11 @@ def append_summary(path: str, text: str) -> None:
         ) from None
 
 
+def error(message: str) -> None:
+    """The one line of an error, on stderr: ``stickler: error: ...``."""
+    sys.stderr.write(f"stickler: error: {printable(message)}\n")
+
+
 def printable(text: str) -> str:
     """One line of inert text: messages quote the schema and the data."""
     from ..reporters.sanitize import safe

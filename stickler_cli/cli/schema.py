@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from ..errors import InputError, SchemaError, UsageError
+from ..errors import InputError, SchemaError, SticklerError, UsageError
 from .inputs import infer_from, json_lines_records, looks_like_schema, warn_unread
 from .options import (
     ASSERT_FORMATS_OPTION,
@@ -19,14 +19,18 @@ from .options import (
     schema_resources,
     use_limits,
 )
-from .output import print_json, printable, stdout_console
+from .output import error, print_json, printable, stdout_console
 
 if TYPE_CHECKING:
     from ..plan import Plan
 
 
 def schema_check(
-    schema: str = typer.Argument(..., help="Schema file to validate."),
+    schemas: list[str] = typer.Argument(
+        ...,
+        metavar="SCHEMA...",
+        help="Schema files to validate: each is checked, and the exit code is 2 when any fails.",
+    ),
     plugin: Optional[list[str]] = PLUGIN_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
@@ -38,18 +42,41 @@ def schema_check(
 
     An unknown keyword close to a JSON Schema keyword (a typo such as "requird") is an error
     (exit 2); other unknown keywords are listed as warnings on stderr. With --assert-formats, a `format`
-    that this installation cannot check is a warning too.
+    that this installation cannot check is a warning too. Given several schemas (as the pre-commit hook
+    stickler-schema-check gives them), each failure is one error line naming its file, and a last line
+    counts them.
     """
+    use_limits(limit)
+    load_plugins(plugin)
+    resources = schema_resources(schema_resource)
+    if len(schemas) == 1:
+        _check_schema(schemas[0], resources, assert_formats)
+        return
+    failed = []
+    for schema in schemas:
+        try:
+            _check_schema(schema, resources, assert_formats)
+        except SticklerError as exc:
+            if debug:
+                raise
+            error(str(exc))
+            failed.append(schema)
+    if failed:
+        raise UsageError(
+            f"{len(failed)} of {len(schemas)} schemas failed the check: {', '.join(printable(f) for f in failed)}"
+        )
+
+
+def _check_schema(schema: str, resources: dict[str, str], assert_formats: bool) -> None:
+    """`schema check` of one file: an error raised, warnings on stderr, the compiled fields on stdout."""
     from rich.text import Text
 
     from ..reporters import terminal
     from ..schema import load_schema
     from ..schema.keywords import unknown_keywords
 
-    use_limits(limit)
-    load_plugins(plugin)
     try:
-        plan = load_schema(schema, schema_resources(schema_resource), assert_formats)
+        plan = load_schema(schema, resources, assert_formats)
     except SchemaError:
         if json_lines_records(schema) > 1:  # only once it failed: a good schema pays nothing
             raise UsageError(

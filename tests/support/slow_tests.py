@@ -161,6 +161,15 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_every_form_of_report_is_valid_under_its_schema",
         "test_html_page_of_a_split_in_chromium",
     ),
+    "project/test_action.py": (
+        "test_a_failing_gate_uploads_the_reports_then_fails",
+        "test_a_passing_gate_sets_the_score_and_passed_true",
+        "test_bad_input_fails_the_step_with_exit_2_and_runs_nothing_after",
+        "test_no_schema_infers_one_and_a_gates_file_and_args_reach_stickler",
+        "test_python_version_sets_up_python_first",
+        "test_shell_metacharacters_in_inputs_are_text",
+        "test_the_pages_workflows_and_summary_are_what_the_action_does",
+    ),
     "project/test_bench.py": (
         "test_a_count_honours_the_schema_it_is_given",
         "test_measure_repeats_for_a_window",
@@ -181,6 +190,14 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_hostile_schemas_load_or_are_refused_in_bounded_time_and_never_reach_out",
         "test_missing_predictions_count_and_gates_never_pass_on_missing_data",
         "test_the_cli_never_crashes_and_never_loses_a_record",
+    ),
+    "project/test_pre_commit_hook.py": (
+        "test_a_bad_schema_fails_the_hook_and_is_named",
+        "test_good_schemas_pass",
+        "test_one_bad_schema_alone_is_the_one_line_it_always_was",
+        "test_pre_commit_itself_takes_the_manifest_the_pages_configs_and_runs_the_hook",
+        "test_the_failure_the_page_shows_is_what_the_hook_prints",
+        "test_the_pages_configurations_name_the_hook_and_their_patterns_choose_what_the_page_says",
     ),
     "project/test_startup.py": (
         "test_a_schema_that_refers_to_others_still_imports_jsonschema",
