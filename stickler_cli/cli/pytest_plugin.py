@@ -176,26 +176,16 @@ def _evaluate(
     from ..run.shards import resolve_shards
     from ..schema.compiler import check_ready
     from .inputs import scoring_plan, warn_about_records
-    from .options import (
-        check_bootstrap,
-        check_ci,
-        check_fdr,
-        collect_option,
-        llm_access,
-        load_plugins,
-        pairing_option,
-        report_options,
-        run_options,
-        slice_paths,
-        workers_option,
-    )
+    from . import options as cli
 
-    limits.use(limits.parse(None, o["limits"], table_origin="limits="))
-    pairing = pairing_option(o["id_field"], o["strict"], o["pair_by_line"], _listed(o["check_id"]))
-    check_ci(o["ci"])
-    check_bootstrap(o["bootstrap"])
-    check_fdr(o["fdr"])
-    reporting = report_options(
+    # The bounds as the CLI has them (the working directory's [tool.stickler.limits]), then limits= over them.
+    project = limits.parse(None, cli.tool_table("limits", "NAME = VALUE"))
+    limits.use(limits.parse(None, o["limits"], base=project, table_origin="limits="))
+    pairing = cli.pairing_option(o["id_field"], o["strict"], o["pair_by_line"], _listed(o["check_id"]))
+    cli.check_ci(o["ci"])
+    cli.check_bootstrap(o["bootstrap"])
+    cli.check_fdr(o["fdr"])
+    reporting = cli.report_options(
         _texted(o["confidence_metrics"]),
         o["ece_bins"],
         _texted(o["budgets"]),
@@ -207,10 +197,11 @@ def _evaluate(
         o["fdr"],
     )
     plugins = [path(p) if p.endswith(".py") else p for p in _listed(o["plugins"]) or []]
-    load_plugins(plugins)
+    cli.load_plugins(plugins)
     cache = path(o["llm_cache"]) if o["llm_cache"] else None
-    llm = llm_access(o["llm_base_url"], o["llm_api_key_env"], _listed(o["allow_network"]), cache)
+    llm = cli.llm_access(o["llm_base_url"], o["llm_api_key_env"], _listed(o["allow_network"]), cache)
     gates_file = path(o["gates"]) if o["gates"] else None
+    # A test's gates are those it names: not pyproject.toml's [tool.stickler.fail-under], the CLI's for one data set.
     gates = quality_gates.collect([], gates_file, pyproject=None)
     given = [quality_gates.make(str(k), v, "fail_under=") for k, v in (o["fail_under"] or {}).items()]
     gates = list({g.key: g for g in [*gates, *given]}.values())  # fail_under= wins, as --fail-under does
@@ -224,13 +215,13 @@ def _evaluate(
     check_ready(plan)
     quality_gates.check_paths(gates, plan)
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    options = run_options(
+    options = cli.run_options(
         pairing,
-        workers_option(o["workers"], o["dask"], plan, total_bytes),
+        cli.workers_option(o["workers"], o["dask"], plan, total_bytes),
         o["dask"],
         plugins,
         llm,
-        collect_option(o["show_errors"], {}, o["ci"], slice_paths(_listed(o["slice_by"]), gates)),
+        cli.collect_option(o["show_errors"], {}, o["ci"], cli.slice_paths(_listed(o["slice_by"]), gates)),
     )
     evaluation = evaluate_files(plan, shards, options=options)
     warn_about_records(evaluation.accumulator.stats, ground_truth)

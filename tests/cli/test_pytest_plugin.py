@@ -402,3 +402,27 @@ def test_loading_the_plugin_imports_no_engine(root):
     assert out.strip() == (
         "['stickler_cli', 'stickler_cli.cli', 'stickler_cli.cli.pytest_plugin', 'stickler_cli.version'] []"
     )
+
+
+def test_the_projects_pyproject_gives_limits_not_gates(project):
+    """The working directory's pyproject.toml: its [tool.stickler.limits] hold as for the CLI (``limits=`` over
+    them), its [tool.stickler.fail-under] does not (a test's gates are those it names)."""
+    write_test(
+        project,
+        f"""
+def test_no_gates(stickler):
+    report, gates = {EVAL})
+    assert gates == [] and report["document_count"] == 24
+
+def test_raised(stickler):
+    report, gates = {EVAL}, limits={{"line-bytes": "1MiB"}})
+    assert report["document_count"] == 24
+""",
+    )
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text('[tool.stickler.fail-under]\n"total_amount.cm_f1" = 0.99\n', encoding="utf-8")
+    run(project).assert_outcomes(passed=2)
+    pyproject.write_text("[tool.stickler.limits]\nline-bytes = 10\n", encoding="utf-8")
+    result = run(project)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["stickler.eval: models/data/gt.jsonl:1: *line-bytes*"])
