@@ -426,3 +426,27 @@ def test_raised(stickler):
     result = run(project)
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["stickler.eval: models/data/gt.jsonl:1: *line-bytes*"])
+
+
+def test_the_docs_failure_is_a_real_run(pytester, root, monkeypatch, imported):
+    """docs/ci/pytest.md: its first example, on the files it copies, fails with the message the page shows."""
+    import re
+
+    page = (root / "docs/ci/pytest.md").read_text(encoding="utf-8")
+    example = re.search(r"```python\n(.*?)```", page, re.S).group(1)
+    shown = re.search(r"\n(stickler: 2 of 2 gate\(s\) failed.*?… and 3 more)\n", page, re.S).group(1)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    tests = pytester.mkdir("tests")
+    for name, source in (
+        ("schema.json", "schemas/invoice.json"),
+        ("gt.jsonl", "fixtures/invoice/gt.jsonl"),
+        ("pred.jsonl", "fixtures/invoice/pred.jsonl"),
+    ):
+        shutil.copy(root / source, tests / name)
+    (tests / "test_invoice_model.py").write_text(example, encoding="utf-8")
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert shown in result.stdout.str()
+    assert "tests/test_invoice_model.py::test_invoice_model: 24 documents, weighted_overall_score 0.594, 2 of 2" in (
+        result.stdout.str()
+    )
