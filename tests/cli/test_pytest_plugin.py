@@ -450,3 +450,27 @@ def test_the_docs_failure_is_a_real_run(pytester, root, monkeypatch, imported):
     assert "tests/test_invoice_model.py::test_invoice_model: 24 documents, weighted_overall_score 0.594, 2 of 2" in (
         result.stdout.str()
     )
+
+
+def test_a_slice_gate(project, root):
+    """A slice gate slices the run by its path, as `stickler eval --fail-under 'slice:active=*:cm_f1=0.5'` does on
+    the employee fixture: one result per value of `active`, with the CLI's figures."""
+    data = project.path / "models" / "data"
+    shutil.copy(root / "schemas/employee.json", data / "employee.json")
+    shutil.copy(root / "fixtures/employee/gt.jsonl", data / "employee_gt.jsonl")
+    shutil.copy(root / "fixtures/employee/pred.jsonl", data / "employee_pred.jsonl")
+    write_test(
+        project,
+        """
+def test_slices(stickler):
+    report, gates = stickler.eval("data/employee.json", "data/employee_gt.jsonl", "data/employee_pred.jsonl",
+                                  fail_under={"slice:active=*:cm_f1": 0.5})
+    assert [(g["gate"], g["actual"], g["status"]) for g in gates] == [
+        ("slice:active=(missing):cm_f1 >= 0.5", 0.5714285714285714, "passed"),
+        ("slice:active=false:cm_f1 >= 0.5", 0.7164179104477612, "passed"),
+        ("slice:active=true:cm_f1 >= 0.5", 0.7560975609756099, "passed"),
+    ]
+    assert set(report["slices"]["paths"]) == {"active"}
+""",
+    )
+    run(project).assert_outcomes(passed=1)
