@@ -70,6 +70,17 @@ OPTIONS: dict[str, Any] = {
 }
 
 
+# The options given as a dict, and what each maps.
+MAPPINGS = {"fail_under": "gate -> threshold", "limits": "name -> value", "schema_resources": "URL -> file"}
+# The whole-number options, and the typer declaration (cli/options.py) whose bounds they keep, as on the command line.
+WHOLE_NUMBERS = {
+    "bootstrap": "BOOTSTRAP_OPTION",
+    "seed": "SEED_OPTION",
+    "ece_bins": "ECE_BINS_OPTION",
+    "show_errors": "SHOW_ERRORS_OPTION",
+}
+
+
 class Evaluated(NamedTuple):
     """What ``stickler.eval`` returns: the report (the dict of ``stickler eval --format json``, with its
     ``gates``) and the gate results (one per gate and matching field). ``report, gates = stickler.eval(...)``."""
@@ -107,6 +118,9 @@ class Stickler:
                 f"stickler.eval() got an unknown option {unknown[0]!r}{suggest(unknown[0], OPTIONS)}; "
                 f"options: {', '.join(OPTIONS)}"
             )
+        for name in MAPPINGS:
+            if options.get(name) is not None and not isinstance(options[name], dict):
+                raise TypeError(f"stickler.eval(): {name}= takes a dict ({MAPPINGS[name]}), got {options[name]!r}")
         given = {**OPTIONS, **options}
         files = [self._path(schema), self._path(ground_truth), self._path(predictions)]
         try:
@@ -181,6 +195,7 @@ def _evaluate(
     # The bounds as the CLI has them (the working directory's [tool.stickler.limits]), then limits= over them.
     project = limits.parse(None, cli.tool_table("limits", "NAME = VALUE"))
     limits.use(limits.parse(None, o["limits"], base=project, table_origin="limits="))
+    _check_numbers(o, cli)
     pairing = cli.pairing_option(o["id_field"], o["strict"], o["pair_by_line"], _listed(o["check_id"]))
     cli.check_ci(o["ci"])
     cli.check_bootstrap(o["bootstrap"])
@@ -230,6 +245,25 @@ def _evaluate(
     return report, report["gates"], gates
 
 
+def _check_numbers(o: dict[str, Any], cli: Any) -> None:
+    """The whole-number options within the bounds the command line declares for them (typer checks those there);
+    ``workers`` at least 1 (``--workers``)."""
+    from ..errors import UsageError
+
+    bounds = {
+        name: (getattr(cli, declared).min, getattr(cli, declared).max) for name, declared in WHOLE_NUMBERS.items()
+    }
+    if o["workers"] is not None:
+        bounds["workers"] = (1, None)
+    for name, (low, high) in bounds.items():
+        value = o[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"{name}={value!r}: expected a whole number")
+        if (low is not None and value < low) or (high is not None and value > high):
+            within = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise UsageError(f"{name}={value}: must be {within}")
+
+
 def _listed(value: Any) -> list[str] | None:
     """A repeatable option: one text, or a list of them."""
     if value is None:
@@ -269,10 +303,10 @@ def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty
     from .output import printable
 
     bad = failed(results)
-    inputs = report.get("inputs") or {}
-    lines = [
-        f"stickler: {verdict(results)} ({report['document_count']:,} documents of {inputs.get('predictions')})",
-    ]
+    predictions = (report.get("inputs") or {}).get("predictions")
+    if isinstance(predictions, list):  # shards
+        predictions = ", ".join(predictions)
+    lines = [f"stickler: {verdict(results)} ({report['document_count']:,} documents of {predictions})"]
     width = max((len(r["gate"]) for r in bad), default=0)
     for r in bad:
         figure = shown_actual(r)

@@ -322,6 +322,19 @@ def test_unknown_option(stickler):
         {EVAL}, worker=2)
     assert str(raised.value).startswith("stickler.eval() got an unknown option 'worker' (did you mean 'workers'?)")
 
+def test_a_mapping_given_a_list(stickler):
+    with pytest.raises(TypeError) as raised:
+        {EVAL}, fail_under=["weighted_overall_score=0.9"])
+    assert str(raised.value) == (
+        "stickler.eval(): fail_under= takes a dict (gate -> threshold), got ['weighted_overall_score=0.9']"
+    )
+
+def test_bootstrap_under_its_bound(stickler):
+    {EVAL}, ci=0.95, bootstrap=5)
+
+def test_no_workers(stickler):
+    {EVAL}, workers=0)
+
 def test_missing_file(stickler):
     stickler.eval("data/invoice.json", "data/nope.jsonl", "data/pred.jsonl")
 
@@ -339,10 +352,12 @@ def test_missing_gates_file(stickler):
 """,
     )
     result = run(project, "-rf")
-    result.assert_outcomes(passed=1, failed=5)
+    result.assert_outcomes(passed=2, failed=7)
     out = result.stdout.str()
     result.stdout.fnmatch_lines(
         [
+            "stickler.eval: bootstrap=5: must be at least 10",
+            "stickler.eval: workers=0: must be at least 1",
             "stickler.eval: models/data/nope.jsonl: file not found",
             "stickler.eval: models/data/bad.json: /properties/a/x-aws-stickler-threshold: *",
             "stickler.eval: fail_under=: gate 'total_amount.f1': unknown field metric 'f1'*",
