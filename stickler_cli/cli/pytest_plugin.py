@@ -21,12 +21,9 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
-
-if TYPE_CHECKING:
-    from ..report.gates import Gate
 
 PROPERTY = "stickler_report"  # the name of the test property (JUnit XML) holding the report's summary
 SHOWN = 3  # worst fields and worst documents in a failure's message
@@ -125,7 +122,7 @@ class Stickler:
         files = [self._path(schema), self._path(ground_truth), self._path(predictions)]
         try:
             with _process_settings():
-                report, results, gates = _evaluate(files, given, self._path)
+                report, results = _evaluate(files, given, self._path)
         except SticklerError as exc:
             error = f"stickler.eval: {exc}"
         else:
@@ -137,7 +134,7 @@ class Stickler:
         self._node.user_properties.append((PROPERTY, summary(report, results)))
         failed = [r for r in results if r["status"] == "failed"]
         if failed:
-            pytest.fail(failure_message(report, results, not report["document_count"], gates), pytrace=False)
+            pytest.fail(failure_message(report, results, not report["document_count"]), pytrace=False)
         return Evaluated(report, results)
 
     def _path(self, given: str | os.PathLike) -> str:
@@ -177,11 +174,9 @@ class _process_settings:
             configure(self._llm)
 
 
-def _evaluate(
-    files: list[str], o: dict[str, Any], path: Any
-) -> tuple[dict[str, Any], list[dict[str, Any]], list[Gate]]:
+def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run of ``stickler eval`` (cli/eval.py) on ``files`` (schema, ground truth, predictions) with the
-    options ``o``: (report, gate results, gates)."""
+    options ``o``: (report, gate results)."""
     from .. import limits
     from ..report import gates as quality_gates
     from ..report.build import build_report
@@ -242,7 +237,7 @@ def _evaluate(
     warn_about_records(evaluation.accumulator.stats, ground_truth)
     report = build_report(evaluation, reporting)
     report["gates"] = quality_gates.check(gates, report, o["no_data_passes"])
-    return report, report["gates"], gates
+    return report, report["gates"]
 
 
 def _check_numbers(o: dict[str, Any], cli: Any) -> None:
@@ -296,7 +291,7 @@ def summary(report: dict[str, Any], results: list[dict[str, Any]]) -> str:
     return json.dumps(kept, separators=(",", ":"), allow_nan=False)
 
 
-def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty: bool, gates: list[Gate]) -> str:
+def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty: bool) -> str:
     """What a failed test says: each failed gate with its figure and threshold, then the worst fields and the
     worst documents (a few each)."""
     from ..report.gates import failed, no_data_hint, shown_actual, threshold_text, verdict
