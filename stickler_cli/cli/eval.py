@@ -231,9 +231,7 @@ def eval_command(
         atomic.with_step_summary(targets),
         [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)],
     )
-    for gate in gates:  # a gate naming no field is found now, not after the run
-        if gate.pattern is not None:
-            quality_gates.matching(gate, quality_gates.candidates(gate, plan))
+    quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     options = run_options(
         pairing,

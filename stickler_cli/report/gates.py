@@ -227,10 +227,11 @@ def sources(gates_file: str | None, pyproject: str = PYPROJECT) -> list[tuple[st
     return found
 
 
-def collect(cli: Iterable[str], gates_file: str | None, pyproject: str = PYPROJECT) -> list[Gate]:
-    """Every gate of a run: pyproject.toml's, then the gates file's, then the command line's (later wins)."""
+def collect(cli: Iterable[str], gates_file: str | None, pyproject: str | None = PYPROJECT) -> list[Gate]:
+    """Every gate of a run: pyproject.toml's (none when ``pyproject`` is None), then the gates file's, then the
+    command line's (later wins)."""
     chosen: dict[str, Gate] = {}
-    if Path(pyproject).is_file():
+    if pyproject is not None and Path(pyproject).is_file():
         chosen.update((g.key, g) for g in from_toml(pyproject, under_tool=True))
     if gates_file:
         chosen.update((g.key, g) for g in from_toml(gates_file, under_tool=False))
@@ -244,6 +245,13 @@ def candidates(gate: Gate, plan: Plan) -> list[str]:
     if gate.rolled_up:
         return [f.path for f in plan.fields if f.model is not None and f.model.fields]
     return [f.path for f in plan.fields]
+
+
+def check_paths(gates: list[Gate], plan: Plan) -> None:
+    """A field gate that names no field of ``plan`` is a usage error, found before the run rather than after it."""
+    for gate in gates:
+        if gate.pattern is not None:
+            matching(gate, candidates(gate, plan))
 
 
 def matching(gate: Gate, paths: list[str]) -> list[str]:

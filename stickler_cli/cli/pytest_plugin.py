@@ -1,0 +1,385 @@
+"""The pytest plugin (pyproject.toml, entry point ``pytest11``): model quality as a test like any other.
+
+::
+
+    def test_invoice_model(stickler):
+        stickler.eval("schema.json", "gt.jsonl", "pred.jsonl", fail_under={"weighted_overall_score": 0.9})
+
+The fixture ``stickler`` runs ``stickler eval`` in the test's process: the same option checks (cli/options.py),
+the same run (run/evaluate.py), the same report (report/build.py) and the same gates (report/gates.py). A failed
+gate fails the test, naming each failed gate, its figure and its threshold, then the worst fields and documents.
+Paths are relative to the test file's directory. The report's summary is attached to the test as the property
+``stickler_report`` (JUnit XML), and the terminal report ends with a line per ``stickler.eval`` call.
+
+pytest imports this module at start-up wherever stickler is installed: it imports nothing of the engine until
+``stickler.eval`` runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+PROPERTY = "stickler_report"  # the name of the test property (JUnit XML) holding the report's summary
+SHOWN = 3  # worst fields and worst documents in a failure's message
+VALUE_SHOWN = 60  # characters of a value in a failure's message
+
+# The keywords of ``stickler.eval`` beyond the three files, with their defaults: those of ``stickler eval``'s
+# options (``--plugin`` is ``plugins``, ``--limit`` is ``limits`` and ``--schema-resource`` is
+# ``schema_resources``, as mappings; ``--confidence-metrics``, ``--budgets``, ``--check-id``, ``--slice-by`` and
+# ``--allow-network`` take a list or the command line's text). Left out, because the fixture returns the report
+# and pytest reports the verdict: --format, --output, --junit, --html, --progress, --save-state, --non-matches,
+# --per-document, --suggest-thresholds, --save-schema and --debug.
+OPTIONS: dict[str, Any] = {
+    "fail_under": None,
+    "gates": None,
+    "no_data_passes": False,
+    "id_field": None,
+    "pair_by_line": False,
+    "check_id": None,
+    "strict": False,
+    "workers": None,
+    "dask": None,
+    "plugins": None,
+    "limits": None,
+    "schema_resources": None,
+    "assert_formats": False,
+    "slice_by": None,
+    "fdr": 0.05,
+    "ci": None,
+    "bootstrap": 1000,
+    "seed": 0,
+    "confidence_metrics": "auroc,brier_score,ece,error_capture_at_budget",
+    "ece_bins": 10,
+    "budgets": "0.1,0.3,0.5",
+    "iou_thresholds": "0.5:0.95:0.05",
+    "box_found": "value-and-iou",
+    "show_errors": 0,
+    "llm_base_url": None,
+    "llm_api_key_env": None,
+    "allow_network": None,
+    "llm_cache": None,
+}
+
+
+# The options given as a dict, and what each maps.
+MAPPINGS = {"fail_under": "gate -> threshold", "limits": "name -> value", "schema_resources": "URL -> file"}
+# The whole-number options, and the typer declaration (cli/options.py) whose bounds they keep, as on the command line.
+WHOLE_NUMBERS = {
+    "bootstrap": "BOOTSTRAP_OPTION",
+    "seed": "SEED_OPTION",
+    "ece_bins": "ECE_BINS_OPTION",
+    "show_errors": "SHOW_ERRORS_OPTION",
+}
+
+
+class Evaluated(NamedTuple):
+    """What ``stickler.eval`` returns: the report (the dict of ``stickler eval --format json``, with its
+    ``gates``) and the gate results (one per gate and matching field). ``report, gates = stickler.eval(...)``."""
+
+    report: dict[str, Any]
+    gates: list[dict[str, Any]]
+
+    @property
+    def passed(self) -> bool:
+        return not any(r["status"] == "failed" for r in self.gates)
+
+
+class Stickler:
+    """The ``stickler`` fixture: ``eval`` runs an evaluation for the test that asked for it."""
+
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        self._base = Path(request.path).parent
+        self._node = request.node
+
+    def eval(
+        self, schema: str | os.PathLike, ground_truth: str | os.PathLike, predictions: str | os.PathLike, **options: Any
+    ) -> Evaluated:
+        """Evaluate ``predictions`` against ``ground_truth`` as ``schema`` says, as ``stickler eval`` does, and check
+        the gates of ``fail_under`` (a mapping of gate to threshold, written as for ``--fail-under``:
+        ``{"weighted_overall_score": 0.9, "line_items.*.cm_recall": 0.8}``) and of ``gates`` (a TOML file whose
+        ``[fail-under]`` table holds gates). A failed gate fails the test; a gate with no data fails unless
+        ``no_data_passes=True``. Keywords: ``OPTIONS``; an unknown one is a TypeError."""
+        from ..errors import SticklerError
+
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            from ..errors import suggest
+
+            raise TypeError(
+                f"stickler.eval() got an unknown option {unknown[0]!r}{suggest(unknown[0], OPTIONS)}; "
+                f"options: {', '.join(OPTIONS)}"
+            )
+        for name in MAPPINGS:
+            if options.get(name) is not None and not isinstance(options[name], dict):
+                raise TypeError(f"stickler.eval(): {name}= takes a dict ({MAPPINGS[name]}), got {options[name]!r}")
+        given = {**OPTIONS, **options}
+        files = [self._path(schema), self._path(ground_truth), self._path(predictions)]
+        try:
+            with _process_settings():
+                report, results = _evaluate(files, given, self._path)
+        except SticklerError as exc:
+            error = f"stickler.eval: {exc}"
+        else:
+            error = None
+        if error is not None:  # outside the except clause: one line, not the error twice
+            pytest.fail(error, pytrace=False)
+        # What record_property does, without its warning under junit_family xunit2 (pytest's default): the property
+        # is written all the same, in the test case's <properties> (docs/ci/pytest.md).
+        self._node.user_properties.append((PROPERTY, summary(report, results)))
+        failed = [r for r in results if r["status"] == "failed"]
+        if failed:
+            pytest.fail(failure_message(report, results, not report["document_count"]), pytrace=False)
+        return Evaluated(report, results)
+
+    def _path(self, given: str | os.PathLike) -> str:
+        """``given`` from the test file's directory, shown from the working directory when it lies below it."""
+        path = self._base / Path(given)
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+
+
+@pytest.fixture
+def stickler(request: pytest.FixtureRequest) -> Stickler:
+    """Evaluate structured outputs in a test: ``stickler.eval(schema, ground_truth, predictions, fail_under={...})``
+    (docs/ci/pytest.md)."""
+    return Stickler(request)
+
+
+class _process_settings:
+    """The bounds and the LLM settings are process-wide (``stickler eval`` sets them once a process): put back
+    after each call those that were in force, so that one test's ``limits`` never reach the next test."""
+
+    def __enter__(self) -> None:
+        from .. import limits
+
+        self._limits = limits.current()
+        llm = sys.modules.get("stickler_cli.comparators.llm")
+        self._llm = llm.current_access() if llm is not None else None
+
+    def __exit__(self, *exc: Any) -> None:
+        from .. import limits
+
+        limits.use(self._limits)
+        if self._llm is not None:
+            from ..comparators.llm import configure
+
+            configure(self._llm)
+
+
+def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The run of ``stickler eval`` (cli/eval.py) on ``files`` (schema, ground truth, predictions) with the
+    options ``o``: (report, gate results)."""
+    from .. import limits
+    from ..report import gates as quality_gates
+    from ..report.build import build_report
+    from ..run.evaluate import evaluate_files
+    from ..run.reader import check_readable, file_size
+    from ..run.shards import resolve_shards
+    from ..schema.compiler import check_ready
+    from .inputs import scoring_plan, warn_about_records
+    from . import options as cli
+
+    # The bounds as the CLI has them (the working directory's [tool.stickler.limits]), then limits= over them.
+    project = limits.parse(None, cli.tool_table("limits", "NAME = VALUE"))
+    limits.use(limits.parse(None, o["limits"], base=project, table_origin="limits="))
+    _check_numbers(o, cli)
+    pairing = cli.pairing_option(o["id_field"], o["strict"], o["pair_by_line"], _listed(o["check_id"]))
+    cli.check_ci(o["ci"])
+    cli.check_bootstrap(o["bootstrap"])
+    cli.check_fdr(o["fdr"])
+    reporting = cli.report_options(
+        _texted(o["confidence_metrics"]),
+        o["ece_bins"],
+        _texted(o["budgets"]),
+        o["iou_thresholds"],
+        o["box_found"],
+        o["ci"],
+        o["bootstrap"],
+        o["seed"],
+        o["fdr"],
+    )
+    plugins = [path(p) if p.endswith(".py") else p for p in _listed(o["plugins"]) or []]
+    cli.load_plugins(plugins)
+    cache = path(o["llm_cache"]) if o["llm_cache"] else None
+    llm = cli.llm_access(o["llm_base_url"], o["llm_api_key_env"], _listed(o["allow_network"]), cache)
+    gates_file = path(o["gates"]) if o["gates"] else None
+    # A test's gates are those it names: not pyproject.toml's [tool.stickler.fail-under], the CLI's for one data set.
+    gates = quality_gates.collect([], gates_file, pyproject=None)
+    given = [quality_gates.make(str(k), v, "fail_under=") for k, v in (o["fail_under"] or {}).items()]
+    gates = list({g.key: g for g in [*gates, *given]}.values())  # fail_under= wins, as --fail-under does
+    schema, ground_truth, predictions = files
+    shards = resolve_shards(ground_truth, predictions)
+    check_readable(schema, *[p for s in shards for p in (s.ground_truth, s.predictions)])
+    resources = [f"{url}={path(file)}" for url, file in (o["schema_resources"] or {}).items()]
+    plan = scoring_plan(
+        schema, resources, o["assert_formats"], [ground_truth, predictions], "schema, ground_truth, predictions"
+    )
+    check_ready(plan)
+    quality_gates.check_paths(gates, plan)
+    total_bytes = sum(file_size(s.ground_truth) for s in shards)
+    options = cli.run_options(
+        pairing,
+        cli.workers_option(o["workers"], o["dask"], plan, total_bytes),
+        o["dask"],
+        plugins,
+        llm,
+        cli.collect_option(o["show_errors"], {}, o["ci"], cli.slice_paths(_listed(o["slice_by"]), gates)),
+    )
+    evaluation = evaluate_files(plan, shards, options=options)
+    warn_about_records(evaluation.accumulator.stats, ground_truth)
+    report = build_report(evaluation, reporting)
+    report["gates"] = quality_gates.check(gates, report, o["no_data_passes"])
+    return report, report["gates"]
+
+
+def _check_numbers(o: dict[str, Any], cli: Any) -> None:
+    """The whole-number options within the bounds the command line declares for them (typer checks those there);
+    ``workers`` at least 1 (``--workers``)."""
+    from ..errors import UsageError
+
+    bounds = {
+        name: (getattr(cli, declared).min, getattr(cli, declared).max) for name, declared in WHOLE_NUMBERS.items()
+    }
+    if o["workers"] is not None:
+        bounds["workers"] = (1, None)
+    for name, (low, high) in bounds.items():
+        value = o[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"{name}={value!r}: expected a whole number")
+        if (low is not None and value < low) or (high is not None and value > high):
+            within = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise UsageError(f"{name}={value}: must be {within}")
+
+
+def _listed(value: Any) -> list[str] | None:
+    """A repeatable option: one text, or a list of them."""
+    if value is None:
+        return None
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def _texted(value: Any) -> str:
+    """A comma-separated option (``--budgets 0.1,0.3``): its text, or a list of its items."""
+    return value if isinstance(value, str) else ",".join(str(v) for v in value)
+
+
+def summary(report: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    """The test property ``stickler_report``: the run's figures and gates, compact JSON."""
+    inputs = report.get("inputs") or {}
+    fields = {
+        path: {k: block.get(k) for k in ("cm_precision", "cm_recall", "cm_f1", "mean_score")}
+        for path, block in report["field_metrics"].items()
+    }
+    gates = [{k: r[k] for k in ("gate", "actual", "threshold", "status", "no_data")} for r in results]
+    kept = {
+        "schema": (report.get("schema") or {}).get("path"),
+        "ground_truth": inputs.get("ground_truth"),
+        "predictions": inputs.get("predictions"),
+        "document_count": report["document_count"],
+        "metrics": {k: v for k, v in report["metrics"].items() if not isinstance(v, dict)},
+        "field_metrics": fields,
+        "gates": gates,
+    }
+    return json.dumps(kept, separators=(",", ":"), allow_nan=False)
+
+
+def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty: bool) -> str:
+    """What a failed test says: each failed gate with its figure and threshold, then the worst fields and the
+    worst documents (a few each)."""
+    from ..report.gates import failed, no_data_hint, shown_actual, threshold_text, verdict
+    from .output import printable
+
+    bad = failed(results)
+    predictions = (report.get("inputs") or {}).get("predictions")
+    if isinstance(predictions, list):  # shards
+        predictions = ", ".join(predictions)
+    lines = [f"stickler: {verdict(results)} ({report['document_count']:,} documents of {predictions})"]
+    width = max((len(r["gate"]) for r in bad), default=0)
+    for r in bad:
+        figure = shown_actual(r)
+        said = f"{figure} < {threshold_text(r['threshold'])}" if not r.get("no_data") else figure
+        lines.append(f"  {r['gate']:<{width}}  {said}")
+    hint = no_data_hint(results, empty)
+    if hint:
+        lines.append("  (" + hint.replace("--no-data-passes", "no_data_passes=True") + ")")
+    if empty:
+        lines.append("  (no document was scored: every gate fails)")
+    lines += _worst_fields(report["field_metrics"])
+    lines += _worst_documents(report.get("worst_documents") or [])
+    return "\n".join(printable(line) for line in lines)
+
+
+def _worst_fields(fields: dict[str, dict[str, Any]]) -> list[str]:
+    """The fields of lowest F1 (then lowest mean score), with their counts."""
+    scored = [(p, b) for p, b in fields.items() if b.get("cm_f1") is not None and b["cm_f1"] < 1.0]
+    if not scored:
+        return []
+    scored.sort(key=lambda item: (item[1]["cm_f1"], item[1].get("mean_score") or 0.0, item[0]))
+    width = max(len(p) for p, _ in scored[:SHOWN])
+    lines = ["worst fields:"]
+    for path, b in scored[:SHOWN]:
+        mean = b.get("mean_score")
+        lines.append(
+            f"  {path:<{width}}  F1 {b['cm_f1']:.3f}  score {'–' if mean is None else f'{mean:.3f}'}  "
+            f"TP {b['tp']} FA {b['fa']} FD {b['fd']} FN {b['fn']}"
+        )
+    return lines
+
+
+def _worst_documents(worst: list[dict[str, Any]]) -> list[str]:
+    """The documents of lowest score, each with its first failing comparisons as ground truth != prediction."""
+    from ..analyses.failures import MISSES, imperfect, misses_not_shown
+
+    worst = imperfect(worst)[:SHOWN]
+    if not worst:
+        return []
+    lines = ["worst documents:"]
+    for doc in worst:
+        misses = [c for c in doc["comparisons"] if c["type"] in MISSES]
+        more = len(misses) - SHOWN + misses_not_shown(doc)
+        lines.append(f"  {doc['doc_id']}  score {doc['score']:.3f}")
+        for c in misses[:SHOWN]:
+            lines.append(f"    {c['path']} ({c['type']}): {_shown(c['gt'])} != {_shown(c['pred'])}")
+        if more > 0:
+            lines.append(f"    … and {more:,} more")
+    return lines
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= VALUE_SHOWN else text[: VALUE_SHOWN - 1] + "…"
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """A line per ``stickler.eval`` call, read back from the tests' ``stickler_report`` properties (so that it
+    holds under pytest-xdist too)."""
+    lines = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for name, value in getattr(report, "user_properties", ()):
+                if name == PROPERTY:
+                    lines.append(_summary_line(report.nodeid, value))
+    if lines:
+        terminalreporter.write_sep("-", "stickler")
+        for line in sorted(lines):
+            terminalreporter.write_line(line)
+
+
+def _summary_line(nodeid: str, value: str) -> str:
+    from ..report.gates import verdict
+
+    kept = json.loads(value)
+    score = kept["metrics"].get("weighted_overall_score")
+    shown = "–" if score is None else f"{score:.3f}"
+    gates = f", {verdict(kept['gates'])}" if kept["gates"] else ""
+    return f"{nodeid}: {kept['document_count']:,} documents, weighted_overall_score {shown}{gates}"
