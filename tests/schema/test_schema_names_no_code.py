@@ -225,7 +225,8 @@ ALLOWED_IMPORTS = {
 }
 DYNAMIC = re.compile(
     r"import_module\(|__import__\(|spec_from_file_location\(|pydoc|\.locate\(|"
-    r"\beval\(|\bexec\(|entry_points\(group=(?!ENTRY_POINT_GROUP\)|EMBEDDING_ENTRY_POINT_GROUP\))"
+    # The builtins eval/exec, not a method of that name (the pytest plugin's ``stickler.eval``, its ``def eval``).
+    r"(?<![\w.])(?<!def )eval\(|(?<![\w.])(?<!def )exec\(|entry_points\(group=(?!ENTRY_POINT_GROUP\)|EMBEDDING_ENTRY_POINT_GROUP\))"
 )
 
 
