@@ -34,6 +34,9 @@ class Limits:
     llm_seconds: float = 300.0
     llm_retries: int = 10
     llm_concurrency: int = 64
+    # Requests the run may send to judges (LLMComparator fields together): None for no bound. The run stops, exit
+    # 2, before the request that would go past it (docs/comparators/llm.md, "The bill"); 0 sends none at all.
+    judge_calls: int | None = None
     # Subschemas nested in one another (through $ref too), and objects compared inside one another. Each
     # level costs stack in the checks a schema goes through; far deeper than any real schema.
     schema_depth: int = 64
@@ -149,6 +152,7 @@ def read_within(path: str | Path, name: str) -> bytes:
     return b"".join(chunks)
 
 
+ZERO_ALLOWED = frozenset({"judge-calls"})  # a bound of 0 means none at all (not "no bound")
 AT_MOST_ONE = frozenset({"list-like-similarity", "list-text-similarity", "list-text-margin"})
 NAMES = {f.name.replace("_", "-"): f for f in fields(Limits)}
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(|k|ki|m|mi|g|gi)(?:b)?\s*$", re.IGNORECASE)
@@ -171,7 +175,7 @@ def _value(name: str, text: str, kind: type, where: str) -> int | float:
         if number != int(number):
             raise UsageError(f"{where} {name}: expected a whole number, got {text!r}")
         number = int(number)
-    if not number > 0:
+    if not number > 0 and not (name in ZERO_ALLOWED and number == 0):
         raise UsageError(f"{where} {name}: must be above 0, got {text!r}")
     if name in AT_MOST_ONE and number > 1:
         raise UsageError(f"{where} {name}: a similarity, must be at most 1, got {text!r}")

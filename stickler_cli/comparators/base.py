@@ -149,6 +149,41 @@ def gather(values: Sequence[Any], at: Sequence[int]) -> np.ndarray:
     return column[np.asarray(at, dtype=np.intp)]
 
 
+# What a judged comparator's bill counts per field (docs/comparators/llm.md, "The bill"): requests sent to the
+# model, questions answered from the answer cache, pairs of identical values (not asked), pairs whose question
+# was already put this run (not asked again), and questions that got no verdict (scored 0.0).
+BILL = ("asked", "cached", "identical", "deduplicated", "failed")
+
+
+def identical_values(gt: Any, pred: Any) -> bool:
+    """Whether two values are the same JSON value, compared as parsed, before any normalisation a
+    comparator makes: a judged (``costly``) comparator scores such a pair 1.0 without asking its model.
+
+    Strings, booleans, null and numbers are equal when they are of one JSON type and equal; an integer
+    and a float are not (``1`` and ``1.0`` are two spellings the model may be asked about: the engine
+    gives a comparator the value as parsed, and the judge sees ``"1"`` and ``"1.0"``), nor is a boolean a
+    number (``true`` is not ``1``). Arrays are equal item by item in order; objects when they hold the
+    same keys with equal values, in any order. Iterative: records may nest deeper than Python recurses.
+    """
+    stack = [(gt, pred)]
+    while stack:
+        a, b = stack.pop()
+        kind = type(a)
+        if kind is not type(b):
+            return False
+        if kind is list:
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b))
+        elif kind is dict:
+            if len(a) != len(b) or a.keys() != b.keys():
+                return False
+            stack.extend((a[k], b[k]) for k in a)
+        elif a != b:  # str, int, float (NaN is never equal), bool, None; an odd object by its own ==
+            return False
+    return True
+
+
 class NotASimilarity(ValueError):
     """A plugin comparator answered something that is not a similarity in [0, 1]."""
 
@@ -211,6 +246,9 @@ class Comparator:
     # bounding box, an ANLS* tree): the compiler then treats such a property as
     # a single value instead of matching its items.
     whole_value: ClassVar[bool] = False
+    # True for comparators that call a model (an LLM, an embedding model): a pair of identical values
+    # (``identical_values``) scores 1.0 without a call, and their requests are billed (docs/comparators/llm.md).
+    costly: ClassVar[bool] = False
     # True for comparators whose cost grows with the product of two texts' lengths (edit distances): the
     # matching of a list counts their long texts as more than one pair each (engine/matching.py).
     text_quadratic: ClassVar[bool] = False
@@ -296,6 +334,13 @@ class Comparator:
 
     def drain_failures(self) -> list[str]:
         return []
+
+    # True for comparators that keep a bill (``BILL``, per field): ``drain_bill`` hands it over and forgets it.
+    bills: ClassVar[bool] = False
+
+    def drain_bill(self) -> list[int] | None:
+        """The counts of ``BILL`` since the last drain (None when nothing happened); the default keeps none."""
+        return None
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())

@@ -54,7 +54,7 @@ class BERTComparator(EmbeddingComparator):
         self._cache = shared_cache(("tokens", self.model), lambda: _token_encoder(self.model))
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
-        self._embed([v for pair in pairs for v in pair])
+        self._embed(self.values_to_embed(pairs))
 
     def _embed(self, values: Sequence[Any]) -> None:
         texts = [t.strip() for v in values if (t := text_of(v)) is not None]

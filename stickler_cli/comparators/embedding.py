@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import ComparatorSetupError
-from .base import Comparator, MissingExtraError, Param, value_text
+from .base import Comparator, MissingExtraError, Param, identical_values, value_text
 from .names import BUNDLED_MODEL, BUNDLED_NAMES, registered_model, unknown_model
 
 EXTRA = "semantic"
@@ -160,6 +160,7 @@ class EmbeddingComparator(Comparator):
     requires = ("torch", "sentence_transformers", BUNDLED_PACKAGE)
     prefetches = True
     reports_failures = True
+    costly = True  # identical values score 1.0 without being embedded (base.identical_values)
     params = (
         Param(
             "model",
@@ -186,6 +187,12 @@ class EmbeddingComparator(Comparator):
             raise
         except Exception as exc:
             self._failed(what, exc)
+
+    @staticmethod
+    def values_to_embed(pairs: Sequence[tuple[Any, Any]]) -> list[Any]:
+        """The values of ``pairs`` that need a vector: both of each pair but the identical ones (scored
+        1.0 without a vector); the cache then embeds each distinct text once, in batches."""
+        return [v for pair in pairs if not identical_values(*pair) for v in pair]
 
     def drain_failures(self) -> list[str]:
         failures, self._failures = self._failures, []

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Sequence
 
 from .. import limits
 from ..errors import ComparatorSetupError, UsageError
-from .base import Comparator, ComparatorConfigError, Param
+from .base import BILL, Comparator, ComparatorConfigError, Param, identical_values
 
 # Bump when the prompt wording changes: cached answers to the old prompt no
 # longer apply.
@@ -409,6 +409,47 @@ class Access:
 
 _access = Access()
 
+_ASKED, _CACHED, _IDENTICAL, _DEDUPLICATED, _FAILED = (BILL.index(name) for name in BILL)
+
+# Requests sent to a judge by this process in this run (every LLMComparator field together), held to
+# ``--limit judge-calls``; ``configure`` (once per run) starts it afresh.
+_sent = [0]
+_sent_lock = threading.Lock()
+
+
+class JudgeLimitError(ComparatorSetupError):
+    """The run would send more requests to the judge than ``--limit judge-calls`` allows: it stops first."""
+
+
+def requests_sent() -> int:
+    """Requests sent to a judge by this process since the run began (``configure``)."""
+    return _sent[0]
+
+
+def _judge_limit_message(sent: int, more: int, limit: int) -> str:
+    return (
+        f"stopped before asking the judge: the run would send at least {sent + more} requests "
+        f"({sent} sent, {more} more for the next batch of distinct, non-identical pairs not in the answer cache), "
+        f"over --limit judge-calls={limit}; raise it, or check the bill with --dry-run"
+    )
+
+
+def _room_for(more: int) -> None:
+    """JudgeLimitError unless ``more`` requests fit under ``--limit judge-calls``."""
+    limit = limits.current().judge_calls
+    if limit is not None and _sent[0] + more > limit:
+        raise JudgeLimitError(_judge_limit_message(_sent[0], more, limit))
+
+
+def _count_request() -> None:
+    """Count one request about to be sent; JudgeLimitError, and nothing sent, when it would be one too many."""
+    limit = limits.current().judge_calls
+    with _sent_lock:
+        if limit is not None and _sent[0] + 1 > limit:
+            raise JudgeLimitError(_judge_limit_message(_sent[0], 1, limit))
+        _sent[0] += 1
+
+
 NOT_ASKED = "not asked: no LLM calls are made here (stickler merge), and the answer cache has no answer"
 
 
@@ -428,6 +469,8 @@ def configure(access: Access | None = None, **fields: Any) -> Access:
     if access.cache is not None and not str(access.cache).strip():
         raise UsageError("--llm-cache needs a file path")
     _access = Access(access.base_url, access.api_key_env, tuple(access.allow_network), access.cache, access.calls)
+    with _sent_lock:
+        _sent[0] = 0  # a new run: --limit judge-calls counts its requests from here
     return _access
 
 
@@ -712,6 +755,8 @@ class LLMComparator(Comparator):
     summary = "asks an OpenAI-compatible chat model whether the values are equivalent"
     prefetches = True
     reports_failures = True
+    costly = True
+    bills = True
     params = (
         Param(
             "base_url",
@@ -887,6 +932,17 @@ class LLMComparator(Comparator):
         self._access_error: AccessError | None = None
         self._opener: urllib.request.OpenerDirector | None = None
         self.requests_made = 0
+        self._bill = [0] * len(BILL)
+
+    def drain_bill(self) -> list[int] | None:
+        """The bill (``base.BILL``) since the last drain, or None when nothing was counted; clears it."""
+        with self._lock:
+            bill, self._bill = self._bill, [0] * len(BILL)
+        return bill if any(bill) else None
+
+    def _charge(self, at: int, count: int = 1) -> None:
+        with self._lock:
+            self._bill[at] += count
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -900,6 +956,7 @@ class LLMComparator(Comparator):
             "_cache_error_reported",
             "_opener",
             "requests_made",
+            "_bill",
             "_resolved",
             "_calls",
             "_candidates",
@@ -964,6 +1021,8 @@ class LLMComparator(Comparator):
         """(cache key, prompt) for a pair, or the Outcome when no call is needed."""
         if gt is None or pred is None:
             return Outcome(1.0 if gt is None and pred is None else 0.0)
+        if identical_values(gt, pred):  # the same JSON value: equivalent, nothing to ask
+            return Outcome(1.0)
         try:
             gt_text, pred_text = self.value_text(gt), self.value_text(pred)
         except (TypeError, ValueError, RecursionError) as exc:
@@ -987,40 +1046,63 @@ class LLMComparator(Comparator):
         return outcome.score
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
-        self.prefetch((g, p) for g in gts for p in preds)
+        self._prefetch_quietly([(g, p) for g in gts for p in preds], walk=False)
         return [[self.similarity(g, p) for p in preds] for g in gts]
 
     def prefetch(self, pairs: Iterable[tuple[Any, Any]]) -> int:
         """Answer every (gt, pred) pair ahead of scoring, ``concurrency`` calls at a time.
 
-        Later ``similarity`` calls for these pairs are served from memory.
-        Returns the number of pairs that needed the model. Raises only AccessError.
+        Later ``similarity`` calls for these pairs are served from memory. The engine's prefetch walk
+        (every pair a batch of documents will score) calls it once per batch, and it keeps the bill of
+        those pairs: identical, deduplicated (asked or answered before in this run, or earlier in the
+        same walk), answered from the cache, asked, failed. Returns the number of pairs that needed
+        the model. Raises only AccessError and JudgeLimitError.
         """
+        return self._prefetch_quietly(pairs, walk=True)
+
+    def _prefetch_quietly(self, pairs: Iterable[tuple[Any, Any]], walk: bool) -> int:
         try:
-            return self._prefetch(pairs)
+            return self._prefetch(pairs, walk)
         except ComparatorSetupError:
             raise
         except Exception:  # noqa: BLE001 - similarity() will retry and record the problem
             return 0
 
-    def _prefetch(self, pairs: Iterable[tuple[Any, Any]]) -> int:
+    def _prefetch(self, pairs: Iterable[tuple[Any, Any]], walk: bool = True) -> int:
+        """As ``prefetch``; ``walk`` False (a matrix asked for outside the engine's walk): the pairs are
+        answered, but only the requests, cache answers and failures are billed, never the pairs skipped."""
         self.ready()
         if not self._calls:
             return 0
         todo: dict[str, str] = {}
+        identical = deduplicated = failed = 0
         with self._lock:
             for gt, pred in pairs:
                 question = self._question(gt, pred)
-                if isinstance(question, tuple) and question[0] not in self._memo:
+                if isinstance(question, Outcome):
+                    if question.error is not None:
+                        failed += 1
+                    elif gt is not None and pred is not None:
+                        identical += 1
+                elif question[0] in self._memo or question[0] in todo:
+                    deduplicated += 1
+                else:
                     todo[question[0]] = question[1]
+            if walk:
+                self._bill[_IDENTICAL] += identical
+                self._bill[_DEDUPLICATED] += deduplicated
+                self._bill[_FAILED] += failed
         if not todo:
             return 0
         if self._cache is not None:
-            for key, score in self._cache.get_many(list(todo)).items():
+            found = self._cache.get_many(list(todo))
+            for key, score in found.items():
                 self._remember(key, Outcome(score))
                 del todo[key]
+            self._charge(_CACHED, len(found))
         if not todo:
             return 0
+        _room_for(len(todo))
         if len(todo) == 1 or self.concurrency == 1:
             for key, prompt in todo.items():
                 self._ask_and_store(key, prompt)
@@ -1047,11 +1129,14 @@ class LLMComparator(Comparator):
             if key in cached:
                 outcome = Outcome(cached[key])
                 self._remember(key, outcome)
+                self._charge(_CACHED)
                 return outcome
         return self._ask_and_store(key, prompt)
 
     def _ask_and_store(self, key: str, prompt: str) -> Outcome:
         outcome, answer = self._ask(prompt)
+        if outcome.error is not None:
+            self._charge(_FAILED)
         if outcome.error is None and self._cache is not None:
             self._cache.put(key, outcome.score, answer)
         # Failures are remembered for this run too, so a dead endpoint is not
@@ -1123,8 +1208,10 @@ class LLMComparator(Comparator):
             headers["Authorization"] = f"Bearer {self._api_key}"
         request = urllib.request.Request(self.endpoint, data=body, headers=headers, method="POST")
         limit = limits.current().llm_response_bytes
+        _count_request()  # JudgeLimitError, before anything is sent, past --limit judge-calls
         with self._lock:
             self.requests_made += 1
+            self._bill[_ASKED] += 1
         deadline = request.deadline = _Deadline(self.timeout)  # type: ignore[attr-defined]
         where = shown_url(self.endpoint)
         timed_out = f"no complete response from {where} within {self.timeout:g}s"

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import ComparatorSetupError
-from .base import Param
+from .base import Param, identical_values
 from .embedding import (
     EmbeddingComparator,
     check_model,
@@ -86,10 +86,12 @@ class SemanticComparator(EmbeddingComparator):
             self._cache = shared_cache(("sentence", self.model), lambda: _model_encoder(self.model))
 
     def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
-        texts = [t for pair in pairs for v in pair if (t := text_of(v)) is not None]
+        texts = [t for v in self.values_to_embed(pairs) if (t := text_of(v)) is not None]
         self._fill(self._cache, texts, "embedding failed")
 
     def similarity(self, gt: Any, pred: Any) -> float:
+        if identical_values(gt, pred) and text_of(gt) is not None:  # the same text: 1.0, as the matrix says
+            return 1.0
         return self.similarity_matrix([gt], [pred])[0][0]
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:

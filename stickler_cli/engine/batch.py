@@ -86,6 +86,8 @@ class BatchResult:
     slow: int = 0  # documents scored by Engine.compare (malformed confidences, metadata, failures)
     # (document, field index, gt value, pred value) of each FD of a leaf or list of leaves (DocResult.fd_values)
     fd_values: list[tuple[int, int, Any, Any]] = field(default_factory=list)
+    # The judges' bill of the batch (DocResult.judge, summed): field index -> comparators.base.BILL counts.
+    judge: dict[int, list[int]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -848,6 +850,10 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
         result.list_errors.pop(d, None)
         if doc.list_errors:
             result.list_errors[d] = list(doc.list_errors)
+        if doc.judge:
+            for index, bill in doc.judge.items():
+                kept = result.judge.setdefault(index, [0] * len(bill))
+                kept[:] = [a + b for a, b in zip(kept, bill)]
         if doc.fd_values:  # the fast path left this document's out
             result.fd_values.extend((d, index, g, p) for index, g, p in doc.fd_values)
         if doc.confidences:  # the fast path left this document's pairs out

@@ -97,6 +97,7 @@ class Engine:
         self._wanted = {f.index for f in self._prefetching}
         self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
+        self._billing = [f for f in self.fields if f.comparator is not None and f.comparator.bills]
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
         self._arrays: dict[int, ModelArrays] = {}  # per item model, see _model_arrays
         # Per model, what the field loop reads of each field, unpacked in one step, and the
@@ -121,6 +122,11 @@ class Engine:
     def prefetches(self) -> bool:
         """Whether ``prefetch`` does anything for this plan (model-backed comparators)."""
         return bool(self._prefetching)
+
+    @property
+    def judged(self) -> list[FieldPlan]:
+        """The fields whose comparator keeps a judge's bill (comparators.base.BILL)."""
+        return list(self._billing)
 
     @property
     def model_backed(self) -> bool:
@@ -194,6 +200,12 @@ class Engine:
         for f in self._failing:
             for message in f.comparator.drain_failures():
                 self._pending.append(f"{f.path}: {message}")
+        for f in self._billing:
+            bill = f.comparator.drain_bill()
+            if bill is not None:
+                if res.judge is None:
+                    res.judge = {}
+                res.judge[f.index] = bill
         if self._pending:
             # A list pair is scored twice (matching, then counting): report each failure once.
             res.errors.extend(dict.fromkeys(self._pending))

@@ -139,6 +139,10 @@ class DocResult:
     # below the threshold), in walk order; None when there is none: what cosmetic.py classifies.
     fd_values: list[tuple[int, object, object]] | None = None
 
+    # The judges' bill (comparators.base.BILL counts) by field index, for the fields whose comparator keeps
+    # one and counted something since the last document: a batch's prefetch walk lands on its first document.
+    judge: dict[int, list[int]] | None = None
+
     @property
     def counts(self) -> list[list[int]]:
         """Per field ``[tp, fa, fd, fn, tn]`` (a copy of ``tally``, shaped)."""

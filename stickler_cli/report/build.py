@@ -30,6 +30,7 @@ REPORT_BLOCKS = (
     "field_failures",
     "list_errors",
     "cosmetic_errors",
+    "judge",
 )
 
 

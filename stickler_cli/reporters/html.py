@@ -21,6 +21,7 @@ from ..analyses.failures import more_line, where
 from ..report.gates import NO_DATA_SHOWN, actual_text, threshold_text
 from ..json_text import compact_json
 from .cosmetic import html_section
+from .judge import html_section as judge_section
 from .sanitize import INVISIBLE, NAME_LIMIT, data_text, limited
 from .slices import render_html as render_slices
 from . import list_section
@@ -982,6 +983,7 @@ def render_html(report: dict[str, Any]) -> str:
         + _fields(report)
         + _aggregates(report)
         + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
+        + judge_section(report.get("judge"), _e, _num_cell, _table)
         + render_slices(report, _e, _table, _num_cell)
         + list_section.html_section(report, _e, _table)
         + _violations(report)

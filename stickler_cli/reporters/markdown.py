@@ -17,6 +17,7 @@ from ..confidence.trust import trust_sentence
 from ..report.gates import verdict
 from ..run.reader import error_location
 from .cosmetic import markdown_lines as cosmetic_lines
+from .judge import markdown_lines as judge_lines
 from .gate_markdown import failed_gates_markdown
 from .sanitize import NAME_LIMIT, plain
 from .sanitize import markdown_cell as text
@@ -92,6 +93,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines += slice_lines(report, text)
     lines += list_section.markdown_lines(report, text)
     lines += cosmetic_lines(report.get("cosmetic_errors"), text)
+    lines += judge_lines(report.get("judge"), text)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)

@@ -23,6 +23,7 @@ from . import threshold_table
 from .calibration import render_calibration
 from . import list_section
 from .cosmetic import render_cosmetic
+from .judge import render_terminal as render_judge
 from .fit import Column, ReportTable, compact, fit, wrap_name
 from .sanitize import NAME_LIMIT, figure_cell, folding, safe
 from .slices import render_terminal as render_slices
@@ -102,6 +103,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     render_slices(report, console)
     list_section.render_terminal(report, console)
     render_cosmetic(report.get("cosmetic_errors"), console)
+    render_judge(report.get("judge"), console)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     if report.get("localisation"):

@@ -49,8 +49,10 @@ if TYPE_CHECKING:
 # 13: cosmetic (each FD of a leaf classified by the first normalisation that would match it, cosmetic.py)
 # 14: document_index (every document's ground-truth digest and line, so that merge finds documents counted twice;
 #     it replaces document_keys, which only --ci runs kept)
-STATE_VERSION = 14
-# The keys of a saved state in the order version 14 writes them (the counts' and the parts' interleaved); a part's
+# 15: judge (the judges' bill per LLMComparator field: asked, cached, identical, deduplicated, failed; judge.py),
+#     present only when the plan has such a field
+STATE_VERSION = 15
+# The keys of a saved state in the order version 15 writes them (the counts' and the parts' interleaved); a part's
 # key not listed here comes after them, before the embedded schema.
 STATE_KEYS = (
     "state_version",
@@ -80,6 +82,7 @@ STATE_KEYS = (
     "slices",
     "list_errors",
     "cosmetic",
+    "judge",
 )
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"
