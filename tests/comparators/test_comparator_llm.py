@@ -89,14 +89,14 @@ def test_no_guidelines_block_without_guidelines(make, server):
 def test_api_key_from_named_env_var_is_sent_as_bearer(make, server, monkeypatch):
     monkeypatch.setenv("TEST_LLM_KEY", "sk-secret")
     c = make(access={"api_key_env": "TEST_LLM_KEY"})
-    c.similarity("x", "x")
+    c.similarity("x", "X")
     assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-secret"
     assert "sk-secret" not in repr(c)
     assert b"sk-secret" not in pickle.dumps(c)  # the key is read where it is sent, never carried
 
 
 def test_no_authorization_header_without_a_key(make, server):
-    make().similarity("x", "x")
+    make().similarity("x", "X")
     assert "Authorization" not in server.requests[0]["headers"]
 
 
@@ -188,17 +188,17 @@ def test_answers_persist_across_instances(make, server, tmp_path):
 
 def test_repeated_pair_asks_once_even_without_disk_cache(make, server, tmp_path):
     c = make(cache="")
-    assert c.similarity("a", "a") == c.similarity("a", "a") == 1.0
+    assert c.similarity("a", "A") == c.similarity("a", "A") == 1.0
     assert server.count == 1
-    make(cache=None).similarity("a", "a")
+    make(cache=None).similarity("a", "A")
     assert server.count == 2
     assert not (tmp_path / "cache").exists()
 
 
 def test_failures_are_not_cached_on_disk(make, server):
     server.fail_next(1, 400)
-    assert make().similarity("a", "a") == 0.0
-    assert make().similarity("a", "a") == 1.0
+    assert make().similarity("a", "A") == 0.0
+    assert make().similarity("a", "A") == 1.0
     assert server.count == 2
 
 
@@ -206,18 +206,18 @@ def test_unusable_cache_path_is_reported_once_and_scoring_goes_on(make, server, 
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
     c = make(access={"cache": str(blocker / "llm.sqlite")})
-    assert c.similarity("a", "a") == 1.0
+    assert c.similarity("a", "A") == 1.0
     failures = c.drain_failures()
     assert len(failures) == 1 and "cache" in failures[0] and "disabled" in failures[0]
-    assert c.similarity("b", "b") == 1.0
+    assert c.similarity("b", "B") == 1.0
     assert c.drain_failures() == []
 
 
 def test_pickled_comparator_still_works(make, server):
     c = make()
-    c.similarity("a", "a")
+    c.similarity("a", "A")
     clone = pickle.loads(pickle.dumps(c))
-    assert clone.similarity("a", "a") == 1.0
+    assert clone.similarity("a", "A") == 1.0
     assert clone.similarity("b", "c") == 0.0
     assert server.count == 2
 
@@ -229,7 +229,7 @@ def test_pickled_comparator_still_works(make, server):
 def test_transient_failures_are_retried(make, server, status):
     server.fail_next(2, status)
     c = make(max_retries=3)
-    assert c.similarity("a", "a") == 1.0
+    assert c.similarity("a", "A") == 1.0
     assert server.count == 3
     assert c.drain_failures() == []
 
@@ -238,7 +238,7 @@ def test_retry_after_is_honoured(make, server):
     server.fail_next(1, 429, {"Retry-After": "0.3"})
     c = make(backoff=0.0)
     started = time.monotonic()
-    assert c.similarity("a", "a") == 1.0
+    assert c.similarity("a", "A") == 1.0
     assert time.monotonic() - started >= 0.3
     assert server.count == 2
 
@@ -246,7 +246,7 @@ def test_retry_after_is_honoured(make, server):
 def test_long_retry_after_gives_up_at_once(make, server):
     server.fail_next(1, 429, {"Retry-After": "3600"})
     c = make()
-    assert c.similarity("a", "a") == 0.0
+    assert c.similarity("a", "A") == 0.0
     assert server.count == 1
     [failure] = c.drain_failures()
     assert "HTTP 429" in failure and "3600s" in failure
@@ -280,7 +280,7 @@ def test_timeout_scores_zero(make, server):
     server.stall = 1.5
     c = make(timeout=0.2, max_retries=1)
     started = time.monotonic()
-    assert c.similarity("a", "a") == 0.0
+    assert c.similarity("a", "A") == 0.0
     assert time.monotonic() - started < 1.2
     [failure] = c.drain_failures()
     assert "within 0.2s" in failure and "2 attempts" in failure
@@ -291,7 +291,7 @@ def test_unreachable_endpoint_scores_zero(make):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     c = make(access={"base_url": f"http://127.0.0.1:{port}/v1"}, max_retries=1)
-    assert c.similarity("a", "a") == 0.0
+    assert c.similarity("a", "A") == 0.0
     [failure] = c.drain_failures()
     assert "cannot reach" in failure
 
@@ -299,7 +299,7 @@ def test_unreachable_endpoint_scores_zero(make):
 def test_garbage_body_scores_zero(make, server):
     server.garbage = True
     c = make()
-    assert c.similarity("a", "a") == 0.0
+    assert c.similarity("a", "A") == 0.0
     [failure] = c.drain_failures()
     assert "not a chat-completions response" in failure
     assert server.count == 1  # garbage is not retried
@@ -308,7 +308,7 @@ def test_garbage_body_scores_zero(make, server):
 def test_unreadable_answer_scores_zero(make, server):
     server.reply = "Let me think about bananas."
     c = make()
-    assert c.similarity("a", "a") == 0.0
+    assert c.similarity("a", "A") == 0.0
     [failure] = c.drain_failures()
     assert "unreadable answer" in failure and "bananas" in failure
 
@@ -316,8 +316,8 @@ def test_unreadable_answer_scores_zero(make, server):
 def test_auth_failure_stops_further_calls(make, server):
     server.fail_next(5, 401)
     c = make(max_retries=3)
-    assert c.similarity("a", "a") == 0.0
-    assert c.similarity("b", "b") == 0.0
+    assert c.similarity("a", "A") == 0.0
+    assert c.similarity("b", "B") == 0.0
     assert server.count == 1
     failures = c.drain_failures()
     assert len(failures) == 2 and all("HTTP 401" in f for f in failures)
@@ -362,7 +362,7 @@ def test_concurrency_one_is_sequential(make, server):
     server.delay = 0.01
     c = make(concurrency=1)
     c.similarity_matrix(["a", "b"], ["a", "b", "c"])
-    assert server.max_inflight == 1 and server.count == 6
+    assert server.max_inflight == 1 and server.count == 4  # six pairs, two of them identical: never sent
 
 
 # -- configuration ----------------------------------------------------------------------
@@ -393,7 +393,7 @@ def test_the_users_endpoint_wins_over_the_schemas_and_the_environment(server, mo
     monkeypatch.setenv("STICKLER_LLM_MODEL", "env-model")
     configure(base_url=server.url + "/v1/chat/completions")
     c = registry.build("llm", {"base_url": "http://schema-host.example/v1", "model": "cfg", "cache": None})
-    c.similarity("a", "a")
+    c.similarity("a", "A")
     assert server.requests[0]["path"] == "/v1/chat/completions"
     assert server.requests[0]["body"]["model"] == "cfg"
 
@@ -473,7 +473,7 @@ def test_a_schemas_host_needs_the_users_allowance_and_never_gets_the_usual_keys(
     config = {"base_url": server.url + "/v1", "model": "m", "cache": False}
     c = registry.build("llm", config)  # compiling is fine: nothing is sent yet
     with pytest.raises(AccessError) as refused:
-        c.similarity("a", "a")
+        c.similarity("a", "A")
     assert str(refused.value) == (
         "the schema sends values to 127.0.0.1: allow that host with --allow-network "
         "127.0.0.1, or give your own endpoint with --llm-base-url URL"
@@ -494,14 +494,14 @@ def test_a_schemas_host_needs_the_users_allowance_and_never_gets_the_usual_keys(
 
     monkeypatch.setenv("TEST_LLM_KEY", "sk-chosen")  # the user names the key for that host
     configure(allow_network=("127.0.0.1",), api_key_env="TEST_LLM_KEY")
-    registry.build("llm", config).similarity("b", "b")
+    registry.build("llm", config).similarity("b", "B")
     assert server.requests[-1]["headers"]["Authorization"] == "Bearer sk-chosen"
 
 
 def test_the_users_own_endpoint_gets_the_usual_key(server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
     configure(base_url=server.url + "/v1")
-    registry.build("llm", {"model": "m", "cache": False}).similarity("a", "a")
+    registry.build("llm", {"model": "m", "cache": False}).similarity("a", "A")
     assert server.requests[0]["headers"]["Authorization"] == "Bearer sk-openai"
 
 
@@ -545,8 +545,8 @@ def test_redirects_are_not_followed(make, server, monkeypatch):
         monkeypatch.setenv("TEST_LLM_KEY", "sk-secret")
         server.fail_next(3, 302, {"Location": elsewhere.url + "/v1/chat/completions"})
         c = make(access={"api_key_env": "TEST_LLM_KEY"}, max_retries=3)
-        assert c.similarity("a", "a") == 0.0
-        assert c.similarity("b", "b") == 0.0  # every request would redirect: no further calls
+        assert c.similarity("a", "A") == 0.0
+        assert c.similarity("b", "B") == 0.0  # every request would redirect: no further calls
         assert elsewhere.count == 0 and server.count == 1
         first = c.drain_failures()[0]
         assert "HTTP 302" in first and "not followed" in first and elsewhere.url in first
@@ -567,21 +567,21 @@ def _sqlite_file(path: Path, statements: list[str]) -> bytes:
 
 def test_the_default_cache_is_in_the_stickler_cache_directory(make, server, tmp_path, monkeypatch):
     configure(base_url=server.url + "/v1")
-    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    registry.build("llm", {"model": "m"}).similarity("a", "A")
     home_cache = tmp_path / "home" / ".cache" / "stickler" / "llm.sqlite"
     assert home_cache.is_file()
     assert home_cache.stat().st_mode & 0o777 == 0o600  # it holds values from the data
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    registry.build("llm", {"model": "m"}).similarity("a", "A")
     assert (tmp_path / "xdg" / "stickler" / "llm.sqlite").is_file()
 
     monkeypatch.setenv("STICKLER_CACHE_DIR", str(tmp_path / "mine"))
-    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    registry.build("llm", {"model": "m"}).similarity("a", "A")
     assert (tmp_path / "mine" / "llm.sqlite").is_file()
 
     configure(base_url=server.url + "/v1", cache=str(tmp_path / "given.sqlite"))  # --llm-cache wins
-    registry.build("llm", {"model": "m"}).similarity("a", "a")
+    registry.build("llm", {"model": "m"}).similarity("a", "A")
     assert (tmp_path / "given.sqlite").is_file()
     assert server.count == 4  # each was a new cache
 
@@ -603,7 +603,7 @@ def test_the_cache_never_opens_another_programs_sqlite_file(server, tmp_path, st
     configure(base_url=server.url + "/v1", cache=str(target))
     c = registry.build("llm", {"model": "m"})
     with pytest.raises(AccessError) as err:
-        c.similarity("a", "a")
+        c.similarity("a", "A")
     assert "is an sqlite file that stickler did not write" in str(err.value) and "--llm-cache" in str(err.value)
     assert err.value.key is None
     assert target.read_bytes() == before
@@ -702,7 +702,7 @@ def test_timeout_bounds_the_whole_response(payload, tmp_path):
         configure(base_url=server.url, cache=str(tmp_path / "c.sqlite"))
         c = registry.build("llm", {"model": "m", "timeout": 1.0, "max_retries": 0})
         started = time.monotonic()
-        assert c.similarity("a", "a") == 0.0
+        assert c.similarity("a", "A") == 0.0
         elapsed = time.monotonic() - started
         assert elapsed < 2.0, elapsed  # per read, this took len(payload) * 0.2 s (8 s and more)
         [failure] = c.drain_failures()
@@ -714,7 +714,7 @@ def test_timeout_bounds_the_whole_response(payload, tmp_path):
 
 def test_a_quick_response_is_not_cut(make, server):
     c = make(timeout=5.0)
-    assert c.similarity("a", "a") == 1.0 and c.drain_failures() == []
+    assert c.similarity("a", "A") == 1.0 and c.drain_failures() == []
 
 
 def test_response_size_is_bounded_by_a_limit_the_user_can_raise(make, server):
@@ -722,12 +722,12 @@ def test_response_size_is_bounded_by_a_limit_the_user_can_raise(make, server):
 
     server.pad = 2 * 2**20
     c = make(cache=False)
-    assert c.similarity("a", "a") == 0.0
+    assert c.similarity("a", "A") == 0.0
     [failure] = c.drain_failures()
     assert "is over 1048576 bytes" in failure and "--limit llm-response-bytes=SIZE" in failure
     limits.use(limits.Limits(llm_response_bytes=4 * 2**20))
     try:
-        assert make(cache=False).similarity("b", "b") == 1.0
+        assert make(cache=False).similarity("b", "B") == 1.0
     finally:
         limits.use(limits.DEFAULT)
 
@@ -735,7 +735,7 @@ def test_response_size_is_bounded_by_a_limit_the_user_can_raise(make, server):
 def test_a_deeply_nested_body_is_an_ordinary_failure(make, server):
     server.body = b"[" * 200_000
     c = make()
-    assert c.similarity("a", "a") == 0.0
+    assert c.similarity("a", "A") == 0.0
     [failure] = c.drain_failures()
     assert "not a chat-completions response" in failure
 

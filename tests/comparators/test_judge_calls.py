@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import jsonschema
 import orjson
 import pytest
 
@@ -19,6 +20,8 @@ from stickler_cli.engine import Engine
 from stickler_cli.run.accumulate import Accumulator
 from stickler_cli.schema import compile_schema
 from tests.support.chat_server import clean_env, server  # noqa: F401 (fixtures)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _schema(tmp_path: Path, config: dict | None = None, listed: bool = False) -> str:
@@ -91,6 +94,7 @@ def test_identical_values_ask_nothing(server, tmp_path, capsys):
     name = report["field_metrics"]["name"]
     assert (name["tp"], name["fd"], name["mean_score"]) == (30, 0, 1.0)
     assert report["judge"] == {"name": {"asked": 0, "cached": 0, "identical": 30, "deduplicated": 0, "failed": 0}}
+    jsonschema.validate(report, orjson.loads((ROOT / "schemas/report.schema.json").read_bytes()))
 
 
 @pytest.mark.parametrize("cache", [True, False])
