@@ -91,10 +91,14 @@ def test_embedding_failure_falls_back_to_equality_and_is_reported():
     plan = compile_schema(_schema({"embedding_function": "broken"}))
     acc = evaluate_pairs(plan, [({"name": "Acme", "tags": ["a"]}, {"name": "Acme", "tags": ["b"]})])
     report_errors = acc.errors
-    assert any("name: embedding failed" in e["message"] for e in report_errors)
+    # Identical values are never embedded (issue 40): name fails nothing, and scores 1.0.
+    assert not any("name:" in e["message"] for e in report_errors)
     assert any("tags: embedding failed" in e["message"] for e in report_errors)
     counts = acc.get_state()["counts"]
-    assert counts[0][0] == 1  # name: equal strings still match (tp)
+    assert counts[0][0] == 1  # name: tp
+    acc = evaluate_pairs(plan, [({"name": "Acme"}, {"name": "ACME"})])
+    assert any("name: embedding failed" in e["message"] for e in acc.errors)
+    assert acc.get_state()["counts"][0][2] == 1  # by equality, the fallback: different strings, an FD
 
 
 @pytest.mark.parametrize(
