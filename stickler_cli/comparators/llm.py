@@ -1032,6 +1032,14 @@ class LLMComparator(Comparator):
             return Outcome(0.0, f"value of {longest} characters exceeds max_chars={self.max_chars}; not sent")
         return self._fingerprint(gt_text, pred_text), self.render_prompt(gt_text, pred_text)
 
+    def question_key(self, gt: Any, pred: Any) -> str | None:
+        """The key of the question a pair puts to the model (two pairs with one key are one request in a run,
+        and one answer in the cache), or None when the pair needs no question: a null, identical values
+        (``base.identical_values``), a value that cannot be sent. Call ``ready()`` first (the key holds the
+        endpoint and model)."""
+        question = self._question(gt, pred)
+        return None if isinstance(question, Outcome) else question[0]
+
     # -- scoring ----------------------------------------------------------------
 
     def similarity(self, gt: Any, pred: Any) -> float:

@@ -231,9 +231,25 @@ def test_the_terminal_and_markdown_reports_show_the_bill(server, tmp_path, capsy
     assert main([*base, "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert "### Judge requests\n\n- `name`: 1 asked, 0 cached, 1 identical, 0 deduplicated, 0 failed\n" in out
-    assert main(base) == 0
+    assert main([*base, "--html", str(tmp_path / "r.html")]) == 0
     out = capsys.readouterr().out
     assert "Judge requests" in out and "name: 0 asked, 1 cached, 1 identical, 0 deduplicated, 0 failed" in out
+    page = (tmp_path / "r.html").read_text()
+    assert "<h2>Judge requests</h2>" in page and "<td>name</td>" in page
+
+
+def test_the_question_key_is_what_deduplicates(server):
+    from stickler_cli.comparators import registry
+    from stickler_cli.comparators.llm import configure, Access
+
+    configure(Access(base_url=server.url + "/v1"))
+    c = registry.build("llm", {"model": "judge", "cache": False})
+    c.ready()
+    assert c.question_key("a", "a") is None and c.question_key(None, "a") is None
+    assert c.question_key("a", "b") == c.question_key("a", "b") != c.question_key("b", "a")
+    assert c.question_key(1, "1") == c.question_key("1", 1)  # not identical values, but one question: "1" vs "1"
+    c.prefetch([(1, "1"), ("1", 1), ("a", "a")])
+    assert server.count == 1 and c.drain_bill() == [1, 0, 1, 1, 0]
 
 
 # -- the per-document path agrees -----------------------------------------------------------------------
