@@ -158,29 +158,25 @@ def test_the_issues_scenario_asks_each_distinct_non_identical_pair_once(server, 
     assert 0 < identical < 100 and len(distinct) < before
 
     gt, pred = _write(tmp_path, gts, preds)
-    code, report, _ = _eval(server, _schema(tmp_path, {"cache": False}, listed=True), gt, pred, capsys)
+    schema = _schema(tmp_path, {"cache": False}, listed=True)
+    # --limit judge-calls one request short: the run stops before its first request, saying how many it needs.
+    code, _, err = _eval(server, schema, gt, pred, capsys, "--limit", f"judge-calls={len(distinct) - 1}")
+    assert code == 2 and server.count == 0
+    assert err.count("\n") == 1 and f"would send at least {len(distinct)} requests" in err
+    assert f"--limit judge-calls={len(distinct) - 1}" in err
+
+    code, report, _ = _eval(server, schema, gt, pred, capsys, "--limit", f"judge-calls={len(distinct)}")
     assert code == 0
     assert server.count == len(distinct) < before
     bill = report["judge"]["line_items.description"]
     assert bill == {
-        "asked": len(distinct),
+        "asked": server.count,
         "cached": 0,
         "identical": identical,
         "deduplicated": len(cells) - identical - len(distinct),
         "failed": 0,
     }
     assert report["field_metrics"]["line_items.description"]["tp"] == 100  # every item found its match
-
-    # --limit judge-calls: one request short stops before the first request; exactly enough runs.
-    asked = server.count
-    code, _, err = _eval(server, _schema(tmp_path, {"cache": False}, listed=True), gt, pred, capsys,
-                         "--limit", f"judge-calls={len(distinct) - 1}")  # fmt: skip
-    assert code == 2 and server.count == asked
-    assert err.count("\n") == 1 and f"would send at least {len(distinct)} requests" in err
-    assert f"--limit judge-calls={len(distinct) - 1}" in err
-    code, report, _ = _eval(server, _schema(tmp_path, {"cache": False}, listed=True), gt, pred, capsys,
-                            "--limit", f"judge-calls={len(distinct)}")  # fmt: skip
-    assert code == 0 and server.count == asked + len(distinct)
 
 
 def test_a_limit_of_zero_sends_nothing_and_identical_values_need_no_request(server, tmp_path, capsys):
