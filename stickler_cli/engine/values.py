@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..json_text import compact_json
+
 MISSING = object()  # a key an object does not give (a default may stand in for it)
 
 
@@ -131,3 +133,21 @@ def adopt_older_shape(model: Any, record: dict) -> int:
                         if type(item) is dict:
                             stack.append((inner, item))
     return rewritten
+
+
+def pair_key(a: Any, b: Any) -> str | None:
+    """The distinct-pair key of a judged field's (gt, pred) values: both as compact JSON (json_text), so
+    that ``1`` and ``"1"``, ``true`` and ``1`` stay apart; None when a value is nested too deeply to write."""
+    return compact_json([a, b])
+
+
+def identical_values(a: Any, b: Any) -> bool:
+    """Whether two values are the same JSON value, as the data spells it (before any normalisation a
+    comparator makes): such a pair scores 1.0 without asking a judge. Keys in another order, or ``1``
+    against ``1.0``, are not identical (the judge is asked: never a verdict the data did not give)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    text = compact_json(a)
+    return text is not None and text == compact_json(b)
