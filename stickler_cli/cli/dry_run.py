@@ -19,7 +19,7 @@ from .output import print_json, printable, printing, stdout_console
 
 COLUMNS = ("pairs", "identical", "duplicates", "not_sent", "cached", "requests", "characters")
 HEADINGS = ("Pairs", "Identical", "Duplicate", "Not sent", "Cached", "Requests", "Characters")
-NOTHING = "nothing to ask: no field of this schema calls a model (LLMComparator, SemanticComparator, BERTComparator)"
+NOTHING = "nothing to ask: no field of this schema calls a model (an LLM or embeddings)"
 
 
 @dataclass
