@@ -90,10 +90,9 @@ def _text(value: Any) -> str:
 def read(plan: Plan, shards: Sequence[Any], pairing: Any, inputs: str) -> tuple[list[tuple[Any, Any]], int]:
     """The scored (gt, pred) records of ``shards``, read as a run reads them: record problems and the record
     counts' warnings said on stderr as a run says them; (records, record problems)."""
-    from ..engine.values import adopt_older_shape
     from ..run.options import for_plan
     from ..run.reader import PairingStats, check_pairing_outcome, error_location
-    from ..run.scoring import add_pairing_stats, read_pairs
+    from ..run.scoring import _adopt_older_shape, add_pairing_stats, read_pairs
     from .inputs import warn_about_records
 
     pairing = for_plan(pairing, plan)
@@ -103,10 +102,8 @@ def read(plan: Plan, shards: Sequence[Any], pairing: Any, inputs: str) -> tuple[
     for shard in shards:
         for pair in read_pairs(shard, stats, pairing):
             problems.extend(pair.errors)
-            if pair.older_shape:
-                for record in (pair.gt, pair.pred):
-                    if record and adopt_older_shape(plan.root, record):
-                        counted.stats["older_shape_records"] += 1
+            if pair.older_shape:  # as score_pairs reads them, counted alike
+                _adopt_older_shape(plan.root, counted, pair)
             if pair.gt is not None:
                 docs.append((pair.gt, pair.pred))
     add_pairing_stats(counted, stats)
@@ -122,7 +119,7 @@ def read(plan: Plan, shards: Sequence[Any], pairing: Any, inputs: str) -> tuple[
 
 
 class _Counts:
-    """The record counts add_pairing_stats fills (an Accumulator's ``stats`` and ``plan``, nothing more)."""
+    """The record counts add_pairing_stats and _adopt_older_shape fill (an Accumulator's ``stats`` and ``plan``)."""
 
     def __init__(self, plan: Plan) -> None:
         from collections import Counter
@@ -168,7 +165,6 @@ def report(counts: list[FieldCount], documents: int, problems: int, output_forma
 
 
 def _table(counts: list[FieldCount], total: FieldCount, head: str) -> None:
-    from rich import box
     from rich.table import Table
     from rich.text import Text
 
@@ -179,8 +175,9 @@ def _table(counts: list[FieldCount], total: FieldCount, head: str) -> None:
         if not counts:
             console.print(Text(NOTHING[0].upper() + NOTHING[1:] + "."))
             return
-        table = Table(box=box.SIMPLE_HEAD if console.is_terminal else None, show_footer=False, pad_edge=False)
-        table.add_column("Field", overflow="fold", ratio=1)
+        # No rules: at 80 columns every character goes to the figures and the field path (folded, never cut).
+        table = Table(box=None, pad_edge=False, header_style="bold" if console.is_terminal else "")
+        table.add_column("Field", overflow="fold", min_width=10)
         for heading in HEADINGS:
             table.add_column(heading, justify="right", no_wrap=True)
         for c in [*counts, total]:
