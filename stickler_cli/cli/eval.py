@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import UsageError
-from .help import OUTPUTS, SCALE, STATISTICS
+from .help import LIMITS, OUTPUTS, SCALE, STATISTICS
 from .inputs import infer_from, looks_like_schema, schema_files, scoring_plan, warn_about_records
 from .options import (
     ALLOW_NETWORK_OPTION,
@@ -103,7 +103,7 @@ def eval_command(
         "--save-state",
         metavar="FILE",
         rich_help_panel=SCALE,
-        help="Also write the run's mergeable state here (see `stickler merge`).",
+        help="Also write the state here, for `stickler merge`.",
     ),
     dask: Optional[str] = typer.Option(
         None,
@@ -163,6 +163,9 @@ def eval_command(
     llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
     allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
     llm_cache: Optional[str] = LLM_CACHE_OPTION,
+    dry_run: bool = typer.Option(
+        False, "--dry-run", rich_help_panel=LIMITS, help="Count what the judges would be asked; ask nothing."
+    ),
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
@@ -205,13 +208,18 @@ def eval_command(
     check_readable(*([] if inferring else [schema]), *inputs)
     if inferring:
         plan = _inferred_plan(
-            shards, ground_truth, predictions, save_schema, assert_formats, [*inputs, *(p for _, p in plugin_files)]
+            shards,
+            ground_truth,
+            predictions,
+            None if dry_run else save_schema,
+            assert_formats,
+            [*inputs, *(p for _, p in plugin_files)],
         )
     else:
         plan = scoring_plan(
             schema, schema_resource, assert_formats, [ground_truth, predictions], "SCHEMA GROUND_TRUTH PREDICTIONS"
         )
-    check_ready(plan)
+    check_ready(plan, install=not dry_run)  # a dry run resolves the judges' settings, opens nothing
     data_files = [
         (what, path)
         for shard in shards
@@ -232,6 +240,14 @@ def eval_command(
         [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)],
     )
     quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
+    if dry_run:
+        from . import dry_run as dry
+
+        docs, problems = dry.read(plan, shards, pairing, ground_truth)
+        asked = {**targets, "--save-schema": save_schema}
+        not_written = [f"{name} {path}" for name, path in asked.items() if path and name != "--llm-cache"]
+        dry.report(dry.count(plan, docs), len(docs), problems, output_format, not_written)
+        return
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     options = run_options(
         pairing,

@@ -349,18 +349,26 @@ class AnswerCache:
                 conn = self._connection()
                 if conn is None:
                     return found
-                for start in range(0, len(keys), 500):
-                    chunk = list(keys[start : start + 500])
-                    marks = ",".join("?" * len(chunk))
-                    rows = conn.execute(f"SELECT key, score, answer FROM answers WHERE key IN ({marks})", chunk)
-                    for key, score, answer in rows:
-                        # Read the stored reply again: a better parser corrects old verdicts.
-                        verdict = parse_answer(answer) if answer is not None else score
-                        if verdict is not None:
-                            found[key] = verdict
+                found = _verdicts(conn, keys)
             except (sqlite3.Error, OSError) as exc:
                 self._disable(exc)
         return found
+
+    def read_only(self, keys: Sequence[str]) -> dict[str, float]:
+        """``get_many`` without writing anything (``--dry-run``): no file, table or side file is created; a
+        file that is absent, not a stickler cache or unreadable answers nothing. Read as it stands on disk
+        (``immutable``) unless a writer's log is beside it (then its side files exist already)."""
+        if not self.path.is_file() or foreign_file(self.path) is not None:
+            return {}
+        mode = "mode=ro" if Path(f"{self.path}-wal").exists() else "immutable=1"
+        try:
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True, timeout=30.0)
+            try:
+                return _verdicts(conn, keys)
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return {}
 
     def put(self, key: str, score: float, answer: str) -> None:
         with self._lock:
@@ -383,6 +391,31 @@ class AnswerCache:
     def _disable(self, exc: Exception) -> None:
         self.error = f"answer cache {str(self.path)!r} disabled: {exc}"
         self._conn = None
+
+
+def _verdicts(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, float]:
+    """The cached verdicts of ``keys`` (those the cache holds)."""
+    found: dict[str, float] = {}
+    for start in range(0, len(keys), 500):
+        chunk = list(keys[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT key, score, answer FROM answers WHERE key IN ({marks})", chunk)
+        for key, score, answer in rows:
+            # Read the stored reply again: a better parser corrects old verdicts.
+            verdict = parse_answer(answer) if answer is not None else score
+            if verdict is not None:
+                found[key] = verdict
+    return found
+
+
+@dataclass
+class Bill:
+    """What asking a judged field's distinct pairs would cost (``LLMComparator.bill``, ``--dry-run``)."""
+
+    requests: int = 0  # distinct questions neither cached nor refused: each one request
+    cached: int = 0  # distinct questions the answer cache answers
+    not_sent: int = 0  # pairs never sent (a value too long, or one that cannot be shown)
+    characters: int = 0  # characters of the messages the requests would send (system and user)
 
 
 # ---------------------------------------------------------------------------
@@ -835,6 +868,14 @@ class LLMComparator(Comparator):
         if not access.calls:
             self._resolve_cache_only(access)
             return
+        endpoint, model, key, path = self.settings(access)
+        self.endpoint, self.model_name, self._api_key = endpoint, model, key
+        self._cache = AnswerCache(path) if path is not None else None
+        self._opener = _opener(endpoint)
+
+    def settings(self, access: Access) -> tuple[str, str, str | None, Path | None]:
+        """(endpoint, model, key, answer cache file or None) a run would use under ``access``; nothing is
+        opened or installed (``--dry-run`` stops here). Raises AccessError as ``ready`` does."""
         if access.base_url:
             endpoint, users = _endpoint_of(access.base_url, "--llm-base-url"), True
         elif self._schema_endpoint is not None:
@@ -867,7 +908,7 @@ class LLMComparator(Comparator):
                 raise AccessError(f"--llm-api-key-env names ${access.api_key_env}, which is not set", None)
         else:  # the usual variables go to the user's own endpoint only, never to a schema's
             key = _first_env(ENV_API_KEY) if users else None
-        cache = None
+        path = None
         if self.cache not in (None, False, ""):
             path = Path(access.cache).expanduser() if access.cache else cache_dir() / CACHE_FILE
             problem = foreign_file(path)
@@ -877,9 +918,7 @@ class LLMComparator(Comparator):
                     "files; give --llm-cache a new file",
                     None,
                 )
-            cache = AnswerCache(path)
-        self.endpoint, self.model_name, self._api_key, self._cache = endpoint, model, key, cache
-        self._opener = _opener(endpoint)
+        return endpoint, model, key, path
 
     def _resolve_cache_only(self, access: Access) -> None:
         """Where no call may be made: every endpoint the run may have used (the user's, the
@@ -1039,6 +1078,24 @@ class LLMComparator(Comparator):
         endpoint and model)."""
         question = self._question(gt, pred)
         return None if isinstance(question, Outcome) else question[0]
+
+    def bill(self, pairs: Iterable[tuple[Any, Any]]) -> Bill:
+        """What asking ``pairs`` (distinct, none identical) would cost a run under the access in force:
+        questions told apart as the cache keys them, the cache read without writing, nothing sent."""
+        endpoint, model, _, path = self.settings(current_access())
+        self.endpoint, self.model_name = endpoint, model  # what the cache key holds
+        bill, sizes = Bill(), {}
+        for gt, pred in pairs:
+            question = self._question(gt, pred)
+            if isinstance(question, Outcome):
+                bill.not_sent += 1
+            else:
+                sizes[question[0]] = len(SYSTEM_PROMPT) + len(question[1])
+        found = AnswerCache(path).read_only(list(sizes)) if path is not None and sizes else {}
+        bill.cached = len(found)
+        bill.requests = len(sizes) - bill.cached
+        bill.characters = sum(size for key, size in sizes.items() if key not in found)
+        return bill
 
     # -- scoring ----------------------------------------------------------------
 

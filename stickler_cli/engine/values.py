@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..json_text import compact_json
+
 MISSING = object()  # a key an object does not give (a default may stand in for it)
 
 
@@ -131,3 +133,9 @@ def adopt_older_shape(model: Any, record: dict) -> int:
                         if type(item) is dict:
                             stack.append((inner, item))
     return rewritten
+
+
+def pair_key(a: Any, b: Any) -> str | None:
+    """The distinct-pair key of a judged field's (gt, pred) values: both as compact JSON (json_text), so
+    that ``1`` and ``"1"``, ``true`` and ``1`` stay apart; None when a value is nested too deeply to write."""
+    return compact_json([a, b])

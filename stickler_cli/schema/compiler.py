@@ -127,23 +127,24 @@ def compile_schema(
     )
 
 
-def check_ready(plan: Plan) -> None:
+def check_ready(plan: Plan, install: bool = True) -> None:
     """Before scoring: every comparator has what only the user can give it (an LLM endpoint).
 
     Compiling a schema (``schema check``, ``merge``) needs none of it; scoring does, and a
     comparator that lacks it stops the run here, before any data is read, naming the
     field's JSON pointer. Here, not in comparators/: the pointer is the schema's
     (``x-aws-stickler-comparator``), and comparators/ sits below the plan and the schema.
+    ``install`` False (``eval --dry-run``): the settings are checked, nothing is opened or installed.
     """
     if f"{comparators.__name__}.llm" not in sys.modules:  # no LLMComparator was built: nothing to check
         return
-    from ..comparators.llm import AccessError, LLMComparator
+    from ..comparators.llm import AccessError, LLMComparator, current_access
 
     for f in plan.fields:
         if not isinstance(f.comparator, LLMComparator):
             continue
         try:
-            f.comparator.ready()
+            f.comparator.ready() if install else f.comparator.settings(current_access())
         except AccessError as exc:
             if exc.key is None:  # the user's own setting (a key variable, a cache file): no schema pointer
                 raise
