@@ -33,6 +33,7 @@ from .options import (
     JUNIT_OPTION,
     LIMIT_OPTION,
     LLM_BASE_URL_OPTION,
+    JUDGE_PAIRING_OPTION,
     LLM_CACHE_OPTION,
     LLM_KEY_ENV_OPTION,
     METRICS_OPTION,
@@ -163,6 +164,7 @@ def eval_command(
     llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
     allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
     llm_cache: Optional[str] = LLM_CACHE_OPTION,
+    judge_pairing: str = JUDGE_PAIRING_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
@@ -240,6 +242,7 @@ def eval_command(
         plugin,
         llm,
         collect_option(show_errors, targets, ci, slice_paths(slice_by, gates)),
+        judge_pairing,
     )
     files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
     with contextlib.ExitStack() as stack:

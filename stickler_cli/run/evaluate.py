@@ -89,7 +89,7 @@ def evaluate_two(
     started = time.perf_counter()
     options = options or RunOptions()
     pairing = for_plan(options.pairing, plan)
-    engine = Engine(plan)
+    engine = Engine(plan, options.judge_pairing)
     stats = (PairingStats(), PairingStats())
     accs = (Accumulator(plan, options.collect), Accumulator(plan, options.collect))
     shared = itertools.tee(_blank_runs(ground_truth_lines(gt_path, stats[0])), 2)
@@ -173,6 +173,8 @@ def evaluate_files(
         "predictions": [s.predictions for s in shards],
         "id_field": pairing.id_field,
     }
+    if options.judge_pairing != "full":  # the report says so; its worst documents are explained the same way
+        inputs["judge_pairing"] = options.judge_pairing
     if len(shards) == 1:
         inputs.update(ground_truth=shards[0].ground_truth, predictions=shards[0].predictions)
     if options.dask:
@@ -185,7 +187,7 @@ def evaluate_files(
 
         score_in_pool(plan, shards, acc, options, progress)
     else:
-        engine = Engine(plan)
+        engine = Engine(plan, options.judge_pairing)
         stats = PairingStats()  # shared: byte counts run on across shards
         for shard in shards:
             pairs = read_pairs(shard, stats, pairing)
