@@ -104,7 +104,7 @@ def eval_command(
         "--save-state",
         metavar="FILE",
         rich_help_panel=SCALE,
-        help="Also write the run's mergeable state here (see `stickler merge`).",
+        help="Also write the run's state, for `stickler merge`.",
     ),
     dask: Optional[str] = typer.Option(
         None,

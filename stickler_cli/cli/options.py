@@ -239,9 +239,10 @@ JUDGE_PAIRINGS = ("full", "proxy")
 JUDGE_PAIRING_OPTION = typer.Option(
     "full",
     "--judge-pairing",
-    metavar="full|proxy",
+    metavar="MODE",
+    show_default=False,
     rich_help_panel=LIMITS,
-    help="Lists with judged fields: judge every item pair (full) or pair by edit distance first (proxy).",
+    help="Lists with judged fields: full (every pair) or proxy.",
 )
 
 
