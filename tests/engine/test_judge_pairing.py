@@ -6,11 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema
 import orjson
 import pytest
 
 from stickler_cli.cli.app import main
+from stickler_cli.engine import Engine
+from stickler_cli.engine.prefetch import collect
+from stickler_cli.schema.compiler import compile_schema
 from tests.support.chat_server import ChatServer, clean_env, server  # noqa: F401 (fixtures)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SCHEMA = {
     "type": "object",
@@ -96,6 +102,29 @@ def test_proxy_asks_only_the_chosen_pairs(server, tmp_path):
     )
     assert [a for a, _ in pairs] == sorted(i["name"] for d in GT for i in d["items"])
     assert report["field_metrics"]["items.name"]["tp"] == 5  # every chosen pair judged equivalent
+    assert report["inputs"]["judge_pairing"] == "proxy"  # the report says how it paired
+    jsonschema.validate(report, orjson.loads((ROOT / "schemas/report.schema.json").read_bytes()))
+
+
+def test_the_prefetch_walk_hands_only_the_chosen_pairs():
+    """What the model-backed comparator is handed before scoring: the 9 + 4 item pairs under full, the 3 + 2
+    pairs the edit distance chose under proxy (each ground truth with its case- or punctuation-changed twin)."""
+    plan = compile_schema(SCHEMA)
+    name = plan.root.fields[0].model.fields[0]
+    wanted = {name.index}
+    for pairing, expected in (("full", 13), ("proxy", 5)):
+        engine = Engine(plan, pairing)
+        handed = collect(
+            plan.root, list(zip(GT, PRED)), wanted, engine._needed, engine.proxy_pairs if pairing == "proxy" else None
+        )
+        assert len(handed[name.index]) == expected
+    assert sorted(handed[name.index]) == [
+        ("Apple pie", "apple-pie"),
+        ("Blue cheese", "BLUE CHEESE"),
+        ("Green tea", "green tea!"),
+        ("Orange juice", "orange juice"),
+        ("St. John Street", "st john street"),
+    ]
 
 
 def test_unambiguous_lists_give_the_same_figures(server, tmp_path):
@@ -118,6 +147,27 @@ def test_proxy_can_pair_differently_where_the_judge_sees_what_edit_distance_does
     assert full["field_metrics"]["items.name"]["tp"] == 2
     assert proxy["field_metrics"]["items.name"]["tp"] == 0
     assert full["metrics"] != proxy["metrics"]
+
+
+def test_compare_explains_a_pair_as_it_was_paired(server, tmp_path, capsys, monkeypatch):
+    """``stickler compare`` on example (d)'s pair: full shows the judge's pairs (0↔0, 1↔1; 4 requests), proxy the
+    crossing pairs (0↔1, 1↔0; 2 requests)."""
+    monkeypatch.setenv("COLUMNS", "120")
+    gt, pred = tmp_path / "gt.json", tmp_path / "pred.json"
+    schema = tmp_path / "schema.json"
+    schema.write_bytes(orjson.dumps(SCHEMA))
+    gt.write_bytes(orjson.dumps({"items": [{"name": "x.y.z.w"}, {"name": "xyzq"}]}))
+    pred.write_bytes(orjson.dumps({"items": [{"name": "XYZW"}, {"name": "x-y-z-q"}]}))
+    args = ["compare", str(schema), str(gt), str(pred), "--llm-base-url", server.url + "/v1"]
+    for pairing, requests, rows in (
+        ("full", 4, ("items[0↔0]", "items[1↔1]")),
+        ("proxy", 2, ("items[0↔1]", "items[1↔0]")),
+    ):
+        before = server.count
+        assert main([*args, "--llm-cache", str(tmp_path / f"{pairing}.sqlite"), "--judge-pairing", pairing]) == 0
+        assert server.count - before == requests
+        out = capsys.readouterr().out
+        assert all(f" {row} " in out for row in rows), out
 
 
 def test_an_unknown_judge_pairing_is_a_usage_error(server, tmp_path, capsys):
