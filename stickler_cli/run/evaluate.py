@@ -108,9 +108,20 @@ def evaluate_two(
         add_pairing_stats(acc, side_stats)
         check_pairing_outcome(acc.stats, pairing, [pred])
     return tuple(
-        Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": pairing.id_field}, elapsed)
+        Evaluation(
+            plan,
+            acc,
+            {"ground_truth": gt_path, "predictions": pred, "id_field": pairing.id_field, **_judge_inputs(options)},
+            elapsed,
+        )
         for acc, pred in zip(accs, (pred_a, pred_b))
     )  # type: ignore[return-value]
+
+
+def _judge_inputs(options: RunOptions) -> dict[str, str]:
+    """What the report's ``inputs`` say of --judge-pairing: nothing for the default (full), else the mode, by which
+    the report's worst documents are then explained too (report/build.py)."""
+    return {} if options.judge_pairing == "full" else {"judge_pairing": options.judge_pairing}
 
 
 class _BlankRun(tuple):
@@ -173,8 +184,7 @@ def evaluate_files(
         "predictions": [s.predictions for s in shards],
         "id_field": pairing.id_field,
     }
-    if options.judge_pairing != "full":  # the report says so; its worst documents are explained the same way
-        inputs["judge_pairing"] = options.judge_pairing
+    inputs.update(_judge_inputs(options))
     if len(shards) == 1:
         inputs.update(ground_truth=shards[0].ground_truth, predictions=shards[0].predictions)
     if options.dask:

@@ -174,3 +174,20 @@ def test_an_unknown_judge_pairing_is_a_usage_error(server, tmp_path, capsys):
     with pytest.raises(AssertionError):
         _run(server, tmp_path, GT, PRED, "--judge-pairing", "cheap")
     assert "--judge-pairing must be full or proxy; got 'cheap'" in capsys.readouterr().err
+
+
+def test_diff_pairs_both_sides_by_the_proxy(server, tmp_path):
+    """``stickler diff`` with the same predictions on both sides: the 5 chosen pairs are asked once (side B's
+    answers come from the run's answer cache), against the 13 of the full matrix."""
+    run = tmp_path / "diff"
+    run.mkdir()
+    schema, gt, pred = run / "schema.json", run / "gt.jsonl", run / "pred.jsonl"
+    schema.write_bytes(orjson.dumps(SCHEMA))
+    gt.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in GT))
+    pred.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in PRED))
+    for pairing, expected in (("proxy", 5), ("full", 13)):
+        before = server.count
+        args = ["diff", str(schema), str(gt), str(pred), str(pred), "--llm-base-url", server.url + "/v1"]
+        args += ["--llm-cache", str(run / f"{pairing}.sqlite"), "--judge-pairing", pairing, "--format", "json"]
+        assert main(args) == 0
+        assert server.count - before == expected
