@@ -66,16 +66,23 @@ PRED = [
 def _run(server: ChatServer, tmp_path: Path, gt: list, pred: list, *extra: str) -> tuple[int, dict]:
     """(requests the run asked, its JSON report); a fresh answer cache each run, so that every question is asked."""
     run = tmp_path / f"run{len(list(tmp_path.glob('run*')))}"
-    run.mkdir()
-    schema, gt_file, pred_file, report = (run / n for n in ("schema.json", "gt.jsonl", "pred.jsonl", "report.json"))
-    schema.write_bytes(orjson.dumps(SCHEMA))
-    gt_file.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in gt))
-    pred_file.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in pred))
+    schema, gt_file, pred_file = _write(run, gt, pred)
+    report = run / "report.json"
     before = server.count
     args = ["eval", str(schema), str(gt_file), str(pred_file), "--llm-base-url", server.url + "/v1"]
     args += ["--llm-cache", str(run / "llm.sqlite"), "--format", "json", "--output", str(report), *extra]
     assert main(args) == 0
     return server.count - before, orjson.loads(report.read_bytes())
+
+
+def _write(run: Path, gt: list, pred: list) -> tuple[Path, Path, Path]:
+    """The schema and the two JSON Lines files in the new folder ``run``."""
+    run.mkdir()
+    schema, gt_file, pred_file = run / "schema.json", run / "gt.jsonl", run / "pred.jsonl"
+    schema.write_bytes(orjson.dumps(SCHEMA))
+    gt_file.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in gt))
+    pred_file.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in pred))
+    return schema, gt_file, pred_file
 
 
 def _figures(report: dict) -> tuple:
@@ -180,11 +187,7 @@ def test_diff_pairs_both_sides_by_the_proxy(server, tmp_path):
     """``stickler diff`` with the same predictions on both sides: the 5 chosen pairs are asked once (side B's
     answers come from the run's answer cache), against the 13 of the full matrix."""
     run = tmp_path / "diff"
-    run.mkdir()
-    schema, gt, pred = run / "schema.json", run / "gt.jsonl", run / "pred.jsonl"
-    schema.write_bytes(orjson.dumps(SCHEMA))
-    gt.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in GT))
-    pred.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in PRED))
+    schema, gt, pred = _write(run, GT, PRED)
     for pairing, expected in (("proxy", 5), ("full", 13)):
         before = server.count
         args = ["diff", str(schema), str(gt), str(pred), str(pred), "--llm-base-url", server.url + "/v1"]
