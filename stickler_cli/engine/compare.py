@@ -50,7 +50,6 @@ from .items import (
 )
 from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, list_cost, over_bound
 from .prefetch import collect, models_needed, prefetching_fields
-from .proxy import FULL, PROXY, proxy_models
 from . import row_errors
 from .values import (
     EMPTIABLE,
@@ -89,7 +88,7 @@ class Engine:
     interface below the "what the batch path uses" line (``items.ScoringEngine``), never the walk's privates.
     """
 
-    def __init__(self, plan: Plan, judge_pairing: str = FULL) -> None:
+    def __init__(self, plan: Plan, judge_pairing: str = "full") -> None:
         self.plan = plan
         self.fields = plan.fields
         self.size = len(self.fields)
@@ -104,7 +103,13 @@ class Engine:
         # sum of the weights (added in field order, as the loop would add them).
         self._rows: dict[int, tuple[tuple, float]] = {}
         # --judge-pairing proxy: list field index -> the item model its pairing reads (engine/proxy.py).
-        self._proxy = proxy_models(plan.root) if judge_pairing == PROXY else {}
+        self._proxy: dict[int, ModelPlan] = {}
+        if judge_pairing == "proxy":  # imported here: the default path loads nothing of it
+            from .proxy import proxy_models
+
+            self._proxy = proxy_models(plan.root)
+        elif judge_pairing != "full":
+            raise ValueError(f"judge_pairing must be 'full' or 'proxy', not {judge_pairing!r}")
         for top in (plan.root, *self._proxy.values()):
             for model in _models(top):
                 self._rows[id(model)] = (

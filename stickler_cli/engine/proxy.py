@@ -18,10 +18,6 @@ import orjson
 from ..comparators.levenshtein import LevenshteinComparator
 from ..plan import FieldPlan, Kind, ModelPlan
 
-FULL = "full"  # every item pair judged (stickler-eval 1.0.0, the default)
-PROXY = "proxy"
-JUDGE_PAIRINGS = (FULL, PROXY)
-
 
 def proxy_text(value: Any) -> Any:
     """What the proxy compares: a string as it is, any other value as its compact JSON text (keys sorted)."""
