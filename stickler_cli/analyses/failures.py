@@ -369,7 +369,7 @@ def check_worst(state: dict[str, Any], plan: Plan) -> None:
 def worst_report(store: WorstDocuments, context: ReportContext) -> dict[str, Any]:
     from ..engine import Engine
 
-    return {"worst_documents": worst_documents(Engine(context.plan), store.listed())}
+    return {"worst_documents": worst_documents(Engine(context.plan, context.judge_pairing), store.listed())}
 
 
 WORST = Part("worst_documents", new_worst, worst_state, merge_worst, check_worst, report=worst_report)

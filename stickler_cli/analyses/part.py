@@ -69,6 +69,7 @@ class ReportContext:
     tally: list[int]
     iou_thresholds: Sequence[float] | None = None  # localisation: None for the default (COCO's 0.50:0.95)
     box_rule: str = "value-and-iou"
+    judge_pairing: str = "full"  # --judge-pairing of the run: worst documents are explained as they were scored
 
 
 @dataclass(frozen=True)

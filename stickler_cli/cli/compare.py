@@ -14,6 +14,7 @@ from .options import (
     DEBUG_OPTION,
     LIMIT_OPTION,
     LLM_BASE_URL_OPTION,
+    JUDGE_PAIRING_OPTION,
     LLM_CACHE_OPTION,
     LLM_KEY_ENV_OPTION,
     PLUGIN_OPTION,
@@ -21,6 +22,7 @@ from .options import (
     TABLE_OR_JSON,
     TABLE_OR_JSON_OPTION,
     check_format,
+    check_judge_pairing,
     llm_access,
     load_plugins,
     use_limits,
@@ -65,6 +67,7 @@ def compare_command(
     llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
     allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
     llm_cache: Optional[str] = LLM_CACHE_OPTION,
+    judge_pairing: str = JUDGE_PAIRING_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare one pair and explain every field's score and classification.
@@ -81,6 +84,7 @@ def compare_command(
 
     use_limits(limit)
     check_format(output_format, TABLE_OR_JSON)
+    check_judge_pairing(judge_pairing)
     selector = Selector(line, record_id, id_field)
     selector.check()
     load_plugins(plugin)
@@ -94,7 +98,7 @@ def compare_command(
         sys.stderr.write(f"stickler: warning: {printable(disagreement)}\n")
     older = sum(adopt_older_shape(plan.root, chosen.record) > 0 for chosen in (gt, pred))
     warn_about_records({"older_shape_records": older}, f"{ground_truth}, {prediction}")
-    result = Engine(plan).compare(gt.record, pred.record, explain=True)
+    result = Engine(plan, judge_pairing).compare(gt.record, pred.record, explain=True)
     if output_format == "json":
         # The report's comparison rows, "type" named "result" as this output always had it.
         rows = [

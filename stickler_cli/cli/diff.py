@@ -19,6 +19,7 @@ from .options import (
     ID_FIELD_OPTION,
     LIMIT_OPTION,
     LLM_BASE_URL_OPTION,
+    JUDGE_PAIRING_OPTION,
     LLM_CACHE_OPTION,
     LLM_KEY_ENV_OPTION,
     PAIR_BY_LINE_OPTION,
@@ -103,6 +104,7 @@ def diff_command(
     llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
     allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
     llm_cache: Optional[str] = LLM_CACHE_OPTION,
+    judge_pairing: str = JUDGE_PAIRING_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Compare two prediction sets on the same ground truth: differences, intervals, p-values, the documents B
@@ -158,7 +160,7 @@ def diff_command(
                 *plugin_files,
             ],
         )
-        options = run_options(pairing, 1, None, plugin, llm, Collect(worst=0, documents=True))
+        options = run_options(pairing, 1, None, plugin, llm, Collect(worst=0, documents=True), judge_pairing)
         runs = list(evaluate_two(plan, ground_truth, predictions_a, predictions_b, options))
         warn_about_records(runs[0].accumulator.stats, f"{ground_truth}, {predictions_a}")
         # The ground truth was read twice: its own warnings are given once.

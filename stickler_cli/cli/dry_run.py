@@ -45,15 +45,18 @@ def judged(f: FieldPlan) -> bool:
     return comparator is not None and bool(getattr(comparator, "costly", comparator.prefetches))
 
 
-def count(plan: Plan, docs: Sequence[tuple[Any, Any]]) -> list[FieldCount]:
-    """The judged fields' counts over ``docs`` ((gt, pred) records), nothing asked."""
+def count(plan: Plan, docs: Sequence[tuple[Any, Any]], judge_pairing: str = "full") -> list[FieldCount]:
+    """The judged fields' counts over ``docs`` ((gt, pred) records), nothing asked. Under ``--judge-pairing
+    proxy`` a list's item pairs are the ones the proxy chooses, as the real run's prefetch walk hands them."""
+    from ..engine import Engine
     from ..engine.prefetch import collect, models_needed
     from ..comparators.base import identical_values
     from ..engine.values import pair_key
 
     fields = [f for f in plan.root.walk() if judged(f)]
     wanted = {f.index for f in fields}
-    pairs = collect(plan.root, docs, wanted, models_needed(plan.root, wanted)) if fields else {}
+    chosen = Engine(plan, judge_pairing="proxy").proxy_pairs if judge_pairing == "proxy" and fields else None
+    pairs = collect(plan.root, docs, wanted, models_needed(plan.root, wanted), chosen) if fields else {}
     counts = []
     for f in fields:
         c = FieldCount(f.path, f.comparator.name)

@@ -33,6 +33,7 @@ from .options import (
     JUNIT_OPTION,
     LIMIT_OPTION,
     LLM_BASE_URL_OPTION,
+    JUDGE_PAIRING_OPTION,
     LLM_CACHE_OPTION,
     LLM_KEY_ENV_OPTION,
     METRICS_OPTION,
@@ -153,7 +154,7 @@ def eval_command(
         "--slice-by",
         metavar="PATH",
         rich_help_panel=STATISTICS,
-        help="Figures per value of this ground-truth path; weak slices.",
+        help="Figures per value of this ground-truth path (repeatable).",
     ),
     fdr: float = FDR_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
@@ -166,6 +167,7 @@ def eval_command(
     dry_run: bool = typer.Option(
         False, "--dry-run", rich_help_panel=LIMITS, help="Count what the judges would be asked; ask nothing."
     ),
+    judge_pairing: str = JUDGE_PAIRING_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
@@ -246,7 +248,7 @@ def eval_command(
         docs, problems = dry.read(plan, shards, pairing, ground_truth)
         asked = {**targets, "--save-schema": save_schema}
         not_written = [f"{name} {path}" for name, path in asked.items() if path and name != "--llm-cache"]
-        dry.report(dry.count(plan, docs), len(docs), problems, output_format, not_written)
+        dry.report(dry.count(plan, docs, judge_pairing), len(docs), problems, output_format, not_written)
         return
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     options = run_options(
@@ -256,6 +258,7 @@ def eval_command(
         plugin,
         llm,
         collect_option(show_errors, targets, ci, slice_paths(slice_by, gates)),
+        judge_pairing,
     )
     files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
     with contextlib.ExitStack() as stack:

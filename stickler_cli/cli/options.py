@@ -234,6 +234,24 @@ LLM_CACHE_OPTION = typer.Option(
     help="LLMComparator answer cache file (default: llm.sqlite in $STICKLER_CACHE_DIR, else ~/.cache/stickler).",
 )
 
+# How a list whose items hold a judged field (LLM, embeddings) pairs its items: engine/proxy.py.
+JUDGE_PAIRINGS = ("full", "proxy")
+JUDGE_PAIRING_OPTION = typer.Option(
+    "full",
+    "--judge-pairing",
+    metavar="MODE",
+    show_default=False,
+    rich_help_panel=LIMITS,
+    help="Lists with judged fields: full (every pair) or proxy.",
+)
+
+
+def check_judge_pairing(judge_pairing: str) -> str:
+    """``--judge-pairing``'s value, or a usage error (exit 2) naming the choices."""
+    if judge_pairing not in JUDGE_PAIRINGS:
+        raise UsageError(f"--judge-pairing must be full or proxy; got {judge_pairing!r}")
+    return judge_pairing
+
 
 FORMATS = ("table", "json", "markdown")
 
@@ -496,9 +514,17 @@ def collect_option(
 
 
 def run_options(
-    pairing: Pairing, workers: int, dask: str | None, plugins: list[str] | None, llm: Any, collect: Collect
+    pairing: Pairing,
+    workers: int,
+    dask: str | None,
+    plugins: list[str] | None,
+    llm: Any,
+    collect: Collect,
+    judge_pairing: str = "full",
 ) -> RunOptions:
     """The run's options, whole: the bounds are those in force (``use_limits`` put them there first)."""
     from ..run.options import RunOptions
 
-    return RunOptions(pairing, workers, dask, tuple(plugins or ()), limits.current(), llm, collect)
+    return RunOptions(
+        pairing, workers, dask, tuple(plugins or ()), limits.current(), llm, collect, check_judge_pairing(judge_pairing)
+    )

@@ -88,7 +88,7 @@ class Engine:
     interface below the "what the batch path uses" line (``items.ScoringEngine``), never the walk's privates.
     """
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, judge_pairing: str = "full") -> None:
         self.plan = plan
         self.fields = plan.fields
         self.size = len(self.fields)
@@ -103,11 +103,20 @@ class Engine:
         # Per model, what the field loop reads of each field, unpacked in one step, and the
         # sum of the weights (added in field order, as the loop would add them).
         self._rows: dict[int, tuple[tuple, float]] = {}
-        for model in _models(plan.root):
-            self._rows[id(model)] = (
-                tuple((f.key, f.default, f.index, f.kind is _PRIMITIVE, f.weight, f) for f in model.fields),
-                weight_total(model),
-            )
+        # --judge-pairing proxy: list field index -> the item model its pairing reads (engine/proxy.py).
+        self._proxy: dict[int, ModelPlan] = {}
+        if judge_pairing == "proxy":  # imported here: the default path loads nothing of it
+            from .proxy import proxy_models
+
+            self._proxy = proxy_models(plan.root)
+        elif judge_pairing != "full":
+            raise ValueError(f"judge_pairing must be 'full' or 'proxy', not {judge_pairing!r}")
+        for top in (plan.root, *self._proxy.values()):
+            for model in _models(top):
+                self._rows[id(model)] = (
+                    tuple((f.key, f.default, f.index, f.kind is _PRIMITIVE, f.weight, f) for f in model.fields),
+                    weight_total(model),
+                )
         self._routes = batch_routes(plan.root)
         # (list field index, id(gt list), id(pred list)) -> the lists and their item pairs'
         # scores, computed by ``prepare`` for the current batch of documents.
@@ -150,7 +159,7 @@ class Engine:
         """Let model-backed comparators batch the work a batch of documents will need."""
         if not self._prefetching:
             return
-        pairs = collect(self.plan.root, docs, self._wanted, self._needed)
+        pairs = collect(self.plan.root, docs, self._wanted, self._needed, self.proxy_pairs if self._proxy else None)
         for f in self._prefetching:
             if pairs[f.index]:
                 try:
@@ -529,8 +538,16 @@ class Engine:
         self._note_long_list(f, gv, pv, how)
         return pairs, similarities
 
-    def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
-        """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs."""
+    def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list, pairs_by: ModelPlan | None = None):
+        """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs (paired
+        by the item model ``pairs_by``, default ``model``; scored by ``model``)."""
+        pairs, how = self._bounded_object_pairs(pairs_by or model, f, gv, pv)
+        docs, sims = self._pair_scores(model, gv, pv, pairs)
+        self._note_long_list(f, gv, pv, how)
+        return docs, sims, pairs
+
+    def _bounded_object_pairs(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
+        """(pairs, how they were made) of object lists beyond MATCH_BOUND pairs, by ``model``'s similarities."""
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             docs, sims, _ = self.item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
@@ -540,13 +557,25 @@ class Engine:
         def key(item: Any) -> Any:
             return item_key([field_value(item, field) for field in model.fields])
 
-        pairs, how = bounded_pairs([key(a) for a in gv], [key(b) for b in pv], best, _fits(f, gv, pv))
+        return bounded_pairs([key(a) for a in gv], [key(b) for b in pv], best, _fits(f, gv, pv))
+
+    def _pair_scores(self, model: ModelPlan, gv: list, pv: list, pairs: list[tuple[int, int]]):
+        """(docs[i, j], sims[i, j]) of the chosen ``pairs`` only, as dicts."""
         docs: dict[tuple[int, int], float] = {}
         sims: dict[tuple[int, int], float] = {}
         for i, j in pairs:
             docs[i, j], sims[i, j] = self._model(model, gv[i], pv[j], None)
-        self._note_long_list(f, gv, pv, how)
-        return docs, sims, pairs
+        return docs, sims
+
+    def proxy_pairs(self, f: FieldPlan, gv: list, pv: list) -> list[tuple[int, int]]:
+        """The pairs ``--judge-pairing proxy`` chooses for list field ``f``'s items ``gv`` x ``pv``: the
+        Hungarian algorithm on the proxy item model (engine/proxy.py), as for any list; the judge is not asked.
+        The prefetch walk and ``_object_list`` both pair by it, so that the judge is asked what is scored."""
+        proxy = self._proxy[f.index]
+        if over_bound(gv, pv, f):
+            return self._bounded_object_pairs(proxy, f, gv, pv)[0]
+        docs, sims, _ = self.item_matrices(proxy, gv, pv)
+        return assign(sims, (sims >= proxy.match_threshold) + docs)
 
     def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
         more = (
@@ -569,8 +598,13 @@ class Engine:
         else:
             gv, pv = items(g, f.rich), items(p, f.rich)
             start = 0
+        proxy = self._proxy.get(f.index) if self._proxy else None
         if entry is None and over_bound(gv, pv, f):
-            docs, sims, pairs = self._long_object_list(model, f, gv, pv)
+            docs, sims, pairs = self._long_object_list(model, f, gv, pv, proxy)
+            known = None
+        elif proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
+            pairs = self.proxy_pairs(f, gv, pv)
+            docs, sims = self._pair_scores(model, gv, pv, pairs)
             known = None
         else:
             if entry is None:

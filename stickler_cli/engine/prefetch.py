@@ -4,12 +4,15 @@ Comparators that call models (embeddings, LLMs) are far cheaper asked once for
 a batch than once per comparison. Before scoring a batch, the engine walks the
 documents along the plan and hands every such comparator the present value
 pairs it may see. Inside lists every item pair is included, because list
-matching scores every pair. The walk skips subtrees with no such comparator.
+matching scores every pair; with ``--judge-pairing proxy`` (engine/proxy.py),
+a list of objects whose items hold a judged field hands only the item pairs the
+proxy chose (``pair``: the engine's ``proxy_pairs``). The walk skips subtrees
+with no such comparator.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import field_value, items
@@ -21,14 +24,22 @@ def prefetching_fields(model: ModelPlan) -> list[FieldPlan]:
     return [f for f in model.walk() if f.comparator is not None and f.comparator.prefetches]
 
 
+Pairer = Callable[[FieldPlan, list, list], "list[tuple[int, int]]"]  # (list field, gt items, pred items) -> pairs
+
+
 def collect(
-    model: ModelPlan, docs: Iterable[tuple[Any, Any]], wanted: set[int], needed: set[int]
+    model: ModelPlan,
+    docs: Iterable[tuple[Any, Any]],
+    wanted: set[int],
+    needed: set[int],
+    pair: Pairer | None = None,
 ) -> dict[int, list[tuple[Any, Any]]]:
     """Field index -> value pairs, for the fields in ``wanted`` (indices); ``needed`` is
-    ``models_needed(model, wanted)``, worked out once per plan."""
+    ``models_needed(model, wanted)``, worked out once per plan. ``pair``, when given, chooses the item
+    pairs of the object lists holding a judged field (--judge-pairing proxy)."""
     out: dict[int, list[tuple[Any, Any]]] = {i: [] for i in wanted}
     for gt, pred in docs:
-        _walk(model, [gt], [pred], out, wanted, needed)
+        _walk(model, [gt], [pred], out, wanted, needed, pair)
     return out
 
 
@@ -58,6 +69,7 @@ def _walk(
     out: dict[int, list[tuple[Any, Any]]],
     wanted: set[int],
     needed: set[int],
+    pair: Pairer | None = None,
 ) -> None:
     """Add to ``out`` every pair the engine may score for ``model``'s objects ``gs`` x ``ps``.
 
@@ -80,11 +92,22 @@ def _walk(
                     out,
                     wanted,
                     needed,
+                    pair,
                 )
             continue
         if f.kind is Kind.OBJECT_LIST:
-            if id(f.model) in needed:
+            if id(f.model) not in needed:
+                continue
+            if pair is None:
                 _walk(f.model, _items(g_values, f.rich), _items(p_values, f.rich), out, wanted, needed)
+                continue
+            for g in g_values:  # each list against each list, as the engine compares them: its chosen pairs
+                gv = _items([g], f.rich)
+                for p in p_values:
+                    pv = _items([p], f.rich)
+                    if gv and pv:
+                        for i, j in pair(f, gv, pv):
+                            _walk(f.model, [gv[i]], [pv[j]], out, wanted, needed, pair)
             continue
         if f.index not in wanted:
             continue

@@ -164,7 +164,9 @@ def _report(evaluation: Evaluation, options: ReportOptions) -> dict[str, Any]:
     acc = evaluation.accumulator
     plan = evaluation.plan
     document, rolled_up = aggregate_counts(acc)
-    context = ReportContext(plan, acc.tally, options.iou_thresholds, options.box_rule)
+    context = ReportContext(
+        plan, acc.tally, options.iou_thresholds, options.box_rule, evaluation.inputs.get("judge_pairing", "full")
+    )
     blocks = {
         "score_histogram": {"bins": HISTOGRAM_BINS, "counts": list(acc.score_histogram)},
         **acc.report_blocks(context),

@@ -23,7 +23,7 @@ def score_shard_task(shard: Shard, source: PlanSource, options: RunOptions) -> d
     """Runs on a Dask worker: the state of one shard pair, under the run's options (installed by each task:
     a Dask worker may run the tasks of several runs)."""
     options.install()
-    engine, plan = built(source, options.llm)
+    engine, plan = built(source, options.llm, options.judge_pairing)
     acc = Accumulator(plan, options.collect)
     score_shard(engine, acc, shard, for_plan(options.pairing, plan))
     return acc.get_state(with_schema=False, as_arrays=True)

@@ -89,7 +89,7 @@ def evaluate_two(
     started = time.perf_counter()
     options = options or RunOptions()
     pairing = for_plan(options.pairing, plan)
-    engine = Engine(plan)
+    engine = Engine(plan, options.judge_pairing)
     stats = (PairingStats(), PairingStats())
     accs = (Accumulator(plan, options.collect), Accumulator(plan, options.collect))
     shared = itertools.tee(_blank_runs(ground_truth_lines(gt_path, stats[0])), 2)
@@ -108,9 +108,20 @@ def evaluate_two(
         add_pairing_stats(acc, side_stats)
         check_pairing_outcome(acc.stats, pairing, [pred])
     return tuple(
-        Evaluation(plan, acc, {"ground_truth": gt_path, "predictions": pred, "id_field": pairing.id_field}, elapsed)
+        Evaluation(
+            plan,
+            acc,
+            {"ground_truth": gt_path, "predictions": pred, "id_field": pairing.id_field, **_judge_inputs(options)},
+            elapsed,
+        )
         for acc, pred in zip(accs, (pred_a, pred_b))
     )  # type: ignore[return-value]
+
+
+def _judge_inputs(options: RunOptions) -> dict[str, str]:
+    """What the report's ``inputs`` say of --judge-pairing: nothing for the default (full), else the mode, by which
+    the report's worst documents are then explained too (report/build.py)."""
+    return {} if options.judge_pairing == "full" else {"judge_pairing": options.judge_pairing}
 
 
 class _BlankRun(tuple):
@@ -173,6 +184,7 @@ def evaluate_files(
         "predictions": [s.predictions for s in shards],
         "id_field": pairing.id_field,
     }
+    inputs.update(_judge_inputs(options))
     if len(shards) == 1:
         inputs.update(ground_truth=shards[0].ground_truth, predictions=shards[0].predictions)
     if options.dask:
@@ -185,7 +197,7 @@ def evaluate_files(
 
         score_in_pool(plan, shards, acc, options, progress)
     else:
-        engine = Engine(plan)
+        engine = Engine(plan, options.judge_pairing)
         stats = PairingStats()  # shared: byte counts run on across shards
         for shard in shards:
             pairs = read_pairs(shard, stats, pairing)

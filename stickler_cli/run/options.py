@@ -44,7 +44,8 @@ def for_plan(pairing: Pairing, plan: Plan) -> Pairing:
 class RunOptions:
     """Everything a run needs beyond the plan and the files: how records pair, where they are scored
     (``workers`` processes, or the Dask scheduler at ``dask``), the plugins each process imports, the
-    bounds in force, the user's LLM settings and what the accumulator keeps (``collect``)."""
+    bounds in force, the user's LLM settings, what the accumulator keeps (``collect``) and how lists with
+    judged fields pair (``judge_pairing``)."""
 
     pairing: Pairing = Pairing()
     workers: int = 1
@@ -56,6 +57,8 @@ class RunOptions:
     # unless the Python API configured it), taken when the run goes to other processes (``shipped``).
     llm: Any = None
     collect: Collect = Collect()
+    # --judge-pairing: "full" (every item pair of a list judged, stickler-eval's way) or "proxy" (engine/proxy.py).
+    judge_pairing: str = "full"
 
     def install(self) -> None:
         """Put the bounds and the LLM settings in force in this process (a pool worker, a Dask task)."""

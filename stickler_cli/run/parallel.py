@@ -73,20 +73,30 @@ _worker: tuple[Engine, Plan, Pairing] | None = None  # this pool worker's engine
 _built: dict[str, tuple[Engine, Plan]] = {}
 
 
-def _key(source: PlanSource, llm: Any = None) -> str:
-    return source.sha256 + "\0" + "\0".join(source.plugins) + "\0" + repr(llm) + "\0" + str(source.assert_formats)
+def _key(source: PlanSource, llm: Any = None, judge_pairing: str = "full") -> str:
+    return (
+        source.sha256
+        + "\0"
+        + "\0".join(source.plugins)
+        + "\0"
+        + repr(llm)
+        + "\0"
+        + str(source.assert_formats)
+        + "\0"
+        + judge_pairing
+    )
 
 
-def built(source: PlanSource, llm: Any = None) -> tuple[Engine, Plan]:
-    """This thread's engine for ``source`` under the LLM settings ``llm`` (installed), built on first use
-    (workers score many chunks).
+def built(source: PlanSource, llm: Any = None, judge_pairing: str = "full") -> tuple[Engine, Plan]:
+    """This thread's engine for ``source`` under the LLM settings ``llm`` (installed) and ``--judge-pairing``,
+    built on first use (workers score many chunks).
 
     Per thread: an engine keeps the batch it is scoring, and Dask may run tasks in threads.
     """
-    key = f"{_key(source, llm)}\0{threading.get_ident()}"
+    key = f"{_key(source, llm, judge_pairing)}\0{threading.get_ident()}"
     if key not in _built:
         plan = source.build()
-        _built[key] = (Engine(plan), plan)
+        _built[key] = (Engine(plan, judge_pairing), plan)
     return _built[key]
 
 
@@ -121,7 +131,7 @@ def _init_worker(source: PlanSource, options: RunOptions, parent: int) -> None:
     in_worker(parent)  # signals are the parent's to handle; end with it
     _allow_deep_pickling()  # its states are pickled
     options.install()
-    engine, plan = built(source, options.llm)
+    engine, plan = built(source, options.llm, options.judge_pairing)
     _worker = engine, plan, for_plan(options.pairing, plan)
 
 
@@ -194,7 +204,9 @@ def score_in_pool(
     source = PlanSource.of(plan, options.plugins)
     pairing = for_plan(options.pairing, plan)
     workers = options.workers
-    engine = _built.setdefault(_key(source, options.llm), (Engine(plan), plan))[0]  # forked workers inherit it
+    engine = _built.setdefault(
+        _key(source, options.llm, options.judge_pairing), (Engine(plan, options.judge_pairing), plan)
+    )[0]  # forked workers inherit it
     stats = PairingStats()  # pairing by id counts here; by line, the workers count
     context = multiprocessing.get_context(_start_method(engine))
     pending: deque[Future] = deque()

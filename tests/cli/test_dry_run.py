@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from stickler_cli.cli.app import main
 from tests.support.chat_server import ChatServer, clean_env, server  # noqa: F401 (fixtures)
@@ -119,17 +120,19 @@ def test_the_table_fits_80_columns_and_sums(server, tmp_path, capsys):
     assert out.startswith("Dry run: 5 documents; nothing was asked and no file was written.\n")
 
 
-def test_the_count_equals_the_next_real_runs_requests(server, tmp_path, capsys):
+@pytest.mark.parametrize("pairing, requests", [("full", 8), ("proxy", 4)])
+def test_the_count_equals_the_next_real_runs_requests(server, tmp_path, capsys, pairing, requests):
     """The dry run's requests and characters are what the real run then sends (identical values not sent,
-    each distinct pair asked once: issue 40's judge branch). Characters: the system and user messages."""
+    each distinct pair asked once). Characters: the system and user messages. Under --judge-pairing proxy
+    the 3 x 2 list asks only the 2 pairs the proxy chooses: 2 (name) + 2 (items.desc) = 4."""
     files = _files(tmp_path)
-    bill = _dry(files, server, capsys)
+    bill = _dry(files, server, capsys, "--judge-pairing", pairing)
     assert server.count == 0
-    assert main(["eval", *files, "--llm-base-url", server.url + "/v1", "-f", "json"]) == 0
+    assert main(["eval", *files, "--llm-base-url", server.url + "/v1", "-f", "json", "--judge-pairing", pairing]) == 0
     capsys.readouterr()
     sent = sum(len(m["content"]) for r in server.requests for m in r["body"]["messages"])
     assert (server.count, sent) == (bill["total"]["requests"], bill["total"]["characters"])
-    assert server.count == 8
+    assert server.count == requests
 
 
 def test_answers_in_the_cache_are_not_counted(server, tmp_path, capsys):
