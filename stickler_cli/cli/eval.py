@@ -154,7 +154,7 @@ def eval_command(
         "--slice-by",
         metavar="PATH",
         rich_help_panel=STATISTICS,
-        help="Figures per value of this ground-truth path (repeatable).",
+        help="Figures per value of this ground-truth path.",
     ),
     fdr: float = FDR_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
