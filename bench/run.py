@@ -16,7 +16,9 @@ bench/oracle_bench.py for what is timed):
 7. whole process: `stickler eval` and the reference library on 1,500 documents, start-up included;
 8. one long line: a prediction holding 1,000,000 strings (5 MB) against three ground truths, whole
    `stickler eval` runs with every output that explains documents: peak RSS, report sizes and the factor of
-   peak memory to the longest line (bench/long_line.py).
+   peak memory to the longest line (bench/long_line.py);
+9. judged fields: requests to the model per document, `--judge-pairing full` and `proxy`, against a counting
+   server on 127.0.0.1, beside the whole matrix stickler-eval 1.0.0 asks (bench/judged.py).
 Case 1 also measures what the failure analyses cost (all four on, sliced by a field of a few values,
 against bench/measure.py --without-failure-analyses unsliced; interleaved rounds), once as throughput over
 repeated runs and once as single runs in fresh processes (what one `stickler eval` pays: lazy imports and
@@ -315,6 +317,17 @@ def main(argv: list[str]) -> int:
     emit("## 8. One long line (whole `stickler eval` runs, every explaining output on)")
     emit()
     for line in long_line.table(long_line.measure(base, long_line.STRINGS // 10 if q else long_line.STRINGS)):
+        emit(line)
+    emit()
+    # 9. judged fields: what a run asks the model
+    from bench import judged
+
+    emit(
+        f"## 9. Judged fields: requests to the model ({judged.DOCUMENTS} documents, {judged.ITEMS} line items each "
+        f"with an LLMComparator field; shuffled, {judged.CHANGED:.0%} of the texts changed; empty answer cache)"
+    )
+    emit()
+    for line in judged.table(judged.measure(base)):
         emit(line)
     emit()
     emit(f"(bench took {time.perf_counter() - started:.0f} s; data in {base})")

@@ -267,3 +267,44 @@ def test_the_long_line_case_runs(tmp_path):
     lines = long_line.table(rows)
     assert lines[0].startswith("| ground truth |") and len(lines) == 2 + 6 + 4
     assert lines[-1].startswith("Worst: ")
+
+
+def test_the_judged_field_case_counts_requests(tmp_path):
+    """Case 9 (bench/judged.py), reduced to 8 documents: a whole `stickler eval` each way against the counting server.
+    Full asks every distinct non-identical (ground truth, prediction) pair of each document's 5 × 5 matrix; proxy asks
+    one request per chosen pair that is not identical: with one character changed, each changed text is paired with
+    its original, so it asks exactly the changed texts, at most 5 a document."""
+    from bench import judged
+
+    gts, preds = judged.generate(8)
+    pairs = {
+        (g["description"], p["description"])
+        for gt, pred in zip(gts, preds)
+        for g in gt["line_items"]
+        for p in pred["line_items"]
+    }
+    distinct_non_identical = sum(1 for a, b in pairs if a != b)
+    changed = sum(
+        1
+        for gt, pred in zip(gts, preds)
+        for p in pred["line_items"]
+        if p["description"] not in {g["description"] for g in gt["line_items"]}
+    )
+    assert changed == round(0.3 * 8 * 5) == 12  # 30% of the 40 texts
+    assert distinct_non_identical == 8 * 25 - (40 - 12) == 172  # the 28 unchanged texts are the identical pairs
+
+    result = judged.measure(tmp_path, documents=8)
+    assert result["matrix"] == 8 * 25
+    full, proxy = result["full"], result["proxy"]
+    assert full["requests"] == distinct_non_identical == full["bill"]["asked"]
+    assert full["bill"]["identical"] == 40 - 12
+    assert proxy["requests"] == changed == proxy["bill"]["asked"]
+    assert proxy["requests"] <= 5 * 8  # at most 5 a document for the one judged field
+    assert proxy["requests"] < full["requests"] < result["matrix"]
+    # The issue's full scenario (20 documents): the reference library's whole matrix is 500 comparisons.
+    full_gts, full_preds = judged.generate()
+    assert len(full_gts) == 20 and {len(d["line_items"]) for d in full_gts + full_preds} == {5}
+    assert judged.matrix_size(full_gts, full_preds) == 20 * 5 * 5 == 500
+    lines = judged.table(result)
+    assert lines[2].startswith(f"| stickler `--judge-pairing full` | {distinct_non_identical} | 21.5 | 28 |")
+    assert lines[3].startswith("| stickler `--judge-pairing proxy` | 12 | 1.5 | 28 |")
