@@ -14,7 +14,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from ..plan import FieldPlan, Plan
+from ..plan import Plan
 from .output import print_json, printable, printing, stdout_console
 
 COLUMNS = ("pairs", "identical", "duplicates", "not_sent", "cached", "requests", "characters")
@@ -38,18 +38,12 @@ class FieldCount:
     characters: int = 0  # characters those requests would send
 
 
-def judged(f: FieldPlan) -> bool:
-    """Whether ``f``'s comparator calls a model: its ``costly`` attribute, and until comparators carry one,
-    its ``prefetches`` (LLMComparator, the embedding comparators)."""
-    comparator = f.comparator
-    return comparator is not None and bool(getattr(comparator, "costly", comparator.prefetches))
-
-
 def count(plan: Plan, docs: Sequence[tuple[Any, Any]], judge_pairing: str = "full") -> list[FieldCount]:
     """The judged fields' counts over ``docs`` ((gt, pred) records), nothing asked. Under ``--judge-pairing
     proxy`` a list's item pairs are the ones the proxy chooses, as the real run's prefetch walk hands them."""
     from ..engine import Engine
     from ..engine.prefetch import collect, models_needed
+    from ..engine.proxy import judged
     from ..comparators.base import identical_values
     from ..engine.values import pair_key
 

@@ -1,7 +1,7 @@
 """``--judge-pairing proxy``: pair a list's items by a cheap stand-in for its judged fields, then ask the judge.
 
 A judged comparator (one that calls a model: ``LLMComparator``, ``SemanticComparator``, ``BERTComparator``;
-today its ``prefetches`` attribute says so) costs a request per value pair. Matching a list of n x m items
+its ``costly`` attribute says so) costs a request per value pair. Matching a list of n x m items
 by the judge asks n x m of them per judged field. With proxy pairing, the Hungarian algorithm runs on a copy
 of the item model in which every judged comparator is replaced by ``ProxyComparator`` (a normalised edit
 distance); the judge is then asked only for the pairs chosen, and their scores are the judge's.
@@ -51,8 +51,9 @@ class ProxyComparator(LevenshteinComparator):
 
 
 def judged(f: FieldPlan) -> bool:
-    """Whether field ``f``'s comparator calls a model (its ``prefetches`` attribute)."""
-    return f.comparator is not None and f.comparator.prefetches
+    """Whether field ``f``'s comparator calls a model (its ``costly`` attribute): the fields proxy pairing
+    stands in for and ``--dry-run`` counts."""
+    return f.comparator is not None and f.comparator.costly
 
 
 def proxy_models(root: ModelPlan) -> dict[int, ModelPlan]:
