@@ -342,6 +342,14 @@ class Comparator:
         """The counts of ``BILL`` since the last drain (None when nothing happened); the default keeps none."""
         return None
 
+    def answers(self) -> dict[str, Any]:
+        """A billing comparator's answers got in this run (question key -> outcome), which a multi-process
+        run's parent hands its workers (run/judge_first.py); the default has none."""
+        return {}
+
+    def adopt(self, answers: dict[str, Any] | None) -> None:
+        """Take the parent's ``answers`` (None: this process asks and bills for itself); the default ignores them."""
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())
         return f"{type(self).__name__}({args})"

@@ -972,6 +972,22 @@ class LLMComparator(Comparator):
         self._opener: urllib.request.OpenerDirector | None = None
         self.requests_made = 0
         self._bill = [0] * len(BILL)
+        self._billed_elsewhere = False
+
+    def answers(self) -> dict[str, Outcome]:
+        """What this run's questions came to so far (question key -> Outcome, failures included): the
+        answers a multi-process run's parent gives its workers (run/judge_first.py)."""
+        with self._lock:
+            return dict(self._memo)
+
+    def adopt(self, answers: dict[str, Outcome] | None) -> None:
+        """Take the answers the run's parent process got (``answers``; None: none, this process asks
+        and bills as usual). The parent put every question of the run and billed every pair: a worker
+        answers from these, and bills only a question the parent did not put, if it must ask one."""
+        with self._lock:
+            self._billed_elsewhere = answers is not None
+            if answers:
+                self._memo.update(answers)
 
     def drain_bill(self) -> list[int] | None:
         """The bill (``base.BILL``) since the last drain, or None when nothing was counted; clears it."""
@@ -996,6 +1012,7 @@ class LLMComparator(Comparator):
             "_opener",
             "requests_made",
             "_bill",
+            "_billed_elsewhere",
             "_resolved",
             "_calls",
             "_candidates",
@@ -1153,7 +1170,7 @@ class LLMComparator(Comparator):
                     deduplicated += 1
                 else:
                     todo[question[0]] = question[1]
-            if walk:
+            if walk and not self._billed_elsewhere:
                 self._bill[_IDENTICAL] += identical
                 self._bill[_DEDUPLICATED] += deduplicated
                 self._bill[_FAILED] += failed

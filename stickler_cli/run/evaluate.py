@@ -187,15 +187,20 @@ def evaluate_files(
     inputs.update(_judge_inputs(options))
     if len(shards) == 1:
         inputs.update(ground_truth=shards[0].ground_truth, predictions=shards[0].predictions)
+    answers = None
+    if options.dask or options.workers > 1:  # one request per distinct pair per run, and one bound for the run
+        from .judge_first import ask_first
+
+        answers = ask_first(plan, shards, acc, options)
     if options.dask:
         from .distributed import score_on_dask
 
-        score_on_dask(plan, shards, acc, options)
+        score_on_dask(plan, shards, acc, options, answers)
         inputs["dask"] = options.dask
     elif options.workers > 1:
         from .parallel import score_in_pool
 
-        score_in_pool(plan, shards, acc, options, progress)
+        score_in_pool(plan, shards, acc, options, progress, answers)
     else:
         engine = Engine(plan, options.judge_pairing)
         stats = PairingStats()  # shared: byte counts run on across shards

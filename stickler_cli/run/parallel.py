@@ -27,6 +27,7 @@ from .accumulate import Accumulator
 from ..engine import Engine
 from ..errors import SticklerError
 from ..plan import Plan
+from .judge_first import Answers, adopt_answers
 from .options import RunOptions, for_plan
 from .reader import ALIGNMENT_BLOCK, Pairing, PairingStats, check_alignment, line_pairs, pair_lines
 from .scoring import add_pairing_stats, read_pairs, score_pairs
@@ -123,8 +124,9 @@ def _pickle_depth() -> Iterator[None]:
         sys.setrecursionlimit(before)
 
 
-def _init_worker(source: PlanSource, options: RunOptions, parent: int) -> None:
-    """A pool worker's start: the run's options installed once (limits, LLM settings), then its plan built."""
+def _init_worker(source: PlanSource, options: RunOptions, parent: int, answers: Answers | None = None) -> None:
+    """A pool worker's start: the run's options installed once (limits, LLM settings), then its plan built,
+    its judges given the answers the parent got (run/judge_first.py)."""
     from .interrupts import in_worker
 
     global _worker
@@ -132,6 +134,7 @@ def _init_worker(source: PlanSource, options: RunOptions, parent: int) -> None:
     _allow_deep_pickling()  # its states are pickled
     options.install()
     engine, plan = built(source, options.llm, options.judge_pairing)
+    adopt_answers(plan, answers)
     _worker = engine, plan, for_plan(options.pairing, plan)
 
 
@@ -193,8 +196,10 @@ def score_in_pool(
     acc: Accumulator,
     options: RunOptions,
     progress: Callable[[int, int], None] | None = None,
+    answers: Answers | None = None,
 ) -> None:
-    """Score every shard's pairs into ``acc`` on ``options.workers`` processes, each given ``options`` whole.
+    """Score every shard's pairs into ``acc`` on ``options.workers`` processes, each given ``options`` whole
+    (and ``answers``, the judges' answers the parent got first: run/judge_first.py).
 
     At most ``4 * workers`` chunks are in flight, so memory stays flat however
     long the input. An error in the reader (bad ground truth) or in a worker
@@ -216,7 +221,7 @@ def score_in_pool(
     with (
         _pickle_depth(),
         ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker, initargs=(source, options, os.getpid())
+            workers, mp_context=context, initializer=_init_worker, initargs=(source, options, os.getpid(), answers)
         ) as pool,
     ):
         try:

@@ -232,6 +232,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_dask_local_equals_single_process",
         "test_unreachable_scheduler_is_one_line_exit_2",
     ),
+    "run/test_judge_first.py": ("test_dask_shards_ask_each_distinct_pair_once",),
     "run/test_failure_samples.py": (
         "test_serial_workers_and_merged_shard_states_keep_the_same_failures",
         "test_the_limit_option_sets_the_bound",
