@@ -21,6 +21,7 @@ from .version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (type checkers know this name)
 if TYPE_CHECKING:
+    import os
     from typing import Any, Iterable, Sequence
 
     from .confidence import ConfidenceMetric, ConfidencePairs
@@ -87,37 +88,45 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-def compare(plan: Plan, gt: dict, pred: dict, explain: bool = False) -> DocResult:
-    """Score one ground-truth/prediction pair."""
+def compare(plan: Plan, gt: dict, pred: dict, explain: bool = False, *, judge_pairing: str = "full") -> DocResult:
+    """Score one ground-truth/prediction pair. ``judge_pairing``: as ``--judge-pairing`` ("full" or "proxy")."""
     from .engine import Engine
 
-    return Engine(plan).compare(gt, pred, explain=explain)
+    return Engine(plan, judge_pairing).compare(gt, pred, explain=explain)
 
 
 def evaluate(
-    plan: Plan, pairs: Iterable[tuple[dict, dict]], confidence_metrics: Sequence[ConfidenceMetric] | None = None
+    plan: Plan,
+    pairs: Iterable[tuple[dict, dict]],
+    confidence_metrics: Sequence[ConfidenceMetric] | None = None,
+    *,
+    judge_pairing: str = "full",
 ) -> dict:
     """Score many pairs and return the report dict (same shape as ``--format json``).
 
     ``confidence_metrics`` replaces the four built-in metrics; a metric is any
-    ``ConfidenceMetric`` subclass with a ``name`` and ``compute(pairs)``.
+    ``ConfidenceMetric`` subclass with a ``name`` and ``compute(pairs)``. ``judge_pairing``: as
+    ``--judge-pairing`` ("full", stickler-eval's way, or "proxy").
     """
     from .run.evaluate import Evaluation, evaluate_pairs
     from .report.build import build_report
 
     from .report.options import ReportOptions
 
-    inputs = {"ground_truth": None, "predictions": None, "id_field": None}
+    inputs: dict[str, Any] = {"ground_truth": None, "predictions": None, "id_field": None}
+    if judge_pairing != "full":  # as a run of files says it (run/evaluate.py): worst documents are explained so too
+        inputs["judge_pairing"] = judge_pairing
     metrics = tuple(confidence_metrics) if confidence_metrics is not None else None
     return build_report(
-        Evaluation(plan, evaluate_pairs(plan, pairs), inputs), ReportOptions(confidence_metrics=metrics)
+        Evaluation(plan, evaluate_pairs(plan, pairs, judge_pairing=judge_pairing), inputs),
+        ReportOptions(confidence_metrics=metrics),
     )
 
 
 def evaluate_files(
     plan: Plan,
-    gt_path: str | Sequence[Shard],
-    pred_path: str | None = None,
+    gt_path: str | os.PathLike | Sequence[Shard],
+    pred_path: str | os.PathLike | None = None,
     options: RunOptions | None = None,
     *,
     progress: Progress | None = None,
@@ -129,6 +138,7 @@ def evaluate_files(
     plugins: Sequence[str] = (),
     dask: str | None = None,
     analysis: Collect | None = None,
+    judge_pairing: str = "full",
 ) -> Evaluation:
     """Score JSONL files (one pair, or a list of ``Shard``) and return the ``Evaluation``
     (``stickler_cli.report.build.build_report`` makes the report of it).
@@ -139,6 +149,15 @@ def evaluate_files(
     from .run.evaluate import evaluate_files as run_files
     from .run.options import RunOptions, asked_pairing
 
+    if options is not None and not isinstance(options, RunOptions):
+        raise TypeError(
+            f"evaluate_files: the fourth argument is the run's RunOptions, not {type(options).__name__}; "
+            "give the other settings by keyword (id_field=..., workers=...)"
+        )
+    if hasattr(gt_path, "__fspath__"):  # a pathlib.Path names one file, as a string does
+        gt_path = str(gt_path.__fspath__())  # type: ignore[union-attr]
+    if pred_path is not None and hasattr(pred_path, "__fspath__"):
+        pred_path = str(pred_path.__fspath__())  # type: ignore[union-attr]
     if options is None:
         from .run.accumulate import Collect
 
@@ -148,6 +167,7 @@ def evaluate_files(
             dask,
             tuple(plugins),
             collect=analysis if analysis is not None else Collect(),
+            judge_pairing=judge_pairing,
         )
     return run_files(plan, gt_path, pred_path, options, progress)
 

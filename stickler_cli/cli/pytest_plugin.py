@@ -64,6 +64,7 @@ OPTIONS: dict[str, Any] = {
     "llm_api_key_env": None,
     "allow_network": None,
     "llm_cache": None,
+    "judge_pairing": "full",
 }
 
 
@@ -178,6 +179,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     """The run of ``stickler eval`` (cli/eval.py) on ``files`` (schema, ground truth, predictions) with the
     options ``o``: (report, gate results)."""
     from .. import limits
+    from ..errors import UsageError
     from ..report import gates as quality_gates
     from ..report.build import build_report
     from ..run.evaluate import evaluate_files
@@ -191,6 +193,8 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     project = limits.parse(None, cli.tool_table("limits", "NAME = VALUE"))
     limits.use(limits.parse(None, o["limits"], base=project, table_origin="limits="))
     _check_numbers(o, cli)
+    if o["judge_pairing"] not in cli.JUDGE_PAIRINGS:
+        raise UsageError(f"judge_pairing={o['judge_pairing']!r}: must be 'full' or 'proxy'")
     pairing = cli.pairing_option(o["id_field"], o["strict"], o["pair_by_line"], _listed(o["check_id"]))
     cli.check_ci(o["ci"])
     cli.check_bootstrap(o["bootstrap"])
@@ -232,6 +236,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
         plugins,
         llm,
         cli.collect_option(o["show_errors"], {}, o["ci"], cli.slice_paths(_listed(o["slice_by"]), gates)),
+        o["judge_pairing"],
     )
     evaluation = evaluate_files(plan, shards, options=options)
     warn_about_records(evaluation.accumulator.stats, ground_truth)

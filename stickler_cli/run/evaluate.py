@@ -49,9 +49,11 @@ class Evaluation:
     elapsed_seconds: float = 0.0
 
 
-def evaluate_pairs(plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Collect = Collect()) -> Accumulator:
+def evaluate_pairs(
+    plan: Plan, pairs: Iterable[tuple[dict, dict]], analysis: Collect = Collect(), judge_pairing: str = "full"
+) -> Accumulator:
     """Score an iterable of (ground truth, prediction) dicts: the Python API's bulk entry."""
-    engine = Engine(plan)
+    engine = Engine(plan, judge_pairing)
     acc = Accumulator(plan, analysis)
     conformance = engine.conformance
     k = 0

@@ -349,10 +349,13 @@ def test_gate_on_no_field(stickler):
 
 def test_missing_gates_file(stickler):
     {EVAL}, gates="nope.toml")
+
+def test_unknown_judge_pairing(stickler):
+    {EVAL}, judge_pairing="nearest")
 """,
     )
     result = run(project, "-rf")
-    result.assert_outcomes(passed=2, failed=7)
+    result.assert_outcomes(passed=2, failed=8)
     out = result.stdout.str()
     result.stdout.fnmatch_lines(
         [
@@ -363,6 +366,7 @@ def test_missing_gates_file(stickler):
             "stickler.eval: fail_under=: gate 'total_amount.f1': unknown field metric 'f1'*",
             "stickler.eval: fail_under=: gate 'totl.cm_f1' matches no field path; fields: invoice_id, customer_name, *",
             "stickler.eval: models/nope.toml: gates file not found",
+            "stickler.eval: judge_pairing='nearest': must be 'full' or 'proxy'",
         ]
     )
     assert "Traceback" not in out and "During handling" not in out

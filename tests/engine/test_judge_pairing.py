@@ -194,3 +194,28 @@ def test_diff_pairs_both_sides_by_the_proxy(server, tmp_path):
         args += ["--llm-cache", str(run / f"{pairing}.sqlite"), "--judge-pairing", pairing, "--format", "json"]
         assert main(args) == 0
         assert server.count - before == expected
+
+
+def test_the_python_api_takes_judge_pairing(server, tmp_path):
+    """compare, evaluate and evaluate_files take ``judge_pairing`` as the command line takes --judge-pairing:
+    13 requests for the full matrices of GT/PRED, 5 for the proxy's pairs (the two tests above)."""
+    import stickler_cli as st
+    from stickler_cli.comparators.llm import Access, configure
+
+    configure(Access(base_url=server.url + "/v1", cache=str(tmp_path / "cache.sqlite")))
+    plan = compile_schema(SCHEMA)
+    report = st.evaluate(plan, list(zip(GT, PRED)), judge_pairing="proxy")
+    assert server.count == 5 and report["field_metrics"]["items.name"]["tp"] == 5
+    plan = compile_schema(SCHEMA)  # fresh comparators: nothing remembered from the run before
+    configure(Access(base_url=server.url + "/v1", cache=str(tmp_path / "other.sqlite")))
+    assert st.compare(plan, GT[0], PRED[0]).score == 1.0
+    assert server.count == 5 + 9  # one 3 x 3 matrix, in full
+    _, gt_file, pred_file = _write(tmp_path / "files", GT, PRED)
+    plan = compile_schema(SCHEMA)
+    configure(Access(base_url=server.url + "/v1", cache=str(tmp_path / "third.sqlite")))
+    evaluation = st.evaluate_files(plan, gt_file, pred_file, judge_pairing="proxy")
+    assert evaluation.inputs["judge_pairing"] == "proxy" and server.count == 5 + 9 + 5
+    with pytest.raises(ValueError, match="judge_pairing must be 'full' or 'proxy'"):
+        st.compare(plan, GT[0], PRED[0], judge_pairing="nearest")
+    with pytest.raises(TypeError, match="the fourth argument is the run's RunOptions, not str"):
+        st.evaluate_files(plan, gt_file, pred_file, "doc_id")  # type: ignore[arg-type]
