@@ -43,7 +43,6 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
-import msgspec
 import orjson
 
 from .. import limits
@@ -440,24 +439,15 @@ def _long_number(content: bytes) -> bool:
 _NON_FINITE = re.compile(rb"NaN|Infinity|\d[eE]\+?\d{3}")
 
 
-# msgspec reads integers beyond 64 bits exactly (up to Python's 4,300 digits), so a line it reads needs no
-# search for long numbers; it reads every other value as orjson and Python's json do (tests/run/test_decode.py).
-_EXACT = msgspec.json.Decoder()
-
-
 def decode(content: bytes) -> Any:
     """A JSON value; raises ValueError (its message says why) when there is none.
 
-    msgspec first: the value Python's json module would read, without a second pass over the line.
-    What msgspec refuses (not JSON, NaN, Infinity, numbers beyond float64, nesting deeper than
-    its limit, which is lower than orjson's 1,024) is read as before: orjson, except where it refuses
-    or rounds what the json module reads exactly (those lines are read by the json module), and
-    orjson's message says why a line is not JSON.
+    orjson, except where it refuses or rounds what Python's json module reads
+    exactly: NaN, Infinity, numbers beyond float64 (read as infinity) and
+    integers beyond 64 bits. Those lines are read by the json module.
+    (msgspec, which reads long integers exactly in one pass, was measured and
+    not taken: docs/performance-history.md, "Tried and dropped".)
     """
-    try:
-        return _EXACT.decode(content)
-    except (ValueError, RecursionError, msgspec.MsgspecError):
-        pass
     try:
         value = orjson.loads(content)
     except orjson.JSONDecodeError as exc:

@@ -1,7 +1,8 @@
-"""The JSON Lines decoder (run/reader.decode): msgspec first, today's readers for what it refuses.
+"""The JSON Lines decoder (run/reader.decode): orjson, and Python's json module for the lines orjson refuses or
+rounds (NaN, Infinity, numbers beyond float64, integers beyond 64 bits).
 
-The reference is Python's json module, which reads integers exactly: every line msgspec reads must give
-the value (and the types) json gives, and every line it refuses must get orjson's message, as before.
+The reference is Python's json module, which reads integers exactly: every line must give the value (and the
+types) json gives, and a line that is not JSON must get orjson's message.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def test_lone_surrogates_are_refused() -> None:
 
 
 def test_nesting_up_to_1024_levels_is_read_and_deeper_refused() -> None:
-    """msgspec stops before 1,024 levels; orjson reads up to 1,024, as stickler always has."""
+    """orjson reads up to 1,024 levels, as stickler always has; deeper is refused, and named so."""
     deep = b"[" * 1024 + b"]" * 1024
     value = decode(deep)
     for _ in range(1023):
