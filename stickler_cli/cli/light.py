@@ -13,6 +13,7 @@ and exit codes are the typer path's, byte for byte (tests/cli/test_light.py runs
 
 from __future__ import annotations
 
+import os
 from typing import Any, NamedTuple
 
 from .option_values import _UNSURE, plain_value
@@ -20,6 +21,7 @@ from .option_values import _UNSURE, plain_value
 # The formats whose output draws nothing: the JSON report and the Markdown page.
 FORMATS = ("json", "markdown")
 ARGUMENTS = ("schema", "ground_truth", "predictions")
+COMPLETION = "_STICKLER_COMPLETE"  # the variable click reads, by the program's name, to complete a command line
 
 
 class Option(NamedTuple):
@@ -86,6 +88,8 @@ _SPELLINGS = {spelling: option for option in OPTIONS for spelling in (*option.sp
 
 def main(args: list[str]) -> int | None:
     """``stickler ARGS`` run here when ``parse`` reads them (the exit code), else None: the typer app's to run."""
+    if COMPLETION in os.environ:  # a shell asks click for completions: its to answer
+        return None
     read = parse(args)
     if read is None:
         return None

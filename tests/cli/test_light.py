@@ -147,6 +147,11 @@ def test_the_rest_is_typers(args):
     assert light.main(args) is None
 
 
+def test_a_shells_completion_is_clicks(monkeypatch):
+    monkeypatch.setenv(light.COMPLETION, "bash_complete")
+    assert light.parse(READ[0]) is not None and light.main(READ[0]) is None
+
+
 def test_a_parse_reads_the_values_as_typer_does():
     read = light.parse([*READ[11]])
     assert (read.bootstrap, read.seed, read.ci, read.fdr) == (10, 7, 0.9, 0.1)
