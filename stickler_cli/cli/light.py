@@ -14,7 +14,10 @@ and exit codes are the typer path's, byte for byte (tests/cli/test_light.py runs
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .eval_run import EvalArgs
 
 from .option_values import _UNSURE, plain_value
 
@@ -24,20 +27,24 @@ ARGUMENTS = ("schema", "ground_truth", "predictions")
 COMPLETION = "_STICKLER_COMPLETE"  # the variable click reads, by the program's name, to complete a command line
 
 
-class Option(NamedTuple):
+class Option:
     """One option of ``stickler eval``: its ``EvalArgs`` field, its spellings (typer's ``opts``; a flag's
-    off spellings in ``off``), the type of its value (bool: a flag; list: repeatable text) and its bounds."""
+    off spellings in ``off``), the type of its value (bool: a flag; list: repeatable text) and its bounds
+    (``min``, ``max`` and ``clamp``, as ``plain_value`` reads them of a typer declaration)."""
 
-    field: str
-    spellings: tuple[str, ...]
-    kind: type
-    min: int | None = None
-    max: int | None = None
-    off: tuple[str, ...] = ()
+    __slots__ = ("field", "spellings", "kind", "min", "max", "off")
+    clamp = False
 
-    @property
-    def clamp(self) -> bool:  # what plain_value reads of a typer declaration
-        return False
+    def __init__(
+        self,
+        field: str,
+        spellings: tuple[str, ...],
+        kind: type,
+        min: int | None = None,
+        max: int | None = None,
+        off: tuple[str, ...] = (),
+    ) -> None:
+        self.field, self.spellings, self.kind, self.min, self.max, self.off = field, spellings, kind, min, max, off
 
 
 OPTIONS = (
@@ -99,12 +106,12 @@ def main(args: list[str]) -> int | None:
     return exits.main(lambda: run_eval(read), "--debug" in args)  # as cli/app.py's main judges --debug
 
 
-def parse(args: list[str]) -> Any:
+def parse(args: list[str]) -> EvalArgs | None:
     """``eval``'s ``EvalArgs`` from ``args`` (the command line after ``stickler``, ``eval`` first) as typer would
     read them, when the format asked for draws nothing; None on anything that typer should judge."""
     if args[:1] != ["eval"]:
         return None
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     given: list[str] = []
     rest = args[1:]
     k = 0
