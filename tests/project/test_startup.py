@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -204,6 +205,43 @@ def test_eval_for_a_machine_imports_neither_typer_nor_rich(tmp_path, args, code,
     got, modules, out = _run(tmp_path, "eval", *INVOICE, *args)
     assert (got, shown in out) == (code, True)
     assert _loaded(modules, TERMINAL) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--format", "json", "--fail-under", "weighted_overall_score=0.99", "--slice-by", "no.such"],
+        ["--format", "markdown", "--show-errors", "2"],
+        ["--format", "json", "--limit", "line-bytes=x"],
+    ],
+    ids=["gate fails, a warning", "markdown", "bad limit"],
+)
+def test_eval_without_typer_writes_what_typer_writes_in_a_fresh_process(tmp_path, args):
+    """tests/cli/test_light.py compares both paths in one process; here each runs alone, as a user runs it: the
+    console script (no typer, no Rich) and the typer app, the same bytes on stdout and stderr, the same exit code."""
+    full = "import sys; from stickler_cli.cli.app import main; sys.exit(main(sys.argv[1:]))"
+    script = "import sys; from stickler_cli.cli import run; run()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]), "COLUMNS": "100"}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code, "eval", *INVOICE, *args],
+            capture_output=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        for code in (script, full)
+    ]
+    light, typer = ((r.returncode, re.sub(rb'"elapsed_seconds": [0-9.e-]+', b"", r.stdout), r.stderr) for r in runs)
+    assert light == typer
+    assert light[0] == (1 if "--fail-under" in args else 2 if "--limit" in args else 0)
+    said = {
+        1: [b"stickler: warning: --slice-by no.such: no ground-truth record", b"stickler: 1 quality gate(s) failed"],
+        2: [b"stickler: error: --limit"],
+        0: [],
+    }[light[0]]
+    assert all(line in light[2] for line in said) and (light[0] != 0 or light[1].startswith(b"## stickler"))
 
 
 @pytest.mark.parametrize(
