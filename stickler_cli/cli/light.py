@@ -1,5 +1,5 @@
 """``stickler eval … --format json`` (or ``markdown``) without typer, click or Rich: nothing is drawn for a terminal,
-so the ~45 ms typer and Rich's text take to import are left out (docs/performance.md, "Start-up").
+so what they take to import (35–45 ms of a whole run, measured) is left out (docs/performance.md, "Start-up").
 
 The console script (cli/__init__.py) hands every ``stickler eval`` here first. ``parse`` reads the command line
 only when it understands all of it: eval's options as typer declares them (cli/eval.py; ``OPTIONS`` below, which
@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .eval_run import EvalArgs
-
 from .option_values import _UNSURE, plain_value
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .eval_run import EvalArgs
 
 # The formats whose output draws nothing: the JSON report and the Markdown page.
 FORMATS = ("json", "markdown")
@@ -95,7 +97,7 @@ _SPELLINGS = {spelling: option for option in OPTIONS for spelling in (*option.sp
 
 def main(args: list[str]) -> int | None:
     """``stickler ARGS`` run here when ``parse`` reads them (the exit code), else None: the typer app's to run."""
-    if COMPLETION in os.environ:  # a shell asks click for completions: its to answer
+    if COMPLETION in os.environ:  # a shell asks for completions: typer's to answer
         return None
     read = parse(args)
     if read is None:
@@ -111,7 +113,7 @@ def parse(args: list[str]) -> EvalArgs | None:
     read them, when the format asked for draws nothing; None on anything that typer should judge."""
     if args[:1] != ["eval"]:
         return None
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     given: list[str] = []
     rest = args[1:]
     k = 0
@@ -135,7 +137,7 @@ def parse(args: list[str]) -> EvalArgs | None:
                 return None
             inline = rest[k]
             k += 1
-        if inline.startswith("-") and inline != "-":  # typer may read it as the value or as an option: its to say
+        if inline.startswith("-") and inline != "-":  # the value, or an option? typer's to say
             return None
         if option.kind is list:
             values.setdefault(option.field, []).append(inline)
