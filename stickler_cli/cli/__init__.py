@@ -1,8 +1,9 @@
 """The ``stickler`` console script (pyproject.toml, ``[project.scripts]``).
 
 ``stickler --version`` is answered here, before typer, rich and the engine are imported: the whole
-command then costs about what starting Python costs. Everything else goes to ``cli.app.main``, which
-imports what each command uses when it runs (docs/performance.md, "Start-up").
+command then costs about what starting Python costs. ``stickler eval … --format json`` (or ``markdown``) runs
+without typer and Rich (cli/light.py), when cli/light.py reads the whole command line. Everything else goes to
+``cli.app.main``, which imports what each command uses when it runs (docs/performance.md, "Start-up").
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ def run() -> None:
             pass  # a full disk: cli.app.main reports it as it reports any output it cannot write
         else:
             sys.exit(0)
+    if args[:1] == ["eval"]:
+        from .light import main as light
+
+        code = light(args)
+        if code is not None:
+            sys.exit(code)
     from .app import main
 
     sys.exit(main(args))

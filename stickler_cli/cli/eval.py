@@ -1,16 +1,17 @@
-"""`stickler eval`: score predictions against ground truth, report, and gate."""
+"""`stickler eval`: its arguments and options, as typer reads them and its help page shows them.
+
+The work is cli/eval_run.py's (``run_eval``), which takes them as one ``EvalArgs``. For ``--format json`` and
+``markdown`` the console script reads the same options without typer (cli/light.py), then calls the same function.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Optional
 
 import typer
 
-from ..errors import UsageError
+from .eval_run import EvalArgs, run_eval
 from .help import LIMITS, OUTPUTS, SCALE, STATISTICS
-from .inputs import infer_from, looks_like_schema, schema_files, scoring_plan, warn_about_records
 from .options import (
     ALLOW_NETWORK_OPTION,
     ASSERT_FORMATS_OPTION,
@@ -46,24 +47,7 @@ from .options import (
     SHOW_ERRORS_OPTION,
     STRICT_OPTION,
     SUGGEST_THRESHOLDS_OPTION,
-    collect_option,
-    check_bootstrap,
-    check_ci,
-    check_fdr,
-    check_format,
-    llm_access,
-    load_plugins,
-    pairing_option,
-    report_options,
-    run_options,
-    slice_paths,
-    use_limits,
-    workers_option,
 )
-from .output import emit_report, printable, write_threshold_patch
-
-if TYPE_CHECKING:
-    from ..plan import Plan
 
 
 def eval_command(
@@ -171,175 +155,4 @@ def eval_command(
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
-    from ..report import gates as quality_gates
-    from ..run import state_file
-    from ..run.accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT
-    from ..schema.compiler import check_ready
-    from ..run.evaluate import evaluate_files
-    from ..run.reader import STDIN, check_readable, file_size
-    from ..report.build import build_report
-    from ..run import atomic
-    from ..reporters.progress import progress_bar
-    from ..run.shards import resolve_shards
-
-    use_limits(limit)
-    pairing = pairing_option(id_field, strict, pair_by_line, check_id)
-    check_format(output_format)
-    check_ci(ci)
-    check_bootstrap(bootstrap)
-    check_fdr(fdr)
-    if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
-        given = "" if schema is None else f" (given only {printable(schema)!r})"
-        raise UsageError(
-            f"eval needs the ground truth and the predictions: stickler eval [SCHEMA] GROUND_TRUTH PREDICTIONS{given}"
-        )
-    inferring = predictions is None  # GT PRED: no schema given, one is inferred from the data
-    if inferring:
-        schema, ground_truth, predictions = "", schema, ground_truth
-    _check_inferring(inferring, ground_truth, predictions, save_schema, schema_resource)
-    reporting = report_options(
-        confidence_metric_names, ece_bins, budgets, iou_thresholds, box_found, ci, bootstrap, seed, fdr
-    )
-    plugin_files = load_plugins(plugin)
-    llm = llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
-    gates = quality_gates.collect(fail_under or [], gates_file)
-    shards = resolve_shards(ground_truth, predictions)
-    inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
-    if dask and STDIN in inputs:
-        raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
-    check_readable(*([] if inferring else [schema]), *inputs)
-    if inferring:
-        plan = _inferred_plan(
-            shards,
-            ground_truth,
-            predictions,
-            None if dry_run else save_schema,
-            assert_formats,
-            [*inputs, *(p for _, p in plugin_files)],
-        )
-    else:
-        plan = scoring_plan(
-            schema, schema_resource, assert_formats, [ground_truth, predictions], "SCHEMA GROUND_TRUTH PREDICTIONS"
-        )
-    check_ready(plan, install=not dry_run)  # a dry run resolves the judges' settings, opens nothing
-    data_files = [
-        (what, path)
-        for shard in shards
-        for what, path in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))
-    ]
-    targets = {
-        "--output": output,
-        "--save-state": save_state,
-        "--junit": junit_path,
-        "--html": html_path,
-        "--suggest-thresholds": suggest_thresholds,
-        "--non-matches": non_matches,
-        "--per-document": per_document,
-        "--llm-cache": llm_cache,
-    }
-    atomic.check_targets(
-        atomic.with_step_summary(targets),
-        [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file)],
-    )
-    quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
-    if dry_run:
-        from . import dry_run as dry
-
-        docs, problems = dry.read(plan, shards, pairing, ground_truth)
-        asked = {**targets, "--save-schema": save_schema}
-        not_written = [f"{name} {path}" for name, path in asked.items() if path and name != "--llm-cache"]
-        dry.report(dry.count(plan, docs, judge_pairing), len(docs), problems, output_format, not_written)
-        return
-    total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    options = run_options(
-        pairing,
-        workers_option(workers, dask, plan, total_bytes),
-        dask,
-        plugin,
-        llm,
-        collect_option(show_errors, targets, ci, slice_paths(slice_by, gates)),
-        judge_pairing,
-    )
-    files = {ROWS_NON_MATCHES: non_matches, ROWS_PER_DOCUMENT: per_document}
-    with contextlib.ExitStack() as stack:
-        sinks = {kind: stack.enter_context(atomic.LineWriter(path)) for kind, path in files.items() if path}
-        progress = stack.enter_context(progress_bar(total_bytes, show_progress and not dask))
-        evaluation = evaluate_files(plan, shards, options=options, progress=progress, sinks=sinks)
-    warn_about_records(evaluation.accumulator.stats, ground_truth)
-    if save_state:
-        state_file.save(save_state, evaluation.accumulator)
-    notes = [_non_matches_note(sinks[ROWS_NON_MATCHES])] if non_matches else []
-    if per_document:
-        notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {per_document}")
-    report = build_report(evaluation, reporting)
-    if "slices" in report:  # the report's warnings hold these too
-        from ..report.slices import unheld_paths
-
-        for warning in unheld_paths(report["slices"], [f.path for f in plan.fields]):
-            sys.stderr.write(f"stickler: warning: {printable(warning)}\n")
-    if suggest_thresholds:
-        notes.append(write_threshold_patch(suggest_thresholds, plan, report))
-    emit_report(report, output_format, targets, gates, show_errors, notes, no_data_passes)
-
-
-def _check_inferring(
-    inferring: bool, ground_truth: str, predictions: str, save_schema: str | None, schema_resource: list[str] | None
-) -> None:
-    """The two-argument form of ``eval`` (GT PRED, a schema inferred) and the options that need it or refuse it."""
-    from ..run.reader import STDIN
-
-    if not inferring:
-        if save_schema:
-            raise UsageError("--save-schema keeps an inferred schema: give GROUND_TRUTH PREDICTIONS only to infer one")
-        return
-    if schema_resource:
-        raise UsageError("--schema-resource maps a schema's references: no schema was given")
-    if STDIN in (ground_truth, predictions):
-        raise UsageError(
-            "inferring a schema reads the data before scoring it: give files, not standard input "
-            "('-'), or give a schema"
-        )
-    if looks_like_schema(ground_truth):
-        raise UsageError(
-            f"{ground_truth} looks like a schema: eval takes SCHEMA GROUND_TRUTH PREDICTIONS, or "
-            f"GROUND_TRUTH PREDICTIONS to infer a schema; the predictions are missing"
-        )
-
-
-def _inferred_plan(
-    shards: list[Any],
-    ground_truth: str,
-    predictions: str,
-    save_schema: str | None,
-    assert_formats: bool,
-    inputs: list[str],
-) -> Plan:
-    """``eval GT PRED``: a schema inferred from the data, said in one line on stderr, kept with --save-schema."""
-    from ..run import atomic
-    from ..reporters import json_report
-    from ..schema import compile_schema
-
-    if save_schema:
-        atomic.check_targets({"--save-schema": save_schema}, [("input", p) for p in inputs])
-    inferred, notes = infer_from(
-        [(ground_truth, [s.ground_truth for s in shards]), (predictions, [s.predictions for s in shards])]
-    )
-    plan = compile_schema(inferred.schema, source=save_schema or "<inferred>", assert_formats=assert_formats)
-    if save_schema:
-        atomic.write(save_schema, json_report.dumps(inferred.schema))
-    kept = f"written to {save_schema}" if save_schema else "--save-schema FILE keeps it to edit"
-    doubts = f", {len(notes)} note(s): `stickler schema infer` lists them" if notes else ""
-    sys.stderr.write(
-        f"stickler: no schema given: inferred one ({len(plan.fields)} fields) from {inferred.records:,} "
-        f"ground-truth records{doubts}; {printable(kept)}\n"
-    )
-    return plan
-
-
-def _non_matches_note(written: Any) -> str:
-    """What --non-matches wrote (an atomic.LineWriter), and how many more its documents had past
-    --limit explain-items (each such document's last line counts them)."""
-    note = f"{written.count} non-matching comparisons written to {written.path}"
-    if written.not_shown:
-        note += f", and {written.not_shown:,} more counted there, not written (--limit explain-items)"
-    return note
+    run_eval(EvalArgs(**locals()))

@@ -12,7 +12,6 @@ without one are listed under "Options".
 from __future__ import annotations
 
 import inspect
-import re
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -20,6 +19,8 @@ from typing import Any, get_args, get_origin
 
 import typer
 from typer.core import TyperCommand, TyperGroup
+
+from .option_values import _UNSURE, plain_value
 
 try:  # typer >= 0.25 checks every value with a pydantic TypeAdapter (see _PlainValues)
     from typer._coercion import RuntimeParam, build_runtime_param
@@ -213,51 +214,9 @@ def subcommands(command: Any, ctx: Any) -> list[tuple[str, Any]]:
 # -- values without pydantic ------------------------------------------------------------
 #
 # typer (0.25 and later) checks each option's value with a pydantic TypeAdapter built on first
-# use: importing pydantic and building the adapters costs ~60 ms of every command, more than
-# scoring a small file. The values stickler's options take are plain (text, a whole number, a
-# decimal number, repeated text): those are checked here the way pydantic checks them; anything
-# else (a sign, an exponent, spaces, a value out of range) goes to typer's own check, so that
+# use (~60 ms of every command). Plain values are read by ``plain_value`` (cli/option_values.py, which
+# ``eval`` read without typer takes too: cli/light.py); anything else goes to typer's own check, so that
 # every message a wrong value gets is typer's. tests/project/test_startup.py compares both on such values.
-
-_DIGITS = re.compile(r"[0-9]{1,18}")
-_DECIMAL = re.compile(r"[0-9]{1,30}(\.[0-9]{1,30})?")
-_UNSURE = object()
-
-
-def plain_value(annotation: Any, info: Any, value: Any) -> Any:
-    """``value`` as pydantic would give it for a str, bool, int, float or list[str] option, or
-    ``_UNSURE`` when only pydantic should say (an unusual spelling, a value out of range)."""
-    if annotation is str:
-        return value if isinstance(value, str) else _UNSURE
-    if annotation is bool:
-        return value if isinstance(value, bool) else _UNSURE
-    if annotation is int:
-        if type(value) is int:
-            number: Any = value
-        elif isinstance(value, str) and _DIGITS.fullmatch(value):
-            number = int(value)
-        else:
-            return _UNSURE
-    elif annotation is float:
-        if type(value) is float:
-            number = value
-        elif isinstance(value, str) and _DECIMAL.fullmatch(value):
-            number = float(value)  # correctly rounded, as pydantic's parser is
-        else:
-            return _UNSURE
-    elif get_origin(annotation) is list and get_args(annotation) == (str,):
-        if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
-            return list(value)
-        return _UNSURE
-    else:
-        return _UNSURE
-    if (
-        getattr(info, "clamp", False)
-        or (info.min is not None and number < info.min)
-        or (info.max is not None and number > info.max)
-    ):
-        return _UNSURE
-    return number
 
 
 if RuntimeParam is not None:

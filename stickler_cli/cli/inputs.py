@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import limits
 from ..errors import SchemaError, UsageError
-from .options import schema_resources
+from .option_values import schema_resources
 from .output import printable
 
 if TYPE_CHECKING:

@@ -11,8 +11,6 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NoReturn, Sequence
 
-import typer
-
 from ..errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -205,11 +203,18 @@ def fail_gates(results: list[dict[str, Any]], empty: bool, shown: bool) -> None:
     fail(f"{len(bad)} quality gate(s) failed{lack_of_data(bad)}", shown)
 
 
+class GateFailed(Exception):
+    """A gate failed and the command is done: exit 1, with nothing more said (``fail`` said it). Not typer's
+    ``Exit``, so that a run without typer (cli/light.py) ends the same way; cli/exits.py maps it to its code."""
+
+    exit_code = int(ExitCode.GATE_FAILED)
+
+
 def fail(reason: str, shown: bool) -> NoReturn:
     """Exit 1 (a gate failed); the reason on stderr unless the tables on stdout already said it."""
     if not shown or _stdout_cut:
         sys.stderr.write(f"stickler: {reason}\n")
-    raise typer.Exit(int(ExitCode.GATE_FAILED))
+    raise GateFailed
 
 
 def append_summary(path: str, text: str) -> None:
@@ -233,6 +238,6 @@ def error(message: str) -> None:
 
 def printable(text: str) -> str:
     """One line of inert text: messages quote the schema and the data."""
-    from ..reporters.sanitize import safe
+    from ..reporters.sanitize import plain
 
-    return safe(text, 2000).plain
+    return plain(text, 2000)

@@ -176,7 +176,7 @@ class _process_settings:
 
 
 def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The run of ``stickler eval`` (cli/eval.py) on ``files`` (schema, ground truth, predictions) with the
+    """The run of ``stickler eval`` (cli/eval_run.py) on ``files`` (schema, ground truth, predictions) with the
     options ``o``: (report, gate results)."""
     from .. import limits
     from ..errors import UsageError

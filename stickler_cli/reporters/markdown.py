@@ -87,7 +87,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
         )
     lines.append("")
     lines += _aggregates(report)
-    from .threshold_table import markdown_lines  # rich, which it imports, is not needed for Markdown otherwise
+    from .threshold_table import markdown_lines  # the section beside its terminal table (which imports Rich lazily)
 
     lines += markdown_lines(report, text)
     lines += slice_lines(report, text)

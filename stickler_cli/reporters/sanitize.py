@@ -11,11 +11,12 @@ is shown as U+FFFD.
 from __future__ import annotations
 
 import re
-from typing import Any
-
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from ..json_text import compact_json
+
+if TYPE_CHECKING:  # Rich is imported where a table needs it: the plain text of the JSON and Markdown reports does not
+    from rich.text import Text
 
 # Characters of a name (field path, document, file, gate, slice value) shown whole in every report: names wrap;
 # only beyond this are they cut.
@@ -38,14 +39,17 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f" + INVISIBLE + "]")
 
 
 def plain(value: Any, limit: int = 60) -> str:
-    """``safe`` as a plain string (for the Markdown and JUnit reports)."""
-    return safe(value, limit).plain
+    """``safe`` as a plain string (for the Markdown and JUnit reports, and the messages on stderr), without Rich:
+    every control character Rich's ``Text`` would strip is already shown as U+FFFD."""
+    return limited(value, _CONTROL.sub("�", data_text(value)), limit)
 
 
 def safe(value: Any, limit: int = 60) -> Text:
     """Printable, markup-free, length-limited text of a data value. A number is never cut (a figure
     cut is a wrong figure); other text past ``limit`` characters is cut with the count left out."""
-    return Text(limited(value, _CONTROL.sub("�", data_text(value)), limit))
+    from rich.text import Text
+
+    return Text(plain(value, limit))
 
 
 def folding(value: Any, limit: int) -> Text:
@@ -54,6 +58,8 @@ def folding(value: Any, limit: int) -> Text:
     (``"unit_price":1`` / ``118.59}`` read as 118.59)."""
     if not isinstance(value, (dict, list)):
         return safe(value, limit)
+    from rich.text import Text
+
     text = data_text(value)
     shown = _breakable(text[:limit]) + (cut(text, limit)[limit:] if len(text) > limit else "")
     return Text(_CONTROL.sub("�", shown))
@@ -103,6 +109,8 @@ def figure(value: float | None) -> str:
 
 def figure_cell(value: float | None) -> Text:
     """``figure`` for a table cell: the ``–`` of no figure dimmed."""
+    from rich.text import Text
+
     return Text("–", style="dim") if value is None else Text(f"{value:.3f}")
 
 

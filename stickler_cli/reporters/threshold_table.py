@@ -7,23 +7,23 @@ field's curve (html.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
-from .fit import Column, fit
 from .sanitize import NAME_LIMIT, safe
 
+if TYPE_CHECKING:  # the Markdown section is plain text: Rich is imported where the terminal's table is drawn
+    from rich.console import Console
+    from rich.table import Table
+
 TITLE = "Thresholds"
+# The table's columns (fit.Column): (header, justify, group).
 COLUMNS = (
-    Column("Thr", group=0),
-    Column("F1", group=0),
-    Column("Best", group=1),
-    Column("F1 best", group=1),
-    Column("Flips", group=2),
-    Column("Note", justify="left", group=2),
+    ("Thr", "right", 0),
+    ("F1", "right", 0),
+    ("Best", "right", 1),
+    ("F1 best", "right", 1),
+    ("Flips", "right", 2),
+    ("Note", "left", 2),
 )
 NOTE = (
     "Flips: verdicts that change if the threshold moves ±{window:g}. Best: the highest F1 at or above the "
@@ -52,6 +52,8 @@ def _best_f1(b: dict[str, Any]) -> str:
 
 
 def tables(report: dict[str, Any], width: int) -> list[Table]:
+    from .fit import Column, fit
+
     rows = [
         [
             safe(path, NAME_LIMIT),
@@ -64,13 +66,16 @@ def tables(report: dict[str, Any], width: int) -> list[Table]:
         ]
         for path, b in rows_to_show(report)
     ]
-    return fit(TITLE, "Field", COLUMNS, rows, width) if rows else []
+    columns = tuple(Column(header, justify=justify, group=group) for header, justify, group in COLUMNS)
+    return fit(TITLE, "Field", columns, rows, width) if rows else []
 
 
 def render(report: dict[str, Any], console: Console) -> None:
     found = tables(report, console.width)
     if not found:
         return
+    from rich.text import Text
+
     for table in found:
         console.print(table)
     console.print(Text(NOTE.format(window=report["thresholds"]["window"]), style="dim"))

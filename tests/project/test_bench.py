@@ -117,7 +117,7 @@ def test_the_start_up_case_runs():
     from bench import startup
 
     times = startup.measure(oracle_python=None, rounds=1)
-    assert set(times) == {"python -c pass", "--version", "--help", "eval", "compare"}
+    assert set(times) == {"python -c pass", "--version", "--help", "eval", "eval --format json", "compare"}
     assert all(len(v) == 1 and v[0] > 0 for v in times.values())
     assert any("`stickler --version`" in line for line in startup.table(times))
 

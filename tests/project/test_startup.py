@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -166,7 +167,7 @@ def test_eval_imports_only_what_it_uses(tmp_path):
             "scipy",
             "pydantic",
             "importlib.metadata",
-            "rich.table",
+            *TERMINAL,
             "stickler_cli.run.parallel",
             "jsonschema",
             "referencing",
@@ -177,6 +178,84 @@ def test_eval_imports_only_what_it_uses(tmp_path):
         ),
     ) == [SOLVER]
     assert "stickler_cli.engine" in modules
+
+
+# What draws for a terminal, and reads the command line for it: left out where nothing is drawn (cli/light.py).
+TERMINAL = ("typer", "click", "rich", "stickler_cli.cli.app", "stickler_cli.cli.options", "stickler_cli.cli.help")
+
+
+@pytest.mark.parametrize(
+    "args, code, shown",
+    [
+        (["--format", "markdown", "--show-errors", "3"], 0, "## stickler"),
+        (["-f", "json", "-o", "out.json", "--save-state", "state.json", "--no-progress"], 0, '"document_count": 24'),
+        (
+            ["--format=json", "--fail-under", "weighted_overall_score=0.99", "--junit", "j.xml"],
+            1,
+            "weighted_overall_score >= 0.99",
+        ),
+        (["--format", "markdown", "--fail-under", "weighted_overall_score=0.99"], 1, "1 of 1 gate(s) failed"),
+        (["--format", "json", "--limit", "no-such-limit=1"], 2, ""),
+    ],
+    ids=["markdown", "json and files", "gate fails", "gate fails, markdown", "bad limit"],
+)
+def test_eval_for_a_machine_imports_neither_typer_nor_rich(tmp_path, args, code, shown):
+    """JSON and Markdown draw nothing: the options are read without typer (cli/light.py), the report written
+    without Rich, on success, a failed gate (exit 1) and bad input (exit 2)."""
+    got, modules, out = _run(tmp_path, "eval", *INVOICE, *args)
+    assert (got, shown in out) == (code, True)
+    assert _loaded(modules, TERMINAL) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--format", "json", "--fail-under", "weighted_overall_score=0.99", "--slice-by", "no.such"],
+        ["--format", "markdown", "--show-errors", "2"],
+        ["--format", "json", "--limit", "line-bytes=x"],
+    ],
+    ids=["gate fails, a warning", "markdown", "bad limit"],
+)
+def test_eval_without_typer_writes_what_typer_writes_in_a_fresh_process(tmp_path, args):
+    """tests/cli/test_light.py compares both paths in one process; here each runs alone, as a user runs it: the
+    console script (no typer, no Rich) and the typer app, the same bytes on stdout and stderr, the same exit code."""
+    full = "import sys; from stickler_cli.cli.app import main; sys.exit(main(sys.argv[1:]))"
+    script = "import sys; from stickler_cli.cli import run; run()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]), "COLUMNS": "100"}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code, "eval", *INVOICE, *args],
+            capture_output=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        for code in (script, full)
+    ]
+    light, typer = ((r.returncode, re.sub(rb'"elapsed_seconds": [0-9.e-]+', b"", r.stdout), r.stderr) for r in runs)
+    assert light == typer
+    assert light[0] == (1 if "--fail-under" in args else 2 if "--limit" in args else 0)
+    said = {
+        1: [b"stickler: warning: --slice-by no.such: no ground-truth record", b"stickler: 1 quality gate(s) failed"],
+        2: [b"stickler: error: --limit"],
+        0: [],
+    }[light[0]]
+    assert all(line in light[2] for line in said) and (light[0] != 0 or light[1].startswith(b"## stickler"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--format", "table"], ["--format", "json", "--no-such-option"], ["--format", "json", "--workers", "0"]],
+    ids=["tables", "--format table", "an unknown option", "a value typer checks"],
+)
+def test_eval_for_a_terminal_or_in_doubt_is_typers(tmp_path, args):
+    """Tables are drawn by Rich (piped: plain text, as Rich writes it); a command line the light path does not
+    read whole goes to typer, for typer's message."""
+    code, modules, out = _run(tmp_path, "eval", *INVOICE, *args)
+    assert code == (0 if len(args) < 3 else 2)
+    assert {"typer", "stickler_cli.cli.app"} <= modules
+    assert ("rich.console" in modules) == (code == 0) and ("Weighted score" in out) == (code == 0)
 
 
 def test_slicing_tests_its_slices_without_scipy(tmp_path):
