@@ -288,8 +288,7 @@ class CosmeticTally:
         # What pairs of plain values already classified came to: models repeat their habits ("usd" for "USD"
         # in every document), so most FDs of a long run are pairs seen before. Cleared past SEEN_PAIRS.
         self._seen: dict[tuple, tuple[int, tuple[str, ...]]] = {}
-        self._slots: dict[int, tuple[FieldPlan, list[int], bool, bool]] = {}  # per field index: _slot
-        self._full: set[tuple[int, int]] = set()  # (field index, outcome) whose examples are full
+        self._slots: dict[int, tuple[FieldPlan, list[int], bool, bool, list[bool]]] = {}  # per field index: _slot
 
     def _built(self, f: FieldPlan) -> list[tuple[str, "Comparator"]]:
         found = self._candidates.get(f.index)
@@ -305,13 +304,14 @@ class CosmeticTally:
             self._candidates[f.index] = found
         return found
 
-    def _slot(self, index: int) -> tuple[FieldPlan, list[int], bool, bool]:
+    def _slot(self, index: int) -> tuple[FieldPlan, list[int], bool, bool, list[bool]]:
         """(field, its counts, whether its FDs are re-scored, whether its comparator scores plain numbers by
-        their values) of a field index, made on its first FD."""
+        their values, per outcome whether its examples are full) of a field index, made on its first FD."""
         f = self._fields[index]
         counts = self.counts.setdefault(f.path, [0] * len(OUTCOMES))
         rescored = classified(f)
-        slot = self._slots[index] = (f, counts, rescored, rescored and f.comparator.scores_number_values)
+        by_value = rescored and f.comparator.scores_number_values
+        slot = self._slots[index] = (f, counts, rescored, by_value, [False] * len(OUTCOMES))
         return slot
 
     def add(self, entries: Sequence[tuple[int, int, Any, Any]], doc_ids: Sequence[Any] | None = None) -> None:
@@ -320,12 +320,12 @@ class CosmeticTally:
         document in field order, then by their JSON text, so that the ones kept do not depend on which
         engine path scored the document. Only pairs whose outcome still has room for an example are put
         in that order (once a field's examples are full, a batch sorts nothing)."""
-        seen, slots, full = self._seen, self._slots, self._full
+        seen, slots = self._seen, self._slots
         room: list[tuple[int, int, Any, Any, str, str]] = []
         for entry in entries:
             index, g, p = entry[1], entry[2], entry[3]
             slot = slots.get(index) or self._slot(index)
-            f, counts, rescored, by_value = slot
+            f, counts, rescored, by_value, full = slot
             if by_value and type(g) in _NUMBERS and type(p) in _NUMBERS:
                 outcome, keys = _REAL, ()  # classify's first rule, without its call
             elif not rescored:
@@ -351,11 +351,11 @@ class CosmeticTally:
                     for k in keys:
                         accepted[k] = accepted.get(k, 0) + 1
             counts[outcome] += 1
-            if (index, outcome) not in full:
+            if not full[outcome]:
                 if len(self.examples.get(f.path, {}).get(OUTCOMES[outcome], ())) < self.examples_kept:
                     room.append((*entry, f.path, OUTCOMES[outcome]))
                 else:  # examples only grow (a merge cuts them to a smaller bound, still full)
-                    full.add((index, outcome))
+                    full[outcome] = True
         for d, _, g, p, path, outcome in _in_order(room):
             kept = self.examples.setdefault(path, {}).setdefault(outcome, [])
             if len(kept) < self.examples_kept:
