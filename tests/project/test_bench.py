@@ -18,6 +18,11 @@ from bench.generate import generate, write
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _module(*args: str, timeout: float) -> subprocess.CompletedProcess:
+    """``python -m`` ARGS run from the checkout, its output captured as text."""
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+
+
 def _digest(folder: Path) -> str:
     return hashlib.sha256((folder / "gt.jsonl").read_bytes() + (folder / "pred.jsonl").read_bytes()).hexdigest()
 
@@ -54,13 +59,7 @@ def test_the_workload_has_what_the_issue_lists():
 
 def test_measure_runs_and_reports(tmp_path):
     gt, pred = write(tmp_path, 40, seed=3)
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.measure", str(ROOT / "bench" / "invoice.schema.json"), str(gt), str(pred)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    done = _module("bench.measure", str(ROOT / "bench" / "invoice.schema.json"), str(gt), str(pred), timeout=120)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["documents"] == 40 and result["docs_per_second"] > 0 and result["max_rss_kb"] > 0
@@ -150,13 +149,7 @@ def test_the_analyses_cost_counted_in_instructions(tmp_path):
 
     gt, pred = write(tmp_path, 5, seed=3)
     missing = instructions.available()
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.instructions", str(gt), str(pred), "--slice-by", "currency"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
+    done = _module("bench.instructions", str(gt), str(pred), "--slice-by", "currency", timeout=600)
     if missing:
         assert done.returncode == 2 and "valgrind" in done.stderr
         return
@@ -181,13 +174,7 @@ def test_with_nothing_failing_the_analyses_cost_nothing_counted(tmp_path):
     if instructions.available():
         pytest.skip("valgrind not installed (the command's exit 2 is tested below)")
     gt, pred = write(tmp_path, 40, seed=3)
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.instructions", str(gt), str(pred), "--no-failures"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=900,
-    )
+    done = _module("bench.instructions", str(gt), str(pred), "--no-failures", timeout=900)
     assert done.returncode == 0, done.stderr
     counted = json.loads(done.stdout)
     same = counted["no_failures"]
