@@ -249,6 +249,16 @@ def main(argv: list[str]) -> int:
             f"in a single run ({counted['on_1']:,} against {counted['off_1']:,} instructions; target ≤ "
             f"{ANALYSES_TARGET}×, issue 40)."
         )
+        try:
+            same = instructions.measure_no_failures(str(gt), ANALYSES_SLICE)
+        except (SystemExit, subprocess.SubprocessError) as exc:
+            emit(f"With the truth as the predictions: not measured, {str(exc).strip()[:200] or type(exc).__name__}.")
+        else:
+            emit(
+                f"With the truth as the predictions (nothing fails, so nothing should be paid): "
+                f"**{same['steady']:.3f}×** repeated, **{same['single']:.3f}×** in a single run "
+                f"({same['on_1']:,} against {same['off_1']:,} instructions)."
+            )
     emit()
     # 2. all cores
     gt, pred = data(base, "cores", sizes["cores"], seed=2)

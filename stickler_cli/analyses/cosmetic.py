@@ -15,11 +15,12 @@ Dask and ``stickler merge`` add them up to what one run counts.
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .. import number_text
-from ..number_text import read_number
+from ..number_text import CURRENCY_CODES, read_number
 from ..ascii_text import PUNCTUATION, WHITESPACE, deleting
 from ..engine.result import FD
 from ..json_text import MAX_INTEGER, compact_json
@@ -56,6 +57,7 @@ FULL_DATE_DIGITS = (6, 8, 12, 14)
 # FULL_DATE_DIGITS). A test holds read_dates to dateutil on every pair of run lengths up to 15.
 _TWO_RUNS = re.compile(r"([0-9]+)[-/][0-9]+")
 _DIGIT = number_text.DIGIT
+_LETTERS, _LOWER = string.ascii_letters, string.ascii_lowercase
 
 # Settings of a comparator that accept more spellings, tried as suggestions (same comparator, these
 # options changed); and comparators tried in place of the field's (their default configuration).
@@ -112,15 +114,44 @@ def read_dates(value: Any) -> tuple[str, ...]:
     """The days a string spells as one full date (year, month and day), as the Date comparator reads it
     with its default configuration, month-first then day-first (``01/02/2024`` reads two ways): ISO
     ``YYYY-MM-DD`` texts, without repeats. Ranges, partial dates and non-strings read none."""
-    if type(value) is not str or not _DIGIT.search(value):  # a full date has digits: its year and day
+    if type(value) is not str:
         return ()
     bare = value.strip()
+    if bare.isascii() and _unknown_first_word(bare):  # "INV-2024-00017", "SKU-62504": dateutil refuses them
+        return ()
+    if not _DIGIT.search(value):  # a full date has digits: its year and day
+        return ()
     if bare.isdigit() and bare.isascii() and len(bare) not in FULL_DATE_DIGITS:  # postcodes, account numbers
         return ()
     two = _TWO_RUNS.fullmatch(bare)
     if two is not None and len(two[1]) not in FULL_DATE_DIGITS:
         return ()
     return _full_days(value)
+
+
+def _unknown_first_word(bare: str) -> bool:
+    """Whether an ASCII text without surrounding whitespace begins with a run of letters that dateutil refuses as
+    a first word (``comparators.date._starts_with_unknown_word``, which the Date comparator asks before reading a
+    text), found without a regular expression: ``read_dates`` of such a text is empty."""
+    global _date
+    run = len(bare) - len(bare.lstrip(_LETTERS))
+    if not run or "\x00" in bare:
+        return False
+    if _date is None:
+        from ..comparators import date as _date
+    return bare[:run].lower() not in _date.FIRST_WORDS_KNOWN
+
+
+def _spells_no_number(space: str) -> bool:
+    """Whether an ASCII text, given in lower case without whitespace (its second ``text_forms`` form), surely spells
+    no number (``read_number`` None), found without reading it. number_text reads such a text only when all of it,
+    without "$", has the form of ``number_text._NUMBER_FORM``: a currency code, "(", one sign, digits, points and
+    commas, "%", ")", a currency code. So a text with a "/" or with two signs spells none ("2024-01-15",
+    "15/01/2024"), nor one that begins with letters that are not exactly a code ("inv-2024-00017", "sku-62504")."""
+    if "/" in space or space.count("-") + space.count("+") > 1:
+        return True
+    run = len(space) - len(space.lstrip(_LOWER))
+    return run > 0 and "$" not in space and not (run == 3 and space[:3] in CURRENCY_CODES)
 
 
 def _full_days(value: str) -> tuple[str, ...]:
@@ -164,36 +195,45 @@ def classify(comparator: "Comparator", threshold: float, g: Any, p: Any) -> int:
     the date step each value that spells a date (``read_dates``) in ISO form, the day both sides share
     when they read several; a value that spells none keeps its form from the step before.
     """
-    before = (g, p)
-    if type(g) in _NUMBERS and type(p) in _NUMBERS and comparator.scores_number_values:
+    tg, tp = type(g), type(p)
+    if tg in _NUMBERS and tp in _NUMBERS and comparator.scores_number_values:
         return _REAL  # the number step would spell the same two numbers, which this comparator already read
-    if type(g) is not str and type(p) is not str:  # no text step changes them, no date is read from them
+    if tg is not str and tp is not str:  # no text step changes them, no date is read from them
         number = (read_number(g), read_number(p))
         if number[0] is None and number[1] is None:
             return _REAL
         pair = (g if number[0] is None else number[0], p if number[1] is None else number[1])
         return _NUMBER if _matches(comparator, threshold, *pair) else _REAL
-    for k, pair in enumerate(zip(text_forms(g), text_forms(p))):
-        if not (_same(pair[0], before[0]) and _same(pair[1], before[1])):
-            if _matches(comparator, threshold, *pair):
+    # (``_same`` written out in this function: it runs on every FD not seen before, each step twice)
+    bg, bp = g, p  # the pair at the last step that changed it
+    k = 0
+    forms_g, forms_p = text_forms(g), text_forms(p)
+    for fg, fp in zip(forms_g, forms_p):
+        if not (type(fg) is type(bg) and fg == bg and type(fp) is type(bp) and fp == bp):
+            if _matches(comparator, threshold, fg, fp):
                 return k
-            before = pair
-    number = (read_number(g), read_number(p))
-    pair = (before[0] if number[0] is None else number[0], before[1] if number[1] is None else number[1])
-    k = _NUMBER
-    if not (_same(pair[0], before[0]) and _same(pair[1], before[1])):
-        if _matches(comparator, threshold, *pair):
-            return k
-        before = pair
+            bg, bp = fg, fp
+        k += 1
+    ng = None if tg is str and g.isascii() and _spells_no_number(forms_g[1]) else read_number(g)
+    np_ = None if tp is str and p.isascii() and _spells_no_number(forms_p[1]) else read_number(p)
+    fg = bg if ng is None else ng
+    fp = bp if np_ is None else np_
+    if not (type(fg) is type(bg) and fg == bg and type(fp) is type(bp) and fp == bp):
+        if _matches(comparator, threshold, fg, fp):
+            return _NUMBER
+        bg, bp = fg, fp
     g_days, p_days = read_dates(g), read_dates(p)
+    if not g_days and not p_days:
+        return _REAL  # the date step changes neither value
     shared = [day for day in g_days if day in p_days]
     if shared:
-        pair = (shared[0], shared[0])
+        fg = fp = shared[0]
     else:
-        pair = (g_days[0] if g_days else before[0], p_days[0] if p_days else before[1])
-    if not (_same(pair[0], before[0]) and _same(pair[1], before[1])):
-        if _matches(comparator, threshold, *pair):
-            return k + 1
+        fg = g_days[0] if g_days else bg
+        fp = p_days[0] if p_days else bp
+    if not (type(fg) is type(bg) and fg == bg and type(fp) is type(bp) and fp == bp):
+        if _matches(comparator, threshold, fg, fp):
+            return _NUMBER + 1
     return _REAL
 
 
@@ -248,8 +288,7 @@ class CosmeticTally:
         # What pairs of plain values already classified came to: models repeat their habits ("usd" for "USD"
         # in every document), so most FDs of a long run are pairs seen before. Cleared past SEEN_PAIRS.
         self._seen: dict[tuple, tuple[int, tuple[str, ...]]] = {}
-        self._slots: dict[int, tuple[FieldPlan, list[int], bool, bool]] = {}  # per field index: _slot
-        self._full: set[tuple[int, int]] = set()  # (field index, outcome) whose examples are full
+        self._slots: dict[int, tuple[FieldPlan, list[int], bool, bool, list[bool]]] = {}  # per field index: _slot
 
     def _built(self, f: FieldPlan) -> list[tuple[str, "Comparator"]]:
         found = self._candidates.get(f.index)
@@ -265,13 +304,14 @@ class CosmeticTally:
             self._candidates[f.index] = found
         return found
 
-    def _slot(self, index: int) -> tuple[FieldPlan, list[int], bool, bool]:
+    def _slot(self, index: int) -> tuple[FieldPlan, list[int], bool, bool, list[bool]]:
         """(field, its counts, whether its FDs are re-scored, whether its comparator scores plain numbers by
-        their values) of a field index, made on its first FD."""
+        their values, per outcome whether its examples are full) of a field index, made on its first FD."""
         f = self._fields[index]
         counts = self.counts.setdefault(f.path, [0] * len(OUTCOMES))
         rescored = classified(f)
-        slot = self._slots[index] = (f, counts, rescored, rescored and f.comparator.scores_number_values)
+        by_value = rescored and f.comparator.scores_number_values
+        slot = self._slots[index] = (f, counts, rescored, by_value, [False] * len(OUTCOMES))
         return slot
 
     def add(self, entries: Sequence[tuple[int, int, Any, Any]], doc_ids: Sequence[Any] | None = None) -> None:
@@ -280,12 +320,12 @@ class CosmeticTally:
         document in field order, then by their JSON text, so that the ones kept do not depend on which
         engine path scored the document. Only pairs whose outcome still has room for an example are put
         in that order (once a field's examples are full, a batch sorts nothing)."""
-        seen, slots, full = self._seen, self._slots, self._full
+        seen, slots = self._seen, self._slots
         room: list[tuple[int, int, Any, Any, str, str]] = []
         for entry in entries:
             index, g, p = entry[1], entry[2], entry[3]
             slot = slots.get(index) or self._slot(index)
-            f, counts, rescored, by_value = slot
+            f, counts, rescored, by_value, full = slot
             if by_value and type(g) in _NUMBERS and type(p) in _NUMBERS:
                 outcome, keys = _REAL, ()  # classify's first rule, without its call
             elif not rescored:
@@ -311,11 +351,11 @@ class CosmeticTally:
                     for k in keys:
                         accepted[k] = accepted.get(k, 0) + 1
             counts[outcome] += 1
-            if (index, outcome) not in full:
+            if not full[outcome]:
                 if len(self.examples.get(f.path, {}).get(OUTCOMES[outcome], ())) < self.examples_kept:
                     room.append((*entry, f.path, OUTCOMES[outcome]))
                 else:  # examples only grow (a merge cuts them to a smaller bound, still full)
-                    full.add((index, outcome))
+                    full[outcome] = True
         for d, _, g, p, path, outcome in _in_order(room):
             kept = self.examples.setdefault(path, {}).setdefault(outcome, [])
             if len(kept) < self.examples_kept:

@@ -55,32 +55,40 @@ class ListErrors:
             i: {**dict.fromkeys(COUNTS, 0), "tau_millionths": 0} for i in self.fields
         }
         self.examples: dict[int, list[dict[str, Any]]] = {i: [] for i in self.fields}
+        self._worst: dict[int, tuple] = {}  # per field with its examples full: the last one's rank (_keep clears it)
         self.empty = True  # nothing added or merged yet: a merge may adopt another state's settings
 
     def add(self, found: Sequence[ListFindings], doc_id: Any, position: int) -> None:
         """One document's lists (engine order) at ``position`` in the input."""
         self.empty = False
         for finding in found:
-            counts = self.counts[finding.field]
+            field, tau, events = finding.field, finding.tau, finding.events
+            counts = self.counts[field]
             counts["lists"] += 1
             if finding.unclassified:
                 counts["unclassified_lists"] += 1
                 counts["unclassified_rows"] += finding.unclassified
-            if finding.tau is not None:
+            if tau is not None:
                 counts["reordered"] += 1
-                counts["tau_millionths"] += round(finding.tau * TAU_UNIT)
+                counts["tau_millionths"] += round(tau * TAU_UNIT)
             truncated = False
-            for label, _, _ in finding.events:
+            for label, _, _ in events:
                 counts[label] += 1
-                truncated = truncated or label == "truncated"
-            counts["truncated_lists"] += truncated
-            kept = self.examples[finding.field]
+                if label == "truncated":
+                    truncated = True
+            if truncated:
+                counts["truncated_lists"] += 1
+            kept = self.examples[field]
             if len(kept) >= self.kept:  # worse than the least bad kept? (most lists are not: no example built)
-                if _rank_of(
-                    len(finding.events), finding.tau, finding.unclassified, position, finding.gt_rows, finding.pred_rows
-                ) >= _rank(kept[-1]):
+                worst = self._worst.get(field)
+                if worst is None:
+                    worst = self._worst[field] = _rank(kept[-1])
+                if (
+                    _rank_of(len(events), tau, finding.unclassified, position, finding.gt_rows, finding.pred_rows)
+                    >= worst
+                ):
                     continue
-            self._keep(finding.field, _example(finding, doc_id, position))
+            self._keep(field, _example(finding, doc_id, position))
 
     def _keep(self, field: int, example: dict[str, Any]) -> None:
         """Insert ``example`` among the field's kept examples, keeping at most ``kept``: the one place that writes
@@ -88,6 +96,7 @@ class ListErrors:
         kept = self.examples[field]
         bisect.insort(kept, example, key=_rank)
         del kept[self.kept :]
+        self._worst.pop(field, None)
 
     def state(self) -> dict[str, Any]:
         fields = self.plan.fields
@@ -118,6 +127,7 @@ class ListErrors:
                 self._keep(i, {**example, "position": example["position"] + offset})
         for i in self.fields:  # kept sorted by _keep; cut to a smaller bound a merge may have brought
             del self.examples[i][self.kept :]
+        self._worst.clear()
 
     def report(self) -> dict[str, Any]:
         """The report's ``list_errors``: settings, and per list of objects its counts, mean tau and examples."""

@@ -77,8 +77,13 @@ def kendall_tau(order: Sequence[int]) -> float:
     if k < 2:
         return 1.0
     if k <= SMALL_TAU:  # a few values: plain Python costs less than building arrays
-        score = sum((x < y) - (x > y) for p, x in enumerate(order) for y in order[p + 1 :])
-        return score / (k * (k - 1) / 2)
+        discordant = 0  # pairs out of order; the others concordant (plain loops: no generator per list)
+        for p in range(1, k):
+            x = order[p]
+            for y in order[:p]:
+                if y > x:
+                    discordant += 1
+        return (k * (k - 1) // 2 - 2 * discordant) / (k * (k - 1) / 2)
     a = np.asarray(order, dtype=np.int64)
     signs = np.sign(a[None, :] - a[:, None])  # row i, column j: +1 when a[j] > a[i]
     return float(np.triu(signs, 1).sum()) / (k * (k - 1) / 2)
@@ -162,7 +167,9 @@ class _Texts:
         """A lower bound of the length of row ``k``'s words (0 exactly when it has none)."""
         found = self.lower[k]
         if found is None:
-            text = self.raw_of(k)
+            text = self.raw[k]
+            if text is None:  # raw_of, inlined
+                text = self.raw[k] = _text(self.keys, self.rows[k])
             found = self.lower[k] = (
                 len(text.encode().translate(None, _NOT_ALNUM)) if text.isascii() else len(self.read_words((k,))[k])
             )
@@ -173,6 +180,12 @@ def _claimable(open_two: list[int], size: int, tp_two: dict[int, int], open_one:
     """The (single row ``a``, first row ``b`` of the adjacent pair b, b+1) that merged (``two``: truth rows) or split
     (``two``: predicted rows) could ever claim: the pair holds an open row, and each of its rows is open or
     matched to ``a``; ``a`` is then an open row (both open) or the partner of the pair's matched row."""
+    if len(open_two) == 1:  # one open row r (the commonest case): the pairs r - 1, r and r, r + 1, where they exist
+        r = open_two[0]
+        one = [(tp_two[r - 1], r - 1)] if r else []
+        if r < size - 1:
+            one.append((tp_two[r + 1], r))
+        return one
     out: list[tuple[int, int]] = []
     is_open = set(open_two)
     last = -1
@@ -217,7 +230,7 @@ def classify(
             tp_g[i] = j
             tp_p[j] = i
     order = list(tp_g.values())
-    ordered = all(a < b for a, b in zip(order, order[1:]))
+    ordered = order == sorted(order)  # in truth-row order, predicted rows (distinct) rising
     found = ListFindings(field_index, n, m, tau=None if ordered else kendall_tau(order))
     if len(tp_g) == n == m:
         return found
@@ -263,8 +276,12 @@ def classify(
         for i in reversed(tail):
             events.append(("truncated", (i,), ()))
             used_g.add(i)
-    events.extend(("dropped", (i,), ()) for i in open_g if i not in used_g)
-    events.extend(("hallucinated", (), (j,)) for j in open_p if j not in used_p)
+    for i in open_g:  # (loops, not generators: a list costs a few rows)
+        if i not in used_g:
+            events.append(("dropped", (i,), ()))
+    for j in open_p:
+        if j not in used_p:
+            events.append(("hallucinated", (), (j,)))
     return found
 
 

@@ -196,6 +196,89 @@ def test_numbers_are_read_as_documented(value, number):
     assert read_number(value) == number
 
 
+# Pieces of texts like the values of FDs: identifiers, codes, dates, numbers, dateutil's known first words.
+_PIECES = ["INV", "sku", "usd", "EUR", "Jan", "st", "net", "due", "-", "/", " ", "$", "(", ")", "%", ".", ",", "+"]
+_PIECES += ["2024", "15", "01", "5", "1,234.50", "240115", "é", "\x00", "\t"]
+_TEXTS = st.lists(st.sampled_from(_PIECES), max_size=6).map("".join)
+
+
+@settings(deadline=None, max_examples=400)
+@given(text=_TEXTS)
+def test_the_screens_before_a_value_is_read_answer_as_the_readings_do(text):
+    """A text the number screen passes spells no number; one whose first word dateutil refuses reads no date."""
+    if text.isascii() and cosmetic_module._spells_no_number(cosmetic_module.text_forms(text)[1]):
+        assert read_number(text) is None
+    if text.strip().isascii() and cosmetic_module._unknown_first_word(text.strip()):
+        assert cosmetic_module._full_days(text) == ()
+    assert read_dates(text) == cosmetic_module._full_days(text)
+
+
+def test_the_screens_pass_what_they_must():
+    no_number = cosmetic_module._spells_no_number
+    assert no_number("inv-2024-00017") and no_number("2024-01-15") and no_number("15/01/2024") and no_number("ab5")
+    assert not no_number("usd5") and not no_number("-5") and not no_number("$5") and not no_number("5")
+    assert not no_number("u$sd5")  # "$" is dropped before reading: "usd5" reads 5
+    assert read_number("u$sd5") == read_number("usd5") == "5"
+    assert cosmetic_module._unknown_first_word("SKU-62504") and cosmetic_module._unknown_first_word("Net 30")
+    assert not cosmetic_module._unknown_first_word("Jan 15, 2024") and not cosmetic_module._unknown_first_word("15")
+    assert read_dates("Jan 15, 2024") == ("2024-01-15",)
+
+
+def _classify_reference(comparator: Any, threshold: float, g: Any, p: Any) -> int:
+    """``classify`` as its docstring says it, step by step, every value read in full (no screen, no shortcut)."""
+
+    def days(value: Any) -> tuple[str, ...]:
+        return cosmetic_module._full_days(value) if type(value) is str else ()
+
+    def same(a: Any, b: Any) -> bool:
+        return type(a) is type(b) and a == b
+
+    if type(g) in (int, float) and type(p) in (int, float) and comparator.scores_number_values:
+        return len(STEPS)
+    before = (g, p)
+    for k, pair in enumerate(zip(cosmetic_module.text_forms(g), cosmetic_module.text_forms(p))):
+        if not (same(pair[0], before[0]) and same(pair[1], before[1])):
+            if cosmetic_module._matches(comparator, threshold, *pair):
+                return k
+            before = pair
+    numbers = (read_number(g), read_number(p))
+    pair = (before[0] if numbers[0] is None else numbers[0], before[1] if numbers[1] is None else numbers[1])
+    if not (same(pair[0], before[0]) and same(pair[1], before[1])):
+        if cosmetic_module._matches(comparator, threshold, *pair):
+            return STEPS.index("number")
+        before = pair
+    g_days, p_days = days(g), days(p)
+    shared = [day for day in g_days if day in p_days]
+    pair = (
+        (shared[0], shared[0]) if shared else (g_days[0] if g_days else before[0], p_days[0] if p_days else before[1])
+    )
+    if not (same(pair[0], before[0]) and same(pair[1], before[1])):
+        if cosmetic_module._matches(comparator, threshold, *pair):
+            return STEPS.index("date")
+    return len(STEPS)
+
+
+@settings(deadline=None, max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    g=st.one_of(_TEXTS, st.integers(-5, 5), st.sampled_from([1.5, 2.0])),
+    change=st.sampled_from([str.lower, str.upper, lambda t: t.replace("-", ""), lambda t: f" {t} ", lambda t: t]),
+    other=st.one_of(_TEXTS, st.integers(-5, 5)),
+    use_other=st.booleans(),
+    comparator=st.sampled_from(
+        [
+            (ExactComparator(case_sensitive=True, normalize=False), 1.0),
+            (ExactComparator(), 1.0),
+            (LevenshteinComparator(), 0.9),
+            (NumericComparator(), 1.0),
+        ]
+    ),
+)
+def test_classify_answers_as_its_definition(g, change, other, use_other, comparator):
+    """The written-out steps and the screens give every pair the outcome the steps read in full give it."""
+    p = other if use_other or type(g) is not str else change(g)
+    assert classify(*comparator, g, p) == _classify_reference(*comparator, g, p)
+
+
 def test_dates_are_read_as_the_date_comparator_reads_them():
     assert read_dates("Jan 15, 2024") == ("2024-01-15",)
     assert read_dates("01/02/2024") == ("2024-01-02", "2024-02-01")  # month-first, then day-first

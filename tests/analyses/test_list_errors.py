@@ -4,7 +4,9 @@ batches and `stickler merge`; the bound; bad states; the terminal at 80 columns,
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pytest
 from stickler_cli import limits
 from stickler_cli.cli.app import main
 from stickler_cli.engine import Engine
-from stickler_cli.engine.row_errors import kendall_tau
+from stickler_cli.engine.row_errors import _claimable, kendall_tau
 from stickler_cli.run.evaluate import evaluate_pairs
 from stickler_cli.analyses.list_errors import describe
 from stickler_cli.schema import compile_schema
@@ -182,6 +184,31 @@ def test_kendall_tau_worked_by_hand():
     # [0, 2, 1, 3]: of 6 pairs only (2, 1) is discordant: (5 - 1) / 6.
     assert kendall_tau([0, 2, 1, 3]) == pytest.approx(4 / 6)
     assert kendall_tau([5]) == 1.0
+
+
+def test_kendall_tau_equals_its_definition_on_both_paths():
+    """Counting discordant pairs (up to SMALL_TAU values) and the arrays (beyond) both give (C - D) / (k(k-1)/2),
+    bit for bit, on seeded permutations of 2 to 40 values."""
+    draw = random.Random(3)
+    for k in range(2, 41):
+        for _ in range(5):
+            order = draw.sample(range(100), k)
+            pairs = list(itertools.combinations(order, 2))
+            concordant = sum(1 for x, y in pairs if x < y)
+            assert kendall_tau(order) == (concordant - (len(pairs) - concordant)) / (k * (k - 1) / 2), order
+
+
+def test_claimable_pairs_of_one_open_row_are_its_two_neighbouring_pairs():
+    """One open row r of a side of ``size`` rows, the others matched: the pairs (r - 1, r) and (r, r + 1) that exist,
+    each with the partner of its matched row, as the general walk finds them (two open rows shown for contrast)."""
+    for size in range(1, 7):
+        partner = {row: 10 + row for row in range(size)}
+        for r in range(size):
+            tp = {row: j for row, j in partner.items() if row != r}
+            expected = ([(10 + r - 1, r - 1)] if r >= 1 else []) + ([(10 + r + 1, r)] if r + 1 < size else [])
+            assert _claimable([r], size, tp, [7]) == expected
+    # Rows 1 and 2 open of 4: (0, 1) claimed by 0's partner, (1, 2) by each open row of the other side, (2, 3) by 3's.
+    assert _claimable([1, 2], 4, {0: 10, 3: 13}, [7, 8]) == [(10, 0), (7, 1), (8, 1), (13, 2)]
 
 
 # -- precedence ---------------------------------------------------------------------------------------------

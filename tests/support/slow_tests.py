@@ -9,6 +9,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "analyses/test_cosmetic.py": (
         "test_a_tampered_state_is_refused_with_its_pointer",
         "test_bare_digits_are_read_as_dateutil_reads_them",
+        "test_classify_answers_as_its_definition",
         "test_halves_merged_and_workers_agree_with_one_run",
         "test_the_batch_engine_hands_over_the_fd_values_of_the_per_document_engine",
         "test_the_demo_fixture_is_classified_as_worked_by_hand",
@@ -178,6 +179,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_the_floor_and_the_whole_process_case",
         "test_the_long_line_case_runs",
         "test_the_start_up_case_runs",
+        "test_with_nothing_failing_the_analyses_cost_nothing_counted",
     ),
     "project/test_docs.py": (
         "test_the_site_builds_strictly",
