@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-from .options import DEBUG_OPTION, PLUGIN_OPTION, TABLE_OR_JSON, TABLE_OR_JSON_OPTION, check_format, load_plugins
+from .option_values import TABLE_OR_JSON, check_format, load_plugins
+from .options import DEBUG_OPTION, PLUGIN_OPTION, TABLE_OR_JSON_OPTION
 from .output import stdout_console
 
 

@@ -9,6 +9,7 @@ import typer
 
 from .help import INPUTS
 from .inputs import scoring_plan, warn_about_records
+from .option_values import TABLE_OR_JSON, check_format, check_judge_pairing, llm_access, load_plugins, use_limits
 from .options import (
     ALLOW_NETWORK_OPTION,
     DEBUG_OPTION,
@@ -19,13 +20,7 @@ from .options import (
     LLM_KEY_ENV_OPTION,
     PLUGIN_OPTION,
     SCHEMA_RESOURCE_OPTION,
-    TABLE_OR_JSON,
     TABLE_OR_JSON_OPTION,
-    check_format,
-    check_judge_pairing,
-    llm_access,
-    load_plugins,
-    use_limits,
 )
 from .output import stdout_console, printable
 

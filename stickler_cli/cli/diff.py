@@ -9,6 +9,16 @@ import typer
 from ..errors import UsageError
 from .help import GATES, OUTPUTS, STATISTICS
 from .inputs import schema_files, scoring_plan, warn_about_records
+from .option_values import (
+    check_bootstrap,
+    check_ci,
+    check_format,
+    llm_access,
+    load_plugins,
+    pairing_option,
+    run_options,
+    use_limits,
+)
 from .options import (
     ALLOW_NETWORK_OPTION,
     ASSERT_FORMATS_OPTION,
@@ -27,14 +37,6 @@ from .options import (
     SCHEMA_RESOURCE_OPTION,
     SEED_OPTION,
     STRICT_OPTION,
-    check_bootstrap,
-    check_ci,
-    check_format,
-    llm_access,
-    load_plugins,
-    pairing_option,
-    run_options,
-    use_limits,
 )
 from .output import Written, emit, fail, printable
 

@@ -12,11 +12,10 @@ import typer
 
 from .eval_run import EvalArgs, run_eval
 from .help import LIMITS, OUTPUTS, SCALE, STATISTICS
+from .option_values import AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES
 from .options import (
     ALLOW_NETWORK_OPTION,
     ASSERT_FORMATS_OPTION,
-    AUTO_WORKERS_BYTES,
-    AUTO_WORKERS_MIN_CORES,
     BOOTSTRAP_OPTION,
     BOX_FOUND_OPTION,
     BUDGETS_OPTION,

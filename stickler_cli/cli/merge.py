@@ -9,6 +9,16 @@ import typer
 
 from .. import limits
 from .help import INPUTS, SCALE
+from .option_values import (
+    check_bootstrap,
+    check_ci,
+    check_fdr,
+    check_format,
+    llm_access,
+    load_plugins,
+    report_options,
+    use_limits,
+)
 from .options import (
     BOOTSTRAP_OPTION,
     BOX_FOUND_OPTION,
@@ -31,14 +41,6 @@ from .options import (
     SEED_OPTION,
     SHOW_ERRORS_OPTION,
     SUGGEST_THRESHOLDS_OPTION,
-    check_bootstrap,
-    check_ci,
-    check_fdr,
-    check_format,
-    llm_access,
-    load_plugins,
-    report_options,
-    use_limits,
 )
 from .output import emit_report, write_threshold_patch
 

@@ -2,8 +2,8 @@
 
 Each flag that several commands take is declared here once (typer ``Option`` objects, grouped into the help
 panels of help.py); each command module lists the ones it takes. What their values are checked and built into
-(``RunOptions``, ``ReportOptions``) is cli/option_values.py, which imports no typer; its names are given here
-too, for the command modules.
+(``RunOptions``, ``ReportOptions``) is cli/option_values.py, which imports no typer: the command modules import
+it themselves.
 """
 
 from __future__ import annotations
@@ -11,34 +11,6 @@ from __future__ import annotations
 import typer
 
 from .help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, STATISTICS
-from .option_values import (  # noqa: F401 (the command modules take them from here, beside the declarations)
-    AUTO_WORKERS_BYTES,
-    AUTO_WORKERS_MIN_CORES,
-    FORMATS,
-    JUDGE_PAIRINGS,
-    TABLE_OR_JSON,
-    _auto_workers,
-    box_settings,
-    check_bootstrap,
-    check_ci,
-    check_fdr,
-    check_format,
-    check_judge_pairing,
-    check_pairing,
-    chosen_metrics,
-    collect_option,
-    llm_access,
-    load_plugins,
-    pairing_option,
-    report_options,
-    run_options,
-    schema_resources,
-    slice_paths,
-    tool_table,
-    use_limits,
-    within_cores,
-    workers_option,
-)
 
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
 

@@ -187,12 +187,13 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     from ..run.shards import resolve_shards
     from ..schema.compiler import check_ready
     from .inputs import scoring_plan, warn_about_records
-    from . import options as cli
+    from . import option_values as cli
+    from . import options as declared  # the typer declarations, whose bounds the whole numbers keep
 
     # The bounds as the CLI has them (the working directory's [tool.stickler.limits]), then limits= over them.
     project = limits.parse(None, cli.tool_table("limits", "NAME = VALUE"))
     limits.use(limits.parse(None, o["limits"], base=project, table_origin="limits="))
-    _check_numbers(o, cli)
+    _check_numbers(o, declared)
     if o["judge_pairing"] not in cli.JUDGE_PAIRINGS:
         raise UsageError(f"judge_pairing={o['judge_pairing']!r}: must be 'full' or 'proxy'")
     pairing = cli.pairing_option(o["id_field"], o["strict"], o["pair_by_line"], _listed(o["check_id"]))
@@ -245,13 +246,13 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     return report, report["gates"]
 
 
-def _check_numbers(o: dict[str, Any], cli: Any) -> None:
+def _check_numbers(o: dict[str, Any], declared: Any) -> None:
     """The whole-number options within the bounds the command line declares for them (typer checks those there);
     ``workers`` at least 1 (``--workers``)."""
     from ..errors import UsageError
 
     bounds = {
-        name: (getattr(cli, declared).min, getattr(cli, declared).max) for name, declared in WHOLE_NUMBERS.items()
+        name: (getattr(declared, option).min, getattr(declared, option).max) for name, option in WHOLE_NUMBERS.items()
     }
     if o["workers"] is not None:
         bounds["workers"] = (1, None)

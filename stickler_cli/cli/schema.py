@@ -9,16 +9,8 @@ import typer
 
 from ..errors import InputError, SchemaError, SticklerError, UsageError
 from .inputs import infer_from, json_lines_records, looks_like_schema, warn_unread
-from .options import (
-    ASSERT_FORMATS_OPTION,
-    DEBUG_OPTION,
-    LIMIT_OPTION,
-    PLUGIN_OPTION,
-    SCHEMA_RESOURCE_OPTION,
-    load_plugins,
-    schema_resources,
-    use_limits,
-)
+from .option_values import load_plugins, schema_resources, use_limits
+from .options import ASSERT_FORMATS_OPTION, DEBUG_OPTION, LIMIT_OPTION, PLUGIN_OPTION, SCHEMA_RESOURCE_OPTION
 from .output import error, print_json, printable, stdout_console
 
 if TYPE_CHECKING:

@@ -10,16 +10,8 @@ import typer
 from ..errors import UsageError
 from ..version import __version__
 from .help import GATES, LIMITS, OUTPUTS
-from .options import (
-    DEBUG_OPTION,
-    FORMAT_OPTION,
-    HTML_OPTION,
-    LIMIT_OPTION,
-    NO_DATA_PASSES_OPTION,
-    OUTPUT_OPTION,
-    check_format,
-    use_limits,
-)
+from .option_values import check_format, use_limits
+from .options import DEBUG_OPTION, FORMAT_OPTION, HTML_OPTION, LIMIT_OPTION, NO_DATA_PASSES_OPTION, OUTPUT_OPTION
 from .output import Written, emit, fail_gates
 
 

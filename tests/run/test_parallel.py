@@ -284,7 +284,7 @@ def test_the_comparer_itself():
 def test_the_default_number_of_workers_follows_the_measurement(root):
     """make bench, case 5: on 2 cores a second worker was no reliable gain at any size, so without
     --workers a run stays in one process there; elsewhere, every core from 32 MB of ground truth."""
-    from stickler_cli.cli.options import AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES, _auto_workers
+    from stickler_cli.cli.option_values import AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES, _auto_workers
 
     plan = st.load_schema(str(root / "schemas/invoice.json"))
     assert (AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES) == (32 * 2**20, 3)
