@@ -184,8 +184,8 @@ def load(path: str) -> Baseline:
         path,
     )
     _need(isinstance(arrays, dict), "'arrays' is missing", path)
-    for key in ("stickler",):
-        _need(isinstance(header.get(key), str), f"{key!r} must be a string", path)
+    version = header.get("stickler")
+    _need(isinstance(version, str) and 0 < len(version) <= 100, "'stickler' must be a version string", path)
     schema = header.get("schema")
     _need(isinstance(schema, dict) and isinstance(schema.get("digest"), str), "'schema.digest' is missing", path)
     sources = header.get("sources")

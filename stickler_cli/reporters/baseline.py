@@ -76,7 +76,7 @@ def summary(block: dict[str, Any], name: Any = str) -> str:
     """What was compared, in a line (``name`` quotes the file for its format)."""
     d = block["documents"]
     return (
-        f"Against the baseline {name(block['file'])} ({block['written_by']['stickler']}): {d['common']} document(s) in "
+        f"Compared with the baseline {name(block['file'])} (written by stickler {block['written_by']['stickler']}): {d['common']} document(s) in "
         f"common, {d['baseline_only']} in the baseline only, {d['run_only']} in this run only; "
         f"Benjamini-Hochberg FDR {block['fdr']:g}"
     )
