@@ -32,6 +32,7 @@ from ..limits import TooLarge, current, read_within
 from ..run.accumulate import COUNTS, row_width, schema_digest
 from ..run.evaluate import Evaluation
 from ..version import __version__
+from .diff import changes_line
 from .slices import benjamini_hochberg
 from .statistics import document_rows, observed, paired_comparison
 
@@ -461,13 +462,8 @@ def verdict(block: dict[str, Any]) -> str:
     """The comparison in one line."""
     if not block["documents"]["common"]:
         return "No document in common with the baseline: nothing shows that the run is not worse"
-    worse, better = block["worse"], block["better"]
-    if worse:
-        line = f"Significantly worse than the baseline on {len(worse)} field(s): {', '.join(worse)}"
-        return line + (f"; better on {len(better)}: {', '.join(better)}" if better else "")
-    if better:
-        return f"Significantly better than the baseline on {len(better)} field(s), worse on none: {', '.join(better)}"
-    return "No field is significantly different from the baseline"
+    line = changes_line("Against the baseline, the run is", "field(s)", block["worse"], block["better"])
+    return line or "No field is significantly different from the baseline"
 
 
 def check_schema(baseline: Baseline, plan: Any, path: str, any_schema: bool) -> None:

@@ -111,7 +111,7 @@ def test_a_model_made_worse_on_one_field_fails_on_that_field_only(data):
     worse = _write(tmp_path / "worse.jsonl", [_prediction(k, k % 5 == 0 or k < 20, k % 4 == 0) for k in range(N)])
     done, block = _compare(data, worse, "--fail-on-regression")
     assert done.returncode == 1
-    assert "Significantly worse than the baseline on 1 field(s): name" in done.stderr
+    assert "Against the baseline, the run is significantly worse on 1 field(s): name" in done.stderr
     fields = _fields(block)
     name = fields["name"]
     assert (name["worse"], name["better"], name["documents"]) == (16, 0, 40)
@@ -135,9 +135,11 @@ def test_a_model_made_better_passes_and_says_so(data):
     assert (code["worse"], code["better"]) == (0, 10)
     assert code["mcnemar_p"] == pytest.approx(2 * 0.5**10, rel=1e-12)
     assert code["verdict"] == "better" and block["better"] == ["code"] and block["worse"] == []
-    assert block["verdict"] == "Significantly better than the baseline on 1 field(s), worse on none: code"
+    assert (
+        block["verdict"] == "Against the baseline, the run is significantly better on 1 field(s), worse on none: code"
+    )
     table = run("eval", *[str(p) for p in data[1:3]], better, "--baseline", data[4])
-    assert "Significantly better than the baseline on 1 field(s), worse on none: code" in table.stdout
+    assert "Against the baseline, the run is significantly better on 1 field(s), worse on none: code" in table.stdout
     assert " code " in table.stdout and "better" in table.stdout
 
 
@@ -317,7 +319,7 @@ def test_the_report_block_validates_in_every_format(data):
     assert done.returncode == 0, done.stderr
     report = orjson.loads(out.read_bytes())
     jsonschema.validate(report, orjson.loads((ROOT / "schemas/report.schema.json").read_bytes()))
-    assert "Significantly worse than the baseline on 1 field(s): name" in done.stdout
+    assert "Against the baseline, the run is significantly worse on 1 field(s): name" in done.stdout
     xml = junit.read_text()
     assert 'testsuite name="stickler.baseline"' in xml and 'tests="3" failures="1"' in xml
     assert "Against the baseline" in html.read_text()
