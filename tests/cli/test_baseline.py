@@ -338,3 +338,22 @@ def test_without_the_options_the_report_has_no_baseline_block(data):
     out = tmp_path / "plain.json"
     assert run("eval", schema, gt, shipped, "-o", out).returncode == 0
     assert "baseline" not in orjson.loads(out.read_bytes())
+
+
+def test_dask_writes_the_baseline_one_process_writes(tmp_path):
+    pytest.importorskip("distributed")
+    folder = tmp_path / "bench"
+    subprocess.run([sys.executable, "-m", "bench.generate", folder, "200"], check=True, cwd=ROOT, capture_output=True)
+    lines = {name: (folder / f"{name}.jsonl").read_text().splitlines(keepends=True) for name in ("gt", "pred")}
+    for name, records in lines.items():  # two shards of each: a.jsonl and b.jsonl
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.jsonl").write_text("".join(records[:120]))
+        (tmp_path / name / "b.jsonl").write_text("".join(records[120:]))
+    schema, gt, pred = ROOT / "bench/invoice.schema.json", f"{tmp_path}/gt/*", f"{tmp_path}/pred/*"
+    one, dask = tmp_path / "one.json", tmp_path / "dask.json"
+    done = run("eval", schema, gt, pred, "--workers", "1", "--save-baseline", one, "-f", "json")
+    assert done.returncode == 0, done.stderr
+    done = run("eval", schema, gt, pred, "--dask", "local", "--workers", "2", "--save-baseline", dask, "-f", "json")
+    assert done.returncode == 0, done.stderr
+    assert one.read_bytes() == dask.read_bytes()
+    assert load(str(one)).header["sources"] == [[f"{tmp_path}/gt/a.jsonl", 120], [f"{tmp_path}/gt/b.jsonl", 80]]
