@@ -128,7 +128,7 @@ def _verdicts(report: dict[str, Any], shown: bool, fail_on_regression: bool) -> 
     """Exit 1 when a gate failed, or (``fail_on_regression``) when a field is worse than the baseline or no
     document was in common with it (nothing then shows that the run is not worse)."""
     block = report.get("baseline")
-    regressed = fail_on_regression and block is not None and (block["worse"] or not block["documents"]["common"])
+    regressed = fail_on_regression and block is not None and block["regressed"]
     if regressed:
         from ..report.gates import failed
 

@@ -421,6 +421,8 @@ def compare(
         "better": better_fields,
     }
     block["verdict"] = verdict(block)
+    # what --fail-on-regression fails on: a field worse, or nothing compared (never green on missing data)
+    block["regressed"] = bool(worse_fields) or not common or not fields_out
     return block
 
 
@@ -462,6 +464,10 @@ def verdict(block: dict[str, Any]) -> str:
     """The comparison in one line."""
     if not block["documents"]["common"]:
         return "No document in common with the baseline: nothing shows that the run is not worse"
+    if not block["fields"]:
+        return (
+            "No field in common with the baseline (same path and comparator): nothing shows that the run is not worse"
+        )
     line = changes_line("Against the baseline, the run is", "field(s)", block["worse"], block["better"])
     return line or "No field is significantly different from the baseline"
 

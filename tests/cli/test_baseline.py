@@ -357,3 +357,18 @@ def test_dask_writes_the_baseline_one_process_writes(tmp_path):
     assert done.returncode == 0, done.stderr
     assert one.read_bytes() == dask.read_bytes()
     assert load(str(one)).header["sources"] == [[f"{tmp_path}/gt/a.jsonl", 120], [f"{tmp_path}/gt/b.jsonl", 80]]
+
+
+def test_no_field_in_common_fails_the_regression_check(data):
+    tmp_path, _, gt, shipped, baseline = data
+    other = {"type": "object", "properties": {"other": {"type": "string"}}}
+    schema2 = tmp_path / "other-schema.json"
+    schema2.write_text(json.dumps(other))
+    out = tmp_path / "r.json"
+    args = ("eval", schema2, gt, shipped, "--baseline", baseline, "--baseline-any-schema", "-o", out)
+    done = run(*args, "--fail-on-regression")
+    assert done.returncode == 1
+    assert "No field in common with the baseline" in done.stdout  # the tables say it; stderr need not
+    block = orjson.loads(out.read_bytes())["baseline"]
+    assert block["fields"] == [] and block["regressed"] is True and block["documents"]["common"] == 40
+    assert run(*args).returncode == 0  # said, not failed, without --fail-on-regression
