@@ -372,3 +372,52 @@ def test_no_field_in_common_fails_the_regression_check(data):
     block = orjson.loads(out.read_bytes())["baseline"]
     assert block["fields"] == [] and block["regressed"] is True and block["documents"]["common"] == 40
     assert run(*args).returncode == 0  # said, not failed, without --fail-on-regression
+
+
+def test_the_receipts_example_adjusts_four_tests_as_the_docs_work_them_out(tmp_path):
+    folder = ROOT / "fixtures/baseline"
+    baseline, out = tmp_path / "receipts.json", tmp_path / "r.json"
+    assert (
+        run(
+            "eval",
+            folder / "schema.json",
+            folder / "gt.jsonl",
+            folder / "shipped.jsonl",
+            "--save-baseline",
+            baseline,
+            "-f",
+            "json",
+        ).returncode
+        == 0
+    )
+    done = run(
+        "eval",
+        folder / "schema.json",
+        folder / "gt.jsonl",
+        folder / "candidate.jsonl",
+        "--baseline",
+        baseline,
+        "-o",
+        out,
+        "-f",
+        "json",
+    )
+    assert done.returncode == 0, done.stderr
+    fields = _fields(orjson.loads(out.read_bytes())["baseline"])
+    total, date = fields["total"], fields["date"]
+    assert (total["worse"], total["better"], date["worse"], date["better"]) == (8, 0, 0, 4)
+    assert total["mcnemar_p"] == pytest.approx(2 / 2**8) and date["mcnemar_p"] == pytest.approx(2 / 2**4)
+    # the permutation p-values are (k + 1) / 1001 for some count k of the 1,000 permutations
+    for p in (total["score_p"], date["score_p"]):
+        assert round(p * 1001) == pytest.approx(p * 1001)
+    # Benjamini-Hochberg by hand over the four tests that moved (receipt_id and vendor make none)
+    p = sorted([total["mcnemar_p"], total["score_p"], date["mcnemar_p"], date["score_p"]])
+    scaled = [p[k] * 4 / (k + 1) for k in range(4)]
+    q = [min(scaled[k:]) for k in range(4)]
+    by_p = dict(zip(p, q))
+    assert total["mcnemar_q"] == pytest.approx(by_p[total["mcnemar_p"]])
+    assert total["score_q"] == pytest.approx(by_p[total["score_p"]])
+    assert date["mcnemar_q"] == pytest.approx(by_p[date["mcnemar_p"]])
+    assert total["mcnemar_q"] <= 0.05 and date["mcnemar_q"] > 0.05
+    assert total["verdict"] == "worse" and date["verdict"] == "same"
+    assert fields["receipt_id"]["mcnemar_q"] is None and fields["vendor"]["score_q"] is None
