@@ -82,6 +82,12 @@ def summary(block: dict[str, Any], name: Any = str) -> str:
     )
 
 
+def not_compared(block: dict[str, Any], name: Any = str) -> str:
+    """The fields found on one side only (``--baseline-any-schema``), in a line."""
+    listed = (name(f"{f['path']} ({f['comparator']}, {f['side']} only)") for f in block["not_compared"])
+    return f"Not compared: {', '.join(listed)}"
+
+
 def notice_terminal(report: dict[str, Any], console: Console) -> None:
     """The notice that comes before everything else, when there is one."""
     block = _block(report)
@@ -114,8 +120,7 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
             console.print(table)
         console.print(Text(KEY, style="dim"))
     if block["not_compared"]:
-        names = ", ".join(f"{f['path']} ({f['comparator']}, {f['side']} only)" for f in block["not_compared"])
-        console.print(safe(f"Not compared: {names}", 8 * NAME_LIMIT), style="dim")
+        console.print(safe(not_compared(block), 8 * NAME_LIMIT), style="dim")
 
 
 def markdown_lines(report: dict[str, Any], text: Any) -> list[str]:
@@ -131,8 +136,7 @@ def markdown_lines(report: dict[str, Any], text: Any) -> list[str]:
         lines += [f"| {text(f['path'])} | " + " | ".join(cells(f)) + " |" for f in block["fields"]]
         lines += ["", KEY, ""]
     if block["not_compared"]:
-        names = ", ".join(text(f"{f['path']} ({f['comparator']}, {f['side']} only)") for f in block["not_compared"])
-        lines += [f"Not compared: {names}", ""]
+        lines += [not_compared(block, text), ""]
     return lines
 
 
@@ -157,6 +161,8 @@ def html_section(report: dict[str, Any], escaped: Any, table: Any) -> str:
             for f in block["fields"]
         ]
         out += table(headers, rows) + f"<p class=meta>{escaped(KEY, 1000)}</p>"
+    if block["not_compared"]:
+        out += f"<p class=meta>{escaped(not_compared(block), 8 * NAME_LIMIT)}</p>"
     return out
 
 

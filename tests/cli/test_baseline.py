@@ -211,6 +211,7 @@ def test_another_schema_is_refused_unless_asked(data):
     assert block["notices"] == [
         "the baseline was written with another schema: a change in the evaluator is not a change in the model"
     ]
+    assert "Not compared: extra (LevenshteinComparator, run only)" in done.stdout
     first = done.stdout.splitlines()[0]  # said first, before the figures
     assert first.startswith("Note: the baseline was written with another schema")
 
