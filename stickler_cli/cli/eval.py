@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from .eval_run import EvalArgs, run_eval
-from .help import LIMITS, OUTPUTS, SCALE, STATISTICS
+from .help import DECISIONS, LIMITS, OUTPUTS, SCALE, STATISTICS
 from .option_values import AUTO_WORKERS_BYTES, AUTO_WORKERS_MIN_CORES
 from .options import (
     ALLOW_NETWORK_OPTION,
@@ -152,6 +152,33 @@ def eval_command(
     ),
     judge_pairing: str = JUDGE_PAIRING_OPTION,
     debug: bool = DEBUG_OPTION,
+    # issue 41, baseline
+    save_baseline: Optional[str] = typer.Option(
+        None,
+        "--save-baseline",
+        metavar="FILE",
+        rich_help_panel=DECISIONS,
+        help="Write a small baseline here: each document's outcome and score per field, not the values.",
+    ),
+    baseline: Optional[str] = typer.Option(
+        None,
+        "--baseline",
+        metavar="FILE",
+        rich_help_panel=DECISIONS,
+        help="Compare the run with this baseline, document by document: per field better, worse or same at --fdr.",
+    ),
+    baseline_any_schema: bool = typer.Option(
+        False,
+        "--baseline-any-schema",
+        rich_help_panel=DECISIONS,
+        help="Accept a baseline of another schema: compare the fields of the same path and comparator.",
+    ),
+    fail_on_regression: bool = typer.Option(
+        False,
+        "--fail-on-regression",
+        rich_help_panel=DECISIONS,
+        help="Exit 1 when a field is significantly worse than --baseline (or no document is in common).",
+    ),
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
     run_eval(EvalArgs(**locals()))

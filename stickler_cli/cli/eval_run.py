@@ -84,6 +84,11 @@ class EvalArgs:
     dry_run: bool = False
     judge_pairing: str = "full"
     debug: bool = False
+    # issue 41, baseline
+    save_baseline: Optional[str] = None
+    baseline: Optional[str] = None
+    baseline_any_schema: bool = False
+    fail_on_regression: bool = False
 
 
 def run_eval(args: EvalArgs) -> None:
@@ -133,7 +138,9 @@ def run_eval(args: EvalArgs) -> None:
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
     if args.dask and STDIN in inputs:
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
-    check_readable(*([] if inferring else [schema]), *inputs)
+    check_readable(*([] if inferring else [schema]), *inputs, *([args.baseline] if args.baseline else []))
+    if (args.fail_on_regression or args.baseline_any_schema) and not args.baseline:
+        raise UsageError("--fail-on-regression and --baseline-any-schema compare with a baseline: give --baseline FILE")
     if inferring:
         plan = _inferred_plan(
             shards,
@@ -166,11 +173,19 @@ def run_eval(args: EvalArgs) -> None:
         "--non-matches": args.non_matches,
         "--per-document": args.per_document,
         "--llm-cache": args.llm_cache,
+        "--save-baseline": args.save_baseline,
     }
     atomic.check_targets(
         atomic.with_step_summary(targets),
-        [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(args.gates_file)],
+        [
+            *schema_files(plan),
+            *data_files,
+            *plugin_files,
+            *quality_gates.sources(args.gates_file),
+            *([("baseline", args.baseline)] if args.baseline else []),
+        ],
     )
+    held_to = _read_baseline(args, plan)  # a bad baseline, or one of another schema, is refused before the run
     quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
     if args.dry_run:
         from . import dry_run as dry
@@ -187,7 +202,10 @@ def run_eval(args: EvalArgs) -> None:
         args.dask,
         args.plugin,
         llm,
-        collect_option(args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates)),
+        _with_rows(
+            collect_option(args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates)),
+            bool(args.save_baseline or args.baseline),
+        ),
         args.judge_pairing,
     )
     files = {ROWS_NON_MATCHES: args.non_matches, ROWS_PER_DOCUMENT: args.per_document}
@@ -201,7 +219,14 @@ def run_eval(args: EvalArgs) -> None:
     notes = [_non_matches_note(sinks[ROWS_NON_MATCHES])] if args.non_matches else []
     if args.per_document:
         notes.append(f"{sinks[ROWS_PER_DOCUMENT].count} documents written to {args.per_document}")
+    if args.save_baseline:
+        from ..report import baseline as baselines
+
+        atomic.write(args.save_baseline, baselines.build(evaluation))
+        notes.append(f"Baseline of {evaluation.accumulator.document_count} documents written to {args.save_baseline}")
     report = build_report(evaluation, reporting)
+    if held_to is not None:
+        report["baseline"] = _compare(args, evaluation, held_to)
     if "slices" in report:  # the report's warnings hold these too
         from ..report.slices import unheld_paths
 
@@ -209,7 +234,44 @@ def run_eval(args: EvalArgs) -> None:
             sys.stderr.write(f"stickler: warning: {printable(warning)}\n")
     if args.suggest_thresholds:
         notes.append(write_threshold_patch(args.suggest_thresholds, plan, report))
-    emit_report(report, args.output_format, targets, gates, args.show_errors, notes, args.no_data_passes)
+    emit_report(
+        report,
+        args.output_format,
+        targets,
+        gates,
+        args.show_errors,
+        notes,
+        args.no_data_passes,
+        args.fail_on_regression,
+    )
+
+
+def _with_rows(collect: Any, rows: bool) -> Any:
+    """``collect`` keeping each document's row and index (``Collect.documents``) when a baseline is written or read:
+    the rows ``--ci`` and ``stickler diff`` use, which workers and Dask return in input order."""
+    import dataclasses
+
+    return dataclasses.replace(collect, documents=True) if rows else collect
+
+
+def _read_baseline(args: EvalArgs, plan: Plan) -> Any:
+    """The baseline of ``--baseline``, read and checked (its schema too) before anything is scored; None without."""
+    if not args.baseline:
+        return None
+    from ..report import baseline as baselines
+
+    held_to = baselines.load(args.baseline)
+    baselines.check_schema(held_to, plan, args.baseline, args.baseline_any_schema)
+    return held_to
+
+
+def _compare(args: EvalArgs, evaluation: Any, held_to: Any) -> dict[str, Any]:
+    from ..report import baseline as baselines
+
+    level = args.ci if args.ci is not None else 0.95
+    return baselines.compare(
+        evaluation, held_to, args.baseline or "", args.baseline_any_schema, args.fdr, level, args.bootstrap, args.seed
+    )
 
 
 def _check_inferring(

@@ -91,6 +91,11 @@ OPTIONS = (
     Option("dry_run", ("--dry-run",), bool),
     Option("judge_pairing", ("--judge-pairing",), str),
     Option("debug", ("--debug",), bool),
+    # issue 41, baseline
+    Option("save_baseline", ("--save-baseline",), str),
+    Option("baseline", ("--baseline",), str),
+    Option("baseline_any_schema", ("--baseline-any-schema",), bool),
+    Option("fail_on_regression", ("--fail-on-regression",), bool),
 )
 _SPELLINGS = {spelling: option for option in OPTIONS for spelling in (*option.spellings, *option.off)}
 

@@ -134,7 +134,7 @@ SEED_OPTION = typer.Option(
     help="Seed of the bootstrap resamples (same seed, same intervals).",
 )
 FDR_OPTION = typer.Option(
-    0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS, help="False-discovery rate of --slice-by."
+    0.05, "--fdr", metavar="RATE", rich_help_panel=STATISTICS, help="False-discovery rate of --slice-by and --baseline."
 )
 ID_FIELD_OPTION = typer.Option(
     None,

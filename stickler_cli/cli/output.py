@@ -78,9 +78,11 @@ def emit_report(
     show_errors: int = 0,
     notes: Sequence[str] = (),
     no_data_passes: bool = False,
+    fail_on_regression: bool = False,
 ) -> None:
     """``emit`` for the report of ``eval`` and ``merge``: the gates checked first (the report holds their
-    verdicts), then the JSON (``--output``), JUnit (``--junit``) and HTML (``--html``) files of ``targets``."""
+    verdicts), then the JSON (``--output``), JUnit (``--junit``) and HTML (``--html``) files of ``targets``;
+    with ``fail_on_regression``, exit 1 also when the report's ``baseline`` block finds a field worse."""
     from ..report import gates as quality_gates
     from ..reporters import json_report, markdown
 
@@ -118,8 +120,22 @@ def emit_report(
         lambda: markdown.render_markdown(report, show_errors or markdown.WORST_SHOWN),
         table,
         notes,
-        lambda shown: fail_gates(report["gates"], not report["document_count"], shown),
+        lambda shown: _verdicts(report, shown, fail_on_regression),
     )
+
+
+def _verdicts(report: dict[str, Any], shown: bool, fail_on_regression: bool) -> None:
+    """Exit 1 when a gate failed, or (``fail_on_regression``) when a field is worse than the baseline or no
+    document was in common with it (nothing then shows that the run is not worse)."""
+    block = report.get("baseline")
+    regressed = fail_on_regression and block is not None and block["regressed"]
+    if regressed:
+        from ..report.gates import failed
+
+        if not failed(report["gates"]):
+            fail(printable(block["verdict"]), shown=shown)
+        sys.stderr.write(f"stickler: {printable(block['verdict'])}\n")  # and the gates' failure below
+    fail_gates(report["gates"], not report["document_count"], shown)
 
 
 def write_threshold_patch(path: str, plan: Plan, report: dict[str, Any]) -> str:

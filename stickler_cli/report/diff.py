@@ -230,17 +230,29 @@ def shown(report: dict[str, Any]) -> list[dict[str, Any]]:
 def verdict(report: dict[str, Any], name: Callable[[str], str] = str) -> str:
     """The one-line answer, naming the watched figures that changed (``name`` quotes each for its format):
     ``B is significantly worse on 2 watched figure(s): invoice_id.cm_f1, weighted_overall_score``."""
-    worse, better = report["regressions"], report["improvements"]
-
-    def names(rows: list[dict[str, Any]]) -> str:
-        listed = ", ".join(name(key(r)) for r in rows[:NAMED])
-        return listed + (f" and {len(rows) - NAMED} more" if len(rows) > NAMED else "")
-
     if not report["document_count"]:
         return "No document was compared"
-    if worse:
-        line = f"B is significantly worse on {len(worse)} watched figure(s): {names(worse)}"
-        return line + (f"; better on {len(better)}: {names(better)}" if better else "")
-    if better:
-        return f"B is significantly better on {len(better)} watched figure(s), worse on none: {names(better)}"
-    return "No significant difference on the watched figures: the gap is within the noise"
+    worse, better = ([name(key(r)) for r in report[k][: NAMED + 1]] for k in ("regressions", "improvements"))
+    counts = len(report["regressions"]), len(report["improvements"])
+    return changes_line("B is", "watched figure(s)", worse, better, counts) or (
+        "No significant difference on the watched figures: the gap is within the noise"
+    )
+
+
+def changes_line(
+    subject: str, unit: str, worse: list[str], better: list[str], counts: tuple[int, int] | None = None
+) -> str | None:
+    """``{subject} significantly worse on N {unit}: a, b; better on M: c`` (NAMED named at most, then "and K
+    more"), or ``… better on M {unit}, worse on none: …``; None when nothing changed. ``counts``: how many are
+    worse and better when the lists hold only the first ones."""
+    n_worse, n_better = counts or (len(worse), len(better))
+
+    def names(items: list[str], total: int) -> str:
+        return ", ".join(items[:NAMED]) + (f" and {total - NAMED} more" if total > NAMED else "")
+
+    if n_worse:
+        line = f"{subject} significantly worse on {n_worse} {unit}: {names(worse, n_worse)}"
+        return line + (f"; better on {n_better}: {names(better, n_better)}" if n_better else "")
+    if n_better:
+        return f"{subject} significantly better on {n_better} {unit}, worse on none: {names(better, n_better)}"
+    return None

@@ -23,6 +23,7 @@ from ..json_text import compact_json
 from .cosmetic import html_section
 from .judge import html_section as judge_section
 from .sanitize import INVISIBLE, NAME_LIMIT, data_text, limited
+from . import baseline as baseline_section
 from .slices import render_html as render_slices
 from . import list_section
 
@@ -977,6 +978,7 @@ def render_html(report: dict[str, Any]) -> str:
         f"<h1>{name}</h1><p class=meta>schema {_e(schema.get('path', ''), 300)} · "
         f"{_fmt(report.get('document_count'))} documents · stickler "
         f"{_e(_dict(report.get('tool')).get('version', ''), 40)}</p>"
+        + baseline_section.notice_html(report, _e)
         + _warnings(report)
         + _summary(report)
         + _gates(report)
@@ -985,6 +987,7 @@ def render_html(report: dict[str, Any]) -> str:
         + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
         + judge_section(report.get("judge"), _e, _num_cell, _table)
         + render_slices(report, _e, _table, _num_cell)
+        + baseline_section.html_section(report, _e, _table)
         + list_section.html_section(report, _e, _table)
         + _violations(report)
         + _histogram(report)

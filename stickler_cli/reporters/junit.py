@@ -69,7 +69,12 @@ def render_junit(report: dict[str, Any]) -> bytes:
             f"recall {_figure(f['cm_recall'])}, F1 {_figure(f['cm_f1'])}, mean score {_figure(f.get('mean_score'))}, "
             f"schema violations {f.get('schema_violations', 0)}"
         )
+    if report.get("baseline"):
+        from .baseline import junit_suite
 
+        baseline_suite = _suite(root, "stickler.baseline", timestamp)
+        junit_suite(report, baseline_suite, _text)
+        return _document(root, (gate_suite, field_suite, baseline_suite))
     return _document(root, (gate_suite, field_suite))
 
 

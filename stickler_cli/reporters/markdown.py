@@ -21,6 +21,7 @@ from .judge import markdown_lines as judge_lines
 from .gate_markdown import failed_gates_markdown
 from .sanitize import NAME_LIMIT, plain
 from .sanitize import markdown_cell as text
+from . import baseline as baseline_section
 from .slices import render_markdown as slice_lines
 from . import list_section
 
@@ -40,6 +41,7 @@ def _rate(value: float | None, ci: dict[str, float] | None = None) -> str:
 def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> str:
     m = report["metrics"]
     lines = [f"## stickler · {text(report['schema']['model_name'])} · {report['document_count']} documents", ""]
+    lines += baseline_section.notice_markdown(report, text)
     gates = report.get("gates") or []
     bad = [g for g in gates if g["status"] == "failed"]
     if gates:
@@ -91,6 +93,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
 
     lines += markdown_lines(report, text)
     lines += slice_lines(report, text)
+    lines += baseline_section.markdown_lines(report, text)
     lines += list_section.markdown_lines(report, text)
     lines += cosmetic_lines(report.get("cosmetic_errors"), text)
     lines += judge_lines(report.get("judge"), text)

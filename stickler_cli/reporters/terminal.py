@@ -26,6 +26,7 @@ from .cosmetic import render_cosmetic
 from .judge import render_terminal as render_judge
 from .fit import Column, ReportTable, compact, fit, wrap_name
 from .sanitize import NAME_LIMIT, figure_cell, folding, safe
+from . import baseline as baseline_section
 from .slices import render_terminal as render_slices
 
 _LABEL_STYLES = {"TP": "green", "TN": "green", "FD": "red", "FA": "red", "FN": "red"}
@@ -49,6 +50,7 @@ def _rate(value: float | None) -> Text:
 
 
 def render_report(report: dict[str, Any], console: Console) -> None:
+    baseline_section.notice_terminal(report, console)  # before the figures: a change in the evaluator, if any
     m = report["metrics"]
     title = (
         Text("stickler · ") + safe(report["schema"]["model_name"]) + Text(f" · {report['document_count']} documents")
@@ -101,6 +103,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         console.print(table)
     threshold_table.render(report, console)
     render_slices(report, console)
+    baseline_section.render_terminal(report, console)
     list_section.render_terminal(report, console)
     render_cosmetic(report.get("cosmetic_errors"), console)
     render_judge(report.get("judge"), console)

@@ -30,6 +30,7 @@ AGREED = [
     "comparators/index.md",
     "numbers.md",
     "confidence.md",
+    "decisions-baseline.md",
     "why-it-fails.md",
     "ci/index.md",
     "ci/github-action.md",
@@ -163,3 +164,18 @@ def test_every_option_of_eval_is_explained_in_words_on_getting_started():
         else:
             for opt in param.opts + param.secondary_opts:
                 assert opt in named, opt
+
+
+def test_the_baseline_example_prints_what_the_baseline_page_shows(tmp_path):
+    shutil.copytree(ROOT / "fixtures/baseline", tmp_path / "fixtures/baseline")
+    page = (DOCS / "decisions-baseline.md").read_text()
+    save = re.search(r"^\$ (stickler eval .* --save-baseline receipts\.baseline\.json)$", page, re.M).group(1)
+    out = run_cli(*save.split()[1:], cwd=tmp_path)
+    assert out.splitlines()[-1] == "Baseline of 40 documents written to receipts.baseline.json"
+    written = (tmp_path / "receipts.baseline.json").stat().st_size
+    predictions = (tmp_path / "fixtures/baseline/shipped.jsonl").stat().st_size
+    assert f"The file is {written:,} bytes; the predictions are {predictions:,}." in page
+    shown = block_after("decisions-baseline.md", "baseline-example").split("\n")
+    out = run_cli(*shown[0].split()[2:], cwd=tmp_path).split("\n")
+    start = out.index(shown[1])
+    assert out[start : start + len(shown) - 1] == shown[1:]
