@@ -84,6 +84,11 @@ class EvalArgs:
     dry_run: bool = False
     judge_pairing: str = "full"
     debug: bool = False
+    # issue 41, policy
+    target_precision: Optional[list[str]] = None
+    policy_level: float = 0.95
+    write_policy: Optional[str] = None
+    policy: Optional[str] = None
 
 
 def run_eval(args: EvalArgs) -> None:
@@ -105,6 +110,7 @@ def run_eval(args: EvalArgs) -> None:
     check_ci(args.ci)
     check_bootstrap(args.bootstrap)
     check_fdr(args.fdr)
+    _check_policy_options(args)
     schema, ground_truth, predictions = args.schema, args.ground_truth, args.predictions
     if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
         given = "" if schema is None else f" (given only {printable(schema)!r})"
@@ -166,12 +172,14 @@ def run_eval(args: EvalArgs) -> None:
         "--non-matches": args.non_matches,
         "--per-document": args.per_document,
         "--llm-cache": args.llm_cache,
+        "--write-policy": args.write_policy,
     }
     atomic.check_targets(
         atomic.with_step_summary(targets),
         [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(args.gates_file)],
     )
     quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
+    reporting = _with_policy(reporting, args, plan, gates)
     if args.dry_run:
         from . import dry_run as dry
 
@@ -187,7 +195,9 @@ def run_eval(args: EvalArgs) -> None:
         args.dask,
         args.plugin,
         llm,
-        collect_option(args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates)),
+        collect_option(
+            args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates), reporting.policy is not None
+        ),
         args.judge_pairing,
     )
     files = {ROWS_NON_MATCHES: args.non_matches, ROWS_PER_DOCUMENT: args.per_document}
@@ -209,7 +219,49 @@ def run_eval(args: EvalArgs) -> None:
             sys.stderr.write(f"stickler: warning: {printable(warning)}\n")
     if args.suggest_thresholds:
         notes.append(write_threshold_patch(args.suggest_thresholds, plan, report))
+    if args.write_policy:
+        notes.append(_write_policy(args.write_policy, report, data_files))
     emit_report(report, args.output_format, targets, gates, args.show_errors, notes, args.no_data_passes)
+
+
+def _check_policy_options(args: EvalArgs) -> None:
+    """issue 41, policy: --target-precision, --policy-level, --write-policy and --policy, before anything is read."""
+    if not 0.0 < args.policy_level < 1.0:
+        raise UsageError(f"--policy-level must be a level between 0 and 1, such as 0.95; got {args.policy_level:g}")
+    if args.target_precision and args.policy:
+        raise UsageError("--target-precision fits a policy, --policy checks one: give one of them")
+    if args.write_policy and not args.target_precision:
+        raise UsageError("--write-policy writes the policy fitted with --target-precision: give --target-precision")
+
+
+def _with_policy(reporting: Any, args: EvalArgs, plan: Plan, gates: list[Any]) -> Any:
+    """The report's options with the policy asked for (report/policy.py), and the policy gates checked."""
+    import dataclasses
+
+    from ..report import gates as quality_gates
+
+    options = None
+    if args.target_precision or args.policy:
+        from ..report import policy
+
+        paths = [f.path for f in plan.fields]
+        targets = policy.parse_targets(args.target_precision or [], paths)
+        applied = policy.read_policy(args.policy, plan) if args.policy else None
+        level = applied["level"] if applied else args.policy_level
+        options = policy.PolicyOptions(targets, level, applied)
+    quality_gates.check_policy_gates(gates, options is not None, bool(args.policy))
+    return dataclasses.replace(reporting, policy=options)
+
+
+def _write_policy(path: str, report: dict[str, Any], data_files: list[tuple[str, str]]) -> str:
+    """--write-policy: the fitted policy as JSON, written whole or not at all."""
+    from ..reporters import json_report
+    from ..version import __version__
+    from ..report.policy import policy_file
+    from ..run import atomic
+
+    atomic.write(path, json_report.dumps(policy_file(report, data_files, __version__)))
+    return f"policy written to {path}"
 
 
 def _check_inferring(

@@ -91,6 +91,11 @@ OPTIONS = (
     Option("dry_run", ("--dry-run",), bool),
     Option("judge_pairing", ("--judge-pairing",), str),
     Option("debug", ("--debug",), bool),
+    # issue 41, policy
+    Option("target_precision", ("--target-precision",), list),
+    Option("policy_level", ("--policy-level",), float),
+    Option("write_policy", ("--write-policy",), str),
+    Option("policy", ("--policy",), str),
 )
 _SPELLINGS = {spelling: option for option in OPTIONS for spelling in (*option.spellings, *option.off)}
 

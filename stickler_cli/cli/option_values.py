@@ -283,10 +283,14 @@ def workers_option(workers: int | None, dask: str | None, plan: Plan, total_byte
 
 
 def collect_option(
-    show_errors: int, outputs: dict[str, str | None], ci: float | None, slices: tuple[str, ...]
+    show_errors: int,
+    outputs: dict[str, str | None],
+    ci: float | None,
+    slices: tuple[str, ...],
+    policy: bool = False,
 ) -> Collect:
     """What ``eval`` keeps beyond the counts (``RunOptions.collect``), from what its outputs show:
-    --show-errors, --non-matches, --per-document, --ci, --save-state, --html and the slices asked for."""
+    --show-errors, --non-matches, --per-document, --ci, --save-state, --html, the slices and a policy asked for."""
     from ..run.accumulate import Collect
 
     bounds = limits.current()
@@ -301,6 +305,7 @@ def collect_option(
         slices=slices,
         slice_values=bounds.slice_values,
         slice_chars=bounds.slice_value_chars,
+        policy=policy,
     )
 
 
