@@ -8,8 +8,9 @@ Clopper-Pearson lower bound of the precision k/n, at ``level`` (0.95 unless --po
 ``beta.ppf(1 - level, k, n - k + 1) >= P``. A field where no t reaches it is "review always".
 
 Coverage is the share of the field's predicted values accepted (a value without a confidence is never accepted).
-A document goes straight through when every predicted value of every policy field in it is accepted
-(analyses/policy.py keeps what that needs); the straight-through rate is their share of the documents.
+A document goes straight through when it holds a predicted value of a policy field and every predicted value of
+every policy field in it is accepted (analyses/policy.py keeps what that needs); a document with none (an empty
+or unreadable prediction) goes to review. The straight-through rate is their share of the documents.
 
 A policy written to a file (``--write-policy``) is applied to new data with ``--policy``: per field, the realised
 precision of the values its threshold accepts, against the target, with a one-sided exact binomial test (the
@@ -190,7 +191,8 @@ def straight_through(rows: Any, policy_fields: list[int], thresholds: dict[int, 
     for index, t in thresholds.items():
         limit[index] = t
     policy = np.isin(field, policy_fields)
-    reviewed = np.zeros(documents, dtype=bool)
+    reviewed = np.ones(documents, dtype=bool)  # a document with no value of a policy field: nothing to accept
+    reviewed[document[policy]] = False
     reviewed[document[policy & (low < limit[field])]] = True
     through = documents - int(reviewed.sum())
     kept = policy & ~reviewed[document]
