@@ -19,6 +19,7 @@ from .option_values import (
     check_ci,
     check_fdr,
     check_format,
+    check_policy_options,
     collect_option,
     llm_access,
     load_plugins,
@@ -27,9 +28,10 @@ from .option_values import (
     run_options,
     slice_paths,
     use_limits,
+    with_policy,
     workers_option,
 )
-from .output import emit_report, printable, write_threshold_patch
+from .output import emit_report, printable, write_policy, write_threshold_patch
 
 if TYPE_CHECKING:
     from ..plan import Plan
@@ -110,7 +112,7 @@ def run_eval(args: EvalArgs) -> None:
     check_ci(args.ci)
     check_bootstrap(args.bootstrap)
     check_fdr(args.fdr)
-    _check_policy_options(args)
+    check_policy_options(args.target_precision, args.policy_level, args.write_policy, args.policy)
     schema, ground_truth, predictions = args.schema, args.ground_truth, args.predictions
     if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
         given = "" if schema is None else f" (given only {printable(schema)!r})"
@@ -179,7 +181,7 @@ def run_eval(args: EvalArgs) -> None:
         [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(args.gates_file)],
     )
     quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
-    reporting = _with_policy(reporting, args, plan, gates)
+    reporting = with_policy(reporting, args.target_precision, args.policy_level, args.policy, plan, gates)
     if args.dry_run:
         from . import dry_run as dry
 
@@ -220,48 +222,8 @@ def run_eval(args: EvalArgs) -> None:
     if args.suggest_thresholds:
         notes.append(write_threshold_patch(args.suggest_thresholds, plan, report))
     if args.write_policy:
-        notes.append(_write_policy(args.write_policy, report, data_files))
+        notes.append(write_policy(args.write_policy, report, data_files))
     emit_report(report, args.output_format, targets, gates, args.show_errors, notes, args.no_data_passes)
-
-
-def _check_policy_options(args: EvalArgs) -> None:
-    """issue 41, policy: --target-precision, --policy-level, --write-policy and --policy, before anything is read."""
-    if not 0.0 < args.policy_level < 1.0:
-        raise UsageError(f"--policy-level must be a level between 0 and 1, such as 0.95; got {args.policy_level:g}")
-    if args.target_precision and args.policy:
-        raise UsageError("--target-precision fits a policy, --policy checks one: give one of them")
-    if args.write_policy and not args.target_precision:
-        raise UsageError("--write-policy writes the policy fitted with --target-precision: give --target-precision")
-
-
-def _with_policy(reporting: Any, args: EvalArgs, plan: Plan, gates: list[Any]) -> Any:
-    """The report's options with the policy asked for (report/policy.py), and the policy gates checked."""
-    import dataclasses
-
-    from ..report import gates as quality_gates
-
-    options = None
-    if args.target_precision or args.policy:
-        from ..report import policy
-
-        paths = [f.path for f in plan.fields]
-        targets = policy.parse_targets(args.target_precision or [], paths)
-        applied = policy.read_policy(args.policy, plan) if args.policy else None
-        level = applied["level"] if applied else args.policy_level
-        options = policy.PolicyOptions(targets, level, applied)
-    quality_gates.check_policy_gates(gates, options is not None, bool(args.policy))
-    return dataclasses.replace(reporting, policy=options)
-
-
-def _write_policy(path: str, report: dict[str, Any], data_files: list[tuple[str, str]]) -> str:
-    """--write-policy: the fitted policy as JSON, written whole or not at all."""
-    from ..reporters import json_report
-    from ..version import __version__
-    from ..report.policy import policy_file
-    from ..run import atomic
-
-    atomic.write(path, json_report.dumps(policy_file(report, data_files, __version__)))
-    return f"policy written to {path}"
 
 
 def _check_inferring(
