@@ -126,6 +126,7 @@ def build(acc: Any, options: PolicyOptions) -> dict[str, Any]:
         "mode": "applied" if options.applied is not None else "fitted",
         "rule": RULE,
         "level": level,
+        "target": next((p for path, p in options.targets if path is None), None),
         "fields": fields,
         "straight_through": straight_through(acc.policy, list(spec), thresholds, acc.document_count),
     }
@@ -214,6 +215,7 @@ def policy_file(report: dict[str, Any], data: list[tuple[str, str]], version: st
     return {
         "stickler_policy": POLICY_FORMAT,
         "rule": block["rule"],
+        "target": block["target"],
         "level": block["level"],
         "fields": {
             path: {key: f[key] for key in ("target", "threshold", "coverage", "precision", "lower_bound")}

@@ -32,7 +32,7 @@ def _holds(b: dict[str, Any]) -> str:
 
 def headers(block: dict[str, Any]) -> list[str]:
     """The table's columns after the field's."""
-    found = ["Threshold", "Coverage", "Precision", "Bound", "Target", "Accepted", "Let through"]
+    found = ["Threshold", "Coverage", "Precision", "Bound", "Target", "Accepted", "Errors"]
     return found + (["p", "Verdict"] if block["mode"] == "applied" else [])
 
 
@@ -76,8 +76,8 @@ def summary(block: dict[str, Any]) -> str:
 def note(block: dict[str, Any]) -> str:
     level = block["level"]
     return (
-        f"Coverage: values accepted of the field's predicted values. Bound: one-sided {level:g} Clopper-Pearson lower "
-        "bound of the precision. The threshold is the lowest confidence whose accepted values (ties together) reach "
+        "Coverage: share of the field's predicted values accepted. Errors: wrong values accepted (let through). "
+        f"Bound: one-sided {level:g} Clopper-Pearson lower bound of the precision. The threshold is the lowest confidence whose accepted values (ties together) reach "
         "the target at that bound (docs/decisions.md)."
     )
 
