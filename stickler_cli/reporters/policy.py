@@ -68,8 +68,11 @@ def summary(block: dict[str, Any]) -> str:
             f"({through['correct']:,} of {through['values']:,})."
         )
     if block["mode"] == "applied":
-        holds = block.get("holds")
-        text += f" Policy holds on {_figure(holds)} of its fields." if holds is not None else " Policy: no data."
+        checked = [b.get("holds") for b in block["fields"].values() if b["threshold"] is not None]
+        if block.get("holds") is None:
+            text += " Whether the policy holds: no data (a threshold accepts no value here)."
+        else:
+            text += f" The policy holds on {sum(checked)} of {len(checked)} fields with a threshold."
     return text
 
 
