@@ -227,21 +227,21 @@ TARGET_PRECISION_OPTION = typer.Option(
     "--target-precision",
     metavar="[FIELD=]P",
     rich_help_panel=DECISIONS,
-    help="Fit an auto-accept policy: per field, the lowest confidence whose accepted values reach precision P.",
+    help="Fit an auto-accept policy: per field, the lowest confidence that reaches precision P.",
 )
 POLICY_LEVEL_OPTION = typer.Option(
     0.95,
     "--policy-level",
     metavar="LEVEL",
     rich_help_panel=DECISIONS,
-    help="Confidence level of the policy's lower bound (fitting) and binomial test (--policy).",
+    help="Level of the policy's lower bound and binomial test.",
 )
 WRITE_POLICY_OPTION = typer.Option(
     None,
     "--write-policy",
     metavar="FILE",
     rich_help_panel=DECISIONS,
-    help="Write the fitted policy here as JSON (thresholds, coverage, the data it was fitted on).",
+    help="Write the fitted policy here as JSON.",
 )
 POLICY_OPTION = typer.Option(
     None,
