@@ -30,6 +30,7 @@ AGREED = [
     "comparators/index.md",
     "numbers.md",
     "confidence.md",
+    "decisions.md",  # issue 41, policy
     "why-it-fails.md",
     "ci/index.md",
     "ci/github-action.md",
