@@ -291,7 +291,7 @@ def check(gates: list[Gate], report: dict[str, Any], no_data_passes: bool = Fals
         if gate.metric in POLICY_FIELD:  # the policy's fields: those with confidences or named by a target
             policy_fields = report["policy"]["fields"]
             results.extend(
-                result(gate, p, policy_fields[p]["coverage"], empty, no_data_passes)
+                result(gate, p, policy_fields.get(p, {}).get("coverage"), empty, no_data_passes)
                 for p in matching(gate, list(policy_fields) or list(fields))
             )
             continue

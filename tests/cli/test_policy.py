@@ -314,3 +314,28 @@ def test_html_draws_each_fields_curve_with_the_chosen_point(tmp_path, capsys):
     for field in ("invoice_id", "total"):
         assert page.count(f'aria-label="{field}: precision against coverage"') == 1
     assert page.count("<title>threshold 0.84</title>") == 2  # the chosen point of each field
+
+
+def test_dask_gives_the_policy_of_one_process(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    files = _data(tmp_path, 300, 6, "all")
+    _, one = _report(capsys, *files, "--target-precision", "0.85")
+    (tmp_path / "gt").mkdir()
+    (tmp_path / "pred").mkdir()
+    for src, folder in zip(files[1:], ("gt", "pred")):
+        rows = Path(src).read_text().splitlines(keepends=True)
+        for n, part in enumerate((slice(0, 100), slice(100, 300))):
+            (tmp_path / folder / f"part-{n}.jsonl").write_text("".join(rows[part]))
+    shards = [f"{tmp_path}/gt/*", f"{tmp_path}/pred/*"]
+    _, dask = _report(capsys, files[0], *shards, "--target-precision", "0.85", "--dask", "local", "--workers", "2")
+    assert dask["policy"] == one["policy"]
+
+
+def test_a_policy_of_another_schema_is_applied_with_a_warning(tmp_path, capsys):
+    path = _written_policy(tmp_path, capsys)
+    policy = orjson.loads(path.read_bytes())
+    policy["schema_sha256"] = "0" * 64
+    path.write_bytes(orjson.dumps(policy))
+    code, report = _report(capsys, *EXAMPLE, "--policy", path)
+    assert code == 0 and report["policy"]["holds"] == 1.0
+    assert any("fitted with another schema" in w for w in report["warnings"])
