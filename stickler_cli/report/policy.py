@@ -54,12 +54,12 @@ class PolicyOptions:
 
 def lower_bound(correct: Any, accepted: Any, level: float) -> np.ndarray:
     """One-sided Clopper-Pearson lower bound of ``correct / accepted`` at ``level`` (0.0 where nothing is right)."""
-    from scipy.stats import beta
+    from scipy.special import betaincinv  # scipy.stats.beta.ppf, without scipy.stats' second of imports
 
     k = np.asarray(correct, dtype=np.float64)
     n = np.asarray(accepted, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        bound = beta.ppf(1.0 - level, np.maximum(k, 1.0), np.maximum(n - k + 1.0, 1.0))
+        bound = betaincinv(np.maximum(k, 1.0), np.maximum(n - k + 1.0, 1.0), 1.0 - level)
     return np.where(k > 0, bound, 0.0)
 
 
@@ -171,9 +171,9 @@ def _field_block(
         if threshold is None or not accepted:
             block["p_value"], block["holds"] = None, None
         else:
-            from scipy.stats import binom
+            from scipy.special import bdtr  # scipy.stats.binom.cdf
 
-            p_value = float(binom.cdf(right, accepted, target))
+            p_value = float(bdtr(right, accepted, target))
             block["p_value"], block["holds"] = p_value, p_value >= 1.0 - level
     keep = np.unique(np.r_[np.linspace(0, len(t) - 1, min(len(t), CURVE_POINTS)).round().astype(int), at or 0])
     block["curve"] = [[float(t[i]), int(n[i]) / total if total else 0.0, int(k[i]) / int(n[i])] for i in keep if len(t)]
