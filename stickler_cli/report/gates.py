@@ -289,7 +289,7 @@ def check(gates: list[Gate], report: dict[str, Any], no_data_passes: bool = Fals
             results.append(result(gate, None, _counted(report["metrics"], gate.metric, report), empty, no_data_passes))
             continue
         if gate.metric in POLICY_FIELD:  # the policy's fields: those with confidences or named by a target
-            policy_fields = report["policy"]["fields"]
+            policy_fields = (report.get("policy") or {}).get("fields") or {}
             results.extend(
                 result(gate, p, policy_fields.get(p, {}).get("coverage"), empty, no_data_passes)
                 for p in matching(gate, list(policy_fields) or list(fields))
@@ -422,10 +422,12 @@ def result(
     }
 
 
-def policy_figure(block: dict[str, Any], metric: str) -> float | None:
+def policy_figure(block: dict[str, Any] | None, metric: str) -> float | None:
     """``straight_through_rate`` (None when it cannot be known) or ``policy_holds`` (the share of the applied
     policy's fields whose realised precision is not significantly below their target; None when a field has no
     accepted value to check, so that a policy is never found to hold on data it did not see)."""
+    if block is None:  # a report without a policy (a command that fits none): nothing to measure
+        return None
     if metric == "policy_holds":
         return block.get("holds")
     through = block["straight_through"]
@@ -447,7 +449,7 @@ def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None =
     if report is not None and metric in RECORD_FIGURES:
         return report["schema_conformance"][metric]
     if report is not None and metric in POLICY_OVERALL:
-        return policy_figure(report["policy"], metric)
+        return policy_figure(report.get("policy"), metric)
     if metric.startswith(AGGREGATE + "."):
         return _counted(block[AGGREGATE], metric.split(".", 1)[1])
     if metric == "weighted_overall_score":
