@@ -53,6 +53,9 @@ class Collect:
     # Each document's ground-truth digest and line (document_index.py), for a state that is saved (merge checks
     # that states share no document) or diffed (documents): about 14,000 instructions a document, so only then.
     index: bool = False
+    # --target-precision, --policy: each document's lowest confidence per field (policy.py), for the straight-through
+    # rate of an auto-accept policy: 24 bytes a (document, field with a value), so only then.
+    policy: bool = False
 
     @property
     def indexed(self) -> bool:

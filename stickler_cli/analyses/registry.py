@@ -13,7 +13,7 @@ report/build.py places its report block. A new state key also raises ``STATE_VER
 
 from __future__ import annotations
 
-from . import cosmetic, failures, judge, list_errors, localisation, rollup, slicing, thresholds
+from . import cosmetic, failures, judge, list_errors, localisation, policy, rollup, slicing, thresholds
 from .part import Part
 
 PARTS: tuple[Part, ...] = (
@@ -26,4 +26,5 @@ PARTS: tuple[Part, ...] = (
     list_errors.PART,
     cosmetic.PART,
     judge.PART,
+    policy.PART,
 )

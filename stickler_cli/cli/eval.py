@@ -38,6 +38,10 @@ from .options import (
     LLM_KEY_ENV_OPTION,
     METRICS_OPTION,
     NO_DATA_PASSES_OPTION,
+    POLICY_LEVEL_OPTION,
+    POLICY_OPTION,
+    TARGET_PRECISION_OPTION,
+    WRITE_POLICY_OPTION,
     OUTPUT_OPTION,
     PAIR_BY_LINE_OPTION,
     PLUGIN_OPTION,
@@ -179,6 +183,11 @@ def eval_command(
         rich_help_panel=DECISIONS,
         help="Exit 1 when a field is significantly worse than --baseline (or no document is in common).",
     ),
+    # issue 41, policy
+    target_precision: Optional[list[str]] = TARGET_PRECISION_OPTION,
+    policy_level: float = POLICY_LEVEL_OPTION,
+    write_policy: Optional[str] = WRITE_POLICY_OPTION,
+    policy: Optional[str] = POLICY_OPTION,
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
     run_eval(EvalArgs(**locals()))

@@ -19,6 +19,7 @@ from .option_values import (
     check_ci,
     check_fdr,
     check_format,
+    check_policy_options,
     collect_option,
     llm_access,
     load_plugins,
@@ -27,9 +28,10 @@ from .option_values import (
     run_options,
     slice_paths,
     use_limits,
+    with_policy,
     workers_option,
 )
-from .output import emit_report, printable, write_threshold_patch
+from .output import emit_report, printable, write_policy, write_threshold_patch
 
 if TYPE_CHECKING:
     from ..plan import Plan
@@ -89,6 +91,11 @@ class EvalArgs:
     baseline: Optional[str] = None
     baseline_any_schema: bool = False
     fail_on_regression: bool = False
+    # issue 41, policy
+    target_precision: Optional[list[str]] = None
+    policy_level: float = 0.95
+    write_policy: Optional[str] = None
+    policy: Optional[str] = None
 
 
 def run_eval(args: EvalArgs) -> None:
@@ -110,6 +117,7 @@ def run_eval(args: EvalArgs) -> None:
     check_ci(args.ci)
     check_bootstrap(args.bootstrap)
     check_fdr(args.fdr)
+    check_policy_options(args.target_precision, args.policy_level, args.write_policy, args.policy)
     schema, ground_truth, predictions = args.schema, args.ground_truth, args.predictions
     if schema is None or ground_truth is None:  # not "missing argument 'ground_truth'" when the data is what lacks
         given = "" if schema is None else f" (given only {printable(schema)!r})"
@@ -174,6 +182,7 @@ def run_eval(args: EvalArgs) -> None:
         "--per-document": args.per_document,
         "--llm-cache": args.llm_cache,
         "--save-baseline": args.save_baseline,
+        "--write-policy": args.write_policy,
     }
     atomic.check_targets(
         atomic.with_step_summary(targets),
@@ -187,6 +196,7 @@ def run_eval(args: EvalArgs) -> None:
     )
     held_to = _read_baseline(args, plan)  # a bad baseline, or one of another schema, is refused before the run
     quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
+    reporting = with_policy(reporting, args.target_precision, args.policy_level, args.policy, plan, gates)
     if args.dry_run:
         from . import dry_run as dry
 
@@ -203,7 +213,9 @@ def run_eval(args: EvalArgs) -> None:
         args.plugin,
         llm,
         _with_rows(
-            collect_option(args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates)),
+            collect_option(
+                args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates), reporting.policy is not None
+            ),
             bool(args.save_baseline or args.baseline),
         ),
         args.judge_pairing,
@@ -234,6 +246,8 @@ def run_eval(args: EvalArgs) -> None:
             sys.stderr.write(f"stickler: warning: {printable(warning)}\n")
     if args.suggest_thresholds:
         notes.append(write_threshold_patch(args.suggest_thresholds, plan, report))
+    if args.write_policy:
+        notes.append(write_policy(args.write_policy, report, data_files))
     emit_report(
         report,
         args.output_format,

@@ -96,6 +96,11 @@ OPTIONS = (
     Option("baseline", ("--baseline",), str),
     Option("baseline_any_schema", ("--baseline-any-schema",), bool),
     Option("fail_on_regression", ("--fail-on-regression",), bool),
+    # issue 41, policy
+    Option("target_precision", ("--target-precision",), list),
+    Option("policy_level", ("--policy-level",), float),
+    Option("write_policy", ("--write-policy",), str),
+    Option("policy", ("--policy",), str),
 )
 _SPELLINGS = {spelling: option for option in OPTIONS for spelling in (*option.spellings, *option.off)}
 

@@ -14,10 +14,12 @@ from .option_values import (
     check_ci,
     check_fdr,
     check_format,
+    check_policy_options,
     llm_access,
     load_plugins,
     report_options,
     use_limits,
+    with_policy,
 )
 from .options import (
     BOOTSTRAP_OPTION,
@@ -41,8 +43,12 @@ from .options import (
     SEED_OPTION,
     SHOW_ERRORS_OPTION,
     SUGGEST_THRESHOLDS_OPTION,
+    POLICY_LEVEL_OPTION,
+    POLICY_OPTION,
+    TARGET_PRECISION_OPTION,
+    WRITE_POLICY_OPTION,
 )
-from .output import emit_report, write_threshold_patch
+from .output import emit_report, write_policy, write_threshold_patch
 
 
 def merge_command(
@@ -79,6 +85,11 @@ def merge_command(
     fdr: float = FDR_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
     debug: bool = DEBUG_OPTION,
+    # issue 41, policy (from the states' per-document rows: saved by `eval --target-precision` or `--policy`)
+    target_precision: Optional[list[str]] = TARGET_PRECISION_OPTION,
+    policy_level: float = POLICY_LEVEL_OPTION,
+    write_policy_path: Optional[str] = WRITE_POLICY_OPTION,
+    policy: Optional[str] = POLICY_OPTION,
 ) -> None:
     """Merge the states of sharded runs into one report, as if it had been one run; states that share documents
     are refused (exit 2) unless --allow-overlap."""
@@ -93,6 +104,7 @@ def merge_command(
     check_ci(ci)
     check_bootstrap(bootstrap)
     check_fdr(fdr)
+    check_policy_options(target_precision, policy_level, write_policy_path, policy)
     reporting = report_options(
         confidence_metric_names, ece_bins, budgets, iou_thresholds, box_found, ci, bootstrap, seed, fdr
     )
@@ -105,6 +117,7 @@ def merge_command(
         "--junit": junit_path,
         "--html": html_path,
         "--suggest-thresholds": suggest_thresholds,
+        "--write-policy": write_policy_path,
     }
     inputs = [*(("state file", path) for path in states), *plugin_files, *quality_gates.sources(gates_file)]
     atomic.check_targets(atomic.with_step_summary(targets), inputs)
@@ -114,6 +127,7 @@ def merge_command(
         Collect(worst=max(Collect.worst, show_errors), failures=limits.current().failures_per_field),
         allow_overlap,
     )
+    reporting = with_policy(reporting, target_precision, policy_level, policy, evaluation.plan, gates)
     if ci is not None:
         state_file.check_documents(evaluation.accumulator, states)
     kept = evaluation.accumulator.worst_known
@@ -126,4 +140,6 @@ def merge_command(
         state_file.save(save_state, evaluation.accumulator)
     report = build_report(evaluation, reporting)
     notes = [write_threshold_patch(suggest_thresholds, evaluation.plan, report)] if suggest_thresholds else []
+    if write_policy_path:
+        notes.append(write_policy(write_policy_path, report, [("state file", path) for path in states]))
     emit_report(report, output_format, targets, gates, show_errors, notes, no_data_passes)

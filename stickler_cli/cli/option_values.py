@@ -271,6 +271,43 @@ def report_options(
     return ReportOptions(tuple(metrics), thresholds, rule, ci, bootstrap, seed, fdr)
 
 
+def check_policy_options(
+    target_precision: list[str] | None, policy_level: float, write_policy: str | None, policy: str | None
+) -> None:
+    """issue 41, policy: --target-precision, --policy-level, --write-policy and --policy, before anything is read."""
+    if not 0.0 < policy_level < 1.0:
+        raise UsageError(f"--policy-level must be a level between 0 and 1, such as 0.95; got {policy_level:g}")
+    if target_precision and policy:
+        raise UsageError("--target-precision fits a policy, --policy checks one: give one of them")
+    if write_policy and not target_precision:
+        raise UsageError("--write-policy writes the policy fitted with --target-precision: give --target-precision")
+
+
+def with_policy(
+    reporting: ReportOptions,
+    target_precision: list[str] | None,
+    policy_level: float,
+    policy: str | None,
+    plan: Plan,
+    gates: list[Gate],
+) -> ReportOptions:
+    """The report's options with the policy asked for (report/policy.py: a written one read and checked against
+    ``plan``), once the policy gates are known to have their policy."""
+    import dataclasses
+
+    from ..report import gates as quality_gates
+
+    options = None
+    if target_precision or policy:
+        from ..report import policy as policies
+
+        targets = policies.parse_targets(target_precision or [], [f.path for f in plan.fields])
+        applied = policies.read_policy(policy, plan) if policy else None
+        options = policies.PolicyOptions(targets, applied["level"] if applied else policy_level, applied)
+    quality_gates.check_policy_gates(gates, options is not None, bool(policy))
+    return dataclasses.replace(reporting, policy=options)
+
+
 def workers_option(workers: int | None, dask: str | None, plan: Plan, total_bytes: int) -> int:
     """--workers within the cores; without it, every core for a Dask cluster, else as ``_auto_workers`` says."""
     if workers is not None:
@@ -283,10 +320,14 @@ def workers_option(workers: int | None, dask: str | None, plan: Plan, total_byte
 
 
 def collect_option(
-    show_errors: int, outputs: dict[str, str | None], ci: float | None, slices: tuple[str, ...]
+    show_errors: int,
+    outputs: dict[str, str | None],
+    ci: float | None,
+    slices: tuple[str, ...],
+    policy: bool = False,
 ) -> Collect:
     """What ``eval`` keeps beyond the counts (``RunOptions.collect``), from what its outputs show:
-    --show-errors, --non-matches, --per-document, --ci, --save-state, --html and the slices asked for."""
+    --show-errors, --non-matches, --per-document, --ci, --save-state, --html, the slices and a policy asked for."""
     from ..run.accumulate import Collect
 
     bounds = limits.current()
@@ -301,6 +342,7 @@ def collect_option(
         slices=slices,
         slice_values=bounds.slice_values,
         slice_chars=bounds.slice_value_chars,
+        policy=policy,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from .help import CONFIDENCE, GATES, INPUTS, LIMITS, OUTPUTS, STATISTICS
+from .help import CONFIDENCE, DECISIONS, GATES, INPUTS, LIMITS, OUTPUTS, STATISTICS
 
 PLUGIN_HELP = "Import this module (or .py file) for its comparators; repeatable."
 
@@ -219,4 +219,34 @@ JUDGE_PAIRING_OPTION = typer.Option(
     show_default=False,
     rich_help_panel=LIMITS,
     help="Lists with judged fields: full (every pair) or proxy.",
+)
+
+# issue 41, policy: an auto-accept policy from the confidences (report/policy.py, docs/decisions.md)
+TARGET_PRECISION_OPTION = typer.Option(
+    None,
+    "--target-precision",
+    metavar="[FIELD=]P",
+    rich_help_panel=DECISIONS,
+    help="Fit an auto-accept policy: per field, the lowest confidence that reaches precision P.",
+)
+POLICY_LEVEL_OPTION = typer.Option(
+    0.95,
+    "--policy-level",
+    metavar="LEVEL",
+    rich_help_panel=DECISIONS,
+    help="Level of the policy's lower bound and binomial test.",
+)
+WRITE_POLICY_OPTION = typer.Option(
+    None,
+    "--write-policy",
+    metavar="FILE",
+    rich_help_panel=DECISIONS,
+    help="Write the fitted policy here as JSON.",
+)
+POLICY_OPTION = typer.Option(
+    None,
+    "--policy",
+    metavar="FILE",
+    rich_help_panel=DECISIONS,
+    help="Check a written policy on this data: realised precision per field against its target.",
 )

@@ -257,3 +257,14 @@ def printable(text: str) -> str:
     from ..reporters.sanitize import plain
 
     return plain(text, 2000)
+
+
+def write_policy(path: str, report: dict[str, Any], data_files: list[tuple[str, str]]) -> str:
+    """--write-policy (issue 41, policy): the fitted policy as JSON, written whole or not at all."""
+    from ..report.policy import policy_file
+    from ..reporters import json_report
+    from ..run import atomic
+    from ..version import __version__
+
+    atomic.write(path, json_report.dumps(policy_file(report, data_files, __version__)))
+    return f"policy written to {path}"

@@ -157,6 +157,11 @@ def build_report(evaluation: Evaluation, options: ReportOptions = ReportOptions(
             acc.slices.state(), paths, acc.top_level, options.slice_fdr, options.ci_level or DEFAULT_LEVEL
         )
         report["warnings"] += unheld_paths(report["slices"], paths)
+    if options.policy is not None:
+        from . import policy
+
+        report["policy"] = policy.build(acc, options.policy)
+        report["warnings"] += policy.warnings(report["policy"], options.policy)
     return report
 
 

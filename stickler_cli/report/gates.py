@@ -45,6 +45,9 @@ from ..errors import UsageError, suggest
 if TYPE_CHECKING:
     from ..plan import Plan
 
+# issue 41, policy: the auto-accept policy's figures (report/policy.py), with --target-precision or --policy
+POLICY_OVERALL = ("straight_through_rate", "policy_holds")
+POLICY_FIELD = ("coverage",)
 RECORD_FIGURES = ("valid_json_rate", "schema_valid_rate", "coverage")  # report["schema_conformance"]'s
 OVERALL = (
     "weighted_overall_score",
@@ -54,8 +57,9 @@ OVERALL = (
     "cm_f1",
     "cm_accuracy",
     *RECORD_FIGURES,
+    *POLICY_OVERALL,
 )
-PER_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy", "mean_score")
+PER_FIELD = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy", "mean_score", *POLICY_FIELD)
 AGGREGATE = "aggregate"  # FIELD.aggregate.METRIC, aggregate.METRIC: a leaf roll-up's figure
 ROLLED_UP = ("cm_precision", "cm_recall", "recall_with_fd", "cm_f1", "cm_accuracy")
 TABLE = "fail-under"  # the TOML table: [fail-under] in a gates file, [tool.stickler.fail-under] in pyproject.toml
@@ -284,6 +288,13 @@ def check(gates: list[Gate], report: dict[str, Any], no_data_passes: bool = Fals
         if gate.pattern is None:
             results.append(result(gate, None, _counted(report["metrics"], gate.metric, report), empty, no_data_passes))
             continue
+        if gate.metric in POLICY_FIELD:  # the policy's fields: those with confidences or named by a target
+            policy_fields = (report.get("policy") or {}).get("fields") or {}
+            results.extend(
+                result(gate, p, policy_fields.get(p, {}).get("coverage"), empty, no_data_passes)
+                for p in matching(gate, list(policy_fields) or list(fields))
+            )
+            continue
         # A roll-up's gate names the nodes that have one; _counted reads "aggregate.METRIC" in its block.
         paths = [p for p, block in fields.items() if AGGREGATE in block] if gate.rolled_up else list(fields)
         results.extend(
@@ -411,11 +422,36 @@ def result(
     }
 
 
+def policy_figure(block: dict[str, Any] | None, metric: str) -> float | None:
+    """``straight_through_rate`` (None when it cannot be known) or ``policy_holds`` (the share of the applied
+    policy's fields whose realised precision is not significantly below their target; None when a field has no
+    accepted value to check, so that a policy is never found to hold on data it did not see)."""
+    if block is None:  # a report without a policy (a command that fits none): nothing to measure
+        return None
+    if metric == "policy_holds":
+        return block.get("holds")
+    through = block["straight_through"]
+    return None if through is None else through["rate"]
+
+
+def check_policy_gates(gates: list[Gate], policy: bool, applied: bool) -> None:
+    """A policy gate needs its policy: --target-precision or --policy; ``policy_holds`` needs --policy."""
+    for gate in gates:
+        # A field's coverage (FIELD.coverage) is the policy's; a bare ``coverage`` is the records' (RECORD_FIGURES).
+        field_coverage = gate.metric in POLICY_FIELD and gate.pattern is not None
+        if gate.slice is None and (gate.metric in POLICY_OVERALL or field_coverage) and not policy:
+            raise UsageError(f"{gate.origin}: gate {gate.key!r} needs a policy: give --target-precision or --policy")
+        if gate.slice is None and gate.metric == "policy_holds" and not applied:
+            raise UsageError(f"{gate.origin}: gate {gate.key!r} checks a written policy: give --policy FILE")
+
+
 def _counted(block: dict[str, Any], metric: str, report: dict[str, Any] | None = None) -> float | None:
     """A field's (or, with ``report``, the run's) figure, or None when its denominator is empty
     (nothing to measure)."""
     if report is not None and metric in RECORD_FIGURES:
         return report["schema_conformance"][metric]
+    if report is not None and metric in POLICY_OVERALL:
+        return policy_figure(report.get("policy"), metric)
     if metric.startswith(AGGREGATE + "."):
         return _counted(block[AGGREGATE], metric.split(".", 1)[1])
     if metric == "weighted_overall_score":

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..confidence import ConfidenceMetric
+    from .policy import PolicyOptions
 
 
 @dataclass(frozen=True)
@@ -27,3 +28,5 @@ class ReportOptions:
     bootstrap: int = 1000  # resamples
     seed: int = 0
     slice_fdr: float = 0.05  # --fdr: the false-discovery rate at which slices are found worse (report/slices.py)
+    # issue 41, policy: --target-precision / --policy (report/policy.py; needs Collect(policy=True))
+    policy: PolicyOptions | None = None

@@ -678,6 +678,15 @@ def _reliability(bins: list[Any]) -> str:
     return _chart("Reliability diagram", "mean confidence", "accuracy", 1.0, draw)
 
 
+def _policy(report: dict[str, Any]) -> str:
+    """issue 41, policy: the auto-accept policy's table and curves (reporters/policy.py), with its options only."""
+    if not report.get("policy"):
+        return ""
+    from .policy import html_section as policy_section
+
+    return policy_section(report, _e, _table, _chart)
+
+
 def _review_curve(curve: list[Any]) -> str:
     points = sorted(
         (b, p)
@@ -986,6 +995,7 @@ def render_html(report: dict[str, Any]) -> str:
         + _aggregates(report)
         + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
         + judge_section(report.get("judge"), _e, _num_cell, _table)
+        + _policy(report)
         + render_slices(report, _e, _table, _num_cell)
         + baseline_section.html_section(report, _e, _table)
         + list_section.html_section(report, _e, _table)

@@ -97,6 +97,10 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines += list_section.markdown_lines(report, text)
     lines += cosmetic_lines(report.get("cosmetic_errors"), text)
     lines += judge_lines(report.get("judge"), text)
+    if report.get("policy"):  # issue 41, policy
+        from .policy import markdown_lines as policy_lines
+
+        lines += policy_lines(report, text)
     lines += _calibration(report.get("confidence_metrics"))
     lines += _localisation(report.get("localisation"))
     lines += _worst(report.get("worst_documents") or [], worst_shown)

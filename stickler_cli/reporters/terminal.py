@@ -107,6 +107,10 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     list_section.render_terminal(report, console)
     render_cosmetic(report.get("cosmetic_errors"), console)
     render_judge(report.get("judge"), console)
+    if report.get("policy"):  # issue 41, policy
+        from .policy import render_terminal as render_policy
+
+        render_policy(report, console)
     _render_other_violations(report.get("schema_violations") or {}, report["field_metrics"], console)
     render_calibration(report.get("confidence_metrics"), console)
     if report.get("localisation"):

@@ -51,8 +51,10 @@ if TYPE_CHECKING:
 #     it replaces document_keys, which only --ci runs kept)
 # 15: judge (the judges' bill per LLMComparator field: asked, cached, identical, deduplicated, failed; judge.py),
 #     present only when the plan has such a field
-STATE_VERSION = 15
-# The keys of a saved state in the order version 15 writes them (the counts' and the parts' interleaved); a part's
+# 16: policy (each document's lowest confidence per field, for an auto-accept policy's straight-through rate;
+#     analyses/policy.py), present only when a policy was asked for
+STATE_VERSION = 16
+# The keys of a saved state in the order version 16 writes them (the counts' and the parts' interleaved); a part's
 # key not listed here comes after them, before the embedded schema.
 STATE_KEYS = (
     "state_version",
@@ -83,6 +85,7 @@ STATE_KEYS = (
     "list_errors",
     "cosmetic",
     "judge",
+    "policy",
 )
 HISTOGRAM_BINS = 20  # document scores, in bins of 0.05
 ROWS_NON_MATCHES, ROWS_PER_DOCUMENT = "non_matches", "per_document"

@@ -60,6 +60,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_with_standard_error_closed_too_a_failed_gate_is_still_exit_1",
     ),
     "cli/test_compare_output.py": ("test_standard_input_for_one_of_the_two",),
+    "cli/test_policy.py": ("test_dask_gives_the_policy_of_one_process",),
     "cli/test_merge_cli.py": (
         "test_a_shard_and_the_whole_run_share_documents_and_are_not_added",
         "test_a_state_given_twice_or_copied_is_refused_unless_overlap_is_allowed",
