@@ -375,6 +375,9 @@ def summary(report: dict[str, Any], results: list[dict[str, Any]]) -> str:
         "field_metrics": fields,
         "gates": gates,
     }
+    block = report.get("baseline")
+    if block is not None:  # baseline=: what the comparison found
+        kept["baseline"] = {k: block[k] for k in ("file", "worse", "better", "regressed")}
     return json.dumps(kept, separators=(",", ":"), allow_nan=False)
 
 
@@ -492,4 +495,11 @@ def _summary_line(nodeid: str, value: str) -> str:
     score = kept["metrics"].get("weighted_overall_score")
     shown = "–" if score is None else f"{score:.3f}"
     gates = f", {verdict(kept['gates'])}" if kept["gates"] else ""
-    return f"{nodeid}: {kept['document_count']:,} documents, weighted_overall_score {shown}{gates}"
+    block = kept.get("baseline")
+    if block is None:
+        held = ""
+    elif block["worse"]:
+        held = f", worse than the baseline on {', '.join(block['worse'])}"
+    else:  # regressed with no field worse: no document or no field in common
+        held = ", nothing compared with the baseline" if block["regressed"] else ", not worse than the baseline"
+    return f"{nodeid}: {kept['document_count']:,} documents, weighted_overall_score {shown}{gates}{held}"
