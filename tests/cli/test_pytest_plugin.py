@@ -711,3 +711,27 @@ def test_save_baseline_over_the_ground_truth(stickler):
     )
     out = result.stdout.str()
     assert "Traceback" not in out and "During handling" not in out
+
+
+def test_the_docs_decision_examples_are_real_runs(pytester, root, monkeypatch, imported, capsys):
+    """docs/ci/pytest.md, "Decisions: a policy and a baseline": its three tests, on the files it copies and the
+    baseline its command writes, pass, pass and fail, the last with the message the page shows."""
+    import re
+
+    page = (root / "docs/ci/pytest.md").read_text(encoding="utf-8")
+    section = page[page.index("## Decisions: a policy and a baseline") : page.index("## Bad input")]
+    examples = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(examples) == 2
+    command = re.search(r"```\nstickler eval (.*?)\n```", section, re.S).group(1).split()
+    shown = re.search(r"\n(stickler: Against the baseline.*?)\nworst fields:", section, re.S).group(1)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    tests = pytester.mkdir("tests")
+    for name in ("policy", "baseline"):
+        shutil.copytree(root / "fixtures" / name, tests / name)
+    assert main(["eval", *command]) == 0
+    capsys.readouterr()
+    (tests / "test_decisions.py").write_text("\n\n".join(examples), encoding="utf-8")
+    result = run(pytester)
+    result.assert_outcomes(passed=2, failed=1)
+    assert shown in result.stdout.str()
+    assert (tests / "policy" / "policy.json").is_file()
