@@ -7,7 +7,8 @@
 
 The fixture ``stickler`` runs ``stickler eval`` in the test's process: the same option checks (cli/options.py),
 the same run (run/evaluate.py), the same report (report/build.py) and the same gates (report/gates.py). A failed
-gate fails the test, naming each failed gate, its figure and its threshold, then the worst fields and documents.
+gate fails the test, naming each failed gate, its figure and its threshold, then the worst fields and documents;
+with ``baseline=`` and ``fail_on_regression=True``, so does a field worse than the baseline (issue 41), named.
 Paths are relative to the test file's directory. The report's summary is attached to the test as the property
 ``stickler_report`` (JUnit XML), and the terminal report ends with a line per ``stickler.eval`` call.
 
@@ -117,7 +118,8 @@ class Stickler:
         the gates of ``fail_under`` (a mapping of gate to threshold, written as for ``--fail-under``:
         ``{"weighted_overall_score": 0.9, "line_items.*.cm_recall": 0.8}``) and of ``gates`` (a TOML file whose
         ``[fail-under]`` table holds gates). A failed gate fails the test; a gate with no data fails unless
-        ``no_data_passes=True``. Keywords: ``OPTIONS``; an unknown one is a TypeError."""
+        ``no_data_passes=True``; with ``fail_on_regression=True``, a field significantly worse than ``baseline=``
+        fails it too, as ``--fail-on-regression`` exits 1. Keywords: ``OPTIONS``; an unknown one is a TypeError."""
         from ..errors import SticklerError
 
         unknown = sorted(set(options) - set(OPTIONS))
