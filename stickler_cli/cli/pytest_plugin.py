@@ -7,7 +7,8 @@
 
 The fixture ``stickler`` runs ``stickler eval`` in the test's process: the same option checks (cli/options.py),
 the same run (run/evaluate.py), the same report (report/build.py) and the same gates (report/gates.py). A failed
-gate fails the test, naming each failed gate, its figure and its threshold, then the worst fields and documents.
+gate fails the test, naming each failed gate, its figure and its threshold, then the worst fields and documents;
+with ``baseline=`` and ``fail_on_regression=True``, so does a field worse than the baseline (issue 41), named.
 Paths are relative to the test file's directory. The report's summary is attached to the test as the property
 ``stickler_report`` (JUnit XML), and the terminal report ends with a line per ``stickler.eval`` call.
 
@@ -34,7 +35,8 @@ VALUE_SHOWN = 60  # characters of a value in a failure's message
 # ``schema_resources``, as mappings; ``--confidence-metrics``, ``--budgets``, ``--check-id``, ``--slice-by`` and
 # ``--allow-network`` take a list or the command line's text). Left out, because the fixture returns the report
 # and pytest reports the verdict: --format, --output, --junit, --html, --progress, --save-state, --non-matches,
-# --per-document, --suggest-thresholds, --save-schema and --debug.
+# --per-document, --suggest-thresholds, --save-schema and --debug. ``target_precision`` takes P, a mapping of
+# FIELD to P, or a list of P and "FIELD=P" texts.
 OPTIONS: dict[str, Any] = {
     "fail_under": None,
     "gates": None,
@@ -65,6 +67,15 @@ OPTIONS: dict[str, Any] = {
     "allow_network": None,
     "llm_cache": None,
     "judge_pairing": "full",
+    # issue 41 (docs/decisions.md, docs/decisions-baseline.md)
+    "target_precision": None,
+    "policy_level": 0.95,
+    "write_policy": None,
+    "policy": None,
+    "save_baseline": None,
+    "baseline": None,
+    "baseline_any_schema": False,
+    "fail_on_regression": False,
 }
 
 
@@ -77,6 +88,8 @@ WHOLE_NUMBERS = {
     "ece_bins": "ECE_BINS_OPTION",
     "show_errors": "SHOW_ERRORS_OPTION",
 }
+# The options that take a number (a rate or a level), checked as numbers before the CLI's checks compare them.
+NUMBERS = ("fdr", "ci", "policy_level")
 
 
 class Evaluated(NamedTuple):
@@ -105,7 +118,8 @@ class Stickler:
         the gates of ``fail_under`` (a mapping of gate to threshold, written as for ``--fail-under``:
         ``{"weighted_overall_score": 0.9, "line_items.*.cm_recall": 0.8}``) and of ``gates`` (a TOML file whose
         ``[fail-under]`` table holds gates). A failed gate fails the test; a gate with no data fails unless
-        ``no_data_passes=True``. Keywords: ``OPTIONS``; an unknown one is a TypeError."""
+        ``no_data_passes=True``; with ``fail_on_regression=True``, a field significantly worse than ``baseline=``
+        fails it too, as ``--fail-on-regression`` exits 1. Keywords: ``OPTIONS``; an unknown one is a TypeError."""
         from ..errors import SticklerError
 
         unknown = sorted(set(options) - set(OPTIONS))
@@ -120,6 +134,7 @@ class Stickler:
             if options.get(name) is not None and not isinstance(options[name], dict):
                 raise TypeError(f"stickler.eval(): {name}= takes a dict ({MAPPINGS[name]}), got {options[name]!r}")
         given = {**OPTIONS, **options}
+        given["target_precision"] = _targets(given["target_precision"])
         files = [self._path(schema), self._path(ground_truth), self._path(predictions)]
         try:
             with _process_settings():
@@ -134,8 +149,9 @@ class Stickler:
         # is written all the same, in the test case's <properties> (docs/ci/pytest.md).
         self._node.user_properties.append((PROPERTY, summary(report, results)))
         failed = [r for r in results if r["status"] == "failed"]
-        if failed:
-            pytest.fail(failure_message(report, results, not report["document_count"]), pytrace=False)
+        regressed = given["fail_on_regression"] and report["baseline"]["regressed"]  # as --fail-on-regression
+        if failed or regressed:
+            pytest.fail(failure_message(report, results, not report["document_count"], regressed), pytrace=False)
         return Evaluated(report, results)
 
     def _path(self, given: str | os.PathLike) -> str:
@@ -182,11 +198,13 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     from ..errors import UsageError
     from ..report import gates as quality_gates
     from ..report.build import build_report
+    from ..run import atomic
     from ..run.evaluate import evaluate_files
     from ..run.reader import check_readable, file_size
     from ..run.shards import resolve_shards
     from ..schema.compiler import check_ready
-    from .inputs import scoring_plan, warn_about_records
+    from .eval_run import EvalArgs, _compare, _read_baseline, _with_rows
+    from .inputs import schema_files, scoring_plan, warn_about_records
     from . import option_values as cli
     from . import options as declared  # the typer declarations, whose bounds the whole numbers keep
 
@@ -200,6 +218,19 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     cli.check_ci(o["ci"])
     cli.check_bootstrap(o["bootstrap"])
     cli.check_fdr(o["fdr"])
+    cli.check_policy_options(o["target_precision"], o["policy_level"], o["write_policy"], o["policy"])
+    if (o["fail_on_regression"] or o["baseline_any_schema"]) and not o["baseline"]:
+        raise UsageError("fail_on_regression= and baseline_any_schema= compare with a baseline: give baseline=FILE")
+    # The baseline's options as the CLI's run reads them (cli/eval_run.py): the file, the schema check, the tests.
+    held = EvalArgs(
+        baseline=path(o["baseline"]) if o["baseline"] else None,
+        baseline_any_schema=bool(o["baseline_any_schema"]),
+        ci=o["ci"],
+        bootstrap=o["bootstrap"],
+        seed=o["seed"],
+        fdr=o["fdr"],
+    )
+    written = {name: path(o[name]) if o[name] else None for name in ("save_baseline", "write_policy")}
     reporting = cli.report_options(
         _texted(o["confidence_metrics"]),
         o["ece_bins"],
@@ -212,7 +243,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
         o["fdr"],
     )
     plugins = [path(p) if p.endswith(".py") else p for p in _listed(o["plugins"]) or []]
-    cli.load_plugins(plugins)
+    plugin_files = cli.load_plugins(plugins)
     cache = path(o["llm_cache"]) if o["llm_cache"] else None
     llm = cli.llm_access(o["llm_base_url"], o["llm_api_key_env"], _listed(o["allow_network"]), cache)
     gates_file = path(o["gates"]) if o["gates"] else None
@@ -222,13 +253,25 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     gates = list({g.key: g for g in [*gates, *given]}.values())  # fail_under= wins, as --fail-under does
     schema, ground_truth, predictions = files
     shards = resolve_shards(ground_truth, predictions)
-    check_readable(schema, *[p for s in shards for p in (s.ground_truth, s.predictions)])
+    data_files = [
+        (what, file)
+        for shard in shards
+        for what, file in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))
+    ]
+    check_readable(schema, *[file for _, file in data_files], *([held.baseline] if held.baseline else []))
     resources = [f"{url}={path(file)}" for url, file in (o["schema_resources"] or {}).items()]
     plan = scoring_plan(
         schema, resources, o["assert_formats"], [ground_truth, predictions], "schema, ground_truth, predictions"
     )
     check_ready(plan)
+    policy = path(o["policy"]) if o["policy"] else None
+    read = [("baseline", held.baseline)] if held.baseline else []
+    read += [("policy", policy)] if policy else []
+    inputs = [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file), *read]
+    atomic.check_targets(written, inputs)  # save_baseline= and write_policy= never overwrite an input
+    held_to = _read_baseline(held, plan)  # a bad baseline, or one of another schema, is refused before the run
     quality_gates.check_paths(gates, plan)
+    reporting = cli.with_policy(reporting, o["target_precision"], o["policy_level"], policy, plan, gates)
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     options = cli.run_options(
         pairing,
@@ -236,12 +279,31 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
         o["dask"],
         plugins,
         llm,
-        cli.collect_option(o["show_errors"], {}, o["ci"], cli.slice_paths(_listed(o["slice_by"]), gates)),
+        _with_rows(
+            cli.collect_option(
+                o["show_errors"],
+                {},
+                o["ci"],
+                cli.slice_paths(_listed(o["slice_by"]), gates),
+                reporting.policy is not None,
+            ),
+            bool(held.baseline or written["save_baseline"]),
+        ),
         o["judge_pairing"],
     )
     evaluation = evaluate_files(plan, shards, options=options)
     warn_about_records(evaluation.accumulator.stats, ground_truth)
+    if written["save_baseline"]:
+        from ..report import baseline as baselines
+
+        atomic.write(written["save_baseline"], baselines.build(evaluation))
     report = build_report(evaluation, reporting)
+    if held_to is not None:
+        report["baseline"] = _compare(held, evaluation, held_to)
+    if written["write_policy"]:
+        from .output import write_policy
+
+        write_policy(written["write_policy"], report, data_files)
     report["gates"] = quality_gates.check(gates, report, o["no_data_passes"])
     return report, report["gates"]
 
@@ -263,6 +325,27 @@ def _check_numbers(o: dict[str, Any], declared: Any) -> None:
         if (low is not None and value < low) or (high is not None and value > high):
             within = f"from {low} to {high}" if high is not None else f"at least {low}"
             raise UsageError(f"{name}={value}: must be {within}")
+    for name in NUMBERS:  # their bounds are the CLI's checks (option_values.py)
+        value = o[name]
+        if (value is not None or name != "ci") and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise UsageError(f"{name}={value!r}: expected a number")
+
+
+def _targets(value: Any) -> list[str] | None:
+    """``target_precision=``: P, a mapping of FIELD to P, or a list of P and ``"FIELD=P"``, as the texts of
+    ``--target-precision`` (whose check, report/policy.py, reads them); a TypeError for anything else."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        items = [(f"{field}=", p) for field, p in value.items()]
+    else:
+        items = [("", p) for p in (value if isinstance(value, (list, tuple)) else [value])]
+    if any(isinstance(p, bool) or not isinstance(p, (str, int, float)) for _, p in items):
+        raise TypeError(
+            "stickler.eval(): target_precision= takes P, a dict of FIELD to P or a list of P and 'FIELD=P', "
+            f"got {value!r}"
+        )
+    return [f"{field}{p}" for field, p in items]
 
 
 def _listed(value: Any) -> list[str] | None:
@@ -294,12 +377,16 @@ def summary(report: dict[str, Any], results: list[dict[str, Any]]) -> str:
         "field_metrics": fields,
         "gates": gates,
     }
+    block = report.get("baseline")
+    if block is not None:  # baseline=: what the comparison found
+        kept["baseline"] = {k: block[k] for k in ("file", "worse", "better", "regressed")}
     return json.dumps(kept, separators=(",", ":"), allow_nan=False)
 
 
-def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty: bool) -> str:
-    """What a failed test says: each failed gate with its figure and threshold, then the worst fields and the
-    worst documents (a few each)."""
+def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty: bool, regressed: bool = False) -> str:
+    """What a failed test says: with ``regressed`` (fail_on_regression=), the comparison with the baseline and its
+    worse fields; each failed gate with its figure and threshold; then the worst fields and the worst documents
+    (a few each)."""
     from ..report.gates import failed, no_data_hint, shown_actual, threshold_text, verdict
     from .output import printable
 
@@ -307,7 +394,10 @@ def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty
     predictions = (report.get("inputs") or {}).get("predictions")
     if isinstance(predictions, list):  # shards
         predictions = ", ".join(predictions)
-    lines = [f"stickler: {verdict(results)} ({report['document_count']:,} documents of {predictions})"]
+    of = f"{report['document_count']:,} documents of {predictions}"
+    lines = _regression(report["baseline"], of) if regressed else []
+    if bad or not regressed:
+        lines.append(f"stickler: {verdict(results)} ({of})")
     width = max((len(r["gate"]) for r in bad), default=0)
     for r in bad:
         figure = shown_actual(r)
@@ -321,6 +411,25 @@ def failure_message(report: dict[str, Any], results: list[dict[str, Any]], empty
     lines += _worst_fields(report["field_metrics"])
     lines += _worst_documents(report.get("worst_documents") or [])
     return "\n".join(printable(line) for line in lines)
+
+
+def _regression(block: dict[str, Any], of: str) -> list[str]:
+    """The comparison with the baseline that failed the test: its verdict, what the report says first (another
+    stickler, another schema), and each worse field with its documents and mean scores."""
+    lines = [f"stickler: {block['verdict']} ({of}; baseline {block['file']})"]
+    lines += [f"  ({notice})" for notice in block["notices"]]
+    worse = [f for f in block["fields"] if f["verdict"] == "worse"]
+    width = max((len(f["path"]) for f in worse), default=0)
+    for f in worse:
+        was, now = f.get("baseline_mean_score"), f.get("run_mean_score")
+        scores = "" if was is None or now is None else f"; mean score {was:.3f} -> {now:.3f}"
+        qs = [q for q in (f.get("mcnemar_q"), f.get("score_q")) if q is not None]
+        q = f"; q {min(qs):.2g}" if qs else ""
+        lines.append(
+            f"  {f['path']:<{width}}  worse in {f['worse']} of {f['documents']} documents, "
+            f"better in {f['better']}{scores}{q}"
+        )
+    return lines
 
 
 def _worst_fields(fields: dict[str, dict[str, Any]]) -> list[str]:
@@ -388,4 +497,11 @@ def _summary_line(nodeid: str, value: str) -> str:
     score = kept["metrics"].get("weighted_overall_score")
     shown = "–" if score is None else f"{score:.3f}"
     gates = f", {verdict(kept['gates'])}" if kept["gates"] else ""
-    return f"{nodeid}: {kept['document_count']:,} documents, weighted_overall_score {shown}{gates}"
+    block = kept.get("baseline")
+    if block is None:
+        held = ""
+    elif block["worse"]:
+        held = f", worse than the baseline on {', '.join(block['worse'])}"
+    else:  # regressed with no field worse: no document or no field in common
+        held = ", nothing compared with the baseline" if block["regressed"] else ", not worse than the baseline"
+    return f"{nodeid}: {kept['document_count']:,} documents, weighted_overall_score {shown}{gates}{held}"

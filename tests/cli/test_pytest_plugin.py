@@ -18,6 +18,7 @@ import tomllib
 import xml.etree.ElementTree as ElementTree
 
 import pytest
+from scipy.stats import beta
 
 from stickler_cli.cli.app import main
 
@@ -28,9 +29,10 @@ WEIGHTED = 0.5942058554045783  # `stickler eval ... --format json`'s metrics.wei
 
 
 @pytest.fixture(scope="module")
-def imported():
+def imported(tmp_path_factory):
     """What an evaluation imports, imported here first: pytester's in-process runs take out afterwards the modules
-    imported during them, and numpy cannot be imported a second time in one process."""
+    imported during them, and numpy cannot be imported a second time in one process. A policy fitted and a
+    baseline saved and held to import what issue 41's options need."""
     from stickler_cli.cli import pytest_plugin
     from tests.conftest import ROOT
 
@@ -40,6 +42,10 @@ def imported():
     options = {**pytest_plugin.OPTIONS, "fail_under": {"weighted_overall_score": 0.9}}
     report, results = pytest_plugin._evaluate(files, options, str)
     pytest_plugin.failure_message(report, results, False)
+    baseline = str(tmp_path_factory.mktemp("warm") / "baseline")
+    for held in ({"save_baseline": baseline}, {"baseline": baseline, "target_precision": ["0.8"]}):
+        report, results = pytest_plugin._evaluate(files, {**pytest_plugin.OPTIONS, **held}, str)
+    pytest_plugin.failure_message(report, results, False, True)
 
 
 @pytest.fixture
@@ -493,3 +499,239 @@ def test_slices(stickler):
 """,
     )
     run(project).assert_outcomes(passed=1)
+
+
+@pytest.fixture
+def decisions(project, root):
+    """issue 41's worked examples beside the test: fixtures/policy (20 invoices whose invoice_id and total carry
+    confidences) in models/data/policy/, fixtures/baseline (40 receipts; shipped and candidate predictions) in
+    models/data/baseline/."""
+    for name in ("policy", "baseline"):
+        shutil.copytree(root / "fixtures" / name, project.path / "models" / "data" / name)
+    return project
+
+
+POLICY = 'stickler.eval("data/policy/schema.json", "data/policy/gt.jsonl", "data/policy/pred.jsonl"'
+
+
+def test_a_policy_fitted_in_a_test_then_applied(decisions):
+    """docs/decisions.md's worked example, at a target of 0.8. invoice_id: its 16 right values at confidence 0.99 ..
+    0.84 are accepted (0.80 twice, one of them wrong, and a wrong 0.60 are not; one value has no confidence), so
+    coverage 16/20; every accepted value right, so the one-sided 95% Clopper–Pearson bound is 0.05 ** (1/16).
+    total: 18 right values at 0.97 .. 0.84, two wrong ones at 0.30 and 0.20: coverage 18/20, bound 0.05 ** (1/18).
+    Straight through: the 14 documents whose two values are both at 0.84 or above (tests/cli/test_policy.py counts
+    them from the files). At the level 0.9, total's threshold falls to 0.30: its 19 values at 0.30 or above (18
+    right) have the bound beta.ppf(0.1, 18, 2) = 0.810 >= 0.8 (at 0.95 it is 0.774 < 0.8). The written policy,
+    applied to the same data, holds."""
+    write_test(
+        decisions,
+        f"""
+import json
+import pytest
+
+def test_fit(stickler):
+    report, gates = {POLICY}, target_precision=0.8, write_policy="data/policy.json",
+                                    fail_under={{"straight_through_rate": 0.7, "total.coverage": 0.9}})
+    fields = report["policy"]["fields"]
+    assert (fields["invoice_id"]["threshold"], fields["invoice_id"]["accepted"], fields["invoice_id"]["values"]) == (
+        0.84, 16, 20)
+    assert fields["invoice_id"]["coverage"] == 0.8
+    assert fields["invoice_id"]["lower_bound"] == pytest.approx(0.05 ** (1 / 16), abs=1e-12)
+    assert (fields["total"]["threshold"], fields["total"]["coverage"]) == (0.84, 0.9)
+    assert fields["total"]["lower_bound"] == pytest.approx(0.05 ** (1 / 18), abs=1e-12)
+    assert report["policy"]["straight_through"]["straight_through"] == 14
+    assert [(g["gate"], g["actual"], g["status"]) for g in gates] == [
+        ("straight_through_rate >= 0.7", 0.7, "passed"),
+        ("total.coverage >= 0.9", 0.9, "passed"),
+    ]
+    written = json.loads(open("models/data/policy.json").read())
+    assert written["target"] == 0.8 and written["level"] == 0.95
+    assert {{k: v["threshold"] for k, v in written["fields"].items()}} == {{"invoice_id": 0.84, "total": 0.84}}
+
+def test_one_field_by_name(stickler):
+    report, _ = {POLICY}, target_precision={{"total": 0.8}}, policy_level=0.9)
+    assert report["policy"]["level"] == 0.9
+    total = report["policy"]["fields"]["total"]
+    assert (total["threshold"], total["accepted"], total["errors_let_through"]) == (0.3, 19, 1)
+    assert total["lower_bound"] == pytest.approx({float(beta.ppf(0.1, 18, 2))!r}, abs=1e-12)
+    assert set(report["policy"]["fields"]) == {{"total"}}
+
+def test_apply(stickler):
+    report, gates = {POLICY}, policy="data/policy.json", fail_under={{"policy_holds": 1}})
+    assert report["policy"]["mode"] == "applied"
+    assert [(g["gate"], g["actual"], g["status"]) for g in gates] == [("policy_holds >= 1", 1.0, "passed")]
+
+def test_a_policy_gate_fails(stickler):
+    {POLICY}, target_precision=0.8, fail_under={{"straight_through_rate": 0.75}})
+""",
+    )
+    result = run(decisions)
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "stickler: 1 of 1 gate(s) failed (20 documents of models/data/policy/pred.jsonl)",
+            "  straight_through_rate >= 0.75  0.700 < 0.75",
+        ]
+    )
+
+
+BASELINE = 'stickler.eval("data/baseline/schema.json", "data/baseline/gt.jsonl", "data/baseline/{}.jsonl"'
+
+
+def test_a_baseline_saved_then_held_to(decisions):
+    """docs/decisions-baseline.md's worked example. The shipped predictions against their own baseline: the same on
+    every field. The candidate: total went from correct to incorrect in 8 documents and back in none (McNemar
+    p = 2 × (1/2)^8), its mean score from 35/40 to 27/40; Benjamini–Hochberg over the four tests made gives it
+    q = 0.022 (the page works it by hand): worse, and fail_on_regression= fails the test naming it. date went the
+    other way in 4 documents (p = 2 × (1/2)^4 = 0.125): the same. Without fail_on_regression= the test passes."""
+    shipped, candidate = BASELINE.format("shipped"), BASELINE.format("candidate")
+    write_test(
+        decisions,
+        f"""
+import os
+import pytest
+
+def test_the_same_predictions_pass(stickler):
+    {shipped}, save_baseline="data/shipped.baseline")
+    assert os.path.getsize("models/data/shipped.baseline") < os.path.getsize("models/data/baseline/shipped.jsonl")
+    report, _ = {shipped}, baseline="data/shipped.baseline", fail_on_regression=True)
+    block = report["baseline"]
+    assert block["documents"]["common"] == 40 and not block["regressed"]
+    assert {{f["path"]: f["verdict"] for f in block["fields"]}} == {{
+        "receipt_id": "same", "vendor": "same", "date": "same", "total": "same"}}
+
+def test_said_without_failing(stickler):
+    {shipped}, save_baseline="data/said.baseline")
+    report, _ = {candidate}, baseline="data/said.baseline")
+    block = report["baseline"]
+    fields = {{f["path"]: f for f in block["fields"]}}
+    assert block["worse"] == ["total"] and block["better"] == []
+    assert (fields["total"]["worse"], fields["total"]["better"]) == (8, 0)
+    assert fields["total"]["mcnemar_p"] == pytest.approx(2 * 0.5**8, rel=1e-12)
+    assert (fields["total"]["baseline_mean_score"], fields["total"]["run_mean_score"]) == (35 / 40, 27 / 40)
+    assert (fields["date"]["worse"], fields["date"]["better"], fields["date"]["verdict"]) == (0, 4, "same")
+
+def test_a_worse_field_fails(stickler):
+    {shipped}, save_baseline="data/failing.baseline")
+    {candidate}, baseline="data/failing.baseline", fail_on_regression=True)
+    raise AssertionError("not reached: the regression stops the test")
+""",
+    )
+    result = run(decisions)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "stickler: Against the baseline, the run is significantly worse on 1 field(s): total "
+            "(40 documents of models/data/baseline/candidate.jsonl; baseline models/data/failing.baseline)",
+            "  total  worse in 8 of 40 documents, better in 0; mean score 0.875 -> 0.675; q 0.022",
+            "worst fields:",
+        ]
+    )
+    assert "not reached" not in result.stdout.str()
+    # the terminal report's lines: a call without baseline= says nothing of one
+    result.stdout.fnmatch_lines(
+        [
+            "models/test_model.py::test_a_worse_field_fails: 40 documents, weighted_overall_score 0.906, "
+            "worse than the baseline on total",
+            "models/test_model.py::test_a_worse_field_fails: 40 documents, weighted_overall_score 0.931",
+            "models/test_model.py::test_said_without_failing: 40 documents, weighted_overall_score 0.906, "
+            "worse than the baseline on total",
+            "models/test_model.py::test_said_without_failing: 40 documents, weighted_overall_score 0.931",
+            "models/test_model.py::test_the_same_predictions_pass: 40 documents, weighted_overall_score 0.931, "
+            "not worse than the baseline",
+        ]
+    )
+
+
+def test_bad_policy_and_baseline_options_are_clear_errors(decisions):
+    """The CLI's checks of issue 41's options, each a one-line failure naming the option or the file."""
+    shipped = BASELINE.format("shipped")
+    write_test(
+        decisions,
+        f"""
+import pytest
+
+def test_target_out_of_range(stickler):
+    {POLICY}, target_precision=1.5)
+
+def test_target_on_no_field(stickler):
+    {POLICY}, target_precision={{"totl": 0.9}})
+
+def test_target_not_a_number(stickler):
+    with pytest.raises(TypeError) as raised:
+        {POLICY}, target_precision=[None])
+    assert str(raised.value).startswith("stickler.eval(): target_precision= takes P, a dict of FIELD to P")
+
+def test_level_not_a_number(stickler):
+    {POLICY}, target_precision=0.9, policy_level="high")
+
+def test_level_out_of_range(stickler):
+    {POLICY}, target_precision=0.9, policy_level=1.0)
+
+def test_fit_and_apply(stickler):
+    {POLICY}, target_precision=0.9, policy="data/policy.json")
+
+def test_policy_gate_without_a_policy(stickler):
+    {POLICY}, fail_under={{"straight_through_rate": 0.5}})
+
+def test_missing_policy(stickler):
+    {POLICY}, policy="data/nope.json")
+
+def test_regression_without_baseline(stickler):
+    {shipped}, fail_on_regression=True)
+
+def test_missing_baseline(stickler):
+    {shipped}, baseline="data/nope.baseline")
+
+def test_baseline_of_another_schema(stickler):
+    {shipped}, save_baseline="data/receipts.baseline")
+    {POLICY}, baseline="data/receipts.baseline")
+
+def test_save_baseline_over_the_ground_truth(stickler):
+    {shipped}, save_baseline="data/baseline/gt.jsonl")
+""",
+    )
+    result = run(decisions, "-rf")
+    result.assert_outcomes(passed=1, failed=11)
+    result.stdout.fnmatch_lines(
+        [
+            "stickler.eval: --target-precision '1.5': the precision must be between 0 and 1 (exclusive)",
+            "stickler.eval: --target-precision 'totl=0.9': no field 'totl' (did you mean 'total'?)",
+            "stickler.eval: policy_level='high': expected a number",
+            "stickler.eval: --policy-level must be a level between 0 and 1, such as 0.95; got 1",
+            "stickler.eval: --target-precision fits a policy, --policy checks one: give one of them",
+            "stickler.eval: fail_under=: gate 'straight_through_rate' needs a policy: *",
+            "stickler.eval: models/data/nope.json: cannot read the policy file: *",
+            "stickler.eval: fail_on_regression= and baseline_any_schema= compare with a baseline: give baseline=FILE",
+            "stickler.eval: models/data/nope.baseline: file not found",
+            "stickler.eval: models/data/receipts.baseline: was written with another schema *",
+            "stickler.eval: save_baseline=models/data/baseline/gt.jsonl: refusing to overwrite an input file with the "
+            "report: it is the ground truth",
+        ]
+    )
+    out = result.stdout.str()
+    assert "Traceback" not in out and "During handling" not in out
+
+
+def test_the_docs_decision_examples_are_real_runs(pytester, root, monkeypatch, imported, capsys):
+    """docs/ci/pytest.md, "Decisions: a policy and a baseline": its three tests, on the files it copies and the
+    baseline its command writes, pass, pass and fail, the last with the message the page shows."""
+    import re
+
+    page = (root / "docs/ci/pytest.md").read_text(encoding="utf-8")
+    section = page[page.index("## Decisions: a policy and a baseline") : page.index("## Bad input")]
+    examples = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(examples) == 2
+    command = re.search(r"```\nstickler eval (.*?)\n```", section, re.S).group(1).split()
+    shown = re.search(r"\n(stickler: Against the baseline.*?)\nworst fields:", section, re.S).group(1)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    tests = pytester.mkdir("tests")
+    for name in ("policy", "baseline"):
+        shutil.copytree(root / "fixtures" / name, tests / name)
+    assert main(["eval", *command]) == 0
+    capsys.readouterr()
+    (tests / "test_decisions.py").write_text("\n\n".join(examples), encoding="utf-8")
+    result = run(pytester)
+    result.assert_outcomes(passed=2, failed=1)
+    assert shown in result.stdout.str()
+    assert (tests / "policy" / "policy.json").is_file()

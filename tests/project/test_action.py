@@ -125,7 +125,10 @@ def test_a_failing_gate_uploads_the_reports_then_fails(workspace: Path, bin_dir:
     run = action(workspace, bin_dir, schema=SCHEMA, fail_under=f"weighted_overall_score={score + 0.05:.4f}")
     assert run.code == 1
     assert [(s.name, s.code) for s in run.ran] == [("Install stickler", 0), ("Evaluate", 0), ("Gates", 1)]
-    assert "::error title=stickler eval::a quality gate failed (exit code 1)" in run.ran[-1].stdout
+    assert (
+        "::error title=stickler eval::a quality gate failed, or a field is worse than the baseline (exit code 1): "
+        "the job summary says which"
+    ) in run.ran[-1].stdout
     assert run.outputs["passed"] == "false"
     assert float(run.outputs["score"]) == score
     assert [u for u, _ in run.uses] == ["actions/upload-artifact@v4"]  # before the failing step
@@ -259,14 +262,20 @@ def test_python_version_sets_up_python_first(workspace: Path, bin_dir: Path) -> 
     assert run.uses == [("actions/setup-python@v5", {"python-version": "3.12"})]
 
 
-def test_the_pages_workflows_and_summary_are_what_the_action_does(workspace: Path, bin_dir: Path) -> None:
-    page = (ROOT / "docs" / "ci" / "github-action.md").read_text(encoding="utf-8")
-    declared = load_action()["inputs"]
+def page_steps(page: str) -> list[dict]:
+    """The steps of the page's YAML blocks (whole workflows, or a job's steps) that use the action."""
     steps = []
     for block in re.findall(r"^```yaml\n(.*?)^```$", page, re.M | re.S):
         parsed = yaml.safe_load(block)
-        found = parsed.get("jobs", {}).get("eval", parsed)["steps"]
-        steps += [s for s in found if s.get("uses") in ("ORG/stickler@v1", "./")]
+        for job in parsed.get("jobs", {"": parsed}).values():
+            steps += [s for s in job["steps"] if s.get("uses") in ("ORG/stickler@v1", "./")]
+    return steps
+
+
+def test_the_pages_workflows_and_summary_are_what_the_action_does(workspace: Path, bin_dir: Path) -> None:
+    page = (ROOT / "docs" / "ci" / "github-action.md").read_text(encoding="utf-8")
+    declared = load_action()["inputs"]
+    steps = [s for s in page_steps(page) if s["with"]["ground-truth"] == GT]  # the invoice workflows
     assert [s["uses"] for s in steps] == ["ORG/stickler@v1", "./"]
     required = {name for name, spec in declared.items() if spec.get("required")}
     score = cli_score(workspace)
@@ -283,3 +292,53 @@ def test_the_pages_workflows_and_summary_are_what_the_action_does(workspace: Pat
     head, _, tail = shown.partition("...\n")
     run = action(workspace, bin_dir, schema=SCHEMA, fail_under="weighted_overall_score=0.9")
     assert run.code == 1 and run.summary.startswith(head) and "\n" + tail.lstrip("\n") in run.summary
+
+
+def test_the_pages_baseline_and_policy_workflows_run(workspace: Path, bin_dir: Path) -> None:
+    """docs/ci/github-action.md's baseline and policy workflows, on stickler's fixtures/baseline and fixtures/policy:
+    the page's commands write ci/baseline.stickler (the shipped model) and ci/policy.json (target 0.8); the pull
+    request's candidate model is worse on total (8 documents right before, wrong now: docs/decisions-baseline.md
+    works it out), so `--fail-on-regression` in args fails the job; the refresh writes the baseline again, which
+    the shipped predictions then meet; the committed policy holds on the data it was fitted on (policy_holds 1)."""
+    import shlex
+
+    page = (ROOT / "docs" / "ci" / "github-action.md").read_text(encoding="utf-8")
+    for name in ("baseline", "policy"):
+        shutil.copytree(ROOT / "fixtures" / name, workspace / "fixtures" / name)
+    (workspace / "ci").mkdir()
+    commands = re.findall(r"^stickler eval (.*)$", page, re.M)
+    assert len(commands) == 2
+    for command in commands:
+        done = cli(workspace, "eval", *shlex.split(command))
+        assert done.returncode == 0, done.stderr
+    steps = [s for s in page_steps(page) if s["with"]["ground-truth"] != GT]
+    assert [s["with"]["args"] for s in steps] == [
+        "--baseline ci/baseline.stickler --fail-on-regression",
+        "--save-baseline ci/baseline.stickler",
+        "--policy ci/policy.json --fail-under policy_holds=1",
+    ]
+    held, refresh, policy = ({k.replace("-", "_"): v for k, v in s["with"].items()} for s in steps)
+
+    run = action(workspace, bin_dir, **held)
+    assert run.code == 1 and run.outputs["passed"] == "false"
+    assert [(s.name, s.code) for s in run.ran] == [("Install stickler", 0), ("Evaluate", 0), ("Gates", 1)]
+    assert "a field is worse than the baseline (exit code 1)" in run.ran[-1].stdout
+    block = json.loads(Path(run.outputs["report"]).read_text(encoding="utf-8"))["baseline"]
+    assert block["worse"] == ["total"] and block["documents"]["common"] == 40
+    total = next(f for f in block["fields"] if f["path"] == "total")
+    assert (total["worse"], total["better"]) == (8, 0)
+    assert "Against the baseline, the run is significantly worse on 1 field(s): total" in run.summary
+
+    (workspace / "ci" / "baseline.stickler").unlink()
+    run = action(workspace, bin_dir, **refresh)
+    assert run.code == 0 and run.outputs["passed"] == "true", run.log
+    base = held["predictions"].replace("candidate", "shipped")
+    done = cli(workspace, "eval", held["schema"], held["ground_truth"], base, *shlex.split(held["args"]), "-f", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["baseline"]["documents"]["common"] == 40
+
+    run = action(workspace, bin_dir, **policy)
+    assert run.code == 0 and run.outputs["passed"] == "true", run.log
+    report = json.loads(Path(run.outputs["report"]).read_text(encoding="utf-8"))
+    assert report["policy"]["mode"] == "applied"
+    assert [(g["gate"], g["actual"], g["status"]) for g in report["gates"]] == [("policy_holds >= 1", 1.0, "passed")]
