@@ -192,9 +192,10 @@ def run_eval(args: EvalArgs) -> None:
             *plugin_files,
             *quality_gates.sources(args.gates_file),
             *([("baseline", args.baseline)] if args.baseline else []),
+            *([("policy", args.policy)] if args.policy else []),
         ],
     )
-    held_to = _read_baseline(args, plan)  # a bad baseline, or one of another schema, is refused before the run
+    held_to = read_baseline(args, plan)  # a bad baseline, or one of another schema, is refused before the run
     quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
     reporting = with_policy(reporting, args.target_precision, args.policy_level, args.policy, plan, gates)
     if args.dry_run:
@@ -212,7 +213,7 @@ def run_eval(args: EvalArgs) -> None:
         args.dask,
         args.plugin,
         llm,
-        _with_rows(
+        with_rows(
             collect_option(
                 args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates), reporting.policy is not None
             ),
@@ -238,7 +239,7 @@ def run_eval(args: EvalArgs) -> None:
         notes.append(f"Baseline of {evaluation.accumulator.document_count} documents written to {args.save_baseline}")
     report = build_report(evaluation, reporting)
     if held_to is not None:
-        report["baseline"] = _compare(args, evaluation, held_to)
+        report["baseline"] = compare_with_baseline(args, evaluation, held_to)
     if "slices" in report:  # the report's warnings hold these too
         from ..report.slices import unheld_paths
 
@@ -260,7 +261,7 @@ def run_eval(args: EvalArgs) -> None:
     )
 
 
-def _with_rows(collect: Any, rows: bool) -> Any:
+def with_rows(collect: Any, rows: bool) -> Any:
     """``collect`` keeping each document's row and index (``Collect.documents``) when a baseline is written or read:
     the rows ``--ci`` and ``stickler diff`` use, which workers and Dask return in input order."""
     import dataclasses
@@ -268,7 +269,7 @@ def _with_rows(collect: Any, rows: bool) -> Any:
     return dataclasses.replace(collect, documents=True) if rows else collect
 
 
-def _read_baseline(args: EvalArgs, plan: Plan) -> Any:
+def read_baseline(args: EvalArgs, plan: Plan) -> Any:
     """The baseline of ``--baseline``, read and checked (its schema too) before anything is scored; None without."""
     if not args.baseline:
         return None
@@ -279,7 +280,7 @@ def _read_baseline(args: EvalArgs, plan: Plan) -> Any:
     return held_to
 
 
-def _compare(args: EvalArgs, evaluation: Any, held_to: Any) -> dict[str, Any]:
+def compare_with_baseline(args: EvalArgs, evaluation: Any, held_to: Any) -> dict[str, Any]:
     from ..report import baseline as baselines
 
     level = args.ci if args.ci is not None else 0.95

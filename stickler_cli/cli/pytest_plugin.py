@@ -203,7 +203,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     from ..run.reader import check_readable, file_size
     from ..run.shards import resolve_shards
     from ..schema.compiler import check_ready
-    from .eval_run import EvalArgs, _compare, _read_baseline, _with_rows
+    from .eval_run import EvalArgs, compare_with_baseline, read_baseline, with_rows
     from .inputs import schema_files, scoring_plan, warn_about_records
     from . import option_values as cli
     from . import options as declared  # the typer declarations, whose bounds the whole numbers keep
@@ -269,7 +269,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     read += [("policy", policy)] if policy else []
     inputs = [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file), *read]
     atomic.check_targets(written, inputs)  # save_baseline= and write_policy= never overwrite an input
-    held_to = _read_baseline(held, plan)  # a bad baseline, or one of another schema, is refused before the run
+    held_to = read_baseline(held, plan)  # a bad baseline, or one of another schema, is refused before the run
     quality_gates.check_paths(gates, plan)
     reporting = cli.with_policy(reporting, o["target_precision"], o["policy_level"], policy, plan, gates)
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
@@ -279,7 +279,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
         o["dask"],
         plugins,
         llm,
-        _with_rows(
+        with_rows(
             cli.collect_option(
                 o["show_errors"],
                 {},
@@ -299,7 +299,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
         atomic.write(written["save_baseline"], baselines.build(evaluation))
     report = build_report(evaluation, reporting)
     if held_to is not None:
-        report["baseline"] = _compare(held, evaluation, held_to)
+        report["baseline"] = compare_with_baseline(held, evaluation, held_to)
     if written["write_policy"]:
         from .output import write_policy
 

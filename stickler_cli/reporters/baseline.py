@@ -141,8 +141,14 @@ def markdown_lines(report: dict[str, Any], text: Any) -> list[str]:
 
 
 def notice_markdown(report: dict[str, Any], text: Any) -> list[str]:
+    """What a PR comment says first: another version or schema wrote the baseline, then the comparison's verdict
+    (❌ when a field is worse or nothing was compared, which --fail-on-regression exits 1 on), so that a regression
+    is read at the top even when no gate failed."""
     block = _block(report)
-    return [f"> **Note:** {text(n)}" for n in block["notices"]] + [""] if block and block["notices"] else []
+    if not block:
+        return []
+    notes = [f"> **Note:** {text(n)}" for n in block["notices"]] + [""] if block["notices"] else []
+    return [*notes, f"**{'❌' if block['regressed'] else '✅'} {text(block['verdict'])}**", ""]
 
 
 def html_section(report: dict[str, Any], escaped: Any, table: Any) -> str:

@@ -326,6 +326,12 @@ def test_the_report_block_validates_in_every_format(data):
     assert "Against the baseline" in html.read_text()
     markdown = run("eval", schema, gt, worse, "--baseline", baseline, "-f", "markdown").stdout
     assert "### Against the baseline" in markdown and "| `name` | 40 | 16 | 0 | 0.800 | 0.400 |" in markdown
+    # Said at the top (a PR comment's first lines), though no gate failed.
+    assert (
+        markdown.splitlines()[2] == "**❌ `Against the baseline, the run is significantly worse on 1 field(s): name`**"
+    )
+    same = run("eval", schema, gt, shipped, "--baseline", baseline, "-f", "markdown").stdout
+    assert same.splitlines()[2].startswith("**✅ ")
 
 
 def test_options_that_need_a_baseline_say_so(data):

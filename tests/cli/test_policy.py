@@ -343,3 +343,16 @@ def test_a_policy_of_another_schema_is_applied_with_a_warning(tmp_path, capsys):
     code, report = _report(capsys, *EXAMPLE, "--policy", path)
     assert code == 0 and report["policy"]["holds"] == 1.0
     assert any("fitted with another schema" in w for w in report["warnings"])
+
+
+def test_no_output_overwrites_the_policy_it_reads(tmp_path, capsys):
+    """--policy FILE is an input: --save-baseline, --write-policy or -o naming it is refused (exit 2), the file kept."""
+    policy = tmp_path / "policy.json"
+    assert main(["eval", *EXAMPLE, "--target-precision", "0.8", "--write-policy", str(policy), "-f", "json"]) == 0
+    capsys.readouterr()
+    written = policy.read_bytes()
+    for option in ("--save-baseline", "--output"):
+        assert main(["eval", *EXAMPLE, "--policy", str(policy), option, str(policy), "-f", "json"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(policy) in err and option in err
+        assert policy.read_bytes() == written
