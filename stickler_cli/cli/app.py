@@ -25,6 +25,7 @@ from .eval import eval_command
 from .merge import merge_command
 from .schema import schema_check, schema_infer
 from .split import split_command
+from .stability import stability_command
 
 app = HelpTyper(
     add_completion=False,
@@ -61,6 +62,7 @@ app.command("split")(split_command)
 schema_app.command("check")(schema_check)
 schema_app.command("infer")(schema_infer)
 app.command("comparators")(comparators_command)
+app.command("stability")(stability_command)
 
 
 def main(argv: list[str] | None = None) -> int:

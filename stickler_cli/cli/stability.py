@@ -1,0 +1,142 @@
+"""`stickler stability`: the same ground truth, several runs of one system: how much do its answers change?"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from ..errors import UsageError
+from ..version import __version__
+from .help import GATES, OUTPUTS
+from .option_values import check_format, pairing_option, use_limits
+from .options import (
+    CHECK_ID_OPTION,
+    DEBUG_OPTION,
+    FORMAT_OPTION,
+    ID_FIELD_OPTION,
+    LIMIT_OPTION,
+    NO_DATA_PASSES_OPTION,
+    OUTPUT_OPTION,
+    PAIR_BY_LINE_OPTION,
+    SCHEMA_RESOURCE_OPTION,
+    STRICT_OPTION,
+)
+from .output import Written, emit, fail_gates
+
+
+def stability_command(
+    schema: str = typer.Argument(..., help="JSON Schema with x-aws-stickler-* annotations."),
+    ground_truth: str = typer.Argument(..., help="Ground truth, JSON Lines."),
+    runs: list[str] = typer.Argument(
+        ..., metavar="RUN_1 RUN_2 [RUN_3...]", help="Two or more runs' predictions, JSON Lines, paired as eval pairs."
+    ),
+    output_format: str = FORMAT_OPTION,
+    output: Optional[str] = OUTPUT_OPTION,
+    fail_under: Optional[list[str]] = typer.Option(
+        None,
+        "--fail-under",
+        metavar="METRIC=VALUE",
+        rich_help_panel=GATES,
+        help="Exit 1 when a figure is below VALUE: total.METRIC or FIELD.METRIC (a glob), METRIC one of pass_k, "
+        "pass_at_k, stability (1 - flip rate), mean_score; e.g. total.pass_k=0.9. Repeatable.",
+    ),
+    no_data_passes: bool = NO_DATA_PASSES_OPTION,
+    flaky: float = typer.Option(
+        0.05,
+        "--flaky",
+        min=0.0,
+        max=1.0,
+        metavar="RATE",
+        rich_help_panel=OUTPUTS,
+        help="A field is flaky when its flip rate is above RATE.",
+    ),
+    id_field: Optional[str] = ID_FIELD_OPTION,
+    pair_by_line: bool = PAIR_BY_LINE_OPTION,
+    check_id: Optional[list[str]] = CHECK_ID_OPTION,
+    strict: bool = STRICT_OPTION,
+    schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
+    limit: Optional[list[str]] = LIMIT_OPTION,
+    debug: bool = DEBUG_OPTION,
+) -> None:
+    """Score several runs of one system against one ground truth: pass^k, pass@k, flip rate, flaky fields.
+
+    A field is right in a document when it has no FD, FA or FN there; a document missing from a run is right
+    in no field of that run. pass^k is the share of documents right in every run, pass@k in at least one, the
+    flip rate the share whose verdict changes between runs. See docs/stability.md.
+    """
+    from ..engine import Engine
+    from ..engine.values import adopt_older_shape
+    from ..report import stability as figures
+    from ..run import atomic
+    from ..run import reader
+    from ..reporters import json_report
+    from ..schema.compiler import check_ready
+    from .inputs import scoring_plan
+
+    use_limits(limit)
+    check_format(output_format)
+    if len(runs) < 2:
+        raise UsageError(f"stability needs two runs or more to compare; got {len(runs)}")
+    if reader.STDIN in (ground_truth, *runs):
+        raise UsageError("stability reads each file once per run: standard input ('-') cannot be one of them")
+    gates = [figures.parse_gate(text) for text in fail_under or []]
+    pairing = pairing_option(id_field, strict, pair_by_line, check_id)
+    reader.check_readable(ground_truth, *runs)
+    atomic.check_targets(
+        atomic.with_step_summary({"--output": output}),
+        [("ground truth", ground_truth), *((f"run {k + 1}", path) for k, path in enumerate(runs))],
+    )
+    plan = scoring_plan(schema, schema_resource, others=[ground_truth, *runs], order="SCHEMA GROUND_TRUTH RUN_1 RUN_2")
+    check_ready(plan)
+    engine = Engine(plan)
+    scored_runs: list[list[figures.Scored]] = []
+    unpaired: list[int] = []
+    for path in runs:
+        stats = reader.PairingStats()
+        pairs = (reader.pair_by_id if pairing.id_field else reader.pair_by_line)(ground_truth, path, stats, pairing)
+        run: list[figures.Scored] = []
+        for pair in pairs:
+            if pair.gt is None:  # a prediction without a ground truth: counted, not scored
+                continue
+            if pair.older_shape:
+                for record in (pair.gt, pair.pred):
+                    if record:
+                        adopt_older_shape(plan.root, record)
+            result = engine.compare(pair.gt, pair.pred or {})
+            missing = pair.pred_line is None or pair.pred_invalid
+            run.append(figures.Scored(result.score, result.counts, result.score_sum, result.score_n, missing))
+        scored_runs.append(run)
+        unpaired.append(stats.unpaired_predictions)
+    for gates_field in gates:
+        if not gates_field.key.startswith(figures.TOTAL + "."):
+            from ..report.gates import matching
+
+            matching(gates_field, [f.path for f in plan.fields])
+    report: dict[str, Any] = {
+        "tool": {"name": "stickler stability", "version": __version__},
+        "inputs": {"schema": schema, "ground_truth": ground_truth, "runs": list(runs), "id_field": id_field},
+    }
+    report.update(figures.build([f.path for f in plan.fields], scored_runs, flaky))
+    report["unpaired_per_run"] = unpaired
+    report["gates"] = figures.check_gates(gates, report, no_data_passes)
+    data = json_report.dumps(report)
+
+    def markdown() -> str:
+        from ..reporters.stability import render_markdown
+
+        return render_markdown(report)
+
+    def table(console: Any) -> None:
+        from ..reporters.stability import render_terminal
+
+        render_terminal(report, console)
+
+    emit(
+        data,
+        output_format,
+        [Written(output, "JSON report", lambda: data)],
+        markdown,
+        table,
+        verdict=lambda shown: fail_gates(report["gates"], not report["document_count"], shown),
+    )
