@@ -99,7 +99,8 @@ def build(paths: Sequence[str], runs: Sequence[Sequence[Scored]], flaky: float =
 
 def parse_gate(text: str) -> quality_gates.Gate:
     """``total.METRIC=VALUE`` or ``FIELD.METRIC=VALUE`` (FIELD may be a glob), METRIC one of ``METRICS``,
-    VALUE in [0, 1]: the figure must be at least VALUE."""
+    VALUE in [0, 1]: the figure must be at least VALUE. ``total.METRIC`` is always the whole document's; a field
+    named ``total`` is gated through a glob that matches it literally (``tota[l].pass_k``)."""
     key, sep, value = text.rpartition("=")
     key = key.strip()
     path, dot, metric = key.rpartition(".")

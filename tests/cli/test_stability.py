@@ -1,0 +1,152 @@
+"""`stickler stability`: the figures of docs/stability.md worked out by hand on fixtures/stability (four invoices,
+three runs, the third missing d4), gates, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stickler_cli.cli.app import main
+
+HERE = Path(__file__).resolve().parents[2] / "fixtures" / "stability"
+SCHEMA, GT = str(HERE / "schema.json"), str(HERE / "gt.jsonl")
+RUNS = [str(HERE / f"run{k}.jsonl") for k in (1, 2, 3)]
+
+
+def _report(capsys, *args: str) -> tuple[int, dict]:
+    code = main(["stability", SCHEMA, GT, *RUNS, "--id-field", "id", "-f", "json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_three_runs_by_hand(capsys):
+    code, report = _report(capsys)
+    assert code == 0
+    assert report["runs"] == 3 and report["document_count"] == 4
+    # invoice_id right (no FD/FA/FN) per document, runs 1-3: d1 TTT, d2 TTT, d3 TTF (X3), d4 TTF (missing)
+    inv = report["fields"]["invoice_id"]
+    assert inv["pass_k"] == 2 / 4 and inv["pass_at_k"] == 4 / 4 and inv["flip_rate"] == 2 / 4
+    assert inv["stability"] == 1 - 2 / 4
+    assert inv["mean_score_per_run"] == [1.0, 1.0, 2 / 4]
+    assert inv["mean_score"] == pytest.approx((1 + 1 + 0.5) / 3)
+    # total: d1 TTT, d2 TFT (21), d3 FFT (31, 31, 30), d4 TTF (missing)
+    tot = report["fields"]["total"]
+    assert tot["pass_k"] == 1 / 4 and tot["pass_at_k"] == 4 / 4 and tot["flip_rate"] == 3 / 4
+    assert tot["mean_score_per_run"] == [3 / 4, 2 / 4, 3 / 4]
+    # the whole document: right when both fields are: d1 TTT, d2 TFT, d3 FFF, d4 TTF
+    whole = report["total"]
+    assert (whole["pass_k"], whole["pass_at_k"], whole["flip_rate"]) == (1 / 4, 3 / 4, 2 / 4)
+    assert (whole["right_in_every_run"], whole["right_in_some_run"], whole["flipped"]) == (1, 3, 2)
+    # document scores (the mean of two equally weighted fields): run 1 1, 1, .5, 1; run 2 1, .5, .5, 1;
+    # run 3 1, 1, .5, 0 (missing)
+    assert whole["mean_score_per_run"] == [3.5 / 4, 3 / 4, 2.5 / 4]
+    assert report["flaky_fields"] == ["invoice_id", "total"]
+
+
+def test_a_missing_document_is_counted_not_dropped(capsys):
+    _, report = _report(capsys)
+    assert report["missing_per_run"] == [0, 0, 1]
+    assert report["document_count"] == 4  # d4, absent from run 3, still counts
+    # pairing by line, run 3 (three lines) leaves line 4 without a prediction: the same figures
+    code = main(["stability", SCHEMA, GT, *RUNS, "-f", "json"])
+    by_line = json.loads(capsys.readouterr().out)
+    assert code == 0 and by_line["missing_per_run"] == [0, 0, 1] and by_line["total"] == report["total"]
+
+
+def test_each_runs_mean_is_evals(capsys):
+    """A run's mean scores are what `stickler eval` reports for that run alone."""
+    _, report = _report(capsys)
+    for k, run in enumerate(RUNS):
+        assert main(["eval", SCHEMA, GT, run, "--id-field", "id", "-f", "json"]) == 0
+        evaluated = json.loads(capsys.readouterr().out)
+        assert report["total"]["mean_score_per_run"][k] == pytest.approx(evaluated["metrics"]["weighted_overall_score"])
+        for path in ("invoice_id", "total"):
+            expected = evaluated["field_metrics"][path]["mean_score"]
+            assert report["fields"][path]["mean_score_per_run"][k] == pytest.approx(expected)
+
+
+def test_flaky_threshold(capsys):
+    _, report = _report(capsys, "--flaky", "0.6")
+    assert report["flaky_fields"] == ["total"]  # 0.75 > 0.6; invoice_id's 0.5 is not
+
+
+@pytest.mark.parametrize(
+    ("gate", "code", "status", "actual"),
+    [
+        ("total.pass_k=0.9", 1, "failed", 0.25),
+        ("total.pass_k=0.25", 0, "passed", 0.25),
+        ("invoice_id.pass_at_k=1", 0, "passed", 1.0),
+        ("total.stability=0.5", 0, "passed", 0.5),
+        ("tota[l].stability=0.3", 1, "failed", 0.25),  # the field named total (a glob): 1 - 0.75
+    ],
+)
+def test_gates(capsys, gate, code, status, actual):
+    got, report = _report(capsys, "--fail-under", gate)
+    assert got == code
+    [result] = report["gates"]
+    assert result["status"] == status and result["actual"] == actual
+
+
+def test_a_glob_gate_checks_each_field(capsys):
+    code, report = _report(capsys, "--fail-under", "*.pass_k=0.5")
+    assert code == 1
+    assert [(r["path"], r["status"]) for r in report["gates"]] == [("invoice_id", "passed"), ("total", "failed")]
+
+
+def test_no_documents_fails_every_gate(capsys, tmp_path):
+    empty = tmp_path / "gt.jsonl"
+    empty.write_text("")
+    runs = []
+    for k in (1, 2):
+        run = tmp_path / f"run{k}.jsonl"
+        run.write_text("")
+        runs.append(str(run))
+    args = ["stability", SCHEMA, str(empty), *runs, "-f", "json", "--fail-under", "total.pass_at_k=0"]
+    assert main([*args, "--no-data-passes"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["document_count"] == 0 and report["total"]["pass_k"] is None
+    assert report["gates"][0]["status"] == "failed" and report["gates"][0]["no_data"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--fail-under", "total.flip_rate=0.1"], "gate its stability, 1 - flip rate"),
+        (["--fail-under", "total.pass_k=1.5"], "in [0, 1]"),
+        (["--fail-under", "pass_k=0.5"], "expected total.METRIC=VALUE"),
+        (["--fail-under", "vendor.pass_k=0.5"], "matches no field path"),
+    ],
+)
+def test_bad_gates_are_usage_errors(capsys, args, message):
+    assert main(["stability", SCHEMA, GT, *RUNS, "--id-field", "id", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_one_run_is_not_enough(capsys):
+    assert main(["stability", SCHEMA, GT, RUNS[0]]) == 2
+    assert "two runs or more" in capsys.readouterr().err
+
+
+def test_a_bad_line_names_file_and_line(capsys, tmp_path):
+    broken = tmp_path / "run.jsonl"
+    broken.write_text('{"id": "d1", "invoice_id": "A1", "total": 10}\n{"id": \n')
+    assert main(["stability", SCHEMA, GT, RUNS[0], str(broken), "--id-field", "id", "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert str(broken) in err and ":2" in err
+
+
+def test_table_and_markdown(capsys):
+    assert main(["stability", SCHEMA, GT, *RUNS, "--id-field", "id"]) == 0
+    table = capsys.readouterr().out
+    assert "Flaky fields: invoice_id, total" in table and "0.750" in table
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert (
+        main(["stability", SCHEMA, GT, *RUNS, "--id-field", "id", "-f", "markdown", "--fail-under", "total.pass_k=0.9"])
+        == 1
+    )
+    page = capsys.readouterr().out
+    assert "| (total) | 0.750 | 0.250 | 0.750 | 0.500 |  |" in page
+    assert "| `total` | 0.667 | 0.250 | 1.000 | 0.750 | flaky |" in page
+    assert "### Failed gates" in page
