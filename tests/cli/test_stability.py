@@ -150,3 +150,17 @@ def test_table_and_markdown(capsys):
     assert "| (total) | 0.750 | 0.250 | 0.750 | 0.500 |  |" in page
     assert "| `total` | 0.667 | 0.250 | 1.000 | 0.750 | flaky |" in page
     assert "### Failed gates" in page
+
+
+def test_the_page_shows_what_the_command_prints(capsys, monkeypatch):
+    """docs/stability.md's worked example: its output block is the command's output, piped (80 columns)."""
+    root = HERE.parents[1]
+    monkeypatch.chdir(root)
+    runs = [f"fixtures/stability/run{k}.jsonl" for k in (1, 2, 3)]
+    args = ["fixtures/stability/schema.json", "fixtures/stability/gt.jsonl", *runs]
+    assert main(["stability", *args, "--id-field", "id", "--fail-under", "total.pass_k=0.9"]) == 1
+    printed = "\n".join(line.rstrip() for line in capsys.readouterr().out.splitlines())
+    page = (root / "docs" / "stability.md").read_text(encoding="utf-8")
+    assert f"```\n{printed}\n```" in page
+    for figure in ("pass^k = 2/4 = 0.5", "flip rate = 3/4 = 0.75", "their mean is 0.75", "(mean 0.833)"):
+        assert figure in page
