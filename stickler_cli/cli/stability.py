@@ -70,6 +70,7 @@ def stability_command(
     from ..report import stability as figures
     from ..run import atomic
     from ..run import reader
+    from ..run.options import for_plan
     from ..reporters import json_report
     from ..schema.compiler import check_ready
     from .inputs import scoring_plan
@@ -89,13 +90,17 @@ def stability_command(
     )
     plan = scoring_plan(schema, schema_resource, others=[ground_truth, *runs], order="SCHEMA GROUND_TRUTH RUN_1 RUN_2")
     check_ready(plan)
+    paths = [f.path for f in plan.fields]
+    figures.check_gate_paths(gates, paths)  # a gate naming no field: a usage error before any scoring
+    pairing = for_plan(pairing, plan)  # as eval: an id the model extracts may simply be wrong
     engine = Engine(plan)
     scored_runs: list[list[figures.Scored]] = []
     unpaired: list[int] = []
+    documents: list[int] = []
     for path in runs:
         stats = reader.PairingStats()
         pairs = (reader.pair_by_id if pairing.id_field else reader.pair_by_line)(ground_truth, path, stats, pairing)
-        run: list[figures.Scored] = []
+        run: list[tuple[int, figures.Scored]] = []  # by ground-truth line: the same documents in every run
         for pair in pairs:
             if pair.gt is None:  # a prediction without a ground truth: counted, not scored
                 continue
@@ -105,19 +110,20 @@ def stability_command(
                         adopt_older_shape(plan.root, record)
             result = engine.compare(pair.gt, pair.pred or {})
             missing = pair.pred_line is None or pair.pred_invalid
-            run.append(figures.Scored(result.score, result.counts, result.score_sum, result.score_n, missing))
-        scored_runs.append(run)
+            run.append(
+                (pair.gt_line, figures.Scored(result.score, result.counts, result.score_sum, result.score_n, missing))
+            )
+        run.sort(key=lambda item: item[0])
+        if scored_runs and [line for line, _ in run] != documents:
+            raise RuntimeError(f"{path}: the ground truth's documents were not all scored")  # an internal error
+        documents = [line for line, _ in run]
+        scored_runs.append([scored for _, scored in run])
         unpaired.append(stats.unpaired_predictions)
-    for gates_field in gates:
-        if not gates_field.key.startswith(figures.TOTAL + "."):
-            from ..report.gates import matching
-
-            matching(gates_field, [f.path for f in plan.fields])
     report: dict[str, Any] = {
         "tool": {"name": "stickler stability", "version": __version__},
         "inputs": {"schema": schema, "ground_truth": ground_truth, "runs": list(runs), "id_field": id_field},
     }
-    report.update(figures.build([f.path for f in plan.fields], scored_runs, flaky))
+    report.update(figures.build(paths, scored_runs, flaky))
     report["unpaired_per_run"] = unpaired
     report["gates"] = figures.check_gates(gates, report, no_data_passes)
     data = json_report.dumps(report)

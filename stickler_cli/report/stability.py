@@ -123,6 +123,13 @@ def parse_gate(text: str) -> quality_gates.Gate:
     return quality_gates.Gate(key, threshold, "--fail-under")
 
 
+def check_gate_paths(gates: list[quality_gates.Gate], paths: list[str]) -> None:
+    """A field gate that names no field of ``paths`` is a usage error (gates.matching says which there are)."""
+    for gate in gates:
+        if not gate.key.startswith(TOTAL + "."):
+            quality_gates.matching(gate, paths)
+
+
 def check_gates(
     gates: list[quality_gates.Gate], report: dict[str, Any], no_data_passes: bool = False
 ) -> list[dict[str, Any]]:
