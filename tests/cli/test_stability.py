@@ -30,8 +30,8 @@ def test_three_runs_by_hand(capsys):
     assert inv["stability"] == 1 - 2 / 4
     assert inv["mean_score_per_run"] == [1.0, 1.0, 2 / 4]
     assert inv["mean_score"] == pytest.approx((1 + 1 + 0.5) / 3)
-    # total: d1 TTT, d2 TFT (21), d3 FFT (31, 31, 30), d4 TTF (missing)
-    tot = report["fields"]["total"]
+    # amount: d1 TTT, d2 TFT (21), d3 FFT (31, 31, 30), d4 TTF (missing)
+    tot = report["fields"]["amount"]
     assert tot["pass_k"] == 1 / 4 and tot["pass_at_k"] == 4 / 4 and tot["flip_rate"] == 3 / 4
     assert tot["mean_score_per_run"] == [3 / 4, 2 / 4, 3 / 4]
     # the whole document: right when both fields are: d1 TTT, d2 TFT, d3 FFF, d4 TTF
@@ -41,7 +41,7 @@ def test_three_runs_by_hand(capsys):
     # document scores (the mean of two equally weighted fields): run 1 1, 1, .5, 1; run 2 1, .5, .5, 1;
     # run 3 1, 1, .5, 0 (missing)
     assert whole["mean_score_per_run"] == [3.5 / 4, 3 / 4, 2.5 / 4]
-    assert report["flaky_fields"] == ["invoice_id", "total"]
+    assert report["flaky_fields"] == ["invoice_id", "amount"]
 
 
 def test_a_missing_document_is_counted_not_dropped(capsys):
@@ -61,14 +61,14 @@ def test_each_runs_mean_is_evals(capsys):
         assert main(["eval", SCHEMA, GT, run, "--id-field", "id", "-f", "json"]) == 0
         evaluated = json.loads(capsys.readouterr().out)
         assert report["total"]["mean_score_per_run"][k] == pytest.approx(evaluated["metrics"]["weighted_overall_score"])
-        for path in ("invoice_id", "total"):
+        for path in ("invoice_id", "amount"):
             expected = evaluated["field_metrics"][path]["mean_score"]
             assert report["fields"][path]["mean_score_per_run"][k] == pytest.approx(expected)
 
 
 def test_flaky_threshold(capsys):
     _, report = _report(capsys, "--flaky", "0.6")
-    assert report["flaky_fields"] == ["total"]  # 0.75 > 0.6; invoice_id's 0.5 is not
+    assert report["flaky_fields"] == ["amount"]  # 0.75 > 0.6; invoice_id's 0.5 is not
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_flaky_threshold(capsys):
         ("total.pass_k=0.25", 0, "passed", 0.25),
         ("invoice_id.pass_at_k=1", 0, "passed", 1.0),
         ("total.stability=0.5", 0, "passed", 0.5),
-        ("tota[l].stability=0.3", 1, "failed", 0.25),  # the field named total (a glob): 1 - 0.75
+        ("amount.stability=0.3", 1, "failed", 0.25),  # 1 - 0.75
     ],
 )
 def test_gates(capsys, gate, code, status, actual):
@@ -91,7 +91,7 @@ def test_gates(capsys, gate, code, status, actual):
 def test_a_glob_gate_checks_each_field(capsys):
     code, report = _report(capsys, "--fail-under", "*.pass_k=0.5")
     assert code == 1
-    assert [(r["path"], r["status"]) for r in report["gates"]] == [("invoice_id", "passed"), ("total", "failed")]
+    assert [(r["path"], r["status"]) for r in report["gates"]] == [("invoice_id", "passed"), ("amount", "failed")]
 
 
 def test_no_documents_fails_every_gate(capsys, tmp_path):
@@ -131,7 +131,7 @@ def test_one_run_is_not_enough(capsys):
 
 def test_a_bad_line_names_file_and_line(capsys, tmp_path):
     broken = tmp_path / "run.jsonl"
-    broken.write_text('{"id": "d1", "invoice_id": "A1", "total": 10}\n{"id": \n')
+    broken.write_text('{"id": "d1", "invoice_id": "A1", "amount": 10}\n{"id": \n')
     assert main(["stability", SCHEMA, GT, RUNS[0], str(broken), "--id-field", "id", "--strict"]) == 2
     err = capsys.readouterr().err
     assert str(broken) in err and ":2" in err
@@ -140,7 +140,7 @@ def test_a_bad_line_names_file_and_line(capsys, tmp_path):
 def test_table_and_markdown(capsys):
     assert main(["stability", SCHEMA, GT, *RUNS, "--id-field", "id"]) == 0
     table = capsys.readouterr().out
-    assert "Flaky fields: invoice_id, total" in table and "0.750" in table
+    assert "Flaky fields: invoice_id, amount" in table and "0.750" in table
     assert max(len(line) for line in table.splitlines()) <= 80
     assert (
         main(["stability", SCHEMA, GT, *RUNS, "--id-field", "id", "-f", "markdown", "--fail-under", "total.pass_k=0.9"])
@@ -148,7 +148,7 @@ def test_table_and_markdown(capsys):
     )
     page = capsys.readouterr().out
     assert "| (total) | 0.750 | 0.250 | 0.750 | 0.500 |  |" in page
-    assert "| `total` | 0.667 | 0.250 | 1.000 | 0.750 | flaky |" in page
+    assert "| `amount` | 0.667 | 0.250 | 1.000 | 0.750 | flaky |" in page
     assert "### Failed gates" in page
 
 
@@ -164,3 +164,23 @@ def test_the_page_shows_what_the_command_prints(capsys, monkeypatch):
     assert f"```\n{printed}\n```" in page
     for figure in ("pass^k = 2/4 = 0.5", "flip rate = 3/4 = 0.75", "their mean is 0.75", "(mean 0.833)"):
         assert figure in page
+
+
+def test_a_field_named_total_is_gated_through_a_glob(capsys, tmp_path):
+    """``total.METRIC`` is the whole document's; a field named ``total`` is reached as ``tota[l].METRIC``."""
+    schema = tmp_path / "schema.json"
+    schema.write_text(
+        json.dumps({"type": "object", "properties": {"total": {"type": "number"}, "note": {"type": "string"}}})
+    )
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text('{"total": 1, "note": "a"}\n{"total": 2, "note": "b"}\n')
+    (tmp_path / "r1.jsonl").write_text('{"total": 1, "note": "a"}\n{"total": 2, "note": "x"}\n')
+    (tmp_path / "r2.jsonl").write_text('{"total": 9, "note": "a"}\n{"total": 2, "note": "b"}\n')
+    runs = [str(tmp_path / "r1.jsonl"), str(tmp_path / "r2.jsonl")]
+    gates = ["--fail-under", "tota[l].pass_k=0.5", "--fail-under", "total.pass_k=0"]
+    assert main(["stability", str(schema), str(gt), *runs, "-f", "json", *gates]) == 0
+    field, whole = json.loads(capsys.readouterr().out)["gates"]
+    # the field total: right in both runs on line 2 only (line 1: run 2 says 9): 1/2; the whole document: line 1
+    # is wrong in run 2 (total), line 2 in run 1 (note): right in every run on no line, 0/2
+    assert (field["path"], field["actual"]) == ("total", 0.5)
+    assert (whole["path"], whole["actual"]) == (None, 0.0)
