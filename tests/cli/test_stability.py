@@ -184,3 +184,21 @@ def test_a_field_named_total_is_gated_through_a_glob(capsys, tmp_path):
     # is wrong in run 2 (total), line 2 in run 1 (note): right in every run on no line, 0/2
     assert (field["path"], field["actual"]) == ("total", 0.5)
     assert (whole["path"], whole["actual"]) == (None, 0.0)
+
+
+def test_every_report_is_valid_under_its_schema(capsys, tmp_path):
+    """schemas/stability-report.schema.json describes what stability writes: with gates, without documents; and it
+    refuses a share out of range."""
+    import jsonschema
+
+    schema = json.loads((HERE.parents[1] / "schemas" / "stability-report.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    _, report = _report(capsys, "--fail-under", "total.pass_k=0.9", "--fail-under", "*.mean_score=0.5")
+    validator.validate(report)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["stability", SCHEMA, str(empty), str(empty), str(empty), "-f", "json"]) == 0
+    validator.validate(json.loads(capsys.readouterr().out))
+    report["fields"]["amount"]["pass_k"] = 1.25
+    assert not validator.is_valid(report)
