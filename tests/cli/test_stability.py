@@ -202,3 +202,31 @@ def test_every_report_is_valid_under_its_schema(capsys, tmp_path):
     validator.validate(json.loads(capsys.readouterr().out))
     report["fields"]["amount"]["pass_k"] = 1.25
     assert not validator.is_valid(report)
+
+
+def test_a_field_never_scored_has_no_mean_score_and_its_gate_no_data(capsys, tmp_path):
+    """Empty lists everywhere: items.name is never compared, so it has no mean score; a gate on it fails for lack of
+    data, or with --no-data-passes is "no data". Its pass^k is 1 (no FD, FA or FN: it is right)."""
+    schema = tmp_path / "schema.json"
+    item = {"type": "object", "properties": {"name": {"type": "string"}}}
+    schema.write_text(json.dumps({"type": "object", "properties": {"items": {"type": "array", "items": item}}}))
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text('{"items": []}\n')
+    args = [
+        "stability",
+        str(schema),
+        str(gt),
+        str(gt),
+        str(gt),
+        "-f",
+        "json",
+        "--fail-under",
+        "items.name.mean_score=0.5",
+    ]
+    assert main(args) == 1
+    report = json.loads(capsys.readouterr().out)
+    block = report["fields"]["items.name"]
+    assert block["mean_score_per_run"] == [None, None] and block["mean_score"] is None and block["pass_k"] == 1.0
+    assert report["gates"][0]["status"] == "failed" and report["gates"][0]["no_data"] is True
+    assert main([*args, "--no-data-passes"]) == 0
+    assert json.loads(capsys.readouterr().out)["gates"][0]["status"] == "no data"
