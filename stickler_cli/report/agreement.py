@@ -1,12 +1,16 @@
 """Annotators' agreement (``stickler agree``): pure figures, records in, figures out, no I/O.
 
-Per leaf field (``vendor``, ``line_items.sku``: the paths of eval's field metrics):
+Per leaf field (``vendor``, ``line_items.sku``: the paths of eval's field metrics), and per list of objects
+(``line_items``: its items, matched or not):
 
 - ``agreement``: the share of comparisons in which two annotators agree, over every ordered pair of
   annotators (A as ground truth and B as prediction, then B and A) and every document. A comparison
   agrees when the engine counts it TP (the field's comparator, at its threshold, calls the two values a
-  match: eval's rule) or TN (both null or missing); FD, FA and FN disagree. In a list, each item pair
-  the engine matches is one comparison and each unmatched item one more (an FA or an FN).
+  match: eval's rule) or TN (both null or missing); FD, FA and FN disagree. In a list of primitives, each
+  item pair the engine matches is one comparison and each unmatched item one more (an FA or an FN). In a
+  list of objects, a field of the items counts the matched item pairs only (as eval counts it); the list's
+  own row counts each item pair the engine matched (TP, or FD below the list's match threshold) and each
+  unmatched item.
 - ``kappa`` (two annotators) and ``alpha`` (nominal Krippendorff's alpha, any number): for the
   categorical fields only, ExactComparator fields outside lists. The category of a value is its JSON text;
   null and missing are one category, "null".
@@ -56,6 +60,8 @@ def leaves(plan: Plan) -> list[Leaf]:
     def walk(model: ModelPlan, keys: tuple[str, ...], in_list: bool) -> None:
         for f in model.fields:
             here = keys if in_list else (*keys, f.key)
+            if f.kind is Kind.OBJECT_LIST:  # a row of its own: its items' pairing (an unmatched item is its FA/FN)
+                found.append(Leaf(f, here, False))
             if f.kind in (Kind.OBJECT, Kind.OBJECT_LIST) and f.model is not None:
                 walk(f.model, here, in_list or f.kind is Kind.OBJECT_LIST)
             elif f.kind in (Kind.PRIMITIVE, Kind.PRIMITIVE_LIST):
