@@ -120,15 +120,11 @@ def paired(paths: list[str], id_field: str | None) -> list[tuple[str, list[dict]
         first = files[0]
         for path, records in zip(paths[1:], files[1:]):
             if [line for line, _ in records] != [line for line, _ in first]:
-                mine = {line for line, _ in records}
-                theirs = {line for line, _ in first}
-                odd = min((mine ^ theirs) or {max(mine | theirs, default=1)})
-                side = paths[0] if odd in theirs else path
+                mine, theirs = {line for line, _ in records}, {line for line, _ in first}
+                odd = min(mine ^ theirs)
+                has, lacks = (paths[0], path) if odd in theirs else (path, paths[0])
                 raise InputError(
-                    f"paired by line, the files differ here: a record in {side} and none in the other "
-                    f"(use --id-field to pair by id)",
-                    path if side == paths[0] else paths[0],
-                    odd,
+                    f"a record, and none on line {odd} of {lacks} (paired by line; --id-field pairs by id)", has, odd
                 )
         return [
             (record_id(first[k][1]) or f"line {first[k][0]}", [records[k][1] for records in files])
