@@ -128,6 +128,7 @@ def test_version_with_more_arguments_is_the_apps(tmp_path):
         ["merge", "--help"],
         ["schema", "check", "--help"],
         ["comparators", "--help"],
+        ["agree", "--help"],
     ],
     ids=" ".join,
 )
@@ -275,6 +276,24 @@ def test_compare_imports_neither_scipy_nor_pydantic_nor_jsonschema(tmp_path):
         modules,
         ("scipy", "pydantic", "importlib.metadata", "stickler_cli.comparators.llm", "jsonschema", "referencing"),
     ) == [SOLVER]
+
+
+def test_agree_imports_neither_pydantic_nor_jsonschema_nor_the_judges(tmp_path):
+    """Two annotators' files (the cosmetic fixture's ground truth and predictions): numpy for its figures, the
+    engine to compare; nothing eval's reports, typer's value checks or the LLM comparators need."""
+    annotators = [
+        str(ROOT / "schemas/cosmetic.json"),
+        *(str(ROOT / f"fixtures/cosmetic/{n}.jsonl") for n in ("gt", "pred")),
+    ]
+    code, modules, out = _run(tmp_path, "agree", *annotators, "--format", "json")
+    assert code == 0 and json.loads(out)["documents"] > 0
+    assert (
+        _loaded(
+            modules,
+            ("pydantic", "importlib.metadata", "stickler_cli.comparators.llm", "jsonschema", "referencing", "rich"),
+        )
+        == []
+    )
 
 
 def test_a_schema_that_refers_to_others_still_imports_jsonschema(tmp_path):
