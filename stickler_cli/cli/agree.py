@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import typer
 
-from .help import INPUTS
+from .help import GATES, INPUTS, OUTPUTS
 from .options import (
     BOOTSTRAP_OPTION,
     CI_OPTION,
@@ -34,11 +34,14 @@ def agree_command(
         rich_help_panel=INPUTS,
         help="Pair records by this key instead of by line order.",
     ),
-    output_format: str = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json or markdown."),
+    output_format: str = typer.Option(
+        "table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS, help="table, json or markdown."
+    ),
     fail_under: Optional[list[str]] = typer.Option(
         None,
         "--fail-under",
         metavar="FIELD.METRIC=VALUE",
+        rich_help_panel=GATES,
         help="Exit 1 when a field's agreement, kappa or alpha is below VALUE: vendor.kappa=0.8, '*.agreement=0.9'; "
         "repeatable.",
     ),
@@ -51,6 +54,7 @@ def agree_command(
         "--disagreements",
         min=0,
         metavar="N",
+        rich_help_panel=OUTPUTS,
         help="List at most N disagreements (document, field, each annotator's value); the rest are counted.",
     ),
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
@@ -65,14 +69,15 @@ def agree_command(
     from ..reporters import json_report
     from ..schema.compiler import check_ready
     from .inputs import scoring_plan
+    from .option_values import check_bootstrap, check_ci
     from .output import fail_gates, print_json, printing
 
     if output_format not in FORMATS:
         raise UsageError(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
     if len(annotations) < 2:
         raise UsageError("give at least two annotators' files: stickler agree SCHEMA ANNOTATOR_A ANNOTATOR_B")
-    if ci is not None and not 0 < ci < 1:
-        raise UsageError(f"--ci {ci:g}: the level must be between 0 and 1, e.g. 0.95")
+    check_ci(ci)
+    check_bootstrap(bootstrap)
     gates = [agreement.parse_gate(text) for text in fail_under or []]
     plan = scoring_plan(schema, schema_resource, others=annotations, order="SCHEMA ANNOTATOR_A ANNOTATOR_B")
     check_ready(plan)
