@@ -7,10 +7,11 @@ from typing import Any, Optional
 
 import typer
 
-from .help import GATES, INPUTS, OUTPUTS
+from .help import GATES, OUTPUTS
 from .options import (
     BOOTSTRAP_OPTION,
     CI_OPTION,
+    ID_FIELD_OPTION,
     NO_DATA_PASSES_OPTION,
     SCHEMA_RESOURCE_OPTION,
     SEED_OPTION,
@@ -27,13 +28,7 @@ def agree_command(
         metavar="ANNOTATOR_A ANNOTATOR_B [MORE]...",
         help="Two or more JSON Lines files (or .json arrays), one per annotator, of the same documents.",
     ),
-    id_field: Optional[str] = typer.Option(
-        None,
-        "--id-field",
-        metavar="FIELD",
-        rich_help_panel=INPUTS,
-        help="Pair records by this key instead of by line order.",
-    ),
+    id_field: Optional[str] = ID_FIELD_OPTION,
     output_format: str = typer.Option(
         "table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS, help="table, json or markdown."
     ),
@@ -179,6 +174,12 @@ def _interval(entry: dict[str, Any], metric: str) -> str:
     return "" if not bounds else f" [{bounds[0]:.3f}, {bounds[1]:.3f}]"
 
 
+def _cells(entry: dict[str, Any], chance: str) -> tuple[str, str]:
+    """A field's agreement and its kappa or alpha (``chance``), each with its interval when there is one."""
+    agreed = figure(entry["agreement"]) + _interval(entry, "agreement")
+    return agreed, figure(entry[chance]) + _interval(entry, chance) if chance in entry else ""
+
+
 def _chance(report: dict[str, Any]) -> str:
     return "kappa" if len(report["annotators"]) == 2 else "alpha"
 
@@ -212,8 +213,7 @@ def table(report: dict[str, Any]) -> str:
         f"{'field':<28} {'comparisons':>11}  {'agreement':<24} {chance}",
     ]
     for entry in report["fields"]:
-        agreed = figure(entry["agreement"]) + _interval(entry, "agreement")
-        chanced = figure(entry[chance]) + _interval(entry, chance) if chance in entry else ""
+        agreed, chanced = _cells(entry, chance)
         lines.append(f"{_inert(entry['field']):<28} {entry['comparisons']:>11}  {agreed:<24} {chanced}".rstrip())
     lines += _listed(
         report,
@@ -262,8 +262,7 @@ def markdown(report: dict[str, Any]) -> str:
         "|---|---:|---:|---:|",
     ]
     for entry in report["fields"]:
-        agreed = figure(entry["agreement"]) + _interval(entry, "agreement")
-        chanced = figure(entry[chance]) + _interval(entry, chance) if chance in entry else ""
+        agreed, chanced = _cells(entry, chance)
         lines.append(f"| {markdown_cell(entry['field'], None)} | {entry['comparisons']} | {agreed} | {chanced} |")
     lines += _listed(
         report,
