@@ -166,6 +166,8 @@ def _records(path: str) -> list[tuple[int, dict]]:
         if problem:
             raise InputError(problem, path, number)
         out.append((number, record))
+    if not out:
+        raise InputError("holds no record: an annotator's file must hold the documents", path)
     return out
 
 

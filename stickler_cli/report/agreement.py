@@ -167,7 +167,9 @@ def figures(
     blocks: list[np.ndarray] = []  # per-document columns, one block per figure's sufficient statistics
     shapes: list[tuple[int, str, int]] = []  # (leaf, metric, categories)
     for k, leaf in enumerate(found):
-        blocks.append(np.array([[d.agree[k], d.total[k]] for d in documents], dtype=np.float64).reshape(-1, 2))
+        blocks.append(
+            np.array([[d.agree[k], d.total[k]] for d in documents], dtype=np.float64).reshape(len(documents), 2)
+        )
         shapes.append((k, "agreement", 0))
         if not leaf.categorical:
             continue
@@ -175,9 +177,11 @@ def figures(
         cats = {c: i for i, c in enumerate(sorted({c for row in labels for c in row}))}
         size = len(cats)
         if annotators == 2:
-            blocks.append(np.array([_contingency(row, cats).ravel() for row in labels]).reshape(-1, size * size))
+            blocks.append(
+                np.array([_contingency(row, cats).ravel() for row in labels]).reshape(len(labels), size * size)
+            )
             shapes.append((k, "kappa", size))
-        blocks.append(np.array([_coincidence(row, cats).ravel() for row in labels]).reshape(-1, size * size))
+        blocks.append(np.array([_coincidence(row, cats).ravel() for row in labels]).reshape(len(labels), size * size))
         shapes.append((k, "alpha", size))
     rows = np.concatenate(blocks, axis=1) if blocks else np.zeros((len(documents), 0))
 
@@ -190,7 +194,7 @@ def figures(
                     out.append(sums[:, at] / sums[:, at + 1])
                 at += 2
                 continue
-            table = sums[:, at : at + size * size].reshape(-1, size, size)
+            table = sums[:, at : at + size * size].reshape(len(sums), size, size)
             out.append(kappa_of(table) if metric == "kappa" else alpha_of(table))
             at += size * size
         return out

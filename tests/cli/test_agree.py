@@ -123,6 +123,7 @@ def test_gates_pass_fail_and_lack_of_data(tmp_path, monkeypatch, capsys):
         ({}, ["--fail-under", "category.f1=0.5"], "expected FIELD.METRIC=VALUE"),
         ({}, ["--fail-under", "nothing.kappa=0.5"], "matches no field"),
         ({}, ["-f", "html"], "--format 'html'"),
+        ({"bob.jsonl": "\n"}, [], "bob.jsonl: holds no record"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, change, args, message):
@@ -137,3 +138,11 @@ def test_one_annotator_is_a_usage_error(tmp_path, monkeypatch, capsys):
     _example(tmp_path)
     code, _, err = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl")
     assert code == 2 and "at least two" in err
+
+
+def test_a_long_value_is_shown_whole_when_piped(tmp_path, monkeypatch, capsys):
+    _example(tmp_path)
+    long = "Initrode " + "x" * 300 + " END"
+    (tmp_path / "bob.jsonl").write_text((tmp_path / "bob.jsonl").read_text().replace('"Initrode"', json.dumps(long)))
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl")
+    assert code == 0 and f"  bob.jsonl: {json.dumps(long)}\n" in out

@@ -149,3 +149,10 @@ def test_gates_parse_check_and_refuse(tmp_path):
             agreement.parse_gate(bad)
     with pytest.raises(UsageError, match="matches no field"):
         agreement.check_gates([agreement.parse_gate("nothing.kappa=0.5")], result)
+
+
+def test_no_document_gives_no_figure(tmp_path):
+    found = agreement.leaves(_plan(tmp_path))
+    result = _by_field(agreement.figures([], found, 2, level=0.9))
+    assert result["category"]["agreement"] is None and result["category"]["kappa"] is None
+    assert result["category"]["ci"] == {"agreement": None, "kappa": None, "alpha": None}
