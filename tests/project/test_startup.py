@@ -371,17 +371,17 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     runs.clear()
     assert cli.main(["--help"]) == 0  # no command named: all of them listed, none built to run
     out = capsys.readouterr().out
-    assert sorted(built) == ["check", "comparators", "compare", "diff", "eval", "infer", "merge", "split"]
+    assert sorted(built) == ["agree", "check", "comparators", "compare", "diff", "eval", "infer", "merge", "split"]
     assert not any(runs)
     assert "  eval         Evaluate predictions against ground truth;" in out
     assert "schema       Inspect and validate schemas." in out
     built.clear()
     assert cli.main(["evl"]) == 2  # no such command: the listing, whose error names the commands it has
-    assert "No such command" in capsys.readouterr().err and len(built) == 8 and not any(runs)
+    assert "No such command" in capsys.readouterr().err and len(built) == 9 and not any(runs)
     built.clear()
     runs.clear()
     assert cli.main(["--debug", "compare", *QUICKSTART, "--format", "json"]) == 2  # an option first: the whole app
-    assert len(built) == 8 and all(runs)
+    assert len(built) == 9 and all(runs)
 
 
 def test_the_reader_and_the_report_writer_import_no_engine():
