@@ -12,6 +12,7 @@ from .options import (
     BOOTSTRAP_OPTION,
     CI_OPTION,
     ID_FIELD_OPTION,
+    LIMIT_OPTION,
     NO_DATA_PASSES_OPTION,
     SCHEMA_RESOURCE_OPTION,
     SEED_OPTION,
@@ -53,6 +54,7 @@ def agree_command(
         help="List at most N disagreements (document, field, each annotator's value); the rest are counted.",
     ),
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
+    limit: Optional[list[str]] = LIMIT_OPTION,
 ) -> None:
     """Measure how far annotators agree: per field, observed agreement, Cohen's kappa, Krippendorff's alpha.
 
@@ -64,13 +66,14 @@ def agree_command(
     from ..reporters import json_report
     from ..schema.compiler import check_ready
     from .inputs import scoring_plan
-    from .option_values import check_bootstrap, check_ci
+    from .option_values import check_bootstrap, check_ci, use_limits
     from .output import fail_gates, print_json, printing
 
     if output_format not in FORMATS:
         raise UsageError(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
     if len(annotations) < 2:
         raise UsageError("give at least two annotators' files: stickler agree SCHEMA ANNOTATOR_A ANNOTATOR_B")
+    use_limits(limit)
     check_ci(ci)
     check_bootstrap(bootstrap)
     gates = [agreement.parse_gate(text) for text in fail_under or []]

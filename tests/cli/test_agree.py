@@ -58,9 +58,9 @@ def test_json_figures_intervals_and_disagreements(tmp_path, monkeypatch, capsys)
     category, vendor = report["fields"]
     assert code == 0 and report["documents"] == 5
     assert category["kappa"] == pytest.approx(0.44 / 0.64)
-    # alpha, two annotators, 10 values: coincidences food 3+3 (r1, r4 twice each... see below), by hand:
-    # units r1 ff, r2 tf, r3 oo, r4 ff, r5 tt: o_ff 4, o_tt 2, o_oo 2, o_tf = o_ft 1; n_f 5, n_t 3, n_o 2, n 10.
-    # alpha = 1 - 9 * 2 / (100 - 25 - 9 - 4) = 1 - 18/62.
+    # alpha, two annotators, 10 values; each unit's two ordered pairs weigh 1/(2-1) = 1. Units r1 ff, r2 tf,
+    # r3 oo, r4 ff, r5 tt: o_ff 4, o_tt 2, o_oo 2, o_tf = o_ft = 1; n_f 5, n_t 3, n_o 2, n 10.
+    # alpha = 1 - (n-1) * off-diagonal / (n^2 - sum n_c^2) = 1 - 9 * 2 / (100 - 25 - 9 - 4) = 1 - 18/62.
     assert category["alpha"] == pytest.approx(1 - 18 / 62)
     assert (category["agreement"], vendor["agreement"], vendor["comparisons"]) == (0.8, 0.8, 10)
     assert "kappa" not in vendor and "alpha" not in vendor
@@ -124,6 +124,8 @@ def test_gates_pass_fail_and_lack_of_data(tmp_path, monkeypatch, capsys):
         ({}, ["--fail-under", "nothing.kappa=0.5"], "matches no field"),
         ({}, ["-f", "html"], "--format 'html'"),
         ({"bob.jsonl": "\n"}, [], "bob.jsonl: holds no record"),
+        ({}, ["--ci", "0.9", "--bootstrap", "200000"], "more resamples than the limit of 100,000"),
+        ({}, ["--limit", "line-bytes=20"], "alice.jsonl:1: line of 50 bytes, over the 20-byte limit"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, change, args, message):
