@@ -20,6 +20,8 @@ from .options import (
 
 FORMATS = ("table", "json", "markdown")
 SHOWN_DEFAULT = 20  # disagreements listed unless --disagreements says otherwise
+# The field column: 24 + 1 + comparisons 11 + 2 + agreement and its interval 20 + 1 + kappa and its interval 20 = 79.
+NAME_WIDTH = 24
 
 
 def agree_command(
@@ -215,11 +217,15 @@ def table(report: dict[str, Any]) -> str:
     lines = [
         f"{len(report['annotators'])} annotators, {report['documents']} documents",
         "",
-        f"{'field':<28} {'comparisons':>11}  {'agreement':<24} {chance}",
+        f"{'field':<{NAME_WIDTH}} {'comparisons':>11}  {'agreement':<20} {chance}",
     ]
     for entry in report["fields"]:
         agreed, chanced = _cells(entry, chance)
-        lines.append(f"{_inert(entry['field']):<28} {entry['comparisons']:>11}  {agreed:<24} {chanced}".rstrip())
+        name = _inert(entry["field"])
+        if len(name) > NAME_WIDTH:  # a long path on a line of its own, its figures in their columns below it
+            lines.append(name)
+            name = ""
+        lines.append(f"{name:<{NAME_WIDTH}} {entry['comparisons']:>11}  {agreed:<20} {chanced}".rstrip())
     lines += _listed(
         report,
         lambda d: f"{_inert(d['document'])}  {_inert(d['field'])}",

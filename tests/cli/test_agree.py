@@ -35,7 +35,7 @@ def test_the_pages_example_prints_what_the_page_shows(tmp_path, monkeypatch, cap
     code, out, err = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl", "--id-field", "id")
     assert (code, err) == (0, "")
     assert out == shown
-    assert "0.800                    0.688" in out  # kappa (0.8 - 9/25) / (1 - 9/25), worked on the page
+    assert "0.800                0.688" in out  # kappa (0.8 - 9/25) / (1 - 9/25), worked on the page
 
 
 def test_json_figures_intervals_and_disagreements(tmp_path, monkeypatch, capsys):
@@ -148,3 +148,25 @@ def test_a_long_value_is_shown_whole_when_piped(tmp_path, monkeypatch, capsys):
     (tmp_path / "bob.jsonl").write_text((tmp_path / "bob.jsonl").read_text().replace('"Initrode"', json.dumps(long)))
     code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl")
     assert code == 0 and f"  bob.jsonl: {json.dumps(long)}\n" in out
+
+
+def test_a_long_field_path_takes_a_line_of_its_own(tmp_path, monkeypatch, capsys):
+    path = "a_rather_long_object_name.and_a_long_field_name"
+    (tmp_path / "s.json").write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "a_rather_long_object_name": {
+                        "type": "object",
+                        "properties": {"and_a_long_field_name": {"type": "string"}},
+                    }
+                },
+            }
+        )
+    )
+    for name, value in (("a.jsonl", "x"), ("b.jsonl", "y")):
+        (tmp_path / name).write_text(json.dumps({"a_rather_long_object_name": {"and_a_long_field_name": value}}) + "\n")
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "s.json", "a.jsonl", "b.jsonl")
+    assert code == 0 and f"\n{path}\n{'':24}           2  0.000\n" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
