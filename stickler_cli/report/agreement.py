@@ -12,8 +12,8 @@ Per leaf field (``vendor``, ``line_items.sku``: the paths of eval's field metric
   own row counts each item pair the engine matched (TP, or FD below the list's match threshold) and each
   unmatched item.
 - ``kappa`` (two annotators) and ``alpha`` (nominal Krippendorff's alpha, any number): for the
-  categorical fields only, ExactComparator fields outside lists. The category of a value is its JSON text;
-  null and missing are one category, "null".
+  categorical fields only, ExactComparator fields outside lists. Two values are one category when the
+  field's comparator calls them equal (``categories``); null and missing are one category, "null".
 
 Intervals are percentile bootstrap intervals over documents, drawn as ``report/statistics.py`` draws
 them: every figure is a ratio of per-document sums, so a resample is a weighted sum of rows.
@@ -86,9 +86,24 @@ def value_at(record: Any, keys: Sequence[str]) -> Any:
     return value
 
 
-def category(value: Any) -> str:
-    """A value's category: its JSON text (keys sorted); null and missing are ``null``."""
-    return NULL if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False)
+def categories(leaf: Leaf, rows: Sequence[Sequence[Any]]) -> list[list[str]]:
+    """Each value's category, under the field's own comparator: the JSON text of the first value met that the
+    comparator, at the field's threshold, calls equal to it (ExactComparator folds case by default: "Food" and
+    "food" are one category, as they are one in agreement). Null and missing are the category ``null``."""
+    comparator, threshold = leaf.field.comparator, leaf.field.threshold
+    seen: list[tuple[Any, str]] = []
+
+    def label(value: Any) -> str:
+        if value is None:
+            return NULL
+        for first, text in seen:
+            if comparator is not None and comparator.similarity(first, value) >= threshold:
+                return text
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        seen.append((value, text))
+        return text
+
+    return [[label(value) for value in row] for row in rows]
 
 
 @dataclass
@@ -173,7 +188,7 @@ def figures(
         shapes.append((k, "agreement", 0))
         if not leaf.categorical:
             continue
-        labels = [[category(v) for v in d.values[k]] for d in documents]
+        labels = categories(leaf, [d.values[k] for d in documents])
         cats = {c: i for i, c in enumerate(sorted({c for row in labels for c in row}))}
         size = len(cats)
         if annotators == 2:

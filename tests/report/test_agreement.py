@@ -156,3 +156,16 @@ def test_no_document_gives_no_figure(tmp_path):
     result = _by_field(agreement.figures([], found, 2, level=0.9))
     assert result["category"]["agreement"] is None and result["category"]["kappa"] is None
     assert result["category"]["ci"] == {"agreement": None, "kappa": None, "alpha": None}
+
+
+def test_categories_are_the_comparators_so_kappa_and_agreement_agree(tmp_path):
+    """ExactComparator folds case and drops punctuation by default: "Food" and "food." are one category, as the
+    agreement counts them. Labels a: food food travel office, b: Food. food office office; as categories
+    (food, food, travel, office) and (food, food, office, office): scikit-learn's kappa of those."""
+    a = [{"category": v} for v in ("food", "food", "travel", "office")]
+    b = [{"category": v} for v in ("Food.", "food", "office", "office")]
+    found, docs = _documents(_plan(tmp_path), [a, b])
+    entry = _by_field(agreement.figures(docs, found, 2))["category"]
+    expected = cohen_kappa_score(["food", "food", "travel", "office"], ["food", "food", "office", "office"])
+    assert entry["agreement"] == 3 / 4 and entry["kappa"] == pytest.approx(expected, abs=1e-12)
+    assert expected == pytest.approx((3 / 4 - (2 * 2 + 1 * 0 + 1 * 2) / 16) / (1 - 6 / 16))
