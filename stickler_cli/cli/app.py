@@ -18,6 +18,7 @@ from .help import HelpTyper
 from ..errors import ExitCode
 from ..version import __version__
 from . import exits, output
+from .agree import agree_command
 from .comparators import comparators_command
 from .compare import compare_command
 from .diff import diff_command
@@ -62,6 +63,7 @@ app.command("split")(split_command)
 schema_app.command("check")(schema_check)
 schema_app.command("infer")(schema_infer)
 app.command("comparators")(comparators_command)
+app.command("agree")(agree_command)
 app.command("stability")(stability_command)
 
 

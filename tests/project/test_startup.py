@@ -128,6 +128,7 @@ def test_version_with_more_arguments_is_the_apps(tmp_path):
         ["merge", "--help"],
         ["schema", "check", "--help"],
         ["comparators", "--help"],
+        ["agree", "--help"],
         ["stability", "--help"],
     ],
     ids=" ".join,
@@ -278,6 +279,24 @@ def test_compare_imports_neither_scipy_nor_pydantic_nor_jsonschema(tmp_path):
     ) == [SOLVER]
 
 
+def test_agree_imports_neither_pydantic_nor_jsonschema_nor_the_judges(tmp_path):
+    """Two annotators' files (the cosmetic fixture's ground truth and predictions): numpy for its figures, the
+    engine to compare; nothing eval's reports, typer's value checks or the LLM comparators need."""
+    annotators = [
+        str(ROOT / "schemas/cosmetic.json"),
+        *(str(ROOT / f"fixtures/cosmetic/{n}.jsonl") for n in ("gt", "pred")),
+    ]
+    code, modules, out = _run(tmp_path, "agree", *annotators, "--format", "json")
+    assert code == 0 and json.loads(out)["documents"] > 0
+    assert (
+        _loaded(
+            modules,
+            ("pydantic", "importlib.metadata", "stickler_cli.comparators.llm", "jsonschema", "referencing", "rich"),
+        )
+        == []
+    )
+
+
 def test_a_schema_that_refers_to_others_still_imports_jsonschema(tmp_path):
     """The shipment schema refers to its own definitions: its references resolve through ``referencing``."""
     shipment = [
@@ -353,13 +372,24 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     runs.clear()
     assert cli.main(["--help"]) == 0  # no command named: all of them listed, none built to run
     out = capsys.readouterr().out
-    assert sorted(built) == ["check", "comparators", "compare", "diff", "eval", "infer", "merge", "split", "stability"]
+    assert sorted(built) == [
+        "agree",
+        "check",
+        "comparators",
+        "compare",
+        "diff",
+        "eval",
+        "infer",
+        "merge",
+        "split",
+        "stability",
+    ]
     assert not any(runs)
     assert "  eval         Evaluate predictions against ground truth;" in out
     assert "schema       Inspect and validate schemas." in out
     built.clear()
     assert cli.main(["evl"]) == 2  # no such command: the listing, whose error names the commands it has
-    assert "No such command" in capsys.readouterr().err and len(built) == 9 and not any(runs)
+    assert "No such command" in capsys.readouterr().err and len(built) == 10 and not any(runs)
     built.clear()
     runs.clear()
     assert cli.main(["--debug", "compare", *QUICKSTART, "--format", "json"]) == 2  # an option first: the whole app

@@ -1,0 +1,297 @@
+"""Annotators' agreement (``stickler agree``): pure figures, records in, figures out, no I/O.
+
+Per leaf field (``vendor``, ``line_items.sku``: the paths of eval's field metrics), and per list of objects
+(``line_items``: its items, matched or not):
+
+- ``agreement``: the share of comparisons in which two annotators agree, over every ordered pair of
+  annotators (A as ground truth and B as prediction, then B and A) and every document. A comparison
+  agrees when the engine counts it TP (the field's comparator, at its threshold, calls the two values a
+  match: eval's rule) or TN (both null or missing); FD, FA and FN disagree. In a list of primitives, each
+  item pair the engine matches is one comparison and each unmatched item one more (an FA or an FN). In a
+  list of objects, a field of the items counts the matched item pairs only (as eval counts it); the list's
+  own row counts each item pair the engine matched (TP, or FD below the list's match threshold) and each
+  unmatched item.
+- ``kappa`` (two annotators) and ``alpha`` (nominal Krippendorff's alpha, any number): for the
+  categorical fields only, ExactComparator fields outside lists. Two values are one category when the
+  field's comparator calls them equal (``categories``); null and missing are one category, "null".
+
+Intervals are percentile bootstrap intervals over documents, drawn as ``report/statistics.py`` draws
+them: every figure is a ratio of per-document sums, so a resample is a weighted sum of rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..plan import FieldPlan, Kind, ModelPlan, Plan
+from ..errors import UsageError
+from .gates import Gate, matching
+from .gates import result as result_of
+from .statistics import _interval, _percentiles, resampled_sums
+
+METRICS = ("agreement", "kappa", "alpha")
+CATEGORICAL_COMPARATOR = "ExactComparator"
+NULL = "null"
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A leaf field: its plan, the keys from the record down to its value (to the outermost list holding it,
+    for a field inside a list: the value shown in a disagreement), and whether it is categorical."""
+
+    field: FieldPlan
+    keys: tuple[str, ...]
+    categorical: bool
+
+    @property
+    def path(self) -> str:
+        return self.field.path
+
+
+def leaves(plan: Plan) -> list[Leaf]:
+    """The plan's leaf fields (primitives and lists of primitives, at any depth), in the plan's order."""
+    found: list[Leaf] = []
+
+    def walk(model: ModelPlan, keys: tuple[str, ...], in_list: bool) -> None:
+        for f in model.fields:
+            here = keys if in_list else (*keys, f.key)
+            if f.kind is Kind.OBJECT_LIST:  # a row of its own: its items' pairing (an unmatched item is its FA/FN)
+                found.append(Leaf(f, here, False))
+            if f.kind in (Kind.OBJECT, Kind.OBJECT_LIST) and f.model is not None:
+                walk(f.model, here, in_list or f.kind is Kind.OBJECT_LIST)
+            elif f.kind in (Kind.PRIMITIVE, Kind.PRIMITIVE_LIST):
+                categorical = not in_list and f.kind is Kind.PRIMITIVE and f.comparator_name == CATEGORICAL_COMPARATOR
+                found.append(Leaf(f, here, categorical))
+
+    walk(plan.root, (), False)
+    return sorted(found, key=lambda leaf: leaf.field.index)
+
+
+def value_at(record: Any, keys: Sequence[str]) -> Any:
+    """The value under ``keys`` (None when missing); a rich ``{"_value": v}`` gives ``v``."""
+    value = record
+    for key in keys:
+        if isinstance(value, dict) and "_value" in value and key not in value:
+            value = value["_value"]
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    if isinstance(value, dict) and "_value" in value:
+        value = value["_value"]
+    return value
+
+
+def categories(leaf: Leaf, rows: Sequence[Sequence[Any]]) -> list[list[str]]:
+    """Each value's category, under the field's own comparator: the JSON text of the first value met that the
+    comparator, at the field's threshold, calls equal to it (ExactComparator folds case by default: "Food" and
+    "food" are one category, as they are one in agreement). Null and missing are the category ``null``."""
+    comparator, threshold = leaf.field.comparator, leaf.field.threshold
+    seen: list[tuple[Any, str]] = []
+
+    def label(value: Any) -> str:
+        if value is None:
+            return NULL
+        for first, text in seen:
+            if comparator is not None and comparator.similarity(first, value) >= threshold:
+                return text
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        seen.append((value, text))
+        return text
+
+    return [[label(value) for value in row] for row in rows]
+
+
+@dataclass
+class Document:
+    """One document as every annotator labelled it: per leaf, agreeing and all comparisons over the ordered
+    pairs of annotators, and each annotator's value."""
+
+    name: str
+    agree: list[int]
+    total: list[int]
+    values: list[list[Any]]  # per leaf, per annotator
+
+
+def document(
+    name: str, records: Sequence[dict], found: list[Leaf], compare: Callable[[dict, dict], list[list[int]]]
+) -> Document:
+    """Compare every ordered pair of annotators' records of one document (``compare(gt, pred)``: per field
+    index, [tp, fa, fd, fn, tn])."""
+    agree = [0] * len(found)
+    total = [0] * len(found)
+    for a, b in permutations(range(len(records)), 2):
+        counts = compare(records[a], records[b])
+        for k, leaf in enumerate(found):
+            tp, fa, fd, fn, tn = counts[leaf.field.index]
+            agree[k] += tp + tn
+            total[k] += tp + fa + fd + fn + tn
+    values = [[value_at(r, leaf.keys) for r in records] for leaf in found]
+    return Document(name, agree, total, values)
+
+
+def kappa_of(table: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of contingency tables (..., C, C) (rows: annotator A's category, columns: B's); NaN where
+    chance agreement is 1 (one category only: kappa undefined, as scikit-learn's cohen_kappa_score)."""
+    n = table.sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = np.trace(table, axis1=-2, axis2=-1) / n
+        expected = (table.sum(axis=-1) * table.sum(axis=-2)).sum(axis=-1) / (n * n)
+        return np.where(expected < 1, (observed - expected) / (1 - expected), np.nan)
+
+
+def alpha_of(coincidences: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha (nominal) of coincidence matrices (..., C, C): 1 - (n - 1) D_o / D_e with D_o the
+    off-diagonal coincidences and D_e the sum over c != k of n_c n_k; NaN where every value is one category."""
+    marginals = coincidences.sum(axis=-1)
+    n = marginals.sum(axis=-1)
+    off = n - np.trace(coincidences, axis1=-2, axis2=-1)
+    expected = n * n - (marginals * marginals).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected > 0, 1 - (n - 1) * off / expected, np.nan)
+
+
+def _contingency(labels: Sequence[str], cats: dict[str, int]) -> np.ndarray:
+    table = np.zeros((len(cats), len(cats)))
+    table[cats[labels[0]], cats[labels[1]]] = 1
+    return table
+
+
+def _coincidence(labels: Sequence[str], cats: dict[str, int]) -> np.ndarray:
+    """One unit's coincidences: each ordered pair of its values, weighted 1 / (m - 1)."""
+    table = np.zeros((len(cats), len(cats)))
+    for a, b in permutations(range(len(labels)), 2):
+        table[cats[labels[a]], cats[labels[b]]] += 1 / (len(labels) - 1)
+    return table
+
+
+def figures(
+    documents: Sequence[Document],
+    found: list[Leaf],
+    annotators: int,
+    level: float | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Per leaf: {"field", "documents", "comparisons", "agreement", "kappa" (two annotators), "alpha", and with
+    ``level`` "ci": {metric: [low, high] | None}}; a figure with nothing to measure is None."""
+    blocks: list[np.ndarray] = []  # per-document columns, one block per figure's sufficient statistics
+    shapes: list[tuple[int, str, int]] = []  # (leaf, metric, categories)
+    for k, leaf in enumerate(found):
+        blocks.append(
+            np.array([[d.agree[k], d.total[k]] for d in documents], dtype=np.float64).reshape(len(documents), 2)
+        )
+        shapes.append((k, "agreement", 0))
+        if not leaf.categorical:
+            continue
+        labels = categories(leaf, [d.values[k] for d in documents])
+        cats = {c: i for i, c in enumerate(sorted({c for row in labels for c in row}))}
+        size = len(cats)
+        if annotators == 2:
+            blocks.append(
+                np.array([_contingency(row, cats).ravel() for row in labels]).reshape(len(labels), size * size)
+            )
+            shapes.append((k, "kappa", size))
+        blocks.append(np.array([_coincidence(row, cats).ravel() for row in labels]).reshape(len(labels), size * size))
+        shapes.append((k, "alpha", size))
+    rows = np.concatenate(blocks, axis=1) if blocks else np.zeros((len(documents), 0))
+
+    def measure(sums: np.ndarray) -> list[np.ndarray]:
+        """Each figure of ``shapes`` from column sums (resamples x columns)."""
+        out, at = [], 0
+        for _, metric, size in shapes:
+            if metric == "agreement":
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    out.append(sums[:, at] / sums[:, at + 1])
+                at += 2
+                continue
+            table = sums[:, at : at + size * size].reshape(len(sums), size, size)
+            out.append(kappa_of(table) if metric == "kappa" else alpha_of(table))
+            at += size * size
+        return out
+
+    point = measure(rows.sum(axis=0, keepdims=True))
+    result = [
+        {
+            "field": leaf.path,
+            "comparator": leaf.field.comparator_name,
+            "threshold": leaf.field.threshold,
+            "categorical": leaf.categorical,
+            "documents": len(documents),
+            "comparisons": sum(d.total[k] for d in documents),
+        }
+        for k, leaf in enumerate(found)
+    ]
+    for (k, metric, _), value in zip(shapes, point):
+        result[k][metric] = _number(value[0])
+    for k, leaf in enumerate(found):
+        if leaf.categorical and annotators == 2:
+            result[k].setdefault("kappa", None)
+    if level is not None:
+        for entry in result:
+            entry["ci"] = {m: None for m in METRICS if m in entry}
+        if documents:
+            parts = [measure(sums) for sums in resampled_sums(rows, n_resamples, seed)]
+            cut = _percentiles(level)
+            for j, (k, metric, _) in enumerate(shapes):
+                found_interval = _interval(np.concatenate([p[j] for p in parts]), cut)
+                result[k]["ci"][metric] = None if found_interval is None else list(found_interval)
+    return result
+
+
+def _number(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def disagreements(documents: Sequence[Document], found: list[Leaf], limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The first ``limit`` (document, field) cells where some pair of annotators disagrees, in document order
+    then field order, with each annotator's value; and how many more there are."""
+    shown: list[dict[str, Any]] = []
+    more = 0
+    for d in documents:
+        for k, leaf in enumerate(found):
+            if d.agree[k] == d.total[k]:
+                continue
+            if len(shown) < limit:
+                shown.append({"document": d.name, "field": leaf.path, "values": d.values[k]})
+            else:
+                more += 1
+    return shown, more
+
+
+def parse_gate(text: str, origin: str = "--fail-under") -> Gate:
+    """``FIELD.METRIC=VALUE`` with METRIC one of ``METRICS`` (FIELD may be a glob: ``*.kappa``): eval's gate,
+    whose parser refuses these metrics, so only the split differs (a usage error names the gate)."""
+    key, sep, value = text.rpartition("=")
+    pattern, dot, metric = key.strip().rpartition(".")
+    if not sep or not dot or not pattern or metric not in METRICS:
+        raise UsageError(
+            f"{origin} {text!r}: expected FIELD.METRIC=VALUE with METRIC one of {', '.join(METRICS)}, "
+            "e.g. vendor.kappa=0.8"
+        )
+    try:
+        threshold = float(value)
+    except ValueError:
+        raise UsageError(f"{origin} {text!r}: {value.strip()!r} is not a number") from None
+    if not 0.0 <= threshold <= 1.0:
+        raise UsageError(f"{origin} {text!r}: the threshold must be a number in [0, 1]")
+    return Gate(key.strip(), threshold, origin)
+
+
+def check_gates(
+    gates: Sequence[Gate], result: list[dict[str, Any]], no_data_passes: bool = False
+) -> list[dict[str, Any]]:
+    """One result per gate and field it matches (a gate matching no field is a usage error), as eval's gates
+    report them (``gates.result``): a figure that cannot be measured (kappa of a field with one category, or
+    of a field that is not categorical) fails the gate unless ``no_data_passes``; no document fails it always."""
+    by_path = {entry["field"]: entry for entry in result}
+    out = []
+    for gate in gates:
+        for path in matching(gate, list(by_path)):
+            entry = by_path[path]
+            out.append(result_of(gate, path, entry.get(gate.metric), entry["documents"] == 0, no_data_passes))
+    return out
