@@ -393,7 +393,7 @@ def test_a_command_named_first_is_built_alone(monkeypatch, capsys):
     built.clear()
     runs.clear()
     assert cli.main(["--debug", "compare", *QUICKSTART, "--format", "json"]) == 2  # an option first: the whole app
-    assert len(built) == 9 and all(runs)
+    assert len(built) == 10 and all(runs)
 
 
 def test_the_reader_and_the_report_writer_import_no_engine():
