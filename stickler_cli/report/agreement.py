@@ -30,7 +30,7 @@ import numpy as np
 
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..errors import UsageError
-from .gates import Gate, matching
+from .gates import Gate, matching, threshold_of
 from .gates import result as result_of
 from .statistics import _interval, _percentiles, resampled_sums
 
@@ -273,13 +273,7 @@ def parse_gate(text: str, origin: str = "--fail-under") -> Gate:
             f"{origin} {text!r}: expected FIELD.METRIC=VALUE with METRIC one of {', '.join(METRICS)}, "
             "e.g. vendor.kappa=0.8"
         )
-    try:
-        threshold = float(value)
-    except ValueError:
-        raise UsageError(f"{origin} {text!r}: {value.strip()!r} is not a number") from None
-    if not 0.0 <= threshold <= 1.0:
-        raise UsageError(f"{origin} {text!r}: the threshold must be a number in [0, 1]")
-    return Gate(key.strip(), threshold, origin)
+    return Gate(key.strip(), threshold_of(text, value, origin), origin)
 
 
 def check_gates(

@@ -140,11 +140,23 @@ def parse(text: str, origin: str = "--fail-under") -> Gate:
             f"{origin} {text!r}: expected METRIC=VALUE or FIELD.METRIC=VALUE, "
             "e.g. weighted_overall_score=0.9 or invoice_id.cm_f1=0.99"
         )
+    return make(key.strip(), _number(text, value, origin), origin)
+
+
+def _number(text: str, value: str, origin: str) -> float:
     try:
-        threshold = float(value)
+        return float(value)
     except ValueError:
         raise UsageError(f"{origin} {text!r}: {value.strip()!r} is not a number") from None
-    return make(key.strip(), threshold, origin)
+
+
+def threshold_of(text: str, value: str, origin: str = "--fail-under") -> float:
+    """The VALUE of a gate written ``KEY=VALUE`` (``text``): a number in [0, 1], else a UsageError naming the gate
+    (the commands whose gates name metrics of their own: agree, stability)."""
+    threshold = _number(text, value, origin)
+    if not 0.0 <= threshold <= 1.0:
+        raise UsageError(f"{origin} {text!r}: the threshold must be a number in [0, 1]")
+    return threshold
 
 
 def make(key: str, threshold: Any, origin: str) -> Gate:

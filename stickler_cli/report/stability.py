@@ -114,13 +114,7 @@ def parse_gate(text: str) -> quality_gates.Gate:
             f"--fail-under {text!r}: unknown metric {metric!r}{suggest(metric, METRICS)}; known: "
             f"{', '.join(METRICS)}" + (hint if metric == "flip_rate" else "")
         )
-    try:
-        threshold = float(value)
-    except ValueError:
-        raise UsageError(f"--fail-under {text!r}: {value.strip()!r} is not a number") from None
-    if not 0.0 <= threshold <= 1.0:
-        raise UsageError(f"--fail-under {text!r}: the threshold must be a number in [0, 1]")
-    return quality_gates.Gate(key, threshold, "--fail-under")
+    return quality_gates.Gate(key, quality_gates.threshold_of(text, value), "--fail-under")
 
 
 def check_gate_paths(gates: list[quality_gates.Gate], paths: list[str]) -> None:
