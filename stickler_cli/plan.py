@@ -112,6 +112,11 @@ class Plan:
         """Every field of the plan, ordered by ``FieldPlan.index``."""
         return tuple(sorted(self.root.walk(), key=lambda f: f.index))
 
+    def judged_fields(self) -> list[FieldPlan]:
+        """The fields whose comparator keeps a judge's bill (``Comparator.bills``: an LLM), in plan order: the ones
+        the engine hands the bill of, the run's parent asks first (run/judge_first.py) and the report bills."""
+        return [f for f in self.fields if f.comparator is not None and f.comparator.bills]
+
     def data_paths(self) -> frozenset[str]:
         """The field paths where an object holding ``_value`` is data, not a rich value (FieldPlan.rich): ""
         for the record itself when its schema declares ``_value``. For the readers that walk records by path

@@ -33,7 +33,7 @@ class Bill:
     """The judged fields' paths, in plan order, and their counts (``BILL`` order) by field index."""
 
     def __init__(self, plan: Plan) -> None:
-        judged = [f for f in plan.fields if f.comparator is not None and f.comparator.bills]
+        judged = plan.judged_fields()
         self.paths = {f.index: f.path for f in judged}
         self.counts: dict[int, list[int]] = {f.index: [0] * len(BILL) for f in judged}
 

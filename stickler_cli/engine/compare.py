@@ -97,7 +97,7 @@ class Engine:
         self._wanted = {f.index for f in self._prefetching}
         self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
-        self._billing = [f for f in self.fields if f.comparator is not None and f.comparator.bills]
+        self._billing = plan.judged_fields()
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
         self._arrays: dict[int, ModelArrays] = {}  # per item model, see _model_arrays
         # Per model, what the field loop reads of each field, unpacked in one step, and the

@@ -27,15 +27,10 @@ from .shards import Shard
 Answers = dict[int, dict[str, Any]]  # field index -> the field's answers (question key -> outcome)
 
 
-def billing_fields(plan: Plan) -> list[Any]:
-    """The fields whose comparator keeps a judge's bill (an LLM): the ones asked first."""
-    return [f for f in plan.fields if f.comparator is not None and f.comparator.bills]
-
-
 def ask_first(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options: RunOptions) -> Answers | None:
     """Put every judged question of the run, in this process, before it is shared out; the bill goes to
     ``acc``. The answers by field, for the workers (``adopt_answers``); None when no field keeps a bill."""
-    fields = billing_fields(plan)
+    fields = plan.judged_fields()
     if not fields:
         return None
     engine = Engine(plan, options.judge_pairing)
@@ -54,5 +49,5 @@ def ask_first(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options: Ru
 
 def adopt_answers(plan: Plan, answers: Answers | None) -> None:
     """A worker's judged comparators take the parent's answers (None: ask and bill as a single process does)."""
-    for f in billing_fields(plan):
+    for f in plan.judged_fields():
         f.comparator.adopt(None if answers is None else answers.get(f.index, {}))
