@@ -277,14 +277,14 @@ def pair_documents(base: np.ndarray, run: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def mcnemar_p(worse: int, better: int) -> float:
     """Two-sided exact McNemar p-value: the binomial test of ``worse`` out of the ``worse + better`` discordant
-    documents at 1/2 (``scipy.stats.binomtest(worse, worse + better).pvalue``), without importing scipy.stats."""
+    documents at 1/2 (``scipy.stats.binomtest(worse, worse + better).pvalue``); the same binomial tail as the
+    policy's test (``scipy.special.bdtr``), without importing scipy.stats."""
     n = worse + better
     if n == 0 or worse == better:
         return 1.0
-    k = min(worse, better)
-    base = math.lgamma(n + 1) - n * math.log(2)
-    tail = sum(math.exp(base - math.lgamma(i + 1) - math.lgamma(n - i + 1)) for i in range(k + 1))
-    return min(1.0, 2 * tail)
+    from scipy.special import bdtr  # scipy.stats.binom.cdf
+
+    return min(1.0, 2 * float(bdtr(min(worse, better), n, 0.5)))
 
 
 def _select(rows: np.ndarray, size: int, picked: list[int]) -> np.ndarray:
