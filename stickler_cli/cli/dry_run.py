@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..plan import Plan
 from .output import print_json, printable, printing, stdout_console
@@ -38,9 +38,13 @@ class FieldCount:
     characters: int = 0  # characters those requests would send
 
 
-def count(plan: Plan, docs: Sequence[tuple[Any, Any]], judge_pairing: str = "full") -> list[FieldCount]:
-    """The judged fields' counts over ``docs`` ((gt, pred) records), nothing asked. Under ``--judge-pairing
-    proxy`` a list's item pairs are the ones the proxy chooses, as the real run's prefetch walk hands them."""
+def count(
+    plan: Plan, batches: Iterable[list[tuple[Any, Any]]], judge_pairing: str = "full"
+) -> tuple[list[FieldCount], int]:
+    """The judged fields' counts over ``batches`` of (gt, pred) records, nothing asked, and how many records.
+    A batch at a time, as the run walks them: what is held is each field's distinct pairs, not the records.
+    Under ``--judge-pairing proxy`` a list's item pairs are the ones the proxy chooses, as the real run's
+    prefetch walk hands them."""
     from ..engine import Engine
     from ..engine.prefetch import collect, models_needed
     from ..engine.proxy import judged
@@ -49,23 +53,28 @@ def count(plan: Plan, docs: Sequence[tuple[Any, Any]], judge_pairing: str = "ful
 
     fields = [f for f in plan.root.walk() if judged(f)]
     wanted = {f.index for f in fields}
+    needed = models_needed(plan.root, wanted)
     chosen = Engine(plan, judge_pairing="proxy").proxy_pairs if judge_pairing == "proxy" and fields else None
-    pairs = collect(plan.root, docs, wanted, models_needed(plan.root, wanted), chosen) if fields else {}
-    counts = []
+    counts = {f.index: FieldCount(f.path, f.comparator.name) for f in fields}
+    distinct: dict[int, dict[str, tuple[Any, Any]]] = {f.index: {} for f in fields}
+    documents = 0
+    for docs in batches:
+        documents += len(docs)
+        pairs = collect(plan.root, docs, wanted, needed, chosen) if fields else {}
+        for index, field_pairs in pairs.items():
+            c, seen = counts[index], distinct[index]
+            for gt, pred in field_pairs:
+                c.pairs += 1
+                if identical_values(gt, pred):
+                    c.identical += 1
+                    continue
+                key = pair_key(gt, pred)
+                seen.setdefault(key if key is not None else repr((gt, pred)), (gt, pred))
     for f in fields:
-        c = FieldCount(f.path, f.comparator.name)
-        distinct: dict[str, tuple[Any, Any]] = {}
-        for gt, pred in pairs[f.index]:
-            c.pairs += 1
-            if identical_values(gt, pred):
-                c.identical += 1
-                continue
-            key = pair_key(gt, pred)
-            distinct.setdefault(key if key is not None else repr((gt, pred)), (gt, pred))
-        _ask(f.comparator, list(distinct.values()), c)
+        c = counts[f.index]
+        _ask(f.comparator, list(distinct[f.index].values()), c)
         c.duplicates = c.pairs - c.identical - c.not_sent - c.cached - c.requests
-        counts.append(c)
-    return counts
+    return [counts[f.index] for f in fields], documents
 
 
 def _ask(comparator: Any, pairs: list[tuple[Any, Any]], c: FieldCount) -> None:
@@ -85,45 +94,49 @@ def _text(value: Any) -> str:
     return value if type(value) is str else compact_json(value) or ""
 
 
-def read(plan: Plan, shards: Sequence[Any], pairing: Any, inputs: str) -> tuple[list[tuple[Any, Any]], int]:
-    """The scored (gt, pred) records of ``shards``, read as a run reads them: record problems and the record
-    counts' warnings said on stderr as a run says them; (records, record problems)."""
+def read(
+    plan: Plan, shards: Sequence[Any], pairing: Any, inputs: str, counted: "Reading"
+) -> Iterator[list[tuple[Any, Any]]]:
+    """The scored (gt, pred) records of ``shards`` in the run's batches, read as a run reads them (one batch
+    held at a time); once read, the record problems (counted in ``counted.problems``) and the record counts'
+    warnings are said on stderr as a run says them."""
     from ..run.options import for_plan
     from ..run.reader import PairingStats, check_pairing_outcome, error_location
-    from ..run.scoring import _adopt_older_shape, add_pairing_stats, read_pairs
+    from ..run.scoring import add_pairing_stats, adopted_batches, read_pairs
     from .inputs import warn_about_records
 
     pairing = for_plan(pairing, plan)
-    stats, counted = PairingStats(), _Counts(plan)
-    docs: list[tuple[Any, Any]] = []
-    problems: list[Any] = []
+    stats = PairingStats()
+    problems, first = 0, None
     for shard in shards:
-        for pair in read_pairs(shard, stats, pairing):
-            problems.extend(pair.errors)
-            if pair.older_shape:  # as score_pairs reads them, counted alike
-                _adopt_older_shape(plan.root, counted, pair)
-            if pair.gt is not None:
-                docs.append((pair.gt, pair.pred))
+        for batch in adopted_batches(plan.root, read_pairs(shard, stats, pairing), counted):
+            for pair in batch:
+                if pair.errors:
+                    first = first or pair.errors[0]
+                    problems += len(pair.errors)
+            yield [(pair.gt, pair.pred) for pair in batch if pair.gt is not None]
     add_pairing_stats(counted, stats)
     check_pairing_outcome(counted.stats, pairing, sorted({s.predictions for s in shards}))
     warn_about_records(counted.stats, inputs)
-    if problems:
-        first = problems[0].as_dict()
+    if first is not None:
+        where = first.as_dict()
         sys.stderr.write(
-            f"stickler: warning: {len(problems):,} record problem(s), read as a run reads them; the first: "
-            f"{printable(error_location(first))}: {printable(first['message'])}\n"
+            f"stickler: warning: {problems:,} record problem(s), read as a run reads them; the first: "
+            f"{printable(error_location(where))}: {printable(where['message'])}\n"
         )
-    return docs, len(problems)
+    counted.problems = problems
 
 
-class _Counts:
-    """The record counts add_pairing_stats and _adopt_older_shape fill (an Accumulator's ``stats`` and ``plan``)."""
+class Reading:
+    """What a dry run's reading counts: the record counts add_pairing_stats and adopted_batches fill (an
+    Accumulator's ``stats`` and ``plan``), and the record problems."""
 
     def __init__(self, plan: Plan) -> None:
         from collections import Counter
 
         self.plan = plan
         self.stats: Counter = Counter()
+        self.problems = 0
 
 
 def report(counts: list[FieldCount], documents: int, problems: int, output_format: str, not_written: list[str]) -> None:

@@ -201,10 +201,11 @@ def run_eval(args: EvalArgs) -> None:
     if args.dry_run:
         from . import dry_run as dry
 
-        docs, problems = dry.read(plan, shards, pairing, ground_truth)
+        reading = dry.Reading(plan)
+        counts, documents = dry.count(plan, dry.read(plan, shards, pairing, ground_truth, reading), args.judge_pairing)
         asked = {**targets, "--save-schema": args.save_schema}
         not_written = [f"{name} {path}" for name, path in asked.items() if path and name != "--llm-cache"]
-        dry.report(dry.count(plan, docs, args.judge_pairing), len(docs), problems, args.output_format, not_written)
+        dry.report(counts, documents, reading.problems, args.output_format, not_written)
         return
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     options = run_options(

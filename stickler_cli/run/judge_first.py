@@ -16,12 +16,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..engine import Engine
-from ..engine.values import adopt_older_shape
 from ..plan import Plan
 from .accumulate import Accumulator
 from .options import RunOptions, for_plan
 from .reader import PairingStats
-from .scoring import _chunks, read_pairs
+from .scoring import adopted_batches, read_pairs
 from .shards import Shard
 
 Answers = dict[int, dict[str, Any]]  # field index -> the field's answers (question key -> outcome)
@@ -36,12 +35,8 @@ def ask_first(plan: Plan, shards: Sequence[Shard], acc: Accumulator, options: Ru
     engine = Engine(plan, options.judge_pairing)
     pairing = for_plan(options.pairing, plan)
     for shard in shards:
-        for batch in _chunks(read_pairs(shard, PairingStats(), pairing)):  # the batches the run scores
-            for pair in batch:  # read as the run reads them (it counts such records, not this reading)
-                if pair.older_shape:
-                    for record in (pair.gt, pair.pred):
-                        if record:
-                            adopt_older_shape(plan.root, record)
+        # the batches the run scores, read as it reads them (it counts their records, not this reading)
+        for batch in adopted_batches(plan.root, read_pairs(shard, PairingStats(), pairing)):
             engine.prefetch([(p.gt, p.pred) for p in batch if p.gt is not None])
             acc.judge.add({f.index: bill for f in fields if (bill := f.comparator.drain_bill()) is not None})
     return {f.index: f.comparator.answers() for f in fields}

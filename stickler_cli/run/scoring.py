@@ -91,10 +91,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
     plain = not (analysis.documents or analysis.non_matches or analysis.per_document)
     root = engine.plan.root
     with held_back():  # collector.py: the collector would walk the whole heap again and again
-        for batch in _chunks(pairs):
-            for pair in batch:
-                if pair.older_shape:
-                    _adopt_older_shape(root, acc, pair)
+        for batch in adopted_batches(root, pairs, acc):
             scored_pairs = [p for p in batch if p.gt is not None]
             scored = engine.score_batch(
                 [(p.gt, p.pred) for p in scored_pairs], [d for d, p in enumerate(scored_pairs) if p.boxes]
@@ -135,11 +132,17 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                 d += 1
 
 
-def _adopt_older_shape(root: Any, acc: Accumulator, pair: Pair) -> None:
-    """Read a pair's values of the older rich shape as rich values, counting the records that hold any."""
-    for record in (pair.gt, pair.pred):
-        if record and adopt_older_shape(root, record):
-            acc.stats["older_shape_records"] += 1
+def adopted_batches(root: Any, pairs: Iterable[Pair], acc: Any = None) -> Iterator[list[Pair]]:
+    """``pairs`` in the batches a run scores, their values of the older rich shape read as rich values; the
+    records that hold any are counted in ``acc.stats`` when ``acc`` is given. The run, the parent that asks
+    judges first and ``--dry-run`` read through this, so they read alike."""
+    for batch in _chunks(pairs):
+        for pair in batch:
+            if pair.older_shape:
+                for record in (pair.gt, pair.pred):
+                    if record and adopt_older_shape(root, record) and acc is not None:
+                        acc.stats["older_shape_records"] += 1
+        yield batch
 
 
 def read_pairs(shard: Shard, stats: PairingStats, pairing: Pairing, gt_lines: Iterator | None = None) -> Iterator[Pair]:
