@@ -184,3 +184,32 @@ def test_bad_records_are_counted_as_a_run_counts_them(server, tmp_path, capsys):
     # doc 4's prediction is scored as {}: its name pair is gone (4 pairs, 1 request fewer).
     assert _counts(bill)["name"] == (4, 2, 1, 0, 0, 1)
     assert f"stickler: warning: 1 record problem(s), read as a run reads them; the first: {pred}:4: " in err
+
+
+def test_the_records_are_read_a_batch_at_a_time_and_pairs_counted_across_batches(server, tmp_path, capsys):
+    """600 documents are three of the run's batches (256, 256, 88), never held at once; the same pair in every
+    document is one request however many batches it spans: 600 pairs, 599 duplicates, 1 request."""
+    from stickler_cli.cli import dry_run
+    from stickler_cli.run.scoring import BATCH
+
+    files = _files(tmp_path)
+    Path(files[1]).write_bytes(b'{"name": "St. John"}\n' * 600)
+    Path(files[2]).write_bytes(b'{"name": "st john"}\n' * 600)
+    sizes = []
+    real_count = dry_run.count
+
+    def counting(plan, batches, judge_pairing="full"):
+        def sized():
+            for batch in batches:
+                sizes.append(len(batch))
+                yield batch
+
+        return real_count(plan, sized(), judge_pairing)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dry_run, "count", counting)
+        bill = _dry(files, server, capsys)
+    assert BATCH == 256 and sizes == [256, 256, 88]
+    assert bill["documents"] == 600
+    assert _counts(bill)["name"] == (600, 0, 599, 0, 0, 1)
+    assert server.count == 0
