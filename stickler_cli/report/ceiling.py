@@ -70,7 +70,7 @@ def load(path: str, plan: Plan) -> Ceiling:
     try:
         data = read_within(path, "schema-bytes")
     except TooLarge as exc:
-        raise InputError(f"{exc} (an agree report; --limit schema-bytes=N raises the bound)", path) from None
+        raise InputError(f"too large for an agree report: {exc}", path) from None
     except OSError as exc:
         raise InputError(f"cannot read the agree report: {exc.strerror or exc}", path) from None
     try:
