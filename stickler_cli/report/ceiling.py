@@ -23,10 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ..errors import InputError
-from ..limits import TooLarge, read_within
+from ..limits import read_json_within
 from ..plan import Plan
 from ..run.accumulate import schema_digest
 
@@ -67,16 +65,7 @@ def _figure(value: Any, low: float | None) -> bool:
 
 def load(path: str, plan: Plan) -> Ceiling:
     """Read and check ``stickler agree``'s JSON report at ``path`` against eval's ``plan``."""
-    try:
-        data = read_within(path, "schema-bytes")
-    except TooLarge as exc:
-        raise InputError(f"too large for an agree report: {exc}", path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the agree report: {exc.strerror or exc}", path) from None
-    try:
-        report = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"not an agree report: not JSON ({exc}; truncated?)", path) from None
+    report = read_json_within(path, "schema-bytes", "stickler agree report")
     tool = report.get("tool") if isinstance(report, dict) else None
     _need(
         isinstance(tool, dict) and tool.get("name") == TOOL,

@@ -159,7 +159,7 @@ def _edit(path, change):
 @pytest.mark.parametrize(
     "change, args, message",
     [
-        (lambda p: p.write_text("{"), [], "agreement.json: not an agree report: not JSON ("),
+        (lambda p: p.write_text("{"), [], "agreement.json: not a stickler agree report: not JSON ("),
         (lambda p: p.write_text("[]"), [], "agreement.json: not a stickler agree report (no tool.name"),
         (
             lambda p: _edit(p, lambda d: d["tool"].update(name="stickler stability")),
@@ -217,8 +217,8 @@ def test_the_too_big_report_names_the_bound(example, monkeypatch, capsys):
     path.write_text(path.read_text() + " " * 3000)
     code, _, err = _run(example, monkeypatch, capsys, *EVAL, "--limit", "schema-bytes=2k")
     assert code == 2 and err == (
-        "stickler: error: agreement.json: too large for an agree report: holds over 2,000 bytes (the schema-bytes "
-        "limit; --limit schema-bytes=N raises it)\n"
+        "stickler: error: agreement.json: holds over 2,000 bytes (the schema-bytes limit; --limit schema-bytes=N "
+        "raises it)\n"
     )
 
 
