@@ -156,7 +156,7 @@ def render_html(report: dict[str, Any]) -> str:
     )
     listed, more = report["disagreements"], report["disagreements_not_shown"]
     if listed or more:
-        heads = [("document", ""), ("field", ""), *((f"annotator {k + 1}", "") for k in range(len(annotators)))]
+        heads = [("document", ""), ("field", ""), *((path, "") for path in annotators)]  # _table escapes them
         lines = [
             f"<tr><td>{_e(d['document'], None)}</td><td>{_e(d['field'], None)}</td>"
             + "".join(f"<td><code>{_e(_json(v), None)}</code></td>" for v in d["values"])

@@ -299,6 +299,8 @@ def test_agree_writes_its_json_and_a_self_contained_escaped_page(example, monkey
     # the fields: agreement 0.800 both; kappa 0.688 of category; alpha too (a column: the JSON has it)
     assert re.search(r"<td>category</td>.*?0\.800.*?0\.688.*?0\.710", page)
     assert "<h2>Disagreements (2)</h2>" in page and "<li>alice.jsonl</li><li>bob.jsonl</li>" in page
+    assert "<th>document</th><th>field</th><th>alice.jsonl</th><th>bob.jsonl</th>" in page
+    assert "<td>r3</td><td>vendor</td><td><code>&quot;Initech&quot;</code></td>" in page
 
 
 @pytest.mark.parametrize(
