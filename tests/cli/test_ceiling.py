@@ -332,3 +332,19 @@ def test_the_light_path_and_the_pytest_plugin_take_the_ceiling(example):
     report, _ = pytest_plugin._evaluate(files, options, str)
     assert report["ceiling"]["above_ceiling"] == ["vendor"]
     assert [f["model_accuracy"] for f in report["ceiling"]["fields"]] == [0.6, 1.0]
+
+
+def test_agree_adds_its_markdown_to_the_step_summary_as_eval_does(example, monkeypatch, capsys):
+    summary = example / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    code, out, _ = _run(example, monkeypatch, capsys, *AGREE, "-f", "json")
+    assert code == 0 and json.loads(out)["documents"] == 5
+    text = summary.read_text()
+    assert (
+        text.startswith("earlier step\n**2 annotators, 5 documents**\n")
+        and "| `category` | 10 | 0.800 | 0.688 |" in text
+    )
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(example / "alice.jsonl"))  # never an input, as for eval
+    code, _, err = _run(example, monkeypatch, capsys, *AGREE)
+    assert code == 2 and "refusing to overwrite an input file" in err
