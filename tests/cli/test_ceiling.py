@@ -348,3 +348,22 @@ def test_agree_adds_its_markdown_to_the_step_summary_as_eval_does(example, monke
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(example / "alice.jsonl"))  # never an input, as for eval
     code, _, err = _run(example, monkeypatch, capsys, *AGREE)
     assert code == 2 and "refusing to overwrite an input file" in err
+
+
+def test_the_model_figure_is_the_agreements_kind_on_nested_lists(tmp_path, monkeypatch, capsys):
+    """The shipment fixture (nested objects, a list of objects, fields inside its items): its ground truth and its
+    predictions taken as two annotators agree on each field exactly as often as the predictions match the ground
+    truth. The engine's comparators score both ways alike, so agreement (A vs B and B vs A) and accuracy (GT vs
+    prediction) count the same comparisons: equal on every row, hence none above the ceiling."""
+    files = [
+        str(ROOT / p) for p in ("schemas/shipment.json", "fixtures/shipment/gt.jsonl", "fixtures/shipment/pred.jsonl")
+    ]
+    code, _, _ = _run(tmp_path, monkeypatch, capsys, "agree", *files, "-f", "json", "-o", "agree.json")
+    assert code == 0
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "eval", *files, "-f", "json", "--ceiling", "agree.json")
+    block = json.loads(out)["ceiling"]
+    assert code == 0 and len(block["fields"]) == 12 and block["not_in_report"] == []
+    assert "consignee.packages" in [r["path"] for r in block["fields"]]  # a list of objects has its row
+    for row in block["fields"]:
+        assert row["model_accuracy"] == pytest.approx(row["agreement"], abs=1e-12), row["path"]
+    assert block["above_ceiling"] == []
