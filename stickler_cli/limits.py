@@ -15,6 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from .errors import UsageError, suggest
 
@@ -150,6 +151,27 @@ def read_within(path: str | Path, name: str) -> bytes:
     if total > limit:
         raise TooLarge(f"holds over {limit:,} bytes (the {name} limit; --limit {name}=N raises it)")
     return b"".join(chunks)
+
+
+def read_json_within(path: str, name: str, what: str) -> Any:
+    """The JSON value of a file given to read back (a baseline, an agree report), read within the bound ``name``:
+    InputError (exit 2) naming the file when it is too large, cannot be read or is not JSON (``what`` names the
+    kind of file in the message: "not a baseline file: not JSON (...)"). What the value holds is the caller's to
+    check."""
+    import orjson
+
+    from .errors import InputError
+
+    try:
+        data = read_within(path, name)
+    except TooLarge as exc:
+        raise InputError(str(exc), path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror or exc}", path) from None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"not a {what}: not JSON ({exc}; truncated?)", path) from None
 
 
 ZERO_ALLOWED = frozenset({"judge-calls"})  # a bound of 0 means none at all (not "no bound")

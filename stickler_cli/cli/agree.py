@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -11,9 +10,11 @@ from .help import GATES, OUTPUTS
 from .options import (
     BOOTSTRAP_OPTION,
     CI_OPTION,
+    HTML_OPTION,
     ID_FIELD_OPTION,
     LIMIT_OPTION,
     NO_DATA_PASSES_OPTION,
+    OUTPUT_OPTION,
     SCHEMA_RESOURCE_OPTION,
     SEED_OPTION,
 )
@@ -33,6 +34,8 @@ def agree_command(
     output_format: str = typer.Option(
         "table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS, help="table, json or markdown."
     ),
+    output: Optional[str] = OUTPUT_OPTION,
+    html_path: Optional[str] = HTML_OPTION,
     fail_under: Optional[list[str]] = typer.Option(
         None,
         "--fail-under",
@@ -64,14 +67,18 @@ def agree_command(
     from ..errors import UsageError
     from ..report import agreement
     from ..reporters import json_report
+    from ..run import atomic
+    from ..run.accumulate import schema_digest
     from ..schema.compiler import check_ready
-    from .inputs import scoring_plan
+    from ..version import __version__
+    from .inputs import schema_files, scoring_plan
     from .option_values import check_bootstrap, check_ci, use_limits
-    from ..reporters.agreement import markdown, table
-    from .output import fail_gates, print_json, printing
+    from .output import Written, emit, fail_gates
 
     if output_format not in FORMATS:
-        raise UsageError(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        raise UsageError(
+            f"--format {output_format!r}: expected one of {', '.join(FORMATS)} (--html FILE writes the HTML page)"
+        )
     if len(annotations) < 2:
         raise UsageError("give at least two annotators' files: stickler agree SCHEMA ANNOTATOR_A ANNOTATOR_B")
     use_limits(limit)
@@ -80,6 +87,11 @@ def agree_command(
     gates = [agreement.parse_gate(text) for text in fail_under or []]
     plan = scoring_plan(schema, schema_resource, others=annotations, order="SCHEMA ANNOTATOR_A ANNOTATOR_B")
     check_ready(plan)
+    # eval's rules for the files written: never an input, never two options naming one file (nor the step summary)
+    atomic.check_targets(
+        atomic.with_step_summary({"--output": output, "--html": html_path}),
+        [*schema_files(plan), *((f"file of annotator {k + 1}", path) for k, path in enumerate(annotations))],
+    )
     found = agreement.leaves(plan)
     documents = paired(annotations, id_field)
 
@@ -94,6 +106,8 @@ def agree_command(
     listed, more = agreement.disagreements(docs, found, shown)
     results = agreement.check_gates(gates, fields, no_data_passes)
     report = {
+        "tool": {"name": "stickler agree", "version": __version__},
+        "schema": {"path": plan.source, "digest": schema_digest(plan.schema, plan.resources)},
         "annotators": list(annotations),
         "documents": len(docs),
         "ci_level": ci,
@@ -102,14 +116,31 @@ def agree_command(
         "disagreements_not_shown": more,
         "gates": results,
     }
-    if output_format == "json":
-        print_json(json_report.dumps(report))
-    else:
-        text = markdown(report) if output_format == "markdown" else table(report)
-        with printing():
-            sys.stdout.write(text)
-            sys.stdout.flush()
-    fail_gates(results, not docs, shown=output_format != "json")
+    data = json_report.dumps(report)
+
+    def html() -> bytes:
+        from ..reporters.agreement import render_html
+
+        return render_html(report).encode()
+
+    def markdown() -> str:
+        from ..reporters.agreement import markdown
+
+        return markdown(report)
+
+    def table(console: Any) -> None:
+        from ..reporters.agreement import table
+
+        console.out(table(report), end="", highlight=False)
+
+    emit(
+        data,
+        output_format,
+        [Written(output, "JSON report", lambda: data), Written(html_path, "HTML report", html)],
+        markdown,
+        table,
+        verdict=lambda _: fail_gates(results, not docs, shown=output_format != "json"),
+    )
 
 
 def paired(paths: list[str], id_field: str | None) -> list[tuple[str, list[dict]]]:

@@ -188,6 +188,14 @@ def eval_command(
     policy_level: float = POLICY_LEVEL_OPTION,
     write_policy: Optional[str] = WRITE_POLICY_OPTION,
     policy: Optional[str] = POLICY_OPTION,
+    # issue 42, item 4: the noise ceiling
+    ceiling: Optional[str] = typer.Option(
+        None,
+        "--ceiling",
+        metavar="AGREE_REPORT",
+        rich_help_panel=STATISTICS,
+        help="Show each field's accuracy beside the annotators' agreement of this `stickler agree -o` report.",
+    ),
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
     run_eval(EvalArgs(**locals()))

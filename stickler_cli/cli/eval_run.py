@@ -96,6 +96,8 @@ class EvalArgs:
     policy_level: float = 0.95
     write_policy: Optional[str] = None
     policy: Optional[str] = None
+    # issue 42, item 4: the noise ceiling
+    ceiling: Optional[str] = None
 
 
 def run_eval(args: EvalArgs) -> None:
@@ -146,7 +148,8 @@ def run_eval(args: EvalArgs) -> None:
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
     if args.dask and STDIN in inputs:
         raise UsageError("--dask reads files on the cluster: standard input ('-') cannot be sent there")
-    check_readable(*([] if inferring else [schema]), *inputs, *([args.baseline] if args.baseline else []))
+    read_too = [p for p in (args.baseline, args.ceiling) if p]
+    check_readable(*([] if inferring else [schema]), *inputs, *read_too)
     if (args.fail_on_regression or args.baseline_any_schema) and not args.baseline:
         raise UsageError("--fail-on-regression and --baseline-any-schema compare with a baseline: give --baseline FILE")
     if inferring:
@@ -193,9 +196,11 @@ def run_eval(args: EvalArgs) -> None:
             *quality_gates.sources(args.gates_file),
             *([("baseline", args.baseline)] if args.baseline else []),
             *([("policy", args.policy)] if args.policy else []),
+            *([("agree report", args.ceiling)] if args.ceiling else []),
         ],
     )
     held_to = read_baseline(args, plan)  # a bad baseline, or one of another schema, is refused before the run
+    ceiling = read_ceiling(args.ceiling, plan)  # so is a bad agree report, or one of other fields
     quality_gates.check_paths(gates, plan)  # a gate naming no field is found now, not after the run
     reporting = with_policy(reporting, args.target_precision, args.policy_level, args.policy, plan, gates)
     if args.dry_run:
@@ -241,6 +246,10 @@ def run_eval(args: EvalArgs) -> None:
     report = build_report(evaluation, reporting)
     if held_to is not None:
         report["baseline"] = compare_with_baseline(args, evaluation, held_to)
+    if ceiling is not None:
+        from ..report.ceiling import block
+
+        report["ceiling"] = block(ceiling, plan, report["field_metrics"])
     if "slices" in report:  # the report's warnings hold these too
         from ..report.slices import unheld_paths
 
@@ -279,6 +288,15 @@ def read_baseline(args: EvalArgs, plan: Plan) -> Any:
     held_to = baselines.load(args.baseline)
     baselines.check_schema(held_to, plan, args.baseline, args.baseline_any_schema)
     return held_to
+
+
+def read_ceiling(path: str | None, plan: Plan) -> Any:
+    """The agree report of ``--ceiling``, read and checked against the plan's fields before anything is scored."""
+    if not path:
+        return None
+    from ..report.ceiling import load
+
+    return load(path, plan)
 
 
 def compare_with_baseline(args: EvalArgs, evaluation: Any, held_to: Any) -> dict[str, Any]:

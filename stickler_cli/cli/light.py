@@ -101,6 +101,8 @@ OPTIONS = (
     Option("policy_level", ("--policy-level",), float),
     Option("write_policy", ("--write-policy",), str),
     Option("policy", ("--policy",), str),
+    # issue 42, item 4: the noise ceiling
+    Option("ceiling", ("--ceiling",), str),
 )
 _SPELLINGS = {spelling: option for option in OPTIONS for spelling in (*option.spellings, *option.off)}
 

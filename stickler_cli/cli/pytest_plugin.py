@@ -76,6 +76,8 @@ OPTIONS: dict[str, Any] = {
     "baseline": None,
     "baseline_any_schema": False,
     "fail_on_regression": False,
+    # issue 42, item 4 (docs/agreement.md, "The noise ceiling")
+    "ceiling": None,
 }
 
 
@@ -203,7 +205,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     from ..run.reader import check_readable, file_size
     from ..run.shards import resolve_shards
     from ..schema.compiler import check_ready
-    from .eval_run import EvalArgs, compare_with_baseline, read_baseline, with_rows
+    from .eval_run import EvalArgs, compare_with_baseline, read_baseline, read_ceiling, with_rows
     from .inputs import schema_files, scoring_plan, warn_about_records
     from . import option_values as cli
     from . import options as declared  # the typer declarations, whose bounds the whole numbers keep
@@ -231,6 +233,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
         fdr=o["fdr"],
     )
     written = {name: path(o[name]) if o[name] else None for name in ("save_baseline", "write_policy")}
+    ceiling = path(o["ceiling"]) if o["ceiling"] else None
     reporting = cli.report_options(
         _texted(o["confidence_metrics"]),
         o["ece_bins"],
@@ -258,7 +261,7 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
         for shard in shards
         for what, file in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))
     ]
-    check_readable(schema, *[file for _, file in data_files], *([held.baseline] if held.baseline else []))
+    check_readable(schema, *[file for _, file in data_files], *[p for p in (held.baseline, ceiling) if p])
     resources = [f"{url}={path(file)}" for url, file in (o["schema_resources"] or {}).items()]
     plan = scoring_plan(
         schema, resources, o["assert_formats"], [ground_truth, predictions], "schema, ground_truth, predictions"
@@ -267,9 +270,11 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     policy = path(o["policy"]) if o["policy"] else None
     read = [("baseline", held.baseline)] if held.baseline else []
     read += [("policy", policy)] if policy else []
+    read += [("agree report", ceiling)] if ceiling else []
     inputs = [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file), *read]
     atomic.check_targets(written, inputs)  # save_baseline= and write_policy= never overwrite an input
     held_to = read_baseline(held, plan)  # a bad baseline, or one of another schema, is refused before the run
+    agreed = read_ceiling(ceiling, plan)  # so is a bad agree report, or one of other fields
     quality_gates.check_paths(gates, plan)
     reporting = cli.with_policy(reporting, o["target_precision"], o["policy_level"], policy, plan, gates)
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
@@ -300,6 +305,10 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     report = build_report(evaluation, reporting)
     if held_to is not None:
         report["baseline"] = compare_with_baseline(held, evaluation, held_to)
+    if agreed is not None:
+        from ..report.ceiling import block
+
+        report["ceiling"] = block(agreed, plan, report["field_metrics"])
     if written["write_policy"]:
         from .output import write_policy
 

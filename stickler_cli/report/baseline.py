@@ -28,7 +28,7 @@ import numpy as np
 import orjson
 
 from ..errors import InputError
-from ..limits import TooLarge, current, read_within
+from ..limits import current, read_json_within
 from ..run.accumulate import COUNTS, row_width, schema_digest
 from ..run.evaluate import Evaluation
 from ..version import __version__
@@ -157,16 +157,7 @@ def _need(condition: bool, message: str, path: str) -> None:
 def load(path: str) -> Baseline:
     """Read and check a baseline file (bounded by --limit state-bytes): InputError (exit 2) naming the file and
     what is wrong, never a traceback."""
-    try:
-        data = read_within(path, "state-bytes")
-    except TooLarge as exc:
-        raise InputError(str(exc), path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the baseline: {exc.strerror or exc}", path) from None
-    try:
-        header = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"not a baseline file: not JSON ({exc}; truncated?)", path) from None
+    header = read_json_within(path, "state-bytes", "baseline file")
     _need(isinstance(header, dict) and header.get("format") == FORMAT, "not a stickler baseline file", path)
     _need(
         header.get("format_version") == FORMAT_VERSION,

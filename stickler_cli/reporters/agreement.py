@@ -116,3 +116,55 @@ def markdown(report: dict[str, Any]) -> str:
     )
     lines += _verdicts(report)
     return "\n".join(lines) + "\n"
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """``stickler agree --html``: one self-contained page in the frame of eval's HTML report (reporters/html.py: its
+    stylesheet, its sorting script, its Content-Security-Policy; every piece of data escaped, nothing loaded from
+    anywhere). The fields (sortable), the gates, the annotators and the disagreements, each value in full."""
+    from .html import _e, _gates, _json, _num_cell, _page, _table
+
+    def cell(entry: dict[str, Any], metric: str) -> str:
+        bounds = (entry.get("ci") or {}).get(metric)
+        return _num_cell(entry.get(metric), ci={"low": bounds[0], "high": bounds[1]} if bounds else None)
+
+    schema, tool = report.get("schema") or {}, report.get("tool") or {}
+    annotators = report["annotators"]
+    chances = [m for m in ("kappa", "alpha") if any(m in entry for entry in report["fields"])]
+    headers = [("field", "text"), ("comparator", "text"), ("threshold", "num"), ("comparisons", "num")]
+    headers += [(m, "num") for m in ("agreement", *chances)]
+    rows = [
+        f"<tr><td>{_e(entry['field'], None)}</td><td>{_e(entry.get('comparator') or '', 80)}</td>"
+        f"{_num_cell(entry.get('threshold'), 2)}{_num_cell(entry['comparisons'])}"
+        + "".join(cell(entry, m) for m in ("agreement", *chances))
+        + "</tr>"
+        for entry in report["fields"]
+    ]
+    level = report.get("ci_level")
+    body = (
+        f"<h1>Annotators' agreement</h1><p class=meta>schema {_e(schema.get('path', ''), None)} · "
+        f"{len(annotators)} annotators · {report['documents']:,} documents · stickler {_e(tool.get('version', ''), 40)}"
+        f"{f' · {level * 100:g}% bootstrap intervals' if level else ''}</p>"
+        + "<ol>"
+        + "".join(f"<li>{_e(path, None)}</li>" for path in annotators)
+        + "</ol>"
+        + _gates(report)
+        + "<h2>Fields</h2><p class=meta>Two annotations agree when the field's comparator, at its threshold, calls "
+        "them a match, or both are null. kappa (two annotators) and alpha (nominal): categorical fields only; – "
+        "where there is nothing to measure. Click a column header to sort; again to reverse.</p>"
+        + _table(headers, rows, sortable=True)
+    )
+    listed, more = report["disagreements"], report["disagreements_not_shown"]
+    if listed or more:
+        heads = [("document", ""), ("field", ""), *((path, "") for path in annotators)]  # _table escapes them
+        lines = [
+            f"<tr><td>{_e(d['document'], None)}</td><td>{_e(d['field'], None)}</td>"
+            + "".join(f"<td><code>{_e(_json(v), None)}</code></td>" for v in d["values"])
+            + "</tr>"
+            for d in listed
+        ]
+        tail = f"<p>… and {more:,} more (--disagreements N lists more)</p>" if more else ""
+        body += f"<h2>Disagreements ({len(listed) + more:,})</h2>" + _table(heads, lines) + tail
+    else:
+        body += "<h2>Disagreements</h2><p>No disagreements.</p>"
+    return _page("stickler agree", body)

@@ -414,6 +414,15 @@ def _fields(report: dict[str, Any]) -> str:
     )
 
 
+def _ceiling(report: dict[str, Any]) -> str:
+    """The noise ceiling (eval --ceiling, issue 42 item 4): reporters/ceiling.py's section, beside the field table."""
+    if not report.get("ceiling"):
+        return ""
+    from .ceiling import html_section
+
+    return html_section(report, _e, _table)
+
+
 def _aggregates(report: dict[str, Any]) -> str:
     """The leaf roll-up of the document and of each object and list of objects (stickler-eval's
     ``aggregate``): a parent's own verdict beside what its leaves got."""
@@ -992,6 +1001,7 @@ def render_html(report: dict[str, Any]) -> str:
         + _summary(report)
         + _gates(report)
         + _fields(report)
+        + _ceiling(report)
         + _aggregates(report)
         + html_section(report.get("cosmetic_errors"), _e, _num_cell, _table)
         + judge_section(report.get("judge"), _e, _num_cell, _table)

@@ -88,6 +88,10 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
             f"| {_rate(f['cm_f1'], f.get('cm_f1_ci'))} | {f.get('schema_violations', 0)} |"
         )
     lines.append("")
+    if report.get("ceiling"):  # issue 42, item 4: the noise ceiling, beside the field table
+        from .ceiling import markdown_lines as ceiling_lines
+
+        lines += ceiling_lines(report, text)
     lines += _aggregates(report)
     from .threshold_table import markdown_lines  # the section beside its terminal table (which imports Rich lazily)
 

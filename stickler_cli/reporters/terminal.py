@@ -99,6 +99,10 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     console.print()
     for table in field_tables(report["field_metrics"], console.width):
         console.print(table)
+    if report.get("ceiling"):  # issue 42, item 4: the noise ceiling, beside the field table
+        from .ceiling import render_terminal as render_ceiling
+
+        render_ceiling(report, console)
     for table in aggregate_tables(report, console.width):
         console.print(table)
     threshold_table.render(report, console)

@@ -105,6 +105,7 @@ READ = [  # command lines the light path reads: the EvalArgs must be typer's
     ["eval", S, G, P, "--format", "json", "--non-matches", "n", "--per-document", "d", "--save-schema", "s"],
     ["eval", S, G, P, "--format", "json", "--save-state", "state.json", "--format", "markdown"],
     ["eval", "-", G, "-", "--format", "json"],
+    ["eval", S, G, P, "--format", "json", "--ceiling", "agreement.json"],  # issue 42, item 4
 ]
 TYPERS = [  # command lines the light path leaves to typer
     ["eval"],
