@@ -18,6 +18,12 @@ import tomllib
 import xml.etree.ElementTree as ElementTree
 
 import pytest
+
+# Imported here, before any in-process run below: pytester forgets the modules a run imported first, and a Rich
+# imported anew beside its forgotten first copy made a later test's tables fail (Text + Text of two classes).
+import rich.console  # noqa: F401
+import rich.table  # noqa: F401
+import rich.text  # noqa: F401
 from scipy.stats import beta
 
 from stickler_cli.cli.app import main
