@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..errors import UsageError
 from .inputs import infer_from, looks_like_schema, schema_files, scoring_plan, warn_about_records
@@ -103,6 +103,48 @@ class EvalArgs:
 def run_eval(args: EvalArgs) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
     from ..report import gates as quality_gates
+
+    use_limits(args.limit)
+    check_format(args.output_format)
+    gates = quality_gates.collect(args.fail_under or [], args.gates_file)
+    outcome = evaluate(args, gates)
+    if outcome is None:  # a dry run: its bill is printed
+        return
+    emit_report(
+        outcome.report,
+        args.output_format,
+        outcome.targets,
+        gates,
+        args.show_errors,
+        outcome.notes,
+        args.no_data_passes,
+        args.fail_on_regression,
+    )
+
+
+@dataclass
+class Outcome:
+    """What a run of ``evaluate`` leaves to print: the report, the notes on the files it wrote, and the files the
+    report's outputs go to (by option)."""
+
+    report: dict[str, Any]
+    notes: list[str]
+    targets: dict[str, Optional[str]]
+
+
+def evaluate(
+    args: EvalArgs,
+    gates: list[Any],
+    what: str = "SCHEMA GROUND_TRUTH PREDICTIONS",
+    spelled: Callable[[str], str] = str,
+) -> Optional[Outcome]:
+    """The run of ``stickler eval`` and of the pytest plugin's ``stickler.eval`` (cli/pytest_plugin.py): the
+    options checked, the inputs read and checked, the run, the files it writes (state, rows, baseline, policy,
+    thresholds) and the report with its baseline and ceiling blocks. ``gates`` are checked against the plan
+    before the run; the limits are the caller's (``use_limits``). None after a dry run, which prints its bill.
+    ``what`` names the three inputs in a schema's error messages, ``spelled`` the options of the files to write
+    in theirs (``--save-baseline`` is the plugin's ``save_baseline=``)."""
+    from ..report import gates as quality_gates
     from ..run import state_file
     from ..run.accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT
     from ..schema.compiler import check_ready
@@ -113,9 +155,7 @@ def run_eval(args: EvalArgs) -> None:
     from ..reporters.progress import progress_bar
     from ..run.shards import resolve_shards
 
-    use_limits(args.limit)
     pairing = pairing_option(args.id_field, args.strict, args.pair_by_line, args.check_id)
-    check_format(args.output_format)
     check_ci(args.ci)
     check_bootstrap(args.bootstrap)
     check_fdr(args.fdr)
@@ -143,7 +183,6 @@ def run_eval(args: EvalArgs) -> None:
     )
     plugin_files = load_plugins(args.plugin)
     llm = llm_access(args.llm_base_url, args.llm_api_key_env, args.allow_network, args.llm_cache)
-    gates = quality_gates.collect(args.fail_under or [], args.gates_file)
     shards = resolve_shards(ground_truth, predictions)
     inputs = [p for shard in shards for p in (shard.ground_truth, shard.predictions)]
     if args.dask and STDIN in inputs:
@@ -167,7 +206,7 @@ def run_eval(args: EvalArgs) -> None:
             args.schema_resource,
             args.assert_formats,
             [ground_truth, predictions],
-            "SCHEMA GROUND_TRUTH PREDICTIONS",
+            what,
         )
     check_ready(plan, install=not args.dry_run)  # a dry run resolves the judges' settings, opens nothing
     data_files = [
@@ -188,7 +227,7 @@ def run_eval(args: EvalArgs) -> None:
         "--write-policy": args.write_policy,
     }
     atomic.check_targets(
-        atomic.with_step_summary(targets),
+        atomic.with_step_summary({spelled(option): path for option, path in targets.items()}),
         [
             *schema_files(plan),
             *data_files,
@@ -211,7 +250,7 @@ def run_eval(args: EvalArgs) -> None:
         asked = {**targets, "--save-schema": args.save_schema}
         not_written = [f"{name} {path}" for name, path in asked.items() if path and name != "--llm-cache"]
         dry.report(counts, documents, reading.problems, args.output_format, not_written)
-        return
+        return None
     total_bytes = sum(file_size(s.ground_truth) for s in shards)
     options = run_options(
         pairing,
@@ -259,16 +298,7 @@ def run_eval(args: EvalArgs) -> None:
         notes.append(write_threshold_patch(args.suggest_thresholds, plan, report))
     if args.write_policy:
         notes.append(write_policy(args.write_policy, report, data_files))
-    emit_report(
-        report,
-        args.output_format,
-        targets,
-        gates,
-        args.show_errors,
-        notes,
-        args.no_data_passes,
-        args.fail_on_regression,
-    )
+    return Outcome(report, notes, targets)
 
 
 def with_rows(collect: Any, rows: bool) -> Any:

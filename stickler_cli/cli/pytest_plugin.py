@@ -194,19 +194,12 @@ class _process_settings:
 
 
 def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The run of ``stickler eval`` (cli/eval_run.py) on ``files`` (schema, ground truth, predictions) with the
-    options ``o``: (report, gate results)."""
+    """The run of ``stickler eval`` (cli/eval_run.evaluate, the same function) on ``files`` (schema, ground
+    truth, predictions) with the options ``o``, read as the CLI reads its own: (report, gate results)."""
     from .. import limits
     from ..errors import UsageError
     from ..report import gates as quality_gates
-    from ..report.build import build_report
-    from ..run import atomic
-    from ..run.evaluate import evaluate_files
-    from ..run.reader import check_readable, file_size
-    from ..run.shards import resolve_shards
-    from ..schema.compiler import check_ready
-    from .eval_run import EvalArgs, compare_with_baseline, read_baseline, read_ceiling, with_rows
-    from .inputs import schema_files, scoring_plan, warn_about_records
+    from .eval_run import EvalArgs, evaluate
     from . import option_values as cli
     from . import options as declared  # the typer declarations, whose bounds the whole numbers keep
 
@@ -216,105 +209,59 @@ def _evaluate(files: list[str], o: dict[str, Any], path: Any) -> tuple[dict[str,
     _check_numbers(o, declared)
     if o["judge_pairing"] not in cli.JUDGE_PAIRINGS:
         raise UsageError(f"judge_pairing={o['judge_pairing']!r}: must be 'full' or 'proxy'")
-    pairing = cli.pairing_option(o["id_field"], o["strict"], o["pair_by_line"], _listed(o["check_id"]))
-    cli.check_ci(o["ci"])
-    cli.check_bootstrap(o["bootstrap"])
-    cli.check_fdr(o["fdr"])
-    cli.check_policy_options(o["target_precision"], o["policy_level"], o["write_policy"], o["policy"])
     if (o["fail_on_regression"] or o["baseline_any_schema"]) and not o["baseline"]:
         raise UsageError("fail_on_regression= and baseline_any_schema= compare with a baseline: give baseline=FILE")
-    # The baseline's options as the CLI's run reads them (cli/eval_run.py): the file, the schema check, the tests.
-    held = EvalArgs(
-        baseline=path(o["baseline"]) if o["baseline"] else None,
-        baseline_any_schema=bool(o["baseline_any_schema"]),
-        ci=o["ci"],
-        bootstrap=o["bootstrap"],
-        seed=o["seed"],
-        fdr=o["fdr"],
-    )
-    written = {name: path(o[name]) if o[name] else None for name in ("save_baseline", "write_policy")}
-    ceiling = path(o["ceiling"]) if o["ceiling"] else None
-    reporting = cli.report_options(
-        _texted(o["confidence_metrics"]),
-        o["ece_bins"],
-        _texted(o["budgets"]),
-        o["iou_thresholds"],
-        o["box_found"],
-        o["ci"],
-        o["bootstrap"],
-        o["seed"],
-        o["fdr"],
-    )
-    plugins = [path(p) if p.endswith(".py") else p for p in _listed(o["plugins"]) or []]
-    plugin_files = cli.load_plugins(plugins)
-    cache = path(o["llm_cache"]) if o["llm_cache"] else None
-    llm = cli.llm_access(o["llm_base_url"], o["llm_api_key_env"], _listed(o["allow_network"]), cache)
     gates_file = path(o["gates"]) if o["gates"] else None
     # A test's gates are those it names: not pyproject.toml's [tool.stickler.fail-under], the CLI's for one data set.
     gates = quality_gates.collect([], gates_file, pyproject=None)
     given = [quality_gates.make(str(k), v, "fail_under=") for k, v in (o["fail_under"] or {}).items()]
     gates = list({g.key: g for g in [*gates, *given]}.values())  # fail_under= wins, as --fail-under does
     schema, ground_truth, predictions = files
-    shards = resolve_shards(ground_truth, predictions)
-    data_files = [
-        (what, file)
-        for shard in shards
-        for what, file in (("ground truth", shard.ground_truth), ("predictions", shard.predictions))
-    ]
-    check_readable(schema, *[file for _, file in data_files], *[p for p in (held.baseline, ceiling) if p])
-    resources = [f"{url}={path(file)}" for url, file in (o["schema_resources"] or {}).items()]
-    plan = scoring_plan(
-        schema, resources, o["assert_formats"], [ground_truth, predictions], "schema, ground_truth, predictions"
+    files_of = {name: path(o[name]) if o[name] else None for name in PATHS}
+    args = EvalArgs(
+        schema=schema,
+        ground_truth=ground_truth,
+        predictions=predictions,
+        id_field=o["id_field"],
+        pair_by_line=o["pair_by_line"],
+        check_id=_listed(o["check_id"]),
+        strict=o["strict"],
+        plugin=[path(p) if p.endswith(".py") else p for p in _listed(o["plugins"]) or []],
+        confidence_metric_names=_texted(o["confidence_metrics"]),
+        ece_bins=o["ece_bins"],
+        budgets=_texted(o["budgets"]),
+        workers=o["workers"],
+        dask=o["dask"],
+        show_progress=False,
+        gates_file=gates_file,
+        show_errors=o["show_errors"],
+        ci=o["ci"],
+        bootstrap=o["bootstrap"],
+        seed=o["seed"],
+        iou_thresholds=o["iou_thresholds"],
+        box_found=o["box_found"],
+        slice_by=_listed(o["slice_by"]),
+        fdr=o["fdr"],
+        schema_resource=[f"{url}={path(file)}" for url, file in (o["schema_resources"] or {}).items()],
+        assert_formats=o["assert_formats"],
+        llm_base_url=o["llm_base_url"],
+        llm_api_key_env=o["llm_api_key_env"],
+        allow_network=_listed(o["allow_network"]),
+        judge_pairing=o["judge_pairing"],
+        baseline_any_schema=bool(o["baseline_any_schema"]),
+        fail_on_regression=bool(o["fail_on_regression"]),
+        target_precision=o["target_precision"],
+        policy_level=o["policy_level"],
+        **files_of,
     )
-    check_ready(plan)
-    policy = path(o["policy"]) if o["policy"] else None
-    read = [("baseline", held.baseline)] if held.baseline else []
-    read += [("policy", policy)] if policy else []
-    read += [("agree report", ceiling)] if ceiling else []
-    inputs = [*schema_files(plan), *data_files, *plugin_files, *quality_gates.sources(gates_file), *read]
-    atomic.check_targets(written, inputs)  # save_baseline= and write_policy= never overwrite an input
-    held_to = read_baseline(held, plan)  # a bad baseline, or one of another schema, is refused before the run
-    agreed = read_ceiling(ceiling, plan)  # so is a bad agree report, or one of other fields
-    quality_gates.check_paths(gates, plan)
-    reporting = cli.with_policy(reporting, o["target_precision"], o["policy_level"], policy, plan, gates)
-    total_bytes = sum(file_size(s.ground_truth) for s in shards)
-    options = cli.run_options(
-        pairing,
-        cli.workers_option(o["workers"], o["dask"], plan, total_bytes),
-        o["dask"],
-        plugins,
-        llm,
-        with_rows(
-            cli.collect_option(
-                o["show_errors"],
-                {},
-                o["ci"],
-                cli.slice_paths(_listed(o["slice_by"]), gates),
-                reporting.policy is not None,
-            ),
-            bool(held.baseline or written["save_baseline"]),
-        ),
-        o["judge_pairing"],
-    )
-    evaluation = evaluate_files(plan, shards, options=options)
-    warn_about_records(evaluation.accumulator.stats, ground_truth)
-    if written["save_baseline"]:
-        from ..report import baseline as baselines
-
-        atomic.write(written["save_baseline"], baselines.build(evaluation))
-    report = build_report(evaluation, reporting)
-    if held_to is not None:
-        report["baseline"] = compare_with_baseline(held, evaluation, held_to)
-    if agreed is not None:
-        from ..report.ceiling import block
-
-        report["ceiling"] = block(agreed, plan, report["field_metrics"])
-    if written["write_policy"]:
-        from .output import write_policy
-
-        write_policy(written["write_policy"], report, data_files)
+    outcome = evaluate(args, gates, "schema, ground_truth, predictions", lambda option: option[2:].replace("-", "_"))
+    assert outcome is not None  # no dry run here
+    report = outcome.report
     report["gates"] = quality_gates.check(gates, report, o["no_data_passes"])
     return report, report["gates"]
+
+
+PATHS = ("llm_cache", "save_baseline", "baseline", "write_policy", "policy", "ceiling")  # files, from the test's folder
 
 
 def _check_numbers(o: dict[str, Any], declared: Any) -> None:
