@@ -194,7 +194,7 @@ def eval_command(
         "--ceiling",
         metavar="AGREE_REPORT",
         rich_help_panel=STATISTICS,
-        help="Show each field's accuracy beside the annotators' agreement of this `stickler agree -o` report.",
+        help="Each field's accuracy beside annotators' agreement.",
     ),
 ) -> None:
     """Evaluate predictions against ground truth; print tables, JSON or Markdown; exit 1 when a gate fails."""
