@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..json_text import BBOX_KEY, holds_key
+from ..json_text import ALTERNATIVES_KEY, BBOX_KEY, holds_key
 
 # A box's state on one side of a record.
 ABSENT, BOX, REVERSED, NOT_A_BOX = range(4)
@@ -37,3 +37,22 @@ def value_carries_boxes(value: Any) -> bool:
         return BBOX_KEY in orjson.dumps(value)
     except TypeError:
         return holds_key(value, "_bbox")
+
+
+def value_carries_alternatives(value: Any) -> bool:
+    """Whether a value holds an ``_alternatives`` key at any depth (docs/ground-truth-alternatives.md), found as
+    ``value_carries_boxes`` finds ``_bbox``."""
+    try:
+        return ALTERNATIVES_KEY in orjson.dumps(value)
+    except TypeError:
+        return holds_key(value, "_alternatives")
+
+
+def value_goes_alone(value: Any) -> bool:
+    """Whether ``Engine.score_batch`` leaves a value's document to ``Engine.compare``: it holds ``_bbox`` (boxes are
+    collected there) or ``_alternatives`` (acceptable values are chosen there), both found in one serialisation."""
+    try:
+        text = orjson.dumps(value)
+    except TypeError:
+        return holds_key(value, "_bbox") or holds_key(value, "_alternatives")
+    return BBOX_KEY in text or ALTERNATIVES_KEY in text

@@ -47,7 +47,7 @@ import orjson
 
 from .. import limits
 from ..errors import InputError, UsageError
-from ..json_text import BBOX_KEY, holds_key
+from ..json_text import ALTERNATIVES_KEY, BBOX_KEY, holds_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +90,7 @@ class Pair:
         False  # a record's text may hold {"value": …, "confidence": …} (engine/values.adopt_older_shape)
     )
     boxes: bool = False  # a side carries "_bbox": scored by Engine.compare, which collects boxes
+    alternatives: bool = False  # a side carries "_alternatives": scored by Engine.compare, which chooses among them
 
     @property
     def pred_read(self) -> bool:
@@ -653,6 +654,17 @@ def carries_boxes(content: Any, value: Any) -> bool:
     return holds_key(value, "_bbox")
 
 
+_ALTERNATIVES_KEY = _KeyInText("_alternatives")  # its .written is json_text.ALTERNATIVES_KEY
+
+
+def carries_alternatives(content: Any, value: Any) -> bool:
+    """Whether a record holds an ``_alternatives`` key at any depth (a ground truth's acceptable values, or a
+    prediction wrongly listing some), so that Engine.compare scores it: found as ``carries_boxes`` finds ``_bbox``."""
+    if type(content) is bytes:
+        return ALTERNATIVES_KEY in content or (_ALTERNATIVES_KEY.escaped(content) and holds_key(value, "_alternatives"))
+    return holds_key(value, "_alternatives")
+
+
 Key = Any  # an id as compared: a string as itself, a number or boolean tagged by its JSON type
 
 
@@ -1042,6 +1054,7 @@ def pair_lines(
                 errors,
                 older_shape=may_hold_older_shape(gt_content),
                 boxes=carries_boxes(gt_content, gt),
+                alternatives=carries_alternatives(gt_content, gt),
             )
             continue
         pred_number, _, pred_content = pred_item
@@ -1063,6 +1076,7 @@ def pair_lines(
                 pred_invalid=True,
                 older_shape=may_hold_older_shape(gt_content),
                 boxes=carries_boxes(gt_content, gt),
+                alternatives=carries_alternatives(gt_content, gt),
             )
             continue
         if twice := duplicate_keys(pred_content, pred):
@@ -1080,6 +1094,7 @@ def pair_lines(
             errors,
             older_shape=may_hold_older_shape(gt_content, pred_content),
             boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred),
+            alternatives=carries_alternatives(gt_content, gt) or carries_alternatives(pred_content, pred),
         )
 
 
@@ -1179,6 +1194,7 @@ def pair_by_id(
                     errors,
                     older_shape=may_hold_older_shape(gt_content),
                     boxes=carries_boxes(gt_content, gt),
+                    alternatives=carries_alternatives(gt_content, gt),
                 )
                 continue
             pred_number, where, _ = location
@@ -1196,6 +1212,7 @@ def pair_by_id(
                 errors,
                 older_shape=may_hold_older_shape(gt_content, pred_content),
                 boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred),
+                alternatives=carries_alternatives(gt_content, gt) or carries_alternatives(pred_content, pred),
             )
         for key, (number, where, shown) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1
