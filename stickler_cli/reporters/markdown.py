@@ -17,6 +17,7 @@ from ..confidence.trust import trust_sentence
 from ..report.gates import verdict
 from ..run.reader import error_location
 from .cosmetic import markdown_lines as cosmetic_lines
+from .alternatives import markdown_lines as alternatives_lines
 from .judge import markdown_lines as judge_lines
 from .gate_markdown import failed_gates_markdown
 from .sanitize import NAME_LIMIT, plain
@@ -97,6 +98,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines += list_section.markdown_lines(report, text)
     lines += cosmetic_lines(report.get("cosmetic_errors"), text)
     lines += judge_lines(report.get("judge"), text)
+    lines += alternatives_lines(report.get("alternatives"), text)
     if report.get("policy"):  # issue 41, policy
         from .policy import markdown_lines as policy_lines
 

@@ -23,6 +23,7 @@ from . import threshold_table
 from .calibration import render_calibration
 from . import list_section
 from .cosmetic import render_cosmetic
+from .alternatives import render_terminal as render_alternatives
 from .judge import render_terminal as render_judge
 from .fit import Column, ReportTable, compact, fit, wrap_name
 from .sanitize import NAME_LIMIT, figure_cell, folding, safe
@@ -107,6 +108,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     list_section.render_terminal(report, console)
     render_cosmetic(report.get("cosmetic_errors"), console)
     render_judge(report.get("judge"), console)
+    render_alternatives(report.get("alternatives"), console)
     if report.get("policy"):  # issue 41, policy
         from .policy import render_terminal as render_policy
 
