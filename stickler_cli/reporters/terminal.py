@@ -291,6 +291,8 @@ def render_trace(
             value_cell(row.gt, row.gt_default, VALUE_SHOWN),
             value_cell(row.pred, row.pred_default, VALUE_SHOWN),
         ]
+        if row.alternative is not None:  # an acceptable value of the ground truth's _alternatives decided
+            cells[2].append(f" (alternative {row.alternative})", style="dim")
         if confident:
             cells.append(figure_cell(row.confidence))
         cells += [f"{row.similarity:.3f}", f"{row.score:.3f}"]
