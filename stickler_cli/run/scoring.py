@@ -98,7 +98,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
             scored_pairs = [p for p in batch if p.gt is not None]
             scored = engine.score_batch(
                 [(p.gt, p.pred) for p in scored_pairs],
-                [d for d, p in enumerate(scored_pairs) if p.boxes or p.alternatives],
+                [d for d, p in enumerate(scored_pairs) if p.alone],
             )
             first = acc.document_count
             acc.add_batch(scored, [p.doc_id for p in scored_pairs])

@@ -11,7 +11,7 @@ import jsonschema
 import orjson
 
 from stickler_cli.cli.app import main
-from stickler_cli.run.reader import carries_alternatives
+from stickler_cli.run.reader import carries_alternatives, goes_alone
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "fixtures/alternatives"
@@ -144,6 +144,11 @@ def test_the_reader_finds_the_key_in_the_raw_line():
         '{"a": {"_value": 1, "_alternative\\u0073": [2]}}',  # a letter escaped: the record is walked
     ):
         assert carries_alternatives(line.encode(), json.loads(line)), line
+        assert goes_alone(line.encode(), json.loads(line)), line
     spelt_in_a_value = '{"a": "\\u005falternatives"}'
     assert not carries_alternatives(spelt_in_a_value.encode(), json.loads(spelt_in_a_value))
     assert not carries_alternatives(b'{"a": 1}', {"a": 1})
+    assert not goes_alone(spelt_in_a_value.encode(), json.loads(spelt_in_a_value))
+    assert not goes_alone(b'{"a": {"_value": 1, "_confidence": 0.5}}', {})
+    for line in ('{"a": {"_value": 1, "_bbox": [0, 0, 1, 1]}}', '{"a": {"_value": 1, "_b\\u0062ox": [0, 0, 1, 1]}}'):
+        assert goes_alone(line.encode(), json.loads(line)), line  # boxes, as before, in the same pass
