@@ -353,10 +353,13 @@ class Engine:
                         _predicted_alternatives(res, f)
                 p = p["_value"]
             if alts is not None:  # several acceptable values: the best one is scored
-                g, won = self._best_of(f, g, alts, p, res, where)
+                g, won, best = self._best_of(f, g, alts, p, res, where)
                 start = len(res.trace) if recording and res.trace is not None else -1
             if primitive:
-                similarity = known[index][cell] if known is not None and index in known else None
+                if alts is not None:  # the winner's similarity, not asked of the comparator again
+                    similarity = best
+                else:
+                    similarity = known[index][cell] if known is not None and index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
                 if recording and (gbox is not None or pbox is not None):
                     _box(res, f, gbox, pbox, not (_null(g) or _null(p)) and raw >= f.threshold, raw, conf, where + key)
@@ -378,16 +381,17 @@ class Engine:
         return doc, sim
 
     def _best_of(self, f: FieldPlan, value: Any, alternatives: Any, p: Any, res: DocResult | None, where: str):
-        """(the acceptable value that decides, its position) of a ground-truth value listing ``_alternatives``:
-        the one of ``value`` (position 0) and each alternative (position k + 1 for ``alternatives[k]``) whose
-        similarity to ``p`` is the highest, the first on a tie (docs/ground-truth-alternatives.md)."""
+        """(the acceptable value that decides, its position, its similarity) of a ground-truth value listing
+        ``_alternatives``: the one of ``value`` (position 0) and each alternative (position k + 1 for
+        ``alternatives[k]``) whose similarity to ``p`` is the highest, the first on a tie
+        (docs/ground-truth-alternatives.md)."""
         candidates = self._candidates(f, value, alternatives, res)
         best, won = -1.0, 0
         for k, candidate in enumerate(candidates):
             s = self._similarity_of(f, candidate, p, where)
             if s > best:
                 best, won = s, k
-        return candidates[won], won
+        return candidates[won], won, best
 
     def _candidates(self, f: FieldPlan, value: Any, alternatives: Any, res: DocResult | None) -> list:
         """``value`` then its acceptable ``alternatives`` (rich ones unwrapped), at most --limit alternatives of

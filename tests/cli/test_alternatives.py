@@ -12,6 +12,7 @@ import orjson
 
 from stickler_cli.cli.app import main
 from stickler_cli.run.reader import carries_alternatives, goes_alone
+from tests.support.chat_server import clean_env, server  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "fixtures/alternatives"
@@ -152,3 +153,26 @@ def test_the_reader_finds_the_key_in_the_raw_line():
     assert not goes_alone(b'{"a": {"_value": 1, "_confidence": 0.5}}', {})
     for line in ('{"a": {"_value": 1, "_bbox": [0, 0, 1, 1]}}', '{"a": {"_value": 1, "_b\\u0062ox": [0, 0, 1, 1]}}'):
         assert goes_alone(line.encode(), json.loads(line)), line  # boxes, as before, in the same pass
+
+
+def test_a_judge_is_asked_every_acceptable_value_in_one_batch_within_its_bound(server, tmp_path, capsys):  # noqa: F811 (the fixture)
+    """LLMComparator: the prefetch walk asks each (acceptable value, prediction) pair once, before scoring, so
+    that --limit judge-calls counts them all; the winner is not asked again."""
+    schema = tmp_path / "schema.json"
+    leaf = {"type": "string", "x-aws-stickler-comparator": "LLMComparator", "x-aws-stickler-threshold": 1.0}
+    leaf["x-aws-stickler-comparator-config"] = {"model": "judge", "cache": False}
+    schema.write_bytes(orjson.dumps({"type": "object", "properties": {"city": leaf}}))
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    # The counting server's rule: the same letters and digits. "st louis" is "St. Louis", not "Saint Louis".
+    gt.write_text('{"city": {"_value": "Saint Louis", "_alternatives": ["St. Louis"]}}\n' * 3)
+    pred.write_text('{"city": "st louis"}\n' * 3)
+    base = ["eval", str(schema), str(gt), str(pred), "--llm-base-url", server.url + "/v1", "-f", "json"]
+    assert main([*base, "--limit", "judge-calls=1"]) == 2  # two distinct questions: stopped before asking
+    assert server.count == 0 and "would send at least 2 requests" in capsys.readouterr().err
+    assert main([*base, "--limit", "judge-calls=2"]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert server.count == 2
+    assert report["field_metrics"]["city"]["tp"] == 3
+    assert report["alternatives"]["decided_by_alternative"] == 3
+    # 3 documents x 2 acceptable values asked of the comparator: 2 requests, 4 answered from this run's questions
+    assert report["judge"]["city"] == {"asked": 2, "cached": 0, "identical": 0, "deduplicated": 4, "failed": 0}
