@@ -337,7 +337,7 @@ class Engine:
             elif type(g) is dict and "_value" in g and f.rich:
                 if len(g) > 1:
                     gbox = g.get("_bbox")
-                    alts = g.get("_alternatives")
+                    alts = g.get("_alternatives") or None  # none listed: [] as if absent
                 g = g["_value"]
             conf = None
             if p is _MISSING:
@@ -436,7 +436,7 @@ class Engine:
             if f.rich and type(item) is dict and "_value" in item:
                 alternatives = item.get("_alternatives")
                 value = item["_value"]
-                out.append([value] if alternatives is None else self._candidates(f, value, alternatives, res))
+                out.append([value] if not alternatives else self._candidates(f, value, alternatives, res))
             else:
                 out.append([item])
         return out
@@ -909,9 +909,11 @@ def _winners(res: DocResult | None, f: FieldPlan, variants: list[list], chosen: 
             values[i] = variants[i][k]
             won[i] = k - 1
     if res is not None:
-        if res.alternatives is None:
-            res.alternatives = []
-        res.alternatives.extend((f.index, i in won) for i, v in enumerate(variants) if len(v) > 1)
+        found = [(f.index, i in won) for i, v in enumerate(variants) if len(v) > 1]
+        if found:
+            if res.alternatives is None:
+                res.alternatives = []
+            res.alternatives.extend(found)
     return values, won
 
 

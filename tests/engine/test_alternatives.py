@@ -186,6 +186,13 @@ def test_a_prediction_listing_alternatives_is_a_record_problem():
     assert batch.errors == {0: [message.format("name")]}
 
 
+def test_an_empty_list_of_alternatives_is_none():
+    result = ENGINE.compare({"name": {"_value": "abcd", "_alternatives": []}}, {"name": "abcd"})
+    assert counts(result, "name") == one(TP) and result.alternatives is None and result.errors == []
+    result = ENGINE.compare({"tags": [{"_value": "a", "_alternatives": []}]}, {"tags": ["a"]})
+    assert counts(result, "tags") == one(TP) and result.alternatives is None
+
+
 def test_malformed_alternatives_are_reported():
     result = ENGINE.compare({"name": {"_value": "abcd", "_alternatives": "wxyz"}}, {"name": "wxyz"})
     assert result.errors == [
