@@ -176,3 +176,12 @@ def test_a_judge_is_asked_every_acceptable_value_in_one_batch_within_its_bound(s
     assert report["alternatives"]["decided_by_alternative"] == 3
     # 3 documents x 2 acceptable values asked of the comparator: 2 requests, 4 answered from this run's questions
     assert report["judge"]["city"] == {"asked": 2, "cached": 0, "identical": 0, "deduplicated": 4, "failed": 0}
+
+
+def test_limit_alternatives_on_the_command_line(capsys):
+    report = _json(capsys, SCHEMA, GT, PRED, "--limit", "alternatives=1")
+    message = "city: the ground truth lists 2 _alternatives, more than --limit alternatives (1): the first 1 are scored"
+    assert [(e["line"], e["doc_id"], e["message"]) for e in report["errors"]] == [(1, "1", message), (2, "2", message)]
+    # "St. Louis" alone is 8/9 = 0.889 from "St Louis" (1 edit, the dot): still above 0.8, decided by alternative 0
+    assert report["field_metrics"]["city"]["tp"] == 3
+    assert report["alternatives"] == BLOCK
