@@ -386,9 +386,9 @@ class Engine:
         ``alternatives[k]``) whose similarity to ``p`` is the highest, the first on a tie
         (docs/ground-truth-alternatives.md)."""
         candidates = self._candidates(f, value, alternatives, res)
-        best, won = -1.0, 0
-        for k, candidate in enumerate(candidates):
-            s = self._similarity_of(f, candidate, p, where)
+        best, won = self._similarity_of(f, value, p, where), 0  # _value's similarity as it is (NaN too)
+        for k in range(1, len(candidates)):
+            s = self._similarity_of(f, candidates[k], p, where)
             if s > best:
                 best, won = s, k
         return candidates[won], won, best
@@ -890,8 +890,11 @@ def _best_variants(variants: list[list], decide: np.ndarray, *others: np.ndarray
     chosen = np.zeros((n, m), dtype=np.intp)
     first = 0
     for i, values in enumerate(variants):
-        if len(values) > 1:
-            chosen[i] = decide[first : first + len(values)].argmax(axis=0)
+        best = decide[first]
+        for k in range(1, len(values)):  # as _best_of: a later value wins only if strictly more similar
+            better = decide[first + k] > best
+            best = np.where(better, decide[first + k], best)
+            chosen[i][better] = k
         rows[i] = first + chosen[i]
         first += len(values)
     cols = np.arange(m)
