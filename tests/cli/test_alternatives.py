@@ -107,17 +107,18 @@ def test_a_state_with_bad_counts_is_refused(capsys, tmp_path):
     assert "/alternatives/fields/city/1: must be at most the values counted (1), got 2" in capsys.readouterr().err
 
 
-def test_compare_shows_the_alternative_that_decided(capsys, tmp_path):
-    gt, pred = tmp_path / "gt.json", tmp_path / "pred.json"
-    gt.write_text(GT.read_text().splitlines()[0])
-    pred.write_text(PRED.read_text().splitlines()[0])
-    assert main(["compare", str(SCHEMA), str(gt), str(pred), "-f", "json"]) == 0
+def test_compare_shows_the_alternative_that_decided(capsys, monkeypatch):
+    """docs/ground-truth-alternatives.md's command: the first document of the worked example."""
+    monkeypatch.setenv("COLUMNS", "100")  # the table as the page shows it
+    first = [str(SCHEMA), str(GT), str(PRED), "--line", "1"]
+    assert main(["compare", *first, "-f", "json"]) == 0
     rows = {row["path"]: row for row in orjson.loads(capsys.readouterr().out)["comparisons"]}
     assert rows["city"]["alternative"] == 1 and rows["city"]["gt"] == "St Louis"
     assert rows["city"]["similarity"] == 1.0 and rows["city"]["result"] == "TP"
     assert "alternative" not in rows["state"]
-    assert main(["compare", str(SCHEMA), str(gt), str(pred)]) == 0
-    assert "St Louis (alternative 1)" in " ".join(capsys.readouterr().out.split())
+    assert main(["compare", *first]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "city TP St Louis (alternative 1) St Louis 1.000 1.000" in shown
 
 
 def test_a_prediction_listing_alternatives_is_named(capsys, tmp_path):
