@@ -186,3 +186,21 @@ def test_limit_alternatives_on_the_command_line(capsys):
     # "St. Louis" alone is 8/9 = 0.889 from "St Louis" (1 edit, the dot): still above 0.8, decided by alternative 0
     assert report["field_metrics"]["city"]["tp"] == 3
     assert report["alternatives"] == BLOCK
+
+
+def test_failure_lists_name_the_alternative_that_decided(capsys, monkeypatch, tmp_path):
+    """ "St Lewis" is 2 edits from "St Louis" (0.75, below city's 0.8: an FD), further from the other values:
+    the second alternative decides, and --show-errors and --non-matches say so."""
+    monkeypatch.setenv("COLUMNS", "100")
+    pred, lines = tmp_path / "pred.jsonl", tmp_path / "nm.jsonl"
+    pred.write_text('{"id": "1", "city": "St Lewis", "state": "MO"}\n' + "".join(PRED.read_text().splitlines(True)[1:]))
+    assert main(["eval", str(SCHEMA), str(GT), str(pred), "--show-errors", "1", "--non-matches", str(lines)]) == 0
+    assert "city FD St Louis (alternative 1) St Lewis 0.750" in " ".join(capsys.readouterr().out.split())
+    (row,) = [orjson.loads(line) for line in lines.read_text().splitlines()]
+    assert (row["path"], row["type"], row["gt"], row["similarity"], row["alternative"]) == (
+        "city",
+        "FD",
+        "St Louis",
+        0.75,
+        1,
+    )
