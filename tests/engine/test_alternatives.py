@@ -300,3 +300,30 @@ def test_alternatives_score_as_the_best_single_ground_truth(docs):
         same(from_batch, one_doc)
         assert batch.document(d).errors == one_doc.errors
         assert from_batch.alternatives == one_doc.alternatives
+
+
+def test_an_anls_field_reads_alternatives_as_anls_star_reads_tuples():
+    """ANLSStarComparator scores the whole value: alternatives inside it are anls-star's tuples, and alternatives
+    of the whole value are the best of its scores (anls-star's tuple at the top)."""
+    anls_star = pytest.importorskip("anls_star")
+    plan = st.compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "doc": {
+                    "type": "object",
+                    "x-aws-stickler-comparator": "ANLSStarComparator",
+                    "properties": {"a": {"type": "string"}, "c": {"type": "string"}},
+                }
+            },
+        }
+    )
+    pred = {"doc": {"a": "hello!", "c": "wrld"}}
+    inside = {"doc": {"a": {"_value": "world", "_alternatives": ["hello"]}, "c": "world"}}
+    expected = anls_star.anls_score({"a": ("world", "hello"), "c": "world"}, pred["doc"])
+    assert expected == pytest.approx((5 / 6 + 4 / 5) / 2)  # "hello" -> "hello!" 1 edit of 6, "world" -> "wrld" 1 of 5
+    assert st.compare(plan, inside, pred).field_scores["doc"] == pytest.approx(expected, abs=1e-12)
+    whole = {"doc": {"_value": {"a": "x", "c": "y"}, "_alternatives": [{"a": "hello", "c": "world"}]}}
+    expected = anls_star.anls_score(({"a": "x", "c": "y"}, {"a": "hello", "c": "world"}), pred["doc"])
+    result = st.compare(plan, whole, pred)
+    assert result.field_scores["doc"] == pytest.approx(expected, abs=1e-12) and result.alternatives == [(0, True)]
