@@ -112,8 +112,11 @@ def check_state(state: dict[str, Any], plan: Plan) -> None:
         if pair[1] > pair[0]:
             raise bad(f"{pointer}/1", f"must be at most the values counted ({pair[0]}), got {pair[1]}")
         values += pair[0]
-    if documents > values or (values and not documents):
-        raise bad(f"/{KEY}/documents", f"must be from 1 to the values counted ({values}), got {documents}")
+    most = min(values, state["document_count"])
+    if not 1 <= documents <= most:
+        raise bad(
+            f"/{KEY}/documents", f"must be from 1 to {most} (the values and the documents counted), got {documents}"
+        )
 
 
 def report_of(store: Alternatives, context: Any) -> dict[str, Any]:

@@ -105,6 +105,12 @@ def test_a_state_with_bad_counts_is_refused(capsys, tmp_path):
     state.write_bytes(orjson.dumps(saved))
     assert main(["merge", str(state), "-f", "json"]) == 2
     assert "/alternatives/fields/city/1: must be at most the values counted (1), got 2" in capsys.readouterr().err
+    saved["alternatives"]["fields"]["city"] = [4, 1]
+    saved["alternatives"]["documents"] = 4  # 4 values, but 3 documents in the state
+    state.write_bytes(orjson.dumps(saved))
+    assert main(["merge", str(state), "-f", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "/alternatives/documents: must be from 1 to 3 (the values and the documents counted), got 4" in err
 
 
 def test_compare_shows_the_alternative_that_decided(capsys, monkeypatch):
