@@ -327,3 +327,34 @@ def test_an_anls_field_reads_alternatives_as_anls_star_reads_tuples():
     expected = anls_star.anls_score(({"a": "x", "c": "y"}, {"a": "hello", "c": "world"}), pred["doc"])
     result = st.compare(plan, whole, pred)
     assert result.field_scores["doc"] == pytest.approx(expected, abs=1e-12) and result.alternatives == [(0, True)]
+
+
+def test_lists_prepared_for_a_batch_still_weigh_their_items_alternatives():
+    """Engine.prepare scores a batch's object lists ahead, from their items' _value: a list whose items list
+    alternatives (at any depth) is scored pair by pair instead, as a lone document is."""
+    docs = [
+        (
+            {
+                "items": [
+                    {"_value": {"sku": "AAA", "qty": 1}, "_alternatives": [{"sku": "ZZZ", "qty": 9}]},
+                    {"sku": "B"},
+                ]
+            },
+            {"items": [{"sku": "ZZZ", "qty": 9}, {"sku": "B"}]},
+        ),
+        (
+            {"items": [{"sku": "B-5", "qty": {"_value": 5, "_alternatives": [6]}}, {"sku": "C"}]},
+            {"items": [{"sku": "C"}, {"sku": "B-5", "qty": 6}]},
+        ),
+        ({"items": [{"sku": "AAA"}, {"sku": "B"}]}, {"items": [{"sku": "B"}, {"sku": "AAB"}]}),
+    ]
+    prepared = Engine(PLAN)
+    prepared.prepare(docs)
+    assert prepared._prepared  # the lists were scored ahead
+    scores = []
+    for gt, pred in docs:
+        expected = Engine(PLAN).compare(gt, pred)
+        same(prepared.compare(gt, pred), expected)
+        scores.append(expected.field_scores["items"])
+    # the third: "AAA" vs "AAB" is 2/3 (below 0.7: an FD pair) whose score counts qty, null on both sides, as 1.0
+    assert scores == [1.0, 1.0, pytest.approx((1 + (2 / 3 + 1) / 2) / 2)]
