@@ -428,7 +428,8 @@ class Engine:
         if res is not None and f.rich:
             for item in _as_list(p):
                 if type(item) is dict and "_value" in item and "_alternatives" in item:
-                    _predicted_alternatives(res, f)
+                    _predicted_alternatives(res, f)  # once for the list
+                    break
         if not value_carries_alternatives(g):
             return None
         out = []

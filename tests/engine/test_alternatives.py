@@ -178,6 +178,9 @@ def test_a_prediction_listing_alternatives_is_a_record_problem():
     assert result.errors == [message.format("name")] and counts(result, "name") == one(TP)
     result = ENGINE.compare({"tags": ["a"]}, {"tags": [{"_value": "a", "_alternatives": ["b"]}]})
     assert result.errors == [message.format("tags")] and counts(result, "tags") == one(TP)
+    listed = [{"_value": "a", "_alternatives": ["b"]}, {"_value": "c", "_alternatives": ["d"]}]
+    result = ENGINE.compare({"tags": ["a", "c"]}, {"tags": listed})
+    assert result.errors == [message.format("tags")] and counts(result, "tags") == [2, 0, 0, 0, 0]  # once a list
     result = ENGINE.compare(
         {"items": [{"sku": "a"}]}, {"items": [{"_value": {"sku": "a"}, "_alternatives": [{"sku": "b"}]}]}
     )
