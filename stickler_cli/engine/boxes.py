@@ -1,9 +1,10 @@
 """The boxes (``_bbox``) the engine finds on compared leaves, as records the localisation analysis reads.
 
 ``Engine.compare`` makes one ``BoxRecord`` per compared leaf that carries a box on either side
-(analyses/localisation.py turns them into average precision); ``value_carries_boxes`` tells which
-documents ``Engine.score_batch`` must leave to ``Engine.compare`` for that (the reader finds them in raw
-lines with ``json_text.BBOX_KEY``, without loading the engine).
+(analyses/localisation.py turns them into average precision); ``value_goes_alone`` tells which
+documents ``Engine.score_batch`` must leave to ``Engine.compare`` for that, or to choose among acceptable
+values (``_alternatives``) (the reader finds them in raw lines with ``json_text.BBOX_KEY`` and
+``ALTERNATIVES_KEY``, without loading the engine: reader.goes_alone).
 """
 
 from __future__ import annotations
@@ -30,18 +31,9 @@ class BoxRecord(NamedTuple):
     confidence: float | None
 
 
-def value_carries_boxes(value: Any) -> bool:
-    """``reader.carries_boxes`` of a value given without its line (the Python API): serialised by orjson
-    (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
-    try:
-        return BBOX_KEY in orjson.dumps(value)
-    except TypeError:
-        return holds_key(value, "_bbox")
-
-
 def value_carries_alternatives(value: Any) -> bool:
-    """Whether a value holds an ``_alternatives`` key at any depth (docs/ground-truth-alternatives.md), found as
-    ``value_carries_boxes`` finds ``_bbox``."""
+    """Whether a value holds an ``_alternatives`` key at any depth (docs/ground-truth-alternatives.md): in its
+    orjson serialisation (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
     try:
         return ALTERNATIVES_KEY in orjson.dumps(value)
     except TypeError:
