@@ -202,6 +202,8 @@ def test_failure_lists_name_the_alternative_that_decided(capsys, monkeypatch, tm
     pred.write_text('{"id": "1", "city": "St Lewis", "state": "MO"}\n' + "".join(PRED.read_text().splitlines(True)[1:]))
     assert main(["eval", str(SCHEMA), str(GT), str(pred), "--show-errors", "1", "--non-matches", str(lines)]) == 0
     assert "city FD St Louis (alternative 1) St Lewis 0.750" in " ".join(capsys.readouterr().out.split())
+    assert main(["eval", str(SCHEMA), str(GT), str(pred), "--show-errors", "1", "-f", "markdown"]) == 0
+    assert "| `city` | FD | `St Louis` (alternative 1) | `St Lewis` | 0.750 |" in capsys.readouterr().out
     (row,) = [orjson.loads(line) for line in lines.read_text().splitlines()]
     assert (row["path"], row["type"], row["gt"], row["similarity"], row["alternative"]) == (
         "city",
