@@ -41,9 +41,9 @@ def has_misses(tally: list[int]) -> bool:
 
 def row(r: TraceRow) -> dict[str, Any]:
     """One comparison as the reports show it (docs/why-it-fails.md, "Which documents and fields failed"): plain
-    values, the prediction's confidence at a leaf (else null), and whether a schema default stood
-    in for a missing value on either side."""
-    return {
+    values, the prediction's confidence at a leaf (else null), whether a schema default stood
+    in for a missing value on either side, and (only then) which of the ground truth's ``_alternatives`` decided."""
+    shown = {
         "path": r.path,
         "type": r.label,
         "gt": named_non_finite(r.gt),
@@ -56,6 +56,9 @@ def row(r: TraceRow) -> dict[str, Any]:
         "gt_default": r.gt_default,
         "pred_default": r.pred_default,
     }
+    if r.alternative is not None:  # the ground truth's acceptable value that decided (its index in _alternatives)
+        shown["alternative"] = r.alternative
+    return shown
 
 
 def explain(engine: Engine, gt: dict, pred: dict) -> tuple[list[dict[str, Any]], list[int]]:

@@ -13,7 +13,7 @@ report/build.py places its report block. A new state key also raises ``STATE_VER
 
 from __future__ import annotations
 
-from . import cosmetic, failures, judge, list_errors, localisation, policy, rollup, slicing, thresholds
+from . import alternatives, cosmetic, failures, judge, list_errors, localisation, policy, rollup, slicing, thresholds
 from .part import Part
 
 PARTS: tuple[Part, ...] = (
@@ -27,4 +27,5 @@ PARTS: tuple[Part, ...] = (
     cosmetic.PART,
     judge.PART,
     policy.PART,
+    alternatives.PART,
 )

@@ -26,10 +26,11 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
+from .. import limits
 from .assignment import shortest_paths as _shortest_paths  # the method munkres' compiled solver uses too
 from .base import Comparator, Param, bounded, value_text
 
-LEAF, NONE, LIST, DICT = "leaf", "none", "list", "dict"
+LEAF, NONE, LIST, DICT, ONE_OF = "leaf", "none", "list", "dict", "one of"
 
 # A pairing whose prediction equals the ground truth outright outranks any
 # merely similar one when array items are paired (stickler-eval's value).
@@ -71,9 +72,11 @@ class _Node:
 
     @property
     def blank(self) -> bool:
-        """Null, "", [] or {}: what the metric treats as "no answer"."""
+        """Null, "", [] or {}: what the metric treats as "no answer" (one of several values: when one of them is)."""
         if self.kind == NONE:
             return True
+        if self.kind == ONE_OF:
+            return any(option.blank for option in self.children)
         if self.kind == LEAF:
             return isinstance(self.raw, str) and self.raw == ""
         return not self.children
@@ -90,13 +93,20 @@ def leaf_text(value: Any) -> str | None:
     return None if text is None else bounded(" ".join(text.lower().split()))
 
 
-def build_tree(value: Any) -> _Node:
-    """The tree of a JSON value; tuples are arrays, as in stickler-eval (no "one of" alternatives)."""
+def build_tree(value: Any, gt: bool = False) -> _Node:
+    """The tree of a JSON value; tuples are arrays, as in stickler-eval. In a ground truth (``gt``), an object
+    ``{"_value": v, "_alternatives": [a, b]}`` is one of several acceptable values, ``v``, ``a`` or ``b``, as
+    anls-star reads the tuple ``(v, a, b)`` (docs/ground-truth-alternatives.md): at most --limit alternatives
+    of them after ``v``."""
     if isinstance(value, dict):
-        children = {key: build_tree(item) for key, item in value.items()}
+        if gt and "_value" in value and type(value.get("_alternatives")) is list:
+            listed = value["_alternatives"][: limits.current().alternatives]
+            options = [build_tree(option, gt) for option in (value["_value"], *listed)]
+            return _Node(ONE_OF, value, None, max(o.size for o in options), options)
+        children = {key: build_tree(item, gt) for key, item in value.items()}
         return _Node(DICT, value, None, sum(c.size for c in children.values()), children)
     if isinstance(value, (list, tuple)):
-        items = [build_tree(item) for item in value]
+        items = [build_tree(item, gt) for item in value]
         return _Node(LIST, value, None, sum(c.size for c in items), items)
     if value is None:
         return _Node(NONE, None, None, 1, None)
@@ -166,11 +176,24 @@ class _Scoring:
         if gt.kind == NONE:
             hit = pred.blank
             return _Outcome([1.0 if hit else 0.0], max(1, pred.size), hit)
+        if gt.kind == ONE_OF:
+            return self.compare_one_of(gt, pred)
         if gt.kind != pred.kind:
             return _Outcome([0.0], max(gt.size, pred.size), False)
         if gt.kind == DICT:
             return self.compare_objects(gt, pred)
         return self.compare_arrays(gt, pred)
+
+    def compare_one_of(self, gt: _Node, pred: _Node) -> _Outcome:
+        """The best of several acceptable values, as anls-star chooses among a tuple's: the highest mean over
+        its own length, then one equal to the prediction; the first on a tie."""
+        best = None
+        for option in gt.children:
+            outcome = self.compare(option, pred)
+            key = (_mean(outcome), outcome.exact)
+            if best is None or key > best[0]:
+                best = (key, outcome)
+        return best[1]
 
     def compare_objects(self, gt: _Node, pred: _Node) -> _Outcome:
         values: list[float] = []
@@ -267,7 +290,7 @@ def _equality_matrix(a: list[Any], b: list[Any]) -> np.ndarray:
 
 def anls_star(gt: Any, pred: Any, leaf_threshold: float = 0.5) -> float:
     """The ANLS* score of ``pred`` against ``gt``; raises _TooLarge or RecursionError on huge input."""
-    return _score_trees(build_tree(gt), build_tree(pred), leaf_threshold)
+    return _score_trees(build_tree(gt, True), build_tree(pred), leaf_threshold)
 
 
 def _score_trees(gt: _Node, pred: _Node, leaf_threshold: float) -> float:
@@ -480,7 +503,7 @@ class ANLSStarComparator(Comparator):
 
     def similarity_matrix(self, gts: Sequence[Any], preds: Sequence[Any]) -> list[list[float]]:
         try:
-            gt_trees = [build_tree(v) for v in gts]
+            gt_trees = [build_tree(v, True) for v in gts]
             pred_trees = [build_tree(v) for v in preds]
         except RecursionError:
             return super().similarity_matrix(gts, preds)

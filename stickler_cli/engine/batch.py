@@ -88,6 +88,9 @@ class BatchResult:
     fd_values: list[tuple[int, int, Any, Any]] = field(default_factory=list)
     # The judges' bill of the batch (DocResult.judge, summed): field index -> comparators.base.BILL counts.
     judge: dict[int, list[int]] = field(default_factory=dict)
+    # By document, only where there are some: DocResult.alternatives (values listing acceptable values, all scored
+    # by Engine.compare).
+    alternatives: dict[int, list[tuple[int, bool]]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -121,6 +124,7 @@ class BatchResult:
             boxes=list(self.boxes.get(d, ())),
             similarity_bins=bins,
             list_errors=list(self.list_errors.get(d, ())),
+            alternatives=list(self.alternatives[d]) if d in self.alternatives else None,
         )
 
 
@@ -850,6 +854,8 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
         result.list_errors.pop(d, None)
         if doc.list_errors:
             result.list_errors[d] = list(doc.list_errors)
+        if doc.alternatives:
+            result.alternatives[d] = doc.alternatives
         if doc.judge:
             for index, bill in doc.judge.items():
                 kept = result.judge.setdefault(index, [0] * len(bill))

@@ -21,6 +21,7 @@ Semantics (docs/numbers.md, "What the numbers mean"; worked examples in tests/en
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -30,7 +31,7 @@ from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
 from .. import limits
 from ..json_text import as_written
-from .boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_boxes
+from .boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_alternatives, value_goes_alone
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
 from .batch import BatchResult, BatchScorer
@@ -121,6 +122,9 @@ class Engine:
         # (list field index, id(gt list), id(pred list)) -> the lists and their item pairs'
         # scores, computed by ``prepare`` for the current batch of documents.
         self._prepared: dict[tuple[int, int, int], tuple] = {}
+        # Whether the document being compared holds ``_alternatives`` somewhere (``compare``): only then do its
+        # lists look for acceptable values among their items (docs/ground-truth-alternatives.md).
+        self._alts = False
 
     @functools.cached_property
     def conformance(self) -> Conformance:
@@ -177,24 +181,25 @@ class Engine:
 
     def score_batch(self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
-        ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` somewhere are
-        scored by ``compare``, which collects their boxes (boxes.py, for analyses/localisation.py):
-        ``boxed``, their positions, when the caller found them (the reader does, in the raw lines), else
-        each document is looked at."""
+        ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` or ``_alternatives``
+        somewhere are scored by ``compare``, which collects their boxes (boxes.py, for analyses/localisation.py)
+        and chooses among acceptable values: ``boxed``, their positions, when the caller found them (the reader
+        does, in the raw lines), else each document is looked at."""
         scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
         if self.columnar:
             if boxed is None:
-                boxed = [d for d, (g, p) in enumerate(docs) if value_carries_boxes(g) or value_carries_boxes(p)]
+                boxed = [d for d, (g, p) in enumerate(docs) if value_goes_alone(g) or value_goes_alone(p)]
             if boxed:
                 scorer.odd[boxed] = True
             return scorer.run()
         self.prepare(docs)
         return scorer.one_by_one()
 
-    def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
+    def compare(self, gt: dict, pred: dict, explain: bool = False, alternatives: bool | None = None) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
 
         With ``explain`` the result's ``trace`` lists the comparisons made (the first --limit explain-items).
+        ``alternatives``: whether either side holds ``_alternatives`` somewhere (None: looked for here).
         """
         res = DocResult(
             score=0.0,
@@ -204,7 +209,13 @@ class Engine:
             score_n=[0] * self.size,
             trace=Trace(limits.current().explain_items) if explain else None,
         )
-        score, _ = self._model(self.plan.root, gt, pred, res, top=True, where="")
+        self._alts = (
+            value_carries_alternatives(gt) or value_carries_alternatives(pred) if alternatives is None else alternatives
+        )
+        try:
+            score, _ = self._model(self.plan.root, gt, pred, res, top=True, where="")
+        finally:
+            self._alts = False
         res.score = score
         for f in self._failing:
             for message in f.comparator.drain_failures():
@@ -317,7 +328,7 @@ class Engine:
         for key, default, index, primitive, weight, f in rows:
             g = gt.get(key, _MISSING)
             p = pred.get(key, _MISSING)
-            gbox = pbox = None  # a leaf's ``_bbox`` on each side (boxes.py)
+            gbox = pbox = alts = None  # a leaf's ``_bbox`` on each side (boxes.py); the gt's ``_alternatives``
             # values.unwrap, inlined (the hottest loop), reading a rich value's other keys on the way
             if g is _MISSING:
                 g = default
@@ -326,6 +337,7 @@ class Engine:
             elif type(g) is dict and "_value" in g and f.rich:
                 if len(g) > 1:
                     gbox = g.get("_bbox")
+                    alts = g.get("_alternatives") or None  # none listed: [] as if absent
                 g = g["_value"]
             conf = None
             if p is _MISSING:
@@ -337,14 +349,24 @@ class Engine:
                 if recording and len(p) > (2 if "_confidence" in p else 1):
                     _keep_metadata(res, f, p, where)
                     pbox = p.get("_bbox")
+                    if "_alternatives" in p:
+                        _predicted_alternatives(res, f)
                 p = p["_value"]
+            if alts is not None:  # several acceptable values: the best one is scored
+                g, won, best = self._best_of(f, g, alts, p, res, where)
+                start = len(res.trace) if recording and res.trace is not None else -1
             if primitive:
-                similarity = known[index][cell] if known is not None and index in known else None
+                if alts is not None:  # the winner's similarity, not asked of the comparator again
+                    similarity = best
+                else:
+                    similarity = known[index][cell] if known is not None and index in known else None
                 score, raw, both_null = self._primitive(f, g, p, conf, res, where, similarity)
                 if recording and (gbox is not None or pbox is not None):
                     _box(res, f, gbox, pbox, not (_null(g) or _null(p)) and raw >= f.threshold, raw, conf, where + key)
             else:
                 score, raw, both_null = self._field(f, g, p, conf, res, where)
+            if alts is not None and recording:
+                _decided(res, f, won, start, where + key)
             if recording:
                 score_sums[index] += score
                 score_ns[index] += 1
@@ -357,6 +379,68 @@ class Engine:
         doc = doc_num / total_weight if total_weight else 1.0
         sim = sim_num / sim_den if sim_den else 1.0
         return doc, sim
+
+    def _best_of(self, f: FieldPlan, value: Any, alternatives: Any, p: Any, res: DocResult | None, where: str):
+        """(the acceptable value that decides, its position, its similarity) of a ground-truth value listing
+        ``_alternatives``: the one of ``value`` (position 0) and each alternative (position k + 1 for
+        ``alternatives[k]``) whose similarity to ``p`` is the highest, the first on a tie
+        (docs/ground-truth-alternatives.md)."""
+        candidates = self._candidates(f, value, alternatives, res)
+        best, won = self._similarity_of(f, value, p, where), 0  # _value's similarity as it is (NaN too)
+        for k in range(1, len(candidates)):
+            s = self._similarity_of(f, candidates[k], p, where)
+            if s > best:
+                best, won = s, k
+        return candidates[won], won, best
+
+    def _candidates(self, f: FieldPlan, value: Any, alternatives: Any, res: DocResult | None) -> list:
+        """``value`` then its acceptable ``alternatives`` (rich ones unwrapped), at most --limit alternatives of
+        them; a malformed or overlong list is reported (when recording)."""
+        if type(alternatives) is not list:
+            if res is not None:
+                res.errors.append(
+                    f"{f.path}: the ground truth's _alternatives must be a list of values, got "
+                    f"{as_written(alternatives)[:80]}; its _value alone is scored"
+                )
+            return [value]
+        bound = limits.current().alternatives
+        if len(alternatives) > bound:
+            if res is not None:
+                res.errors.append(
+                    f"{f.path}: the ground truth lists {len(alternatives):,} _alternatives, more than "
+                    f"--limit alternatives ({bound:,}): the first {bound:,} are scored"
+                )
+            alternatives = alternatives[:bound]
+        return [value, *(unwrap(a)[0] for a in alternatives)]
+
+    def _similarity_of(self, f: FieldPlan, g: Any, p: Any, where: str) -> float:
+        """The similarity that decides field ``f``'s verdict on (g, p), nothing recorded: a leaf's comparator
+        score, an object's weighted mean of its fields, a list's score (null on both sides: 1.0; on one: 0.0)."""
+        if f.kind is Kind.OBJECT:
+            if g is None or p is None:
+                return 1.0 if g is None and p is None else 0.0
+            return self._model(f.model, g, p, None)[1]
+        return self._field(f, g, p, None, None, where)[1]
+
+    def _item_variants(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None) -> list[list] | None:
+        """Each ground-truth item's acceptable values (its ``_value`` first) when the list ``g`` holds
+        ``_alternatives`` at any depth, else None; a predicted item listing ``_alternatives`` is reported."""
+        if res is not None and f.rich:
+            for item in _as_list(p):
+                if type(item) is dict and "_value" in item and "_alternatives" in item:
+                    _predicted_alternatives(res, f)  # once for the list
+                    break
+        if not value_carries_alternatives(g):
+            return None
+        out = []
+        for item in _as_list(g):
+            if f.rich and type(item) is dict and "_value" in item:
+                alternatives = item.get("_alternatives")
+                value = item["_value"]
+                out.append([value] if not alternatives else self._candidates(f, value, alternatives, res))
+            else:
+                out.append([item])
+        return out
 
     def _field(self, f: FieldPlan, g: Any, p: Any, conf: Any, res: DocResult | None, where: str = ""):
         """(score, raw similarity, null on both sides) of one field; records counts into ``res``.
@@ -468,12 +552,23 @@ class Engine:
             return early
         gv = items(g)
         pv, pconf = _values_and_confidences(_as_list(p))
-        if over_bound(gv, pv, f):
+        variants = self._item_variants(f, g, p, res) if self._alts else None
+        chosen = None
+        if over_bound(gv if variants is None else _flat(variants), pv, f):
+            if variants is not None:
+                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
             pairs, similarities = self._long_primitive_list(f, gv, pv)
         else:
-            matrix = self.similarity_matrix(f, gv, pv)
+            if variants is None:
+                matrix = self.similarity_matrix(f, gv, pv)
+            else:  # each cell is the item's best acceptable value
+                chosen, best = _best_variants(variants, self.similarity_matrix(f, _flat(variants), pv, as_array=True))
+                matrix = best.tolist()
             pairs = self._primitive_pairs(f, matrix)
             similarities = [matrix[i][j] for i, j in pairs]
+        won = None
+        if chosen is not None:
+            gv, won = _winners(res, f, variants, chosen, pairs)
         longest = max(len(gv), len(pv))
         score_sum = raw_sum = 0.0
         tp = 0
@@ -502,6 +597,7 @@ class Engine:
                     s if label == TP or not f.clip else 0.0,
                     path=f"{where}[{i}↔{j}]",
                     conf=pconf[j] if pconf is not None else None,
+                    alternative=won.get(i) if won else None,
                 )
         if res is not None:
             res.predicted_leaves += len(pv)
@@ -593,15 +689,32 @@ class Engine:
         entry = self._prepared.get((f.index, id(g), id(p))) if self._prepared else None
         if entry is not None and not (entry[0] is g and entry[1] is p):
             entry = None  # another list at a freed list's address
+        variants = self._item_variants(f, g, p, res) if self._alts else None
+        if variants is not None:
+            entry = None  # scored pair by pair below, each item's acceptable values weighed
         if entry is not None:
             _, _, gv, pv, docs, sims, known, start = entry
         else:
             gv, pv = items(g, f.rich), items(p, f.rich)
             start = 0
         proxy = self._proxy.get(f.index) if self._proxy else None
-        if entry is None and over_bound(gv, pv, f):
+        chosen = won = None
+        if entry is None and over_bound(gv if variants is None else _flat(variants), pv, f):
+            if variants is not None:
+                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
             docs, sims, pairs = self._long_object_list(model, f, gv, pv, proxy)
             known = None
+        elif variants is not None and proxy is None:  # each cell is the item's best acceptable value, pair by pair
+            cells = [[self._model(model, a, b, None) for b in pv] for a in _flat(variants)]
+            shape = (len(cells), len(pv))
+            chosen, sims, docs = _best_variants(
+                variants,
+                np.array([[c[1] for c in row] for row in cells], dtype=float).reshape(shape),
+                np.array([[c[0] for c in row] for row in cells], dtype=float).reshape(shape),
+            )
+            known = None
+            pairs = assign(sims, (sims >= model.match_threshold) + docs)
+            gv, won = _winners(res, f, variants, chosen, pairs)
         elif proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
             pairs = self.proxy_pairs(f, gv, pv)
             docs, sims = self._pair_scores(model, gv, pv, pairs)
@@ -642,6 +755,7 @@ class Engine:
                     pair_score,
                     path=f"{where}[{i}↔{j}]",
                     threshold=model.match_threshold,
+                    alternative=won.get(i) if won else None,
                 )
             if matched and res is not None:
                 self._model(
@@ -761,6 +875,68 @@ def _count_pairs(res: DocResult, f: FieldPlan, tp: int, paired: int, gts: int, p
     res.tally[at + FD] += paired - tp
     res.tally[at + FN] += gts - paired
     res.tally[at + FA] += preds - paired
+
+
+def _flat(variants: list[list]) -> list:
+    """The items' acceptable values one after the other (the rows of an expanded similarity matrix)."""
+    return [value for values in variants for value in values]
+
+
+def _best_variants(variants: list[list], decide: np.ndarray, *others: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(chosen, decide, *others) reduced from one row per acceptable value to one row per item: each cell (i, j)
+    takes the row of item i's acceptable value most similar to prediction j (``decide``; the first on a tie),
+    ``chosen[i, j]`` its position among item i's values (0: ``_value``)."""
+    n, m = len(variants), decide.shape[1]
+    rows = np.empty((n, m), dtype=np.intp)
+    chosen = np.zeros((n, m), dtype=np.intp)
+    first = 0
+    for i, values in enumerate(variants):
+        best = decide[first]
+        for k in range(1, len(values)):  # as _best_of: a later value wins only if strictly more similar
+            better = decide[first + k] > best
+            best = np.where(better, decide[first + k], best)
+            chosen[i][better] = k
+        rows[i] = first + chosen[i]
+        first += len(values)
+    cols = np.arange(m)
+    return (chosen, decide[rows, cols], *(other[rows, cols] for other in others))
+
+
+def _winners(res: DocResult | None, f: FieldPlan, variants: list[list], chosen: np.ndarray, pairs: list) -> tuple:
+    """(each item's deciding value, {item: alternative index} of the pairs an alternative decided) of a list
+    whose items list acceptable values; each item that lists some is counted (``DocResult.alternatives``)."""
+    values = [v[0] for v in variants]
+    won: dict[int, int] = {}
+    for i, j in pairs:
+        k = int(chosen[i, j])
+        if k:
+            values[i] = variants[i][k]
+            won[i] = k - 1
+    if res is not None:
+        found = [(f.index, i in won) for i, v in enumerate(variants) if len(v) > 1]
+        if found:
+            if res.alternatives is None:
+                res.alternatives = []
+            res.alternatives.extend(found)
+    return values, won
+
+
+def _decided(res: DocResult, f: FieldPlan, won: int, start: int, path: str) -> None:
+    """Count a value that lists ``_alternatives`` (``won``: 0 when its ``_value`` decided, k for the k-th
+    alternative) and, explaining, mark its comparison row (at ``start``) with the alternative that decided."""
+    if res.alternatives is None:
+        res.alternatives = []
+    res.alternatives.append((f.index, won > 0))
+    trace = res.trace
+    if won and trace is not None and 0 <= start < len(trace) and trace[start].path == path:
+        trace[start] = dataclasses.replace(trace[start], alternative=won - 1)
+
+
+def _predicted_alternatives(res: DocResult, f: FieldPlan) -> None:
+    res.errors.append(
+        f"{f.path}: a prediction carries _alternatives (only the ground truth lists acceptable values); "
+        "its _value is scored"
+    )
 
 
 def _keep_metadata(res: DocResult, f: FieldPlan, rich: dict, where: str) -> None:
@@ -895,6 +1071,7 @@ def _trace(
     threshold: float | None = None,
     at: int | None = None,
     conf: Any = None,
+    alternative: int | None = None,
 ) -> None:
     """Add one comparison row: plain values, the prediction's confidence at a leaf (a number from 0
     to 1, else None: a malformed one is listed in ``errors``), and which sides a default filled in."""
@@ -922,6 +1099,7 @@ def _trace(
         conf,
         bool(filled and filled[0]),
         bool(filled and filled[1]),
+        alternative,
     )
     trace.add(row, label, at)
 

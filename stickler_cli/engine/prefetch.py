@@ -6,7 +6,9 @@ documents along the plan and hands every such comparator the present value
 pairs it may see. Inside lists every item pair is included, because list
 matching scores every pair; with ``--judge-pairing proxy`` (engine/proxy.py),
 a list of objects whose items hold a judged field hands only the item pairs the
-proxy chose (``pair``: the engine's ``proxy_pairs``). The walk skips subtrees
+proxy chose (``pair``: the engine's ``proxy_pairs``). A ground-truth value
+listing ``_alternatives`` hands each of its acceptable values too, as the engine
+scores each (docs/ground-truth-alternatives.md). The walk skips subtrees
 with no such comparator.
 """
 
@@ -14,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence
 
+from .. import limits
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import field_value, items
-from .values import is_null, is_null_list
+from .values import MISSING, as_list, is_null, is_null_list, unwrap
 
 
 def prefetching_fields(model: ModelPlan) -> list[FieldPlan]:
@@ -81,7 +84,7 @@ def _walk(
     if not gs or not ps:
         return
     for f in model.fields:
-        g_values = [field_value(g, f) for g in gs]
+        g_values = [v for g in gs for v in _acceptable(g.get(f.key, MISSING), f)]
         p_values = [field_value(p, f) for p in ps]
         if f.kind is Kind.OBJECT:
             if id(f.model) in needed:
@@ -99,7 +102,7 @@ def _walk(
             if id(f.model) not in needed:
                 continue
             if pair is None:
-                _walk(f.model, _items(g_values, f.rich), _items(p_values, f.rich), out, wanted, needed)
+                _walk(f.model, _items(g_values, f.rich, True), _items(p_values, f.rich), out, wanted, needed)
                 continue
             for g in g_values:  # each list against each list, as the engine compares them: its chosen pairs
                 gv = _items([g], f.rich)
@@ -113,7 +116,7 @@ def _walk(
             continue
         pairs = out[f.index]
         if f.kind is Kind.PRIMITIVE_LIST:
-            g_items, p_items = _items(g_values), _items(p_values)
+            g_items, p_items = _items(g_values, True, True), _items(p_values)
             for g in g_items:
                 pairs.extend((g, p) for p in p_items)
             continue
@@ -123,6 +126,29 @@ def _walk(
                 pairs.extend((g, p) for p in present_p)
 
 
-def _items(values: Sequence[Any], rich: bool = True) -> list[Any]:
-    """The items of every non-null list among ``values``, unwrapped unless ``rich`` is False (FieldPlan.rich)."""
+def _items(values: Sequence[Any], rich: bool = True, acceptable: bool = False) -> list[Any]:
+    """The items of every non-null list among ``values``, unwrapped unless ``rich`` is False (FieldPlan.rich); with
+    ``acceptable`` (ground truth), each item's ``_alternatives`` after it."""
+    if acceptable and rich:
+        return [v for value in values if not is_null_list(value) for item in as_list(value) for v in _listed(item)]
     return [item for value in values if not is_null_list(value) for item in items(value, rich)]
+
+
+def _acceptable(value: Any, f: FieldPlan) -> list[Any]:
+    """A ground-truth value of field ``f`` as the engine reads it (``field_value``), and its acceptable
+    ``_alternatives`` after it (at most --limit alternatives)."""
+    if value is MISSING:
+        return [f.default]
+    if not f.rich:
+        return [value]
+    return _listed(value)
+
+
+def _listed(value: Any) -> list[Any]:
+    """A possibly rich value unwrapped, followed by its ``_alternatives`` (each unwrapped) when it lists some."""
+    if type(value) is not dict or "_value" not in value:
+        return [value]
+    alternatives = value.get("_alternatives")
+    if type(alternatives) is not list:
+        return [value["_value"]]
+    return [value["_value"], *(unwrap(a)[0] for a in alternatives[: limits.current().alternatives])]

@@ -37,7 +37,9 @@ class TraceRow:
     ``gt`` and ``pred`` are plain values (rich ``{"_value": …}`` wrappers removed at every depth);
     ``confidence`` is the prediction's ``_confidence`` at a leaf (None elsewhere, or when it gave
     none); ``gt_default``/``pred_default`` say that side's value was missing and the schema's
-    ``default`` was compared in its place.
+    ``default`` was compared in its place; ``alternative`` is, when the ground truth lists ``_alternatives``
+    and one of them decided the comparison, its index in that list (None when ``_value`` decided, or there
+    are none).
     """
 
     path: str
@@ -51,6 +53,7 @@ class TraceRow:
     confidence: float | None = None
     gt_default: bool = False
     pred_default: bool = False
+    alternative: int | None = None
 
 
 _FAILING = frozenset(("FA", "FD", "FN"))
@@ -142,6 +145,10 @@ class DocResult:
     # The judges' bill (comparators.base.BILL counts) by field index, for the fields whose comparator keeps
     # one and counted something since the last document: a batch's prefetch walk lands on its first document.
     judge: dict[int, list[int]] | None = None
+
+    # (field index, decided by an alternative) of each compared ground-truth value listing ``_alternatives``
+    # (docs/ground-truth-alternatives.md), in walk order; None when there is none: what analyses/alternatives.py counts.
+    alternatives: list[tuple[int, bool]] | None = None
 
     @property
     def counts(self) -> list[list[int]]:

@@ -17,6 +17,7 @@ from ..confidence.trust import trust_sentence
 from ..report.gates import verdict
 from ..run.reader import error_location
 from .cosmetic import markdown_lines as cosmetic_lines
+from .alternatives import markdown_lines as alternatives_lines
 from .judge import markdown_lines as judge_lines
 from .gate_markdown import failed_gates_markdown
 from .sanitize import NAME_LIMIT, plain
@@ -101,6 +102,7 @@ def render_markdown(report: dict[str, Any], worst_shown: int = WORST_SHOWN) -> s
     lines += list_section.markdown_lines(report, text)
     lines += cosmetic_lines(report.get("cosmetic_errors"), text)
     lines += judge_lines(report.get("judge"), text)
+    lines += alternatives_lines(report.get("alternatives"), text)
     if report.get("policy"):  # issue 41, policy
         from .policy import markdown_lines as policy_lines
 
@@ -232,6 +234,8 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
             gt, pred = (
                 _value(listed_value(c, side, VALUE_LISTED), c.get(f"{side}_default")) for side in ("gt", "pred")
             )
+            if c.get("alternative") is not None:  # which of the ground truth's _alternatives decided
+                gt += f" (alternative {c['alternative']})"
             lines.append(f"| {text(c['path'])} | {c['type']} | {gt} | {pred} |{confidence} {c['score']:.3f} |")
         lines += ["", *([more_line(hidden), ""] if hidden else []), "</details>", ""]
     return lines

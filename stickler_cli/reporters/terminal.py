@@ -23,6 +23,7 @@ from . import threshold_table
 from .calibration import render_calibration
 from . import list_section
 from .cosmetic import render_cosmetic
+from .alternatives import render_terminal as render_alternatives
 from .judge import render_terminal as render_judge
 from .fit import Column, ReportTable, compact, fit, wrap_name
 from .sanitize import NAME_LIMIT, figure_cell, folding, safe
@@ -111,6 +112,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     list_section.render_terminal(report, console)
     render_cosmetic(report.get("cosmetic_errors"), console)
     render_judge(report.get("judge"), console)
+    render_alternatives(report.get("alternatives"), console)
     if report.get("policy"):  # issue 41, policy
         from .policy import render_terminal as render_policy
 
@@ -255,6 +257,15 @@ def value_cell(value: Any, filled: bool | None, limit: int) -> Text:
     return cell
 
 
+def gt_cell(value: Any, filled: bool | None, limit: int, alternative: int | None) -> Text:
+    """A ground-truth value as ``value_cell`` shows it, and which of its ``_alternatives`` decided, if one did
+    (its index: docs/ground-truth-alternatives.md)."""
+    cell = value_cell(value, filled, limit)
+    if alternative is not None:
+        cell.append(f" (alternative {alternative})", style="dim")
+    return cell
+
+
 def _comparison_table(
     title: str | Text, paths: list[str], widest_path: int, confident: bool, figures: tuple[str, ...]
 ) -> tuple[Table, int]:
@@ -290,7 +301,7 @@ def render_trace(
         cells = [
             wrap_name(safe(row.path, 400), field_width),
             Text(row.label, style=_LABEL_STYLES[row.label]),
-            value_cell(row.gt, row.gt_default, VALUE_SHOWN),
+            gt_cell(row.gt, row.gt_default, VALUE_SHOWN, row.alternative),
             value_cell(row.pred, row.pred_default, VALUE_SHOWN),
         ]
         if confident:
@@ -378,7 +389,7 @@ def render_worst(worst: list[dict[str, Any]], console: Console) -> None:
             table.add_row(
                 wrap_name(safe(c["path"], NAME_LIMIT), path_width),
                 Text(c["type"], style=_LABEL_STYLES[c["type"]]),
-                value_cell(listed_value(c, "gt", VALUE_LISTED), c.get("gt_default"), VALUE_LISTED),
+                gt_cell(listed_value(c, "gt", VALUE_LISTED), c.get("gt_default"), VALUE_LISTED, c.get("alternative")),
                 value_cell(listed_value(c, "pred", VALUE_LISTED), c.get("pred_default"), VALUE_LISTED),
                 *([figure_cell(c.get("confidence"))] if confident else []),
                 f"{c['score']:.3f}",

@@ -53,7 +53,9 @@ if TYPE_CHECKING:
 #     present only when the plan has such a field
 # 16: policy (each document's lowest confidence per field, for an auto-accept policy's straight-through rate;
 #     analyses/policy.py), present only when a policy was asked for
-STATE_VERSION = 16
+# 17: alternatives (ground-truth values listing acceptable values, and those an alternative decided, per field;
+#     analyses/alternatives.py), present only when the ground truth lists some
+STATE_VERSION = 17
 # The keys of a saved state in the order version 16 writes them (the counts' and the parts' interleaved); a part's
 # key not listed here comes after them, before the embedded schema.
 STATE_KEYS = (

@@ -47,7 +47,7 @@ import orjson
 
 from .. import limits
 from ..errors import InputError, UsageError
-from ..json_text import BBOX_KEY, holds_key
+from ..json_text import ALTERNATIVES_KEY, BBOX_KEY, holds_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,9 @@ class Pair:
     older_shape: bool = (
         False  # a record's text may hold {"value": …, "confidence": …} (engine/values.adopt_older_shape)
     )
-    boxes: bool = False  # a side carries "_bbox": scored by Engine.compare, which collects boxes
+    # A side carries "_bbox" or "_alternatives": scored by Engine.compare, which collects boxes and chooses among
+    # acceptable values (goes_alone).
+    alone: bool = False
 
     @property
     def pred_read(self) -> bool:
@@ -653,6 +655,30 @@ def carries_boxes(content: Any, value: Any) -> bool:
     return holds_key(value, "_bbox")
 
 
+_ALTERNATIVES_KEY = _KeyInText("_alternatives")  # its .written is json_text.ALTERNATIVES_KEY
+
+
+def carries_alternatives(content: Any, value: Any) -> bool:
+    """Whether a record holds an ``_alternatives`` key at any depth (a ground truth's acceptable values, or a
+    prediction wrongly listing some), so that Engine.compare scores it: found as ``carries_boxes`` finds ``_bbox``."""
+    if type(content) is bytes:
+        return ALTERNATIVES_KEY in content or (_ALTERNATIVES_KEY.escaped(content) and holds_key(value, "_alternatives"))
+    return holds_key(value, "_alternatives")
+
+
+def goes_alone(content: Any, value: Any) -> bool:
+    """Whether Engine.compare scores a record rather than the batch path: it holds ``_bbox`` (its boxes are
+    collected there, ``carries_boxes``) or ``_alternatives`` (acceptable values are chosen there,
+    ``carries_alternatives``), found in the raw line; a line escaping a letter of either key is walked. Two
+    ``in`` searches and one search for a backslash: a regular expression for both keys costs more than both."""
+    if type(content) is bytes:
+        if BBOX_KEY in content or ALTERNATIVES_KEY in content:
+            return True
+        if b"\\" not in content:
+            return False
+    return carries_boxes(content, value) or carries_alternatives(content, value)
+
+
 Key = Any  # an id as compared: a string as itself, a number or boolean tagged by its JSON type
 
 
@@ -1041,7 +1067,7 @@ def pair_lines(
                 None,
                 errors,
                 older_shape=may_hold_older_shape(gt_content),
-                boxes=carries_boxes(gt_content, gt),
+                alone=goes_alone(gt_content, gt),
             )
             continue
         pred_number, _, pred_content = pred_item
@@ -1062,7 +1088,7 @@ def pair_lines(
                 errors,
                 pred_invalid=True,
                 older_shape=may_hold_older_shape(gt_content),
-                boxes=carries_boxes(gt_content, gt),
+                alone=goes_alone(gt_content, gt),
             )
             continue
         if twice := duplicate_keys(pred_content, pred):
@@ -1079,7 +1105,7 @@ def pair_lines(
             pred_number,
             errors,
             older_shape=may_hold_older_shape(gt_content, pred_content),
-            boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred),
+            alone=goes_alone(gt_content, gt) or goes_alone(pred_content, pred),
         )
 
 
@@ -1178,7 +1204,7 @@ def pair_by_id(
                     None,
                     errors,
                     older_shape=may_hold_older_shape(gt_content),
-                    boxes=carries_boxes(gt_content, gt),
+                    alone=goes_alone(gt_content, gt),
                 )
                 continue
             pred_number, where, _ = location
@@ -1195,7 +1221,7 @@ def pair_by_id(
                 pred_number,
                 errors,
                 older_shape=may_hold_older_shape(gt_content, pred_content),
-                boxes=carries_boxes(gt_content, gt) or carries_boxes(pred_content, pred),
+                alone=goes_alone(gt_content, gt) or goes_alone(pred_content, pred),
             )
         for key, (number, where, shown) in sorted(index.items(), key=lambda item: item[1][0]):
             stats.unpaired_predictions += 1

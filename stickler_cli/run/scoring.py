@@ -94,7 +94,8 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
         for batch in adopted_batches(root, pairs, acc):
             scored_pairs = [p for p in batch if p.gt is not None]
             scored = engine.score_batch(
-                [(p.gt, p.pred) for p in scored_pairs], [d for d, p in enumerate(scored_pairs) if p.boxes]
+                [(p.gt, p.pred) for p in scored_pairs],
+                [d for d, p in enumerate(scored_pairs) if p.alone],
             )
             first = acc.document_count
             acc.add_batch(scored, [p.doc_id for p in scored_pairs])

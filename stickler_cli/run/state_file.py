@@ -96,7 +96,8 @@ def _header(state: Any) -> dict:
 # -- everything else, against the plan -------------------------------------------------------------
 
 
-OPTIONAL_KEYS = ("policy",)  # issue 41, policy
+# issue 41, policy; issue 42, acceptable values (analyses/alternatives.py: only when the ground truth lists some)
+OPTIONAL_KEYS = ("policy", "alternatives")
 
 
 def check(state: dict, plan: Plan) -> None:

@@ -574,7 +574,7 @@ def test_a_state_of_the_previous_version_is_refused_with_a_way_out(saved, tmp_pa
     done = run("merge", old, saved["b"], "--format", "json")
     assert done.returncode == 2 and done.stderr == (
         f"stickler: error: {old}: /state_version: state version 13 is not supported (this stickler reads and writes "
-        "16; save the state again)\n"
+        "17; save the state again)\n"
     )
 
 

@@ -268,3 +268,92 @@ def test_pairing_matches_munkres_on_large_matrices(seed, rows, cols):
 )
 def test_pairing_tie_breaks(cost, expected):
     assert assign_pairs(1.0 - np.array(cost, dtype=float)) == expected
+
+
+# --- several acceptable values: {"_value": v, "_alternatives": [...]} read as anls-star reads a tuple ---------
+
+
+def as_alternatives(value):
+    """``value`` with each tuple ``(v, a, b)`` written as stickler's ground truth writes it,
+    ``{"_value": v, "_alternatives": [a, b]}`` (docs/ground-truth-alternatives.md)."""
+    if isinstance(value, tuple):
+        first, *rest = (as_alternatives(v) for v in value)
+        return {"_value": first, "_alternatives": rest}
+    if isinstance(value, list):
+        return [as_alternatives(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_alternatives(v) for k, v in value.items()}
+    return value
+
+
+# The cases of anls-star's own tests (tests/test_anls_star.py of deepopinion/anls_star_metric) that put a tuple in
+# the ground truth, with the scores those tests assert, and the README's example.
+ONE_OF_N = [
+    (("Hello",), "Hello", 1.0),  # test_anls_score_single_answer
+    (("abc",), "Hi there", 0.0),  # test_anls_score_single_wrong_answer
+    (("500",), "$500", 0.75),  # test_anls_score_single_answer_slightly_off: 1 edit over 4 characters
+    (("0.123",), 0.123, 1.0),  # test_anls_score_float_str
+    (("no", "maybe", "yes"), "yes", 1.0),  # test_anls_score_single_answer_multiple_possibilities_should_succed
+    ({"a": ([], ["a", "b", "c"], ["d", "e", "f"])}, {"a": []}, 1.0),  # test_anls_tuple_with_empty_list
+    ({"a": (["a", "b", "c"], ["d", "e", "f"], [])}, {"a": []}, 1.0),  # test_anls_tuple_with_empty_list_2
+    ({"a": {"b": ("c", "e")}}, {"a": {"b": "e"}}, 1.0),  # test_anls_score_recursive_dicts_and_multiple_options
+    ({"a": {"b": ("c", "e")}}, {"a": {"b": "c"}}, 1.0),
+    ({"a": ("b", "t"), "c": "d"}, {"a": "t", "c": "d"}, 1.0),  # test_anls_score_two_dicts_expected_multiple_options
+    ({"a": ("David Peer", "Peer David")}, {"a": "David Peer"}, 1.0),  # test_anls_dict_list_different_options
+    # README: 'hello' is 5/6 like 'hello!', 'world' is not; the list pairs 3 of 4 (1 + 1 + 1 + 0) / 4 = 0.75
+    (
+        {"a": ("hello", "world"), "b": ["this", "is", "a", "test"]},
+        {"a": "hello!", "b": ["a", "test", "this", "be"]},
+        (5 / 6 + 3) / 5,
+    ),
+]
+
+
+@pytest.mark.parametrize("gt, pred, expected", ONE_OF_N)
+def test_alternatives_read_as_anls_star_reads_a_tuple(gt, pred, expected):
+    ours = ANLS.similarity(as_alternatives(gt), pred)
+    assert ours == pytest.approx(expected, abs=1e-12)
+    assert ours == pytest.approx(_anls_star_score(gt, pred), abs=1e-12)
+    # the same values in one matrix
+    assert ANLS.similarity_matrix([as_alternatives(gt)], [pred]) == [[ours]]
+
+
+def test_alternatives_only_in_the_ground_truth():
+    """A prediction's {"_value", "_alternatives"} is an object like any other (the engine reports it); a ground
+    truth's is one of its values, the first on a tie."""
+    wrapped = {"_value": "b", "_alternatives": ["t"]}
+    assert ANLS.similarity(wrapped, "t") == 1.0
+    assert ANLS.similarity("t", wrapped) == 0.0  # an object against a leaf
+    assert ANLS.similarity({"_value": "abcd", "_alternatives": ["abce"]}, "abcx") == 0.75
+
+
+leaves_without_nulls = leaves.filter(lambda v: v is not None)
+one_of_n_values = hs.recursive(
+    leaves_without_nulls,
+    lambda inner: (
+        hs.lists(inner, max_size=4)
+        | hs.dictionaries(hs.sampled_from("abcde"), inner, max_size=3)
+        | hs.lists(inner, min_size=1, max_size=3).map(tuple)
+    ),
+    max_leaves=12,
+)
+
+
+def _strip_tuples(value):
+    """A prediction drawn like a ground truth: each tuple becomes its first option."""
+    if isinstance(value, tuple):
+        return _strip_tuples(value[0])
+    if isinstance(value, list):
+        return [_strip_tuples(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _strip_tuples(v) for k, v in value.items()}
+    return value
+
+
+@settings(deadline=None, max_examples=300)
+@given(gt=one_of_n_values, pred=one_of_n_values.map(_strip_tuples) | hs.just(None))
+def test_alternatives_equal_anls_star_tuples_on_generated_values(gt, pred):
+    if pred is None or _compat_mode(gt, pred):
+        return
+    with anls_star_tie_break():
+        assert ANLS.similarity(as_alternatives(gt), pred) == pytest.approx(_anls_star_score(gt, pred), abs=1e-12)

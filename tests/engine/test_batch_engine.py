@@ -249,8 +249,9 @@ def scalar(f: FieldPlan):
 @st.composite
 def rich(draw, value):
     """A value, or the same wrapped as a rich value: mostly with a well-formed confidence, now and then
-    a malformed one or metadata (such documents go to Engine.compare: rare, so that most do not)."""
-    roll = draw(st.integers(0, 59))
+    a malformed one, metadata or acceptable values (``_alternatives``; a record problem in a prediction):
+    such documents go to Engine.compare, rare, so that most do not."""
+    roll = draw(st.integers(0, 61))
     if roll < 30:
         return draw(value)
     if roll < 52:
@@ -259,6 +260,8 @@ def rich(draw, value):
         return {"_value": draw(value)}
     if roll < 58:
         return {"_value": draw(value), "_confidence": draw(st.sampled_from(BAD_CONFIDENCES))}
+    if roll < 60:
+        return {"_value": draw(value), "_alternatives": draw(st.lists(value, min_size=1, max_size=2))}
     return {"_value": draw(value), "_confidence": 0.5, "_bbox": [1, 2, 3, 4]}
 
 
@@ -321,6 +324,7 @@ def outcome(doc):
             doc.metadata,
             sorted(doc.similarity_bins),
             [(f.field, f.gt_rows, f.pred_rows, f.events, f.tau, f.unclassified) for f in doc.list_errors],
+            doc.alternatives,
         ]
     )
 
