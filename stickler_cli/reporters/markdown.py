@@ -235,7 +235,7 @@ def _worst(worst: list[dict[str, Any]], shown: int) -> list[str]:
                 _value(listed_value(c, side, VALUE_LISTED), c.get(f"{side}_default")) for side in ("gt", "pred")
             )
             if c.get("alternative") is not None:  # which of the ground truth's _alternatives decided
-                gt += f" (alternative {c['alternative']})"
+                gt += f" (`_alternatives[{c['alternative']}]`)"
             lines.append(f"| {text(c['path'])} | {c['type']} | {gt} | {pred} |{confidence} {c['score']:.3f} |")
         lines += ["", *([more_line(hidden), ""] if hidden else []), "</details>", ""]
     return lines

@@ -262,7 +262,7 @@ def gt_cell(value: Any, filled: bool | None, limit: int, alternative: int | None
     (its index: docs/ground-truth-alternatives.md)."""
     cell = value_cell(value, filled, limit)
     if alternative is not None:
-        cell.append(f" (alternative {alternative})", style="dim")
+        cell.append(f" (_alternatives[{alternative}])", style="dim")
     return cell
 
 

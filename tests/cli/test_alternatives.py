@@ -122,9 +122,13 @@ def test_compare_shows_the_alternative_that_decided(capsys, monkeypatch):
     assert rows["city"]["alternative"] == 1 and rows["city"]["gt"] == "St Louis"
     assert rows["city"]["similarity"] == 1.0 and rows["city"]["result"] == "TP"
     assert "alternative" not in rows["state"]
-    assert main(["compare", *first]) == 0
-    shown = " ".join(capsys.readouterr().out.split())
-    assert "city TP St Louis (alternative 1) St Louis 1.000 1.000" in shown
+    monkeypatch.chdir(ROOT)  # the page's relative paths
+    relative = [str(p.relative_to(ROOT)) for p in (SCHEMA, GT, PRED)]
+    assert main(["compare", *relative, "--line", "1"]) == 0
+    printed = "\n".join(line.rstrip() for line in capsys.readouterr().out.splitlines()).rstrip()
+    assert "city   TP  St Louis" in printed and "(_alternatives[1])" in printed
+    page = (ROOT / "docs" / "ground-truth-alternatives.md").read_text(encoding="utf-8")
+    assert f"--line 1\n{printed}\n```" in page
 
 
 def test_a_prediction_listing_alternatives_is_named(capsys, tmp_path):
@@ -201,9 +205,9 @@ def test_failure_lists_name_the_alternative_that_decided(capsys, monkeypatch, tm
     pred, lines = tmp_path / "pred.jsonl", tmp_path / "nm.jsonl"
     pred.write_text('{"id": "1", "city": "St Lewis", "state": "MO"}\n' + "".join(PRED.read_text().splitlines(True)[1:]))
     assert main(["eval", str(SCHEMA), str(GT), str(pred), "--show-errors", "1", "--non-matches", str(lines)]) == 0
-    assert "city FD St Louis (alternative 1) St Lewis 0.750" in " ".join(capsys.readouterr().out.split())
+    assert "city FD St Louis (_alternatives[1]) St Lewis 0.750" in " ".join(capsys.readouterr().out.split())
     assert main(["eval", str(SCHEMA), str(GT), str(pred), "--show-errors", "1", "-f", "markdown"]) == 0
-    assert "| `city` | FD | `St Louis` (alternative 1) | `St Lewis` | 0.750 |" in capsys.readouterr().out
+    assert "| `city` | FD | `St Louis` (`_alternatives[1]`) | `St Lewis` | 0.750 |" in capsys.readouterr().out
     (row,) = [orjson.loads(line) for line in lines.read_text().splitlines()]
     assert (row["path"], row["type"], row["gt"], row["similarity"], row["alternative"]) == (
         "city",
