@@ -22,7 +22,7 @@ NON_FINITE_NAMES = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 MAX_INTEGER = 2**53
 
 BBOX_KEY = b'"_bbox"'  # a box's key as a raw line writes it (unescaped): the reader and engine/boxes.py look for it
-# The key of a ground truth's acceptable values (docs/ground-truth-alternatives.md), looked for as BBOX_KEY is.
+# The key of a ground truth's acceptable values (docs/ground-truth.md), looked for as BBOX_KEY is.
 ALTERNATIVES_KEY = b'"_alternatives"'
 
 

@@ -81,7 +81,7 @@ class Limits:
     # the rest are only counted, by type, and said as "and N more". One
     # list of a million items is a million comparisons (a few hundred bytes each, more in a report).
     explain_items: int = 1000
-    # Acceptable values one ground-truth value lists in `_alternatives` (docs/ground-truth-alternatives.md): each is
+    # Acceptable values one ground-truth value lists in `_alternatives` (docs/ground-truth.md): each is
     # scored against the prediction, and in a list each multiplies the item's row of the similarity matrix. Past it
     # the first ones are scored and the record is reported, naming the field.
     alternatives: int = 100

@@ -1,5 +1,5 @@
 """Several acceptable values: how many ground-truth values list ``_alternatives``, and how many of them an
-alternative decided (docs/ground-truth-alternatives.md).
+alternative decided (docs/ground-truth.md).
 
 The engine hands over, per document, one ``(field index, decided by an alternative)`` for each compared
 ground-truth value that lists acceptable values (``DocResult.alternatives`` / ``BatchResult.alternatives``).

@@ -96,7 +96,7 @@ def leaf_text(value: Any) -> str | None:
 def build_tree(value: Any, gt: bool = False) -> _Node:
     """The tree of a JSON value; tuples are arrays, as in stickler-eval. In a ground truth (``gt``), an object
     ``{"_value": v, "_alternatives": [a, b]}`` is one of several acceptable values, ``v``, ``a`` or ``b``, as
-    anls-star reads the tuple ``(v, a, b)`` (docs/ground-truth-alternatives.md): at most --limit alternatives
+    anls-star reads the tuple ``(v, a, b)`` (docs/ground-truth.md): at most --limit alternatives
     of them after ``v``."""
     if isinstance(value, dict):
         if gt and "_value" in value and type(value.get("_alternatives")) is list:

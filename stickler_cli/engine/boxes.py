@@ -32,7 +32,7 @@ class BoxRecord(NamedTuple):
 
 
 def value_carries_alternatives(value: Any) -> bool:
-    """Whether a value holds an ``_alternatives`` key at any depth (docs/ground-truth-alternatives.md): in its
+    """Whether a value holds an ``_alternatives`` key at any depth (docs/ground-truth.md): in its
     orjson serialisation (C speed; keys written unescaped), walked only when orjson cannot serialise it."""
     try:
         return ALTERNATIVES_KEY in orjson.dumps(value)

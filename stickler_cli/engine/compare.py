@@ -123,7 +123,7 @@ class Engine:
         # scores, computed by ``prepare`` for the current batch of documents.
         self._prepared: dict[tuple[int, int, int], tuple] = {}
         # Whether the document being compared holds ``_alternatives`` somewhere (``compare``): only then do its
-        # lists look for acceptable values among their items (docs/ground-truth-alternatives.md).
+        # lists look for acceptable values among their items (docs/ground-truth.md).
         self._alts = False
 
     @functools.cached_property
@@ -384,7 +384,7 @@ class Engine:
         """(the acceptable value that decides, its position, its similarity) of a ground-truth value listing
         ``_alternatives``: the one of ``value`` (position 0) and each alternative (position k + 1 for
         ``alternatives[k]``) whose similarity to ``p`` is the highest, the first on a tie
-        (docs/ground-truth-alternatives.md)."""
+        (docs/ground-truth.md)."""
         candidates = self._candidates(f, value, alternatives, res)
         best, won = self._similarity_of(f, value, p, where), 0  # _value's similarity as it is (NaN too)
         for k in range(1, len(candidates)):

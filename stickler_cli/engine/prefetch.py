@@ -8,7 +8,7 @@ matching scores every pair; with ``--judge-pairing proxy`` (engine/proxy.py),
 a list of objects whose items hold a judged field hands only the item pairs the
 proxy chose (``pair``: the engine's ``proxy_pairs``). A ground-truth value
 listing ``_alternatives`` hands each of its acceptable values too, as the engine
-scores each (docs/ground-truth-alternatives.md). The walk skips subtrees
+scores each (docs/ground-truth.md). The walk skips subtrees
 with no such comparator.
 """
 

@@ -147,7 +147,7 @@ class DocResult:
     judge: dict[int, list[int]] | None = None
 
     # (field index, decided by an alternative) of each compared ground-truth value listing ``_alternatives``
-    # (docs/ground-truth-alternatives.md), in walk order; None when there is none: what analyses/alternatives.py counts.
+    # (docs/ground-truth.md), in walk order; None when there is none: what analyses/alternatives.py counts.
     alternatives: list[tuple[int, bool]] | None = None
 
     @property

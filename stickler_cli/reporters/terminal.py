@@ -259,7 +259,7 @@ def value_cell(value: Any, filled: bool | None, limit: int) -> Text:
 
 def gt_cell(value: Any, filled: bool | None, limit: int, alternative: int | None) -> Text:
     """A ground-truth value as ``value_cell`` shows it, and which of its ``_alternatives`` decided, if one did
-    (its index: docs/ground-truth-alternatives.md)."""
+    (its index: docs/ground-truth.md)."""
     cell = value_cell(value, filled, limit)
     if alternative is not None:
         cell.append(f" (_alternatives[{alternative}])", style="dim")

@@ -1,4 +1,4 @@
-"""Several acceptable values through the command line (docs/ground-truth-alternatives.md): the worked example
+"""Several acceptable values through the command line (docs/ground-truth.md): the worked example
 of fixtures/alternatives, the report's ``alternatives`` block in JSON, the terminal and Markdown, states and
 their merge, `stickler compare`, the prediction's record problem and the reader's flag."""
 
@@ -114,7 +114,7 @@ def test_a_state_with_bad_counts_is_refused(capsys, tmp_path):
 
 
 def test_compare_shows_the_alternative_that_decided(capsys, monkeypatch):
-    """docs/ground-truth-alternatives.md's command: the first document of the worked example."""
+    """docs/ground-truth.md's command: the first document of the worked example."""
     monkeypatch.setenv("COLUMNS", "100")  # the table as the page shows it
     first = [str(SCHEMA), str(GT), str(PRED), "--line", "1"]
     assert main(["compare", *first, "-f", "json"]) == 0
@@ -127,7 +127,7 @@ def test_compare_shows_the_alternative_that_decided(capsys, monkeypatch):
     assert main(["compare", *relative, "--line", "1"]) == 0
     printed = "\n".join(line.rstrip() for line in capsys.readouterr().out.splitlines()).rstrip()
     assert "city   TP  St Louis" in printed and "(_alternatives[1])" in printed
-    page = (ROOT / "docs" / "ground-truth-alternatives.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "ground-truth.md").read_text(encoding="utf-8")
     assert f"--line 1\n{printed}\n```" in page
 
 

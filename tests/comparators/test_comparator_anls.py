@@ -275,7 +275,7 @@ def test_pairing_tie_breaks(cost, expected):
 
 def as_alternatives(value):
     """``value`` with each tuple ``(v, a, b)`` written as stickler's ground truth writes it,
-    ``{"_value": v, "_alternatives": [a, b]}`` (docs/ground-truth-alternatives.md)."""
+    ``{"_value": v, "_alternatives": [a, b]}`` (docs/ground-truth.md)."""
     if isinstance(value, tuple):
         first, *rest = (as_alternatives(v) for v in value)
         return {"_value": first, "_alternatives": rest}

@@ -1,4 +1,4 @@
-"""Several acceptable values (``{"_value": v, "_alternatives": [...]}``, docs/ground-truth-alternatives.md): the
+"""Several acceptable values (``{"_value": v, "_alternatives": [...]}``, docs/ground-truth.md): the
 best one decides, at any depth and in list cells; batch and per-document paths agree; predictions listing
 alternatives are record problems; --limit alternatives; the prefetch walk sees every acceptable value."""
 

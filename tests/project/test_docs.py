@@ -32,6 +32,7 @@ AGREED = [
     "confidence.md",
     "decisions.md",  # issue 41, policy
     "decisions-baseline.md",
+    "ground-truth.md",  # issue 42: several acceptable values, keys, pairings; agreement and stability below
     "agreement.md",  # issue 42, item 4: stickler agree
     "stability.md",  # issue 42, item 5
     "why-it-fails.md",
