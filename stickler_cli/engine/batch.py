@@ -563,6 +563,8 @@ class BatchScorer:
         raw = score.copy()
         if not len(present):
             return score, raw, both
+        if f.match_order:  # paired by position: its documents go to Engine.compare
+            self.odd[owner[present]] = True
         g_items = unwrapped(chain.from_iterable(g_lists))
         p_given = list(chain.from_iterable(p_lists))
         p_items = unwrapped(p_given)
@@ -644,6 +646,8 @@ class BatchScorer:
         if not len(present):
             self.keep_list_errors(found, owner)
             return score, raw, both
+        if f.match_key or f.match_order:  # paired by key or position: its documents go to Engine.compare
+            self.odd[owner[present]] = True
         model = f.model
         if f.rich:
             g_items, p_items = unwrapped(chain.from_iterable(g_lists)), unwrapped(chain.from_iterable(p_lists))

@@ -22,7 +22,7 @@ Semantics (docs/numbers.md, "What the numbers mean"; worked examples in tests/en
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -48,7 +48,16 @@ from .items import (
     model_arrays,
     weight_total,
 )
-from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, list_cost, over_bound
+from .matching import (
+    MATCH_BOUND,
+    assign,
+    bounded_pairs,
+    item_key,
+    keyed_pairs,
+    list_cost,
+    over_bound,
+    position_pairs,
+)
 from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
 from .values import (
@@ -468,7 +477,10 @@ class Engine:
             return early
         gv = items(g)
         pv, pconf = _values_and_confidences(_as_list(p))
-        if over_bound(gv, pv, f):
+        if f.match_order:  # by position: no matrix
+            pairs = position_pairs(len(gv), len(pv))
+            similarities = [self.similarity(f, gv[i], pv[j]) for i, j in pairs]
+        elif over_bound(gv, pv, f):
             pairs, similarities = self._long_primitive_list(f, gv, pv)
         else:
             matrix = self.similarity_matrix(f, gv, pv)
@@ -551,7 +563,7 @@ class Engine:
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             docs, sims, _ = self.item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
-            local = assign(sims, (sims >= model.match_threshold) + docs)
+            local = _assign_items(model, docs, sims)
             return [(rows[a], cols[b]) for a, b in local]
 
         def key(item: Any) -> Any:
@@ -571,11 +583,48 @@ class Engine:
         """The pairs ``--judge-pairing proxy`` chooses for list field ``f``'s items ``gv`` x ``pv``: the
         Hungarian algorithm on the proxy item model (engine/proxy.py), as for any list; the judge is not asked.
         The prefetch walk and ``_object_list`` both pair by it, so that the judge is asked what is scored."""
+        if f.match_key or f.match_order:  # the key (or the position) pairs first, the proxy the items left
+            return self._ruled_pairs(f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)))[0]
+        return self._proxy_pairs(f, gv, pv)
+
+    def _proxy_pairs(self, f: FieldPlan, gv: list, pv: list) -> list[tuple[int, int]]:
         proxy = self._proxy[f.index]
         if over_bound(gv, pv, f):
             return self._bounded_object_pairs(proxy, f, gv, pv)[0]
         docs, sims, _ = self.item_matrices(proxy, gv, pv)
-        return assign(sims, (sims >= proxy.match_threshold) + docs)
+        return _assign_items(proxy, docs, sims)
+
+    def _ruled_pairs(
+        self,
+        f: FieldPlan,
+        gv: list,
+        pv: list,
+        rest: Callable[[list, list], list[tuple[int, int]]],
+        res: DocResult | None = None,
+        where: str = "",
+    ) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
+        """(pairs in ground-truth order, the pairs the rule made) of list field ``f``'s items ``gv`` x ``pv``
+        paired by its rule (x-aws-stickler-match-order: by position, the extra items unpaired; -match-key: equal
+        key values, then ``rest(rows, cols)`` pairs the items left, gv[rows] x pv[cols], by today's matching, as
+        (a, b) positions in ``rows`` and ``cols``). Key values
+        repeated within one list are a record problem of ``res``."""
+        if f.match_order:
+            fixed = position_pairs(len(gv), len(pv))
+            return fixed, set(fixed)
+        found = keyed_pairs(f, gv, pv)
+        if res is not None:
+            for side, value, at in found.repeated:
+                res.errors.append(
+                    f"{where}: key {'+'.join(f.match_key)}={as_written(value)} appears {len(at)} times in the {side} "
+                    f"(items {', '.join(map(str, at))}): paired by similarity"
+                )
+        pairs = list(found.pairs)
+        rows, cols = found.rows, found.cols
+        if rows and cols:
+            local = rest(rows, cols)
+            pairs += [(rows[a], cols[b]) for a, b in local]
+        pairs.sort()
+        return pairs, set(found.pairs)
 
     def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
         more = (
@@ -599,12 +648,31 @@ class Engine:
             gv, pv = items(g, f.rich), items(p, f.rich)
             start = 0
         proxy = self._proxy.get(f.index) if self._proxy else None
-        if entry is None and over_bound(gv, pv, f):
-            docs, sims, pairs = self._long_object_list(model, f, gv, pv, proxy)
-            known = None
-        elif proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
-            pairs = self.proxy_pairs(f, gv, pv)
+        ruled = bool(f.match_key or f.match_order)
+        fixed: set[tuple[int, int]] = set()  # the pairs the list's rule made: opened whatever their similarity
+        if proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
+            if ruled:
+                pairs, fixed = self._ruled_pairs(
+                    f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)), res, where
+                )
+            else:
+                pairs = self.proxy_pairs(f, gv, pv)
             docs, sims = self._pair_scores(model, gv, pv, pairs)
+            known = None
+        elif entry is None and over_bound(gv, pv, f):
+            if ruled:  # the rule's pairs first, the items left as a long list's
+                pairs, fixed = self._ruled_pairs(
+                    f,
+                    gv,
+                    pv,
+                    lambda rows, cols: self._bounded_object_pairs(model, f, *_sub(gv, pv, rows, cols))[0],
+                    res,
+                    where,
+                )
+                docs, sims = self._pair_scores(model, gv, pv, pairs)
+                self._note_long_list(f, gv, pv, "paired by its rule first")
+            else:
+                docs, sims, pairs = self._long_object_list(model, f, gv, pv)
             known = None
         else:
             if entry is None:
@@ -616,9 +684,20 @@ class Engine:
                     else None
                 )
             # Ties are broken toward matched pairs, then higher pair scores.
-            pairs = assign(sims, (sims >= model.match_threshold) + docs)
+            if ruled:  # the rule's pairs first, the items left by the same assignment on what they leave
+                pairs, fixed = self._ruled_pairs(
+                    f,
+                    gv,
+                    pv,
+                    lambda rows, cols: _assign_items(model, docs[np.ix_(rows, cols)], sims[np.ix_(rows, cols)]),
+                    res,
+                    where,
+                )
+            else:
+                pairs = _assign_items(model, docs, sims)
         hits = [sims[i, j] >= model.match_threshold for i, j in pairs]  # each pair matched, read once
         tp = hits.count(True)  # a plain int (hits may be numpy booleans)
+        opened = [h or pair in fixed for pair, h in zip(pairs, hits)] if fixed else hits
         if res is not None:  # before the matched pairs are descended into: the order BatchScorer finds lists in
             if not row_errors.in_order(pairs, tp, len(gv), len(pv)):
                 found = row_errors.classify(f.index, model, gv, pv, sims, pairs)
@@ -627,7 +706,7 @@ class Engine:
         width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
-        for (i, j), matched in zip(pairs, hits):
+        for (i, j), matched, descend in zip(pairs, hits, opened):
             pair_score = float(docs[i, j])
             if pair_score >= PAIR_FLOOR:
                 total += pair_score
@@ -643,14 +722,14 @@ class Engine:
                     path=f"{where}[{i}↔{j}]",
                     threshold=model.match_threshold,
                 )
-            if matched and res is not None:
+            if descend and res is not None:
                 self._model(
                     model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known, cell=start + i * width + j
                 )
         if res is not None:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if tp < len(gv) or tp < len(pv):  # the boxes of items without a matched counterpart
-                _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, hits) if h], where)
+                _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, opened) if h], where)
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
         score = total / max(len(gv), len(pv))
@@ -836,6 +915,17 @@ def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, match
     for j, item in enumerate(pv):
         if j not in paired_p:
             _lone_boxes(res, model, item, True, f"{where}[{j}].")
+
+
+def _sub(gv: list, pv: list, rows: list[int], cols: list[int]) -> tuple[list, list]:
+    """The items gv[rows] and pv[cols]."""
+    return [gv[i] for i in rows], [pv[j] for j in cols]
+
+
+def _assign_items(model: ModelPlan, docs: np.ndarray, sims: np.ndarray) -> list[tuple[int, int]]:
+    """The Hungarian pairing of a list of objects: the most summed similarity, ties broken toward matched pairs,
+    then higher pair scores."""
+    return assign(sims, (sims >= model.match_threshold) + docs)
 
 
 def _fits(f: FieldPlan, gv: list, pv: list) -> Any:

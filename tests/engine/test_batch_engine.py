@@ -142,6 +142,8 @@ def field_schema(draw, depth: int):
             if comparator[1]:
                 node["x-aws-stickler-comparator-config"] = comparator[1]
         _options(draw, node)
+        if draw(st.integers(0, 3)) == 0:  # items paired by position (issue 42)
+            node["x-aws-stickler-match-order"] = "position"
         return node
     inner = draw(object_schema(depth - 1))
     if kind == "object":
@@ -149,6 +151,12 @@ def field_schema(draw, depth: int):
         return inner
     node = {"type": "array", "items": inner}
     _options(draw, node, threshold=False)
+    rule = draw(st.integers(0, 5))  # items paired by key (one or two of their properties) or by position (issue 42)
+    if rule < 2:
+        keys = sorted(inner["properties"])
+        node["x-aws-stickler-match-key"] = keys[0] if rule == 0 or len(keys) == 1 else keys[:2]
+    elif rule == 2:
+        node["x-aws-stickler-match-order"] = "position"
     return node
 
 
