@@ -49,7 +49,13 @@ from .items import (
     weight_total,
 )
 from .matching import (
+    HUNGARIAN,
+    IDENTICAL,
+    KEY,
     MATCH_BOUND,
+    POSITION,
+    UNMATCHED,
+    Bounded,
     assign,
     bounded_pairs,
     item_key,
@@ -71,7 +77,7 @@ from .values import (
     unwrap,
     without_wrappers,
 )
-from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Trace, TraceRow
+from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Pairing, Pairings, Trace, TraceRow
 from .bins import Layout
 
 
@@ -106,6 +112,8 @@ class Engine:
         self._wanted = {f.index for f in self._prefetching}
         self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
+        # Whether any field is a list (whose pairings --per-document lines show).
+        self.has_lists = any(f.kind in (Kind.PRIMITIVE_LIST, Kind.OBJECT_LIST) for f in self.fields)
         self._billing = plan.judged_fields()
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
         self._arrays: dict[int, ModelArrays] = {}  # per item model, see _model_arrays
@@ -200,10 +208,11 @@ class Engine:
         self.prepare(docs)
         return scorer.one_by_one()
 
-    def compare(self, gt: dict, pred: dict, explain: bool = False) -> DocResult:
+    def compare(self, gt: dict, pred: dict, explain: bool = False, pairings: bool = False) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
 
-        With ``explain`` the result's ``trace`` lists the comparisons made (the first --limit explain-items).
+        With ``explain`` the result's ``trace`` lists the comparisons made (the first --limit explain-items);
+        with ``explain`` or ``pairings`` its ``pairings`` say how each list's items were paired (as many).
         """
         res = DocResult(
             score=0.0,
@@ -212,6 +221,7 @@ class Engine:
             score_sum=[0.0] * self.size,
             score_n=[0] * self.size,
             trace=Trace(limits.current().explain_items) if explain else None,
+            pairings=Pairings(limits.current().explain_items) if explain or pairings else None,
         )
         score, _ = self._model(self.plan.root, gt, pred, res, top=True, where="")
         res.score = score
@@ -469,6 +479,9 @@ class Engine:
             if res.trace is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
                 _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
+            if res.pairings is not None and not (g_null and p_null):  # every item of the other side unmatched
+                n, m = (0, len(_as_list(p))) if g_null else (len(_as_list(g)), 0)
+                _note_pairings(res.pairings, where, n, m, [], [], {}, None)
         return (1.0, 1.0, True) if g_null and p_null else (0.0, 0.0, False)
 
     def _primitive_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
@@ -477,11 +490,12 @@ class Engine:
             return early
         gv = items(g)
         pv, pconf = _values_and_confidences(_as_list(p))
+        bounded = None
         if f.match_order:  # by position: no matrix
             pairs = position_pairs(len(gv), len(pv))
             similarities = [self.similarity(f, gv[i], pv[j]) for i, j in pairs]
         elif over_bound(gv, pv, f):
-            pairs, similarities = self._long_primitive_list(f, gv, pv)
+            pairs, similarities, bounded = self._long_primitive_list(f, gv, pv)
         else:
             matrix = self.similarity_matrix(f, gv, pv)
             pairs = self._primitive_pairs(f, matrix)
@@ -520,6 +534,9 @@ class Engine:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where, pconf)
+            if res.pairings is not None:
+                rules = dict.fromkeys(pairs, POSITION) if f.match_order else {}
+                _note_pairings(res.pairings, where, len(gv), len(pv), pairs, similarities, rules, bounded)
         return score_sum / longest, raw_sum / longest, False
 
     def _primitive_pairs(self, f: FieldPlan, matrix: list[list[float]]) -> list[tuple[int, int]]:
@@ -527,14 +544,15 @@ class Engine:
         return assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
 
     def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
-        """(pairs, their similarities in the same order) of lists beyond MATCH_BOUND pairs."""
+        """(pairs, their similarities in the same order, how they were made) of lists beyond MATCH_BOUND pairs."""
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             local = self._primitive_pairs(f, self.similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
 
         g_keys, p_keys = [item_key(v) for v in gv], [item_key(v) for v in pv]
-        pairs, how = bounded_pairs(g_keys, p_keys, best, _fits(f, gv, pv))
+        bounded = bounded_pairs(g_keys, p_keys, best, _fits(f, gv, pv))
+        pairs = bounded.pairs
         # An identical pair's similarity depends on its value alone: asked once per value (the first SAME_VALUES
         # values), so a million repeats of a hundred strings make a hundred comparator calls, not a million.
         same: dict[Any, float] = {}
@@ -547,19 +565,19 @@ class Engine:
                 if key is not None and key == p_keys[j] and len(same) < SAME_VALUES:
                     same[key] = s
             similarities.append(s)
-        self._note_long_list(f, gv, pv, how)
-        return pairs, similarities
+        self._note_long_list(f, gv, pv, bounded.how)
+        return pairs, similarities, bounded
 
     def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list, pairs_by: ModelPlan | None = None):
-        """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs (paired
-        by the item model ``pairs_by``, default ``model``; scored by ``model``)."""
-        pairs, how = self._bounded_object_pairs(pairs_by or model, f, gv, pv)
-        docs, sims = self._pair_scores(model, gv, pv, pairs)
-        self._note_long_list(f, gv, pv, how)
-        return docs, sims, pairs
+        """(pair scores as docs[i, j], similarities as sims[i, j], pairs, how they were made) of lists beyond
+        MATCH_BOUND pairs (paired by the item model ``pairs_by``, default ``model``; scored by ``model``)."""
+        bounded = self._bounded_object_pairs(pairs_by or model, f, gv, pv)
+        docs, sims = self._pair_scores(model, gv, pv, bounded.pairs)
+        self._note_long_list(f, gv, pv, bounded.how)
+        return docs, sims, bounded.pairs, bounded
 
     def _bounded_object_pairs(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
-        """(pairs, how they were made) of object lists beyond MATCH_BOUND pairs, by ``model``'s similarities."""
+        """The pairing (matching.Bounded) of object lists beyond MATCH_BOUND pairs, by ``model``'s similarities."""
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             docs, sims, _ = self.item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
@@ -590,7 +608,7 @@ class Engine:
     def _proxy_pairs(self, f: FieldPlan, gv: list, pv: list) -> list[tuple[int, int]]:
         proxy = self._proxy[f.index]
         if over_bound(gv, pv, f):
-            return self._bounded_object_pairs(proxy, f, gv, pv)[0]
+            return self._bounded_object_pairs(proxy, f, gv, pv).pairs
         docs, sims, _ = self.item_matrices(proxy, gv, pv)
         return _assign_items(proxy, docs, sims)
 
@@ -599,18 +617,18 @@ class Engine:
         f: FieldPlan,
         gv: list,
         pv: list,
-        rest: Callable[[list, list], list[tuple[int, int]]],
+        rest: Callable[[list, list], list[tuple[int, int]] | Bounded],
         res: DocResult | None = None,
         where: str = "",
-    ) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
-        """(pairs in ground-truth order, the pairs the rule made) of list field ``f``'s items ``gv`` x ``pv``
+    ) -> tuple[list[tuple[int, int]], set[tuple[int, int]], dict[tuple[int, int], str]]:
+        """(pairs in ground-truth order, the pairs the rule made, each pair's rule but HUNGARIAN) of list field ``f``'s items ``gv`` x ``pv``
         paired by its rule (x-aws-stickler-match-order: by position, the extra items unpaired; -match-key: equal
         key values, then ``rest(rows, cols)`` pairs the items left, gv[rows] x pv[cols], by today's matching, as
         (a, b) positions in ``rows`` and ``cols``). Key values
         repeated within one list are a record problem of ``res``."""
         if f.match_order:
             fixed = position_pairs(len(gv), len(pv))
-            return fixed, set(fixed)
+            return fixed, set(fixed), dict.fromkeys(fixed, POSITION)
         found = keyed_pairs(f, gv, pv)
         if res is not None:
             for side, value, at in found.repeated:
@@ -619,12 +637,17 @@ class Engine:
                     f"(items {', '.join(map(str, at))}): paired by similarity"
                 )
         pairs = list(found.pairs)
+        rules = dict.fromkeys(pairs, KEY)
         rows, cols = found.rows, found.cols
         if rows and cols:
             local = rest(rows, cols)
+            if isinstance(local, Bounded):  # a long list's: its identical pairs first, the others by its rule
+                for k, (a, b) in enumerate(local.pairs):
+                    rules[rows[a], cols[b]] = IDENTICAL if k < local.identical else local.rest
+                local = local.pairs
             pairs += [(rows[a], cols[b]) for a, b in local]
         pairs.sort()
-        return pairs, set(found.pairs)
+        return pairs, set(found.pairs), rules
 
     def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
         more = (
@@ -650,9 +673,11 @@ class Engine:
         proxy = self._proxy.get(f.index) if self._proxy else None
         ruled = bool(f.match_key or f.match_order)
         fixed: set[tuple[int, int]] = set()  # the pairs the list's rule made: opened whatever their similarity
+        rules: dict[tuple[int, int], str] = {}  # each pair's rule, but HUNGARIAN (for the pairings shown)
+        bounded = None  # a long list's pairing (matching.Bounded), for the pairings shown
         if proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
             if ruled:
-                pairs, fixed = self._ruled_pairs(
+                pairs, fixed, rules = self._ruled_pairs(
                     f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)), res, where
                 )
             else:
@@ -661,18 +686,18 @@ class Engine:
             known = None
         elif entry is None and over_bound(gv, pv, f):
             if ruled:  # the rule's pairs first, the items left as a long list's
-                pairs, fixed = self._ruled_pairs(
+                pairs, fixed, rules = self._ruled_pairs(
                     f,
                     gv,
                     pv,
-                    lambda rows, cols: self._bounded_object_pairs(model, f, *_sub(gv, pv, rows, cols))[0],
+                    lambda rows, cols: self._bounded_object_pairs(model, f, *_sub(gv, pv, rows, cols)),
                     res,
                     where,
                 )
                 docs, sims = self._pair_scores(model, gv, pv, pairs)
                 self._note_long_list(f, gv, pv, "paired by its rule first")
             else:
-                docs, sims, pairs = self._long_object_list(model, f, gv, pv)
+                docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv)
             known = None
         else:
             if entry is None:
@@ -685,7 +710,7 @@ class Engine:
                 )
             # Ties are broken toward matched pairs, then higher pair scores.
             if ruled:  # the rule's pairs first, the items left by the same assignment on what they leave
-                pairs, fixed = self._ruled_pairs(
+                pairs, fixed, rules = self._ruled_pairs(
                     f,
                     gv,
                     pv,
@@ -732,6 +757,9 @@ class Engine:
                 _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, opened) if h], where)
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
+            if res.pairings is not None:
+                similarities = [sims[i, j] for i, j in pairs]
+                _note_pairings(res.pairings, where, len(gv), len(pv), pairs, similarities, rules, bounded)
         score = total / max(len(gv), len(pv))
         if res is not None and res.trace is not None:
             _trace(
@@ -1014,6 +1042,39 @@ def _trace(
         bool(filled and filled[1]),
     )
     trace.add(row, label, at)
+
+
+def _note_pairings(
+    shown: Pairings,
+    where: str,
+    n: int,
+    m: int,
+    pairs: list[tuple[int, int]],
+    similarities: list,
+    rules: dict[tuple[int, int], str],
+    bounded: Bounded | None,
+) -> None:
+    """Add one list's pairings (``n`` x ``m`` items): each pair with its rule (from ``rules``, else as a long list's
+    ``bounded`` pairing made it, else HUNGARIAN) and similarity, then each item left unmatched."""
+    paired_g, paired_p = bytearray(n), bytearray(m)
+    for k, ((i, j), s) in enumerate(zip(pairs, similarities)):
+        paired_g[i] = paired_p[j] = 1
+        if len(shown) >= shown.cap:
+            shown.more += 1
+            continue
+        if (i, j) in rules:
+            how = rules[i, j]
+        elif bounded is not None and bounded.pairs is pairs:
+            how = IDENTICAL if k < bounded.identical else bounded.rest
+        else:
+            how = HUNGARIAN
+        shown.add(Pairing(where, i, j, how, float(s)))
+    for i in range(n):
+        if not paired_g[i]:
+            shown.add(Pairing(where, i, None, UNMATCHED, None))
+    for j in range(m):
+        if not paired_p[j]:
+            shown.add(Pairing(where, None, j, UNMATCHED, None))
 
 
 def _trace_unpaired(

@@ -35,6 +35,10 @@ TEXT_CHECKED_FROM = 64
 # values of a and b leaves weigh at least a x b pairs (7 x 7 items of 6,000 leaves each took 83 s).
 LEAF_CHARACTERS = 127  # about the square root of TEXT_PAIR
 
+# How an item pair was made (DocResult.pairings; docs/ground-truth-keys.md): by equal key values, by position, as
+# identical items of a long list, by the Hungarian algorithm; an item left without a counterpart is "unmatched".
+KEY, POSITION, IDENTICAL, HUNGARIAN, UNMATCHED = "key", "position", "identical", "hungarian", "unmatched"
+
 
 class ListCost(NamedTuple):
     """What a list field's matching may cost beyond its pairs (``list_cost``)."""
@@ -155,12 +159,22 @@ def item_key(value: Any) -> Hashable | None:
         return None
 
 
+class Bounded(NamedTuple):
+    """A long list's pairing (``bounded_pairs``): the pairs, how they were made (a sentence), how many of the first
+    pairs are identical items, and the rule of the others (HUNGARIAN, or POSITION beyond the bound)."""
+
+    pairs: list[tuple[int, int]]
+    how: str
+    identical: int
+    rest: str
+
+
 def bounded_pairs(
     g_keys: Sequence[Hashable | None],
     p_keys: Sequence[Hashable | None],
     best: Callable[[list[int], list[int]], list[tuple[int, int]]],
     fits: Callable[[list[int], list[int]], bool],
-) -> tuple[list[tuple[int, int]], str]:
+) -> Bounded:
     """A pairing of two lists too long for one assignment (more work than MATCH_BOUND pairs), and how it was made.
 
     Identical items (equal keys) are paired first, in order; what remains is
@@ -184,7 +198,9 @@ def bounded_pairs(
     for _, j in pairs:
         used[j] = 1
     cols = [j for j in range(len(p_keys)) if not used[j]]
-    how = f"{len(pairs):,} identical item pairs matched first"
+    identical = len(pairs)
+    how = f"{identical:,} identical item pairs matched first"
+    rest = HUNGARIAN
     if rows and cols:
         if fits(rows, cols):
             pairs.extend(best(rows, cols))
@@ -192,12 +208,8 @@ def bounded_pairs(
         else:
             pairs.extend(zip(rows, cols))
             how += f", the other {min(len(rows), len(cols)):,} paired by position"
-    return pairs, how
-
-
-# How an item pair was made (item 3's pairings; docs/ground-truth-keys.md): by equal key values, by position, as
-# identical items of a long list, by the Hungarian algorithm; an item left without a counterpart is "unmatched".
-KEY, POSITION, IDENTICAL, HUNGARIAN, UNMATCHED = "key", "position", "identical", "hungarian", "unmatched"
+            rest = POSITION
+    return Bounded(pairs, how, identical, rest)
 
 
 class KeyedPairs(NamedTuple):

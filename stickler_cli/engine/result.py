@@ -97,6 +97,45 @@ class Trace(list):
         return sum(self.more)
 
 
+class Pairing(NamedTuple):
+    """How one item of a list was paired (issue 42, "Every pairing shown"): ``path`` the list's display path,
+    the items' indexes (None on the side an unmatched item has no counterpart), the rule that paired them
+    (matching.KEY, POSITION, IDENTICAL, HUNGARIAN, or UNMATCHED) and the pair's similarity (None if unmatched)."""
+
+    path: str
+    gt_index: int | None
+    pred_index: int | None
+    rule: str
+    similarity: float | None
+
+
+class Pairings(list):
+    """The pairings of one explained pair: the first ``cap`` made (--limit explain-items), the others only
+    counted in ``more``, so that a document of a million items holds at most ``cap`` of them."""
+
+    __slots__ = ("cap", "more")
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+        self.more = 0
+
+    def add(self, pairing: Pairing) -> None:
+        if len(self) < self.cap:
+            self.append(pairing)
+        else:
+            self.more += 1
+
+    def by_list(self) -> dict[str, list[dict]]:
+        """{list path: [{"gt_index", "pred_index", "rule", "similarity"}, ...]}, lists in the order walked."""
+        out: dict[str, list[dict]] = {}
+        for p in self:
+            out.setdefault(p.path, []).append(
+                {"gt_index": p.gt_index, "pred_index": p.pred_index, "rule": p.rule, "similarity": p.similarity}
+            )
+        return out
+
+
 @dataclass(slots=True)
 class DocResult:
     """Scores and confusion counts of one ground-truth/prediction pair.
@@ -142,6 +181,10 @@ class DocResult:
     # The judges' bill (comparators.base.BILL counts) by field index, for the fields whose comparator keeps
     # one and counted something since the last document: a batch's prefetch walk lands on its first document.
     judge: dict[int, list[int]] | None = None
+
+    # How each list's items were paired (Pairing tuples), when asked (``Engine.compare(..., pairings=True)``, or
+    # explaining): None otherwise, and nothing is paid for it.
+    pairings: Pairings | None = None
 
     @property
     def counts(self) -> list[list[int]]:

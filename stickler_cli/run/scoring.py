@@ -12,7 +12,7 @@ import itertools
 from typing import Any, Iterable, Iterator
 
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator
-from ..analyses.failures import document_row, has_misses, non_match_rows
+from ..analyses.failures import document_row, has_misses, non_match_rows, pairings
 from .collector import held_back
 from ..engine import Engine
 from ..engine.batch import BatchResult
@@ -43,21 +43,22 @@ def _analyse(
     if acc.is_among_worst(score):
         acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred}, position)
     lines = sample = False
+    paired = None  # how the document's lists were paired, once asked
     if analysis.non_matches or acc.samples_open:
         tally = scored.tally[d].tolist()
         lines = analysis.non_matches and has_misses(tally)
         sample = acc.wants_failures(tally)
     if lines or sample:  # explained once for both
-        rows, beyond = non_match_rows(engine, doc_id, gt, pred)
+        rows, beyond, paired = non_match_rows(engine, doc_id, gt, pred)
         if lines:
             acc.add_lines(ROWS_NON_MATCHES, rows if beyond is None else [*rows, beyond])
         if sample:
             acc.keep_failures(rows)
     if analysis.per_document:
-        acc.add_lines(
-            ROWS_PER_DOCUMENT,
-            [document_row(acc.plan, scored.document(d), doc_id, _lines(shard, gt_line, pred_line), acc.nodes)],
-        )
+        if paired is None and engine.has_lists:  # its lists' pairings: the document walked once more
+            paired = pairings(engine.compare(gt, pred, pairings=True))
+        where = _lines(shard, gt_line, pred_line)
+        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, scored.document(d), doc_id, where, acc.nodes, paired)])
 
 
 def _with_misses(scored: BatchResult) -> list[bool]:
