@@ -105,16 +105,15 @@ def not_shown(more: list[int], types: tuple[str, ...] = LABELS) -> dict[str, Any
 
 def non_match_rows(
     engine: Engine, doc_id: str, gt: dict, pred: dict
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None, dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The FD/FA/FN comparisons of one pair, each naming its document (``--non-matches`` lines; a list item
-    pair's with its "pair"), the line that counts those past ``--limit explain-items`` ({"doc_id", "not_shown":
-    {...}}; None if none), and the pair's ``pairings`` block."""
+    pair's with its "pair"), and the line that counts those past ``--limit explain-items`` ({"doc_id",
+    "not_shown": {...}}; None if none)."""
     rows, more, paired = explain(engine, gt, pred)
     beyond = not_shown(more, MISSES)
     return (
         [{"doc_id": doc_id, **r} for r in with_pairs(rows, paired) if r["type"] in MISSES],
         None if beyond is None else {"doc_id": doc_id, "not_shown": beyond},
-        paired,
     )
 
 

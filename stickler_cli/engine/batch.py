@@ -37,11 +37,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import limits
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import Cells, Column, ScoringEngine, cell_grid, item_cells, null_mask, vectorised_model
 from .matching import TIE_BREAK, list_cost, maximise, over_bound
 from . import row_errors
-from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
+from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, Pairings
 from .values import MISSING as _MISSING, confidence_value, is_rich, unwrapped
 
 _PRIMITIVE, _OBJECT, _PRIMITIVE_LIST = Kind.PRIMITIVE, Kind.OBJECT, Kind.PRIMITIVE_LIST
@@ -88,6 +89,8 @@ class BatchResult:
     fd_values: list[tuple[int, int, Any, Any]] = field(default_factory=list)
     # The judges' bill of the batch (DocResult.judge, summed): field index -> comparators.base.BILL counts.
     judge: dict[int, list[int]] = field(default_factory=dict)
+    # By document, how its lists' items were paired (DocResult.pairings), when asked (score_batch's pairings).
+    pairings: dict[int, Pairings] | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -121,6 +124,7 @@ class BatchResult:
             boxes=list(self.boxes.get(d, ())),
             similarity_bins=bins,
             list_errors=list(self.list_errors.get(d, ())),
+            pairings=None if self.pairings is None else self.pairings[d],
         )
 
 
@@ -270,7 +274,12 @@ class BatchScorer:
     """Scores one batch for ``Engine.score_batch``: the frames' counts and sums, per document."""
 
     def __init__(
-        self, engine: ScoringEngine, docs: Sequence[tuple[Any, Any]], pair_floor: float, batch_pairs: int
+        self,
+        engine: ScoringEngine,
+        docs: Sequence[tuple[Any, Any]],
+        pair_floor: float,
+        batch_pairs: int,
+        pairings: bool = False,
     ) -> None:
         self.engine = engine
         self.docs = docs
@@ -292,6 +301,13 @@ class BatchScorer:
         self.similar: list[tuple[np.ndarray, np.ndarray]] = []
         # (owner documents, field index, gt values, pred values) of the FDs of leaves, a chunk per field and frame
         self.fd: list[tuple[np.ndarray, int, list, list]] = []
+        # By document, how its lists' items were paired, when asked (None: not asked, nothing paid): lists below a
+        # list's items (``in_items``) have item indexes in their paths, their documents go to Engine.compare.
+        self.noted: dict[int, Pairings] | None = None
+        if pairings:
+            cap = limits.current().explain_items
+            self.noted = {d: Pairings(cap) for d in range(n)}
+        self.in_items = 0
 
     def run(self) -> BatchResult:
         engine, n = self.engine, self.n
@@ -311,16 +327,20 @@ class BatchScorer:
             for d, g, p in zip(owner.tolist(), gs, ps)
             if not self.odd[d]
         ]
+        result.pairings = self.noted
         odd = np.flatnonzero(self.odd).tolist()
         if odd:
-            _replace(result, {d: engine.compare(*self.docs[d]) for d in odd})
+            _replace(result, {d: engine.compare(*self.docs[d], pairings=self.noted is not None) for d in odd})
         return result
 
     def one_by_one(self) -> BatchResult:
         """Every document of the batch through ``Engine.compare``."""
         self.similar.clear()  # what a failed columnar pass gathered
         result = self.result(np.zeros(self.n), np.zeros((self.n, len(self.engine.plan.root.fields))), _no_pairs(self.n))
-        _replace(result, {d: self.engine.compare(g, p) for d, (g, p) in enumerate(self.docs)})
+        asked = self.noted is not None
+        if asked:
+            result.pairings = {}
+        _replace(result, {d: self.engine.compare(g, p, pairings=asked) for d, (g, p) in enumerate(self.docs)})
         return result
 
     def result(self, scores: np.ndarray, top: np.ndarray, pairs: tuple[np.ndarray, ...]) -> BatchResult:
@@ -542,6 +562,17 @@ class BatchScorer:
                 amount.append(size)
                 if not b:
                     one_side.append((r, g, size))
+                    if self.noted is not None:  # every item of the other side unmatched
+                        self.note(
+                            f,
+                            owner[r : r + 1],
+                            [],
+                            [],
+                            [],
+                            [],
+                            np.array([0 if g else size]),
+                            np.array([size if g else 0]),
+                        )
             label = np.where(both[nulls], TN, np.where(g_null[nulls], FA, FN))
             self.count(f.index, owner[nulls], label, np.array(amount, dtype=float))
         present = np.flatnonzero(~(g_null | p_null))
@@ -590,6 +621,8 @@ class BatchScorer:
         full = sims + TIE_BREAK * np.where(sims >= f.threshold, 1.0 + sims, 0.0)  # matching.assign's objective
         lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
         s = sims[starts[lists] + pair_i * m_items[lists] + pair_j]
+        if self.noted is not None:
+            self.note(f, owner[present], lists, pair_i, pair_j, s, n_items, m_items)
         hit = s >= f.threshold
         n = len(present)
         self.similar.append((owner[present][lists], self.layout.flat(f.index, s)))
@@ -690,6 +723,8 @@ class BatchScorer:
         full = sims + TIE_BREAK * ((sims >= threshold) + docs)  # matching.assign's objective
         lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
         cell = starts[lists] + pair_i * m_items[lists] + pair_j
+        if self.noted is not None:
+            self.note(f, owner[present], lists, pair_i, pair_j, sims[cell], n_items, m_items)
         pair_score = docs[cell]
         n = len(present)
         totals = sequential_sums(np.where(pair_score >= self.pair_floor, pair_score, 0.0), lists, n)
@@ -721,6 +756,7 @@ class BatchScorer:
         matched = np.flatnonzero(hit)
         if len(matched):
             at = lists[matched]
+            self.in_items += 1
             self.frame(
                 model,
                 g_table,
@@ -731,7 +767,34 @@ class BatchScorer:
                 False,
                 {index: values[cell[matched]] for index, values in known.items()},
             )
+            self.in_items -= 1
         return score, raw, both
+
+    def note(
+        self,
+        f: FieldPlan,
+        owners: np.ndarray,
+        lists: Any,
+        pair_i: Any,
+        pair_j: Any,
+        similarities: Any,
+        n: np.ndarray,
+        m: np.ndarray,
+    ) -> None:
+        """Note how list field ``f``'s items were paired, list k (of document ``owners[k]``, ``n[k]`` x ``m[k]``
+        items) by the pairs ``(pair_i, pair_j)`` where ``lists`` is k, in order (Pairings.note, as
+        ``Engine.compare`` notes them). Below a list's items, the documents go to Engine.compare instead."""
+        if self.in_items:
+            self.odd[owners] = True
+            return
+        counts = np.bincount(np.asarray(lists, dtype=np.intp), minlength=len(owners)).tolist()
+        rows = np.asarray(pair_i, dtype=np.intp).tolist()
+        cols = np.asarray(pair_j, dtype=np.intp).tolist()
+        sims = np.asarray(similarities, dtype=float).tolist()
+        at = 0
+        for d, c, a, b in zip(owners.tolist(), counts, n.tolist(), m.tolist()):
+            self.noted[d].note(f.path, a, b, list(zip(rows[at : at + c], cols[at : at + c])), sims[at : at + c])
+            at += c
 
     def keep_list_errors(self, found: list[tuple[int, "row_errors.ListFindings"]], owner: np.ndarray) -> None:
         """Each document's imperfect lists of one field, in the frame's row order (``Engine.compare``'s walk)."""
@@ -852,6 +915,8 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
             similar.append((int(similar_ends[d]), doc.similarity_bins))
             result.similarity_counts[d] = len(doc.similarity_bins)
         result.list_errors.pop(d, None)
+        if result.pairings is not None and doc.pairings is not None:
+            result.pairings[d] = doc.pairings
         if doc.list_errors:
             result.list_errors[d] = list(doc.list_errors)
         if doc.judge:

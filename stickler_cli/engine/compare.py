@@ -49,12 +49,7 @@ from .items import (
     weight_total,
 )
 from .matching import (
-    HUNGARIAN,
-    IDENTICAL,
-    KEY,
     MATCH_BOUND,
-    POSITION,
-    UNMATCHED,
     Bounded,
     assign,
     bounded_pairs,
@@ -77,7 +72,22 @@ from .values import (
     unwrap,
     without_wrappers,
 )
-from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Pairing, Pairings, Trace, TraceRow
+from .result import (
+    FA,
+    FD,
+    FN,
+    IDENTICAL,
+    KEY,
+    LABELS,
+    POSITION,
+    TN,
+    TP,
+    ConfidencePair,
+    DocResult,
+    Pairings,
+    Trace,
+    TraceRow,
+)
 from .bins import Layout
 
 
@@ -112,8 +122,6 @@ class Engine:
         self._wanted = {f.index for f in self._prefetching}
         self._needed = models_needed(plan.root, self._wanted)
         self._failing = [f for f in self.fields if f.comparator is not None and f.comparator.reports_failures]
-        # Whether any field is a list (whose pairings --per-document lines show).
-        self.has_lists = any(f.kind in (Kind.PRIMITIVE_LIST, Kind.OBJECT_LIST) for f in self.fields)
         self._billing = plan.judged_fields()
         self._pending: list[str] = []  # comparator failures not yet handed to a DocResult
         self._arrays: dict[int, ModelArrays] = {}  # per item model, see _model_arrays
@@ -192,13 +200,16 @@ class Engine:
         batch their own work in ``prefetch`` and report failures per document)."""
         return not self.model_backed
 
-    def score_batch(self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None) -> BatchResult:
+    def score_batch(
+        self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None, pairings: bool = False
+    ) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
         ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` somewhere are
         scored by ``compare``, which collects their boxes (boxes.py, for analyses/localisation.py):
         ``boxed``, their positions, when the caller found them (the reader does, in the raw lines), else
-        each document is looked at."""
-        scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
+        each document is looked at. With ``pairings``, each document's result says how its lists' items were
+        paired (``compare(..., pairings=True)``'s)."""
+        scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS, pairings)
         if self.columnar:
             if boxed is None:
                 boxed = [d for d, (g, p) in enumerate(docs) if value_carries_boxes(g) or value_carries_boxes(p)]
@@ -481,7 +492,7 @@ class Engine:
                 _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
             if res.pairings is not None and not (g_null and p_null):  # every item of the other side unmatched
                 n, m = (0, len(_as_list(p))) if g_null else (len(_as_list(g)), 0)
-                _note_pairings(res.pairings, where, n, m, [], [], {}, None)
+                res.pairings.note(where, n, m, [], [], {}, None)
         return (1.0, 1.0, True) if g_null and p_null else (0.0, 0.0, False)
 
     def _primitive_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
@@ -536,7 +547,7 @@ class Engine:
                 _trace_unpaired(res, f, gv, pv, pairs, where, pconf)
             if res.pairings is not None:
                 rules = dict.fromkeys(pairs, POSITION) if f.match_order else {}
-                _note_pairings(res.pairings, where, len(gv), len(pv), pairs, similarities, rules, bounded)
+                res.pairings.note(where, len(gv), len(pv), pairs, similarities, rules, bounded)
         return score_sum / longest, raw_sum / longest, False
 
     def _primitive_pairs(self, f: FieldPlan, matrix: list[list[float]]) -> list[tuple[int, int]]:
@@ -759,7 +770,7 @@ class Engine:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
             if res.pairings is not None:
                 similarities = [sims[i, j] for i, j in pairs]
-                _note_pairings(res.pairings, where, len(gv), len(pv), pairs, similarities, rules, bounded)
+                res.pairings.note(where, len(gv), len(pv), pairs, similarities, rules, bounded)
         score = total / max(len(gv), len(pv))
         if res is not None and res.trace is not None:
             _trace(
@@ -1042,39 +1053,6 @@ def _trace(
         bool(filled and filled[1]),
     )
     trace.add(row, label, at)
-
-
-def _note_pairings(
-    shown: Pairings,
-    where: str,
-    n: int,
-    m: int,
-    pairs: list[tuple[int, int]],
-    similarities: list,
-    rules: dict[tuple[int, int], str],
-    bounded: Bounded | None,
-) -> None:
-    """Add one list's pairings (``n`` x ``m`` items): each pair with its rule (from ``rules``, else as a long list's
-    ``bounded`` pairing made it, else HUNGARIAN) and similarity, then each item left unmatched."""
-    paired_g, paired_p = bytearray(n), bytearray(m)
-    for k, ((i, j), s) in enumerate(zip(pairs, similarities)):
-        paired_g[i] = paired_p[j] = 1
-        if len(shown) >= shown.cap:
-            shown.more += 1
-            continue
-        if (i, j) in rules:
-            how = rules[i, j]
-        elif bounded is not None and bounded.pairs is pairs:
-            how = IDENTICAL if k < bounded.identical else bounded.rest
-        else:
-            how = HUNGARIAN
-        shown.add(Pairing(where, i, j, how, float(s)))
-    for i in range(n):
-        if not paired_g[i]:
-            shown.add(Pairing(where, i, None, UNMATCHED, None))
-    for j in range(m):
-        if not paired_p[j]:
-            shown.add(Pairing(where, None, j, UNMATCHED, None))
 
 
 def _trace_unpaired(

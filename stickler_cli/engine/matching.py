@@ -13,6 +13,7 @@ from ..comparators.base import MAX_TEXT
 from ..plan import FieldPlan, Kind
 from ..schema.json_values import json_key
 from .items import field_value, items
+from .result import HUNGARIAN, POSITION
 from .values import unwrap
 
 # Weight of the tie-breaking objective: far below any real difference in summed
@@ -34,10 +35,6 @@ TEXT_CHECKED_FROM = 64
 # (one MATCH_BOUND unit) up to its own budget: each leaf counts as at least this many characters, so that two such
 # values of a and b leaves weigh at least a x b pairs (7 x 7 items of 6,000 leaves each took 83 s).
 LEAF_CHARACTERS = 127  # about the square root of TEXT_PAIR
-
-# How an item pair was made (DocResult.pairings; docs/ground-truth-keys.md): by equal key values, by position, as
-# identical items of a long list, by the Hungarian algorithm; an item left without a counterpart is "unmatched".
-KEY, POSITION, IDENTICAL, HUNGARIAN, UNMATCHED = "key", "position", "identical", "hungarian", "unmatched"
 
 
 class ListCost(NamedTuple):

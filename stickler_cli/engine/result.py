@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # Order of the per-field confusion counts in DocResult.counts.
 TP, FA, FD, FN, TN = range(5)
@@ -97,6 +97,11 @@ class Trace(list):
         return sum(self.more)
 
 
+# How an item pair was made (DocResult.pairings; docs/ground-truth-keys.md): by equal key values, by position, as
+# identical items of a long list, by the Hungarian algorithm; an item left without a counterpart is "unmatched".
+KEY, POSITION, IDENTICAL, HUNGARIAN, UNMATCHED = "key", "position", "identical", "hungarian", "unmatched"
+
+
 class Pairing(NamedTuple):
     """How one item of a list was paired (issue 42, "Every pairing shown"): ``path`` the list's display path,
     the items' indexes (None on the side an unmatched item has no counterpart), the rule that paired them
@@ -125,6 +130,39 @@ class Pairings(list):
             self.append(pairing)
         else:
             self.more += 1
+
+    def note(
+        self,
+        where: str,
+        n: int,
+        m: int,
+        pairs: list[tuple[int, int]],
+        similarities: list,
+        rules: dict[tuple[int, int], str] | None = None,
+        bounded: Any = None,
+    ) -> None:
+        """Add one list's pairings (``n`` x ``m`` items, at display path ``where``): each pair with its rule (from
+        ``rules``, else as a long list's ``bounded`` pairing (matching.Bounded) made it, else HUNGARIAN) and
+        similarity, then each item left unmatched. What both engine paths call, so that they note alike."""
+        paired_g, paired_p = bytearray(n), bytearray(m)
+        for k, ((i, j), s) in enumerate(zip(pairs, similarities)):
+            paired_g[i] = paired_p[j] = 1
+            if len(self) >= self.cap:
+                self.more += 1
+                continue
+            if rules and (i, j) in rules:
+                how = rules[i, j]
+            elif bounded is not None and bounded.pairs is pairs:
+                how = IDENTICAL if k < bounded.identical else bounded.rest
+            else:
+                how = HUNGARIAN
+            self.append(Pairing(where, i, j, how, float(s)))
+        for i in range(n):
+            if not paired_g[i]:
+                self.add(Pairing(where, i, None, UNMATCHED, None))
+        for j in range(m):
+            if not paired_p[j]:
+                self.add(Pairing(where, None, j, UNMATCHED, None))
 
     def by_list(self) -> dict[str, list[dict]]:
         """{list path: [{"gt_index", "pred_index", "rule", "similarity"}, ...]}, lists in the order walked."""

@@ -43,22 +43,20 @@ def _analyse(
     if acc.is_among_worst(score):
         acc.keep_worst(score, {"doc_id": doc_id, **_lines(shard, gt_line, pred_line), "gt": gt, "pred": pred}, position)
     lines = sample = False
-    paired = None  # how the document's lists were paired, once asked
     if analysis.non_matches or acc.samples_open:
         tally = scored.tally[d].tolist()
         lines = analysis.non_matches and has_misses(tally)
         sample = acc.wants_failures(tally)
     if lines or sample:  # explained once for both
-        rows, beyond, paired = non_match_rows(engine, doc_id, gt, pred)
+        rows, beyond = non_match_rows(engine, doc_id, gt, pred)
         if lines:
             acc.add_lines(ROWS_NON_MATCHES, rows if beyond is None else [*rows, beyond])
         if sample:
             acc.keep_failures(rows)
     if analysis.per_document:
-        if paired is None and engine.has_lists:  # its lists' pairings: the document walked once more
-            paired = pairings(engine.compare(gt, pred, pairings=True))
+        doc = scored.document(d)
         where = _lines(shard, gt_line, pred_line)
-        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, scored.document(d), doc_id, where, acc.nodes, paired)])
+        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, where, acc.nodes, pairings(doc))])
 
 
 def _with_misses(scored: BatchResult) -> list[bool]:
@@ -98,7 +96,9 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                     _adopt_older_shape(root, acc, pair)
             scored_pairs = [p for p in batch if p.gt is not None]
             scored = engine.score_batch(
-                [(p.gt, p.pred) for p in scored_pairs], [d for d, p in enumerate(scored_pairs) if p.boxes]
+                [(p.gt, p.pred) for p in scored_pairs],
+                [d for d, p in enumerate(scored_pairs) if p.boxes],
+                analysis.per_document,  # its lines say how each list's items were paired
             )
             first = acc.document_count
             acc.add_batch(scored, [p.doc_id for p in scored_pairs])

@@ -341,6 +341,15 @@ def assert_same(plan, docs):
         expected = reference.compare(gt, pred)
         assert outcome(scored.document(d)) == outcome(expected), (d, gt, pred)
         assert_histogram_is_the_verdicts(plan, expected)
+        assert scored.document(d).pairings is None
+    # Asked how the lists' items were paired (--per-document lines): the same pairings, in the same order.
+    paired = Engine(plan).score_batch(docs, pairings=True)
+    for d, (gt, pred) in enumerate(docs):
+        expected = reference.compare(gt, pred, pairings=True)
+        got = paired.document(d)
+        assert outcome(got) == outcome(expected), (d, gt, pred)
+        assert bits([tuple(p) for p in got.pairings]) == bits([tuple(p) for p in expected.pairings]), (d, gt, pred)
+        assert got.pairings.more == expected.pairings.more
     return scored
 
 
