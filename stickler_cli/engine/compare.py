@@ -632,11 +632,11 @@ class Engine:
         res: DocResult | None = None,
         where: str = "",
     ) -> tuple[list[tuple[int, int]], set[tuple[int, int]], dict[tuple[int, int], str]]:
-        """(pairs in ground-truth order, the pairs the rule made, each pair's rule but HUNGARIAN) of list field ``f``'s items ``gv`` x ``pv``
-        paired by its rule (x-aws-stickler-match-order: by position, the extra items unpaired; -match-key: equal
-        key values, then ``rest(rows, cols)`` pairs the items left, gv[rows] x pv[cols], by today's matching, as
-        (a, b) positions in ``rows`` and ``cols``). Key values
-        repeated within one list are a record problem of ``res``."""
+        """(pairs in ground-truth order, the pairs the rule made, each pair's rule but HUNGARIAN) of list field
+        ``f``'s items ``gv`` x ``pv`` paired by its rule: x-aws-stickler-match-order, by position (the extra items
+        unpaired); -match-key, by equal key values, then ``rest(rows, cols)`` pairs the items left, gv[rows] x
+        pv[cols], by today's matching (as (a, b) positions in ``rows`` and ``cols``, or a long list's Bounded).
+        Key values repeated within one list are a record problem of ``res`` (at display path ``where``)."""
         if f.match_order:
             fixed = position_pairs(len(gv), len(pv))
             return fixed, set(fixed), dict.fromkeys(fixed, POSITION)
@@ -706,7 +706,8 @@ class Engine:
                     where,
                 )
                 docs, sims = self._pair_scores(model, gv, pv, pairs)
-                self._note_long_list(f, gv, pv, "paired by its rule first")
+                if f.match_key:
+                    self._note_long_list(f, gv, pv, "items paired by key first, the others as a long list's")
             else:
                 docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv)
             known = None

@@ -180,3 +180,19 @@ def test_compare_shows_them(files, capsys, monkeypatch) -> None:
         ["codes", "1", "0", "hungarian", "1.000"],
         ["codes", "-", "2", "unmatched", "-"],
     ]
+
+
+def test_a_keyed_list_beyond_the_matching_bound(monkeypatch) -> None:
+    """The matching bound lowered to 4 item pairs: items (3 x 4) pair by key first, then gt 2 against pred 1 and
+    3 (2 pairs, within the bound, none identical) by the Hungarian matching, as above; codes (2 x 3) pair their
+    identical items first. The figures do not move: the same pairs."""
+    engine = Engine(st.compile_schema(SCHEMA))
+    plain = engine.compare(GT, PRED)
+    monkeypatch.setattr(matching, "MATCH_BOUND", 4)
+    bounded = engine.compare(GT, PRED, pairings=True)
+    assert _by_list(bounded) == {
+        **PAIRINGS,
+        "codes": [_pair(0, 1, "identical", 1.0), _pair(1, 0, "identical", 1.0), _pair(None, 2, "unmatched", None)],
+    }
+    assert (bounded.score, bounded.tally) == (plain.score, plain.tally)
+    assert [e.split(":")[0] for e in bounded.errors] == ["items", "codes"]  # each long list named
