@@ -40,9 +40,9 @@ import numpy as np
 from .. import limits
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import Cells, Column, ScoringEngine, cell_grid, item_cells, null_mask, vectorised_model
-from .matching import TIE_BREAK, list_cost, maximise, over_bound
+from .matching import TIE_BREAK, keyed_pairs, list_cost, maximise, over_bound
 from . import row_errors
-from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult, Pairings
+from .result import FA, FD, FN, KEY, POSITION, TN, TP, ConfidencePair, DocResult, Pairings
 from .values import MISSING as _MISSING, confidence_value, is_rich, unwrapped
 
 _PRIMITIVE, _OBJECT, _PRIMITIVE_LIST = Kind.PRIMITIVE, Kind.OBJECT, Kind.PRIMITIVE_LIST
@@ -594,8 +594,6 @@ class BatchScorer:
         raw = score.copy()
         if not len(present):
             return score, raw, both
-        if f.match_order:  # paired by position: its documents go to Engine.compare
-            self.odd[owner[present]] = True
         g_items = unwrapped(chain.from_iterable(g_lists))
         p_given = list(chain.from_iterable(p_lists))
         p_items = unwrapped(p_given)
@@ -619,10 +617,14 @@ class BatchScorer:
             )
             sims[starts[k] : starts[k] + cells[k]] = matrix.ravel()
         full = sims + TIE_BREAK * np.where(sims >= f.threshold, 1.0 + sims, 0.0)  # matching.assign's objective
-        lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
+        if f.match_order:  # item k with item k (Engine._primitive_list)
+            lists, pair_i, pair_j = _positions(n_items, m_items)
+        else:
+            lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
         s = sims[starts[lists] + pair_i * m_items[lists] + pair_j]
         if self.noted is not None:
-            self.note(f, owner[present], lists, pair_i, pair_j, s, n_items, m_items)
+            fixed = np.ones(len(lists), dtype=bool) if f.match_order else None
+            self.note(f, owner[present], lists, pair_i, pair_j, s, n_items, m_items, fixed)
         hit = s >= f.threshold
         n = len(present)
         self.similar.append((owner[present][lists], self.layout.flat(f.index, s)))
@@ -679,8 +681,6 @@ class BatchScorer:
         if not len(present):
             self.keep_list_errors(found, owner)
             return score, raw, both
-        if f.match_key or f.match_order:  # paired by key or position: its documents go to Engine.compare
-            self.odd[owner[present]] = True
         model = f.model
         if f.rich:
             g_items, p_items = unwrapped(chain.from_iterable(g_lists)), unwrapped(chain.from_iterable(p_lists))
@@ -721,10 +721,16 @@ class BatchScorer:
                     known[index][span] = matrix.ravel()
         threshold = model.match_threshold
         full = sims + TIE_BREAK * ((sims >= threshold) + docs)  # matching.assign's objective
-        lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
+        fixed = None  # per pair, whether the list's rule made it (always opened)
+        if f.match_key or f.match_order:
+            lists, pair_i, pair_j, fixed = self.ruled_assign(
+                f, full, g_items, p_items, n_items, m_items, g_start, p_start, starts, owner[present]
+            )
+        else:
+            lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
         cell = starts[lists] + pair_i * m_items[lists] + pair_j
         if self.noted is not None:
-            self.note(f, owner[present], lists, pair_i, pair_j, sims[cell], n_items, m_items)
+            self.note(f, owner[present], lists, pair_i, pair_j, sims[cell], n_items, m_items, fixed)
         pair_score = docs[cell]
         n = len(present)
         totals = sequential_sums(np.where(pair_score >= self.pair_floor, pair_score, 0.0), lists, n)
@@ -753,7 +759,7 @@ class BatchScorer:
         list_score = totals / np.maximum(n_items, m_items)
         score[present] = list_score
         raw[present] = list_score
-        matched = np.flatnonzero(hit)
+        matched = np.flatnonzero(hit if fixed is None else hit | fixed)  # the pairs opened
         if len(matched):
             at = lists[matched]
             self.in_items += 1
@@ -780,10 +786,12 @@ class BatchScorer:
         similarities: Any,
         n: np.ndarray,
         m: np.ndarray,
+        fixed: np.ndarray | None = None,
     ) -> None:
         """Note how list field ``f``'s items were paired, list k (of document ``owners[k]``, ``n[k]`` x ``m[k]``
         items) by the pairs ``(pair_i, pair_j)`` where ``lists`` is k, in order (Pairings.note, as
-        ``Engine.compare`` notes them). Below a list's items, the documents go to Engine.compare instead."""
+        ``Engine.compare`` notes them), those ``fixed`` by the list's rule (key or position) named so. Below a
+        list's items, the documents go to Engine.compare instead."""
         if self.in_items:
             self.odd[owners] = True
             return
@@ -791,10 +799,58 @@ class BatchScorer:
         rows = np.asarray(pair_i, dtype=np.intp).tolist()
         cols = np.asarray(pair_j, dtype=np.intp).tolist()
         sims = np.asarray(similarities, dtype=float).tolist()
+        ruled = [] if fixed is None else np.asarray(fixed, dtype=bool).tolist()
+        rule = POSITION if f.match_order else KEY
         at = 0
         for d, c, a, b in zip(owners.tolist(), counts, n.tolist(), m.tolist()):
-            self.noted[d].note(f.path, a, b, list(zip(rows[at : at + c], cols[at : at + c])), sims[at : at + c])
+            pairs = list(zip(rows[at : at + c], cols[at : at + c]))
+            rules = {pair: rule for pair, by_rule in zip(pairs, ruled[at : at + c]) if by_rule} if ruled else None
+            self.noted[d].note(f.path, a, b, pairs, sims[at : at + c], rules)
             at += c
+
+    def ruled_assign(
+        self,
+        f: FieldPlan,
+        full: np.ndarray,
+        g_items: list,
+        p_items: list,
+        n: np.ndarray,
+        m: np.ndarray,
+        g_start: np.ndarray,
+        p_start: np.ndarray,
+        starts: np.ndarray,
+        owners: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``_assign`` for lists paired by a rule (Engine._ruled_pairs): by position, or equal keys first and the
+        items left by the same assignment on what they leave; then whether each pair is the rule's. A list
+        whose key values repeat is left to Engine.compare (its record problem is named there)."""
+        if f.match_order:
+            lists, pair_i, pair_j = _positions(n, m)
+            return lists, pair_i, pair_j, np.ones(len(lists), dtype=bool)
+        gis, pjs, fixed = [], [], []
+        for k, (a, b, s, g0, p0) in enumerate(
+            zip(n.tolist(), m.tolist(), starts.tolist(), g_start.tolist(), p_start.tolist())
+        ):
+            found = keyed_pairs(f, g_items[g0 : g0 + a], p_items[p0 : p0 + b])
+            if found.repeated:
+                self.odd[owners[k]] = True
+            pairs = list(found.pairs)
+            rows, cols = found.rows, found.cols
+            if rows and cols:
+                if len(rows) == 1 and len(cols) == 1:  # matching.assign's own shortcut
+                    pairs.append((rows[0], cols[0]))
+                else:
+                    i, j = maximise(full[s : s + a * b].reshape(a, b)[np.ix_(rows, cols)])
+                    pairs += [(rows[x], cols[y]) for x, y in zip(i.tolist(), j.tolist())]
+            pairs.sort()
+            keyed = set(found.pairs)
+            gis.append([i for i, _ in pairs])
+            pjs.append([j for _, j in pairs])
+            fixed += [pair in keyed for pair in pairs]
+        lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])
+        pair_i = np.fromiter(chain.from_iterable(gis), dtype=np.intp, count=len(lists))
+        pair_j = np.fromiter(chain.from_iterable(pjs), dtype=np.intp, count=len(lists))
+        return lists, pair_i, pair_j, np.array(fixed, dtype=bool)
 
     def keep_list_errors(self, found: list[tuple[int, "row_errors.ListFindings"]], owner: np.ndarray) -> None:
         """Each document's imperfect lists of one field, in the frame's row order (``Engine.compare``'s walk)."""
@@ -885,6 +941,15 @@ def _assign(
         pjs.append(j)
     lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])
     return lists, np.concatenate(gis).astype(np.intp), np.concatenate(pjs).astype(np.intp)
+
+
+def _positions(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(list, gt item, pred item) of lists paired by position (matching.position_pairs): item k with item k."""
+    shared = np.minimum(n, m)
+    lists = np.repeat(np.arange(len(n)), shared)
+    first = np.cumsum(shared) - shared
+    index = np.arange(len(lists)) - np.repeat(first, shared)
+    return lists, index.astype(np.intp), index.astype(np.intp)
 
 
 def _no_pairs(n: int) -> tuple[np.ndarray, ...]:

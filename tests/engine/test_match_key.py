@@ -51,6 +51,7 @@ def test_items_with_equal_keys_pair_and_are_opened_below_the_match_threshold() -
         assert result.score == 0.5
         assert result.counts == [[0, 0, 2, 0, 0], [2, 0, 0, 0, 0], [2, 0, 0, 0, 0], [0, 0, 2, 0, 0]]
         assert result.errors == []
+    assert keyed.score_batch([(PENS_GT, PENS_PRED)]).slow == 0  # paired by key in the batch's arrays
     plain = Engine(st.compile_schema(_schema({})))
     for result in _both_paths(plain, PENS_GT, PENS_PRED):
         assert result.score == pytest.approx(2 / 3)
@@ -87,6 +88,8 @@ def test_duplicate_and_missing_keys_are_left_to_hungarian_matching_and_named() -
         assert result.errors == [
             'items: key sku="A" appears 2 times in the ground truth (items 0, 1): paired by similarity'
         ]
+    # The batch leaves such a document to Engine.compare, which names the problem.
+    assert _dup_engine().score_batch([({"items": DUP_GT}, {"items": DUP_PRED})]).slow == 1
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations(range(4)))[::5])
@@ -148,6 +151,7 @@ def test_items_paired_by_position_are_opened_and_the_extra_ones_are_unmatched() 
     pen 5): 2/3 too, FD. Both opened: sku 2 FD, name 2 TP, qty 2 TP. Pair scores 2/3 + 2/3 over 3 items: 4/9."""
     engine = Engine(st.compile_schema(_schema({"x-aws-stickler-match-order": "position"})))
     pred = {"items": [*PENS_PRED["items"][:1], {"sku": "A-1", "name": "blue pen", "qty": 5}, {"sku": "Z"}]}
+    assert engine.score_batch([(PENS_GT, pred)]).slow == 0
     for result in _both_paths(engine, PENS_GT, pred):
         assert result.score == pytest.approx(4 / 9)
         assert result.counts == [[0, 1, 2, 0, 0], [0, 0, 2, 0, 0], [2, 0, 0, 0, 0], [2, 0, 0, 0, 0]]
