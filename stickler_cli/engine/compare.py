@@ -201,7 +201,7 @@ class Engine:
         return not self.model_backed
 
     def score_batch(
-        self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None, pairings: bool = False
+        self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None, *, pairings: bool = False
     ) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
         ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` somewhere are
@@ -209,7 +209,7 @@ class Engine:
         ``boxed``, their positions, when the caller found them (the reader does, in the raw lines), else
         each document is looked at. With ``pairings``, each document's result says how its lists' items were
         paired (``compare(..., pairings=True)``'s)."""
-        scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS, pairings)
+        scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS, pairings=pairings)
         if self.columnar:
             if boxed is None:
                 boxed = [d for d, (g, p) in enumerate(docs) if value_carries_boxes(g) or value_carries_boxes(p)]

@@ -98,7 +98,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
             scored = engine.score_batch(
                 [(p.gt, p.pred) for p in scored_pairs],
                 [d for d, p in enumerate(scored_pairs) if p.boxes],
-                analysis.per_document,  # its lines say how each list's items were paired
+                pairings=analysis.per_document,  # its lines say how each list's items were paired
             )
             first = acc.document_count
             acc.add_batch(scored, [p.doc_id for p in scored_pairs])
