@@ -51,6 +51,20 @@ class FieldPlan:
     # Whether a value here (a list's item too) of the form {"_value": v, ...} is a rich value, read as v: False
     # where this object (a list's item object) declares a key of RICH_KEYS as a property (it is then data).
     rich: bool = True
+    # How a list's items are paired before Hungarian matching (x-aws-stickler-match-key, -match-order): the key
+    # properties of an array of objects, or "position"; () and "" pair by similarity alone.
+    match_key: tuple[str, ...] = ()
+    match_order: str = ""
+
+    @property
+    def pairing(self) -> str:
+        """The pairing rule of a list field as `stickler schema check` shows it (key sku, key sku+line_no,
+        position, hungarian); "-" for a field that is no list."""
+        if self.kind not in (Kind.PRIMITIVE_LIST, Kind.OBJECT_LIST):
+            return "-"
+        if self.match_key:
+            return "key " + "+".join(self.match_key)
+        return self.match_order or "hungarian"
 
     @property
     def deciding_threshold(self) -> float:

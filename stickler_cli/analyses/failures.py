@@ -61,11 +61,39 @@ def row(r: TraceRow) -> dict[str, Any]:
     return shown
 
 
-def explain(engine: Engine, gt: dict, pred: dict) -> tuple[list[dict[str, Any]], list[int]]:
-    """The comparisons made for one pair, as report rows: the first ``--limit explain-items`` of them, and
-    how many more of each type (TP, FA, FD, FN, TN) were made but not explained (``Trace.more``)."""
-    trace = engine.compare(gt, pred, explain=True).trace
-    return [row(r) for r in trace], trace.more
+def explain(engine: Engine, gt: dict, pred: dict) -> tuple[list[dict[str, Any]], list[int], dict[str, Any]]:
+    """The comparisons made for one pair, as report rows: the first ``--limit explain-items`` of them, how
+    many more of each type (TP, FA, FD, FN, TN) were made but not explained (``Trace.more``), and how its lists'
+    items were paired (``pairings``)."""
+    result = engine.compare(gt, pred, explain=True)
+    return [row(r) for r in result.trace], result.trace.more, pairings(result)
+
+
+def pairings(result: DocResult) -> dict[str, Any]:
+    """How each list's items were paired, as the outputs carry it (docs/ground-truth-keys.md, "Every pairing
+    shown"): {"pairings": {list path: [{"gt_index", "pred_index", "rule", "similarity"}, ...]}} and
+    "pairings_not_shown" (past --limit explain-items) when there are more; {} when the document has no list
+    items (or the result was not asked for them)."""
+    shown = result.pairings
+    if not shown and not (shown is not None and shown.more):
+        return {}
+    out: dict[str, Any] = {"pairings": shown.by_list()}
+    if shown.more:
+        out["pairings_not_shown"] = {"count": shown.more, "limit": "explain-items"}
+    return out
+
+
+def with_pairs(rows: list[dict[str, Any]], paired: dict[str, Any]) -> list[dict[str, Any]]:
+    """``rows`` with a "pair" ({"gt_index", "pred_index", "rule", "similarity"}) on each row of a list item pair
+    (path ``items[0↔3]``, ``items[-↔4]``): how those items were paired."""
+    by_path = {
+        f"{path}[{'-' if p['gt_index'] is None else p['gt_index']}↔{'-' if p['pred_index'] is None else p['pred_index']}]": p
+        for path, pairs in paired.get("pairings", {}).items()
+        for p in pairs
+    }
+    if not by_path:
+        return rows
+    return [{**r, "pair": by_path[r["path"]]} if r["path"] in by_path else r for r in rows]
 
 
 def not_shown(more: list[int], types: tuple[str, ...] = LABELS) -> dict[str, Any] | None:
@@ -81,12 +109,13 @@ def not_shown(more: list[int], types: tuple[str, ...] = LABELS) -> dict[str, Any
 def non_match_rows(
     engine: Engine, doc_id: str, gt: dict, pred: dict
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """The FD/FA/FN comparisons of one pair, each naming its document (``--non-matches`` lines), and the
-    line that counts those past ``--limit explain-items`` ({"doc_id", "not_shown": {...}}; None if none)."""
-    rows, more = explain(engine, gt, pred)
+    """The FD/FA/FN comparisons of one pair, each naming its document (``--non-matches`` lines; a list item
+    pair's with its "pair"), and the line that counts those past ``--limit explain-items`` ({"doc_id",
+    "not_shown": {...}}; None if none)."""
+    rows, more, paired = explain(engine, gt, pred)
     beyond = not_shown(more, MISSES)
     return (
-        [{"doc_id": doc_id, **r} for r in rows if r["type"] in MISSES],
+        [{"doc_id": doc_id, **r} for r in with_pairs(rows, paired) if r["type"] in MISSES],
         None if beyond is None else {"doc_id": doc_id, "not_shown": beyond},
     )
 
@@ -141,11 +170,17 @@ def document_key(gt: dict) -> int:
 
 
 def document_row(
-    plan: Plan, doc: DocResult, doc_id: str, where: dict[str, Any], nodes: list[rollup.Node] | None = None
+    plan: Plan,
+    doc: DocResult,
+    doc_id: str,
+    where: dict[str, Any],
+    nodes: list[rollup.Node] | None = None,
+    paired: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One ``--per-document`` line: the document's score, its top-level fields' scores, every
     field path's classifications and, with the plan's ``nodes`` (rollup.nodes), the leaf roll-up
-    of the document and of each object and list of objects (only the counts that are not zero)."""
+    of the document and of each object and list of objects (only the counts that are not zero); then how its
+    lists' items were paired (``paired``: ``pairings``' block)."""
     counts: dict[str, dict[str, int]] = {}
     tally = doc.tally
     fields = plan.fields
@@ -165,6 +200,8 @@ def document_row(
             "document": shown(document),
             "fields": {fields[i].path: shown(c) for i, c in by_node.items() if any(c)},
         }
+    if paired:
+        row.update(paired)
     return row
 
 
@@ -173,7 +210,7 @@ def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[st
     ``--limit explain-items``, long values cut as in the samples; the rest counted in ``comparisons_not_shown``)."""
     out = []
     for d in worst:
-        rows, more = explain(engine, d["gt"], d["pred"])
+        rows, more, paired = explain(engine, d["gt"], d["pred"])
         doc = {
             "doc_id": d["doc_id"],
             "gt_source": d["gt_source"],
@@ -186,6 +223,7 @@ def worst_documents(engine: Engine, worst: list[dict[str, Any]]) -> list[dict[st
         beyond = not_shown(more)
         if beyond is not None:
             doc["comparisons_not_shown"] = beyond
+        doc.update(paired)
         out.append(doc)
     return out
 

@@ -70,7 +70,7 @@ def compare_command(
     The pair is given as two JSON objects, or chosen from two JSON Lines files by --id or --line.
     """
 
-    from ..analyses.failures import not_shown, row
+    from ..analyses.failures import not_shown, pairings, row
     from ..schema.compiler import check_ready
     from ..run.compare_input import Selector, choose_pair, id_disagreement
     from ..engine import Engine
@@ -109,11 +109,13 @@ def compare_command(
         beyond = not_shown(result.trace.more)  # past --limit explain-items
         if beyond is not None:
             payload["comparisons_not_shown"] = beyond
+        payload.update(pairings(result))  # how each list's items were paired
         sys.stdout.buffer.write(json_report.dumps(payload))
         return
     console = stdout_console()
     if gt.line is not None or pred.line is not None:
         console.print(terminal.safe(f"{gt.where()} against {pred.where()}", 2 * terminal.NAME_LIMIT), style="dim")
     terminal.render_trace(result.score, result.field_scores, result.trace or [], console, result.trace.not_shown)
+    terminal.render_pairings(pairings(result), console)
     for message in result.errors:
         console.print(terminal.safe(f"error: {message}", limit=400), style="yellow")

@@ -110,6 +110,7 @@ def _check_schema(schema: str, resources: dict[str, str], assert_formats: bool) 
                 f"{f.deciding_threshold:g}",
                 f"{f.weight:g}",
                 "yes" if f.clip else "no",
+                terminal.safe(f.pairing, 60),
             ]
         )
     columns = [
@@ -118,6 +119,7 @@ def _check_schema(schema: str, resources: dict[str, str], assert_formats: bool) 
         Column("Threshold"),
         Column("Weight"),
         Column("Clip", "left"),
+        Column("Pairing", "left"),
     ]
     for table in fit(None, "Field", columns, rows, console.width):
         console.print(table)

@@ -37,11 +37,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import limits
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import Cells, Column, ScoringEngine, cell_grid, item_cells, null_mask, vectorised_model
-from .matching import TIE_BREAK, list_cost, maximise, over_bound
+from .matching import TIE_BREAK, keyed_pairs, list_cost, maximise, over_bound
 from . import row_errors
-from .result import FA, FD, FN, TN, TP, ConfidencePair, DocResult
+from .result import FA, FD, FN, KEY, POSITION, TN, TP, ConfidencePair, DocResult, Pairings
 from .values import MISSING as _MISSING, confidence_value, is_rich, unwrapped
 
 _PRIMITIVE, _OBJECT, _PRIMITIVE_LIST = Kind.PRIMITIVE, Kind.OBJECT, Kind.PRIMITIVE_LIST
@@ -91,6 +92,8 @@ class BatchResult:
     # By document, only where there are some: DocResult.alternatives (values listing acceptable values, all scored
     # by Engine.compare).
     alternatives: dict[int, list[tuple[int, bool]]] = field(default_factory=dict)
+    # By document, how its lists' items were paired (DocResult.pairings), when asked (score_batch's pairings).
+    pairings: dict[int, Pairings] | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -125,6 +128,7 @@ class BatchResult:
             similarity_bins=bins,
             list_errors=list(self.list_errors.get(d, ())),
             alternatives=list(self.alternatives[d]) if d in self.alternatives else None,
+            pairings=None if self.pairings is None else self.pairings[d],
         )
 
 
@@ -274,7 +278,12 @@ class BatchScorer:
     """Scores one batch for ``Engine.score_batch``: the frames' counts and sums, per document."""
 
     def __init__(
-        self, engine: ScoringEngine, docs: Sequence[tuple[Any, Any]], pair_floor: float, batch_pairs: int
+        self,
+        engine: ScoringEngine,
+        docs: Sequence[tuple[Any, Any]],
+        pair_floor: float,
+        batch_pairs: int,
+        pairings: bool = False,
     ) -> None:
         self.engine = engine
         self.docs = docs
@@ -296,6 +305,13 @@ class BatchScorer:
         self.similar: list[tuple[np.ndarray, np.ndarray]] = []
         # (owner documents, field index, gt values, pred values) of the FDs of leaves, a chunk per field and frame
         self.fd: list[tuple[np.ndarray, int, list, list]] = []
+        # By document, how its lists' items were paired, when asked (None: not asked, nothing paid): lists below a
+        # list's items (``in_items``) have item indexes in their paths, their documents go to Engine.compare.
+        self.noted: dict[int, Pairings] | None = None
+        if pairings:
+            cap = limits.current().explain_items
+            self.noted = {d: Pairings(cap) for d in range(n)}
+        self.in_items = 0
 
     def run(self) -> BatchResult:
         engine, n = self.engine, self.n
@@ -315,16 +331,20 @@ class BatchScorer:
             for d, g, p in zip(owner.tolist(), gs, ps)
             if not self.odd[d]
         ]
+        result.pairings = self.noted
         odd = np.flatnonzero(self.odd).tolist()
         if odd:
-            _replace(result, {d: engine.compare(*self.docs[d]) for d in odd})
+            _replace(result, {d: engine.compare(*self.docs[d], pairings=self.noted is not None) for d in odd})
         return result
 
     def one_by_one(self) -> BatchResult:
         """Every document of the batch through ``Engine.compare``."""
         self.similar.clear()  # what a failed columnar pass gathered
         result = self.result(np.zeros(self.n), np.zeros((self.n, len(self.engine.plan.root.fields))), _no_pairs(self.n))
-        _replace(result, {d: self.engine.compare(g, p) for d, (g, p) in enumerate(self.docs)})
+        asked = self.noted is not None
+        if asked:
+            result.pairings = {}
+        _replace(result, {d: self.engine.compare(g, p, pairings=asked) for d, (g, p) in enumerate(self.docs)})
         return result
 
     def result(self, scores: np.ndarray, top: np.ndarray, pairs: tuple[np.ndarray, ...]) -> BatchResult:
@@ -546,6 +566,17 @@ class BatchScorer:
                 amount.append(size)
                 if not b:
                     one_side.append((r, g, size))
+                    if self.noted is not None:  # every item of the other side unmatched
+                        self.note(
+                            f,
+                            owner[r : r + 1],
+                            [],
+                            [],
+                            [],
+                            [],
+                            np.array([0 if g else size]),
+                            np.array([size if g else 0]),
+                        )
             label = np.where(both[nulls], TN, np.where(g_null[nulls], FA, FN))
             self.count(f.index, owner[nulls], label, np.array(amount, dtype=float))
         present = np.flatnonzero(~(g_null | p_null))
@@ -590,8 +621,14 @@ class BatchScorer:
             )
             sims[starts[k] : starts[k] + cells[k]] = matrix.ravel()
         full = sims + TIE_BREAK * np.where(sims >= f.threshold, 1.0 + sims, 0.0)  # matching.assign's objective
-        lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
+        if f.match_order:  # item k with item k (Engine._primitive_list)
+            lists, pair_i, pair_j = _positions(n_items, m_items)
+        else:
+            lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
         s = sims[starts[lists] + pair_i * m_items[lists] + pair_j]
+        if self.noted is not None:
+            fixed = np.ones(len(lists), dtype=bool) if f.match_order else None
+            self.note(f, owner[present], lists, pair_i, pair_j, s, n_items, m_items, fixed)
         hit = s >= f.threshold
         n = len(present)
         self.similar.append((owner[present][lists], self.layout.flat(f.index, s)))
@@ -688,8 +725,16 @@ class BatchScorer:
                     known[index][span] = matrix.ravel()
         threshold = model.match_threshold
         full = sims + TIE_BREAK * ((sims >= threshold) + docs)  # matching.assign's objective
-        lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
+        fixed = None  # per pair, whether the list's rule made it (always opened)
+        if f.match_key or f.match_order:
+            lists, pair_i, pair_j, fixed = self.ruled_assign(
+                f, full, g_items, p_items, n_items, m_items, g_start, p_start, starts, owner[present]
+            )
+        else:
+            lists, pair_i, pair_j = _assign(full, n_items, m_items, starts)
         cell = starts[lists] + pair_i * m_items[lists] + pair_j
+        if self.noted is not None:
+            self.note(f, owner[present], lists, pair_i, pair_j, sims[cell], n_items, m_items, fixed)
         pair_score = docs[cell]
         n = len(present)
         totals = sequential_sums(np.where(pair_score >= self.pair_floor, pair_score, 0.0), lists, n)
@@ -718,9 +763,10 @@ class BatchScorer:
         list_score = totals / np.maximum(n_items, m_items)
         score[present] = list_score
         raw[present] = list_score
-        matched = np.flatnonzero(hit)
+        matched = np.flatnonzero(hit if fixed is None else hit | fixed)  # the pairs opened
         if len(matched):
             at = lists[matched]
+            self.in_items += 1
             self.frame(
                 model,
                 g_table,
@@ -731,7 +777,84 @@ class BatchScorer:
                 False,
                 {index: values[cell[matched]] for index, values in known.items()},
             )
+            self.in_items -= 1
         return score, raw, both
+
+    def note(
+        self,
+        f: FieldPlan,
+        owners: np.ndarray,
+        lists: Any,
+        pair_i: Any,
+        pair_j: Any,
+        similarities: Any,
+        n: np.ndarray,
+        m: np.ndarray,
+        fixed: np.ndarray | None = None,
+    ) -> None:
+        """Note how list field ``f``'s items were paired, list k (of document ``owners[k]``, ``n[k]`` x ``m[k]``
+        items) by the pairs ``(pair_i, pair_j)`` where ``lists`` is k, in order (Pairings.note, as
+        ``Engine.compare`` notes them), those ``fixed`` by the list's rule (key or position) named so. Below a
+        list's items, the documents go to Engine.compare instead."""
+        if self.in_items:
+            self.odd[owners] = True
+            return
+        counts = np.bincount(np.asarray(lists, dtype=np.intp), minlength=len(owners)).tolist()
+        rows = np.asarray(pair_i, dtype=np.intp).tolist()
+        cols = np.asarray(pair_j, dtype=np.intp).tolist()
+        sims = np.asarray(similarities, dtype=float).tolist()
+        ruled = [] if fixed is None else np.asarray(fixed, dtype=bool).tolist()
+        rule = POSITION if f.match_order else KEY
+        at = 0
+        for d, c, a, b in zip(owners.tolist(), counts, n.tolist(), m.tolist()):
+            pairs = list(zip(rows[at : at + c], cols[at : at + c]))
+            rules = {pair: rule for pair, by_rule in zip(pairs, ruled[at : at + c]) if by_rule} if ruled else None
+            self.noted[d].note(f.path, a, b, pairs, sims[at : at + c], rules)
+            at += c
+
+    def ruled_assign(
+        self,
+        f: FieldPlan,
+        full: np.ndarray,
+        g_items: list,
+        p_items: list,
+        n: np.ndarray,
+        m: np.ndarray,
+        g_start: np.ndarray,
+        p_start: np.ndarray,
+        starts: np.ndarray,
+        owners: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``_assign`` for lists paired by a rule (Engine._ruled_pairs): by position, or equal keys first and the
+        items left by the same assignment on what they leave; then whether each pair is the rule's. A list
+        whose key values repeat is left to Engine.compare (its record problem is named there)."""
+        if f.match_order:
+            lists, pair_i, pair_j = _positions(n, m)
+            return lists, pair_i, pair_j, np.ones(len(lists), dtype=bool)
+        gis, pjs, fixed = [], [], []
+        for k, (a, b, s, g0, p0) in enumerate(
+            zip(n.tolist(), m.tolist(), starts.tolist(), g_start.tolist(), p_start.tolist())
+        ):
+            found = keyed_pairs(f, g_items[g0 : g0 + a], p_items[p0 : p0 + b])
+            if found.repeated:
+                self.odd[owners[k]] = True
+            pairs = list(found.pairs)
+            rows, cols = found.rows, found.cols
+            if rows and cols:
+                if len(rows) == 1 and len(cols) == 1:  # matching.assign's own shortcut
+                    pairs.append((rows[0], cols[0]))
+                else:
+                    i, j = maximise(full[s : s + a * b].reshape(a, b)[np.ix_(rows, cols)])
+                    pairs += [(rows[x], cols[y]) for x, y in zip(i.tolist(), j.tolist())]
+            pairs.sort()
+            keyed = set(found.pairs)
+            gis.append([i for i, _ in pairs])
+            pjs.append([j for _, j in pairs])
+            fixed += [pair in keyed for pair in pairs]
+        lists = np.repeat(np.arange(len(n)), [len(i) for i in gis])
+        pair_i = np.fromiter(chain.from_iterable(gis), dtype=np.intp, count=len(lists))
+        pair_j = np.fromiter(chain.from_iterable(pjs), dtype=np.intp, count=len(lists))
+        return lists, pair_i, pair_j, np.array(fixed, dtype=bool)
 
     def keep_list_errors(self, found: list[tuple[int, "row_errors.ListFindings"]], owner: np.ndarray) -> None:
         """Each document's imperfect lists of one field, in the frame's row order (``Engine.compare``'s walk)."""
@@ -824,6 +947,15 @@ def _assign(
     return lists, np.concatenate(gis).astype(np.intp), np.concatenate(pjs).astype(np.intp)
 
 
+def _positions(n: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(list, gt item, pred item) of lists paired by position (matching.position_pairs): item k with item k."""
+    shared = np.minimum(n, m)
+    lists = np.repeat(np.arange(len(n)), shared)
+    first = np.cumsum(shared) - shared
+    index = np.arange(len(lists)) - np.repeat(first, shared)
+    return lists, index.astype(np.intp), index.astype(np.intp)
+
+
 def _no_pairs(n: int) -> tuple[np.ndarray, ...]:
     return (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0), np.zeros(n, dtype=np.int64))
 
@@ -852,6 +984,8 @@ def _replace(result: BatchResult, docs: dict[int, DocResult]) -> None:
             similar.append((int(similar_ends[d]), doc.similarity_bins))
             result.similarity_counts[d] = len(doc.similarity_bins)
         result.list_errors.pop(d, None)
+        if result.pairings is not None and doc.pairings is not None:
+            result.pairings[d] = doc.pairings
         if doc.list_errors:
             result.list_errors[d] = list(doc.list_errors)
         if doc.alternatives:

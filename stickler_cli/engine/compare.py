@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -49,7 +49,17 @@ from .items import (
     model_arrays,
     weight_total,
 )
-from .matching import MATCH_BOUND, assign, bounded_pairs, item_key, list_cost, over_bound
+from .matching import (
+    MATCH_BOUND,
+    Bounded,
+    assign,
+    bounded_pairs,
+    item_key,
+    keyed_pairs,
+    list_cost,
+    over_bound,
+    position_pairs,
+)
 from .prefetch import collect, models_needed, prefetching_fields
 from . import row_errors
 from .values import (
@@ -63,7 +73,22 @@ from .values import (
     unwrap,
     without_wrappers,
 )
-from .result import FA, FD, FN, LABELS, TN, TP, ConfidencePair, DocResult, Trace, TraceRow
+from .result import (
+    FA,
+    FD,
+    FN,
+    IDENTICAL,
+    KEY,
+    LABELS,
+    POSITION,
+    TN,
+    TP,
+    ConfidencePair,
+    DocResult,
+    Pairings,
+    Trace,
+    TraceRow,
+)
 from .bins import Layout
 
 
@@ -179,13 +204,16 @@ class Engine:
         batch their own work in ``prefetch`` and report failures per document)."""
         return not self.model_backed
 
-    def score_batch(self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None) -> BatchResult:
+    def score_batch(
+        self, docs: list[tuple[Any, Any]], boxed: list[int] | None = None, *, pairings: bool = False
+    ) -> BatchResult:
         """Score a batch of documents: field by field in arrays (engine/batch.py), the same numbers as
         ``compare`` on each document, to the last bit. The documents carrying ``_bbox`` or ``_alternatives``
         somewhere are scored by ``compare``, which collects their boxes (boxes.py, for analyses/localisation.py)
         and chooses among acceptable values: ``boxed``, their positions, when the caller found them (the reader
-        does, in the raw lines), else each document is looked at."""
-        scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS)
+        does, in the raw lines), else each document is looked at. With ``pairings``, each document's result says
+        how its lists' items were paired (``compare(..., pairings=True)``'s)."""
+        scorer = BatchScorer(self, docs, PAIR_FLOOR, BATCH_PAIRS, pairings=pairings)
         if self.columnar:
             if boxed is None:
                 boxed = [d for d, (g, p) in enumerate(docs) if value_goes_alone(g) or value_goes_alone(p)]
@@ -195,10 +223,13 @@ class Engine:
         self.prepare(docs)
         return scorer.one_by_one()
 
-    def compare(self, gt: dict, pred: dict, explain: bool = False, alternatives: bool | None = None) -> DocResult:
+    def compare(
+        self, gt: dict, pred: dict, explain: bool = False, alternatives: bool | None = None, pairings: bool = False
+    ) -> DocResult:
         """Compare one pair of documents (plain dicts; rich values allowed anywhere).
 
-        With ``explain`` the result's ``trace`` lists the comparisons made (the first --limit explain-items).
+        With ``explain`` the result's ``trace`` lists the comparisons made (the first --limit explain-items);
+        with ``explain`` or ``pairings`` its ``pairings`` say how each list's items were paired (as many).
         ``alternatives``: whether either side holds ``_alternatives`` somewhere (None: looked for here).
         """
         res = DocResult(
@@ -208,6 +239,7 @@ class Engine:
             score_sum=[0.0] * self.size,
             score_n=[0] * self.size,
             trace=Trace(limits.current().explain_items) if explain else None,
+            pairings=Pairings(limits.current().explain_items) if explain or pairings else None,
         )
         self._alts = (
             value_carries_alternatives(gt) or value_carries_alternatives(pred) if alternatives is None else alternatives
@@ -544,6 +576,9 @@ class Engine:
             if res.trace is not None:
                 label = TN if g_null and p_null else FA if g_null else FN
                 _trace(res, f, label, g, p, float(g_null and p_null), float(g_null and p_null), path=where)
+            if res.pairings is not None and not (g_null and p_null):  # every item of the other side unmatched
+                n, m = (0, len(_as_list(p))) if g_null else (len(_as_list(g)), 0)
+                res.pairings.note(where, n, m, [], [], {}, None)
         return (1.0, 1.0, True) if g_null and p_null else (0.0, 0.0, False)
 
     def _primitive_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
@@ -554,10 +589,17 @@ class Engine:
         pv, pconf = _values_and_confidences(_as_list(p))
         variants = self._item_variants(f, g, p, res) if self._alts else None
         chosen = None
-        if over_bound(gv if variants is None else _flat(variants), pv, f):
+        bounded = None
+        if f.match_order:  # by position: no matrix
+            pairs = position_pairs(len(gv), len(pv))
+            if variants is None:
+                similarities = [self.similarity(f, gv[i], pv[j]) for i, j in pairs]
+            else:  # each pair's best acceptable value
+                chosen, similarities = self._positioned_variants(f, variants, pv, pairs)
+        elif over_bound(gv if variants is None else _flat(variants), pv, f):
             if variants is not None:
                 self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
-            pairs, similarities = self._long_primitive_list(f, gv, pv)
+            pairs, similarities, bounded = self._long_primitive_list(f, gv, pv)
         else:
             if variants is None:
                 matrix = self.similarity_matrix(f, gv, pv)
@@ -604,21 +646,40 @@ class Engine:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where, pconf)
+            if res.pairings is not None:
+                rules = dict.fromkeys(pairs, POSITION) if f.match_order else {}
+                res.pairings.note(where, len(gv), len(pv), pairs, similarities, rules, bounded)
         return score_sum / longest, raw_sum / longest, False
+
+    def _positioned_variants(self, f: FieldPlan, variants: list[list], pv: list, pairs: list[tuple[int, int]]):
+        """(chosen, similarities) of list items paired by position whose ground truth lists acceptable values: each
+        pair's best value (the first on a tie, as ``_best_variants`` chooses), ``chosen[i, j]`` its position."""
+        chosen = np.zeros((len(variants), len(pv)), dtype=np.intp)
+        similarities = []
+        for i, j in pairs:
+            row = [self.similarity(f, value, pv[j]) for value in variants[i]]
+            best, k = row[0], 0
+            for t in range(1, len(row)):
+                if row[t] > best:  # NaN never wins
+                    best, k = row[t], t
+            chosen[i, j] = k
+            similarities.append(best)
+        return chosen, similarities
 
     def _primitive_pairs(self, f: FieldPlan, matrix: list[list[float]]) -> list[tuple[int, int]]:
         # Ties are broken toward pairs that clear the threshold (then keep their score).
         return assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
 
     def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
-        """(pairs, their similarities in the same order) of lists beyond MATCH_BOUND pairs."""
+        """(pairs, their similarities in the same order, how they were made) of lists beyond MATCH_BOUND pairs."""
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             local = self._primitive_pairs(f, self.similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
             return [(rows[a], cols[b]) for a, b in local]
 
         g_keys, p_keys = [item_key(v) for v in gv], [item_key(v) for v in pv]
-        pairs, how = bounded_pairs(g_keys, p_keys, best, _fits(f, gv, pv))
+        bounded = bounded_pairs(g_keys, p_keys, best, _fits(f, gv, pv))
+        pairs = bounded.pairs
         # An identical pair's similarity depends on its value alone: asked once per value (the first SAME_VALUES
         # values), so a million repeats of a hundred strings make a hundred comparator calls, not a million.
         same: dict[Any, float] = {}
@@ -631,23 +692,23 @@ class Engine:
                 if key is not None and key == p_keys[j] and len(same) < SAME_VALUES:
                     same[key] = s
             similarities.append(s)
-        self._note_long_list(f, gv, pv, how)
-        return pairs, similarities
+        self._note_long_list(f, gv, pv, bounded.how)
+        return pairs, similarities, bounded
 
     def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list, pairs_by: ModelPlan | None = None):
-        """(pair scores as docs[i, j], similarities as sims[i, j], pairs) of lists beyond MATCH_BOUND pairs (paired
-        by the item model ``pairs_by``, default ``model``; scored by ``model``)."""
-        pairs, how = self._bounded_object_pairs(pairs_by or model, f, gv, pv)
-        docs, sims = self._pair_scores(model, gv, pv, pairs)
-        self._note_long_list(f, gv, pv, how)
-        return docs, sims, pairs
+        """(pair scores as docs[i, j], similarities as sims[i, j], pairs, how they were made) of lists beyond
+        MATCH_BOUND pairs (paired by the item model ``pairs_by``, default ``model``; scored by ``model``)."""
+        bounded = self._bounded_object_pairs(pairs_by or model, f, gv, pv)
+        docs, sims = self._pair_scores(model, gv, pv, bounded.pairs)
+        self._note_long_list(f, gv, pv, bounded.how)
+        return docs, sims, bounded.pairs, bounded
 
     def _bounded_object_pairs(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
-        """(pairs, how they were made) of object lists beyond MATCH_BOUND pairs, by ``model``'s similarities."""
+        """The pairing (matching.Bounded) of object lists beyond MATCH_BOUND pairs, by ``model``'s similarities."""
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             docs, sims, _ = self.item_matrices(model, [gv[i] for i in rows], [pv[j] for j in cols])
-            local = assign(sims, (sims >= model.match_threshold) + docs)
+            local = _assign_items(model, docs, sims)
             return [(rows[a], cols[b]) for a, b in local]
 
         def key(item: Any) -> Any:
@@ -667,11 +728,53 @@ class Engine:
         """The pairs ``--judge-pairing proxy`` chooses for list field ``f``'s items ``gv`` x ``pv``: the
         Hungarian algorithm on the proxy item model (engine/proxy.py), as for any list; the judge is not asked.
         The prefetch walk and ``_object_list`` both pair by it, so that the judge is asked what is scored."""
+        if f.match_key or f.match_order:  # the key (or the position) pairs first, the proxy the items left
+            return self._ruled_pairs(f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)))[0]
+        return self._proxy_pairs(f, gv, pv)
+
+    def _proxy_pairs(self, f: FieldPlan, gv: list, pv: list) -> list[tuple[int, int]]:
         proxy = self._proxy[f.index]
         if over_bound(gv, pv, f):
-            return self._bounded_object_pairs(proxy, f, gv, pv)[0]
+            return self._bounded_object_pairs(proxy, f, gv, pv).pairs
         docs, sims, _ = self.item_matrices(proxy, gv, pv)
-        return assign(sims, (sims >= proxy.match_threshold) + docs)
+        return _assign_items(proxy, docs, sims)
+
+    def _ruled_pairs(
+        self,
+        f: FieldPlan,
+        gv: list,
+        pv: list,
+        rest: Callable[[list, list], list[tuple[int, int]] | Bounded],
+        res: DocResult | None = None,
+        where: str = "",
+    ) -> tuple[list[tuple[int, int]], set[tuple[int, int]], dict[tuple[int, int], str]]:
+        """(pairs in ground-truth order, the pairs the rule made, each pair's rule but HUNGARIAN) of list field
+        ``f``'s items ``gv`` x ``pv`` paired by its rule: x-aws-stickler-match-order, by position (the extra items
+        unpaired); -match-key, by equal key values, then ``rest(rows, cols)`` pairs the items left, gv[rows] x
+        pv[cols], by today's matching (as (a, b) positions in ``rows`` and ``cols``, or a long list's Bounded).
+        Key values repeated within one list are a record problem of ``res`` (at display path ``where``)."""
+        if f.match_order:
+            fixed = position_pairs(len(gv), len(pv))
+            return fixed, set(fixed), dict.fromkeys(fixed, POSITION)
+        found = keyed_pairs(f, gv, pv)
+        if res is not None:
+            for side, value, at in found.repeated:
+                res.errors.append(
+                    f"{where}: key {'+'.join(f.match_key)}={as_written(value)} appears {len(at)} times in the {side} "
+                    f"(items {', '.join(map(str, at))}): paired by similarity"
+                )
+        pairs = list(found.pairs)
+        rules = dict.fromkeys(pairs, KEY)
+        rows, cols = found.rows, found.cols
+        if rows and cols:
+            local = rest(rows, cols)
+            if isinstance(local, Bounded):  # a long list's: its identical pairs first, the others by its rule
+                for k, (a, b) in enumerate(local.pairs):
+                    rules[rows[a], cols[b]] = IDENTICAL if k < local.identical else local.rest
+                local = local.pairs
+            pairs += [(rows[a], cols[b]) for a, b in local]
+        pairs.sort()
+        return pairs, set(found.pairs), rules
 
     def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
         more = (
@@ -699,12 +802,21 @@ class Engine:
             start = 0
         proxy = self._proxy.get(f.index) if self._proxy else None
         chosen = won = None
-        if entry is None and over_bound(gv if variants is None else _flat(variants), pv, f):
-            if variants is not None:
-                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
-            docs, sims, pairs = self._long_object_list(model, f, gv, pv, proxy)
+        ruled = bool(f.match_key or f.match_order)
+        fixed: set[tuple[int, int]] = set()  # the pairs the list's rule made: opened whatever their similarity
+        rules: dict[tuple[int, int], str] = {}  # each pair's rule, but HUNGARIAN (for the pairings shown)
+        bounded = None  # a long list's pairing (matching.Bounded), for the pairings shown
+        if proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
+            if ruled:
+                pairs, fixed, rules = self._ruled_pairs(
+                    f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)), res, where
+                )
+            else:
+                pairs = self.proxy_pairs(f, gv, pv)
+            docs, sims = self._pair_scores(model, gv, pv, pairs)
             known = None
-        elif variants is not None and proxy is None:  # each cell is the item's best acceptable value, pair by pair
+        elif variants is not None and not over_bound(_flat(variants), pv, f):
+            # each cell is the item's best acceptable value, pair by pair
             cells = [[self._model(model, a, b, None) for b in pv] for a in _flat(variants)]
             shape = (len(cells), len(pv))
             chosen, sims, docs = _best_variants(
@@ -713,11 +825,35 @@ class Engine:
                 np.array([[c[0] for c in row] for row in cells], dtype=float).reshape(shape),
             )
             known = None
-            pairs = assign(sims, (sims >= model.match_threshold) + docs)
+            if ruled:
+                pairs, fixed, rules = self._ruled_pairs(
+                    f,
+                    gv,
+                    pv,
+                    lambda rows, cols: _assign_items(model, docs[np.ix_(rows, cols)], sims[np.ix_(rows, cols)]),
+                    res,
+                    where,
+                )
+            else:
+                pairs = _assign_items(model, docs, sims)
             gv, won = _winners(res, f, variants, chosen, pairs)
-        elif proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
-            pairs = self.proxy_pairs(f, gv, pv)
-            docs, sims = self._pair_scores(model, gv, pv, pairs)
+        elif entry is None and over_bound(gv if variants is None else _flat(variants), pv, f):
+            if variants is not None:
+                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
+            if ruled:  # the rule's pairs first, the items left as a long list's
+                pairs, fixed, rules = self._ruled_pairs(
+                    f,
+                    gv,
+                    pv,
+                    lambda rows, cols: self._bounded_object_pairs(model, f, *_sub(gv, pv, rows, cols)),
+                    res,
+                    where,
+                )
+                docs, sims = self._pair_scores(model, gv, pv, pairs)
+                if f.match_key:
+                    self._note_long_list(f, gv, pv, "items paired by key first, the others as a long list's")
+            else:
+                docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv)
             known = None
         else:
             if entry is None:
@@ -729,9 +865,20 @@ class Engine:
                     else None
                 )
             # Ties are broken toward matched pairs, then higher pair scores.
-            pairs = assign(sims, (sims >= model.match_threshold) + docs)
+            if ruled:  # the rule's pairs first, the items left by the same assignment on what they leave
+                pairs, fixed, rules = self._ruled_pairs(
+                    f,
+                    gv,
+                    pv,
+                    lambda rows, cols: _assign_items(model, docs[np.ix_(rows, cols)], sims[np.ix_(rows, cols)]),
+                    res,
+                    where,
+                )
+            else:
+                pairs = _assign_items(model, docs, sims)
         hits = [sims[i, j] >= model.match_threshold for i, j in pairs]  # each pair matched, read once
         tp = hits.count(True)  # a plain int (hits may be numpy booleans)
+        opened = [h or pair in fixed for pair, h in zip(pairs, hits)] if fixed else hits
         if res is not None:  # before the matched pairs are descended into: the order BatchScorer finds lists in
             if not row_errors.in_order(pairs, tp, len(gv), len(pv)):
                 found = row_errors.classify(f.index, model, gv, pv, sims, pairs)
@@ -740,7 +887,7 @@ class Engine:
         width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
-        for (i, j), matched in zip(pairs, hits):
+        for (i, j), matched, descend in zip(pairs, hits, opened):
             pair_score = float(docs[i, j])
             if pair_score >= PAIR_FLOOR:
                 total += pair_score
@@ -757,16 +904,19 @@ class Engine:
                     threshold=model.match_threshold,
                     alternative=won.get(i) if won else None,
                 )
-            if matched and res is not None:
+            if descend and res is not None:
                 self._model(
                     model, gv[i], pv[j], res, where=f"{where}[{i}↔{j}].", known=known, cell=start + i * width + j
                 )
         if res is not None:
             _count_pairs(res, f, tp, len(pairs), len(gv), len(pv))
             if tp < len(gv) or tp < len(pv):  # the boxes of items without a matched counterpart
-                _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, hits) if h], where)
+                _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, opened) if h], where)
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
+            if res.pairings is not None:
+                similarities = [sims[i, j] for i, j in pairs]
+                res.pairings.note(where, len(gv), len(pv), pairs, similarities, rules, bounded)
         score = total / max(len(gv), len(pv))
         if res is not None and res.trace is not None:
             _trace(
@@ -1012,6 +1162,17 @@ def _unmatched_boxes(res: DocResult, model: ModelPlan, gv: list, pv: list, match
     for j, item in enumerate(pv):
         if j not in paired_p:
             _lone_boxes(res, model, item, True, f"{where}[{j}].")
+
+
+def _sub(gv: list, pv: list, rows: list[int], cols: list[int]) -> tuple[list, list]:
+    """The items gv[rows] and pv[cols]."""
+    return [gv[i] for i in rows], [pv[j] for j in cols]
+
+
+def _assign_items(model: ModelPlan, docs: np.ndarray, sims: np.ndarray) -> list[tuple[int, int]]:
+    """The Hungarian pairing of a list of objects: the most summed similarity, ties broken toward matched pairs,
+    then higher pair scores."""
+    return assign(sims, (sims >= model.match_threshold) + docs)
 
 
 def _fits(f: FieldPlan, gv: list, pv: list) -> Any:

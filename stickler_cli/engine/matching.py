@@ -11,7 +11,9 @@ import orjson
 from . import scipy_lsap
 from ..comparators.base import MAX_TEXT
 from ..plan import FieldPlan, Kind
+from ..schema.json_values import json_key
 from .items import field_value, items
+from .result import HUNGARIAN, POSITION
 from .values import unwrap
 
 # Weight of the tie-breaking objective: far below any real difference in summed
@@ -154,12 +156,22 @@ def item_key(value: Any) -> Hashable | None:
         return None
 
 
+class Bounded(NamedTuple):
+    """A long list's pairing (``bounded_pairs``): the pairs, how they were made (a sentence), how many of the first
+    pairs are identical items, and the rule of the others (HUNGARIAN, or POSITION beyond the bound)."""
+
+    pairs: list[tuple[int, int]]
+    how: str
+    identical: int
+    rest: str
+
+
 def bounded_pairs(
     g_keys: Sequence[Hashable | None],
     p_keys: Sequence[Hashable | None],
     best: Callable[[list[int], list[int]], list[tuple[int, int]]],
     fits: Callable[[list[int], list[int]], bool],
-) -> tuple[list[tuple[int, int]], str]:
+) -> Bounded:
     """A pairing of two lists too long for one assignment (more work than MATCH_BOUND pairs), and how it was made.
 
     Identical items (equal keys) are paired first, in order; what remains is
@@ -183,7 +195,9 @@ def bounded_pairs(
     for _, j in pairs:
         used[j] = 1
     cols = [j for j in range(len(p_keys)) if not used[j]]
-    how = f"{len(pairs):,} identical item pairs matched first"
+    identical = len(pairs)
+    how = f"{identical:,} identical item pairs matched first"
+    rest = HUNGARIAN
     if rows and cols:
         if fits(rows, cols):
             pairs.extend(best(rows, cols))
@@ -191,4 +205,71 @@ def bounded_pairs(
         else:
             pairs.extend(zip(rows, cols))
             how += f", the other {min(len(rows), len(cols)):,} paired by position"
-    return pairs, how
+            rest = POSITION
+    return Bounded(pairs, how, identical, rest)
+
+
+class KeyedPairs(NamedTuple):
+    """What key pairing (``keyed_pairs``) leaves: the pairs of equal keys, the items left to Hungarian matching on
+    each side, and the key values found more than once in one list (with the items holding each)."""
+
+    pairs: list[tuple[int, int]]
+    rows: list[int]
+    cols: list[int]
+    repeated: list[tuple[str, Any, list[int]]]  # (side "ground truth" / "prediction", key value, items)
+
+
+def _key_of(item: Any, keys: Sequence[FieldPlan]) -> Hashable | None:
+    """An item's key values as one hashable (JSON equality: 1 equals 1.0, "1" does not), each unwrapped from
+    its rich value; None when the item is no object or a key is missing or null."""
+    if type(item) is not dict:
+        return None
+    found = []
+    for f in keys:
+        value = unwrap(item.get(f.key), f.rich)[0]
+        if value is None:
+            return None
+        try:
+            found.append(json_key(value))
+        except TypeError:  # not JSON: never equal to anything
+            return None
+    return found[0] if len(found) == 1 else tuple(found)
+
+
+def key_values(item: Any, keys: Sequence[FieldPlan]) -> Any:
+    """The key values of ``item`` as a record problem shows them: the value of a lone key, else a list."""
+    values = [unwrap(item.get(f.key), f.rich)[0] for f in keys]
+    return values[0] if len(values) == 1 else values
+
+
+def keyed_pairs(f: FieldPlan, gv: Sequence[Any], pv: Sequence[Any]) -> KeyedPairs:
+    """Pair list field ``f``'s items (``gv`` x ``pv``, unwrapped) whose key values (``f.match_key``) are equal.
+    An item without its key values, or whose key values another item of its list holds too, is left to
+    Hungarian matching (the repeated ones are returned, for a record problem). Pairs come in ground-truth order."""
+    keys = [f.model.field(name) for name in f.match_key]
+    sides = []
+    repeated: list[tuple[str, Any, list[int]]] = []
+    for side, values in (("ground truth", gv), ("prediction", pv)):
+        where: dict[Hashable, list[int]] = {}
+        for k, item in enumerate(values):
+            key = _key_of(item, keys)
+            if key is not None:
+                where.setdefault(key, []).append(k)
+        for key, at in where.items():
+            if len(at) > 1:
+                repeated.append((side, key_values(values[at[0]], keys), at))
+        sides.append({key: at[0] for key, at in where.items() if len(at) == 1})
+    g_keys, p_keys = sides
+    pairs = sorted((i, p_keys[key]) for key, i in g_keys.items() if key in p_keys)
+    used_g, used_p = {i for i, _ in pairs}, {j for _, j in pairs}
+    return KeyedPairs(
+        pairs,
+        [i for i in range(len(gv)) if i not in used_g],
+        [j for j in range(len(pv)) if j not in used_p],
+        repeated,
+    )
+
+
+def position_pairs(n: int, m: int) -> list[tuple[int, int]]:
+    """Items paired by index (x-aws-stickler-match-order: "position"): the first min(n, m) of each list."""
+    return [(k, k) for k in range(min(n, m))]

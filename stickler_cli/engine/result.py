@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # Order of the per-field confusion counts in DocResult.counts.
 TP, FA, FD, FN, TN = range(5)
@@ -100,6 +100,83 @@ class Trace(list):
         return sum(self.more)
 
 
+# How an item pair was made (DocResult.pairings; docs/ground-truth-keys.md): by equal key values, by position, as
+# identical items of a long list, by the Hungarian algorithm; an item left without a counterpart is "unmatched".
+KEY, POSITION, IDENTICAL, HUNGARIAN, UNMATCHED = "key", "position", "identical", "hungarian", "unmatched"
+
+
+class Pairing(NamedTuple):
+    """How one item of a list was paired (issue 42, "Every pairing shown"): ``path`` the list's display path,
+    the items' indexes (None on the side an unmatched item has no counterpart), the rule that paired them
+    (matching.KEY, POSITION, IDENTICAL, HUNGARIAN, or UNMATCHED) and the pair's similarity (None if unmatched)."""
+
+    path: str
+    gt_index: int | None
+    pred_index: int | None
+    rule: str
+    similarity: float | None
+
+
+class Pairings(list):
+    """The pairings of one explained pair: the first ``cap`` made (--limit explain-items), the others only
+    counted in ``more``, so that a document of a million items holds at most ``cap`` of them."""
+
+    __slots__ = ("cap", "more")
+
+    def __init__(self, cap: int) -> None:
+        super().__init__()
+        self.cap = cap
+        self.more = 0
+
+    def add(self, pairing: Pairing) -> None:
+        if len(self) < self.cap:
+            self.append(pairing)
+        else:
+            self.more += 1
+
+    def note(
+        self,
+        where: str,
+        n: int,
+        m: int,
+        pairs: list[tuple[int, int]],
+        similarities: list,
+        rules: dict[tuple[int, int], str] | None = None,
+        bounded: Any = None,
+    ) -> None:
+        """Add one list's pairings (``n`` x ``m`` items, at display path ``where``): each pair with its rule (from
+        ``rules``, else as a long list's ``bounded`` pairing (matching.Bounded) made it, else HUNGARIAN) and
+        similarity, then each item left unmatched. What both engine paths call, so that they note alike."""
+        paired_g, paired_p = bytearray(n), bytearray(m)
+        for k, ((i, j), s) in enumerate(zip(pairs, similarities)):
+            paired_g[i] = paired_p[j] = 1
+            if len(self) >= self.cap:
+                self.more += 1
+                continue
+            if rules and (i, j) in rules:
+                how = rules[i, j]
+            elif bounded is not None and bounded.pairs is pairs:
+                how = IDENTICAL if k < bounded.identical else bounded.rest
+            else:
+                how = HUNGARIAN
+            self.append(Pairing(where, i, j, how, float(s)))
+        for i in range(n):
+            if not paired_g[i]:
+                self.add(Pairing(where, i, None, UNMATCHED, None))
+        for j in range(m):
+            if not paired_p[j]:
+                self.add(Pairing(where, None, j, UNMATCHED, None))
+
+    def by_list(self) -> dict[str, list[dict]]:
+        """{list path: [{"gt_index", "pred_index", "rule", "similarity"}, ...]}, lists in the order walked."""
+        out: dict[str, list[dict]] = {}
+        for p in self:
+            out.setdefault(p.path, []).append(
+                {"gt_index": p.gt_index, "pred_index": p.pred_index, "rule": p.rule, "similarity": p.similarity}
+            )
+        return out
+
+
 @dataclass(slots=True)
 class DocResult:
     """Scores and confusion counts of one ground-truth/prediction pair.
@@ -149,6 +226,10 @@ class DocResult:
     # (field index, decided by an alternative) of each compared ground-truth value listing ``_alternatives``
     # (docs/ground-truth.md), in walk order; None when there is none: what analyses/alternatives.py counts.
     alternatives: list[tuple[int, bool]] | None = None
+
+    # How each list's items were paired (Pairing tuples), when asked (``Engine.compare(..., pairings=True)``, or
+    # explaining): None otherwise, and nothing is paid for it.
+    pairings: Pairings | None = None
 
     @property
     def counts(self) -> list[list[int]]:

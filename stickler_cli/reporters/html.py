@@ -85,7 +85,7 @@ document.querySelectorAll("button.field-link").forEach(function (button) {
     box.classList.toggle("hide-ok", hide.checked);
     box.querySelectorAll("details.document").forEach(function (doc) {
       var whole = query !== "" && (doc.getAttribute("data-doc") || "").toLowerCase().indexOf(query) >= 0, n = 0;
-      doc.querySelectorAll("tbody tr").forEach(function (row) {
+      doc.querySelectorAll("table.doc tbody tr").forEach(function (row) {
         var match = query === "" || whole || row.textContent.toLowerCase().indexOf(query) >= 0;
         var right = row.classList.contains("TP") || row.classList.contains("TN");
         row.hidden = !match;
@@ -908,7 +908,8 @@ def _documents(report: dict[str, Any]) -> str:
             f'<details class="document" data-doc="{_e(doc.get("doc_id", ""), NAME_LIMIT)}"'
             f"{' open' if i < OPEN_DOCUMENTS else ''}><summary><b>{_e(doc.get('doc_id', ''), NAME_LIMIT)}</b>"
             f' — score {_fmt(doc.get("score"))} · <span class="shown">{wrong}</span> shown of {len(rows)} '
-            f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}{more}</details>"
+            f"comparisons, {wrong} failing · {lines}</summary>{_table(headers, rows, cls='doc')}{more}"
+            f"{_pairings(doc)}</details>"
         )
     controls = (
         '<div class="controls"><label><input type="checkbox" id="hide-ok" checked> hide right comparisons '
@@ -921,6 +922,27 @@ def _documents(report: dict[str, Any]) -> str:
         f"<h2>Worst documents</h2><p class=meta>The {len(docs)} documents with the lowest scores, every comparison "
         f'made ({total} in all).</p>{controls}<div id="worst" class="hide-ok">{"".join(out)}</div>'
     )
+
+
+def _pairings(doc: dict[str, Any]) -> str:
+    """How a worst document's list items were paired (its "pairings"): one row a pair or unmatched item."""
+    rows = [
+        f'<tr class="pairing"><td>{_e(path, NAME_LIMIT)}</td>{_index_cell(p.get("gt_index"))}'
+        f"{_index_cell(p.get('pred_index'))}<td>{_e(p.get('rule', ''), 20)}</td>{_num_cell(p.get('similarity'))}</tr>"
+        for path, pairs in _dict(doc.get("pairings")).items()
+        for p in map(_dict, _list(pairs))
+    ]
+    if not rows:
+        return ""
+    hidden = _dict(doc.get("pairings_not_shown")).get("count")
+    more = f"<p class=meta>{_e(more_line(hidden, 'pairings'), 200)}</p>" if type(hidden) is int and hidden > 0 else ""
+    headers = [("list", ""), ("ground truth item", ""), ("predicted item", ""), ("rule", ""), ("similarity", "")]
+    return f"<p class=meta>How the list items were paired</p>{_table(headers, rows, cls='pairings')}{more}"
+
+
+def _index_cell(value: Any) -> str:
+    """An item's index, or "–" for none (an unmatched item's missing counterpart)."""
+    return f'<td class="n">{value}</td>' if type(value) is int else '<td class="n">–</td>'
 
 
 def _violations(report: dict[str, Any]) -> str:

@@ -315,6 +315,33 @@ def render_trace(
         console.print(Text(more_line(not_shown, "comparisons"), style="dim"))
 
 
+def render_pairings(block: dict[str, Any], console: Console) -> None:
+    """``stickler compare``: how each list's items were paired (``failures.pairings``' block): one row a pair
+    (its rule and similarity) or an unmatched item, then how many were made past --limit explain-items."""
+    lists = block.get("pairings") or {}
+    if not lists:
+        return
+    table = compact("How the list items were paired", expand=False)
+    table.add_column("List", overflow="fold", max_width=40)
+    for name in ("GT item", "Pred item"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("Rule", no_wrap=True)
+    table.add_column("Sim", justify="right", no_wrap=True)
+    for path, pairs in lists.items():
+        for p in pairs:
+            table.add_row(
+                safe(path, 400),
+                "-" if p["gt_index"] is None else str(p["gt_index"]),
+                "-" if p["pred_index"] is None else str(p["pred_index"]),
+                p["rule"],
+                "-" if p["similarity"] is None else f"{p['similarity']:.3f}",
+            )
+    console.print(table)
+    hidden = (block.get("pairings_not_shown") or {}).get("count")
+    if hidden:
+        console.print(Text(more_line(hidden, "pairings"), style="dim"))
+
+
 def render_comparators(catalogue: list[dict[str, Any]], console: Console) -> None:
     """One block per comparator: name and aliases, what it does, then its options."""
     for n, entry in enumerate(catalogue):

@@ -12,7 +12,7 @@ import itertools
 from typing import Any, Iterable, Iterator
 
 from .accumulate import ROWS_NON_MATCHES, ROWS_PER_DOCUMENT, Accumulator
-from ..analyses.failures import document_row, has_misses, non_match_rows
+from ..analyses.failures import document_row, has_misses, non_match_rows, pairings
 from .collector import held_back
 from ..engine import Engine
 from ..engine.batch import BatchResult
@@ -54,10 +54,9 @@ def _analyse(
         if sample:
             acc.keep_failures(rows)
     if analysis.per_document:
-        acc.add_lines(
-            ROWS_PER_DOCUMENT,
-            [document_row(acc.plan, scored.document(d), doc_id, _lines(shard, gt_line, pred_line), acc.nodes)],
-        )
+        doc = scored.document(d)
+        where = _lines(shard, gt_line, pred_line)
+        acc.add_lines(ROWS_PER_DOCUMENT, [document_row(acc.plan, doc, doc_id, where, acc.nodes, pairings(doc))])
 
 
 def _with_misses(scored: BatchResult) -> list[bool]:
@@ -96,6 +95,7 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
             scored = engine.score_batch(
                 [(p.gt, p.pred) for p in scored_pairs],
                 [d for d, p in enumerate(scored_pairs) if p.alone],
+                pairings=analysis.per_document,  # its lines say how each list's items were paired
             )
             first = acc.document_count
             acc.add_batch(scored, [p.doc_id for p in scored_pairs])

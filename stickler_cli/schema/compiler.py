@@ -12,6 +12,7 @@ the conformance checker and jsonschema use.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import sys
 from pathlib import Path
@@ -281,6 +282,21 @@ class _Compiler:
                     f"'{ext.PREFIX}{key_name}' belongs on an object schema, not on a {json_type}",
                     pointer,
                 )
+        match_key = ext.get(node, "match-key", pointer)
+        match_order = ext.get(node, "match-order", pointer)
+        if match_key is not None and match_order is not None:
+            raise SchemaError(
+                f"'{ext.PREFIX}match-key' and '{ext.PREFIX}match-order' both say how this list's items pair: keep one",
+                pointer,
+            )
+
+        def unpaired(what: str) -> None:
+            """Refuse a pairing keyword on a field whose items are not paired one by one (``what`` it is)."""
+            if match_key is not None:
+                raise SchemaError(f"'{ext.PREFIX}match-key' belongs on an array of objects, not on {what}", pointer)
+            if match_order is not None:
+                raise SchemaError(f"'{ext.PREFIX}match-order' belongs on an array, not on {what}", pointer)
+
         weight = ext.get(node, "weight", pointer)
         common = dict(
             key=key,
@@ -307,6 +323,7 @@ class _Compiler:
 
         named = self._named_class(node, pointer) if json_type in ("object", "array") and not auto else None
         if named is not None and named.whole_value:
+            unpaired(f"{_a(json_type)} compared as one value by its comparator")
             comparator, name = self._comparator(node, pointer, "")
             return FieldPlan(
                 kind=Kind.PRIMITIVE,
@@ -331,6 +348,8 @@ class _Compiler:
                 **common,
             )
 
+        if json_type != "array":
+            unpaired(_a(json_type))
         if json_type == "object" and _free_form(node):
             return mapping(Kind.PRIMITIVE)
 
@@ -365,8 +384,10 @@ class _Compiler:
                 item_pointer, "the list field, not on its 'items', where it would not be read", items, item_node
             )
             item_type, _, item_node, refs = self._type(item_node, item_pointer, refs)
+            if match_key is not None and (item_type != "object" or _free_form(item_node)):
+                unpaired(f"an array of {'free-form objects' if item_type == 'object' else item_type + 's'}")
             if item_type == "object" and _free_form(item_node):
-                return mapping(Kind.PRIMITIVE_LIST)
+                return dataclasses.replace(mapping(Kind.PRIMITIVE_LIST), match_order=match_order or "")
             if item_type == "object":
                 if auto:
                     raise SchemaError(
@@ -386,20 +407,33 @@ class _Compiler:
                             f"({model.match_threshold:g} here), on its 'items'",
                         )
                     )
+                for name in match_key or ():
+                    if model.field(name) is None:
+                        known = [f.key for f in model.fields]
+                        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                        hint = f" (did you mean {close[0]!r}?)" if close else ""
+                        raise SchemaError(
+                            f"'{ext.PREFIX}match-key' names {name!r}, which is no property of the items{hint}; "
+                            f"their properties: {', '.join(known)}",
+                            pointer,
+                        )
                 return FieldPlan(
                     kind=Kind.OBJECT_LIST,
                     json_type="object",
                     model=model,
                     rich=not model.declares_rich_keys(),
                     threshold=DEFAULT_MATCH_THRESHOLD if threshold is None else threshold,
+                    match_key=match_key or (),
+                    match_order=match_order or "",
                     **common,
                 )
             if item_type == "array":
                 raise SchemaError("arrays of arrays are not supported", item_pointer)
             if wants:
-                return inferred(
+                planned = inferred(
                     Kind.PRIMITIVE_LIST, item_type, self._choose(key, _schema_kind(item_type, item_node)), item_node
                 )
+                return dataclasses.replace(planned, match_order=match_order or "")
             name, default_threshold = self._default_comparator(item_type, item_node, node)
             comparator, name = self._comparator(node, pointer, name)
             _keep_apart(comparator, item_node)
@@ -409,6 +443,7 @@ class _Compiler:
                 comparator=comparator,
                 comparator_name=name,
                 threshold=default_threshold if threshold is None else threshold,
+                match_order=match_order or "",
                 **common,
             )
 
@@ -599,6 +634,11 @@ class _Compiler:
         for key in ("comparator", "comparator-config"):
             if ext.PREFIX + key in node:
                 raise SchemaError(f"'{ext.PREFIX}{key}' has no effect here: {why}", pointer)
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: "an object", "a string"."""
+    return f"{'an' if noun[:1] in ('a', 'e', 'i', 'o', 'u') else 'a'} {noun}"
 
 
 def _inference() -> Any:

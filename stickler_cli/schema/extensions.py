@@ -20,8 +20,10 @@ FIELD_KEYS = {
     "aggregate",
 }
 MODEL_KEYS = {"model-name", "match-threshold", "infer-unspecified"}
+# How a list's items are paired: by the values of key properties (an array of objects), or by position (any array).
+LIST_KEYS = {"match-key", "match-order"}
 AUTO = "auto"  # "x-aws-stickler-comparator": "auto" asks for the inferred comparator (one property)
-ALL_KEYS = {PREFIX + k for k in FIELD_KEYS | MODEL_KEYS}
+ALL_KEYS = {PREFIX + k for k in FIELD_KEYS | MODEL_KEYS | LIST_KEYS}
 
 
 def _is_number(value: Any) -> bool:
@@ -48,7 +50,7 @@ WEIGHT_RANGE = (1e-6, 1e6)
 def refuse_field_keys(pointer: str, where: str, *nodes: dict) -> None:
     """Refuse a property key (FIELD_KEYS) on a schema that is not a property, where it would not be read: the
     root object, a list's ``items``. ``where`` completes "belongs on …"; keys are tried in name order."""
-    for key in sorted(FIELD_KEYS):
+    for key in sorted(FIELD_KEYS | LIST_KEYS):
         if any(PREFIX + key in node for node in nodes):
             raise SchemaError(f"'{PREFIX}{key}' belongs on {where}", pointer)
 
@@ -79,5 +81,22 @@ def get(node: dict, name: str, pointer: str) -> Any:
     if name == "comparator-config":
         if not isinstance(value, dict):
             raise SchemaError(f"must be an object of comparator options, got {as_written(value)}", where)
+        return value
+    if name == "match-key":
+        keys = [value] if isinstance(value, str) else value
+        if (
+            not isinstance(keys, list)
+            or not keys
+            or not all(isinstance(k, str) and k for k in keys)
+            or len(set(keys)) != len(keys)
+        ):
+            raise SchemaError(
+                f"must be a property name or a non-empty list of distinct property names, got {as_written(value)}",
+                where,
+            )
+        return tuple(keys)
+    if name == "match-order":
+        if value != "position":
+            raise SchemaError(f'must be "position", got {as_written(value)}', where)
         return value
     raise AssertionError(name)

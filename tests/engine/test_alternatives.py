@@ -361,3 +361,73 @@ def test_lists_prepared_for_a_batch_still_weigh_their_items_alternatives():
         scores.append(expected.field_scores["items"])
     # the third: "AAA" vs "AAB" is 2/3 (below 0.7: an FD pair) whose score counts qty, null on both sides, as 1.0
     assert scores == [1.0, 1.0, pytest.approx((1 + (2 / 3 + 1) / 2) / 2)]
+
+
+# --- with the list rules of x-aws-stickler-match-key / -match-order ------------------------------------------
+
+RULED = st.compile_schema(
+    {
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}, "x-aws-stickler-match-order": "position"},
+            "items": {
+                "type": "array",
+                "x-aws-stickler-match-key": "sku",
+                "items": {"type": "object", "properties": {"sku": {"type": "string"}, "name": {"type": "string"}}},
+            },
+        },
+    }
+)
+RULED_ENGINE = Engine(RULED)
+RULED_INDEX = {f.path: f.index for f in RULED.fields}
+
+
+def test_items_paired_by_position_weigh_their_acceptable_values():
+    # position 1: "x" against "crimson" alone is 0 (no letter shared): an FD; its alternative "crimson" is a TP
+    gt = {"tags": ["blue", {"_value": "x", "_alternatives": ["crimson"]}]}
+    pred = {"tags": ["blue", "crimson"]}
+    result = RULED_ENGINE.compare(gt, pred, explain=True)
+    assert result.counts[RULED_INDEX["tags"]] == [2, 0, 0, 0, 0] and result.field_scores["tags"] == 1.0
+    assert {row.path: row.alternative for row in result.trace if row.path.startswith("tags[")} == {
+        "tags[0↔0]": None,
+        "tags[1↔1]": 0,
+    }
+    assert result.alternatives == [(RULED_INDEX["tags"], True)]
+    plain = RULED_ENGINE.compare({"tags": ["blue", "x"]}, pred)
+    assert plain.counts[RULED_INDEX["tags"]] == [1, 0, 1, 0, 0]
+    # the reversed prediction: by position "blue"/"crimson" and "x"/"blue"; the alternative does not help there
+    crossed = RULED_ENGINE.compare(gt, {"tags": ["crimson", "blue"]})
+    assert crossed.counts[RULED_INDEX["tags"]] == [0, 0, 2, 0, 0]
+    batch = RULED_ENGINE.score_batch([(gt, pred), (gt, {"tags": ["crimson", "blue"]})])
+    same(_from_batch(batch, 0), result)
+    same(_from_batch(batch, 1), crossed)
+
+
+def test_items_paired_by_key_take_their_best_acceptable_value():
+    # Keys pair item 0 with prediction 1 and item 1 with prediction 0 whatever the similarities; item 0's
+    # alternative (name "Biro") is the one its pair matches: every field a TP.
+    gt = {
+        "items": [
+            {"_value": {"sku": "A", "name": "Pen"}, "_alternatives": [{"sku": "A", "name": "Biro"}]},
+            {"sku": "B", "name": "Ink"},
+        ]
+    }
+    pred = {"items": [{"sku": "B", "name": "Ink"}, {"sku": "A", "name": "Biro"}]}
+    result = RULED_ENGINE.compare(gt, pred, explain=True, pairings=True)
+    assert result.counts[RULED_INDEX["items"]] == [2, 0, 0, 0, 0]
+    assert result.counts[RULED_INDEX["items.name"]] == [2, 0, 0, 0, 0]
+    assert result.alternatives == [(RULED_INDEX["items"], True)]
+    plain = RULED_ENGINE.compare({"items": [{"sku": "A", "name": "Pen"}, {"sku": "B", "name": "Ink"}]}, pred)
+    assert plain.counts[RULED_INDEX["items.name"]] == [1, 0, 1, 0, 0]  # "Pen" against "Biro": an FD, opened by key
+    same(_from_batch(RULED_ENGINE.score_batch([(gt, pred)]), 0), result)
+    assert [(p.gt_index, p.pred_index, p.rule, p.similarity) for p in result.pairings] == [
+        (0, 1, "key", 1.0),
+        (1, 0, "key", 1.0),
+    ]
+
+
+def _from_batch(batch, d):
+    """Document d of a batch, with its FD values (the batch keeps them by document)."""
+    result = batch.document(d)
+    result.fd_values = [(index, g, p) for at, index, g, p in batch.fd_values if at == d] or None
+    return result

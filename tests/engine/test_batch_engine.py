@@ -142,6 +142,8 @@ def field_schema(draw, depth: int):
             if comparator[1]:
                 node["x-aws-stickler-comparator-config"] = comparator[1]
         _options(draw, node)
+        if draw(st.integers(0, 3)) == 0:  # items paired by position (issue 42)
+            node["x-aws-stickler-match-order"] = "position"
         return node
     inner = draw(object_schema(depth - 1))
     if kind == "object":
@@ -149,6 +151,12 @@ def field_schema(draw, depth: int):
         return inner
     node = {"type": "array", "items": inner}
     _options(draw, node, threshold=False)
+    rule = draw(st.integers(0, 5))  # items paired by key (one or two of their properties) or by position (issue 42)
+    if rule < 2:
+        keys = sorted(inner["properties"])
+        node["x-aws-stickler-match-key"] = keys[0] if rule == 0 or len(keys) == 1 else keys[:2]
+    elif rule == 2:
+        node["x-aws-stickler-match-order"] = "position"
     return node
 
 
@@ -337,6 +345,15 @@ def assert_same(plan, docs):
         expected = reference.compare(gt, pred)
         assert outcome(scored.document(d)) == outcome(expected), (d, gt, pred)
         assert_histogram_is_the_verdicts(plan, expected)
+        assert scored.document(d).pairings is None
+    # Asked how the lists' items were paired (--per-document lines): the same pairings, in the same order.
+    paired = Engine(plan).score_batch(docs, pairings=True)
+    for d, (gt, pred) in enumerate(docs):
+        expected = reference.compare(gt, pred, pairings=True)
+        got = paired.document(d)
+        assert outcome(got) == outcome(expected), (d, gt, pred)
+        assert bits([tuple(p) for p in got.pairings]) == bits([tuple(p) for p in expected.pairings]), (d, gt, pred)
+        assert got.pairings.more == expected.pairings.more
     return scored
 
 

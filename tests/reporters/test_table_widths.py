@@ -308,11 +308,12 @@ def test_schema_check_at_80_columns(claims, capsys, monkeypatch):
     assert code == 0
     _fits(out)
     assert "…" not in out
-    for header in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip"):
+    for header in ("Field", "Kind", "Comparator", "Threshold", "Weight", "Clip", "Pairing"):
         assert re.search(rf"(?<!\S){header}(?!\S)", out), header
-    _row(out, "patient_name", "primitive", "Levenshtein", "0.8333", "1", "no")
+    _row(out, "patient_name", "primitive", "Levenshtein", "0.8333", "1", "no", "-")
+    _row(out, "service_lines", "object_list", "fields", "0.7", "1", "no", "hungarian")
     assert re.search(
-        r"\n     postal_code_with_ +primitive +Exact +0.5 +1 +no *\n +extension *\n", out
+        r"\n     postal_code_ +primitive +Exact +0.5 +1 +no +- *\n +with_ *\n +extension *\n", out
     )  # wrapped, indented
 
 
