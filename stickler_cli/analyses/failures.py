@@ -70,7 +70,7 @@ def explain(engine: Engine, gt: dict, pred: dict) -> tuple[list[dict[str, Any]],
 
 
 def pairings(result: DocResult) -> dict[str, Any]:
-    """How each list's items were paired, as the outputs carry it (docs/ground-truth-keys.md, "Every pairing
+    """How each list's items were paired, as the outputs carry it (docs/ground-truth.md, "Every pairing
     shown"): {"pairings": {list path: [{"gt_index", "pred_index", "rule", "similarity"}, ...]}} and
     "pairings_not_shown" (past --limit explain-items) when there are more; {} when the document has no list
     items (or the result was not asked for them)."""

@@ -100,7 +100,7 @@ class Trace(list):
         return sum(self.more)
 
 
-# How an item pair was made (DocResult.pairings; docs/ground-truth-keys.md): by equal key values, by position, as
+# How an item pair was made (DocResult.pairings; docs/ground-truth.md): by equal key values, by position, as
 # identical items of a long list, by the Hungarian algorithm; an item left without a counterpart is "unmatched".
 KEY, POSITION, IDENTICAL, HUNGARIAN, UNMATCHED = "key", "position", "identical", "hungarian", "unmatched"
 

@@ -1,6 +1,6 @@
 """Every pairing shown (issue 42, item 3): how each list's items were paired, in ``--per-document`` lines,
 ``--non-matches`` rows, the report's worst documents (JSON and HTML) and ``stickler compare`` (JSON and table).
-The example is docs/ground-truth-keys.md's ("Every pairing shown"), worked by hand below."""
+The example is docs/ground-truth.md's ("Every pairing shown"), worked by hand below."""
 
 from __future__ import annotations
 

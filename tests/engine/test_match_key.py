@@ -1,6 +1,6 @@
 """List items paired by key (``x-aws-stickler-match-key``) or by position (``x-aws-stickler-match-order``), worked
 by hand, on both engine paths (``Engine.compare`` and the batch path, which hands such documents to it), in every
-order of the items where the result must not depend on it. docs/ground-truth-keys.md, "List items paired by key".
+order of the items where the result must not depend on it. docs/ground-truth.md, "List items paired by key".
 """
 
 from __future__ import annotations
