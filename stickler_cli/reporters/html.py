@@ -504,6 +504,9 @@ def _value_cell(row: dict[str, Any], side: str) -> str:
         marks += '<span class="dflt" title="absent from the record: the schema\'s default was filled in">default</span>'
     if cut:
         marks += '<span class="cut">(cut)</span>'
+    alternative = row.get("alternative") if side == "gt" else None
+    if type(alternative) is int:  # the acceptable value that decided (docs/ground-truth.md)
+        marks += f'<span class="dflt" title="one of the ground truth\'s acceptable values">_alternatives[{alternative}]</span>'
     return f"<td><code>{escape(text, quote=True)}</code>{marks}</td>"
 
 

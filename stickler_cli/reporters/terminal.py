@@ -18,7 +18,7 @@ from rich.text import Text
 from ..analyses.failures import MISSES, PARTIAL_ONLY, imperfect, listed_value, misses_not_shown, more_line, where
 from ..extras import install_hint
 from ..run.reader import error_location
-from ..engine.result import TraceRow
+from ..engine.result import HUNGARIAN, UNMATCHED, TraceRow
 from . import threshold_table
 from .calibration import render_calibration
 from . import list_section
@@ -317,9 +317,11 @@ def render_trace(
 
 def render_pairings(block: dict[str, Any], console: Console) -> None:
     """``stickler compare``: how each list's items were paired (``failures.pairings``' block): one row a pair
-    (its rule and similarity) or an unmatched item, then how many were made past --limit explain-items."""
+    (its rule and similarity) or an unmatched item, then how many were made past --limit explain-items. Only
+    when a list's rule paired some items (key, position, or identical items of a long list): the comparison rows
+    above already show every pair the similarity made (``items[0↔1]``) and every item left (``items[2↔-]``)."""
     lists = block.get("pairings") or {}
-    if not lists:
+    if not any(p["rule"] not in (HUNGARIAN, UNMATCHED) for pairs in lists.values() for p in pairs):
         return
     table = compact("How the list items were paired", expand=False)
     table.add_column("List", overflow="fold", max_width=40)

@@ -208,6 +208,10 @@ def test_failure_lists_name_the_alternative_that_decided(capsys, monkeypatch, tm
     assert "city FD St Louis (_alternatives[1]) St Lewis 0.750" in " ".join(capsys.readouterr().out.split())
     assert main(["eval", str(SCHEMA), str(GT), str(pred), "--show-errors", "1", "-f", "markdown"]) == 0
     assert "| `city` | FD | `St Louis` (`_alternatives[1]`) | `St Lewis` | 0.750 |" in capsys.readouterr().out
+    page = tmp_path / "report.html"
+    assert main(["eval", str(SCHEMA), str(GT), str(pred), "--html", str(page), "-f", "json"]) == 0
+    html = page.read_text()
+    assert "<td><code>&quot;St Louis&quot;</code><span" in html and ">_alternatives[1]</span></td>" in html
     (row,) = [orjson.loads(line) for line in lines.read_text().splitlines()]
     assert (row["path"], row["type"], row["gt"], row["similarity"], row["alternative"]) == (
         "city",
