@@ -15,6 +15,7 @@ from .options import (
     LIMIT_OPTION,
     NO_DATA_PASSES_OPTION,
     OUTPUT_OPTION,
+    PAIR_BY_LINE_OPTION,
     SCHEMA_RESOURCE_OPTION,
     SEED_OPTION,
 )
@@ -31,6 +32,7 @@ def agree_command(
         help="Two or more JSON Lines files (or .json arrays), one per annotator, of the same documents.",
     ),
     id_field: Optional[str] = ID_FIELD_OPTION,
+    pair_by_line: bool = PAIR_BY_LINE_OPTION,
     output_format: str = typer.Option(
         "table", "--format", "-f", metavar="FORMAT", rich_help_panel=OUTPUTS, help="table, json or markdown."
     ),
@@ -93,15 +95,24 @@ def agree_command(
         [*schema_files(plan), *((f"file of annotator {k + 1}", path) for k, path in enumerate(annotations))],
     )
     found = agreement.leaves(plan)
-    documents = paired(annotations, id_field)
+    agreement.check_gate_fields(gates, found, len(annotations))  # a kappa no field can have: refused up front
+    documents, pairing_problems = paired(annotations, id_field, plan, pair_by_line)
 
     from ..engine import Engine
 
     engine = Engine(plan)
-    docs = [
-        agreement.document(name, records, found, lambda gt, pred: engine.compare(gt, pred).counts)
-        for name, records in documents
-    ]
+    docs = [agreement.document(name, records, found, engine.compare) for name, records in documents]
+    problems = [error.as_dict() for error in pairing_problems]
+    for d in docs:
+        problems += [
+            {
+                "source": f"{annotations[gt]} as the ground truth, {annotations[pred]} as the prediction",
+                "line": None,
+                "doc_id": d.name,
+                "message": message,
+            }
+            for gt, pred, message in d.problems
+        ]
     fields = agreement.figures(docs, found, len(annotations), ci, bootstrap, seed)
     listed, more = agreement.disagreements(docs, found, shown)
     results = agreement.check_gates(gates, fields, no_data_passes)
@@ -115,8 +126,10 @@ def agree_command(
         "disagreements": listed,
         "disagreements_not_shown": more,
         "gates": results,
+        **agreement.record_problems(problems),
     }
     data = json_report.dumps(report)
+    warn_about_problems(report)
 
     def html() -> bytes:
         from ..reporters.agreement import render_html
@@ -143,64 +156,81 @@ def agree_command(
     )
 
 
-def paired(paths: list[str], id_field: str | None) -> list[tuple[str, list[dict]]]:
-    """(document name, each annotator's record) per document, in the first file's order. By --id-field, every
-    file must hold each id once, and the same ids; by line, the same number of records at the same lines.
-    Anything else is an input error naming the file and line."""
+def paired(
+    paths: list[str], id_field: str | None, plan: Any, pair_by_line: bool = False
+) -> tuple[list[tuple[str, list[dict]]], list[Any]]:
+    """(document name, each annotator's record) per document, in the first file's order,
+    and the record problems of the pairing (reader.DataError). The first annotator's file is paired with each
+    other one as eval pairs ground truth and predictions (run/reader.py): by --id-field, else by line with the
+    id check (ids that show the files out of step stop the run, unless --pair-by-line; up to three such pairs are
+    record problems).
+    A document one file lacks, or a line that is not a JSON object, is an input error naming the file and line."""
+    from ..engine.values import adopt_older_shape
+    from ..errors import InputError, UsageError
+    from ..run import reader
+    from ..run.options import for_plan
+    from .option_values import pairing_option
+
+    if paths.count(reader.STDIN) > 1:
+        raise UsageError("standard input ('-') can be read once: give it for one annotator at most")
+    reader.check_readable(*paths)
+    pairing = for_plan(pairing_option(id_field, False, pair_by_line, None), plan)
+    first_lines = list(reader.ground_truth_lines(paths[0], reader.PairingStats()))  # read once: '-' is read once
+    documents: dict[int, tuple[str, list[dict]]] = {}
+    problems: list[Any] = []
+    for path in paths[1:]:
+        stats = reader.PairingStats()
+        pair_with = reader.pair_by_id if id_field else reader.pair_by_line
+        pairs = list(pair_with(paths[0], path, stats, pairing, gt_lines=iter(first_lines)))
+        if not stats.gt_lines:
+            raise InputError("holds no record: an annotator's file must hold the documents", paths[0])
+        if not stats.pred_lines:
+            raise InputError("holds no record: an annotator's file must hold the documents", path)
+        for pair in pairs:
+            _check_pair(pair, paths[0], path, id_field)
+            if pair.older_shape:
+                for record in (pair.gt, pair.pred):
+                    adopt_older_shape(plan.root, record)
+            documents.setdefault(pair.gt_line, (pair.doc_id, [pair.gt]))[1].append(pair.pred)
+            problems += pair.errors
+    return [documents[line] for line in sorted(documents)], problems
+
+
+def _check_pair(pair: Any, first: str, path: str, id_field: str | None) -> None:
+    """A pair the reader could not complete: an input error (eval scores such a document as empty; annotators'
+    files must hold the same documents)."""
     from ..errors import InputError
-    from ..run.reader import record_id
 
-    files = [_records(path) for path in paths]
-    if id_field is None:
-        first = files[0]
-        for path, records in zip(paths[1:], files[1:]):
-            if [line for line, _ in records] != [line for line, _ in first]:
-                mine, theirs = {line for line, _ in records}, {line for line, _ in first}
-                odd = min(mine ^ theirs)
-                has, lacks = (paths[0], path) if odd in theirs else (path, paths[0])
-                raise InputError(
-                    f"a record, and none on line {odd} of {lacks} (paired by line; --id-field pairs by id)", has, odd
-                )
-        return [
-            (record_id(first[k][1]) or f"line {first[k][0]}", [records[k][1] for records in files])
-            for k in range(len(first))
-        ]
-    keyed = []
-    for path, records in zip(paths, files):
-        by_id: dict[str, dict] = {}
-        for line, record in records:
-            name = record_id(record, id_field)
-            if name is None:
-                raise InputError(f"the record has no {id_field!r} (--id-field)", path, line)
-            if name in by_id:
-                raise InputError(f"a second record with {id_field} {name!r}", path, line)
-            by_id[name] = record
-        keyed.append(by_id)
-    for path, by_id in zip(paths[1:], keyed[1:]):
-        missing = [name for name in keyed[0] if name not in by_id] or [n for n in by_id if n not in keyed[0]]
-        if missing:
-            where = path if missing[0] in keyed[0] else paths[0]
-            raise InputError(f"no record with {id_field} {missing[0]!r}, which another annotator's file has", where)
-    return [(name, [by_id[name] for by_id in keyed]) for name in keyed[0]]
+    if pair.gt is None:  # a record of ``path`` with no counterpart in the first file
+        if pair.pred is None:  # not JSON: its id could not be read
+            raise InputError(pair.errors[0].message.removeprefix("prediction ").split("; ")[0], path, pair.pred_line)
+        if id_field is None:
+            why = f"a record, and none on line {pair.pred_line} of {first} (paired by line; --id-field pairs by id)"
+        elif pair.doc_id:
+            why = f"a record with {id_field} {pair.doc_id!r}; {first} has none"
+        else:
+            why = f"the record has no {id_field!r} (--id-field)"
+        raise InputError(why, path, pair.pred_line)
+    if pair.pred_line is None:
+        if id_field is None:
+            why = f"a record, and none on line {pair.gt_line} of {path} (paired by line; --id-field pairs by id)"
+            raise InputError(why, first, pair.gt_line)
+        raise InputError(f"no record with {id_field} {pair.doc_id!r}, which {first} has (line {pair.gt_line})", path)
+    if pair.pred_invalid:
+        raise InputError(pair.errors[-1].message.removeprefix("prediction ").rsplit("; ", 1)[0], path, pair.pred_line)
 
 
-def _records(path: str) -> list[tuple[int, dict]]:
-    """(line, record) of each non-blank line of an annotator's file (a .json array: by position)."""
-    import os
+def warn_about_problems(report: dict[str, Any]) -> None:
+    """One line on stderr when there are record problems (``report/agreement.record_problems``): how many, and
+    the first, as a dry run says them; never silently (``stickler stability`` says them the same way)."""
+    import sys
 
-    from ..errors import InputError
-    from ..run.reader import PairingStats, ground_truth_lines, parse_record
+    from ..run.reader import error_location
+    from .output import printable
 
-    if not os.path.isfile(path):
-        raise InputError("no such file", path)
-    out = []
-    for number, _, content in ground_truth_lines(path, PairingStats()):
-        if type(content) is bytes and not content.strip():
-            continue
-        record, problem = parse_record(content)
-        if problem:
-            raise InputError(problem, path, number)
-        out.append((number, record))
-    if not out:
-        raise InputError("holds no record: an annotator's file must hold the documents", path)
-    return out
+    if report["error_count"]:
+        first = report["errors"][0]
+        sys.stderr.write(
+            f"stickler: warning: {report['error_count']:,} record problem(s); the first: "
+            f"{printable(error_location(first))}: {printable(first['message'])}\n"
+        )

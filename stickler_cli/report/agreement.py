@@ -21,9 +21,11 @@ them: every figure is a ratio of per-document sums, so a resample is a weighted 
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from dataclasses import dataclass
-from itertools import permutations
+from dataclasses import field as dataclass_field
+from itertools import combinations, permutations
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -86,10 +88,15 @@ def value_at(record: Any, keys: Sequence[str]) -> Any:
     return value
 
 
-def categories(leaf: Leaf, rows: Sequence[Sequence[Any]]) -> list[list[str]]:
+def categories(
+    leaf: Leaf, rows: Sequence[Sequence[Any]], agreed: Sequence[Sequence[bool]] | None = None
+) -> list[list[str]]:
     """Each value's category, under the field's own comparator: the JSON text of the first value met that the
     comparator, at the field's threshold, calls equal to it (ExactComparator folds case by default: "Food" and
-    "food" are one category, as they are one in agreement). Null and missing are the category ``null``."""
+    "food" are one category, as they are one in agreement). Null and missing are the category ``null``.
+    ``agreed`` (per row, per pair of annotators in ``combinations`` order: whether the two agree, ``document``'s
+    rule): an annotator who agrees with an earlier one takes the earlier one's category, so that a value matched
+    through an ``_alternatives`` entry is one category with it, as it is one in agreement."""
     comparator, threshold = leaf.field.comparator, leaf.field.threshold
     seen: list[tuple[Any, str]] = []
 
@@ -103,35 +110,67 @@ def categories(leaf: Leaf, rows: Sequence[Sequence[Any]]) -> list[list[str]]:
         seen.append((value, text))
         return text
 
-    return [[label(value) for value in row] for row in rows]
+    out = []
+    for r, row in enumerate(rows):
+        labels = [label(value) for value in row]
+        if agreed is not None:
+            together = dict(zip(combinations(range(len(row)), 2), agreed[r]))
+            for j in range(1, len(row)):
+                earlier = next((i for i in range(j) if together[(i, j)]), None)
+                if earlier is not None:
+                    labels[j] = labels[earlier]
+        out.append(labels)
+    return out
 
 
 @dataclass
 class Document:
     """One document as every annotator labelled it: per leaf, agreeing and all comparisons over the ordered
-    pairs of annotators, and each annotator's value."""
+    pairs of annotators, each annotator's value, and whether each pair of annotators (in ``combinations``
+    order) agrees on it; ``problems``: the engine's record problems, (annotator read as the ground truth, the
+    other annotator, message)."""
 
     name: str
     agree: list[int]
     total: list[int]
     values: list[list[Any]]  # per leaf, per annotator
+    agreed: list[list[bool]] = dataclass_field(default_factory=list)  # per leaf, per pair of annotators
+    problems: list[tuple[int, int, str]] = dataclass_field(default_factory=list)
 
 
-def document(
-    name: str, records: Sequence[dict], found: list[Leaf], compare: Callable[[dict, dict], list[list[int]]]
-) -> Document:
-    """Compare every ordered pair of annotators' records of one document (``compare(gt, pred)``: per field
-    index, [tp, fa, fd, fn, tn])."""
+# The engine's problem with a prediction that carries _alternatives: agree reads each annotator's alternatives in
+# the direction where that annotator is the ground truth, so the other direction's complaint is no problem here.
+PREDICTED_ALTERNATIVES = "a prediction carries _alternatives"
+
+
+def document(name: str, records: Sequence[dict], found: list[Leaf], compare: Callable[[dict, dict], Any]) -> Document:
+    """Compare each pair of annotators' records of one document both ways (``compare(gt, pred)``: the engine's
+    DocResult, its ``counts`` per field index [tp, fa, fd, fn, tn] and its ``errors``). A field agrees between A
+    and B in the direction that agrees more (A as the ground truth, or B; a tie: A), and that direction's
+    comparisons count for both ordered pairs (A, B) and (B, A): an annotator's ``_alternatives`` are read where
+    it is the ground truth, and agreement is the same whichever annotator comes first."""
     agree = [0] * len(found)
     total = [0] * len(found)
-    for a, b in permutations(range(len(records)), 2):
-        counts = compare(records[a], records[b])
+    agreed: list[list[bool]] = [[] for _ in found]
+    problems: list[tuple[int, int, str]] = []
+    for a, b in combinations(range(len(records)), 2):
+        one, other = compare(records[a], records[b]), compare(records[b], records[a])
+        for gt, pred, result in ((a, b, one), (b, a, other)):
+            problems += [(gt, pred, m) for m in result.errors if PREDICTED_ALTERNATIVES not in m]
         for k, leaf in enumerate(found):
-            tp, fa, fd, fn, tn = counts[leaf.field.index]
-            agree[k] += tp + tn
-            total[k] += tp + fa + fd + fn + tn
+            ab, ba = _agreeing(one.counts[leaf.field.index]), _agreeing(other.counts[leaf.field.index])
+            chosen = ab if ab[0] * ba[1] >= ba[0] * ab[1] else ba  # the larger share (cross-multiplied: no 0/0)
+            agree[k] += 2 * chosen[0]
+            total[k] += 2 * chosen[1]
+            agreed[k].append(chosen[0] == chosen[1])
     values = [[value_at(r, leaf.keys) for r in records] for leaf in found]
-    return Document(name, agree, total, values)
+    return Document(name, agree, total, values, agreed, problems)
+
+
+def _agreeing(counts: Sequence[int]) -> tuple[int, int]:
+    """(agreeing, all) comparisons of one field's [tp, fa, fd, fn, tn]: TP and TN agree."""
+    tp, fa, fd, fn, tn = counts
+    return tp + tn, tp + fa + fd + fn + tn
 
 
 def kappa_of(table: np.ndarray) -> np.ndarray:
@@ -188,7 +227,7 @@ def figures(
         shapes.append((k, "agreement", 0))
         if not leaf.categorical:
             continue
-        labels = categories(leaf, [d.values[k] for d in documents])
+        labels = categories(leaf, [d.values[k] for d in documents], [d.agreed[k] for d in documents])
         cats = {c: i for i, c in enumerate(sorted({c for row in labels for c in row}))}
         size = len(cats)
         if annotators == 2:
@@ -257,10 +296,21 @@ def disagreements(documents: Sequence[Document], found: list[Leaf], limit: int) 
             if d.agree[k] == d.total[k]:
                 continue
             if len(shown) < limit:
-                shown.append({"document": d.name, "field": leaf.path, "values": d.values[k]})
+                shown.append({"document": d.name, "field": leaf.path, "values": [_bounded(v) for v in d.values[k]]})
             else:
                 more += 1
     return shown, more
+
+
+VALUE_KEPT = 10_000  # characters of a disagreeing value the JSON report keeps (its JSON text, for a non-string)
+
+
+def _bounded(value: Any) -> Any:
+    """``value``, or past VALUE_KEPT characters its text cut there, saying how many more there were (a string)."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= VALUE_KEPT:
+        return value
+    return f"{text[:VALUE_KEPT]}… (+{len(text) - VALUE_KEPT:,} characters)"
 
 
 def parse_gate(text: str, origin: str = "--fail-under") -> Gate:
@@ -280,12 +330,54 @@ def check_gates(
     gates: Sequence[Gate], result: list[dict[str, Any]], no_data_passes: bool = False
 ) -> list[dict[str, Any]]:
     """One result per gate and field it matches (a gate matching no field is a usage error), as eval's gates
-    report them (``gates.result``): a figure that cannot be measured (kappa of a field with one category, or
-    of a field that is not categorical) fails the gate unless ``no_data_passes``; no document fails it always."""
+    report them (``gates.result``): a figure that cannot be measured (kappa of a field with one category) fails
+    the gate unless ``no_data_passes``; no document fails it always. A kappa or alpha gate applies to the
+    categorical fields it matches only: a non-categorical field never has one (``check_gate_fields``)."""
     by_path = {entry["field"]: entry for entry in result}
     out = []
     for gate in gates:
-        for path in matching(gate, list(by_path)):
+        # kappa and alpha: the categorical fields only (a glob skips the others; check_gate_fields refused a name)
+        having = [path for path, entry in by_path.items() if gate.metric == "agreement" or entry["categorical"]]
+        for path in matching(gate, having):
             entry = by_path[path]
             out.append(result_of(gate, path, entry.get(gate.metric), entry["documents"] == 0, no_data_passes))
     return out
+
+
+def check_gate_fields(gates: Sequence[Gate], found: list[Leaf], annotators: int) -> None:
+    """Before any scoring: a kappa or alpha gate must name a field that can have one. Kappa and alpha are
+    measured on categorical fields only (kappa for two annotators only), so a glob (``*.kappa``) gates the
+    categorical fields it matches, and naming another field (``total.kappa``) is a usage error saying why; a
+    gate that matches no field at all is one too (``gates.matching``)."""
+    paths = [leaf.path for leaf in found]
+    categorical = [leaf.path for leaf in found if leaf.categorical]
+    for gate in gates:
+        if gate.metric == "agreement":
+            matching(gate, paths)
+            continue
+        if gate.metric == "kappa" and annotators != 2:
+            raise UsageError(
+                f"{gate.origin} {gate.key!r}: kappa (Cohen's) compares two annotators and there are {annotators}; "
+                f"gate alpha instead, e.g. {gate.pattern}.alpha"
+            )
+        if not any(ch in (gate.pattern or "") for ch in "*?["):
+            matching(gate, paths)  # a field of the schema (else a usage error naming the fields)
+            if gate.pattern not in categorical:
+                raise UsageError(
+                    f"{gate.origin} {gate.key!r}: {gate.pattern} has no {gate.metric}: kappa and alpha are measured "
+                    "on categorical fields only (ExactComparator, outside lists); gate its agreement instead"
+                )
+        elif not any(fnmatch.fnmatchcase(path, gate.pattern or "") for path in categorical):
+            raise UsageError(
+                f"{gate.origin} {gate.key!r}: matches no categorical field (kappa and alpha are measured on "
+                f"ExactComparator fields outside lists); those: {', '.join(categorical) or 'none'}"
+            )
+
+
+ERRORS_KEPT = 100  # record problems the JSON report lists (all are counted)
+ERRORS_SHOWN = 10  # listed on the terminal and in Markdown; the first on stderr
+
+
+def record_problems(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The report's record problems (reader.DataError.as_dict()'s shape): the first ``ERRORS_KEPT`` and the count."""
+    return {"errors": list(errors[:ERRORS_KEPT]), "error_count": len(errors)}

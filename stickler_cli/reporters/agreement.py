@@ -1,5 +1,5 @@
 """The ``stickler agree`` report for people: a plain-text table (80 columns unless a path or an interval is long;
-nothing is cut), or Markdown. Field paths, file names and values are data: they go through ``plain`` (text) and
+no figure or name is cut; a value is cut after VALUE_LISTED characters), or Markdown. Field paths, file names and values are data: they go through ``plain`` (text) and
 ``markdown_cell`` (Markdown)."""
 
 from __future__ import annotations
@@ -25,11 +25,32 @@ def _chance(report: dict[str, Any]) -> str:
     return "kappa" if len(report["annotators"]) == 2 else "alpha"
 
 
-def _value(value: Any) -> str:
-    """A value in full, as JSON (a string quoted, so that "" and null differ)."""
-    from ..reporters.sanitize import data_text
+# Characters of a disagreeing value shown (as eval's failure lists show them, reporters/terminal.VALUE_LISTED);
+# past them, the text says how many characters were left out. A number is never cut.
+VALUE_LISTED = 300
+ERRORS_SHOWN = 10  # record problems listed in the table and in Markdown (the JSON report keeps the first 100)
 
-    return data_text(value) if not isinstance(value, str) else data_text([value])[1:-1]
+
+def _value(value: Any) -> str:
+    """A value as JSON (a string quoted, so that "" and null differ), cut after VALUE_LISTED characters."""
+    from ..reporters.sanitize import data_text, limited
+
+    text = data_text(value) if not isinstance(value, str) else data_text([value])[1:-1]
+    return limited(value, text, VALUE_LISTED)
+
+
+def _problems(report: dict[str, Any], line: Any) -> list[str]:
+    """The record problems: their count, then ``line(where, message)`` for each of the first ERRORS_SHOWN."""
+    from ..run.reader import error_location
+
+    count = report.get("error_count", 0)
+    if not count:
+        return []
+    out = ["", f"{count:,} record problem(s):"]
+    out += [line(error_location(e), e["message"]) for e in report["errors"][:ERRORS_SHOWN]]
+    if count > ERRORS_SHOWN:
+        out.append(f"… and {count - ERRORS_SHOWN:,} more (the JSON report lists the first {len(report['errors'])})")
+    return out
 
 
 def _inert(value: Any) -> str:
@@ -65,6 +86,7 @@ def table(report: dict[str, Any]) -> str:
         lambda d: f"{_inert(d['document'])}  {_inert(d['field'])}",
         lambda path, value: f"  {_inert(path)}: {_inert(_value(value))}",
     )
+    lines += _problems(report, lambda where, message: f"  {_inert(where)}: {_inert(message)}")
     lines += _verdicts(report)
     return "\n".join(lines) + "\n"
 
@@ -114,6 +136,7 @@ def markdown(report: dict[str, Any]) -> str:
         lambda d: f"- {markdown_cell(d['document'], None)}, {markdown_cell(d['field'], None)}",
         lambda path, value: f"    - {markdown_cell(path, None)}: {markdown_cell(_value(value), None)}",
     )
+    lines += _problems(report, lambda where, message: f"- {markdown_cell(where, None)}: {markdown_cell(message, None)}")
     lines += _verdicts(report)
     return "\n".join(lines) + "\n"
 
@@ -121,8 +144,8 @@ def markdown(report: dict[str, Any]) -> str:
 def render_html(report: dict[str, Any]) -> str:
     """``stickler agree --html``: one self-contained page in the frame of eval's HTML report (reporters/html.py: its
     stylesheet, its sorting script, its Content-Security-Policy; every piece of data escaped, nothing loaded from
-    anywhere). The fields (sortable), the gates, the annotators and the disagreements, each value in full."""
-    from .html import _e, _gates, _json, _num_cell, _page, _table
+    anywhere). The fields (sortable), the gates, the annotators, the disagreements (values cut as in the table)."""
+    from .html import _e, _errors, _gates, _num_cell, _page, _table
 
     def cell(entry: dict[str, Any], metric: str) -> str:
         bounds = (entry.get("ci") or {}).get(metric)
@@ -149,6 +172,7 @@ def render_html(report: dict[str, Any]) -> str:
         + "".join(f"<li>{_e(path, None)}</li>" for path in annotators)
         + "</ol>"
         + _gates(report)
+        + _errors(report)
         + "<h2>Fields</h2><p class=meta>Two annotations agree when the field's comparator, at its threshold, calls "
         "them a match, or both are null. kappa (two annotators) and alpha (nominal): categorical fields only; – "
         "where there is nothing to measure. Click a column header to sort; again to reverse.</p>"
@@ -159,7 +183,7 @@ def render_html(report: dict[str, Any]) -> str:
         heads = [("document", ""), ("field", ""), *((path, "") for path in annotators)]  # _table escapes them
         lines = [
             f"<tr><td>{_e(d['document'], None)}</td><td>{_e(d['field'], None)}</td>"
-            + "".join(f"<td><code>{_e(_json(v), None)}</code></td>" for v in d["values"])
+            + "".join(f"<td><code>{_e(_value(v), None)}</code></td>" for v in d["values"])
             + "</tr>"
             for d in listed
         ]

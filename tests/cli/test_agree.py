@@ -86,7 +86,7 @@ def test_three_annotators_by_line_give_alpha_and_markdown(tmp_path, monkeypatch,
     assert code == 0
     assert "| field | comparisons | agreement | alpha |" in out
     assert f"| `c` | 24 | {16 / 24:.3f} | {23 / 45:.3f} |" in out
-    assert '- `line 2`, `c`\n    - `a0.jsonl`: `"f"`\n    - `a1.jsonl`: `"t"`' in out
+    assert '- `a0.jsonl:2`, `c`\n    - `a0.jsonl`: `"f"`\n    - `a1.jsonl`: `"t"`' in out
     code, out, _ = _run(
         tmp_path, monkeypatch, capsys, "s.json", "a0.jsonl", "a1.jsonl", "a2.jsonl", "--fail-under", "c.alpha=0.6"
     )
@@ -108,9 +108,16 @@ def test_gates_pass_fail_and_lack_of_data(tmp_path, monkeypatch, capsys):
     assert _run(tmp_path, monkeypatch, capsys, *files, "--fail-under", "*.agreement=0.8")[0] == 0
     code, out, _ = _run(tmp_path, monkeypatch, capsys, *files, "--fail-under", "category.kappa=0.7")
     assert code == 1 and "FAILED   category.kappa >= 0.7 (actual 0.688)" in out
+    # vendor is not categorical: it never has a kappa. A glob skips it; naming it is refused before any scoring.
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, *files, "--fail-under", "*.kappa=0.6")
+    assert code == 0 and "PASSED   category.kappa >= 0.6 (actual 0.688)" in out and "vendor.kappa" not in out
     code, out, err = _run(tmp_path, monkeypatch, capsys, *files, "--fail-under", "vendor.kappa=0.5")
-    assert code == 1 and "1 of 1 gate(s) failed, 1 for lack of data" in out and "--no-data-passes" in err
-    assert _run(tmp_path, monkeypatch, capsys, *files, "--fail-under", "vendor.kappa=0.5", "--no-data-passes")[0] == 0
+    assert code == 2 and out == ""
+    assert "'vendor.kappa': vendor has no kappa: kappa and alpha are measured on categorical fields only" in err
+    code, _, err = _run(
+        tmp_path, monkeypatch, capsys, *files, "--fail-under", "category.alpha=0.5", "--fail-under", "*.kappa=0"
+    )
+    assert code == 0
 
 
 @pytest.mark.parametrize(
@@ -125,7 +132,8 @@ def test_gates_pass_fail_and_lack_of_data(tmp_path, monkeypatch, capsys):
         ({}, ["-f", "html"], "--format 'html'"),
         ({"bob.jsonl": "\n"}, [], "bob.jsonl: holds no record"),
         ({}, ["--ci", "0.9", "--bootstrap", "200000"], "more resamples than the limit of 100,000"),
-        ({}, ["--limit", "line-bytes=20"], "alice.jsonl:1: line of 50 bytes, over the 20-byte limit"),
+        # alice.jsonl, the first annotator's file, is read as eval reads the ground truth
+        ({}, ["--limit", "line-bytes=20"], "alice.jsonl:1: ground truth line of 50 bytes, over the 20-byte limit"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, change, args, message):
@@ -142,12 +150,25 @@ def test_one_annotator_is_a_usage_error(tmp_path, monkeypatch, capsys):
     assert code == 2 and "at least two" in err
 
 
-def test_a_long_value_is_shown_whole_when_piped(tmp_path, monkeypatch, capsys):
+def test_a_long_value_is_cut_as_eval_cuts_it(tmp_path, monkeypatch, capsys):
+    """313 characters, 315 quoted: the table and Markdown show the first 300 and count the 15 left out; the JSON
+    report keeps values up to 10,000 characters whole, and cuts a longer one the same way (a string)."""
     _example(tmp_path)
     long = "Initrode " + "x" * 300 + " END"
     (tmp_path / "bob.jsonl").write_text((tmp_path / "bob.jsonl").read_text().replace('"Initrode"', json.dumps(long)))
     code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl")
-    assert code == 0 and f"  bob.jsonl: {json.dumps(long)}\n" in out
+    assert code == 0 and f"  bob.jsonl: {json.dumps(long)[:300]}… (+15 characters)\n" in out
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl", "-f", "markdown")
+    assert f"    - `bob.jsonl`: `{json.dumps(long)[:300]}… (+15 characters)`\n" in out
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl", "-f", "json")
+    assert long in [d["values"][1] for d in json.loads(out)["disagreements"]]
+    huge = "y" * 25_000
+    (tmp_path / "bob.jsonl").write_text(
+        (tmp_path / "bob.jsonl").read_text().replace(json.dumps(long), json.dumps(huge))
+    )
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl", "-f", "json")
+    assert "y" * 10_000 + "… (+15,000 characters)" in [d["values"][1] for d in json.loads(out)["disagreements"]]
+    assert len(out) < 12_000
 
 
 def test_a_long_field_path_takes_a_line_of_its_own(tmp_path, monkeypatch, capsys):

@@ -42,7 +42,7 @@ def _documents(plan, annotations):
     found = agreement.leaves(plan)
     engine = Engine(plan)
     docs = [
-        agreement.document(f"d{k}", records, found, lambda gt, pred: engine.compare(gt, pred).counts)
+        agreement.document(f"d{k}", records, found, engine.compare)
         for k, records in enumerate(zip(*annotations), start=1)
     ]
     return found, docs
@@ -134,15 +134,26 @@ def test_intervals_are_percentiles_of_the_same_resamples_as_statistics_draws(tmp
 def test_gates_parse_check_and_refuse(tmp_path):
     found, docs = _documents(_plan(tmp_path), [[{"category": "a"}, {"category": "b"}], [{"category": "a"}] * 2])
     result = agreement.figures(docs, found, 2)
-    gates = [agreement.parse_gate(g) for g in ("category.agreement=0.5", "category.kappa=0.1", "vendor.kappa=0")]
+    gates = [agreement.parse_gate(g) for g in ("category.agreement=0.5", "category.kappa=0.1", "*.kappa=0")]
     outcome = [(r["gate"], r["actual"], r["status"]) for r in agreement.check_gates(gates, result)]
-    # kappa: po 1/2, pe 1/2 * 1 = 1/2: kappa 0. vendor is not categorical: no kappa, a failed gate.
+    # kappa: po 1/2, pe 1/2 * 1 = 1/2: kappa 0. vendor is not categorical: the glob *.kappa skips it.
     assert outcome == [
         ("category.agreement >= 0.5", 0.5, "passed"),
         ("category.kappa >= 0.1", 0.0, "failed"),
-        ("vendor.kappa >= 0", None, "failed"),
+        ("category.kappa >= 0", 0.0, "passed"),
     ]
-    passing = agreement.check_gates(gates[2:], result, no_data_passes=True)
+    agreement.check_gate_fields(gates, found, 2)  # each can be measured
+    with pytest.raises(UsageError, match="'vendor.kappa': vendor has no kappa: kappa and alpha are measured on"):
+        agreement.check_gate_fields([agreement.parse_gate("vendor.kappa=0")], found, 2)
+    with pytest.raises(UsageError, match="kappa .* compares two annotators and there are 3; gate alpha instead"):
+        agreement.check_gate_fields([agreement.parse_gate("category.kappa=0")], found, 3)
+    with pytest.raises(UsageError, match="matches no categorical field"):
+        agreement.check_gate_fields([agreement.parse_gate("vend*.alpha=0")], found, 2)
+    # one category only (every value "a"): kappa is undefined, a failed gate for lack of data
+    found, docs = _documents(_plan(tmp_path), [[{"category": "a"}] * 2] * 2)
+    alone = agreement.check_gates(gates[1:2], agreement.figures(docs, found, 2))
+    assert [(r["actual"], r["status"]) for r in alone] == [(None, "failed")]
+    passing = agreement.check_gates(gates[1:2], agreement.figures(docs, found, 2), no_data_passes=True)
     assert passing[0]["status"] == "no data"
     for bad in ("category.f1=0.5", "category=0.5", "category.kappa=x", "category.kappa=2"):
         with pytest.raises(UsageError):
