@@ -94,9 +94,11 @@ def categories(
     """Each value's category, under the field's own comparator: the JSON text of the first value met that the
     comparator, at the field's threshold, calls equal to it (ExactComparator folds case by default: "Food" and
     "food" are one category, as they are one in agreement). Null and missing are the category ``null``.
-    ``agreed`` (per row, per pair of annotators in ``combinations`` order: whether the two agree, ``document``'s
-    rule): an annotator who agrees with an earlier one takes the earlier one's category, so that a value matched
-    through an ``_alternatives`` entry is one category with it, as it is one in agreement."""
+    ``agreed`` (per row, per pair of annotators in ``combinations`` order: ``Document.agreed``, empty where the
+    two disagree, else the annotators read as the ground truth in a direction where they agree): two annotators
+    who agree take one category, that of the one read as the ground truth (of both: the first in sorted order),
+    so that a value matched through an ``_alternatives`` entry is one category with it, as it is one in
+    agreement, whichever annotator comes first."""
     comparator, threshold = leaf.field.comparator, leaf.field.threshold
     seen: list[tuple[Any, str]] = []
 
@@ -113,12 +115,10 @@ def categories(
     out = []
     for r, row in enumerate(rows):
         labels = [label(value) for value in row]
-        if agreed is not None:
-            together = dict(zip(combinations(range(len(row)), 2), agreed[r]))
-            for j in range(1, len(row)):
-                earlier = next((i for i in range(j) if together[(i, j)]), None)
-                if earlier is not None:
-                    labels[j] = labels[earlier]
+        for (a, b), leaders in zip(combinations(range(len(row)), 2), agreed[r] if agreed is not None else ()):
+            if leaders:
+                leader = min(leaders, key=lambda i: labels[i])
+                labels[a] = labels[b] = labels[leader]
         out.append(labels)
     return out
 
@@ -127,14 +127,15 @@ def categories(
 class Document:
     """One document as every annotator labelled it: per leaf, agreeing and all comparisons over the ordered
     pairs of annotators, each annotator's value, and whether each pair of annotators (in ``combinations``
-    order) agrees on it; ``problems``: the engine's record problems, (annotator read as the ground truth, the
+    order) agrees on it, and in which direction; ``problems``: the engine's record problems, (annotator read as the ground truth, the
     other annotator, message)."""
 
     name: str
     agree: list[int]
     total: list[int]
     values: list[list[Any]]  # per leaf, per annotator
-    agreed: list[list[bool]] = dataclass_field(default_factory=list)  # per leaf, per pair of annotators
+    # per leaf, per pair of annotators: () where they disagree, else who was the ground truth where they agree
+    agreed: list[list[tuple[int, ...]]] = dataclass_field(default_factory=list)
     problems: list[tuple[int, int, str]] = dataclass_field(default_factory=list)
 
 
@@ -151,7 +152,7 @@ def document(name: str, records: Sequence[dict], found: list[Leaf], compare: Cal
     it is the ground truth, and agreement is the same whichever annotator comes first."""
     agree = [0] * len(found)
     total = [0] * len(found)
-    agreed: list[list[bool]] = [[] for _ in found]
+    agreed: list[list[tuple[int, ...]]] = [[] for _ in found]
     problems: list[tuple[int, int, str]] = []
     for a, b in combinations(range(len(records)), 2):
         one, other = compare(records[a], records[b]), compare(records[b], records[a])
@@ -159,10 +160,13 @@ def document(name: str, records: Sequence[dict], found: list[Leaf], compare: Cal
             problems += [(gt, pred, m) for m in result.errors if PREDICTED_ALTERNATIVES not in m]
         for k, leaf in enumerate(found):
             ab, ba = _agreeing(one.counts[leaf.field.index]), _agreeing(other.counts[leaf.field.index])
-            chosen = ab if ab[0] * ba[1] >= ba[0] * ab[1] else ba  # the larger share (cross-multiplied: no 0/0)
+            first, second = ab[0] * ba[1], ba[0] * ab[1]  # the two shares, cross-multiplied (no 0/0)
+            chosen = ab if first >= second else ba
             agree[k] += 2 * chosen[0]
             total[k] += 2 * chosen[1]
-            agreed[k].append(chosen[0] == chosen[1])
+            # who was the ground truth where they agree: the one whose category both take (``categories``)
+            leaders = (a, b) if first == second else (a,) if first > second else (b,)
+            agreed[k].append(leaders if chosen[0] == chosen[1] else ())
     values = [[value_at(r, leaf.keys) for r in records] for leaf in found]
     return Document(name, agree, total, values, agreed, problems)
 

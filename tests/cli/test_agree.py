@@ -2,6 +2,9 @@
 bad input (issue 42, item 4)."""
 
 import json
+import os
+import subprocess
+import sys
 import re
 from pathlib import Path
 
@@ -191,3 +194,105 @@ def test_a_long_field_path_takes_a_line_of_its_own(tmp_path, monkeypatch, capsys
     code, out, _ = _run(tmp_path, monkeypatch, capsys, "s.json", "a.jsonl", "b.jsonl")
     assert code == 0 and f"\n{path}\n{'':24}           2  0.000\n" in out
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def _lines(tmp_path, name):
+    return (tmp_path / name).read_text().splitlines(keepends=True)
+
+
+def test_files_out_of_step_are_refused_as_eval_refuses_them(tmp_path, monkeypatch, capsys):
+    """Paired by line, the ids are checked as eval checks them: bob's file reversed (r5 r4 r3 r2 r1) disagrees on
+    4 of 5 lines, more than the 3 tolerated: exit 2. Two lines swapped (r2 r1 r3 r4 r5) disagree on 2: scored,
+    and the 2 pairs are record problems, counted and shown."""
+    _example(tmp_path)
+    bob = _lines(tmp_path, "bob.jsonl")
+    (tmp_path / "rev.jsonl").write_text("".join(reversed(bob)))
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "rev.jsonl")
+    assert (code, out) == (2, "")
+    assert "rev.jsonl:1: ground truth id 'r1', prediction id 'r5' (not the same document): the two files look" in err
+    assert "(more than 3 pairs disagree)" in err
+    # --pair-by-line pairs them regardless: r3 agrees on both fields, the 4 others on neither, nor on r5's null
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "rev.jsonl", "--pair-by-line")
+    assert code == 0 and "2 annotators, 5 documents" in out
+    (tmp_path / "swap.jsonl").write_text("".join([bob[1], bob[0], *bob[2:]]))
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "swap.jsonl", "-f", "json")
+    report = json.loads(out)
+    assert code == 0 and report["error_count"] == 2
+    assert [(e["source"], e["line"]) for e in report["errors"]] == [("swap.jsonl", 1), ("swap.jsonl", 2)]
+    assert report["errors"][1]["message"].startswith("ground truth id 'r2', prediction id 'r1' (the id of ground")
+    assert err.startswith("stickler: warning: 2 record problem(s); the first: swap.jsonl:1 (r1): ground truth id")
+
+
+def test_record_problems_are_counted_and_shown(tmp_path, monkeypatch, capsys):
+    """A match key repeated in both annotators' lists: each direction (A as the ground truth, then B) names it in
+    each file, 4 problems; they are counted in the table's footer, in Markdown and in JSON, the first on stderr."""
+    item = {"type": "object", "properties": {k: {"type": "string"} for k in "kn"}}
+    schema = {"type": "object", "properties": {"a": {"type": "array", "x-aws-stickler-match-key": "k", "items": item}}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    (tmp_path / "a.jsonl").write_text(json.dumps({"a": [{"k": "A", "n": "x"}, {"k": "A", "n": "y"}]}) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps({"a": [{"k": "A", "n": "y"}, {"k": "A", "n": "x"}]}) + "\n")
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "s.json", "a.jsonl", "b.jsonl")
+    problem = 'a: key k="A" appears 2 times in the ground truth (items 0, 1): paired by similarity'
+    assert code == 0 and "\n4 record problem(s):\n" in out
+    assert f"  a.jsonl as the ground truth, b.jsonl as the prediction (a.jsonl:1): {problem}\n" in out
+    assert f"  b.jsonl as the ground truth, a.jsonl as the prediction (a.jsonl:1): {problem}\n" in out
+    assert err == (
+        "stickler: warning: 4 record problem(s); the first: a.jsonl as the ground truth, b.jsonl as the prediction "
+        f"(a.jsonl:1): {problem}\n"
+    )
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "s.json", "a.jsonl", "b.jsonl", "-f", "markdown")
+    assert "\n4 record problem(s):\n- `a.jsonl as the ground truth, b.jsonl as the prediction (a.jsonl:1)`" in out
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "s.json", "a.jsonl", "b.jsonl", "-f", "json")
+    report = json.loads(out)
+    assert report["error_count"] == 4 and len(report["errors"]) == 4
+    assert report["errors"][0] == {
+        "source": "a.jsonl as the ground truth, b.jsonl as the prediction",
+        "line": None,
+        "doc_id": "a.jsonl:1",
+        "message": problem,
+    }
+
+
+def test_acceptable_values_agree_whichever_annotator_comes_first(tmp_path, monkeypatch, capsys):
+    """A: food (or groceries), travel, food, travel; B: groceries, food, food, travel. Two annotations agree in
+    the direction that agrees more, so d1 agrees (B's groceries is one of A's acceptable values): 3 of 4
+    documents, agreement 6/8 = 0.75 in either order. B's groceries takes A's category, food: A food, travel,
+    food, travel; B food, food, food, travel: po 3/4, pe 1/2 * 3/4 + 1/2 * 1/4 = 1/2, kappa (3/4 - 1/2) / (1/2)
+    = 0.5. No record problem: A's _alternatives are read where A is the ground truth."""
+    schema = {"type": "object", "properties": {"c": {"type": "string", "x-aws-stickler-comparator": "ExactComparator"}}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    first = [{"_value": "food", "_alternatives": ["groceries"]}, "travel", "food", "travel"]
+    second = ["groceries", "food", "food", "travel"]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps({"c": c}) + "\n" for c in first))
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps({"c": c}) + "\n" for c in second))
+    for order in (("a.jsonl", "b.jsonl"), ("b.jsonl", "a.jsonl")):
+        code, out, err = _run(tmp_path, monkeypatch, capsys, "s.json", *order, "-f", "json")
+        report = json.loads(out)
+        (field,) = report["fields"]
+        assert (code, err, report["error_count"]) == (0, "", 0)
+        assert (field["comparisons"], field["agreement"], field["kappa"]) == (8, 0.75, pytest.approx(0.5))
+        assert [d["document"] for d in report["disagreements"]] == [f"{order[0]}:2"]
+
+
+def test_standard_input_is_one_annotator(tmp_path):
+    """'-' reads one annotator's file from standard input (either one); twice is a usage error."""
+    _example(tmp_path)
+    root = Path(__file__).resolve().parents[2]
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "stickler_cli", "agree", "schema.json", *args, "--id-field", "id", "-f", "json"],
+            input=(tmp_path / "bob.jsonl").read_bytes(),
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            capture_output=True,
+        )
+
+    for args in (("alice.jsonl", "-"), ("-", "alice.jsonl")):
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        category, vendor = json.loads(done.stdout)["fields"]
+        assert (category["agreement"], vendor["agreement"]) == (0.8, 0.8)  # as the page's example, worked there
+    done = run("-", "-")
+    assert done.returncode == 2
+    assert done.stderr == b"stickler: error: standard input ('-') can be read once: give it for one annotator at most\n"
