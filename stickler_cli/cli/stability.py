@@ -67,12 +67,15 @@ def stability_command(
     """
     from ..engine import Engine
     from ..engine.values import adopt_older_shape
+    from ..errors import InputError
     from ..report import stability as figures
+    from ..report.agreement import record_problems
     from ..run import atomic
     from ..run import reader
     from ..run.options import for_plan
     from ..reporters import json_report
     from ..schema.compiler import check_ready
+    from .agree import warn_about_problems
     from .inputs import scoring_plan
 
     use_limits(limit)
@@ -97,11 +100,13 @@ def stability_command(
     scored_runs: list[list[figures.Scored]] = []
     unpaired: list[int] = []
     documents: list[int] = []
+    problems: list[dict[str, Any]] = []  # the record problems eval names: the reader's and the engine's
     for path in runs:
         stats = reader.PairingStats()
         pairs = (reader.pair_by_id if pairing.id_field else reader.pair_by_line)(ground_truth, path, stats, pairing)
         run: list[tuple[int, figures.Scored]] = []  # by ground-truth line: the same documents in every run
         for pair in pairs:
+            problems += [error.as_dict() for error in pair.errors]
             if pair.gt is None:  # a prediction without a ground truth: counted, not scored
                 continue
             if pair.older_shape:
@@ -109,10 +114,13 @@ def stability_command(
                     if record:
                         adopt_older_shape(plan.root, record)
             result = engine.compare(pair.gt, pair.pred or {})
+            problems += [reader.DataError(path, pair.pred_line, pair.doc_id, m).as_dict() for m in result.errors]
             missing = pair.pred_line is None or pair.pred_invalid
             run.append(
                 (pair.gt_line, figures.Scored(result.score, result.counts, result.score_sum, result.score_n, missing))
             )
+        if not stats.pred_lines:  # as agree refuses an empty file: a run that answered nothing is no run
+            raise InputError("holds no record: a run's file must hold its predictions", path)
         run.sort(key=lambda item: item[0])
         if scored_runs and [line for line, _ in run] != documents:
             raise RuntimeError(f"{path}: the ground truth's documents were not all scored")  # an internal error
@@ -126,7 +134,9 @@ def stability_command(
     report.update(figures.build(paths, scored_runs, flaky))
     report["unpaired_per_run"] = unpaired
     report["gates"] = figures.check_gates(gates, report, no_data_passes)
+    report.update(record_problems(problems))
     data = json_report.dumps(report)
+    warn_about_problems(report)
 
     def markdown() -> str:
         from ..reporters.stability import render_markdown

@@ -11,7 +11,10 @@ it is counted, never dropped. Over the documents of the ground truth, with k run
 - ``flip_rate``: the share whose verdict (right or not) is not the same in every run;
 - ``stability``: 1 - ``flip_rate``, so that a gate reads "at least" as every gate does;
 - ``mean_score``: per run, as ``stickler eval`` reports it for that run alone (a field's mean score, the
-  documents' mean score overall); its mean over the runs is ``mean_score`` of the block.
+  documents' mean score overall), but for a document missing from the run: it scores 0 in every field, in as
+  many comparisons as the field has in that document where it is present (one at least), where eval scores a
+  field of a list's items on none (the prediction ``{}`` has no item); its mean over the runs is ``mean_score``
+  of the block.
 
 A field is *flaky* when its flip rate is above ``flaky`` (default 0.05).
 """
@@ -77,13 +80,19 @@ def build(paths: Sequence[str], runs: Sequence[Sequence[Scored]], flaky: float =
     fields: dict[str, dict[str, Any]] = {}
     for index, path in enumerate(paths):
         verdicts = [[run[d].right(index) for run in runs] for d in range(documents)]
+        # A document missing from a run scores 0 there, in as many comparisons as the field has in it where it is
+        # present (one at least): a field of a list's items too, which the engine scores on no item of {}.
+        weight = [max(1, *(run[d].score_n[index] for run in runs)) for d in range(documents)]
         per_run = []
         for run in runs:
-            total_n = sum(doc.score_n[index] for doc in run)
-            per_run.append(sum(doc.score_sum[index] for doc in run) / total_n if total_n else None)
+            total_n = sum(weight[d] if doc.missing else doc.score_n[index] for d, doc in enumerate(run))
+            score_sum = sum(0.0 if doc.missing else doc.score_sum[index] for doc in run)
+            per_run.append(score_sum / total_n if total_n else None)
         fields[path] = {"mean_score_per_run": per_run, "mean_score": _mean(per_run), **_figures(verdicts, k)}
     verdicts = [[all(run[d].right(i) for i in range(len(paths))) for run in runs] for d in range(documents)]
-    per_run_total = [sum(doc.score for doc in run) / documents if documents else None for run in runs]
+    per_run_total = [
+        sum(0.0 if doc.missing else doc.score for doc in run) / documents if documents else None for run in runs
+    ]
     total = {"mean_score_per_run": per_run_total, "mean_score": _mean(per_run_total), **_figures(verdicts, k)}
     flaky_fields = [p for p, block in fields.items() if block["flip_rate"] is not None and block["flip_rate"] > flaky]
     return {

@@ -39,7 +39,7 @@ def _value(value: Any) -> str:
     return limited(value, text, VALUE_LISTED)
 
 
-def _problems(report: dict[str, Any], line: Any) -> list[str]:
+def problem_lines(report: dict[str, Any], line: Any) -> list[str]:
     """The record problems: their count, then ``line(where, message)`` for each of the first ERRORS_SHOWN."""
     from ..run.reader import error_location
 
@@ -86,7 +86,7 @@ def table(report: dict[str, Any]) -> str:
         lambda d: f"{_inert(d['document'])}  {_inert(d['field'])}",
         lambda path, value: f"  {_inert(path)}: {_inert(_value(value))}",
     )
-    lines += _problems(report, lambda where, message: f"  {_inert(where)}: {_inert(message)}")
+    lines += problem_lines(report, lambda where, message: f"  {_inert(where)}: {_inert(message)}")
     lines += _verdicts(report)
     return "\n".join(lines) + "\n"
 
@@ -136,7 +136,9 @@ def markdown(report: dict[str, Any]) -> str:
         lambda d: f"- {markdown_cell(d['document'], None)}, {markdown_cell(d['field'], None)}",
         lambda path, value: f"    - {markdown_cell(path, None)}: {markdown_cell(_value(value), None)}",
     )
-    lines += _problems(report, lambda where, message: f"- {markdown_cell(where, None)}: {markdown_cell(message, None)}")
+    lines += problem_lines(
+        report, lambda where, message: f"- {markdown_cell(where, None)}: {markdown_cell(message, None)}"
+    )
     lines += _verdicts(report)
     return "\n".join(lines) + "\n"
 

@@ -16,7 +16,10 @@ from ..report.gates import failed
 from .fit import Column, fit
 from .gate_markdown import failed_gates_markdown
 from .gate_table import render_gates
+from .agreement import problem_lines
 from .sanitize import NAME_LIMIT, figure, markdown_cell, safe
+
+MESSAGE_LIMIT = 1_400  # a record problem's line: its place (a name's length) and its message (reporters/terminal)
 
 HEADERS = ("Mean score", "pass^k", "pass@k", "Flip rate", "Flaky")
 
@@ -32,11 +35,16 @@ def _row(block: dict[str, Any], flaky: bool) -> list[str]:
 
 
 def _runs(report: dict[str, Any]) -> list[list[str]]:
-    """Run, its file, its overall mean score and its missing documents."""
+    """Run, its file, its overall mean score, its missing documents and its predictions with no ground truth."""
     return [
-        [str(k + 1), path, figure(mean), str(missing)]
-        for k, (path, mean, missing) in enumerate(
-            zip(report["inputs"]["runs"], report["total"]["mean_score_per_run"], report["missing_per_run"])
+        [str(k + 1), path, figure(mean), str(missing), str(unpaired)]
+        for k, (path, mean, missing, unpaired) in enumerate(
+            zip(
+                report["inputs"]["runs"],
+                report["total"]["mean_score_per_run"],
+                report["missing_per_run"],
+                report["unpaired_per_run"],
+            )
         )
     ]
 
@@ -59,13 +67,15 @@ def render_terminal(report: dict[str, Any], console: Console) -> None:
     columns = [Column(h) for h in HEADERS[:-1]] + [Column(HEADERS[-1], justify="left")]
     for table in fit("Run-to-run stability", "Field", columns, rows, width):
         console.print(table)
-    run_rows = [[r[0], safe(r[1], NAME_LIMIT), r[2], r[3]] for r in _runs(report)]
-    run_columns = [Column("File", justify="left"), Column("Mean score"), Column("Missing")]
+    run_rows = [[r[0], safe(r[1], NAME_LIMIT), *r[2:]] for r in _runs(report)]
+    run_columns = [Column("File", justify="left"), Column("Mean score"), Column("Missing"), Column("Unpaired")]
     for table in fit("Runs", "Run", run_columns, run_rows, width):
         console.print(table)
     console.print(Text(_summary(report), style="dim"))
     named = ", ".join(report["flaky_fields"]) or "none"
     console.print(safe(f"Flaky fields: {named}", 4 * NAME_LIMIT))
+    for line in problem_lines(report, lambda where, message: f"  {where}: {message}"):
+        console.print(safe(line, MESSAGE_LIMIT))
     render_gates(report["gates"], console)
 
 
@@ -83,6 +93,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     flaky = set(report["flaky_fields"])
     for path, block in report["fields"].items():
         lines.append(f"| {markdown_cell(path)} | " + " | ".join(_row(block, path in flaky)) + " |")
-    lines += ["", "| Run | File | Mean score | Missing |", "|---:|---|---:|---:|"]
-    lines += [f"| {r[0]} | {markdown_cell(r[1])} | {r[2]} | {r[3]} |" for r in _runs(report)]
+    lines += ["", "| Run | File | Mean score | Missing | Unpaired |", "|---:|---|---:|---:|---:|"]
+    lines += [f"| {r[0]} | {markdown_cell(r[1])} | {r[2]} | {r[3]} | {r[4]} |" for r in _runs(report)]
+    lines += problem_lines(report, lambda where, message: f"- {markdown_cell(where, None)}: {markdown_cell(message)}")
     return "\n".join(lines) + "\n"

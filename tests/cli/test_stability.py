@@ -98,14 +98,15 @@ def test_no_documents_fails_every_gate(capsys, tmp_path):
     empty = tmp_path / "gt.jsonl"
     empty.write_text("")
     runs = []
-    for k in (1, 2):
+    for k in (1, 2):  # a prediction each, which has no ground truth: unpaired, not scored
         run = tmp_path / f"run{k}.jsonl"
-        run.write_text("")
+        run.write_text("{}\n")
         runs.append(str(run))
     args = ["stability", SCHEMA, str(empty), *runs, "-f", "json", "--fail-under", "total.pass_at_k=0"]
     assert main([*args, "--no-data-passes"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["document_count"] == 0 and report["total"]["pass_k"] is None
+    assert report["unpaired_per_run"] == [1, 1] and report["error_count"] == 2
     assert report["gates"][0]["status"] == "failed" and report["gates"][0]["no_data"] is True
 
 
@@ -196,9 +197,10 @@ def test_every_report_is_valid_under_its_schema(capsys, tmp_path):
     validator = jsonschema.Draft202012Validator(schema)
     _, report = _report(capsys, "--fail-under", "total.pass_k=0.9", "--fail-under", "*.mean_score=0.5")
     validator.validate(report)
-    empty = tmp_path / "empty.jsonl"
+    empty, unpaired = tmp_path / "empty.jsonl", tmp_path / "unpaired.jsonl"
     empty.write_text("")
-    assert main(["stability", SCHEMA, str(empty), str(empty), str(empty), "-f", "json"]) == 0
+    unpaired.write_text("{}\nnot json\n")  # no ground truth for either: 2 unpaired, 2 record problems each run
+    assert main(["stability", SCHEMA, str(empty), str(unpaired), str(unpaired), "-f", "json"]) == 0
     validator.validate(json.loads(capsys.readouterr().out))
     report["fields"]["amount"]["pass_k"] = 1.25
     assert not validator.is_valid(report)
@@ -230,3 +232,69 @@ def test_a_field_never_scored_has_no_mean_score_and_its_gate_no_data(capsys, tmp
     assert report["gates"][0]["status"] == "failed" and report["gates"][0]["no_data"] is True
     assert main([*args, "--no-data-passes"]) == 0
     assert json.loads(capsys.readouterr().out)["gates"][0]["status"] == "no data"
+
+
+def _keyed(tmp_path: Path) -> str:
+    """A list of objects paired by key k, its items' fields k and n compared exactly."""
+    item = {"type": "object", "properties": {"k": {"type": "string"}, "n": {"type": "string"}}}
+    schema = {"type": "object", "properties": {"a": {"type": "array", "x-aws-stickler-match-key": "k", "items": item}}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    return str(tmp_path / "s.json")
+
+
+def _write(tmp_path: Path, name: str, *lines: object) -> str:
+    (tmp_path / name).write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return str(tmp_path / name)
+
+
+def test_record_problems_are_named_as_eval_names_them(capsys, tmp_path):
+    """A key repeated in the ground truth (named where a run's list is paired with it: run 1; run 2's document is
+    missing, no list to pair), a prediction carrying _alternatives and a line that is not JSON: 3 record problems,
+    in the JSON report, on stderr (the first) and in the table and Markdown."""
+    schema = _keyed(tmp_path)
+    gt = _write(tmp_path, "g.jsonl", {"a": [{"k": "A", "n": "x"}, {"k": "A", "n": "y"}]})
+    run1 = _write(tmp_path, "r1.jsonl", {"a": [{"k": "A", "n": {"_value": "y", "_alternatives": ["x"]}}]})
+    run2 = _write(tmp_path, "r2.jsonl", "not json")
+    assert main(["stability", schema, gt, run1, run2, "-f", "json"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    messages = [(e["source"], e["line"], e["message"].split(":")[0]) for e in report["errors"]]
+    assert report["error_count"] == 3 and len(messages) == 3
+    assert (run1, 1, "a") in messages and (run1, 1, "a.n") in messages  # the repeated key; the alternatives
+    assert (run2, 1, "prediction not valid JSON (invalid literal, expected 'null'") in messages
+    assert 'a: key k="A" appears 2 times in the ground truth (items 0, 1)' in err and err.count("\n") == 1
+    assert err.startswith(f"stickler: warning: 3 record problem(s); the first: {run1}:1: a: key")
+    assert main(["stability", schema, gt, run1, run2, "-f", "markdown"]) == 0
+    page = capsys.readouterr().out
+    assert "\n3 record problem(s):\n" in page and "a prediction carries _alternatives" in page
+    assert main(["stability", schema, gt, run1, run2]) == 0
+    assert "3 record problem(s):" in capsys.readouterr().out
+
+
+def test_a_missing_run_counts_0_in_nested_fields_too(capsys, tmp_path):
+    """One document, two items matched by key. Run 1 is right (every field 1.0); run 2's line is not JSON, so the
+    document is missing: 0 in every field, a.k and a.n too (0 of 2 comparisons, as many as run 1 made), so each
+    field's per-run means are [1.0, 0.0], mean 0.5, and each flips: flip rate 1."""
+    schema = _keyed(tmp_path)
+    record = {"a": [{"k": "A", "n": "x"}, {"k": "B", "n": "y"}]}
+    gt, ok = _write(tmp_path, "g.jsonl", record), _write(tmp_path, "ok.jsonl", record)
+    bad = _write(tmp_path, "bad.jsonl", "not json")
+    assert main(["stability", schema, gt, ok, bad, "-f", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for path in ("a", "a.k", "a.n"):
+        field = report["fields"][path]
+        assert (field["mean_score_per_run"], field["mean_score"], field["flip_rate"]) == ([1.0, 0.0], 0.5, 1.0)
+    assert report["total"]["mean_score_per_run"] == [1.0, 0.0] and report["missing_per_run"] == [0, 1]
+
+
+def test_an_empty_run_is_refused_and_unpaired_predictions_are_shown(capsys, tmp_path):
+    """An empty run file: exit 2, one line. A run with a prediction no ground truth has: Unpaired 1."""
+    empty = _write(tmp_path, "empty.jsonl")
+    assert main(["stability", SCHEMA, GT, RUNS[0], empty]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"stickler: error: {empty}: holds no record: a run's file must hold its predictions\n"
+    extra = _write(tmp_path, "extra.jsonl", *(Path(RUNS[0]).read_text().splitlines()), {"id": "d9"})
+    assert main(["stability", SCHEMA, GT, RUNS[0], extra, "--id-field", "id", "-f", "markdown"]) == 0
+    page = capsys.readouterr().out
+    assert "| Run | File | Mean score | Missing | Unpaired |" in page
+    assert f"| 2 | `{extra}` | 0.875 | 0 | 1 |" in page

@@ -29,9 +29,27 @@ def test_figures_of_two_runs():
     assert b["stability"] == pytest.approx(1 / 3)
     # the document: doc 1 RR, doc 2 -R, doc 3 --
     assert (total["pass_k"], total["pass_at_k"], total["flip_rate"]) == (1 / 3, 2 / 3, 1 / 3)
-    assert a["mean_score_per_run"] == [2 / 3, 1.0] and b["mean_score_per_run"] == [2 / 3, 1.0]
-    assert total["mean_score_per_run"] == [(1 + 0.5 + 0.5) / 3, 1.0]
+    # doc 3 is missing from run 2: 0 in every field and overall, whatever its (made up) counts say
+    assert a["mean_score_per_run"] == [2 / 3, 2 / 3] and b["mean_score_per_run"] == [2 / 3, 2 / 3]
+    assert total["mean_score_per_run"] == [(1 + 0.5 + 0.5) / 3, 2 / 3]
     assert report["missing_per_run"] == [0, 1] and report["flaky_fields"] == ["b"]  # 2/3 > 0.4; a's 0 is not
+
+
+def test_a_missing_document_scores_0_in_a_field_of_list_items_too():
+    """A field of a list's items (items.k): the engine compares it on no item of the prediction {}, so a missing
+    document has score_n 0 there. It scores 0 in as many comparisons as the field has where the document is
+    present: doc 1 has 2 items (sum 2 of 2 in both runs), doc 2 has 1 (1 of 1 in run 1, missing in run 2, so 0
+    of 1): run 1 (2 + 1) / (2 + 1) = 1.0, run 2 (2 + 0) / (2 + 1) = 2/3, their mean 5/6; doc 2 flips (right,
+    then missing): flip rate 1/2. A document missing from every run scores 0 in one comparison."""
+    present = [Scored(1.0, [[2, 0, 0, 0, 0]], [2.0], [2]), Scored(1.0, [TP], [1.0], [1])]
+    missing = Scored(0.0, [[0, 0, 0, 0, 0]], [0.0], [0], missing=True)
+    report = stability.build(["items.k"], [present, [present[0], missing]])
+    field = report["fields"]["items.k"]
+    assert field["mean_score_per_run"] == [1.0, 2 / 3] and field["mean_score"] == pytest.approx(5 / 6)
+    assert (field["pass_k"], field["pass_at_k"], field["flip_rate"]) == (1 / 2, 1.0, 1 / 2)
+    assert report["total"]["mean_score_per_run"] == [1.0, 1 / 2]
+    both = stability.build(["items.k"], [[missing], [missing]])["fields"]["items.k"]
+    assert both["mean_score_per_run"] == [0.0, 0.0] and both["flip_rate"] == 0.0
 
 
 def test_no_document_gives_no_figure():
