@@ -4,16 +4,19 @@ Per leaf field (``vendor``, ``line_items.sku``: the paths of eval's field metric
 (``line_items``: its items, matched or not):
 
 - ``agreement``: the share of comparisons in which two annotators agree, over every ordered pair of
-  annotators (A as ground truth and B as prediction, then B and A) and every document. A comparison
-  agrees when the engine counts it TP (the field's comparator, at its threshold, calls the two values a
-  match: eval's rule) or TN (both null or missing); FD, FA and FN disagree. In a list of primitives, each
+  annotators and every document. A comparison agrees when the engine counts it TP (the field's comparator,
+  at its threshold, calls the two values a match: eval's rule) or TN (both null or missing); FD, FA and FN
+  disagree. Each pair of annotators is compared both ways (A as the ground truth, then B), and per field the
+  direction with the larger share of agreeing comparisons counts for both orders (``document``): an
+  annotator's ``_alternatives``, which the engine reads on the ground-truth side only, count either way. In a list of primitives, each
   item pair the engine matches is one comparison and each unmatched item one more (an FA or an FN). In a
   list of objects, a field of the items counts the matched item pairs only (as eval counts it); the list's
   own row counts each item pair the engine matched (TP, or FD below the list's match threshold) and each
   unmatched item.
 - ``kappa`` (two annotators) and ``alpha`` (nominal Krippendorff's alpha, any number): for the
   categorical fields only, ExactComparator fields outside lists. Two values are one category when the
-  field's comparator calls them equal (``categories``); null and missing are one category, "null".
+  field's comparator calls them equal, or when the two annotators agree by the rule above (``categories``);
+  null and missing are one category, "null".
 
 Intervals are percentile bootstrap intervals over documents, drawn as ``report/statistics.py`` draws
 them: every figure is a ratio of per-document sums, so a resample is a weighted sum of rows.
