@@ -202,10 +202,10 @@ def _check_pair(pair: Any, first: str, path: str, id_field: str | None) -> None:
     from ..errors import InputError
 
     if pair.gt is None:  # a record of ``path`` with no counterpart in the first file
-        if pair.pred is None:  # not JSON: its id could not be read
-            raise InputError(pair.errors[0].message.removeprefix("prediction ").split("; ")[0], path, pair.pred_line)
         if id_field is None:
             why = f"a record, and none on line {pair.pred_line} of {first} (paired by line; --id-field pairs by id)"
+        elif pair.pred is None:  # not JSON: its id could not be read
+            why = pair.errors[0].message.removeprefix("prediction ").split("; ")[0]
         elif pair.doc_id:
             why = f"a record with {id_field} {pair.doc_id!r}; {first} has none"
         else:

@@ -128,6 +128,13 @@ def test_gates_pass_fail_and_lack_of_data(tmp_path, monkeypatch, capsys):
     [
         ({"bob.jsonl": '{"id": "r1"}\nnot json\n'}, [], "bob.jsonl:2: "),
         ({"bob.jsonl": '{"id": "r1"}\n'}, [], "alice.jsonl:2: a record, and none on line 2 of bob.jsonl"),
+        ({"bob.jsonl": "{}\n" * 5 + "not json\n"}, [], "bob.jsonl:6: a record, and none on line 6 of alice.jsonl"),
+        ({"bob.jsonl": "not json\n"}, ["--id-field", "id"], "bob.jsonl:1: not valid JSON"),
+        (
+            {"bob.jsonl": '{"id": "r9"}\n' + "".join(f'{{"id": "r{k}"}}\n' for k in range(1, 6))},
+            ["--id-field", "id"],
+            "bob.jsonl:1: a record with id 'r9'; alice.jsonl has none",
+        ),
         ({"bob.jsonl": '{"id": "r9"}\n'}, ["--id-field", "id"], "no record with id 'r1'"),
         ({"bob.jsonl": '{"x": 1}\n'}, ["--id-field", "id"], "bob.jsonl:1: the record has no 'id'"),
         ({}, ["--fail-under", "category.f1=0.5"], "expected FIELD.METRIC=VALUE"),
