@@ -172,6 +172,8 @@ def test_a_long_value_is_cut_as_eval_cuts_it(tmp_path, monkeypatch, capsys):
     assert f"    - `bob.jsonl`: `{json.dumps(long)[:300]}… (+15 characters)`\n" in out
     code, out, _ = _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl", "-f", "json")
     assert long in [d["values"][1] for d in json.loads(out)["disagreements"]]
+    assert _run(tmp_path, monkeypatch, capsys, "schema.json", "alice.jsonl", "bob.jsonl", "--html", "a.html")[0] == 0
+    assert f"<code>&quot;Initrode {'x' * 290}… (+15 characters)</code>" in (tmp_path / "a.html").read_text()
     huge = "y" * 25_000
     (tmp_path / "bob.jsonl").write_text(
         (tmp_path / "bob.jsonl").read_text().replace(json.dumps(long), json.dumps(huge))
@@ -252,6 +254,9 @@ def test_record_problems_are_counted_and_shown(tmp_path, monkeypatch, capsys):
     code, out, _ = _run(tmp_path, monkeypatch, capsys, "s.json", "a.jsonl", "b.jsonl", "-f", "json")
     report = json.loads(out)
     assert report["error_count"] == 4 and len(report["errors"]) == 4
+    assert _run(tmp_path, monkeypatch, capsys, "s.json", "a.jsonl", "b.jsonl", "--html", "a.html")[0] == 0
+    page = (tmp_path / "a.html").read_text()
+    assert "<h2>Errors (4)</h2>" in page and "a.jsonl as the ground truth, b.jsonl as the prediction" in page
     assert report["errors"][0] == {
         "source": "a.jsonl as the ground truth, b.jsonl as the prediction",
         "line": None,
