@@ -85,6 +85,7 @@ from .result import (
     TP,
     ConfidencePair,
     DocResult,
+    GroundTruthProblem,
     Pairings,
     Trace,
     TraceRow,
@@ -431,16 +432,20 @@ class Engine:
         if type(alternatives) is not list:
             if res is not None:
                 res.errors.append(
-                    f"{f.path}: the ground truth's _alternatives must be a list of values, got "
-                    f"{as_written(alternatives)[:80]}; its _value alone is scored"
+                    GroundTruthProblem(
+                        f"{f.path}: the ground truth's _alternatives must be a list of values, got "
+                        f"{as_written(alternatives)[:80]}; its _value alone is scored"
+                    )
                 )
             return [value]
         bound = limits.current().alternatives
         if len(alternatives) > bound:
             if res is not None:
                 res.errors.append(
-                    f"{f.path}: the ground truth lists {len(alternatives):,} _alternatives, more than "
-                    f"--limit alternatives ({bound:,}): the first {bound:,} are scored"
+                    GroundTruthProblem(
+                        f"{f.path}: the ground truth lists {len(alternatives):,} _alternatives, more than "
+                        f"--limit alternatives ({bound:,}): the first {bound:,} are scored"
+                    )
                 )
             alternatives = alternatives[:bound]
         return [value, *(unwrap(a)[0] for a in alternatives)]
@@ -759,10 +764,11 @@ class Engine:
         found = keyed_pairs(f, gv, pv)
         if res is not None:
             for side, value, at in found.repeated:
-                res.errors.append(
-                    f"{where}: key {'+'.join(f.match_key)}={as_written(value)} appears {len(at)} times in the {side} "
-                    f"(items {', '.join(map(str, at))}): paired by similarity"
+                message = (
+                    f"{where}: key {'+'.join(f.match_key)}={as_written(value)} appears {len(at):,} times in the {side} "
+                    f"(items {listed_indexes(at)}): paired by similarity"
                 )
+                res.errors.append(GroundTruthProblem(message) if side == "ground truth" else message)
         pairs = list(found.pairs)
         rules = dict.fromkeys(pairs, KEY)
         rows, cols = found.rows, found.cols
@@ -1082,6 +1088,15 @@ def _decided(res: DocResult, f: FieldPlan, won: int, start: int, path: str) -> N
         trace[start] = dataclasses.replace(trace[start], alternative=won - 1)
 
 
+SHOWN_INDEXES = 10  # a record problem lists at most this many item indexes, then says how many more
+
+
+def listed_indexes(at: list[int]) -> str:
+    """Item indexes for a record problem: the first SHOWN_INDEXES, then how many more ("0, 1, ... and 2,990 more")."""
+    shown = ", ".join(map(str, at[:SHOWN_INDEXES]))
+    return shown if len(at) <= SHOWN_INDEXES else f"{shown} and {len(at) - SHOWN_INDEXES:,} more"
+
+
 def _predicted_alternatives(res: DocResult, f: FieldPlan) -> None:
     res.errors.append(
         f"{f.path}: a prediction carries _alternatives (only the ground truth lists acceptable values); "
@@ -1113,13 +1128,16 @@ def _box_state(res: DocResult, value: Any, path: str, side: str) -> tuple[int, A
     if box is None:
         shown = repr(value)
         res.errors.append(
-            f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
-            f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0"
+            (GroundTruthProblem if side == "ground truth" else str)(
+                f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
+                f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0"
+            )
         )
         return NOT_A_BOX, None
     raw = corners(value)  # a box parses, so these are its four coordinates
     if float(raw[2]) < float(raw[0]) or float(raw[3]) < float(raw[1]):
-        res.errors.append(f"{path}: {side} _bbox has x2 < x1 or y2 < y1 ({value!r}); its corners are reordered")
+        message = f"{path}: {side} _bbox has x2 < x1 or y2 < y1 ({value!r}); its corners are reordered"
+        res.errors.append(GroundTruthProblem(message) if side == "ground truth" else message)
         return REVERSED, box
     return BOX, box
 

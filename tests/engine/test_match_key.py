@@ -6,6 +6,7 @@ order of the items where the result must not depend on it. docs/ground-truth.md,
 from __future__ import annotations
 
 import copy
+import json
 import itertools
 
 import pytest
@@ -295,3 +296,61 @@ def test_the_plan_names_each_lists_rule() -> None:
         fields = st.compile_schema(_schema(rule)).fields
         assert [f.pairing for f in fields] == [shown, "-", "-", "-"]
     assert TP == 0 and (FA, FD, FN, TN) == (1, 2, 3, 4)  # the count order the figures above are written in
+
+
+def test_a_key_repeated_in_the_ground_truth_is_reported_at_the_ground_truths_line(tmp_path, capsys) -> None:
+    """The ground truth's record problems name the ground truth's file and line, the prediction's the prediction's:
+    document z is on line 3 of the ground truth and line 1 of the predictions (paired by id), its list holds key A
+    twice in the ground truth; document y's prediction (line 3) holds key B twice."""
+    from stickler_cli.cli.app import main
+    from stickler_cli.engine.result import GroundTruthProblem
+
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({**_schema({"x-aws-stickler-match-key": "sku"}, sku=EXACT), "required": []}))
+    schema_doc = json.loads(schema.read_text())
+    schema_doc["properties"]["id"] = {"type": "string"}
+    schema.write_text(json.dumps(schema_doc))
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text(
+        '{"id": "x", "items": []}\n{"id": "y", "items": [{"sku": "B"}]}\n'
+        '{"id": "z", "items": [{"sku": "A"}, {"sku": "A"}]}\n'
+    )
+    pred.write_text(
+        '{"id": "z", "items": [{"sku": "A"}]}\n{"id": "x", "items": []}\n'
+        '{"id": "y", "items": [{"sku": "B"}, {"sku": "B"}]}\n'
+    )
+    for workers in ("1", "2"):
+        assert (
+            main(["eval", str(schema), str(gt), str(pred), "--id-field", "id", "-f", "json", "--workers", workers]) == 0
+        )
+        errors = json.loads(capsys.readouterr().out)["errors"]
+        assert sorted((e["source"], e["line"], e["doc_id"], e["message"]) for e in errors) == [
+            (
+                str(gt),
+                3,
+                "z",
+                'items: key sku="A" appears 2 times in the ground truth (items 0, 1): paired by similarity',
+            ),
+            (
+                str(pred),
+                3,
+                "y",
+                'items: key sku="B" appears 2 times in the prediction (items 0, 1): paired by similarity',
+            ),
+        ]
+    # Both engine paths tell the sides apart the same way.
+    engine = Engine(st.compile_schema(schema_doc))
+    doc_gt, doc_pred = json.loads(gt.read_text().splitlines()[2]), json.loads(pred.read_text().splitlines()[0])
+    for result in _both_paths(engine, doc_gt, doc_pred):
+        assert [isinstance(message, GroundTruthProblem) for message in result.errors] == [True]
+
+
+def test_a_key_repeated_many_times_lists_its_first_ten_items() -> None:
+    """3,000 items with one key: the message names items 0 to 9 and says how many more, not all 3,000."""
+    engine = _dup_engine()
+    gt = {"items": [{"sku": "K", "name": str(k)} for k in range(3000)]}
+    (message,) = engine.compare(gt, {"items": [{"sku": "K", "name": "0"}]}).errors
+    assert message == (
+        'items: key sku="K" appears 3,000 times in the ground truth (items 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 2,990 more):'
+        " paired by similarity"
+    )
