@@ -30,7 +30,7 @@ import numpy as np
 from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
 from .. import limits
-from ..json_text import as_written
+from ..json_text import as_written, holds_key
 from .boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_alternatives, value_goes_alone
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
@@ -372,6 +372,8 @@ class Engine:
                     gbox = g.get("_bbox")
                     alts = g.get("_alternatives") or None  # none listed: [] as if absent
                 g = g["_value"]
+            elif recording and self._alts and type(g) is dict and "_alternatives" in g and f.rich:
+                _without_value(res, f)
             conf = None
             if p is _MISSING:
                 p = default
@@ -389,6 +391,8 @@ class Engine:
                 g, won, best = self._best_of(f, g, alts, p, res, where)
                 start = len(res.trace) if recording and res.trace is not None else -1
             if primitive:
+                if recording and self._alts and f.comparator.whole_value:  # ANLS*: alternatives inside the value
+                    _whole_value_problems(res, f, g, p)
                 if alts is not None:  # the winner's similarity, not asked of the comparator again
                     similarity = best
                 else:
@@ -427,27 +431,9 @@ class Engine:
         return candidates[won], won, best
 
     def _candidates(self, f: FieldPlan, value: Any, alternatives: Any, res: DocResult | None) -> list:
-        """``value`` then its acceptable ``alternatives`` (rich ones unwrapped), at most --limit alternatives of
-        them; a malformed or overlong list is reported (when recording)."""
-        if type(alternatives) is not list:
-            if res is not None:
-                res.errors.append(
-                    GroundTruthProblem(
-                        f"{f.path}: the ground truth's _alternatives must be a list of values, got "
-                        f"{as_written(alternatives)[:80]}; its _value alone is scored"
-                    )
-                )
-            return [value]
-        bound = limits.current().alternatives
-        if len(alternatives) > bound:
-            if res is not None:
-                res.errors.append(
-                    GroundTruthProblem(
-                        f"{f.path}: the ground truth lists {len(alternatives):,} _alternatives, more than "
-                        f"--limit alternatives ({bound:,}): the first {bound:,} are scored"
-                    )
-                )
-            alternatives = alternatives[:bound]
+        """``value`` then its acceptable ``alternatives`` (rich ones unwrapped: their ``_value``), at most --limit
+        alternatives of them; a malformed or overlong list is reported (when recording)."""
+        alternatives = _acceptable(res, f, alternatives)
         return [value, *(unwrap(a)[0] for a in alternatives)]
 
     def _similarity_of(self, f: FieldPlan, g: Any, p: Any, where: str) -> float:
@@ -476,6 +462,8 @@ class Engine:
                 value = item["_value"]
                 out.append([value] if not alternatives else self._candidates(f, value, alternatives, res))
             else:
+                if res is not None and f.rich and type(item) is dict and "_alternatives" in item:
+                    _without_value(res, f)
                 out.append([item])
         return out
 
@@ -1095,6 +1083,71 @@ def listed_indexes(at: list[int]) -> str:
     """Item indexes for a record problem: the first SHOWN_INDEXES, then how many more ("0, 1, ... and 2,990 more")."""
     shown = ", ".join(map(str, at[:SHOWN_INDEXES]))
     return shown if len(at) <= SHOWN_INDEXES else f"{shown} and {len(at) - SHOWN_INDEXES:,} more"
+
+
+def _acceptable(res: DocResult | None, f: FieldPlan, alternatives: Any) -> list:
+    """The ground truth's ``_alternatives`` of field ``f`` that are read: none of a value that is not a list, at most
+    --limit alternatives of a list; what is not read, and an alternative listing ``_alternatives`` of its own (only its
+    ``_value`` is read: acceptable values do not nest), is reported when recording."""
+    if type(alternatives) is not list:
+        if res is not None:
+            res.errors.append(
+                GroundTruthProblem(
+                    f"{f.path}: the ground truth's _alternatives must be a list of values, got "
+                    f"{as_written(alternatives)[:80]}; its _value alone is scored"
+                )
+            )
+        return []
+    bound = limits.current().alternatives
+    if len(alternatives) > bound:
+        if res is not None:
+            res.errors.append(
+                GroundTruthProblem(
+                    f"{f.path}: the ground truth lists {len(alternatives):,} _alternatives, more than "
+                    f"--limit alternatives ({bound:,}): the first {bound:,} are scored"
+                )
+            )
+        alternatives = alternatives[:bound]
+    if res is not None:
+        for a in alternatives:
+            if type(a) is dict and "_value" in a and "_alternatives" in a:
+                res.errors.append(
+                    GroundTruthProblem(
+                        f"{f.path}: an alternative lists _alternatives of its own; acceptable values do not nest: "
+                        "its _value alone is read"
+                    )
+                )
+                break
+    return alternatives
+
+
+def _without_value(res: DocResult, f: FieldPlan) -> None:
+    message = GroundTruthProblem(
+        f"{f.path}: the ground truth lists _alternatives without a _value; they are not read: "
+        "the object is scored as written"
+    )
+    if message not in res.errors:  # once a field (a list's items, an ANLS* value's objects)
+        res.errors.append(message)
+
+
+def _whole_value_problems(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:
+    """Within the values of a field whose comparator scores them whole (ANLS*, which reads the ground truth's
+    ``_alternatives`` itself): the ground truth's malformed ``_alternatives`` and a prediction's, reported at the
+    field as elsewhere."""
+    stack = [g]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            if "_alternatives" in node:
+                if "_value" not in node:
+                    _without_value(res, f)
+                else:
+                    _acceptable(res, f, node["_alternatives"])
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    if holds_key(p, "_alternatives"):
+        _predicted_alternatives(res, f)
 
 
 def _predicted_alternatives(res: DocResult, f: FieldPlan) -> None:
