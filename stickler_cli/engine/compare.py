@@ -590,9 +590,8 @@ class Engine:
             else:  # each pair's best acceptable value
                 chosen, similarities = self._positioned_variants(f, variants, pv, pairs)
         elif over_bound(gv if variants is None else _flat(variants), pv, f):
-            if variants is not None:
-                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
-            pairs, similarities, bounded = self._long_primitive_list(f, gv, pv)
+            rows = None if variants is None else len(_flat(variants))  # each acceptable value a row of the matrix
+            pairs, similarities, bounded = self._long_primitive_list(f, gv, pv, rows)
         else:
             if variants is None:
                 matrix = self.similarity_matrix(f, gv, pv)
@@ -663,8 +662,9 @@ class Engine:
         # Ties are broken toward pairs that clear the threshold (then keep their score).
         return assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
 
-    def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
-        """(pairs, their similarities in the same order, how they were made) of lists beyond MATCH_BOUND pairs."""
+    def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list, rows: int | None = None):
+        """(pairs, their similarities in the same order, how they were made) of lists beyond MATCH_BOUND pairs
+        (``rows``: the matrix's rows, when the items' ``_alternatives`` made them more than the items)."""
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             local = self._primitive_pairs(f, self.similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
@@ -685,15 +685,24 @@ class Engine:
                 if key is not None and key == p_keys[j] and len(same) < SAME_VALUES:
                     same[key] = s
             similarities.append(s)
-        self._note_long_list(f, gv, pv, bounded.how)
+        self._note_long_list(f, gv, pv, bounded.how, rows)
         return pairs, similarities, bounded
 
-    def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list, pairs_by: ModelPlan | None = None):
+    def _long_object_list(
+        self,
+        model: ModelPlan,
+        f: FieldPlan,
+        gv: list,
+        pv: list,
+        pairs_by: ModelPlan | None = None,
+        rows: int | None = None,
+    ):
         """(pair scores as docs[i, j], similarities as sims[i, j], pairs, how they were made) of lists beyond
-        MATCH_BOUND pairs (paired by the item model ``pairs_by``, default ``model``; scored by ``model``)."""
+        MATCH_BOUND pairs (paired by the item model ``pairs_by``, default ``model``; scored by ``model``; ``rows``:
+        the matrix's rows, when the items' ``_alternatives`` made them more than the items)."""
         bounded = self._bounded_object_pairs(pairs_by or model, f, gv, pv)
         docs, sims = self._pair_scores(model, gv, pv, bounded.pairs)
-        self._note_long_list(f, gv, pv, bounded.how)
+        self._note_long_list(f, gv, pv, bounded.how, rows)
         return docs, sims, bounded.pairs, bounded
 
     def _bounded_object_pairs(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
@@ -770,13 +779,22 @@ class Engine:
         pairs.sort()
         return pairs, set(found.pairs), rules
 
-    def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
+    def _note_long_list(
+        self, f: FieldPlan, gv: list, pv: list, how: str, rows: int | None = None, what: str = "items"
+    ) -> None:
+        """Say that list field ``f``'s ``what`` ``gv`` x ``pv`` went beyond the matching bound, and why: too many
+        pairs, long texts, or (``rows``: the matrix's rows) the items' ``_alternatives``, each acceptable value a
+        row, which are then not read."""
+        size = f"{len(gv):,} x {len(pv):,} {what}"
+        if rows is not None:
+            size += f" and their _alternatives: {rows:,} x {len(pv):,} rows"
         more = (
             "more pairs than the matching bound"
-            if len(gv) * len(pv) > MATCH_BOUND
+            if (len(gv) if rows is None else rows) * len(pv) > MATCH_BOUND
             else "long texts: more work than the matching bound"
         )
-        self._pending.append(f"{f.path}: {len(gv):,} x {len(pv):,} items, {more} ({MATCH_BOUND:,}): {how}")
+        unread = "" if rows is None else "the items' _alternatives are not read; "
+        self._pending.append(f"{f.path}: {size}, {more} ({MATCH_BOUND:,}): {unread}{how}")
 
     def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
         early = self._list_null(f, g, p, res, where)
@@ -832,22 +850,24 @@ class Engine:
                 pairs = _assign_items(model, docs, sims)
             gv, won = _winners(res, f, variants, chosen, pairs)
         elif entry is None and over_bound(gv if variants is None else _flat(variants), pv, f):
-            if variants is not None:
-                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
-            if ruled:  # the rule's pairs first, the items left as a long list's
-                pairs, fixed, rules = self._ruled_pairs(
-                    f,
-                    gv,
-                    pv,
-                    lambda rows, cols: self._bounded_object_pairs(model, f, *_sub(gv, pv, rows, cols)),
-                    res,
-                    where,
-                )
+            rows = None if variants is None else len(_flat(variants))  # each acceptable value a row of the matrix
+            if ruled:  # the rule's pairs first, the items left matched as any list's (long, or not)
+
+                def rest(left_g: list[int], left_p: list[int]):
+                    sub_g, sub_p = _sub(gv, pv, left_g, left_p)
+                    if not over_bound(sub_g, sub_p, f):  # what the key left fits the matching
+                        d, s, _ = self.item_matrices(model, sub_g, sub_p)
+                        return _assign_items(model, d, s)
+                    found = self._bounded_object_pairs(model, f, sub_g, sub_p)
+                    self._note_long_list(f, sub_g, sub_p, found.how, None, "items left after pairing by key")
+                    return found
+
+                pairs, fixed, rules = self._ruled_pairs(f, gv, pv, rest, res, where)
                 docs, sims = self._pair_scores(model, gv, pv, pairs)
-                if f.match_key:
-                    self._note_long_list(f, gv, pv, "items paired by key first, the others as a long list's")
+                if rows is not None:
+                    self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
             else:
-                docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv)
+                docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv, rows=rows)
             known = None
         else:
             if entry is None:

@@ -507,3 +507,28 @@ def _from_batch(batch, d):
     result = batch.document(d)
     result.fd_values = [(index, g, p) for at, index, g, p in batch.fd_values if at == d] or None
     return result
+
+
+def test_alternatives_that_take_a_list_beyond_the_matching_bound_are_named_as_the_cause(monkeypatch):
+    """With a matching bound of 4 pairs, 2 x 2 tags fit; their acceptable values make 4 rows (a, b, c, then d), 4 x 2
+    = 8 pairs: the message names the alternatives and the rows, not long texts. The alternatives are not read:
+    "d" pairs with "d" first (identical), "a" with "b" by the Hungarian algorithm: an FD (Levenshtein 0); the same
+    for the items of a list of objects."""
+    from stickler_cli.engine import compare as compare_module
+    from stickler_cli.engine import matching
+
+    monkeypatch.setattr(matching, "MATCH_BOUND", 4)
+    monkeypatch.setattr(compare_module, "MATCH_BOUND", 4)
+    result = ENGINE.compare({"tags": [{"_value": "a", "_alternatives": ["b", "c"]}, "d"]}, {"tags": ["b", "d"]})
+    assert result.errors == [
+        "tags: 2 x 2 items and their _alternatives: 4 x 2 rows, more pairs than the matching bound (4): the items' "
+        "_alternatives are not read; 1 identical item pairs matched first, the other 1 by the Hungarian algorithm"
+    ]
+    assert counts(result, "tags") == [1, 0, 1, 0, 0]
+    gt = {"items": [{"_value": {"sku": "a"}, "_alternatives": [{"sku": "b"}, {"sku": "c"}]}, {"sku": "d"}]}
+    result = ENGINE.compare(gt, {"items": [{"sku": "b"}, {"sku": "d"}]})
+    assert result.errors == [
+        "items: 2 x 2 items and their _alternatives: 4 x 2 rows, more pairs than the matching bound (4): the items' "
+        "_alternatives are not read; 1 identical item pairs matched first, the other 1 by the Hungarian algorithm"
+    ]
+    assert counts(result, "items") == [1, 0, 1, 0, 0]

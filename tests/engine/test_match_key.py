@@ -354,3 +354,56 @@ def test_a_key_repeated_many_times_lists_its_first_ten_items() -> None:
         'items: key sku="K" appears 3,000 times in the ground truth (items 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 2,990 more):'
         " paired by similarity"
     )
+
+
+def _small_bound(monkeypatch) -> None:
+    """A matching bound of 4 item pairs (matching.MATCH_BOUND, as the engine reads it)."""
+    from stickler_cli.engine import compare as compare_module
+    from stickler_cli.engine import matching
+
+    monkeypatch.setattr(matching, "MATCH_BOUND", 4)
+    monkeypatch.setattr(compare_module, "MATCH_BOUND", 4)
+
+
+def test_a_long_keyed_list_whose_items_all_pair_by_key_says_nothing(monkeypatch) -> None:
+    """3 x 3 items is beyond a bound of 4 pairs, but every item pairs by key: nothing is left to the matching, so
+    nothing is said, and each pair is the key's."""
+    _small_bound(monkeypatch)
+    gt = {"items": [{"sku": k, "name": k.lower()} for k in "ABC"]}
+    pred = {"items": [{"sku": k, "name": k.lower()} for k in "CAB"]}
+    result = _dup_engine().compare(gt, pred, pairings=True)
+    assert result.errors == [] and result.counts[0] == [3, 0, 0, 0, 0]
+    assert [(p.gt_index, p.pred_index, p.rule) for p in result.pairings if p.path == "items"] == [
+        (0, 1, "key"),
+        (1, 2, "key"),
+        (2, 0, "key"),
+    ]
+
+
+def test_what_the_key_leaves_within_the_bound_is_matched_as_any_list(monkeypatch) -> None:
+    """5 x 5 items (25 pairs, beyond 4): A, B, C pair by key; the two items without a key, 2 x 2 = 4 pairs, fit the
+    bound and go to the Hungarian algorithm: "p" with "p", "q" with "q" (2 TP), nothing said."""
+    _small_bound(monkeypatch)
+    keyed = [{"sku": k, "name": k.lower()} for k in "ABC"]
+    gt = {"items": [*keyed, {"name": "p"}, {"name": "q"}]}
+    pred = {"items": [*keyed[::-1], {"name": "q"}, {"name": "p"}]}
+    result = _dup_engine().compare(gt, pred, pairings=True)
+    assert result.errors == [] and result.counts[0] == [5, 0, 0, 0, 0]
+    assert [(p.gt_index, p.pred_index, p.rule) for p in result.pairings if p.path == "items"][3:] == [
+        (3, 4, "hungarian"),
+        (4, 3, "hungarian"),
+    ]
+
+
+def test_what_the_key_leaves_beyond_the_bound_is_counted_in_the_message(monkeypatch) -> None:
+    """A pairs by key; the 3 x 3 items left (9 pairs) are beyond 4: the message counts those, not the 4 x 4 lists,
+    and they pair by position (no identical items): x-u, y-v, z-w, 3 FD."""
+    _small_bound(monkeypatch)
+    gt = {"items": [{"sku": "A", "name": "a"}, *({"name": n} for n in "xyz")]}
+    pred = {"items": [{"sku": "A", "name": "a"}, *({"name": n} for n in "uvw")]}
+    result = _dup_engine().compare(gt, pred)
+    assert result.errors == [
+        "items: 3 x 3 items left after pairing by key, more pairs than the matching bound (4): "
+        "0 identical item pairs matched first, the other 3 paired by position"
+    ]
+    assert result.counts[0] == [1, 0, 3, 0, 0]
