@@ -898,6 +898,8 @@ class Engine:
                 found = row_errors.classify(f.index, model, gv, pv, sims, pairs)
                 if found:
                     res.list_errors.append(found)
+            if res.pairings is not None:  # before the lists inside its items: kept from the top (explain-items)
+                res.pairings.note(where, len(gv), len(pv), pairs, [sims[i, j] for i, j in pairs], rules, bounded)
         width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
@@ -928,9 +930,6 @@ class Engine:
                 _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, opened) if h], where)
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
-            if res.pairings is not None:
-                similarities = [sims[i, j] for i, j in pairs]
-                res.pairings.note(where, len(gv), len(pv), pairs, similarities, rules, bounded)
         score = total / max(len(gv), len(pv))
         if res is not None and res.trace is not None:
             _trace(
