@@ -129,6 +129,14 @@ def test_compare_shows_the_alternative_that_decided(capsys, monkeypatch):
     assert "city   TP  St Louis" in printed and "(_alternatives[1])" in printed
     page = (ROOT / "docs" / "ground-truth.md").read_text(encoding="utf-8")
     assert f"--line 1\n{printed}\n```" in page
+    assert (
+        "printed in a terminal 100 columns\nwide; at 80 columns (or piped), the `Thr` and `Comparator` columns" in page
+    )
+    # What the page says of 80 columns: the table without those two columns.
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["compare", *relative, "--line", "1"]) == 0
+    narrow = capsys.readouterr().out
+    assert " Sim  Score" in narrow and "Thr" not in narrow and "Comparator" not in narrow
 
 
 def test_a_prediction_listing_alternatives_is_named(capsys, tmp_path):
