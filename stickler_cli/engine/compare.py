@@ -865,7 +865,10 @@ class Engine:
                 pairs, fixed, rules = self._ruled_pairs(f, gv, pv, rest, res, where)
                 docs, sims = self._pair_scores(model, gv, pv, pairs)
                 if rows is not None:
-                    self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
+                    self._pending.append(
+                        f"{f.path}: {len(gv):,} x {len(pv):,} items and their _alternatives: {rows:,} x {len(pv):,} "
+                        f"rows, beyond the matching bound ({MATCH_BOUND:,}): the items' _alternatives are not read"
+                    )
             else:
                 docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv, rows=rows)
             known = None

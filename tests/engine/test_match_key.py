@@ -407,3 +407,19 @@ def test_what_the_key_leaves_beyond_the_bound_is_counted_in_the_message(monkeypa
         "0 identical item pairs matched first, the other 3 paired by position"
     ]
     assert result.counts[0] == [1, 0, 3, 0, 0]
+
+
+def test_alternatives_that_take_a_keyed_list_beyond_the_bound_are_named(monkeypatch) -> None:
+    """2 x 2 items fit a bound of 4 pairs; item A's two alternatives make 4 rows, 8 pairs: the items pair by key
+    alone, their alternatives not read, and the message says so with the rows. A pairs with A on its _value (name
+    "a" against "b": sku TP, name FD, pair similarity 0.5, an FD opened), B with B (TP)."""
+    _small_bound(monkeypatch)
+    a = {"_value": {"sku": "A", "name": "a"}, "_alternatives": [{"sku": "A", "name": "b"}, {"sku": "A", "name": "c"}]}
+    gt = {"items": [a, {"sku": "B", "name": "b"}]}
+    pred = {"items": [{"sku": "B", "name": "b"}, {"sku": "A", "name": "b"}]}
+    result = _dup_engine().compare(gt, pred)
+    assert result.errors == [
+        "items: 2 x 2 items and their _alternatives: 4 x 2 rows, beyond the matching bound (4): "
+        "the items' _alternatives are not read"
+    ]
+    assert result.counts == [[1, 0, 1, 0, 0], [2, 0, 0, 0, 0], [1, 0, 1, 0, 0]]
