@@ -30,7 +30,7 @@ import numpy as np
 from ..comparators.bbox import box_iou, corners, parse_box
 from ..errors import SticklerError
 from .. import limits
-from ..json_text import as_written
+from ..json_text import as_written, holds_key
 from .boxes import ABSENT, BOX, NOT_A_BOX, REVERSED, BoxRecord, value_carries_alternatives, value_goes_alone
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..schema.conformance import Conformance
@@ -85,6 +85,7 @@ from .result import (
     TP,
     ConfidencePair,
     DocResult,
+    GroundTruthProblem,
     Pairings,
     Trace,
     TraceRow,
@@ -371,6 +372,8 @@ class Engine:
                     gbox = g.get("_bbox")
                     alts = g.get("_alternatives") or None  # none listed: [] as if absent
                 g = g["_value"]
+            elif recording and self._alts and type(g) is dict and "_alternatives" in g and f.rich:
+                _without_value(res, f)
             conf = None
             if p is _MISSING:
                 p = default
@@ -388,6 +391,8 @@ class Engine:
                 g, won, best = self._best_of(f, g, alts, p, res, where)
                 start = len(res.trace) if recording and res.trace is not None else -1
             if primitive:
+                if recording and self._alts and f.comparator.whole_value:  # ANLS*: alternatives inside the value
+                    _whole_value_problems(res, f, g, p)
                 if alts is not None:  # the winner's similarity, not asked of the comparator again
                     similarity = best
                 else:
@@ -426,23 +431,9 @@ class Engine:
         return candidates[won], won, best
 
     def _candidates(self, f: FieldPlan, value: Any, alternatives: Any, res: DocResult | None) -> list:
-        """``value`` then its acceptable ``alternatives`` (rich ones unwrapped), at most --limit alternatives of
-        them; a malformed or overlong list is reported (when recording)."""
-        if type(alternatives) is not list:
-            if res is not None:
-                res.errors.append(
-                    f"{f.path}: the ground truth's _alternatives must be a list of values, got "
-                    f"{as_written(alternatives)[:80]}; its _value alone is scored"
-                )
-            return [value]
-        bound = limits.current().alternatives
-        if len(alternatives) > bound:
-            if res is not None:
-                res.errors.append(
-                    f"{f.path}: the ground truth lists {len(alternatives):,} _alternatives, more than "
-                    f"--limit alternatives ({bound:,}): the first {bound:,} are scored"
-                )
-            alternatives = alternatives[:bound]
+        """``value`` then its acceptable ``alternatives`` (rich ones unwrapped: their ``_value``), at most --limit
+        alternatives of them; a malformed or overlong list is reported (when recording)."""
+        alternatives = _acceptable(res, f, alternatives)
         return [value, *(unwrap(a)[0] for a in alternatives)]
 
     def _similarity_of(self, f: FieldPlan, g: Any, p: Any, where: str) -> float:
@@ -471,6 +462,8 @@ class Engine:
                 value = item["_value"]
                 out.append([value] if not alternatives else self._candidates(f, value, alternatives, res))
             else:
+                if res is not None and f.rich and type(item) is dict and "_alternatives" in item:
+                    _without_value(res, f)
                 out.append([item])
         return out
 
@@ -597,9 +590,8 @@ class Engine:
             else:  # each pair's best acceptable value
                 chosen, similarities = self._positioned_variants(f, variants, pv, pairs)
         elif over_bound(gv if variants is None else _flat(variants), pv, f):
-            if variants is not None:
-                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
-            pairs, similarities, bounded = self._long_primitive_list(f, gv, pv)
+            rows = None if variants is None else len(_flat(variants))  # each acceptable value a row of the matrix
+            pairs, similarities, bounded = self._long_primitive_list(f, gv, pv, rows)
         else:
             if variants is None:
                 matrix = self.similarity_matrix(f, gv, pv)
@@ -670,8 +662,9 @@ class Engine:
         # Ties are broken toward pairs that clear the threshold (then keep their score).
         return assign(matrix, [[1.0 + s if s >= f.threshold else 0.0 for s in row] for row in matrix])
 
-    def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list):
-        """(pairs, their similarities in the same order, how they were made) of lists beyond MATCH_BOUND pairs."""
+    def _long_primitive_list(self, f: FieldPlan, gv: list, pv: list, rows: int | None = None):
+        """(pairs, their similarities in the same order, how they were made) of lists beyond MATCH_BOUND pairs
+        (``rows``: the matrix's rows, when the items' ``_alternatives`` made them more than the items)."""
 
         def best(rows: list[int], cols: list[int]) -> list[tuple[int, int]]:
             local = self._primitive_pairs(f, self.similarity_matrix(f, [gv[i] for i in rows], [pv[j] for j in cols]))
@@ -692,15 +685,24 @@ class Engine:
                 if key is not None and key == p_keys[j] and len(same) < SAME_VALUES:
                     same[key] = s
             similarities.append(s)
-        self._note_long_list(f, gv, pv, bounded.how)
+        self._note_long_list(f, gv, pv, bounded.how, rows)
         return pairs, similarities, bounded
 
-    def _long_object_list(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list, pairs_by: ModelPlan | None = None):
+    def _long_object_list(
+        self,
+        model: ModelPlan,
+        f: FieldPlan,
+        gv: list,
+        pv: list,
+        pairs_by: ModelPlan | None = None,
+        rows: int | None = None,
+    ):
         """(pair scores as docs[i, j], similarities as sims[i, j], pairs, how they were made) of lists beyond
-        MATCH_BOUND pairs (paired by the item model ``pairs_by``, default ``model``; scored by ``model``)."""
+        MATCH_BOUND pairs (paired by the item model ``pairs_by``, default ``model``; scored by ``model``; ``rows``:
+        the matrix's rows, when the items' ``_alternatives`` made them more than the items)."""
         bounded = self._bounded_object_pairs(pairs_by or model, f, gv, pv)
         docs, sims = self._pair_scores(model, gv, pv, bounded.pairs)
-        self._note_long_list(f, gv, pv, bounded.how)
+        self._note_long_list(f, gv, pv, bounded.how, rows)
         return docs, sims, bounded.pairs, bounded
 
     def _bounded_object_pairs(self, model: ModelPlan, f: FieldPlan, gv: list, pv: list):
@@ -759,10 +761,11 @@ class Engine:
         found = keyed_pairs(f, gv, pv)
         if res is not None:
             for side, value, at in found.repeated:
-                res.errors.append(
-                    f"{where}: key {'+'.join(f.match_key)}={as_written(value)} appears {len(at)} times in the {side} "
-                    f"(items {', '.join(map(str, at))}): paired by similarity"
+                message = (
+                    f"{where}: key {'+'.join(f.match_key)}={as_written(value)} appears {len(at):,} times in the {side} "
+                    f"(items {listed_indexes(at)}): paired by similarity"
                 )
+                res.errors.append(GroundTruthProblem(message) if side == "ground truth" else message)
         pairs = list(found.pairs)
         rules = dict.fromkeys(pairs, KEY)
         rows, cols = found.rows, found.cols
@@ -776,13 +779,22 @@ class Engine:
         pairs.sort()
         return pairs, set(found.pairs), rules
 
-    def _note_long_list(self, f: FieldPlan, gv: list, pv: list, how: str) -> None:
+    def _note_long_list(
+        self, f: FieldPlan, gv: list, pv: list, how: str, rows: int | None = None, what: str = "items"
+    ) -> None:
+        """Say that list field ``f``'s ``what`` ``gv`` x ``pv`` went beyond the matching bound, and why: too many
+        pairs, long texts, or (``rows``: the matrix's rows) the items' ``_alternatives``, each acceptable value a
+        row, which are then not read."""
+        size = f"{len(gv):,} x {len(pv):,} {what}"
+        if rows is not None:
+            size += f" and their _alternatives: {rows:,} x {len(pv):,} rows"
         more = (
             "more pairs than the matching bound"
-            if len(gv) * len(pv) > MATCH_BOUND
+            if (len(gv) if rows is None else rows) * len(pv) > MATCH_BOUND
             else "long texts: more work than the matching bound"
         )
-        self._pending.append(f"{f.path}: {len(gv):,} x {len(pv):,} items, {more} ({MATCH_BOUND:,}): {how}")
+        unread = "" if rows is None else "the items' _alternatives are not read; "
+        self._pending.append(f"{f.path}: {size}, {more} ({MATCH_BOUND:,}): {unread}{how}")
 
     def _object_list(self, f: FieldPlan, g: Any, p: Any, res: DocResult | None, where: str = ""):
         early = self._list_null(f, g, p, res, where)
@@ -838,22 +850,27 @@ class Engine:
                 pairs = _assign_items(model, docs, sims)
             gv, won = _winners(res, f, variants, chosen, pairs)
         elif entry is None and over_bound(gv if variants is None else _flat(variants), pv, f):
-            if variants is not None:
-                self._pending.append(f"{f.path}: beyond the matching bound, the items' _alternatives are not read")
-            if ruled:  # the rule's pairs first, the items left as a long list's
-                pairs, fixed, rules = self._ruled_pairs(
-                    f,
-                    gv,
-                    pv,
-                    lambda rows, cols: self._bounded_object_pairs(model, f, *_sub(gv, pv, rows, cols)),
-                    res,
-                    where,
-                )
+            rows = None if variants is None else len(_flat(variants))  # each acceptable value a row of the matrix
+            if ruled:  # the rule's pairs first, the items left matched as any list's (long, or not)
+
+                def rest(left_g: list[int], left_p: list[int]):
+                    sub_g, sub_p = _sub(gv, pv, left_g, left_p)
+                    if not over_bound(sub_g, sub_p, f):  # what the key left fits the matching
+                        d, s, _ = self.item_matrices(model, sub_g, sub_p)
+                        return _assign_items(model, d, s)
+                    found = self._bounded_object_pairs(model, f, sub_g, sub_p)
+                    self._note_long_list(f, sub_g, sub_p, found.how, None, "items left after pairing by key")
+                    return found
+
+                pairs, fixed, rules = self._ruled_pairs(f, gv, pv, rest, res, where)
                 docs, sims = self._pair_scores(model, gv, pv, pairs)
-                if f.match_key:
-                    self._note_long_list(f, gv, pv, "items paired by key first, the others as a long list's")
+                if rows is not None:
+                    self._pending.append(
+                        f"{f.path}: {len(gv):,} x {len(pv):,} items and their _alternatives: {rows:,} x {len(pv):,} "
+                        f"rows, beyond the matching bound ({MATCH_BOUND:,}): the items' _alternatives are not read"
+                    )
             else:
-                docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv)
+                docs, sims, pairs, bounded = self._long_object_list(model, f, gv, pv, rows=rows)
             known = None
         else:
             if entry is None:
@@ -884,6 +901,8 @@ class Engine:
                 found = row_errors.classify(f.index, model, gv, pv, sims, pairs)
                 if found:
                     res.list_errors.append(found)
+            if res.pairings is not None:  # before the lists inside its items: kept from the top (explain-items)
+                res.pairings.note(where, len(gv), len(pv), pairs, [sims[i, j] for i, j in pairs], rules, bounded)
         width = len(pv)
         first_row = len(res.trace) if res is not None and res.trace is not None else 0
         total = 0.0
@@ -914,9 +933,6 @@ class Engine:
                 _unmatched_boxes(res, model, gv, pv, [pair for pair, h in zip(pairs, opened) if h], where)
             if res.trace is not None:
                 _trace_unpaired(res, f, gv, pv, pairs, where)
-            if res.pairings is not None:
-                similarities = [sims[i, j] for i, j in pairs]
-                res.pairings.note(where, len(gv), len(pv), pairs, similarities, rules, bounded)
         score = total / max(len(gv), len(pv))
         if res is not None and res.trace is not None:
             _trace(
@@ -1082,6 +1098,80 @@ def _decided(res: DocResult, f: FieldPlan, won: int, start: int, path: str) -> N
         trace[start] = dataclasses.replace(trace[start], alternative=won - 1)
 
 
+SHOWN_INDEXES = 10  # a record problem lists at most this many item indexes, then says how many more
+
+
+def listed_indexes(at: list[int]) -> str:
+    """Item indexes for a record problem: the first SHOWN_INDEXES, then how many more ("0, 1, ... and 2,990 more")."""
+    shown = ", ".join(map(str, at[:SHOWN_INDEXES]))
+    return shown if len(at) <= SHOWN_INDEXES else f"{shown} and {len(at) - SHOWN_INDEXES:,} more"
+
+
+def _acceptable(res: DocResult | None, f: FieldPlan, alternatives: Any) -> list:
+    """The ground truth's ``_alternatives`` of field ``f`` that are read: none of a value that is not a list, at most
+    --limit alternatives of a list; what is not read, and an alternative listing ``_alternatives`` of its own (only its
+    ``_value`` is read: acceptable values do not nest), is reported when recording."""
+    if type(alternatives) is not list:
+        if res is not None:
+            res.errors.append(
+                GroundTruthProblem(
+                    f"{f.path}: the ground truth's _alternatives must be a list of values, got "
+                    f"{as_written(alternatives)[:80]}; its _value alone is scored"
+                )
+            )
+        return []
+    bound = limits.current().alternatives
+    if len(alternatives) > bound:
+        if res is not None:
+            res.errors.append(
+                GroundTruthProblem(
+                    f"{f.path}: the ground truth lists {len(alternatives):,} _alternatives, more than "
+                    f"--limit alternatives ({bound:,}): the first {bound:,} are scored"
+                )
+            )
+        alternatives = alternatives[:bound]
+    if res is not None:
+        for a in alternatives:
+            if type(a) is dict and "_value" in a and "_alternatives" in a:
+                res.errors.append(
+                    GroundTruthProblem(
+                        f"{f.path}: an alternative lists _alternatives of its own; acceptable values do not nest: "
+                        "its _value alone is read"
+                    )
+                )
+                break
+    return alternatives
+
+
+def _without_value(res: DocResult, f: FieldPlan) -> None:
+    message = GroundTruthProblem(
+        f"{f.path}: the ground truth lists _alternatives without a _value; they are not read: "
+        "the object is scored as written"
+    )
+    if message not in res.errors:  # once a field (a list's items, an ANLS* value's objects)
+        res.errors.append(message)
+
+
+def _whole_value_problems(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:
+    """Within the values of a field whose comparator scores them whole (ANLS*, which reads the ground truth's
+    ``_alternatives`` itself): the ground truth's malformed ``_alternatives`` and a prediction's, reported at the
+    field as elsewhere."""
+    stack = [g]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            if "_alternatives" in node:
+                if "_value" not in node:
+                    _without_value(res, f)
+                else:
+                    _acceptable(res, f, node["_alternatives"])
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    if holds_key(p, "_alternatives"):
+        _predicted_alternatives(res, f)
+
+
 def _predicted_alternatives(res: DocResult, f: FieldPlan) -> None:
     res.errors.append(
         f"{f.path}: a prediction carries _alternatives (only the ground truth lists acceptable values); "
@@ -1113,13 +1203,16 @@ def _box_state(res: DocResult, value: Any, path: str, side: str) -> tuple[int, A
     if box is None:
         shown = repr(value)
         res.errors.append(
-            f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
-            f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0"
+            (GroundTruthProblem if side == "ground truth" else str)(
+                f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
+                f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0"
+            )
         )
         return NOT_A_BOX, None
     raw = corners(value)  # a box parses, so these are its four coordinates
     if float(raw[2]) < float(raw[0]) or float(raw[3]) < float(raw[1]):
-        res.errors.append(f"{path}: {side} _bbox has x2 < x1 or y2 < y1 ({value!r}); its corners are reordered")
+        message = f"{path}: {side} _bbox has x2 < x1 or y2 < y1 ({value!r}); its corners are reordered"
+        res.errors.append(GroundTruthProblem(message) if side == "ground truth" else message)
         return REVERSED, box
     return BOX, box
 

@@ -12,6 +12,14 @@ LABELS = ("TP", "FA", "FD", "FN", "TN")  # a comparison row's type, by count ind
 LABEL_INDEX = {name: k for k, name in enumerate(LABELS)}
 
 
+class GroundTruthProblem(str):
+    """A record problem found in the ground truth's record, not in the prediction's (a key repeated in a ground-truth
+    list, a malformed ``_alternatives``...): a message of ``DocResult.errors`` like any other, that the run reports
+    at the ground truth's file and line (run/scoring.py) rather than at the prediction's."""
+
+    __slots__ = ()
+
+
 class ConfidencePair(NamedTuple):
     """A scored leaf whose prediction carried ``_confidence`` (a tuple: cheap to make by the million)."""
 

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from .accumulate import Accumulator, Collect
 from .collector import held_back
 from ..engine import Engine
+from ..engine.result import GroundTruthProblem
 from ..plan import Plan
 from .options import RunOptions, for_plan
 from .reader import DataError, Pair, PairingStats, blank_lines, check_pairing_outcome, ground_truth_lines
@@ -72,8 +73,9 @@ def evaluate_pairs(
                 acc.add_conformance(conformance.violations(pred))
                 for message in conformance.take_messages():  # a pattern that ran out of time, a record too deep
                     acc.add_error(DataError("<predictions>", None, None, message))
-                for message in scored.errors.get(d, ()):
-                    acc.add_error(DataError("<predictions>", None, None, message))
+                for message in scored.errors.get(d, ()):  # each at the side it is in (engine.result.GroundTruthProblem)
+                    side = "<ground truth>" if isinstance(message, GroundTruthProblem) else "<predictions>"
+                    acc.add_error(DataError(side, None, None, message))
                 if d in scored.list_errors:
                     acc.add_list_errors(scored.list_errors[d], f"pair {k}", first + d)
                 _analyse(engine, acc, scored, d, first + d, Pair(f"pair {k}", gt, pred, k, k, []))

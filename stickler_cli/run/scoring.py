@@ -16,7 +16,7 @@ from ..analyses.failures import document_row, has_misses, non_match_rows, pairin
 from .collector import held_back
 from ..engine import Engine
 from ..engine.batch import BatchResult
-from ..engine.result import FA, FD, FN
+from ..engine.result import FA, FD, FN, GroundTruthProblem
 from ..engine.values import adopt_older_shape
 from .reader import COUNTED, DataError, Pair, Pairing, PairingStats, pair_by_id, pair_by_line
 from .shards import Shard
@@ -121,8 +121,11 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                 if pair.gt is None:
                     continue
                 if errors and d in errors:
-                    for message in errors[d]:
-                        acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+                    for message in errors[d]:  # each at the record it is in (engine.result.GroundTruthProblem)
+                        if isinstance(message, GroundTruthProblem):
+                            acc.add_error(DataError(shard.ground_truth, pair.gt_line, pair.doc_id, message))
+                        else:
+                            acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
                 if listed and d in listed:
                     acc.add_list_errors(listed[d], pair.doc_id, first + d)
                 if plain and scores[d] >= worst and (missing is None or not missing[d]):  # nothing to keep of it

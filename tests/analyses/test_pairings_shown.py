@@ -184,8 +184,8 @@ def test_compare_shows_them(files, capsys, monkeypatch) -> None:
 
 def test_a_keyed_list_beyond_the_matching_bound(monkeypatch) -> None:
     """The matching bound lowered to 4 item pairs: items (3 x 4) pair by key first, then gt 2 against pred 1 and
-    3 (2 pairs, within the bound, none identical) by the Hungarian matching, as above; codes (2 x 3) pair their
-    identical items first. The figures do not move: the same pairs."""
+    3 (2 pairs, within the bound) by the Hungarian matching, as above; codes (2 x 3) pair their identical items
+    first. The figures do not move: the same pairs."""
     engine = Engine(st.compile_schema(SCHEMA))
     plain = engine.compare(GT, PRED)
     monkeypatch.setattr(matching, "MATCH_BOUND", 4)
@@ -195,4 +195,53 @@ def test_a_keyed_list_beyond_the_matching_bound(monkeypatch) -> None:
         "codes": [_pair(0, 1, "identical", 1.0), _pair(1, 0, "identical", 1.0), _pair(None, 2, "unmatched", None)],
     }
     assert (bounded.score, bounded.tally) == (plain.score, plain.tally)
-    assert [e.split(":")[0] for e in bounded.errors] == ["items", "codes"]  # each long list named
+    # codes is named; items is not: what its key left (1 x 2 items) is within the bound, matched as any list's.
+    assert [e.split(":")[0] for e in bounded.errors] == ["codes"]
+
+
+NESTED = {
+    "type": "object",
+    "properties": {
+        "orders": {
+            "type": "array",
+            "x-aws-stickler-match-key": "no",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "no": {"type": "integer"},
+                    "lines": {
+                        "type": "array",
+                        "x-aws-stickler-match-key": "sku",
+                        "items": {"type": "object", "properties": {"sku": EXACT}},
+                    },
+                },
+            },
+        }
+    },
+}
+
+
+def test_explain_items_keeps_the_pairings_from_the_top() -> None:
+    """Two orders, paired by key (gt 0 with pred 1, gt 1 with pred 0), each with two lines paired by key: 2 + 2 + 2
+    pairings, outer list first. With --limit explain-items=3, the orders' two and the first order's first line are
+    kept, in that walk order; 3 are counted as not shown."""
+    gt = {
+        "orders": [{"no": 1, "lines": [{"sku": "a"}, {"sku": "b"}]}, {"no": 2, "lines": [{"sku": "c"}, {"sku": "d"}]}]
+    }
+    pred = {
+        "orders": [{"no": 2, "lines": [{"sku": "d"}, {"sku": "c"}]}, {"no": 1, "lines": [{"sku": "a"}, {"sku": "b"}]}]
+    }
+    engine = Engine(st.compile_schema(NESTED))
+    whole = engine.compare(gt, pred, pairings=True)
+    assert list(_by_list(whole)) == ["orders", "orders[0↔1].lines", "orders[1↔0].lines"]
+    before = limits.current()
+    limits.use(limits.parse(["explain-items=3"]))
+    try:
+        result = engine.compare(gt, pred, pairings=True)
+    finally:
+        limits.use(before)
+    assert _by_list(result) == {
+        "orders": [_pair(0, 1, "key", 1.0), _pair(1, 0, "key", 1.0)],
+        "orders[0↔1].lines": [_pair(0, 0, "key", 1.0)],
+    }
+    assert result.pairings.more == 3

@@ -129,6 +129,14 @@ def test_compare_shows_the_alternative_that_decided(capsys, monkeypatch):
     assert "city   TP  St Louis" in printed and "(_alternatives[1])" in printed
     page = (ROOT / "docs" / "ground-truth.md").read_text(encoding="utf-8")
     assert f"--line 1\n{printed}\n```" in page
+    assert (
+        "printed in a terminal 100 columns\nwide; at 80 columns (or piped), the `Thr` and `Comparator` columns" in page
+    )
+    # What the page says of 80 columns: the table without those two columns.
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["compare", *relative, "--line", "1"]) == 0
+    narrow = capsys.readouterr().out
+    assert " Sim  Score" in narrow and "Thr" not in narrow and "Comparator" not in narrow
 
 
 def test_a_prediction_listing_alternatives_is_named(capsys, tmp_path):
@@ -148,6 +156,23 @@ def test_a_prediction_listing_alternatives_is_named(capsys, tmp_path):
     ]
     assert report["field_metrics"]["city"]["tp"] == 3  # its _value, "Paris", is scored
     assert report["alternatives"] == BLOCK  # a prediction's alternatives are not counted
+
+
+def test_the_ground_truths_problems_name_the_ground_truths_file_and_line(capsys, tmp_path):
+    """A malformed ``_alternatives`` on line 2 of the ground truth, whose document "2" is on line 1 of the
+    predictions (written in reverse order, paired by id): reported at the ground truth's line 2. Its _value
+    "New York" alone is scored, equal to the prediction: city stays 3 TP (document 1 decided by "St Louis")."""
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    lines = GT.read_text().splitlines()
+    lines[1] = json.dumps({"id": "2", "city": {"_value": "New York", "_alternatives": "NYC"}, "state": "NY"})
+    gt.write_text("\n".join(lines) + "\n")
+    pred.write_text("\n".join(reversed(PRED.read_text().splitlines())) + "\n")
+    report = _json(capsys, SCHEMA, gt, pred, "--id-field", "id")
+    message = 'city: the ground truth\'s _alternatives must be a list of values, got "NYC"; its _value alone is scored'
+    assert report["errors"] == [{"source": str(gt), "line": 2, "doc_id": "2", "message": message}]
+    assert report["field_metrics"]["city"]["tp"] == 3
+    report = _json(capsys, SCHEMA, GT, pred, "--id-field", "id", "--limit", "alternatives=1")
+    assert sorted((e["source"], e["line"]) for e in report["errors"]) == [(str(GT), 1), (str(GT), 2)]
 
 
 def test_the_reader_finds_the_key_in_the_raw_line():

@@ -14,7 +14,7 @@ import stickler_cli as st
 from stickler_cli import limits
 from stickler_cli.engine.compare import Engine
 from stickler_cli.engine.prefetch import collect, models_needed
-from stickler_cli.engine.result import FD, FN, TN, TP, ConfidencePair
+from stickler_cli.engine.result import FD, FN, TN, TP, ConfidencePair, GroundTruthProblem
 
 PLAN = st.compile_schema(
     {
@@ -202,6 +202,82 @@ def test_malformed_alternatives_are_reported():
         'name: the ground truth\'s _alternatives must be a list of values, got "wxyz"; its _value alone is scored'
     ]
     assert counts(result, "name") == one(FD)
+
+
+def test_alternatives_without_a_value_are_reported_and_the_object_scored_as_written():
+    """No ``_value``: nothing says which value is the ground truth's, so the listed ones are not read and the object
+    is compared as it is: a string field against an object is an FD of similarity 0.0 (the problem says why)."""
+    message = (
+        "{}: the ground truth lists _alternatives without a _value; they are not read: the object is scored as written"
+    )
+    gt = {"name": {"_alternatives": ["abcd"]}}
+    for result in (ENGINE.compare(gt, {"name": "abcd"}), ENGINE.score_batch([(gt, {"name": "abcd"})]).document(0)):
+        assert result.errors == [message.format("name")] and counts(result, "name") == one(FD)
+        assert isinstance(result.errors[0], GroundTruthProblem)
+    # In a list, once for the list: the bare item is an FD, the rich one is paired on its alternative "y".
+    listed = [{"_alternatives": ["abcd"]}, {"_alternatives": ["e"]}, {"_value": "x", "_alternatives": ["y"]}]
+    result = ENGINE.compare({"tags": listed}, {"tags": ["abcd", "zz", "y"]})
+    assert result.errors == [message.format("tags")] and counts(result, "tags") == [1, 0, 2, 0, 0]
+
+
+def test_an_alternative_listing_alternatives_is_read_as_its_value():
+    """Acceptable values do not nest: the alternative ``{"_value": "X", "_alternatives": ["St Louis"]}`` is "X".
+    The prediction "St Louis" is then scored on "Saint Louis" (8 / 11, 3 edits over 11), not on the nested 1.0."""
+    gt = {"name": {"_value": "Saint Louis", "_alternatives": [{"_value": "X", "_alternatives": ["St Louis"]}]}}
+    message = (
+        "name: an alternative lists _alternatives of its own; acceptable values do not nest: its _value alone is read"
+    )
+    result = ENGINE.compare(gt, {"name": "St Louis"})
+    assert result.errors == [message] and result.field_scores["name"] == pytest.approx(8 / 11)
+    result = ENGINE.compare(gt, {"name": "X"})
+    assert result.errors == [message] and result.field_scores["name"] == 1.0 and result.alternatives == [(0, True)]
+
+
+ANLS_PLAN = st.compile_schema(
+    {
+        "type": "object",
+        "properties": {
+            "doc": {
+                "type": "object",
+                "x-aws-stickler-comparator": "ANLSStarComparator",
+                "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+            }
+        },
+    }
+)
+
+
+def test_problems_inside_an_anls_value_are_reported_at_its_field():
+    """ANLSStarComparator reads the ``_alternatives`` inside its value itself; the engine still names what is wrong
+    there, at the field, and ANLS* scores what the message says: a malformed list's ``_value`` alone, a prediction's
+    ``_value``. name "J. Smith" against "John" is 0 (edit similarity 2 / 8, below tau 0.5), each tag 1: ANLS* of the
+    object is the mean over its three leaves, 2 / 3 (anls-star on the plain values agrees)."""
+    anls_star = pytest.importorskip("anls_star")
+    engine = Engine(ANLS_PLAN)
+    plain = {"name": "J. Smith", "tags": ["a", "c"]}
+    pred = {"doc": {"name": "John", "tags": ["a", "c"]}}
+    expected = anls_star.anls_score(plain, pred["doc"])
+    assert expected == pytest.approx(2 / 3)
+    malformed = {"doc": {"name": {"_value": "J. Smith", "_alternatives": "John"}, "tags": ["a", "c"]}}
+    result = engine.compare(malformed, pred)
+    assert result.errors == [
+        'doc: the ground truth\'s _alternatives must be a list of values, got "John"; its _value alone is scored'
+    ]
+    assert isinstance(result.errors[0], GroundTruthProblem) and result.field_scores["doc"] == expected
+    # A prediction carrying _alternatives: its _value "c" is scored, 1.0 as the plain prediction.
+    predicted = {"doc": {"name": "J. Smith", "tags": ["a", {"_value": "c", "_alternatives": ["b"]}]}}
+    result = engine.compare({"doc": plain}, predicted)
+    assert result.errors == [
+        "doc: a prediction carries _alternatives (only the ground truth lists acceptable values); its _value is scored"
+    ]
+    assert not isinstance(result.errors[0], GroundTruthProblem) and result.field_scores["doc"] == 1.0
+    # Without a _value: the object is scored as written (an object against the text "J. Smith": 0), and reported.
+    bare = {"doc": {"name": {"_alternatives": ["J. Smith"]}, "tags": ["a", "c"]}}
+    result = engine.compare(bare, {"doc": plain})
+    assert result.errors == [
+        "doc: the ground truth lists _alternatives without a _value; they are not read: the object is scored as written"
+    ]
+    assert result.field_scores["doc"] == anls_star.anls_score({"name": {"x": "J. Smith"}, "tags": ["a", "c"]}, plain)
 
 
 def test_limit_alternatives():
@@ -431,3 +507,28 @@ def _from_batch(batch, d):
     result = batch.document(d)
     result.fd_values = [(index, g, p) for at, index, g, p in batch.fd_values if at == d] or None
     return result
+
+
+def test_alternatives_that_take_a_list_beyond_the_matching_bound_are_named_as_the_cause(monkeypatch):
+    """With a matching bound of 4 pairs, 2 x 2 tags fit; their acceptable values make 4 rows (a, b, c, then d), 4 x 2
+    = 8 pairs: the message names the alternatives and the rows, not long texts. The alternatives are not read:
+    "d" pairs with "d" first (identical), "a" with "b" by the Hungarian algorithm: an FD (Levenshtein 0); the same
+    for the items of a list of objects."""
+    from stickler_cli.engine import compare as compare_module
+    from stickler_cli.engine import matching
+
+    monkeypatch.setattr(matching, "MATCH_BOUND", 4)
+    monkeypatch.setattr(compare_module, "MATCH_BOUND", 4)
+    result = ENGINE.compare({"tags": [{"_value": "a", "_alternatives": ["b", "c"]}, "d"]}, {"tags": ["b", "d"]})
+    assert result.errors == [
+        "tags: 2 x 2 items and their _alternatives: 4 x 2 rows, more pairs than the matching bound (4): the items' "
+        "_alternatives are not read; 1 identical item pairs matched first, the other 1 by the Hungarian algorithm"
+    ]
+    assert counts(result, "tags") == [1, 0, 1, 0, 0]
+    gt = {"items": [{"_value": {"sku": "a"}, "_alternatives": [{"sku": "b"}, {"sku": "c"}]}, {"sku": "d"}]}
+    result = ENGINE.compare(gt, {"items": [{"sku": "b"}, {"sku": "d"}]})
+    assert result.errors == [
+        "items: 2 x 2 items and their _alternatives: 4 x 2 rows, more pairs than the matching bound (4): the items' "
+        "_alternatives are not read; 1 identical item pairs matched first, the other 1 by the Hungarian algorithm"
+    ]
+    assert counts(result, "items") == [1, 0, 1, 0, 0]

@@ -6,6 +6,7 @@ order of the items where the result must not depend on it. docs/ground-truth.md,
 from __future__ import annotations
 
 import copy
+import json
 import itertools
 
 import pytest
@@ -295,3 +296,130 @@ def test_the_plan_names_each_lists_rule() -> None:
         fields = st.compile_schema(_schema(rule)).fields
         assert [f.pairing for f in fields] == [shown, "-", "-", "-"]
     assert TP == 0 and (FA, FD, FN, TN) == (1, 2, 3, 4)  # the count order the figures above are written in
+
+
+def test_a_key_repeated_in_the_ground_truth_is_reported_at_the_ground_truths_line(tmp_path, capsys) -> None:
+    """The ground truth's record problems name the ground truth's file and line, the prediction's the prediction's:
+    document z is on line 3 of the ground truth and line 1 of the predictions (paired by id), its list holds key A
+    twice in the ground truth; document y's prediction (line 3) holds key B twice."""
+    from stickler_cli.cli.app import main
+    from stickler_cli.engine.result import GroundTruthProblem
+
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({**_schema({"x-aws-stickler-match-key": "sku"}, sku=EXACT), "required": []}))
+    schema_doc = json.loads(schema.read_text())
+    schema_doc["properties"]["id"] = {"type": "string"}
+    schema.write_text(json.dumps(schema_doc))
+    gt, pred = tmp_path / "gt.jsonl", tmp_path / "pred.jsonl"
+    gt.write_text(
+        '{"id": "x", "items": []}\n{"id": "y", "items": [{"sku": "B"}]}\n'
+        '{"id": "z", "items": [{"sku": "A"}, {"sku": "A"}]}\n'
+    )
+    pred.write_text(
+        '{"id": "z", "items": [{"sku": "A"}]}\n{"id": "x", "items": []}\n'
+        '{"id": "y", "items": [{"sku": "B"}, {"sku": "B"}]}\n'
+    )
+    for workers in ("1", "2"):
+        assert (
+            main(["eval", str(schema), str(gt), str(pred), "--id-field", "id", "-f", "json", "--workers", workers]) == 0
+        )
+        errors = json.loads(capsys.readouterr().out)["errors"]
+        assert sorted((e["source"], e["line"], e["doc_id"], e["message"]) for e in errors) == [
+            (
+                str(gt),
+                3,
+                "z",
+                'items: key sku="A" appears 2 times in the ground truth (items 0, 1): paired by similarity',
+            ),
+            (
+                str(pred),
+                3,
+                "y",
+                'items: key sku="B" appears 2 times in the prediction (items 0, 1): paired by similarity',
+            ),
+        ]
+    # Both engine paths tell the sides apart the same way.
+    engine = Engine(st.compile_schema(schema_doc))
+    doc_gt, doc_pred = json.loads(gt.read_text().splitlines()[2]), json.loads(pred.read_text().splitlines()[0])
+    for result in _both_paths(engine, doc_gt, doc_pred):
+        assert [isinstance(message, GroundTruthProblem) for message in result.errors] == [True]
+
+
+def test_a_key_repeated_many_times_lists_its_first_ten_items() -> None:
+    """3,000 items with one key: the message names items 0 to 9 and says how many more, not all 3,000."""
+    engine = _dup_engine()
+    gt = {"items": [{"sku": "K", "name": str(k)} for k in range(3000)]}
+    (message,) = engine.compare(gt, {"items": [{"sku": "K", "name": "0"}]}).errors
+    assert message == (
+        'items: key sku="K" appears 3,000 times in the ground truth (items 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 2,990 more):'
+        " paired by similarity"
+    )
+
+
+def _small_bound(monkeypatch) -> None:
+    """A matching bound of 4 item pairs (matching.MATCH_BOUND, as the engine reads it)."""
+    from stickler_cli.engine import compare as compare_module
+    from stickler_cli.engine import matching
+
+    monkeypatch.setattr(matching, "MATCH_BOUND", 4)
+    monkeypatch.setattr(compare_module, "MATCH_BOUND", 4)
+
+
+def test_a_long_keyed_list_whose_items_all_pair_by_key_says_nothing(monkeypatch) -> None:
+    """3 x 3 items is beyond a bound of 4 pairs, but every item pairs by key: nothing is left to the matching, so
+    nothing is said, and each pair is the key's."""
+    _small_bound(monkeypatch)
+    gt = {"items": [{"sku": k, "name": k.lower()} for k in "ABC"]}
+    pred = {"items": [{"sku": k, "name": k.lower()} for k in "CAB"]}
+    result = _dup_engine().compare(gt, pred, pairings=True)
+    assert result.errors == [] and result.counts[0] == [3, 0, 0, 0, 0]
+    assert [(p.gt_index, p.pred_index, p.rule) for p in result.pairings if p.path == "items"] == [
+        (0, 1, "key"),
+        (1, 2, "key"),
+        (2, 0, "key"),
+    ]
+
+
+def test_what_the_key_leaves_within_the_bound_is_matched_as_any_list(monkeypatch) -> None:
+    """5 x 5 items (25 pairs, beyond 4): A, B, C pair by key; the two items without a key, 2 x 2 = 4 pairs, fit the
+    bound and go to the Hungarian algorithm: "p" with "p", "q" with "q" (2 TP), nothing said."""
+    _small_bound(monkeypatch)
+    keyed = [{"sku": k, "name": k.lower()} for k in "ABC"]
+    gt = {"items": [*keyed, {"name": "p"}, {"name": "q"}]}
+    pred = {"items": [*keyed[::-1], {"name": "q"}, {"name": "p"}]}
+    result = _dup_engine().compare(gt, pred, pairings=True)
+    assert result.errors == [] and result.counts[0] == [5, 0, 0, 0, 0]
+    assert [(p.gt_index, p.pred_index, p.rule) for p in result.pairings if p.path == "items"][3:] == [
+        (3, 4, "hungarian"),
+        (4, 3, "hungarian"),
+    ]
+
+
+def test_what_the_key_leaves_beyond_the_bound_is_counted_in_the_message(monkeypatch) -> None:
+    """A pairs by key; the 3 x 3 items left (9 pairs) are beyond 4: the message counts those, not the 4 x 4 lists,
+    and they pair by position (no identical items): x-u, y-v, z-w, 3 FD."""
+    _small_bound(monkeypatch)
+    gt = {"items": [{"sku": "A", "name": "a"}, *({"name": n} for n in "xyz")]}
+    pred = {"items": [{"sku": "A", "name": "a"}, *({"name": n} for n in "uvw")]}
+    result = _dup_engine().compare(gt, pred)
+    assert result.errors == [
+        "items: 3 x 3 items left after pairing by key, more pairs than the matching bound (4): "
+        "0 identical item pairs matched first, the other 3 paired by position"
+    ]
+    assert result.counts[0] == [1, 0, 3, 0, 0]
+
+
+def test_alternatives_that_take_a_keyed_list_beyond_the_bound_are_named(monkeypatch) -> None:
+    """2 x 2 items fit a bound of 4 pairs; item A's two alternatives make 4 rows, 8 pairs: the items pair by key
+    alone, their alternatives not read, and the message says so with the rows. A pairs with A on its _value (name
+    "a" against "b": sku TP, name FD, pair similarity 0.5, an FD opened), B with B (TP)."""
+    _small_bound(monkeypatch)
+    a = {"_value": {"sku": "A", "name": "a"}, "_alternatives": [{"sku": "A", "name": "b"}, {"sku": "A", "name": "c"}]}
+    gt = {"items": [a, {"sku": "B", "name": "b"}]}
+    pred = {"items": [{"sku": "B", "name": "b"}, {"sku": "A", "name": "b"}]}
+    result = _dup_engine().compare(gt, pred)
+    assert result.errors == [
+        "items: 2 x 2 items and their _alternatives: 4 x 2 rows, beyond the matching bound (4): "
+        "the items' _alternatives are not read"
+    ]
+    assert result.counts == [[1, 0, 1, 0, 0], [2, 0, 0, 0, 0], [1, 0, 1, 0, 0]]
