@@ -67,12 +67,14 @@ def stability_command(
     """
     from ..engine import Engine
     from ..engine.values import adopt_older_shape
+    from ..engine.result import GroundTruthProblem
     from ..errors import InputError
     from ..report import stability as figures
     from ..report.agreement import record_problems
     from ..run import atomic
     from ..run import reader
     from ..run.options import for_plan
+    from ..run.scoring import located
     from ..reporters import json_report
     from ..schema.compiler import check_ready
     from .agree import warn_about_problems
@@ -101,6 +103,7 @@ def stability_command(
     unpaired: list[int] = []
     documents: list[int] = []
     problems: list[dict[str, Any]] = []  # the record problems eval names: the reader's and the engine's
+    seen: set[tuple[int, str]] = set()  # the ground truth's own problems said: (line, message)
     for path in runs:
         stats = reader.PairingStats()
         pairs = (reader.pair_by_id if pairing.id_field else reader.pair_by_line)(ground_truth, path, stats, pairing)
@@ -114,7 +117,12 @@ def stability_command(
                     if record:
                         adopt_older_shape(plan.root, record)
             result = engine.compare(pair.gt, pair.pred or {})
-            problems += [reader.DataError(path, pair.pred_line, pair.doc_id, m).as_dict() for m in result.errors]
+            for message in result.errors:  # a problem of the ground truth's own once, not once per run
+                if isinstance(message, GroundTruthProblem):
+                    if (pair.gt_line, message) in seen:
+                        continue
+                    seen.add((pair.gt_line, message))
+                problems.append(located(message, ground_truth, path, pair).as_dict())
             missing = pair.pred_line is None or pair.pred_invalid
             run.append(
                 (pair.gt_line, figures.Scored(result.score, result.counts, result.score_sum, result.score_n, missing))

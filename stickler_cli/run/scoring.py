@@ -121,11 +121,8 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                 if pair.gt is None:
                     continue
                 if errors and d in errors:
-                    for message in errors[d]:  # each at the record it is in (engine.result.GroundTruthProblem)
-                        if isinstance(message, GroundTruthProblem):
-                            acc.add_error(DataError(shard.ground_truth, pair.gt_line, pair.doc_id, message))
-                        else:
-                            acc.add_error(DataError(pred_path, pair.pred_line, pair.doc_id, message))
+                    for message in errors[d]:
+                        acc.add_error(located(message, shard.ground_truth, pred_path, pair))
                 if listed and d in listed:
                     acc.add_list_errors(listed[d], pair.doc_id, first + d)
                 if plain and scores[d] >= worst and (missing is None or not missing[d]):  # nothing to keep of it
@@ -134,6 +131,14 @@ def score_pairs(engine: Engine, acc: Accumulator, pairs: Iterable[Pair], shard: 
                 _analyse(engine, acc, scored, d, first + d, pair, shard)
                 worst = acc.worst_bound()
                 d += 1
+
+
+def located(message: str, ground_truth: str, predictions: str, pair: Pair) -> DataError:
+    """An engine's record problem at the record it is in: the ground truth's file and line for a
+    ``GroundTruthProblem`` (engine/result.py), else the prediction's."""
+    if isinstance(message, GroundTruthProblem):
+        return DataError(ground_truth, pair.gt_line, pair.doc_id, message)
+    return DataError(predictions, pair.pred_line, pair.doc_id, message)
 
 
 def adopted_batches(root: Any, pairs: Iterable[Pair], acc: Any = None) -> Iterator[list[Pair]]:

@@ -248,9 +248,9 @@ def _write(tmp_path: Path, name: str, *lines: object) -> str:
 
 
 def test_record_problems_are_named_as_eval_names_them(capsys, tmp_path):
-    """A key repeated in the ground truth (named where a run's list is paired with it: run 1; run 2's document is
-    missing, no list to pair), a prediction carrying _alternatives and a line that is not JSON: 3 record problems,
-    in the JSON report, on stderr (the first) and in the table and Markdown."""
+    """A key repeated in the ground truth (named at the ground truth's line, once, where a run's list is paired with
+    it: run 1; run 2's document is missing, no list to pair), a prediction carrying _alternatives and a line that is
+    not JSON: 3 record problems, in the JSON report, on stderr (the first) and in the table and Markdown."""
     schema = _keyed(tmp_path)
     gt = _write(tmp_path, "g.jsonl", {"a": [{"k": "A", "n": "x"}, {"k": "A", "n": "y"}]})
     run1 = _write(tmp_path, "r1.jsonl", {"a": [{"k": "A", "n": {"_value": "y", "_alternatives": ["x"]}}]})
@@ -260,15 +260,23 @@ def test_record_problems_are_named_as_eval_names_them(capsys, tmp_path):
     report = json.loads(out)
     messages = [(e["source"], e["line"], e["message"].split(":")[0]) for e in report["errors"]]
     assert report["error_count"] == 3 and len(messages) == 3
-    assert (run1, 1, "a") in messages and (run1, 1, "a.n") in messages  # the repeated key; the alternatives
+    assert (gt, 1, "a") in messages and (run1, 1, "a.n") in messages  # the repeated key; the alternatives
     assert (run2, 1, "prediction not valid JSON (invalid literal, expected 'null'") in messages
     assert 'a: key k="A" appears 2 times in the ground truth (items 0, 1)' in err and err.count("\n") == 1
-    assert err.startswith(f"stickler: warning: 3 record problem(s); the first: {run1}:1: a: key")
+    assert err.startswith(f"stickler: warning: 3 record problem(s); the first: {gt}:1: a: key")
     assert main(["stability", schema, gt, run1, run2, "-f", "markdown"]) == 0
     page = capsys.readouterr().out
     assert "\n3 record problem(s):\n" in page and "a prediction carries _alternatives" in page
     assert main(["stability", schema, gt, run1, run2]) == 0
     assert "3 record problem(s):" in capsys.readouterr().out
+    # Two runs that both pair the list: the ground truth's problem is said once, not once per run.
+    assert main(["stability", schema, gt, run1, run1, "-f", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted((e["source"], e["message"].split(":")[0]) for e in report["errors"]) == [
+        (gt, "a"),
+        (run1, "a.n"),
+        (run1, "a.n"),
+    ]
 
 
 def test_a_missing_run_counts_0_in_nested_fields_too(capsys, tmp_path):
