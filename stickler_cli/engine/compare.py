@@ -779,6 +779,23 @@ class Engine:
         pairs.sort()
         return pairs, set(found.pairs), rules
 
+    def _assigned(
+        self, model: ModelPlan, f: FieldPlan, gv: list, pv: list, docs: Any, sims: Any, res: Any, where: str
+    ) -> tuple[list[tuple[int, int]], set[tuple[int, int]], dict[tuple[int, int], str]]:
+        """``_ruled_pairs``' triple for an object list whose item matrices (``docs``, ``sims``) are known: the list's
+        rule pairs first and the items left by the same assignment on what they leave; without a rule, the
+        Hungarian pairing (ties broken toward matched pairs, then higher pair scores)."""
+        if f.match_key or f.match_order:
+            return self._ruled_pairs(
+                f,
+                gv,
+                pv,
+                lambda rows, cols: _assign_items(model, docs[np.ix_(rows, cols)], sims[np.ix_(rows, cols)]),
+                res,
+                where,
+            )
+        return _assign_items(model, docs, sims), set(), {}
+
     def _note_long_list(
         self, f: FieldPlan, gv: list, pv: list, how: str, rows: int | None = None, what: str = "items"
     ) -> None:
@@ -837,17 +854,7 @@ class Engine:
                 np.array([[c[0] for c in row] for row in cells], dtype=float).reshape(shape),
             )
             known = None
-            if ruled:
-                pairs, fixed, rules = self._ruled_pairs(
-                    f,
-                    gv,
-                    pv,
-                    lambda rows, cols: _assign_items(model, docs[np.ix_(rows, cols)], sims[np.ix_(rows, cols)]),
-                    res,
-                    where,
-                )
-            else:
-                pairs = _assign_items(model, docs, sims)
+            pairs, fixed, rules = self._assigned(model, f, gv, pv, docs, sims, res, where)
             gv, won = _winners(res, f, variants, chosen, pairs)
         elif entry is None and over_bound(gv if variants is None else _flat(variants), pv, f):
             rows = None if variants is None else len(_flat(variants))  # each acceptable value a row of the matrix
@@ -881,18 +888,7 @@ class Engine:
                     if known_arrays and res is not None
                     else None
                 )
-            # Ties are broken toward matched pairs, then higher pair scores.
-            if ruled:  # the rule's pairs first, the items left by the same assignment on what they leave
-                pairs, fixed, rules = self._ruled_pairs(
-                    f,
-                    gv,
-                    pv,
-                    lambda rows, cols: _assign_items(model, docs[np.ix_(rows, cols)], sims[np.ix_(rows, cols)]),
-                    res,
-                    where,
-                )
-            else:
-                pairs = _assign_items(model, docs, sims)
+            pairs, fixed, rules = self._assigned(model, f, gv, pv, docs, sims, res, where)
         hits = [sims[i, j] >= model.match_threshold for i, j in pairs]  # each pair matched, read once
         tp = hits.count(True)  # a plain int (hits may be numpy booleans)
         opened = [h or pair in fixed for pair, h in zip(pairs, hits)] if fixed else hits
