@@ -35,7 +35,7 @@ import numpy as np
 
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from ..errors import UsageError
-from .gates import Gate, matching, threshold_of
+from .gates import Gate, matching, metric_gate
 from .gates import result as result_of
 from .statistics import _interval, _percentiles, resampled_sums
 
@@ -321,16 +321,8 @@ def _bounded(value: Any) -> Any:
 
 
 def parse_gate(text: str, origin: str = "--fail-under") -> Gate:
-    """``FIELD.METRIC=VALUE`` with METRIC one of ``METRICS`` (FIELD may be a glob: ``*.kappa``): eval's gate,
-    whose parser refuses these metrics, so only the split differs (a usage error names the gate)."""
-    key, sep, value = text.rpartition("=")
-    pattern, dot, metric = key.strip().rpartition(".")
-    if not sep or not dot or not pattern or metric not in METRICS:
-        raise UsageError(
-            f"{origin} {text!r}: expected FIELD.METRIC=VALUE with METRIC one of {', '.join(METRICS)}, "
-            "e.g. vendor.kappa=0.8"
-        )
-    return Gate(key.strip(), threshold_of(text, value, origin), origin)
+    """``FIELD.METRIC=VALUE`` with METRIC one of ``METRICS`` (FIELD may be a glob: ``*.kappa``)."""
+    return metric_gate(text, METRICS, "FIELD.METRIC=VALUE", "vendor.kappa=0.8", origin)
 
 
 def check_gates(

@@ -38,7 +38,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..errors import UsageError, suggest
 
@@ -157,6 +157,30 @@ def threshold_of(text: str, value: str, origin: str = "--fail-under") -> float:
     if not 0.0 <= threshold <= 1.0:
         raise UsageError(f"{origin} {text!r}: the threshold must be a number in [0, 1]")
     return threshold
+
+
+def metric_gate(
+    text: str,
+    metrics: Sequence[str],
+    form: str,
+    example: str,
+    origin: str = "--fail-under",
+    hints: dict[str, str] | None = None,
+) -> Gate:
+    """``FIELD.METRIC=VALUE`` (FIELD a path or a glob), METRIC one of ``metrics``: a gate of the commands whose
+    figures are not eval's (agree, stability). A usage error names the gate and, for a text not of the ``form``,
+    shows ``example``; for an unknown metric, the known ones (and ``hints``' word for it, if any)."""
+    key, sep, value = text.rpartition("=")
+    key = key.strip()
+    path, dot, metric = key.rpartition(".")
+    if not sep or not dot or not path:
+        raise UsageError(f"{origin} {text!r}: expected {form}, e.g. {example}")
+    if metric not in metrics:
+        raise UsageError(
+            f"{origin} {text!r}: unknown metric {metric!r}{suggest(metric, metrics)}; known: {', '.join(metrics)}"
+            + (hints or {}).get(metric, "")
+        )
+    return Gate(key, threshold_of(text, value, origin), origin)
 
 
 def make(key: str, threshold: Any, origin: str) -> Gate:

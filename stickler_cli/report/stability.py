@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..errors import UsageError, suggest
 from . import gates as quality_gates
 
 TOTAL = "total"  # the gates' name for the whole document's figures: total.pass_k=0.9
@@ -110,20 +109,9 @@ def parse_gate(text: str) -> quality_gates.Gate:
     """``total.METRIC=VALUE`` or ``FIELD.METRIC=VALUE`` (FIELD may be a glob), METRIC one of ``METRICS``,
     VALUE in [0, 1]: the figure must be at least VALUE. ``total.METRIC`` is always the whole document's; a field
     named ``total`` is gated through a glob that matches it literally (``tota[l].pass_k``)."""
-    key, sep, value = text.rpartition("=")
-    key = key.strip()
-    path, dot, metric = key.rpartition(".")
-    if not sep or not dot or not path:
-        raise UsageError(
-            f"--fail-under {text!r}: expected total.METRIC=VALUE or FIELD.METRIC=VALUE, e.g. total.pass_k=0.9"
-        )
-    if metric not in METRICS:
-        hint = " (a flip rate should be low: gate its stability, 1 - flip rate, e.g. total.stability=0.95)"
-        raise UsageError(
-            f"--fail-under {text!r}: unknown metric {metric!r}{suggest(metric, METRICS)}; known: "
-            f"{', '.join(METRICS)}" + (hint if metric == "flip_rate" else "")
-        )
-    return quality_gates.Gate(key, quality_gates.threshold_of(text, value), "--fail-under")
+    hint = " (a flip rate should be low: gate its stability, 1 - flip rate, e.g. total.stability=0.95)"
+    form = "total.METRIC=VALUE or FIELD.METRIC=VALUE"
+    return quality_gates.metric_gate(text, METRICS, form, "total.pass_k=0.9", hints={"flip_rate": hint})
 
 
 def check_gate_paths(gates: list[quality_gates.Gate], paths: list[str]) -> None:
