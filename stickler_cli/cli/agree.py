@@ -8,14 +8,19 @@ import typer
 
 from .help import GATES, OUTPUTS
 from .options import (
+    ALLOW_NETWORK_OPTION,
     BOOTSTRAP_OPTION,
     CI_OPTION,
     HTML_OPTION,
     ID_FIELD_OPTION,
     LIMIT_OPTION,
+    LLM_BASE_URL_OPTION,
+    LLM_CACHE_OPTION,
+    LLM_KEY_ENV_OPTION,
     NO_DATA_PASSES_OPTION,
     OUTPUT_OPTION,
     PAIR_BY_LINE_OPTION,
+    PLUGIN_OPTION,
     SCHEMA_RESOURCE_OPTION,
     SEED_OPTION,
 )
@@ -60,6 +65,11 @@ def agree_command(
     ),
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
 ) -> None:
     """Measure how far annotators agree: per field, observed agreement, Cohen's kappa, Krippendorff's alpha.
 
@@ -74,7 +84,7 @@ def agree_command(
     from ..schema.compiler import check_ready
     from ..version import __version__
     from .inputs import schema_files, scoring_plan
-    from .option_values import check_bootstrap, check_ci, use_limits
+    from .option_values import check_bootstrap, check_ci, llm_access, load_plugins, use_limits
     from .output import Written, emit, fail_gates
 
     if output_format not in FORMATS:
@@ -87,12 +97,18 @@ def agree_command(
     check_ci(ci)
     check_bootstrap(bootstrap)
     gates = [agreement.parse_gate(text) for text in fail_under or []]
+    plugin_files = load_plugins(plugin)  # comparators of the user's, and a judge's endpoint: the command line's
+    llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     plan = scoring_plan(schema, schema_resource, others=annotations, order="SCHEMA ANNOTATOR_A ANNOTATOR_B")
     check_ready(plan)
     # eval's rules for the files written: never an input, never two options naming one file (nor the step summary)
     atomic.check_targets(
-        atomic.with_step_summary({"--output": output, "--html": html_path}),
-        [*schema_files(plan), *((f"file of annotator {k + 1}", path) for k, path in enumerate(annotations))],
+        atomic.with_step_summary({"--output": output, "--html": html_path, "--llm-cache": llm_cache}),
+        [
+            *schema_files(plan),
+            *((f"file of annotator {k + 1}", path) for k, path in enumerate(annotations)),
+            *plugin_files,
+        ],
     )
     found = agreement.leaves(plan)
     agreement.check_gate_fields(gates, found, len(annotations))  # a kappa no field can have: refused up front

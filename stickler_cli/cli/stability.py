@@ -9,16 +9,21 @@ import typer
 from ..errors import UsageError
 from ..version import __version__
 from .help import GATES, OUTPUTS
-from .option_values import check_format, pairing_option, use_limits
+from .option_values import check_format, llm_access, load_plugins, pairing_option, use_limits
 from .options import (
+    ALLOW_NETWORK_OPTION,
     CHECK_ID_OPTION,
     DEBUG_OPTION,
     FORMAT_OPTION,
     ID_FIELD_OPTION,
     LIMIT_OPTION,
+    LLM_BASE_URL_OPTION,
+    LLM_CACHE_OPTION,
+    LLM_KEY_ENV_OPTION,
     NO_DATA_PASSES_OPTION,
     OUTPUT_OPTION,
     PAIR_BY_LINE_OPTION,
+    PLUGIN_OPTION,
     SCHEMA_RESOURCE_OPTION,
     STRICT_OPTION,
 )
@@ -57,6 +62,11 @@ def stability_command(
     strict: bool = STRICT_OPTION,
     schema_resource: Optional[list[str]] = SCHEMA_RESOURCE_OPTION,
     limit: Optional[list[str]] = LIMIT_OPTION,
+    plugin: Optional[list[str]] = PLUGIN_OPTION,
+    llm_base_url: Optional[str] = LLM_BASE_URL_OPTION,
+    llm_api_key_env: Optional[str] = LLM_KEY_ENV_OPTION,
+    allow_network: Optional[list[str]] = ALLOW_NETWORK_OPTION,
+    llm_cache: Optional[str] = LLM_CACHE_OPTION,
     debug: bool = DEBUG_OPTION,
 ) -> None:
     """Score several runs of one system against one ground truth: pass^k, pass@k, flip rate, flaky fields.
@@ -89,9 +99,11 @@ def stability_command(
     gates = [figures.parse_gate(text) for text in fail_under or []]
     pairing = pairing_option(id_field, strict, pair_by_line, check_id)
     reader.check_readable(ground_truth, *runs)
+    plugin_files = load_plugins(plugin)  # comparators of the user's, and a judge's endpoint: the command line's
+    llm_access(llm_base_url, llm_api_key_env, allow_network, llm_cache)
     atomic.check_targets(
-        atomic.with_step_summary({"--output": output}),
-        [("ground truth", ground_truth), *((f"run {k + 1}", path) for k, path in enumerate(runs))],
+        atomic.with_step_summary({"--output": output, "--llm-cache": llm_cache}),
+        [("ground truth", ground_truth), *((f"run {k + 1}", path) for k, path in enumerate(runs)), *plugin_files],
     )
     plan = scoring_plan(schema, schema_resource, others=[ground_truth, *runs], order="SCHEMA GROUND_TRUTH RUN_1 RUN_2")
     check_ready(plan)
