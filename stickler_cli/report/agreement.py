@@ -374,7 +374,6 @@ def check_gate_fields(gates: Sequence[Gate], found: list[Leaf], annotators: int)
 
 
 ERRORS_KEPT = 100  # record problems the JSON report lists (all are counted)
-ERRORS_SHOWN = 10  # listed on the terminal and in Markdown; the first on stderr
 
 
 def record_problems(errors: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -25,15 +25,12 @@ def _chance(report: dict[str, Any]) -> str:
     return "kappa" if len(report["annotators"]) == 2 else "alpha"
 
 
-# Characters of a disagreeing value shown (as eval's failure lists show them, reporters/terminal.VALUE_LISTED);
-# past them, the text says how many characters were left out. A number is never cut.
-VALUE_LISTED = 300
 ERRORS_SHOWN = 10  # record problems listed in the table and in Markdown (the JSON report keeps the first 100)
 
 
 def _value(value: Any) -> str:
     """A value as JSON (a string quoted, so that "" and null differ), cut after VALUE_LISTED characters."""
-    from ..reporters.sanitize import data_text, limited
+    from .sanitize import VALUE_LISTED, data_text, limited
 
     text = data_text(value) if not isinstance(value, str) else data_text([value])[1:-1]
     return limited(value, text, VALUE_LISTED)

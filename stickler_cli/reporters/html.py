@@ -22,12 +22,11 @@ from ..report.gates import NO_DATA_SHOWN, actual_text, threshold_text
 from ..json_text import compact_json
 from .cosmetic import html_section
 from .judge import html_section as judge_section
-from .sanitize import INVISIBLE, NAME_LIMIT, data_text, limited
+from .sanitize import INVISIBLE, NAME_LIMIT, VALUE_LISTED, data_text, limited
 from . import baseline as baseline_section
 from .slices import render_html as render_slices
 from . import list_section
 
-VALUE_LIMIT = 300  # characters of a ground-truth or predicted value shown
 ERROR_LIMIT = 50  # errors listed before "… and N more"
 OPEN_DOCUMENTS = 3  # worst documents shown unfolded
 
@@ -498,7 +497,7 @@ def _value_cell(row: dict[str, Any], side: str) -> str:
     value = row.get(side)
     cut = side in _list(row.get("cut"))
     raw = value if cut and isinstance(value, str) else _json(value)
-    text = limited(value, _FORBIDDEN.sub("\ufffd", raw), VALUE_LIMIT)  # a number whole, other values cut
+    text = limited(value, _FORBIDDEN.sub("\ufffd", raw), VALUE_LISTED)  # a number whole, other values cut
     marks = ""
     if row.get(f"{side}_default") is True:
         marks += '<span class="dflt" title="absent from the record: the schema\'s default was filled in">default</span>'

@@ -20,16 +20,13 @@ from .cosmetic import markdown_lines as cosmetic_lines
 from .alternatives import markdown_lines as alternatives_lines
 from .judge import markdown_lines as judge_lines
 from .gate_markdown import failed_gates_markdown
-from .sanitize import NAME_LIMIT, plain
+from .sanitize import NAME_LIMIT, VALUE_LISTED, plain
 from .sanitize import markdown_cell as text
 from . import baseline as baseline_section
 from .slices import render_markdown as slice_lines
 from . import list_section
 
 WORST_SHOWN = 5
-
-
-VALUE_LISTED = 300  # characters of a value in the failure lists (numbers are never cut)
 
 
 def _rate(value: float | None, ci: dict[str, float] | None = None) -> str:

@@ -22,6 +22,11 @@ if TYPE_CHECKING:  # Rich is imported where a table needs it: the plain text of 
 # only beyond this are they cut.
 NAME_LIMIT = 400
 
+# Characters of a ground-truth or predicted value in the lists of failures and disagreements of every report
+# (terminal, Markdown, HTML, stickler agree): enough to triage; past them the text says how many were left out.
+# A number is never cut.
+VALUE_LISTED = 300
+
 # Every character of Unicode categories Cc, Cf, Zl and Zp (Unicode 15.1): C0 and C1 controls
 # (ESC, CSI, BEL, CR, LF, TAB, NEL…), the line and paragraph separators U+2028/U+2029 (line breaks
 # to many terminals and editors), and the format characters, which are invisible: the marks that

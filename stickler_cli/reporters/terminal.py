@@ -26,7 +26,7 @@ from .cosmetic import render_cosmetic
 from .alternatives import render_terminal as render_alternatives
 from .judge import render_terminal as render_judge
 from .fit import Column, ReportTable, compact, fit, wrap_name
-from .sanitize import NAME_LIMIT, figure_cell, folding, safe
+from .sanitize import NAME_LIMIT, VALUE_LISTED, figure_cell, folding, safe
 from . import baseline as baseline_section
 from .slices import render_terminal as render_slices
 
@@ -238,13 +238,12 @@ def _worst(fields: dict[str, dict[str, Any]], n: int = 3) -> set[str]:
 
 
 # Characters of a value shown, folded onto lines (never cut at the column): `stickler compare` explains one
-# pair, so it shows nearly anything whole; the failure lists show enough to triage. Past these, the
-# text says how many characters were left out; a number is never cut (sanitize.safe).
+# pair, so it shows nearly anything whole; the failure lists show enough to triage (sanitize.VALUE_LISTED). Past
+# these, the text says how many characters were left out; a number is never cut (sanitize.safe).
 # A record problem's message: stickler's words (up to about 300 characters) around data already cut to a name's
 # length; the bound only stops a message from filling the screen.
 MESSAGE_LIMIT = 1_000
 VALUE_SHOWN = 10_000
-VALUE_LISTED = 300
 DEFAULT_MARK = " (default)"  # after a value the schema's default stood in for (the record had none)
 CONFIDENCE_HEADER = "Conf"  # the prediction's _confidence at a leaf, a column of its own
 
