@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .sanitize import VALUE_LISTED, data_text, figure, limited, markdown_cell, plain
+
 # The field column: 24 + 1 + comparisons 11 + 2 + agreement and its interval 20 + 1 + kappa and its interval 20 = 79.
 NAME_WIDTH = 24
 
@@ -30,8 +32,6 @@ ERRORS_SHOWN = 10  # record problems listed in the table and in Markdown (the JS
 
 def _value(value: Any) -> str:
     """A value as JSON (a string quoted, so that "" and null differ), cut after VALUE_LISTED characters."""
-    from .sanitize import VALUE_LISTED, data_text, limited
-
     text = data_text(value) if not isinstance(value, str) else data_text([value])[1:-1]
     return limited(value, text, VALUE_LISTED)
 
@@ -52,15 +52,7 @@ def problem_lines(report: dict[str, Any], line: Any) -> list[str]:
 
 def _inert(value: Any) -> str:
     """Data as inert text, in full: a control character shown as U+FFFD, nothing cut."""
-    from ..reporters.sanitize import plain
-
     return plain(value, None)
-
-
-def figure(value: float | None) -> str:
-    from ..reporters.sanitize import figure as shown
-
-    return shown(value)
 
 
 def table(report: dict[str, Any]) -> str:
@@ -116,8 +108,6 @@ def _verdicts(report: dict[str, Any]) -> list[str]:
 
 def markdown(report: dict[str, Any]) -> str:
     """A Markdown table per field, then the disagreements as a list."""
-    from ..reporters.sanitize import markdown_cell
-
     chance = _chance(report)
     lines = [
         f"**{len(report['annotators'])} annotators, {report['documents']} documents**",
