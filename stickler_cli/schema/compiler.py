@@ -12,7 +12,6 @@ the conformance checker and jsonschema use.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any, Mapping
 import orjson
 
 from .. import comparators, limits
-from ..errors import SchemaError
+from ..errors import SchemaError, suggest
 from ..plan import FieldPlan, Kind, ModelPlan, Plan
 from . import audit, extensions as ext
 from .conformance import ROOT
@@ -410,8 +409,7 @@ class _Compiler:
                 for name in match_key or ():
                     if model.field(name) is None:
                         known = [f.key for f in model.fields]
-                        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-                        hint = f" (did you mean {close[0]!r}?)" if close else ""
+                        hint = suggest(name, known)
                         raise SchemaError(
                             f"'{ext.PREFIX}match-key' names {name!r}, which is no property of the items{hint}; "
                             f"their properties: {', '.join(known)}",
