@@ -77,7 +77,6 @@ from .result import (
     FA,
     FD,
     FN,
-    IDENTICAL,
     KEY,
     LABELS,
     POSITION,
@@ -581,6 +580,7 @@ class Engine:
         gv = items(g)
         pv, pconf = _values_and_confidences(_as_list(p))
         variants = self._item_variants(f, g, p, res) if self._alts else None
+        flat = gv if variants is None else _flat(variants)  # each acceptable value a row of the matrix
         chosen = None
         bounded = None
         if f.match_order:  # by position: no matrix
@@ -589,14 +589,14 @@ class Engine:
                 similarities = [self.similarity(f, gv[i], pv[j]) for i, j in pairs]
             else:  # each pair's best acceptable value
                 chosen, similarities = self._positioned_variants(f, variants, pv, pairs)
-        elif over_bound(gv if variants is None else _flat(variants), pv, f):
-            rows = None if variants is None else len(_flat(variants))  # each acceptable value a row of the matrix
+        elif over_bound(flat, pv, f):
+            rows = None if variants is None else len(flat)
             pairs, similarities, bounded = self._long_primitive_list(f, gv, pv, rows)
         else:
             if variants is None:
                 matrix = self.similarity_matrix(f, gv, pv)
             else:  # each cell is the item's best acceptable value
-                chosen, best = _best_variants(variants, self.similarity_matrix(f, _flat(variants), pv, as_array=True))
+                chosen, best = _best_variants(variants, self.similarity_matrix(f, flat, pv, as_array=True))
                 matrix = best.tolist()
             pairs = self._primitive_pairs(f, matrix)
             similarities = [matrix[i][j] for i, j in pairs]
@@ -730,9 +730,18 @@ class Engine:
         """The pairs ``--judge-pairing proxy`` chooses for list field ``f``'s items ``gv`` x ``pv``: the
         Hungarian algorithm on the proxy item model (engine/proxy.py), as for any list; the judge is not asked.
         The prefetch walk and ``_object_list`` both pair by it, so that the judge is asked what is scored."""
-        if f.match_key or f.match_order:  # the key (or the position) pairs first, the proxy the items left
-            return self._ruled_pairs(f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)))[0]
-        return self._proxy_pairs(f, gv, pv)
+        return self._proxy_ruled(f, gv, pv)[0]
+
+    def _proxy_ruled(
+        self, f: FieldPlan, gv: list, pv: list, res: DocResult | None = None, where: str = ""
+    ) -> tuple[list[tuple[int, int]], set[tuple[int, int]], dict[tuple[int, int], str]]:
+        """``proxy_pairs`` as ``_ruled_pairs``' triple: the key (or the position) pairs first, the proxy the items
+        left; a key repeated within a list is a record problem of ``res``."""
+        if f.match_key or f.match_order:
+            return self._ruled_pairs(
+                f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)), res, where
+            )
+        return self._proxy_pairs(f, gv, pv), set(), {}
 
     def _proxy_pairs(self, f: FieldPlan, gv: list, pv: list) -> list[tuple[int, int]]:
         proxy = self._proxy[f.index]
@@ -773,7 +782,7 @@ class Engine:
             local = rest(rows, cols)
             if isinstance(local, Bounded):  # a long list's: its identical pairs first, the others by its rule
                 for k, (a, b) in enumerate(local.pairs):
-                    rules[rows[a], cols[b]] = IDENTICAL if k < local.identical else local.rest
+                    rules[rows[a], cols[b]] = local.rule(k)
                 local = local.pairs
             pairs += [(rows[a], cols[b]) for a, b in local]
         pairs.sort()
@@ -829,6 +838,7 @@ class Engine:
         else:
             gv, pv = items(g, f.rich), items(p, f.rich)
             start = 0
+        flat = gv if variants is None else _flat(variants)  # each acceptable value a row of the matrix
         proxy = self._proxy.get(f.index) if self._proxy else None
         chosen = won = None
         ruled = bool(f.match_key or f.match_order)
@@ -836,17 +846,12 @@ class Engine:
         rules: dict[tuple[int, int], str] = {}  # each pair's rule, but HUNGARIAN (for the pairings shown)
         bounded = None  # a long list's pairing (matching.Bounded), for the pairings shown
         if proxy is not None:  # paired by the proxy; the judge scores the chosen pairs alone
-            if ruled:
-                pairs, fixed, rules = self._ruled_pairs(
-                    f, gv, pv, lambda rows, cols: self._proxy_pairs(f, *_sub(gv, pv, rows, cols)), res, where
-                )
-            else:
-                pairs = self.proxy_pairs(f, gv, pv)
+            pairs, fixed, rules = self._proxy_ruled(f, gv, pv, res, where)
             docs, sims = self._pair_scores(model, gv, pv, pairs)
             known = None
-        elif variants is not None and not over_bound(_flat(variants), pv, f):
+        elif variants is not None and not over_bound(flat, pv, f):
             # each cell is the item's best acceptable value, pair by pair
-            cells = [[self._model(model, a, b, None) for b in pv] for a in _flat(variants)]
+            cells = [[self._model(model, a, b, None) for b in pv] for a in flat]
             shape = (len(cells), len(pv))
             chosen, sims, docs = _best_variants(
                 variants,
@@ -856,8 +861,8 @@ class Engine:
             known = None
             pairs, fixed, rules = self._assigned(model, f, gv, pv, docs, sims, res, where)
             gv, won = _winners(res, f, variants, chosen, pairs)
-        elif entry is None and over_bound(gv if variants is None else _flat(variants), pv, f):
-            rows = None if variants is None else len(_flat(variants))  # each acceptable value a row of the matrix
+        elif entry is None and over_bound(flat, pv, f):
+            rows = None if variants is None else len(flat)
             if ruled:  # the rule's pairs first, the items left matched as any list's (long, or not)
 
                 def rest(left_g: list[int], left_p: list[int]):

@@ -13,7 +13,7 @@ from ..comparators.base import MAX_TEXT
 from ..plan import FieldPlan, Kind
 from ..schema.json_values import json_key
 from .items import field_value, items
-from .result import HUNGARIAN, POSITION
+from .result import HUNGARIAN, IDENTICAL, POSITION
 from .values import unwrap
 
 # Weight of the tie-breaking objective: far below any real difference in summed
@@ -164,6 +164,10 @@ class Bounded(NamedTuple):
     how: str
     identical: int
     rest: str
+
+    def rule(self, k: int) -> str:
+        """The rule that made pair ``k`` (of ``pairs``)."""
+        return IDENTICAL if k < self.identical else self.rest
 
 
 def bounded_pairs(

@@ -164,7 +164,7 @@ class Pairings(list):
             if rules and (i, j) in rules:
                 how = rules[i, j]
             elif bounded is not None and bounded.pairs is pairs:
-                how = IDENTICAL if k < bounded.identical else bounded.rest
+                how = bounded.rule(k)
             else:
                 how = HUNGARIAN
             self.append(Pairing(where, i, j, how, float(s)))
