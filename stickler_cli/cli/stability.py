@@ -76,15 +76,14 @@ def stability_command(
     flip rate the share whose verdict changes between runs. See docs/stability.md.
     """
     from ..engine import Engine
-    from ..engine.values import adopt_older_shape
-    from ..engine.result import GroundTruthProblem
     from ..errors import InputError
     from ..report import stability as figures
     from ..report.agreement import record_problems
     from ..run import atomic
     from ..run import reader
     from ..run.options import for_plan
-    from ..run.scoring import located
+    from ..run.scoring import adopted_batches, located, read_pairs
+    from ..run.shards import Shard
     from ..reporters import json_report
     from ..schema.compiler import check_ready
     from .agree import warn_about_problems
@@ -115,30 +114,29 @@ def stability_command(
     unpaired: list[int] = []
     documents: list[int] = []
     problems: list[dict[str, Any]] = []  # the record problems eval names: the reader's and the engine's
-    seen: set[tuple[int, str]] = set()  # the ground truth's own problems said: (line, message)
+    seen: set[tuple[Any, str]] = set()  # the ground truth's own problems said: (line, message)
     for path in runs:
         stats = reader.PairingStats()
-        pairs = (reader.pair_by_id if pairing.id_field else reader.pair_by_line)(ground_truth, path, stats, pairing)
         run: list[tuple[int, figures.Scored]] = []  # by ground-truth line: the same documents in every run
-        for pair in pairs:
-            problems += [error.as_dict() for error in pair.errors]
-            if pair.gt is None:  # a prediction without a ground truth: counted, not scored
-                continue
-            if pair.older_shape:
-                for record in (pair.gt, pair.pred):
-                    if record:
-                        adopt_older_shape(plan.root, record)
-            result = engine.compare(pair.gt, pair.pred or {})
-            for message in result.errors:  # a problem of the ground truth's own once, not once per run
-                if isinstance(message, GroundTruthProblem):
-                    if (pair.gt_line, message) in seen:
-                        continue
-                    seen.add((pair.gt_line, message))
-                problems.append(located(message, ground_truth, path, pair).as_dict())
-            missing = pair.pred_line is None or pair.pred_invalid
-            run.append(
-                (pair.gt_line, figures.Scored(result.score, result.counts, result.score_sum, result.score_n, missing))
-            )
+        # read as the run reads (scoring.read_pairs, adopted_batches); a judge asked a batch at a time, as there
+        for batch in adopted_batches(plan.root, read_pairs(Shard(ground_truth, path), stats, pairing)):
+            engine.prefetch([(pair.gt, pair.pred) for pair in batch if pair.gt is not None])
+            for pair in batch:
+                found = [error.as_dict() for error in pair.errors]
+                if pair.gt is not None:  # else a prediction without a ground truth: counted, not scored
+                    result = engine.compare(pair.gt, pair.pred or {})
+                    found += [located(message, ground_truth, path, pair).as_dict() for message in result.errors]
+                for problem in found:  # a problem of the ground truth's own once, not once per run
+                    if problem["source"] == ground_truth:
+                        if (problem["line"], problem["message"]) in seen:
+                            continue
+                        seen.add((problem["line"], problem["message"]))
+                    problems.append(problem)
+                if pair.gt is None:
+                    continue
+                missing = pair.pred_line is None or pair.pred_invalid
+                scored = figures.Scored(result.score, result.counts, result.score_sum, result.score_n, missing)
+                run.append((pair.gt_line, scored))
         if not stats.pred_lines:  # as agree refuses an empty file: a run that answered nothing is no run
             raise InputError("holds no record: a run's file must hold its predictions", path)
         run.sort(key=lambda item: item[0])

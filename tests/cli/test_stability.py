@@ -269,6 +269,12 @@ def test_record_problems_are_named_as_eval_names_them(capsys, tmp_path):
     assert "\n3 record problem(s):\n" in page and "a prediction carries _alternatives" in page
     assert main(["stability", schema, gt, run1, run2]) == 0
     assert "3 record problem(s):" in capsys.readouterr().out
+    # The reader's problems of the ground truth (a key twice in one object) too: once, not once per run.
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text('{"a": [], "a": []}\n')
+    assert main(["stability", schema, str(twice), run1, run1, "-f", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(e["source"], e["line"]) for e in report["errors"] if e["source"] == str(twice)] == [(str(twice), 1)]
     # Two runs that both pair the list: the ground truth's problem is said once, not once per run.
     assert main(["stability", schema, gt, run1, run1, "-f", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
