@@ -181,10 +181,11 @@ def paired(
     id check (ids that show the files out of step stop the run, unless --pair-by-line; up to three such pairs are
     record problems).
     A document one file lacks, or a line that is not a JSON object, is an input error naming the file and line."""
-    from ..engine.values import adopt_older_shape
     from ..errors import InputError, UsageError
     from ..run import reader
     from ..run.options import for_plan
+    from ..run.scoring import adopted_batches, read_pairs
+    from ..run.shards import Shard
     from .option_values import pairing_option
 
     if paths.count(reader.STDIN) > 1:
@@ -194,21 +195,24 @@ def paired(
     first_lines = list(reader.ground_truth_lines(paths[0], reader.PairingStats()))  # read once: '-' is read once
     documents: dict[int, tuple[str, list[dict]]] = {}
     problems: list[Any] = []
+    said: set[tuple[Any, str]] = set()  # the first file's problems, said once however many files pair with it
     for path in paths[1:]:
         stats = reader.PairingStats()
-        pair_with = reader.pair_by_id if id_field else reader.pair_by_line
-        pairs = list(pair_with(paths[0], path, stats, pairing, gt_lines=iter(first_lines)))
+        read = read_pairs(Shard(paths[0], path), stats, pairing, iter(first_lines))  # as the run reads
+        pairs = [pair for batch in adopted_batches(plan.root, read) for pair in batch]
         if not stats.gt_lines:
             raise InputError("holds no record: an annotator's file must hold the documents", paths[0])
         if not stats.pred_lines:
             raise InputError("holds no record: an annotator's file must hold the documents", path)
         for pair in pairs:
             _check_pair(pair, paths[0], path, id_field)
-            if pair.older_shape:
-                for record in (pair.gt, pair.pred):
-                    adopt_older_shape(plan.root, record)
             documents.setdefault(pair.gt_line, (pair.doc_id, [pair.gt]))[1].append(pair.pred)
-            problems += pair.errors
+            for error in pair.errors:
+                if error.source == paths[0]:
+                    if (error.line, error.message) in said:
+                        continue
+                    said.add((error.line, error.message))
+                problems.append(error)
     return [documents[line] for line in sorted(documents)], problems
 
 

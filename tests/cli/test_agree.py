@@ -233,6 +233,24 @@ def test_files_out_of_step_are_refused_as_eval_refuses_them(tmp_path, monkeypatc
     assert err.startswith("stickler: warning: 2 record problem(s); the first: swap.jsonl:1 (r1): ground truth id")
 
 
+def test_a_problem_of_the_first_file_is_said_once_however_many_files_pair_with_it(tmp_path, monkeypatch, capsys):
+    """The first annotator's record holds a key twice (the reader's problem): read beside each of two other files,
+    it is one problem, at its own line."""
+    _example(tmp_path)
+    (tmp_path / "twice.jsonl").write_text(
+        "".join(
+            line.replace('"category"', '"category": "x", "category"', 1) if k == 0 else line
+            for k, line in enumerate((tmp_path / "alice.jsonl").read_text().splitlines(True))
+        )
+    )
+    args = ["schema.json", "twice.jsonl", "bob.jsonl", "alice.jsonl", "--id-field", "id", "-f", "json"]
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, *args)
+    report = json.loads(out)
+    assert code == 0 and report["error_count"] == 1
+    assert (report["errors"][0]["source"], report["errors"][0]["line"]) == ("twice.jsonl", 1)
+    assert "'category' twice" in report["errors"][0]["message"]
+
+
 def test_record_problems_are_counted_and_shown(tmp_path, monkeypatch, capsys):
     """A match key repeated in both annotators' lists: each direction (A as the ground truth, then B) names it in
     each file, 4 problems; they are counted in the table's footer, in Markdown and in JSON, the first on stderr."""
