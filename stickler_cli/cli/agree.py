@@ -25,7 +25,6 @@ from .options import (
     SEED_OPTION,
 )
 
-FORMATS = ("table", "json", "markdown")
 SHOWN_DEFAULT = 20  # disagreements listed unless --disagreements says otherwise
 
 
@@ -84,8 +83,8 @@ def agree_command(
     from ..schema.compiler import check_ready
     from ..version import __version__
     from .inputs import schema_files, scoring_plan
-    from .option_values import check_bootstrap, check_ci, llm_access, load_plugins, use_limits
-    from .output import Written, emit, fail_gates
+    from .option_values import FORMATS, check_bootstrap, check_ci, llm_access, load_plugins, use_limits
+    from .output import Written, emit, fail_gates, warn_about_problems
 
     if output_format not in FORMATS:
         raise UsageError(
@@ -145,7 +144,7 @@ def agree_command(
         **agreement.record_problems(problems),
     }
     data = json_report.dumps(report)
-    warn_about_problems(report)
+    warn_about_problems(report["error_count"], (report["errors"] or [None])[0])
 
     def html() -> bytes:
         from ..reporters.agreement import render_html
@@ -238,19 +237,3 @@ def _check_pair(pair: Any, first: str, path: str, id_field: str | None) -> None:
         raise InputError(f"no record with {id_field} {pair.doc_id!r}, which {first} has (line {pair.gt_line})", path)
     if pair.pred_invalid:
         raise InputError(pair.errors[-1].message.removeprefix("prediction ").rsplit("; ", 1)[0], path, pair.pred_line)
-
-
-def warn_about_problems(report: dict[str, Any]) -> None:
-    """One line on stderr when there are record problems (``report/agreement.record_problems``): how many, and
-    the first, as a dry run says them; never silently (``stickler stability`` says them the same way)."""
-    import sys
-
-    from ..run.reader import error_location
-    from .output import printable
-
-    if report["error_count"]:
-        first = report["errors"][0]
-        sys.stderr.write(
-            f"stickler: warning: {report['error_count']:,} record problem(s); the first: "
-            f"{printable(error_location(first))}: {printable(first['message'])}\n"
-        )

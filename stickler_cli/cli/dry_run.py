@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..plan import Plan
-from .output import print_json, printable, printing, stdout_console
+from .output import print_json, printable, printing, stdout_console, warn_about_problems
 
 COLUMNS = ("pairs", "identical", "duplicates", "not_sent", "cached", "requests", "characters")
 HEADINGS = ("Pairs", "Identical", "Duplicate", "Not sent", "Cached", "Requests", "Characters")
@@ -101,7 +101,7 @@ def read(
     held at a time); once read, the record problems (counted in ``counted.problems``) and the record counts'
     warnings are said on stderr as a run says them."""
     from ..run.options import for_plan
-    from ..run.reader import PairingStats, check_pairing_outcome, error_location
+    from ..run.reader import PairingStats, check_pairing_outcome
     from ..run.scoring import add_pairing_stats, adopted_batches, read_pairs
     from .inputs import warn_about_records
 
@@ -118,12 +118,7 @@ def read(
     add_pairing_stats(counted, stats)
     check_pairing_outcome(counted.stats, pairing, sorted({s.predictions for s in shards}))
     warn_about_records(counted.stats, inputs)
-    if first is not None:
-        where = first.as_dict()
-        sys.stderr.write(
-            f"stickler: warning: {problems:,} record problem(s), read as a run reads them; the first: "
-            f"{printable(error_location(where))}: {printable(where['message'])}\n"
-        )
+    warn_about_problems(problems, first and first.as_dict(), ", read as a run reads them")
     counted.problems = problems
 
 

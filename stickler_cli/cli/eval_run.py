@@ -258,10 +258,12 @@ def evaluate(
         args.dask,
         args.plugin,
         llm,
-        with_rows(
-            collect_option(
-                args.show_errors, targets, args.ci, slice_paths(args.slice_by, gates), reporting.policy is not None
-            ),
+        collect_option(
+            args.show_errors,
+            targets,
+            args.ci,
+            slice_paths(args.slice_by, gates),
+            reporting.policy is not None,
             bool(args.save_baseline or args.baseline),
         ),
         args.judge_pairing,
@@ -299,14 +301,6 @@ def evaluate(
     if args.write_policy:
         notes.append(write_policy(args.write_policy, report, data_files))
     return Outcome(report, notes, targets)
-
-
-def with_rows(collect: Any, rows: bool) -> Any:
-    """``collect`` keeping each document's row and index (``Collect.documents``) when a baseline is written or read:
-    the rows ``--ci`` and ``stickler diff`` use, which workers and Dask return in input order."""
-    import dataclasses
-
-    return dataclasses.replace(collect, documents=True) if rows else collect
 
 
 def read_baseline(args: EvalArgs, plan: Plan) -> Any:

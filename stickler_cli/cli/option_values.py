@@ -325,9 +325,12 @@ def collect_option(
     ci: float | None,
     slices: tuple[str, ...],
     policy: bool = False,
+    rows: bool = False,
 ) -> Collect:
     """What ``eval`` keeps beyond the counts (``RunOptions.collect``), from what its outputs show:
-    --show-errors, --non-matches, --per-document, --ci, --save-state, --html, the slices and a policy asked for."""
+    --show-errors, --non-matches, --per-document, --ci, --save-state, --html, the slices and a policy asked for.
+    ``rows``: each document's row and index, kept when a baseline is written or read (the rows ``--ci`` and
+    ``stickler diff`` use, which workers and Dask return in input order)."""
     from ..run.accumulate import Collect
 
     bounds = limits.current()
@@ -335,7 +338,7 @@ def collect_option(
         worst=max(Collect.worst, show_errors),
         non_matches=bool(outputs.get("--non-matches")),
         per_document=bool(outputs.get("--per-document")),
-        documents=ci is not None,
+        documents=ci is not None or rows,
         index=bool(outputs.get("--save-state")),
         # Explaining documents for the samples costs time: kept for the outputs that show them.
         failures=bounds.failures_per_field if outputs.get("--html") or outputs.get("--save-state") else 0,

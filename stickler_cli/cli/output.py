@@ -268,3 +268,15 @@ def write_policy(path: str, report: dict[str, Any], data_files: list[tuple[str, 
 
     atomic.write(path, json_report.dumps(policy_file(report, data_files, __version__)))
     return f"policy written to {path}"
+
+
+def warn_about_problems(count: int, first: dict[str, Any] | None, how: str = "") -> None:
+    """One line on stderr when there are record problems: how many and the first (a ``DataError.as_dict()``),
+    never silently; ``how`` says how they were found (a dry run: ", read as a run reads them")."""
+    if count and first is not None:
+        from ..run.reader import error_location
+
+        sys.stderr.write(
+            f"stickler: warning: {count:,} record problem(s){how}; the first: "
+            f"{printable(error_location(first))}: {printable(first['message'])}\n"
+        )

@@ -27,7 +27,7 @@ from .options import (
     SCHEMA_RESOURCE_OPTION,
     STRICT_OPTION,
 )
-from .output import Written, emit, fail_gates
+from .output import Written, emit, fail_gates, warn_about_problems
 
 
 def stability_command(
@@ -86,7 +86,6 @@ def stability_command(
     from ..run.shards import Shard
     from ..reporters import json_report
     from ..schema.compiler import check_ready
-    from .agree import warn_about_problems
     from .inputs import scoring_plan
 
     use_limits(limit)
@@ -154,7 +153,7 @@ def stability_command(
     report["gates"] = figures.check_gates(gates, report, no_data_passes)
     report.update(record_problems(problems))
     data = json_report.dumps(report)
-    warn_about_problems(report)
+    warn_about_problems(report["error_count"], (report["errors"] or [None])[0])
 
     def markdown() -> str:
         from ..reporters.stability import render_markdown
