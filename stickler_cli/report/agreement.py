@@ -320,6 +320,11 @@ def _bounded(value: Any) -> Any:
     return f"{text[:VALUE_KEPT]}… (+{len(text) - VALUE_KEPT:,} characters)"
 
 
+def chance_metric(report: dict[str, Any]) -> str:
+    """kappa for two annotators, alpha for more: the chance-corrected figure of an agree report."""
+    return "kappa" if len(report["annotators"]) == 2 else "alpha"
+
+
 def parse_gate(text: str, origin: str = "--fail-under") -> Gate:
     """``FIELD.METRIC=VALUE`` with METRIC one of ``METRICS`` (FIELD may be a glob: ``*.kappa``)."""
     return metric_gate(text, METRICS, "FIELD.METRIC=VALUE", "vendor.kappa=0.8", origin)

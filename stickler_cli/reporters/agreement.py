@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..report.agreement import chance_metric
 from .sanitize import VALUE_LISTED, data_text, figure, limited, markdown_cell, plain
 
 # The field column: 24 + 1 + comparisons 11 + 2 + agreement and its interval 20 + 1 + kappa and its interval 20 = 79.
@@ -21,10 +22,6 @@ def _cells(entry: dict[str, Any], chance: str) -> tuple[str, str]:
     """A field's agreement and its kappa or alpha (``chance``), each with its interval when there is one."""
     agreed = figure(entry["agreement"]) + _interval(entry, "agreement")
     return agreed, figure(entry[chance]) + _interval(entry, chance) if chance in entry else ""
-
-
-def _chance(report: dict[str, Any]) -> str:
-    return "kappa" if len(report["annotators"]) == 2 else "alpha"
 
 
 ERRORS_SHOWN = 10  # record problems listed in the table and in Markdown (the JSON report keeps the first 100)
@@ -57,7 +54,7 @@ def _inert(value: Any) -> str:
 
 def table(report: dict[str, Any]) -> str:
     """Plain text, a line per field (80 columns unless a path or an interval is long; nothing is cut)."""
-    chance = _chance(report)
+    chance = chance_metric(report)
     lines = [
         f"{len(report['annotators'])} annotators, {report['documents']} documents",
         "",
@@ -108,7 +105,7 @@ def _verdicts(report: dict[str, Any]) -> list[str]:
 
 def markdown(report: dict[str, Any]) -> str:
     """A Markdown table per field, then the disagreements as a list."""
-    chance = _chance(report)
+    chance = chance_metric(report)
     lines = [
         f"**{len(report['annotators'])} annotators, {report['documents']} documents**",
         "",

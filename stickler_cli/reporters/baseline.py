@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .sanitize import NAME_LIMIT
+from .sanitize import NAME_LIMIT, figure
 
 if TYPE_CHECKING:  # rich (and the XML module) are imported when drawn: Markdown and JSON need neither
     import xml.etree.ElementTree as ET
@@ -23,12 +23,6 @@ HEADERS = ("Field", "Docs", "Worse", "Better", "Was", "Now", "q", "Verdict")
 def _block(report: dict[str, Any]) -> dict[str, Any] | None:
     block = report.get("baseline")
     return block if isinstance(block, dict) else None
-
-
-def _figure(value: Any, sign: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{value:+.3f}" if sign else f"{value:.3f}"
 
 
 def _q(value: Any) -> str:
@@ -47,8 +41,8 @@ def cells(f: dict[str, Any]) -> list[str]:
         str(f["documents"]),
         str(f["worse"]),
         str(f["better"]),
-        _figure(f["baseline_mean_score"]),
-        _figure(f["run_mean_score"]),
+        figure(f["baseline_mean_score"]),
+        figure(f["run_mean_score"]),
         _q(_least(f)),
         f["verdict"],
     ]
@@ -196,6 +190,6 @@ def junit_suite(report: dict[str, Any], suite: ET.Element, text: Any) -> None:
             ET.SubElement(case, "skipped", message="no document compared this field on both sides")
         ET.SubElement(case, "system-out").text = (
             f"{f['documents']} documents; worse in {f['worse']}, better in {f['better']} (McNemar q "
-            f"{_q(f['mcnemar_q'])}); mean score {_figure(f['baseline_mean_score'])} -> {_figure(f['run_mean_score'])} "
+            f"{_q(f['mcnemar_q'])}); mean score {figure(f['baseline_mean_score'])} -> {figure(f['run_mean_score'])} "
             f"(q {_q(f['score_q'])}): {f['verdict']}"
         )

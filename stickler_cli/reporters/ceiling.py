@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from .sanitize import NAME_LIMIT
+from ..report.agreement import chance_metric
+from .sanitize import NAME_LIMIT, figure
 
 if TYPE_CHECKING:  # rich is imported when drawn: Markdown and JSON need it not
     from rich.console import Console
@@ -27,25 +28,16 @@ def _block(report: dict[str, Any]) -> dict[str, Any] | None:
     return block if isinstance(block, dict) else None
 
 
-def chance(block: dict[str, Any]) -> str:
-    """kappa for two annotators, alpha for more: the figure ``stickler agree``'s table shows."""
-    return "kappa" if len(block["annotators"]) == 2 else "alpha"
-
-
 def headers(block: dict[str, Any]) -> tuple[str, ...]:
-    return ("Field", "Model", "Agreement", chance(block), "Ceiling")
-
-
-def _figure(value: Any) -> str:
-    return NO_FIGURE if value is None else f"{value:.3f}"
+    return ("Field", "Model", "Agreement", chance_metric(block), "Ceiling")
 
 
 def cells(block: dict[str, Any], row: dict[str, Any]) -> list[str]:
     """A field's figures after its path: the model's accuracy, the agreement, kappa or alpha, and ``above``."""
     return [
-        _figure(row["model_accuracy"]),
-        _figure(row["agreement"]),
-        _figure(row[chance(block)]),
+        figure(row["model_accuracy"]),
+        figure(row["agreement"]),
+        figure(row[chance_metric(block)]),
         ABOVE if row["above_ceiling"] else "",
     ]
 

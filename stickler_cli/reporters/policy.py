@@ -7,17 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from .sanitize import NAME_LIMIT, safe
+from .sanitize import NAME_LIMIT, figure, safe
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
 TITLE = "Auto-accept policy"
-
-
-def _figure(value: Any, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
 
 
 def _threshold(b: dict[str, Any]) -> str:
@@ -43,15 +39,15 @@ def rows(block: dict[str, Any]) -> list[list[str]]:
         row = [
             path,
             _threshold(b),
-            _figure(b["coverage"]),
-            _figure(b["precision"]),
-            _figure(b["lower_bound"]),
+            figure(b["coverage"]),
+            figure(b["precision"]),
+            figure(b["lower_bound"]),
             f"{b['target']:g}",
             f"{b['accepted']}/{b['values']}",
             str(b["errors_let_through"]),
         ]
         if block["mode"] == "applied":
-            row += [_figure(b.get("p_value")), _holds(b)]
+            row += [figure(b.get("p_value")), _holds(b)]
         found.append(row)
     return found
 
@@ -64,7 +60,7 @@ def summary(block: dict[str, Any]) -> str:
     else:
         text = (
             f"Straight through: {through['straight_through']:,} of {through['documents']:,} documents "
-            f"({_figure(through['rate'])}); precision of their values {_figure(through['precision'])} "
+            f"({figure(through['rate'])}); precision of their values {figure(through['precision'])} "
             f"({through['correct']:,} of {through['values']:,})."
         )
     if block["mode"] == "applied":
