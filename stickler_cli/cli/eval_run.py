@@ -327,9 +327,7 @@ def compare_with_baseline(args: EvalArgs, evaluation: Any, held_to: Any) -> dict
     from ..report import baseline as baselines
 
     level = args.ci if args.ci is not None else 0.95
-    return baselines.compare(
-        evaluation, held_to, args.baseline or "", args.baseline_any_schema, args.fdr, level, args.bootstrap, args.seed
-    )
+    return baselines.compare(evaluation, held_to, args.baseline or "", args.fdr, level, args.bootstrap, args.seed)
 
 
 def _check_inferring(

@@ -295,18 +295,17 @@ def compare(
     evaluation: Evaluation,
     baseline: Baseline,
     path: str,
-    any_schema: bool,
     fdr: float,
     level: float,
     resamples: int,
     seed: int,
 ) -> dict[str, Any]:
-    """The report's ``baseline`` block: the run against ``baseline`` (read from ``path``), document by document."""
+    """The report's ``baseline`` block: the run against ``baseline`` (read from ``path``, its schema checked by
+    ``check_schema`` before the run), document by document."""
     plan, acc = evaluation.plan, evaluation.accumulator
     size = len(plan.fields)
     header = baseline.header
     schema_differs = header["schema"]["digest"] != _digest(evaluation)
-    check_schema(baseline, plan, path, any_schema)
     notices = []
     if header["stickler"] != __version__:
         notices.append(f"the baseline was written by stickler {header['stickler']}, this is {__version__}")
