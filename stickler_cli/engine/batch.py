@@ -40,7 +40,7 @@ import numpy as np
 from .. import limits
 from ..plan import FieldPlan, Kind, ModelPlan
 from .items import Cells, Column, ScoringEngine, cell_grid, item_cells, null_mask, vectorised_model
-from .matching import TIE_BREAK, keyed_pairs, list_cost, maximise, over_bound
+from .matching import TIE_BREAK, assign, list_cost, maximise, over_bound, paired_by_key
 from . import row_errors
 from .result import FA, FD, FN, KEY, POSITION, TN, TP, ConfidencePair, DocResult, Pairings
 from .values import MISSING as _MISSING, confidence_value, is_rich, unwrapped
@@ -835,18 +835,12 @@ class BatchScorer:
         for k, (a, b, s, g0, p0) in enumerate(
             zip(n.tolist(), m.tolist(), starts.tolist(), g_start.tolist(), p_start.tolist())
         ):
-            found = keyed_pairs(f, g_items[g0 : g0 + a], p_items[p0 : p0 + b])
+            cells = full[s : s + a * b].reshape(a, b)  # the tie-break is in ``full`` already
+            pairs, found, _ = paired_by_key(
+                f, g_items[g0 : g0 + a], p_items[p0 : p0 + b], lambda rows, cols: assign(cells[np.ix_(rows, cols)])
+            )
             if found.repeated:
                 self.odd[owners[k]] = True
-            pairs = list(found.pairs)
-            rows, cols = found.rows, found.cols
-            if rows and cols:
-                if len(rows) == 1 and len(cols) == 1:  # matching.assign's own shortcut
-                    pairs.append((rows[0], cols[0]))
-                else:
-                    i, j = maximise(full[s : s + a * b].reshape(a, b)[np.ix_(rows, cols)])
-                    pairs += [(rows[x], cols[y]) for x, y in zip(i.tolist(), j.tolist())]
-            pairs.sort()
             keyed = set(found.pairs)
             gis.append([i for i, _ in pairs])
             pjs.append([j for _, j in pairs])

@@ -55,9 +55,9 @@ from .matching import (
     assign,
     bounded_pairs,
     item_key,
-    keyed_pairs,
     list_cost,
     over_bound,
+    paired_by_key,
     position_pairs,
 )
 from .prefetch import collect, models_needed, prefetching_fields
@@ -77,7 +77,6 @@ from .result import (
     FA,
     FD,
     FN,
-    KEY,
     LABELS,
     POSITION,
     TN,
@@ -767,7 +766,7 @@ class Engine:
         if f.match_order:
             fixed = position_pairs(len(gv), len(pv))
             return fixed, set(fixed), dict.fromkeys(fixed, POSITION)
-        found = keyed_pairs(f, gv, pv)
+        pairs, found, rules = paired_by_key(f, gv, pv, rest)
         if res is not None:
             for side, value, at in found.repeated:
                 message = (
@@ -775,17 +774,6 @@ class Engine:
                     f"(items {listed_indexes(at)}): paired by similarity"
                 )
                 res.errors.append(GroundTruthProblem(message) if side == "ground truth" else message)
-        pairs = list(found.pairs)
-        rules = dict.fromkeys(pairs, KEY)
-        rows, cols = found.rows, found.cols
-        if rows and cols:
-            local = rest(rows, cols)
-            if isinstance(local, Bounded):  # a long list's: its identical pairs first, the others by its rule
-                for k, (a, b) in enumerate(local.pairs):
-                    rules[rows[a], cols[b]] = local.rule(k)
-                local = local.pairs
-            pairs += [(rows[a], cols[b]) for a, b in local]
-        pairs.sort()
         return pairs, set(found.pairs), rules
 
     def _assigned(

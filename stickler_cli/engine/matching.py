@@ -13,7 +13,7 @@ from ..comparators.base import MAX_TEXT
 from ..plan import FieldPlan, Kind
 from ..schema.json_values import json_key
 from .items import field_value, items
-from .result import HUNGARIAN, IDENTICAL, POSITION
+from .result import HUNGARIAN, IDENTICAL, KEY, POSITION
 from .values import unwrap
 
 # Weight of the tie-breaking objective: far below any real difference in summed
@@ -272,6 +272,27 @@ def keyed_pairs(f: FieldPlan, gv: Sequence[Any], pv: Sequence[Any]) -> KeyedPair
         [j for j in range(len(pv)) if j not in used_p],
         repeated,
     )
+
+
+def paired_by_key(
+    f: FieldPlan, gv: Sequence[Any], pv: Sequence[Any], rest: Callable[[list[int], list[int]], Any]
+) -> tuple[list[tuple[int, int]], KeyedPairs, dict[tuple[int, int], str]]:
+    """List field ``f``'s items paired by key (``keyed_pairs``) first, then ``rest(rows, cols)`` pairs the items
+    left, gv[rows] x pv[cols] (as (a, b) positions in ``rows`` and ``cols``, or a long list's Bounded): (every
+    pair in ground-truth order, the key pairing, each pair's rule but HUNGARIAN). Both engine paths pair so."""
+    found = keyed_pairs(f, gv, pv)
+    pairs = list(found.pairs)
+    rules = dict.fromkeys(pairs, KEY)
+    rows, cols = found.rows, found.cols
+    if rows and cols:
+        local = rest(rows, cols)
+        if isinstance(local, Bounded):  # a long list's: its identical pairs first, the others by its rule
+            for k, (a, b) in enumerate(local.pairs):
+                rules[rows[a], cols[b]] = local.rule(k)
+            local = local.pairs
+        pairs += [(rows[a], cols[b]) for a, b in local]
+    pairs.sort()
+    return pairs, found, rules
 
 
 def position_pairs(n: int, m: int) -> list[tuple[int, int]]:
