@@ -84,6 +84,7 @@ from .result import (
     ConfidencePair,
     DocResult,
     GroundTruthProblem,
+    problem_in,
     Pairings,
     Trace,
     TraceRow,
@@ -773,7 +774,7 @@ class Engine:
                     f"{where}: key {'+'.join(f.match_key)}={as_written(value)} appears {len(at):,} times in the {side} "
                     f"(items {listed_indexes(at)}): paired by similarity"
                 )
-                res.errors.append(GroundTruthProblem(message) if side == "ground truth" else message)
+                res.errors.append(problem_in(side, message))
         return pairs, set(found.pairs), rules
 
     def _assigned(
@@ -1192,16 +1193,17 @@ def _box_state(res: DocResult, value: Any, path: str, side: str) -> tuple[int, A
     if box is None:
         shown = repr(value)
         res.errors.append(
-            (GroundTruthProblem if side == "ground truth" else str)(
+            problem_in(
+                side,
                 f"{path}: {side} _bbox is not a box (four finite numbers [x1, y1, x2, y2] or two "
-                f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0"
+                f"points [[x1, y1], [x2, y2]]): {shown[:80]}{'…' if len(shown) > 80 else ''}; IoU 0",
             )
         )
         return NOT_A_BOX, None
     raw = corners(value)  # a box parses, so these are its four coordinates
     if float(raw[2]) < float(raw[0]) or float(raw[3]) < float(raw[1]):
         message = f"{path}: {side} _bbox has x2 < x1 or y2 < y1 ({value!r}); its corners are reordered"
-        res.errors.append(GroundTruthProblem(message) if side == "ground truth" else message)
+        res.errors.append(problem_in(side, message))
         return REVERSED, box
     return BOX, box
 

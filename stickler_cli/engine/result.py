@@ -20,6 +20,11 @@ class GroundTruthProblem(str):
     __slots__ = ()
 
 
+def problem_in(side: str, message: str) -> str:
+    """``message`` as a problem of the record on ``side`` ("ground truth" or "prediction")."""
+    return GroundTruthProblem(message) if side == "ground truth" else message
+
+
 class ConfidencePair(NamedTuple):
     """A scored leaf whose prediction carried ``_confidence`` (a tuple: cheap to make by the million)."""
 
