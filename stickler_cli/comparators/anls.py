@@ -97,8 +97,9 @@ def build_tree(value: Any, gt: bool = False) -> _Node:
     """The tree of a JSON value; tuples are arrays, as in stickler-eval. In a ground truth (``gt``), an object
     ``{"_value": v, "_alternatives": [a, b]}`` is one of several acceptable values, ``v``, ``a`` or ``b``, as
     anls-star reads the tuple ``(v, a, b)`` (docs/ground-truth.md): at most --limit alternatives
-    of them after ``v``, a rich alternative read as its ``_value``. Where ``_alternatives`` is not a list, and in a
-    prediction, such an object is its ``_value``."""
+    of them after ``v``, each read the same way (an alternative with alternatives of its own is a nested tuple, as
+    anls-star nests them). Where ``_alternatives`` is not a list, and in a prediction, such an object is its
+    ``_value``."""
     if isinstance(value, dict):
         if "_value" in value and "_alternatives" in value:
             listed = value["_alternatives"]
@@ -106,8 +107,7 @@ def build_tree(value: Any, gt: bool = False) -> _Node:
                 gt and type(listed) is list
             ):  # a malformed list, or a prediction's: its _value (the engine says so)
                 return build_tree(value["_value"], gt)
-            listed = [_value_of(option) for option in listed[: limits.current().alternatives]]
-            options = [build_tree(option, gt) for option in (value["_value"], *listed)]
+            options = [build_tree(option, gt) for option in (value["_value"], *listed[: limits.current().alternatives])]
             return _Node(ONE_OF, value, None, max(o.size for o in options), options)
         children = {key: build_tree(item, gt) for key, item in value.items()}
         return _Node(DICT, value, None, sum(c.size for c in children.values()), children)
@@ -119,12 +119,6 @@ def build_tree(value: Any, gt: bool = False) -> _Node:
     if isinstance(value, (str, int, float)):
         return _Node(LEAF, value, leaf_text(value), 1, None)
     return _Node(LEAF, value, None, 1, None)  # not a JSON value: scores 0.0 against anything
-
-
-def _value_of(option: Any) -> Any:
-    """An alternative as the engine reads it: a rich one ``{"_value": v, ...}`` is ``v`` (its own ``_alternatives``
-    are not read: acceptable values do not nest)."""
-    return option["_value"] if isinstance(option, dict) and "_value" in option else option
 
 
 def _equal(a: Any, b: Any) -> bool:

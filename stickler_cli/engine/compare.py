@@ -1097,10 +1097,11 @@ def listed_indexes(at: list[int]) -> str:
     return shown if len(at) <= SHOWN_INDEXES else f"{shown} and {len(at) - SHOWN_INDEXES:,} more"
 
 
-def _acceptable(res: DocResult | None, f: FieldPlan, alternatives: Any) -> list:
+def _acceptable(res: DocResult | None, f: FieldPlan, alternatives: Any, nest: bool = False) -> list:
     """The ground truth's ``_alternatives`` of field ``f`` that are read: none of a value that is not a list, at most
     --limit alternatives of a list; what is not read, and an alternative listing ``_alternatives`` of its own (only its
-    ``_value`` is read: acceptable values do not nest), is reported when recording."""
+    ``_value`` is read: acceptable values do not nest), is reported when recording. ``nest``: inside a value
+    ANLSStarComparator scores whole, where they do nest, as anls-star's tuples do."""
     if type(alternatives) is not list:
         if res is not None:
             res.errors.append(
@@ -1120,7 +1121,7 @@ def _acceptable(res: DocResult | None, f: FieldPlan, alternatives: Any) -> list:
                 )
             )
         alternatives = alternatives[:bound]
-    if res is not None:
+    if res is not None and not nest:
         for a in alternatives:
             if type(a) is dict and "_value" in a and "_alternatives" in a:
                 res.errors.append(
@@ -1154,7 +1155,7 @@ def _whole_value_problems(res: DocResult, f: FieldPlan, g: Any, p: Any) -> None:
                 if "_value" not in node:
                     _without_value(res, f)
                 else:
-                    _acceptable(res, f, node["_alternatives"])
+                    _acceptable(res, f, node["_alternatives"], nest=True)
             stack.extend(node.values())
         elif type(node) is list:
             stack.extend(node)
